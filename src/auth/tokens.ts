@@ -1,0 +1,76 @@
+/**
+ * Issuing and checking OAuth 2.0 bearer tokens (RFC 6749 §1.4–1.5, decisions §3). Access tokens
+ * live `TOKEN_TTL` seconds; refresh tokens (machine clients only) 30 days and rotate on every
+ * use: a rotated refresh token presented again revokes its whole family (RFC 9700 §4.14).
+ */
+import type { Db } from '../store/db.ts';
+import { findToken, insertTokens, revokeFamily, revokeToken } from '../store/tokens.ts';
+import type { TokenRow } from '../store/tables.ts';
+import { randomToken, tokenHash } from './secrets.ts';
+
+export const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
+
+export interface IssuedTokens {
+  access_token: string;
+  token_type: 'Bearer';
+  /** Seconds. */
+  expires_in: number;
+  refresh_token?: string;
+}
+
+/**
+ * Issues an access token (and a refresh token when `withRefresh`) for the consumer, in `family`
+ * (a new one when omitted). `ttlSeconds` is the access token lifetime.
+ */
+export async function issueTokens(
+  db: Db,
+  consumerId: string,
+  options: { ttlSeconds: number; withRefresh: boolean; family?: string; now?: number },
+): Promise<IssuedTokens> {
+  const now = options.now ?? Date.now();
+  const family = options.family ?? randomToken();
+  const access = randomToken();
+  const rows: TokenRow[] = [
+    { tokenHash: tokenHash(access), kind: 'access', consumerId, family, expiresAt: now + options.ttlSeconds * 1000, revoked: 0, createdAt: now },
+  ];
+  const issued: IssuedTokens = { access_token: access, token_type: 'Bearer', expires_in: options.ttlSeconds };
+  if (options.withRefresh) {
+    const refresh = randomToken();
+    rows.push({ tokenHash: tokenHash(refresh), kind: 'refresh', consumerId, family, expiresAt: now + REFRESH_TTL_MS, revoked: 0, createdAt: now });
+    issued.refresh_token = refresh;
+  }
+  await insertTokens(db, rows);
+  return issued;
+}
+
+/** The stored access token for `token` if it is known and not revoked (it may be expired). */
+export async function lookupAccessToken(db: Db, token: string): Promise<TokenRow | undefined> {
+  const row = await findToken(db, tokenHash(token));
+  return row && row.kind === 'access' && !row.revoked ? row : undefined;
+}
+
+/**
+ * Exchanges a refresh token for a new pair (rotation). Returns undefined when the token is
+ * unknown, expired, of another consumer, or already used — in the last case the whole family is
+ * revoked, since a rotated token coming back means it leaked.
+ */
+export async function rotateRefreshToken(
+  db: Db,
+  refreshToken: string,
+  consumerId: string,
+  ttlSeconds: number,
+  now = Date.now(),
+): Promise<IssuedTokens | undefined> {
+  const row = await findToken(db, tokenHash(refreshToken));
+  if (!row || row.kind !== 'refresh' || row.consumerId !== consumerId) return undefined;
+  if (row.revoked) {
+    await revokeFamily(db, row.family);
+    return undefined;
+  }
+  if (row.expiresAt <= now) return undefined;
+  if (!(await revokeToken(db, row.tokenHash))) {
+    await revokeFamily(db, row.family);
+    return undefined;
+  }
+  return issueTokens(db, consumerId, { ttlSeconds, withRefresh: true, family: row.family, now });
+}

@@ -1,0 +1,114 @@
+/**
+ * The one configuration object (decisions §11). It is read once from the environment (and an
+ * optional `.env` file, loaded by the entry points) and validated; nothing else reads
+ * `process.env`. An invalid value throws `ConfigError` naming the variable, which stops start-up.
+ */
+
+export interface Config {
+  /** TCP port of the HTTP server (PORT, default 8080). */
+  port: number;
+  /** Address the HTTP server binds (HOST, default 127.0.0.1; set 0.0.0.0 to expose it). */
+  host: string;
+  /** `sqlite:<path>` (default `sqlite:./data/sluice.db`) or `postgres://…` (DATABASE_URL). */
+  databaseUrl: string;
+  /** Folder for the default database and the bootstrap credentials (DATA_DIR, default ./data). */
+  dataDir: string;
+  /** Public base addresses used in generated links (decisions §1); no trailing slash. */
+  authUrl: string;
+  apiUrl: string;
+  queueUrl: string;
+  /** Seconds between two polls of one input (POLL_INTERVAL, default 300). */
+  pollInterval: number;
+  /** Fetches under way at once across all inputs (COLLECT_CONCURRENCY, default 4). */
+  collectConcurrency: number;
+  /** Allow outbound requests to loopback and private addresses (ALLOW_PRIVATE_FETCH, default false). */
+  allowPrivateFetch: boolean;
+  /** Access token lifetime in seconds (TOKEN_TTL, default 3600). */
+  tokenTtl: number;
+  /** `max-age` of public reads in seconds (CONTENT_MAX_AGE, default 5). */
+  contentMaxAge: number;
+  /** Create the demo contract, collection, client and user on an empty database (SLUICE_BOOTSTRAP, default true). */
+  bootstrap: boolean;
+  /** pino log level (LOG_LEVEL, default info; `silent` turns logging off). */
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
+}
+
+function baseUrl(env: Env, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `must be an http or https URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function databaseUrl(env: Env, dataDir: string): string {
+  const raw = env.DATABASE_URL || `sqlite:${dataDir}/sluice.db`;
+  if (/^sqlite:.+/.test(raw) || /^postgres(ql)?:\/\/.+/.test(raw)) return raw;
+  throw new ConfigError('DATABASE_URL', 'must be sqlite:<path> or postgres://…');
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads and validates the configuration; throws `ConfigError` naming the first bad variable. */
+export function loadConfig(env: Env): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const local = `http://localhost:${port}`;
+  const dataDir = (env.DATA_DIR || './data').replace(/\/+$/, '');
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  return {
+    port,
+    host: env.HOST || '127.0.0.1',
+    databaseUrl: databaseUrl(env, dataDir),
+    dataDir,
+    authUrl: baseUrl(env, 'AUTH_URL', local),
+    apiUrl: baseUrl(env, 'API_URL', local),
+    queueUrl: baseUrl(env, 'QUEUE_URL', local),
+    pollInterval: integer(env, 'POLL_INTERVAL', 300, 1, 86_400),
+    collectConcurrency: integer(env, 'COLLECT_CONCURRENCY', 4, 1, 64),
+    allowPrivateFetch: boolean(env, 'ALLOW_PRIVATE_FETCH', false),
+    tokenTtl: integer(env, 'TOKEN_TTL', 3600, 1, 86_400),
+    contentMaxAge: integer(env, 'CONTENT_MAX_AGE', 5, 0, 86_400),
+    bootstrap: boolean(env, 'SLUICE_BOOTSTRAP', true),
+    logLevel,
+  };
+}
+
+/** The configuration with secrets masked (the password of a database URL), for `sluice config`. */
+export function maskedConfig(config: Config): Config {
+  return { ...config, databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@') };
+}

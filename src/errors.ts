@@ -1,0 +1,118 @@
+/**
+ * The closed catalogue of API errors and the error object of interface §7, with the statuses,
+ * names and numeric codes of decisions §2. Throw an `ApiError` from anywhere; the HTTP error
+ * handler (`http/errors.ts`) renders it.
+ */
+
+/** One entry of `errors[]` (interface §7). */
+export interface ErrorEntry {
+  name: string;
+  message: string;
+  propertyName?: string;
+  propertyValue?: string;
+  reason?: string;
+  code: number;
+}
+
+/** Numeric codes of decisions §2 for validation failures, by rule. */
+export const VALIDATION_CODES = { required: 1001, type: 1002, range: 1003, enum: 1004, format: 1005, pattern: 1006 } as const;
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly entries: ErrorEntry[];
+  readonly headers: Record<string, string>;
+  /** RFC 6749 §5.2 fields added to the body by the token endpoint. */
+  readonly oauth: { error: string; error_description: string } | undefined;
+
+  constructor(
+    status: number,
+    entries: ErrorEntry[],
+    options: { headers?: Record<string, string>; oauth?: { error: string; error_description: string } } = {},
+  ) {
+    super(entries.map((entry) => entry.message).join('; '));
+    this.name = 'ApiError';
+    this.status = status;
+    this.entries = entries;
+    this.headers = options.headers ?? {};
+    this.oauth = options.oauth;
+  }
+}
+
+/** What a caller says of one invalid property; `code` defaults to 1002 (type). */
+export interface Invalid {
+  propertyName: string;
+  message: string;
+  propertyValue?: unknown;
+  reason?: string;
+  code?: number;
+}
+
+/** Renders a value as the error object's `propertyValue` string (at most 200 characters). */
+export function displayValue(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+}
+
+/** 400 ValidationError with one entry per offending property. */
+export function validationError(invalid: Invalid[], status = 400): ApiError {
+  return new ApiError(
+    status,
+    invalid.map((entry) => ({
+      name: 'ValidationError',
+      message: entry.message,
+      propertyName: entry.propertyName,
+      ...(entry.propertyValue !== undefined ? { propertyValue: displayValue(entry.propertyValue) } : {}),
+      ...(entry.reason ? { reason: entry.reason } : {}),
+      code: entry.code ?? VALIDATION_CODES.type,
+    })),
+  );
+}
+
+/** 401 AuthenticationError: missing, unknown or expired token; unknown or inactive contract. */
+export function authenticationError(message: string, propertyName?: string): ApiError {
+  return new ApiError(401, [{ name: 'AuthenticationError', message, ...(propertyName ? { propertyName } : {}), code: 2001 }]);
+}
+
+/** 403 ForbiddenError: the consumer lacks access to the contract that owns the resource. */
+export function forbiddenError(message: string, propertyName?: string): ApiError {
+  return new ApiError(403, [{ name: 'ForbiddenError', message, ...(propertyName ? { propertyName } : {}), code: 3001 }]);
+}
+
+/** 404 NotFoundError: unknown resource id, collection slug, item id or route. */
+export function notFoundError(message: string, propertyName?: string, propertyValue?: unknown): ApiError {
+  return new ApiError(404, [
+    {
+      name: 'NotFoundError',
+      message,
+      ...(propertyName ? { propertyName } : {}),
+      ...(propertyValue !== undefined ? { propertyValue: displayValue(propertyValue) } : {}),
+      code: 4001,
+    },
+  ]);
+}
+
+/** 409 ConflictError: a name already used in the contract, or a resource still referenced. */
+export function conflictError(message: string, propertyName?: string, propertyValue?: unknown): ApiError {
+  return new ApiError(409, [
+    {
+      name: 'ConflictError',
+      message,
+      ...(propertyName ? { propertyName } : {}),
+      ...(propertyValue !== undefined ? { propertyValue: displayValue(propertyValue) } : {}),
+      code: 4091,
+    },
+  ]);
+}
+
+/** 429 RateLimitError with `Retry-After` in seconds. */
+export function rateLimitError(retryAfterSeconds: number): ApiError {
+  return new ApiError(429, [{ name: 'RateLimitError', message: 'Too many requests; retry later.', code: 4291 }], {
+    headers: { 'retry-after': String(retryAfterSeconds) },
+  });
+}
+
+/** 500 InternalError; the message never carries internals. */
+export function internalError(): ApiError {
+  return new ApiError(500, [{ name: 'InternalError', message: 'An unexpected error occurred.', code: 5001 }]);
+}

@@ -1,0 +1,46 @@
+/**
+ * Bearer tokens on token-bearing endpoints (interface §4, decisions §3): the token comes as the
+ * query parameter `access_token` or as `Authorization: Bearer …`. Missing, unknown, revoked or
+ * expired → 401 AuthenticationError. Contract access (decisions §4): a consumer may act on a
+ * contract only when the operator granted it; otherwise 403 ForbiddenError, with no data.
+ */
+import type { FastifyRequest } from 'fastify';
+import { lookupAccessToken } from '../auth/tokens.ts';
+import { authenticationError, forbiddenError } from '../errors.ts';
+import type { Db } from '../store/db.ts';
+import { findConsumer } from '../store/consumers.ts';
+import { hasGrant } from '../store/contracts.ts';
+import type { ConsumerRow, TokenRow } from '../store/tables.ts';
+
+export interface Principal {
+  consumer: ConsumerRow;
+  token: TokenRow;
+}
+
+/** The token sent with the request, from the query or the Authorization header. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const query = (request.query as Record<string, unknown> | undefined)?.access_token;
+  if (typeof query === 'string' && query) return query;
+  const header = request.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1];
+}
+
+/** The consumer behind the request's access token; throws 401 when there is none valid. */
+export async function authenticate(db: Db, request: FastifyRequest, now = Date.now()): Promise<Principal> {
+  const token = bearerToken(request);
+  if (!token) throw authenticationError('An access token is required (query access_token or Authorization: Bearer).', 'access_token');
+  const row = await lookupAccessToken(db, token);
+  if (!row) throw authenticationError('The access token is unknown or revoked.', 'access_token');
+  if (row.expiresAt <= now) throw authenticationError('The access token has expired.', 'access_token');
+  const consumer = await findConsumer(db, row.consumerId);
+  if (!consumer) throw authenticationError('The access token is unknown or revoked.', 'access_token');
+  return { consumer, token: row };
+}
+
+/** Throws 403 unless the principal was granted the contract; `propertyName` names the field. */
+export async function requireContractAccess(db: Db, principal: Principal, contractId: string, propertyName = 'contractId'): Promise<void> {
+  if (!(await hasGrant(db, principal.consumer.id, contractId))) {
+    throw forbiddenError(`No access to contract ${contractId}.`, propertyName);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Request validation at the edge (decisions §2): JSON Schemas (TypeBox) compiled by Ajv, and
+ * Ajv's errors turned into the interface's error entries, one per offending property, with
+ * `propertyName` as a path (`rules[2].operator`, `[3].service`).
+ *
+ * Bodies are validated strictly (no type coercion); query strings and path parameters are
+ * coerced from their text. Unknown properties are removed, never an error (issue: "unknown
+ * fields ignored").
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { TSchema } from 'typebox';
+import { type Invalid, VALIDATION_CODES, validationError } from '../errors.ts';
+
+const common = { allErrors: true, removeAdditional: 'all' as const, useDefaults: true, strict: false };
+const bodies = new Ajv({ ...common, coerceTypes: false });
+const texts = new Ajv({ ...common, coerceTypes: 'array' as const });
+
+/** Compiles a schema for one part of a request (`body` strict; others coerced). */
+export function compileFor(part: string | undefined, schema: object): ValidateFunction {
+  return (part === 'body' ? bodies : texts).compile(schema);
+}
+
+function path(instancePath: string, prefix: string): string {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let out = prefix;
+  for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;
+  return out;
+}
+
+function codeOf(keyword: string): number {
+  if (keyword === 'required') return VALIDATION_CODES.required;
+  if (['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems'].includes(keyword)) {
+    return VALIDATION_CODES.range;
+  }
+  if (['enum', 'const', 'anyOf', 'oneOf'].includes(keyword)) return VALIDATION_CODES.enum;
+  if (['format', 'pattern'].includes(keyword)) return VALIDATION_CODES.format;
+  return VALIDATION_CODES.type;
+}
+
+function valueAt(data: unknown, instancePath: string): unknown {
+  let value = data;
+  for (const part of instancePath.split('/').slice(1)) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return value;
+}
+
+/** Ajv errors → one `Invalid` per property (the first error of each), paths prefixed. */
+export function toInvalid(errors: ErrorObject[], data: unknown, prefix = ''): Invalid[] {
+  const seen = new Map<string, Invalid>();
+  for (const error of errors) {
+    const missing = error.keyword === 'required' ? (error.params as { missingProperty: string }).missingProperty : undefined;
+    const propertyName = missing ? path(`${error.instancePath}/${missing}`, prefix) : path(error.instancePath, prefix);
+    if (seen.has(propertyName)) continue;
+    const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
+    seen.set(propertyName, {
+      propertyName: propertyName || '(body)',
+      message: missing
+        ? `${propertyName} is required`
+        : `${propertyName || 'body'} ${allowed ? `must be one of ${allowed.join(', ')}` : error.message}`,
+      propertyValue: missing ? undefined : valueAt(data, error.instancePath),
+      code: codeOf(error.keyword),
+    });
+  }
+  return [...seen.values()];
+}
+
+const cache = new WeakMap<object, ValidateFunction>();
+
+/**
+ * The offending properties of `value` against `schema` (strict, as a body), paths prefixed;
+ * empty when valid. Removes unknown properties and applies defaults in place.
+ */
+export function problems(schema: TSchema, value: unknown, prefix = ''): Invalid[] {
+  let validate = cache.get(schema);
+  if (!validate) cache.set(schema, (validate = bodies.compile(schema)));
+  return validate(value) ? [] : toInvalid(validate.errors ?? [], value, prefix);
+}
+
+/**
+ * Validates `value` against `schema` strictly (as a body) and returns it typed, with unknown
+ * properties removed and defaults applied; throws a 400 ValidationError naming each property.
+ */
+export function check<T>(schema: TSchema & { static?: T }, value: unknown, prefix = ''): T {
+  const invalid = problems(schema, value, prefix);
+  if (invalid.length) throw validationError(invalid);
+  return value as T;
+}

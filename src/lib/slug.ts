@@ -1,0 +1,22 @@
+/**
+ * Slugs (decisions §4): lower-case ASCII words joined by `-` ("World News" → `world-news`).
+ * Accents are folded to their base letter; a name with no ASCII letters or digits slugs to
+ * `item`.
+ */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64)
+    .replace(/-+$/g, '');
+  return slug || 'item';
+}
+
+/** The first of `base`, `base-2`, `base-3`… that `taken` does not hold. */
+export function uniqueSlug(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+}

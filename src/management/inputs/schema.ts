@@ -1,0 +1,123 @@
+/**
+ * Request and response schemas of the inputs endpoints (interface §2.3, §4.2; decisions §5, §9),
+ * and the rules a schema cannot say: which types each service has, location fields only (and
+ * always) for type `location`, and the form of `input` per service.
+ */
+import { Type, type Static } from 'typebox';
+import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
+
+const Id = Type.String({ pattern: '^[0-9a-f]{24}$' });
+
+/** Services and their input types (decisions §5). */
+export const SERVICE_TYPES: Record<string, readonly string[]> = {
+  twitter: ['user', 'keyword', 'tag', 'location'],
+  facebook: ['page'],
+  instagram: ['user', 'tag', 'location'],
+  youtube: ['user', 'channel', 'playlist', 'keyword', 'location'],
+  tumblr: ['user', 'tag'],
+  vimeo: ['user', 'album'],
+  flickr: ['tag', 'user'],
+  vk: ['user', 'group', 'tag'],
+  rss: ['feed'],
+  mastodon: ['tag', 'user'],
+  bluesky: ['keyword', 'user'],
+};
+
+const fields = {
+  service: Type.Unsafe<string>({ type: 'string', enum: Object.keys(SERVICE_TYPES) }),
+  type: Type.String({ minLength: 1, maxLength: 32 }),
+  input: Type.String({ minLength: 1, maxLength: 2048 }),
+  collectionId: Id,
+  filterId: Id,
+  latitude: Type.Number({ minimum: -90, maximum: 90 }),
+  longitude: Type.Number({ minimum: -180, maximum: 180 }),
+  radius: Type.Number({ exclusiveMinimum: 0, maximum: 50_000 }),
+  display: Type.Boolean(),
+  active: Type.Boolean(),
+};
+
+export const InputCreate = Type.Object({
+  service: fields.service,
+  type: fields.type,
+  input: fields.input,
+  contractId: Id,
+  collectionId: fields.collectionId,
+  filterId: Type.Optional(fields.filterId),
+  latitude: Type.Optional(fields.latitude),
+  longitude: Type.Optional(fields.longitude),
+  radius: Type.Optional(fields.radius),
+  display: Type.Optional(fields.display),
+  active: Type.Optional(fields.active),
+});
+export type InputCreate = Static<typeof InputCreate>;
+
+export const InputReplace = Type.Object({
+  service: fields.service,
+  type: fields.type,
+  input: fields.input,
+  contractId: Type.Optional(Id),
+  collectionId: Type.Optional(fields.collectionId),
+  filterId: Type.Optional(fields.filterId),
+  latitude: Type.Optional(fields.latitude),
+  longitude: Type.Optional(fields.longitude),
+  radius: Type.Optional(fields.radius),
+  display: Type.Optional(fields.display),
+  active: Type.Optional(fields.active),
+});
+export type InputReplace = Static<typeof InputReplace>;
+
+export const InputListQuery = Type.Object({
+  contract_id: Id,
+  collection_id: Type.Optional(Id),
+  access_token: Type.Optional(Type.String()),
+});
+
+export const IdParams = Type.Object({ id: Id });
+
+const mastodonInput = /^(?:[#@]?[\w.-]+@[a-z0-9.-]+\.[a-z]{2,}|https:\/\/[a-z0-9.-]+\.[a-z]{2,}\/(?:tags\/[\w.-]+|@[\w.-]+))$/i;
+
+/**
+ * The rules of decisions §5 and §9 beyond the schema, for one input body; `prefix` is the
+ * element path (`[3]`) for bulk bodies. Returns the offending properties (empty when valid).
+ */
+export function inputRules(body: InputReplace, prefix = ''): Invalid[] {
+  const at = (name: string) => (prefix ? `${prefix}.${name}` : name);
+  const invalid: Invalid[] = [];
+  const types = SERVICE_TYPES[body.service] ?? [];
+  if (!types.includes(body.type)) {
+    invalid.push({
+      propertyName: at('type'),
+      message: `type must be one of ${types.join(', ')} for service ${body.service}`,
+      propertyValue: body.type,
+      code: VALIDATION_CODES.enum,
+    });
+  }
+  for (const name of ['latitude', 'longitude', 'radius'] as const) {
+    if (body.type === 'location' && body[name] === undefined) {
+      invalid.push({ propertyName: at(name), message: `${name} is required for type location`, code: VALIDATION_CODES.required });
+    } else if (body.type !== 'location' && body[name] !== undefined) {
+      invalid.push({ propertyName: at(name), message: `${name} is only allowed for type location`, propertyValue: body[name], code: VALIDATION_CODES.type });
+    }
+  }
+  if (body.service === 'rss' && !isHttpUrl(body.input)) {
+    invalid.push({ propertyName: at('input'), message: 'input must be an absolute http(s) URL of a feed', propertyValue: body.input, code: VALIDATION_CODES.format });
+  }
+  if (body.service === 'mastodon' && !mastodonInput.test(body.input)) {
+    invalid.push({
+      propertyName: at('input'),
+      message: 'input must be tag@instance.host, user@instance.host, or an https tag or profile URL',
+      propertyValue: body.input,
+      code: VALIDATION_CODES.format,
+    });
+  }
+  return invalid;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}

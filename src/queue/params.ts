@@ -1,0 +1,87 @@
+/**
+ * Query parameters of the queue and content API (interface §4.7, §8; decisions §7): their
+ * schemas, limits and defaults, and the step from a validated query to an `ItemQuery`.
+ */
+import { Type } from 'typebox';
+import { type Invalid, VALIDATION_CODES, validationError } from '../errors.ts';
+import type { ItemQuery } from '../store/items.ts';
+
+export const SERVICES = ['twitter', 'facebook', 'instagram', 'youtube', 'tumblr', 'vimeo', 'flickr', 'vk', 'rss', 'mastodon', 'bluesky'];
+export const ITEM_TYPES = ['video', 'image', 'link', 'status', 'embed', 'comment'];
+
+/** JSONP callback names (decisions §7). */
+export const CALLBACK = '^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$';
+
+const Seconds = Type.Integer({ minimum: 0, maximum: 253_402_300_799 });
+const common = {
+  q: Type.String({ minLength: 1, maxLength: 200 }),
+  callback: Type.Optional(Type.String({ pattern: CALLBACK, maxLength: 128 })),
+  service: Type.Optional(Type.String({ maxLength: 200 })),
+  type: Type.Optional(Type.String({ maxLength: 200 })),
+  language: Type.Optional(Type.String({ maxLength: 200 })),
+  since: Type.Optional(Seconds),
+  until: Type.Optional(Seconds),
+  access_token: Type.Optional(Type.String()),
+};
+const paging = (maxCount: number) => ({
+  count: Type.Optional(Type.Integer({ minimum: 1, maximum: maxCount })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  order: Type.Optional(Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'] })),
+  sort: Type.Optional(Type.Unsafe<'time' | 'kudos'>({ type: 'string', enum: ['time', 'kudos'] })),
+});
+
+export const QueueQuery = Type.Object({ ...common, ...paging(500) });
+export const ContentQuery = Type.Object({ ...common, ...paging(100) });
+export const CountQuery = Type.Object(common);
+export const CollectionsQuery = Type.Object({ callback: common.callback });
+export const ModerationQuery = Type.Object({ q: common.q, id: Type.String({ minLength: 1, maxLength: 300 }), access_token: common.access_token });
+export const ModerationBody = Type.Object({ state: Type.Unsafe<'published' | 'unpublished'>({ type: 'string', enum: ['published', 'unpublished'] }) });
+export const ContractParams = Type.Object({ contract: Type.String({ minLength: 1, maxLength: 200 }) });
+
+export interface ReadQuery {
+  q: string;
+  callback?: string;
+  service?: string;
+  type?: string;
+  language?: string;
+  since?: number;
+  until?: number;
+  count?: number;
+  offset?: number;
+  order?: 'asc' | 'desc';
+  sort?: 'time' | 'kudos';
+}
+
+function list(value: string | undefined, name: string, allowed: (v: string) => boolean, invalid: Invalid[]): string[] | undefined {
+  if (value === undefined || value === '') return undefined;
+  const values = value.split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
+  const bad = values.filter((v) => !allowed(v));
+  if (bad.length) invalid.push({ propertyName: name, message: `${name} has unknown values: ${bad.join(', ')}`, propertyValue: value, code: VALIDATION_CODES.enum });
+  return values;
+}
+
+/**
+ * The item selection of a read: `since` defaults to now − 24 h and `until` to now (Unix
+ * seconds, decisions §7); comma lists checked against the known values. Throws 400 naming the
+ * parameter.
+ */
+export function itemQuery(collectionId: string, query: ReadQuery, now = Date.now()): ItemQuery {
+  const invalid: Invalid[] = [];
+  const services = list(query.service, 'service', (v) => SERVICES.includes(v), invalid);
+  const types = list(query.type, 'type', (v) => ITEM_TYPES.includes(v), invalid);
+  const languages = list(query.language, 'language', (v) => /^[a-z]{2}$/.test(v), invalid);
+  const sinceMs = query.since !== undefined ? query.since * 1000 : now - 24 * 3600 * 1000;
+  const untilMs = query.until !== undefined ? query.until * 1000 : now;
+  if (query.since !== undefined && query.until !== undefined && query.since > query.until) {
+    invalid.push({ propertyName: 'since', message: 'since must not be after until', propertyValue: query.since, code: VALIDATION_CODES.range });
+  }
+  if (invalid.length) throw validationError(invalid);
+  return {
+    collectionId,
+    sinceMs,
+    untilMs,
+    ...(services ? { services } : {}),
+    ...(types ? { types } : {}),
+    ...(languages ? { languages } : {}),
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Contracts (decisions §4): the ownership scope of every resource, and the grants that give a
+ * consumer access to one. Contract slugs are unique globally.
+ */
+import { newId } from '../lib/ids.ts';
+import { slugify, uniqueSlug } from '../lib/slug.ts';
+import { iso } from '../lib/time.ts';
+import type { Db } from './db.ts';
+import type { ContractRow } from './tables.ts';
+
+/** Creates a contract named `name` with a unique slug; `by` is the acting consumer's name. */
+export async function createContract(db: Db, name: string, by: string): Promise<ContractRow> {
+  return db.transaction().execute(async (trx) => {
+    const base = slugify(name);
+    const taken = await trx.selectFrom('contracts').select('slug').where('slug', 'like', `${base}%`).execute();
+    const now = iso();
+    const row: ContractRow = {
+      id: newId(),
+      name,
+      slug: uniqueSlug(base, new Set(taken.map((t) => t.slug))),
+      filterId: null,
+      active: 1,
+      created: now,
+      createdBy: by,
+      lastModified: now,
+      lastModifiedBy: by,
+    };
+    await trx.insertInto('contracts').values(row).execute();
+    return row;
+  });
+}
+
+/** The contract with this id or slug, or undefined. */
+export async function findContract(db: Db, idOrSlug: string): Promise<ContractRow | undefined> {
+  return db
+    .selectFrom('contracts')
+    .selectAll()
+    .where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]))
+    .executeTakeFirst();
+}
+
+/** Whether the consumer was granted access to the contract. */
+export async function hasGrant(db: Db, consumerId: string, contractId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('grants')
+    .select('contractId')
+    .where('consumerId', '=', consumerId)
+    .where('contractId', '=', contractId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Gives the consumer access to the contract; granting twice is a no-op. */
+export async function grant(db: Db, consumerId: string, contractId: string): Promise<void> {
+  await db
+    .insertInto('grants')
+    .values({ consumerId, contractId, created: iso() })
+    .onConflict((oc) => oc.columns(['consumerId', 'contractId']).doNothing())
+    .execute();
+}
+
+/** Takes the consumer's access to the contract away; returns whether a grant existed. */
+export async function revokeGrant(db: Db, consumerId: string, contractId: string): Promise<boolean> {
+  const result = await db.deleteFrom('grants').where('consumerId', '=', consumerId).where('contractId', '=', contractId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

@@ -1,0 +1,50 @@
+/**
+ * Inputs (interface §2.3, decisions §5, §9): what to collect, from which service, for which
+ * collection; plus the collector's bookkeeping (schedule, errors, counters, source state).
+ * Every read by id returns the row whatever its contract: callers check access.
+ */
+import type { Transaction } from 'kysely';
+import type { Db } from './db.ts';
+import type { Database, InputRow, InputUpdate, NewInput } from './tables.ts';
+
+export async function insertInputs(trx: Transaction<Database>, rows: NewInput[]): Promise<void> {
+  if (rows.length) await trx.insertInto('inputs').values(rows).execute();
+}
+
+export async function findInput(db: Db, id: string): Promise<InputRow | undefined> {
+  return db.selectFrom('inputs').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findInputs(db: Db | Transaction<Database>, ids: string[]): Promise<InputRow[]> {
+  if (!ids.length) return [];
+  return db.selectFrom('inputs').selectAll().where('id', 'in', ids).orderBy('id').execute();
+}
+
+/** The contract's inputs, optionally of one collection, oldest first. */
+export async function listInputs(db: Db, contractId: string, collectionId?: string): Promise<InputRow[]> {
+  let query = db.selectFrom('inputs').selectAll().where('contractId', '=', contractId);
+  if (collectionId) query = query.where('collectionId', '=', collectionId);
+  return query.orderBy('id').execute();
+}
+
+export async function updateInput(db: Db | Transaction<Database>, id: string, changes: InputUpdate): Promise<void> {
+  await db.updateTable('inputs').set(changes).where('id', '=', id).execute();
+}
+
+/**
+ * Inputs due for a poll at `now` (ms): active, in an active collection of an active contract,
+ * `nextRunAt` reached; soonest first, at most `limit`, skipping `exclude` (polls under way).
+ */
+export async function dueInputs(db: Db, now: number, limit: number, exclude: string[] = []): Promise<InputRow[]> {
+  let query = db
+    .selectFrom('inputs')
+    .innerJoin('collections', 'collections.id', 'inputs.collectionId')
+    .innerJoin('contracts', 'contracts.id', 'inputs.contractId')
+    .selectAll('inputs')
+    .where('inputs.active', '=', 1)
+    .where('collections.active', '=', 1)
+    .where('contracts.active', '=', 1)
+    .where('inputs.nextRunAt', '<=', now);
+  if (exclude.length) query = query.where('inputs.id', 'not in', exclude);
+  return query.orderBy('inputs.nextRunAt').limit(limit).execute();
+}

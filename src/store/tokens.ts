@@ -1,0 +1,27 @@
+/**
+ * Access and refresh tokens (decisions §3), stored by SHA-256 hash only. Tokens issued from one
+ * grant share a `family`; revoking the family ends every token in it (RFC 9700 §4.14).
+ */
+import type { Db } from './db.ts';
+import type { TokenRow } from './tables.ts';
+
+export async function insertTokens(db: Db, rows: TokenRow[]): Promise<void> {
+  await db.insertInto('tokens').values(rows).execute();
+}
+
+export async function findToken(db: Db, tokenHash: string): Promise<TokenRow | undefined> {
+  return db.selectFrom('tokens').selectAll().where('tokenHash', '=', tokenHash).executeTakeFirst();
+}
+
+/**
+ * Marks one unrevoked token revoked; returns false when it was already revoked (or unknown), so
+ * that of two concurrent uses of one refresh token only one wins.
+ */
+export async function revokeToken(db: Db, tokenHash: string): Promise<boolean> {
+  const result = await db.updateTable('tokens').set({ revoked: 1 }).where('tokenHash', '=', tokenHash).where('revoked', '=', 0).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function revokeFamily(db: Db, family: string): Promise<void> {
+  await db.updateTable('tokens').set({ revoked: 1 }).where('family', '=', family).execute();
+}
