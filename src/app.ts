@@ -31,7 +31,8 @@ export interface AppDeps {
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const role = deps.role ?? 'all';
   const app = Fastify({
-    logger: { level: config.logLevel },
+    // Logs go to stderr: stdout carries the CLI's one JSON document (decisions §12).
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, stream: process.stderr },
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomBytes(12).toString('hex'),
     routerOptions: { ignoreTrailingSlash: true },

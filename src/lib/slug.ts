@@ -1,10 +1,14 @@
 /**
  * Slugs (decisions §4): lower-case ASCII words joined by `-` ("World News" → `world-news`).
- * Accents are folded to their base letter; a name with no ASCII letters or digits slugs to
+ * Accents are folded to their base letter (ß → ss, æ → ae …); a name with no ASCII letters or digits slugs to
  * `item`.
  */
+const LETTERS: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', ł: 'l', þ: 'th', ı: 'i' };
+
 export function slugify(name: string): string {
   const slug = name
+    .toLowerCase()
+    .replace(/[ßæœøđðłþı]/g, (letter) => LETTERS[letter] ?? letter)
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()

@@ -1,0 +1,240 @@
+/**
+ * The operator CLI (decisions §12), run as `npm run --silent sluice -- <command>`. Every command
+ * prints one JSON document on stdout; a failure prints an error object on stderr and exits 1.
+ *
+ *   serve [--role all|auth|api|queue|collector]
+ *   migrate
+ *   config
+ *   admin contract create --name <name>
+ *   admin collection create --contract <id|slug> --name <name> [--type realtime|ranked]
+ *   admin client create --name <name> [--email <e>] [--redirect-uri <uri> ...] [--public]
+ *   admin user create --name <name> --username <u> --email <e> [--language <iso>]
+ *                     (password from SLUICE_PASSWORD or standard input)
+ *   admin grant  --consumer <consumer id|username|client id> --contract <id|slug>
+ *   admin revoke --consumer <consumer id|username|client id> --contract <id|slug>
+ */
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ROLES, type Role } from './app.ts';
+import { hashSecret, randomToken } from './auth/secrets.ts';
+import { type Config, ConfigError, loadConfig, maskedConfig } from './config.ts';
+import { ApiError, conflictError, notFoundError, validationError, VALIDATION_CODES } from './errors.ts';
+import { serve } from './server.ts';
+import { COLLECTION_TYPES, createCollection } from './store/collections.ts';
+import { createConsumer } from './store/consumers.ts';
+import { createContract, findContract, grant, revokeGrant } from './store/contracts.ts';
+import { type Db, openDb } from './store/db.ts';
+import { ensureSchema, migrateToLatest, schemaState } from './store/migrate.ts';
+import type { ConsumerRow, ContractRow } from './store/tables.ts';
+
+const BY = 'operator';
+
+function usage(message: string): ApiError {
+  return validationError([{ propertyName: 'command', message, code: VALIDATION_CODES.required }]);
+}
+
+function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || !value.trim()) {
+    throw validationError([{ propertyName: `--${name}`, message: `--${name} is required`, code: VALIDATION_CODES.required }]);
+  }
+  return value.trim();
+}
+
+async function withDb<T>(config: Config, work: (db: Db) => Promise<T>): Promise<T> {
+  const db = openDb(config.databaseUrl);
+  try {
+    await ensureSchema(db);
+    return await work(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function contractOf(db: Db, idOrSlug: string): Promise<ContractRow> {
+  const contract = await findContract(db, idOrSlug);
+  if (!contract) throw notFoundError(`No contract ${idOrSlug}.`, '--contract', idOrSlug);
+  return contract;
+}
+
+async function consumerOf(db: Db, ref: string): Promise<ConsumerRow> {
+  const consumer = await db
+    .selectFrom('consumers')
+    .selectAll()
+    .where((eb) => eb.or([eb('id', '=', ref), eb('username', '=', ref), eb('clientId', '=', ref)]))
+    .executeTakeFirst();
+  if (!consumer) throw notFoundError(`No consumer ${ref}.`, '--consumer', ref);
+  return consumer;
+}
+
+async function readPassword(): Promise<string> {
+  if (process.env.SLUICE_PASSWORD) return process.env.SLUICE_PASSWORD;
+  if (process.stdin.isTTY) process.stderr.write('Password (end with Ctrl-D): ');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+function presentRecord(row: ContractRow | Awaited<ReturnType<typeof createCollection>>): Record<string, unknown> {
+  const { id, active, filterId, ...rest } = row;
+  return { _id: id, ...rest, ...(filterId ? { filterId } : {}), active: active === 1 };
+}
+
+type Command = (args: string[], config: Config) => Promise<unknown>;
+
+const admin: Record<string, Command> = {
+  'contract create': async (args, config) => {
+    const { values } = parseArgs({ args, options: { name: { type: 'string' } } });
+    const name = required(values, 'name');
+    return withDb(config, async (db) => presentRecord(await createContract(db, name, BY)));
+  },
+  'collection create': async (args, config) => {
+    const { values } = parseArgs({ args, options: { contract: { type: 'string' }, name: { type: 'string' }, type: { type: 'string' } } });
+    const [ref, name, type] = [required(values, 'contract'), required(values, 'name'), values.type ?? 'realtime'];
+    if (!(COLLECTION_TYPES as readonly string[]).includes(type)) {
+      throw validationError([{ propertyName: '--type', message: `--type must be one of ${COLLECTION_TYPES.join(', ')}`, propertyValue: type, code: VALIDATION_CODES.enum }]);
+    }
+    return withDb(config, async (db) => {
+      const contract = await contractOf(db, ref);
+      const taken = await db.selectFrom('collections').select('id').where('contractId', '=', contract.id).where('name', '=', name).executeTakeFirst();
+      if (taken) throw conflictError(`A collection named ${name} already exists in contract ${contract.slug}.`, '--name', name);
+      return presentRecord(await createCollection(db, contract.id, { name, type }, BY));
+    });
+  },
+  'client create': async (args, config) => {
+    const { values } = parseArgs({
+      args,
+      options: { name: { type: 'string' }, email: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true }, public: { type: 'boolean' } },
+    });
+    const name = required(values, 'name');
+    const redirectUris = values['redirect-uri'] ?? [];
+    for (const uri of redirectUris) {
+      if (!URL.canParse(uri) || new URL(uri).hash) {
+        throw validationError([{ propertyName: '--redirect-uri', message: 'a redirect URI must be absolute, without fragment (RFC 6749 §3.1.2)', propertyValue: uri, code: VALIDATION_CODES.format }]);
+      }
+    }
+    const clientId = randomToken().slice(0, 24);
+    const clientSecret = values.public ? undefined : randomToken();
+    return withDb(config, async (db) => {
+      const consumer = await createConsumer(db, {
+        type: 'client',
+        name,
+        email: values.email ?? null,
+        language: null,
+        username: null,
+        passwordHash: null,
+        clientId,
+        secretHash: clientSecret ? await hashSecret(clientSecret) : null,
+        redirectUris,
+      });
+      return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}), consumer_id: consumer.id, name, redirect_uris: redirectUris };
+    });
+  },
+  'user create': async (args, config) => {
+    const { values } = parseArgs({ args, options: { name: { type: 'string' }, username: { type: 'string' }, email: { type: 'string' }, language: { type: 'string' } } });
+    const [name, username, email] = [required(values, 'name'), required(values, 'username'), required(values, 'email')];
+    const language = values.language?.toLowerCase() ?? null;
+    if (language !== null && !/^[a-z]{2}$/.test(language)) {
+      throw validationError([{ propertyName: '--language', message: '--language must be an ISO 639-1 code', propertyValue: language, code: VALIDATION_CODES.format }]);
+    }
+    const password = await readPassword();
+    if (password.length < 8) throw validationError([{ propertyName: 'password', message: 'the password must have at least 8 characters', code: VALIDATION_CODES.range }]);
+    return withDb(config, async (db) => {
+      const consumer = await createConsumer(db, {
+        type: 'user',
+        name,
+        email,
+        language,
+        username,
+        passwordHash: await hashSecret(password),
+        clientId: null,
+        secretHash: null,
+      });
+      return { consumer_id: consumer.id, name, username, email, ...(language ? { language } : {}) };
+    });
+  },
+  grant: async (args, config) => {
+    const { values } = parseArgs({ args, options: { consumer: { type: 'string' }, contract: { type: 'string' } } });
+    const [consumerRef, contractRef] = [required(values, 'consumer'), required(values, 'contract')];
+    return withDb(config, async (db) => {
+      const [consumer, contract] = [await consumerOf(db, consumerRef), await contractOf(db, contractRef)];
+      await grant(db, consumer.id, contract.id);
+      return { consumer_id: consumer.id, contract_id: contract.id, contract: contract.slug, granted: true };
+    });
+  },
+  revoke: async (args, config) => {
+    const { values } = parseArgs({ args, options: { consumer: { type: 'string' }, contract: { type: 'string' } } });
+    const [consumerRef, contractRef] = [required(values, 'consumer'), required(values, 'contract')];
+    return withDb(config, async (db) => {
+      const [consumer, contract] = [await consumerOf(db, consumerRef), await contractOf(db, contractRef)];
+      return { consumer_id: consumer.id, contract_id: contract.id, contract: contract.slug, revoked: await revokeGrant(db, consumer.id, contract.id) };
+    });
+  },
+};
+
+function errorObject(error: unknown): { errors: object[] } {
+  if (error instanceof ApiError) return { errors: error.entries };
+  if (error instanceof ConfigError) return { errors: [{ name: 'ConfigError', message: error.message, propertyName: error.variable, code: 1000 }] };
+  const code = (error as { code?: string }).code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')) {
+    return { errors: [{ name: 'ConflictError', message: 'A record with that name, username, e-mail or id already exists.', code: 4091 }] };
+  }
+  if (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    return { errors: [{ name: 'ValidationError', message: error.message, propertyName: 'command', code: 1002 }] };
+  }
+  return { errors: [{ name: 'InternalError', message: error instanceof Error ? error.message : String(error), code: 5001 }] };
+}
+
+async function serveUntilSignal(args: string[], config: Config): Promise<unknown> {
+  const { values } = parseArgs({ args, options: { role: { type: 'string', default: 'all' } } });
+  if (!(ROLES as readonly string[]).includes(values.role)) {
+    throw validationError([{ propertyName: '--role', message: `--role must be one of ${ROLES.join(', ')}`, propertyValue: values.role, code: VALIDATION_CODES.enum }]);
+  }
+  const server = await serve(config, values.role as Role);
+  process.stdout.write(`${JSON.stringify(server.summary)}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => void server.close().then(resolve);
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  return undefined;
+}
+
+/** Runs one command line (without the program name); resolves to the exit code. */
+export async function run(argv: string[]): Promise<number> {
+  try {
+    if (existsSync('.env')) process.loadEnvFile('.env');
+    const config = loadConfig(process.env);
+    const [command, ...rest] = argv;
+    let result: unknown;
+    if (command === 'serve') return (await serveUntilSignal(rest, config), 0);
+    if (command === 'migrate') {
+      result = await (async () => {
+        const db = openDb(config.databaseUrl);
+        try {
+          const migrated = await migrateToLatest(db);
+          return { migrated, state: (await schemaState(db)).state };
+        } finally {
+          await db.destroy();
+        }
+      })();
+    } else if (command === 'config') {
+      result = maskedConfig(config);
+    } else if (command === 'admin') {
+      const [first, second, ...more] = rest;
+      const key = second && admin[`${first} ${second}`] ? `${first} ${second}` : (first ?? '');
+      const handler = admin[key];
+      if (!handler) throw usage(`unknown admin command "${rest.join(' ')}"; see README "CLI"`);
+      result = await handler(key.includes(' ') ? more : [second, ...more].filter((a): a is string => a !== undefined), config);
+    } else {
+      throw usage(`unknown command "${command ?? ''}"; commands: serve, migrate, config, admin`);
+    }
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`${JSON.stringify(errorObject(error), null, 2)}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.main) process.exitCode = await run(process.argv.slice(2));

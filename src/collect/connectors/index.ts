@@ -1,0 +1,13 @@
+/**
+ * The registry of connectors: a list, one module per service, each of the shape in
+ * `../connector.ts`. A service without a connector here is accepted as an input but reported in
+ * its status as not supported yet.
+ */
+import type { Connector } from '../connector.ts';
+import { rss } from './rss.ts';
+
+export const connectors: readonly Connector[] = [rss];
+
+export function connectorFor(service: string): Connector | undefined {
+  return connectors.find((connector) => connector.service === service);
+}

@@ -1,0 +1,194 @@
+/**
+ * The collector against a real SQLite file and a local HTTP server standing in for the sources:
+ * outcomes recorded in the input's status, backoff after failures, Retry-After honoured, the
+ * display flag, the private-address guard, and the scheduler picking up new inputs.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build, buildTenant, type TestContext } from '../../test/helper.ts';
+import { findInput } from '../store/inputs.ts';
+import { createFetcher } from './fetch.ts';
+import { nextDelaySeconds, refreshInput } from './refresh.ts';
+import { startCollector } from './scheduler.ts';
+
+const guardian = readFileSync(new URL('../../test/fixtures/rss/guardian-rss2-media-content.rss', import.meta.url));
+const heise = readFileSync(new URL('../../test/fixtures/rss/heise-atom.atom', import.meta.url));
+
+let server: Server;
+let base: string;
+let hits: Record<string, number> = {};
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    hits[path] = (hits[path] ?? 0) + 1;
+    if (path === '/guardian') return void res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(guardian);
+    if (path === '/heise') return void res.writeHead(200, { 'content-type': 'application/atom+xml' }).end(heise);
+    if (path === '/page') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><body>Hello</body></html>');
+    if (path === '/limited') return void res.writeHead(429, { 'retry-after': '7200' }).end();
+    if (path === '/slow') return; // never answers
+    res.writeHead(404).end('no');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+async function createInput(ctx: TestContext, tenant: Awaited<ReturnType<typeof buildTenant>>, path: string, extra: Record<string, unknown> = {}) {
+  const response = await ctx.app.inject({
+    method: 'POST',
+    url: `/collection/inputs?access_token=${tenant.token}`,
+    payload: { service: 'rss', type: 'feed', input: base + path, contractId: tenant.contract.id, collectionId: tenant.collection.id, ...extra },
+  });
+  expect(response.statusCode).toBe(201);
+  return (await findInput(ctx.db, response.json()._id))!;
+}
+
+async function queue(ctx: TestContext, tenant: Awaited<ReturnType<typeof buildTenant>>) {
+  const response = await ctx.app.inject(`/v1/queue/${tenant.contract.slug}?q=${tenant.collection.slug}&since=0&access_token=${tenant.token}`);
+  return response.json() as { id: string; state: string }[];
+}
+
+describe('nextDelaySeconds', () => {
+  it.each([
+    [300, 0, 0, 300],
+    [300, 1, 0, 600],
+    [300, 2, 0, 1200],
+    [300, 3, 0, 2400],
+    [300, 4, 0, 3600],
+    [300, 10, 0, 3600],
+    [7200, 3, 0, 7200],
+    [300, 1, 7_200_000, 7200],
+    [300, 0, 1500, 300],
+  ])('poll every %i s, %i failures, Retry-After %i ms → %i s', (interval, failures, retryAfter, expected) => {
+    expect(nextDelaySeconds(interval, failures, retryAfter)).toBe(expected);
+  });
+});
+
+describe('refreshInput', () => {
+  const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 500 });
+  afterAll(() => fetcher.close());
+
+  it('stores a feed once, records success and schedules the next poll', async () => {
+    const ctx = await build();
+    const tenant = await buildTenant(ctx.db);
+    const input = await createInput(ctx, tenant, '/guardian');
+    const before = Date.now();
+    expect(await refreshInput(ctx.db, input, { fetch: fetcher, pollInterval: 300 })).toBe(55);
+    const after = (await findInput(ctx.db, input.id))!;
+    expect(after).toMatchObject({ collected: 55, failures: 0, lastError: null });
+    expect(after.lastSuccess).not.toBeNull();
+    expect(after.nextRunAt).toBeGreaterThanOrEqual(before + 300_000);
+    expect((await queue(ctx, tenant)).length).toBe(55);
+
+    // Polled again: the same entries are not stored again, nor counted.
+    expect(await refreshInput(ctx.db, after, { fetch: fetcher, pollInterval: 300 })).toBe(0);
+    expect((await findInput(ctx.db, input.id))!.collected).toBe(55);
+    expect((await queue(ctx, tenant)).length).toBe(55);
+  });
+
+  it.each([
+    ['/missing', 'HTTP 404'],
+    ['/page', 'not a feed'],
+    ['/slow', 'timed out'],
+  ])('records the failure of %s and backs off exponentially', async (path, message) => {
+    const ctx = await build();
+    const tenant = await buildTenant(ctx.db);
+    const input = await createInput(ctx, tenant, path);
+    const t0 = Date.now();
+    await refreshInput(ctx.db, input, { fetch: fetcher, pollInterval: 60 });
+    const once = (await findInput(ctx.db, input.id))!;
+    expect(once.lastError).toContain(message);
+    expect(once).toMatchObject({ failures: 1, collected: 0, lastSuccess: null });
+    expect(once.lastRun).not.toBeNull();
+    expect(once.nextRunAt).toBeGreaterThanOrEqual(t0 + 120_000);
+    await refreshInput(ctx.db, once, { fetch: fetcher, pollInterval: 60 });
+    const twice = (await findInput(ctx.db, input.id))!;
+    expect(twice.failures).toBe(2);
+    expect(twice.nextRunAt).toBeGreaterThanOrEqual(t0 + 240_000);
+    const response = await ctx.app.inject(`/collection/inputs/${input.id}?access_token=${tenant.token}`);
+    expect(response.json().status.lastError).toContain(message);
+  });
+
+  it('does not call a rate-limited source again before its Retry-After', async () => {
+    const ctx = await build();
+    const tenant = await buildTenant(ctx.db);
+    const input = await createInput(ctx, tenant, '/limited');
+    const t0 = Date.now();
+    await refreshInput(ctx.db, input, { fetch: fetcher, pollInterval: 60 });
+    const after = (await findInput(ctx.db, input.id))!;
+    expect(after.lastError).toContain('429');
+    expect(after.nextRunAt).toBeGreaterThanOrEqual(t0 + 7_200_000);
+  });
+
+  it('queues the items of an input with display false as unpublished', async () => {
+    const ctx = await build();
+    const tenant = await buildTenant(ctx.db);
+    const input = await createInput(ctx, tenant, '/heise', { display: false });
+    await refreshInput(ctx.db, input, { fetch: fetcher, pollInterval: 60 });
+    const items = await queue(ctx, tenant);
+    expect(items.length).toBe(15);
+    expect(items.every((item) => item.state === 'unpublished')).toBe(true);
+    const content = await ctx.app.inject(`/v1/content/${tenant.contract.slug}?q=${tenant.collection.slug}&since=0`);
+    expect(content.json()).toEqual([]);
+  });
+
+  it('drops the result of a poll when the input changed meanwhile', async () => {
+    const ctx = await build();
+    const tenant = await buildTenant(ctx.db);
+    const input = await createInput(ctx, tenant, '/guardian');
+    await new Promise((r) => setTimeout(r, 5));
+    const put = await ctx.app.inject({
+      method: 'PUT',
+      url: `/collection/inputs/${input.id}?access_token=${tenant.token}`,
+      payload: { service: 'rss', type: 'feed', input: `${base}/heise` },
+    });
+    expect(put.statusCode).toBe(200);
+    expect(await refreshInput(ctx.db, input, { fetch: fetcher, pollInterval: 60 })).toBe(0);
+    expect(await queue(ctx, tenant)).toEqual([]);
+  });
+
+  it('refuses private addresses unless ALLOW_PRIVATE_FETCH is set', async () => {
+    const ctx = await build();
+    const tenant = await buildTenant(ctx.db);
+    const input = await createInput(ctx, tenant, '/guardian?guarded');
+    const guarded = createFetcher({ allowPrivate: false });
+    try {
+      await refreshInput(ctx.db, input, { fetch: guarded, pollInterval: 60 });
+    } finally {
+      await guarded.close();
+    }
+    expect((await findInput(ctx.db, input.id))!.lastError).toMatch(/not allowed|blocked|refused/i);
+    expect(hits['/guardian?guarded']).toBeUndefined();
+  });
+});
+
+describe('the scheduler', () => {
+  it('polls a new input within a tick, and a failing input does not stop the others', async () => {
+    const ctx = await build({ ALLOW_PRIVATE_FETCH: 'true', POLL_INTERVAL: '300' });
+    const tenant = await buildTenant(ctx.db);
+    const collector = startCollector({ db: ctx.db, config: ctx.config }, 50);
+    try {
+      const failing = await createInput(ctx, tenant, '/missing-too');
+      const good = await createInput(ctx, tenant, '/heise');
+      const deadline = Date.now() + 5000;
+      while (Date.now() < deadline && !(await findInput(ctx.db, good.id))!.lastSuccess) await new Promise((r) => setTimeout(r, 50));
+      await collector.idle();
+      expect((await findInput(ctx.db, good.id))!).toMatchObject({ collected: 15, lastError: null });
+      expect((await findInput(ctx.db, failing.id))!.lastError).toBe('HTTP 404');
+      // Not due again for a while: another tick fetches nothing.
+      const heiseHits = hits['/heise'];
+      await collector.tick();
+      await collector.idle();
+      expect(hits['/heise']).toBe(heiseHits);
+    } finally {
+      await collector.stop();
+    }
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * Refreshes one input (decisions §9): fetch through its connector → store the new items in its
+ * collection → update its schedule and status, all writes in one transaction. A failure is
+ * recorded in the input's status (`lastError`) and pushes the next poll back exponentially, up
+ * to 1 h (or the input's interval when that is longer), and never before a source's
+ * `Retry-After`. Other inputs are not affected.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'kysely';
+import { iso } from '../lib/time.ts';
+import type { Db } from '../store/db.ts';
+import { storeItems } from '../store/items.ts';
+import type { InputRow } from '../store/tables.ts';
+import { type CollectContext, SourceError } from './connector.ts';
+import { connectorFor } from './connectors/index.ts';
+import { FetchError } from './fetch.ts';
+
+const MAX_BACKOFF_S = 3600;
+
+/** Seconds until the next poll after `failures` consecutive failures (0 = success). */
+export function nextDelaySeconds(pollInterval: number, failures: number, retryAfterMs = 0): number {
+  const backoff = failures === 0 ? pollInterval : Math.max(pollInterval, Math.min(pollInterval * 2 ** failures, MAX_BACKOFF_S));
+  return Math.max(backoff, Math.ceil(retryAfterMs / 1000));
+}
+
+function describe(error: unknown): string {
+  if (error instanceof SourceError || error instanceof FetchError) return error.message;
+  return 'internal error while collecting (see the server log)';
+}
+
+/**
+ * Polls `input` once and records the outcome; returns how many new items were stored. Never
+ * throws for a source failure. If the input was changed while it was being polled, the result
+ * is dropped: the change already scheduled a fresh poll.
+ */
+export async function refreshInput(
+  db: Db,
+  input: InputRow,
+  ctx: CollectContext & { pollInterval: number; log?: FastifyBaseLogger },
+  now = Date.now(),
+): Promise<number> {
+  const connector = connectorFor(input.service);
+  try {
+    if (!connector) throw new SourceError(`service ${input.service} is not supported by this version yet`);
+    const result = await connector.collect(input, JSON.parse(input.sourceState) as Record<string, unknown>, ctx);
+    const finished = Date.now();
+    return await db.transaction().execute(async (trx) => {
+      const current = await trx.selectFrom('inputs').select('lastModified').where('id', '=', input.id).executeTakeFirst();
+      if (current?.lastModified !== input.lastModified) return 0;
+      const state = input.display ? 'published' : 'unpublished';
+      const added = await storeItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state }, result.items, finished);
+      await trx
+        .updateTable('inputs')
+        .set({
+          sourceState: JSON.stringify(result.state),
+          lastRun: iso(now),
+          lastSuccess: iso(finished),
+          lastError: null,
+          failures: 0,
+          nextRunAt: finished + nextDelaySeconds(ctx.pollInterval, 0) * 1000,
+          collected: sql<number>`collected + ${added}`,
+        })
+        .where('id', '=', input.id)
+        .execute();
+      return added;
+    });
+  } catch (error) {
+    if (!(error instanceof SourceError || error instanceof FetchError)) ctx.log?.error({ err: error, input: input.id }, 'collect failed');
+    const failures = input.failures + 1;
+    const retryAfterMs = error instanceof SourceError ? error.retryAfterMs : undefined;
+    await db
+      .updateTable('inputs')
+      .set({ lastRun: iso(now), lastError: describe(error), failures, nextRunAt: Date.now() + nextDelaySeconds(ctx.pollInterval, failures, retryAfterMs) * 1000 })
+      .where('id', '=', input.id)
+      .where('lastModified', '=', input.lastModified)
+      .execute();
+    return 0;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The collector (decisions §9): every tick, pick the due inputs (active, in an active collection
+ * of an active contract) and refresh them, at most `COLLECT_CONCURRENCY` at once, never one input
+ * twice at once. A new or changed input is due at once, so it is polled within a tick.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Db } from '../store/db.ts';
+import { dueInputs } from '../store/inputs.ts';
+import { createFetcher } from './fetch.ts';
+import { refreshInput } from './refresh.ts';
+
+export interface Collector {
+  /** Picks and starts due inputs now; resolves when they are started (not finished). */
+  tick(): Promise<void>;
+  /** Resolves when every poll under way has finished. */
+  idle(): Promise<void>;
+  /** Stops taking work, waits for the polls under way, and closes outbound connections. */
+  stop(): Promise<void>;
+}
+
+/** Starts the collector; `tickMs` is the time between two looks for due inputs (default 1000). */
+export function startCollector(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, tickMs = 1000): Collector {
+  const { db, config, log } = deps;
+  const fetcher = createFetcher({ allowPrivate: config.allowPrivateFetch });
+  const running = new Map<string, Promise<unknown>>();
+  let stopping = false;
+  let ticking: Promise<void> | undefined;
+
+  async function pick(): Promise<void> {
+    const free = config.collectConcurrency - running.size;
+    if (stopping || free <= 0) return;
+    const due = await dueInputs(db, Date.now(), free, [...running.keys()]);
+    for (const input of due) {
+      const poll = refreshInput(db, input, { fetch: fetcher, pollInterval: config.pollInterval, ...(log ? { log } : {}) })
+        .catch((err: unknown) => log?.error({ err, input: input.id }, 'poll failed'))
+        .finally(() => running.delete(input.id));
+      running.set(input.id, poll);
+    }
+  }
+
+  function tick(): Promise<void> {
+    ticking ??= pick()
+      .catch((err: unknown) => log?.error({ err }, 'collector tick failed'))
+      .finally(() => (ticking = undefined));
+    return ticking;
+  }
+
+  const timer = setInterval(() => void tick(), tickMs);
+  void tick();
+
+  return {
+    tick,
+    async idle() {
+      await ticking;
+      await Promise.all(running.values());
+    },
+    async stop() {
+      stopping = true;
+      clearInterval(timer);
+      await ticking;
+      await Promise.all(running.values());
+      await fetcher.close();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, maskedConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: 'sqlite:./data/sluice.db',
+      authUrl: 'http://localhost:8080',
+      apiUrl: 'http://localhost:8080',
+      queueUrl: 'http://localhost:8080',
+      pollInterval: 300,
+      allowPrivateFetch: false,
+      tokenTtl: 3600,
+      contentMaxAge: 5,
+      bootstrap: true,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'sqlite:/tmp/x.db',
+      AUTH_URL: 'https://auth.example.com/',
+      API_URL: 'https://api.example.com',
+      QUEUE_URL: 'https://q.example.com',
+      POLL_INTERVAL: '60',
+      ALLOW_PRIVATE_FETCH: 'true',
+      TOKEN_TTL: '120',
+      CONTENT_MAX_AGE: '0',
+      SLUICE_BOOTSTRAP: 'false',
+    });
+    expect(config).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      databaseUrl: 'sqlite:/tmp/x.db',
+      authUrl: 'https://auth.example.com',
+      apiUrl: 'https://api.example.com',
+      queueUrl: 'https://q.example.com',
+      pollInterval: 60,
+      allowPrivateFetch: true,
+      tokenTtl: 120,
+      contentMaxAge: 0,
+      bootstrap: false,
+    });
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://db'],
+    ['AUTH_URL', 'not a url'],
+    ['API_URL', 'ftp://api.example.com'],
+    ['QUEUE_URL', '/relative'],
+    ['POLL_INTERVAL', '0'],
+    ['POLL_INTERVAL', '1.5'],
+    ['ALLOW_PRIVATE_FETCH', 'maybe'],
+    ['TOKEN_TTL', '-1'],
+    ['CONTENT_MAX_AGE', 'x'],
+    ['SLUICE_BOOTSTRAP', '2'],
+    ['LOG_LEVEL', 'loud'],
+  ])('stops on a bad %s (%s), naming it', (variable, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [variable]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe(variable);
+    expect((error as ConfigError).message).toContain(variable);
+  });
+
+  it('masks a database password', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://sluice:s3cret@db:5432/sluice' });
+    expect(maskedConfig(config).databaseUrl).toBe('postgres://sluice:***@db:5432/sluice');
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * `serve`: opens the database, brings its schema up (an empty database is migrated and, unless
+ * SLUICE_BOOTSTRAP=false, bootstrapped; an older or newer one is refused), then starts the HTTP
+ * server and/or the collector for the role (decisions §1), and shuts down gracefully: HTTP first,
+ * then the collector, then the database.
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type Role } from './app.ts';
+import { bootstrapDemo } from './bootstrap.ts';
+import { type Collector, startCollector } from './collect/scheduler.ts';
+import type { Config } from './config.ts';
+import { openDb } from './store/db.ts';
+import { ensureSchema, schemaState } from './store/migrate.ts';
+
+export interface Server {
+  /** What `sluice serve` prints: where it listens, its role, the bootstrap credentials' path. */
+  summary: { status: 'listening'; role: Role; url: string; credentials?: string };
+  app: FastifyInstance;
+  collector: Collector | undefined;
+  close(): Promise<void>;
+}
+
+export async function serve(config: Config, role: Role = 'all'): Promise<Server> {
+  const db = openDb(config.databaseUrl);
+  const { state } = await schemaState(db);
+  await ensureSchema(db);
+  const credentials = state === 'empty' && config.bootstrap ? await bootstrapDemo(db, config) : undefined;
+
+  const app = await buildApp(config, { db, role });
+  await app.listen({ port: config.port, host: config.host });
+  const collector = role === 'all' || role === 'collector' ? startCollector({ db, config, log: app.log }) : undefined;
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  if (credentials) app.log.info(`Demo credentials written to ${credentials}`);
+
+  let closing: Promise<void> | undefined;
+  return {
+    summary: { status: 'listening', role, url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, ...(credentials ? { credentials } : {}) },
+    app,
+    collector,
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await collector?.stop();
+        await db.destroy();
+      })();
+      return closing;
+    },
+  };
+}
