@@ -5,16 +5,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { afterEach } from 'vitest';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterEach, expect } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { hashSecret, randomToken } from '../src/auth/secrets.ts';
 import { issueTokens } from '../src/auth/tokens.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { createCollection } from '../src/store/collections.ts';
+import type { ContentItem } from '../src/collect/item.ts';
 import { createConsumer } from '../src/store/consumers.ts';
 import { createContract, grant } from '../src/store/contracts.ts';
 import { type Db, openDb } from '../src/store/db.ts';
+import { type ItemState, storeItems } from '../src/store/items.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 
 export interface TestContext {
@@ -75,4 +77,91 @@ export async function buildClient(db: Db, name = 'robot') {
   });
   const { access_token: token } = await issueTokens(db, consumer.id, { ttlSeconds: 3600, withRefresh: false });
   return { consumer, clientId, clientSecret, token };
+}
+
+/** A user (consumer type `user`) with a known password and an access token (granted nothing). */
+export async function buildUser(db: Db, options: { name?: string; username?: string; language?: string | null } = {}) {
+  const username = options.username ?? `user-${randomToken().slice(0, 8)}`;
+  const password = randomToken();
+  const consumer = await createConsumer(db, {
+    type: 'user',
+    name: options.name ?? 'Test User',
+    email: `${username}@example.com`,
+    language: options.language ?? null,
+    username,
+    passwordHash: await hashSecret(password),
+    clientId: null,
+    secretHash: null,
+  });
+  const { access_token: token } = await issueTokens(db, consumer.id, { ttlSeconds: 3600, withRefresh: false });
+  return { consumer, username, password, token };
+}
+
+/** A content item (interface §2.8) with sensible defaults; `date` defaults to now. */
+export function buildItem(overrides: Partial<ContentItem> & { id: string }): ContentItem {
+  return {
+    service: 'rss',
+    type: 'link',
+    title: `Title of ${overrides.id}`,
+    text: `Text of ${overrides.id}`,
+    tags: [],
+    url: `https://example.com/${encodeURIComponent(overrides.id)}`,
+    date: new Date().toISOString(),
+    author: { name: 'Author', username: 'author', userid: null, url: null },
+    media: null,
+    kudos: { score: 0 },
+    ...overrides,
+  };
+}
+
+/** Stores items in the collection's queue in `state`, as the collector does; returns how many were new. */
+export async function seedItems(
+  db: Db,
+  target: { contract: { id: string }; collection: { id: string } },
+  items: ContentItem[],
+  state: ItemState = 'published',
+): Promise<number> {
+  return db.transaction().execute((trx) =>
+    storeItems(trx, { collectionId: target.collection.id, contractId: target.contract.id, inputId: '0'.repeat(24), state }, items),
+  );
+}
+
+/** One expected entry of an error object's `errors[]` (decisions §2). */
+export interface ExpectedEntry {
+  name: string;
+  code: number;
+  propertyName?: string;
+}
+
+/**
+ * Asserts an error response: exactly `status`, the error object of interface §7 with exactly the
+ * given entries (any order; `propertyName` checked when given, absent when `null`), and the
+ * `X-Request-Id` header equal to `requestId`. Returns the parsed body.
+ */
+export function expectError(
+  res: LightMyRequestResponse,
+  status: number,
+  ...entries: (Omit<ExpectedEntry, 'propertyName'> & { propertyName?: string | null })[]
+): { requestId: string; errors: Record<string, unknown>[]; [key: string]: unknown } {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
+  const body = res.json();
+  expect(typeof body.requestId).toBe('string');
+  expect(body.requestId.length).toBeGreaterThan(0);
+  expect(res.headers['x-request-id']).toBe(body.requestId);
+  expect(Array.isArray(body.errors)).toBe(true);
+  for (const entry of body.errors) {
+    expect(typeof entry.name).toBe('string');
+    expect(typeof entry.message).toBe('string');
+    expect(typeof entry.code).toBe('number');
+  }
+  expect(body.errors, JSON.stringify(body.errors)).toHaveLength(entries.length);
+  for (const { propertyName, ...rest } of entries) {
+    const wanted =
+      propertyName === null
+        ? body.errors.find((e: Record<string, unknown>) => e.name === rest.name && e.code === rest.code && !('propertyName' in e))
+        : body.errors.find((e: Record<string, unknown>) => e.name === rest.name && e.code === rest.code && (propertyName === undefined || e.propertyName === propertyName));
+    expect(wanted, `no entry ${JSON.stringify({ propertyName, ...rest })} in ${JSON.stringify(body.errors)}`).toBeDefined();
+  }
+  return body;
 }

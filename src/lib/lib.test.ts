@@ -12,6 +12,12 @@ describe('ids', () => {
     expect(newId()).not.toBe(newId());
   });
 
+  it('sort in creation order within one second', () => {
+    const now = Date.now();
+    const ids = Array.from({ length: 50 }, () => newId(now));
+    expect([...ids].sort()).toEqual(ids);
+  });
+
   it.each([
     ['6b03480c7c162578e4c32e1d', true],
     ['6B03480C7C162578E4C32E1D', false],

@@ -2,3 +2,9 @@
 export function iso(ms: number = Date.now()): string {
   return new Date(ms).toISOString();
 }
+
+/** The common record fields of interface §2.1 for a record created by `by` at `now` (ms). */
+export function audit(by: string, now: number = Date.now()) {
+  const at = iso(now);
+  return { created: at, createdBy: by, lastModified: at, lastModifiedBy: by };
+}

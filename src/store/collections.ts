@@ -4,7 +4,7 @@
  */
 import { newId } from '../lib/ids.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
-import { iso } from '../lib/time.ts';
+import { audit } from '../lib/time.ts';
 import type { Db } from './db.ts';
 import type { CollectionRow } from './tables.ts';
 
@@ -19,7 +19,6 @@ export async function createCollection(
 ): Promise<CollectionRow> {
   return db.transaction().execute(async (trx) => {
     const taken = await trx.selectFrom('collections').select('slug').where('contractId', '=', contractId).execute();
-    const now = iso();
     const row: CollectionRow = {
       id: newId(),
       contractId,
@@ -28,10 +27,7 @@ export async function createCollection(
       type: fields.type ?? 'realtime',
       filterId: null,
       active: 1,
-      created: now,
-      createdBy: by,
-      lastModified: now,
-      lastModifiedBy: by,
+      ...audit(by),
     };
     await trx.insertInto('collections').values(row).execute();
     return row;

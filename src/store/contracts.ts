@@ -4,7 +4,7 @@
  */
 import { newId } from '../lib/ids.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
-import { iso } from '../lib/time.ts';
+import { audit, iso } from '../lib/time.ts';
 import type { Db } from './db.ts';
 import type { ContractRow } from './tables.ts';
 
@@ -13,17 +13,13 @@ export async function createContract(db: Db, name: string, by: string): Promise<
   return db.transaction().execute(async (trx) => {
     const base = slugify(name);
     const taken = await trx.selectFrom('contracts').select('slug').where('slug', 'like', `${base}%`).execute();
-    const now = iso();
     const row: ContractRow = {
       id: newId(),
       name,
       slug: uniqueSlug(base, new Set(taken.map((t) => t.slug))),
       filterId: null,
       active: 1,
-      created: now,
-      createdBy: by,
-      lastModified: now,
-      lastModifiedBy: by,
+      ...audit(by),
     };
     await trx.insertInto('contracts').values(row).execute();
     return row;

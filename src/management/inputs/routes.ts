@@ -15,13 +15,29 @@ import { type Invalid, forbiddenError, notFoundError, validationError, VALIDATIO
 import { authenticate, type Principal, requireContractAccess } from '../../http/authenticate.ts';
 import { problems } from '../../http/validate.ts';
 import { newId } from '../../lib/ids.ts';
-import { iso } from '../../lib/time.ts';
+import { audit, iso } from '../../lib/time.ts';
 import { findCollection } from '../../store/collections.ts';
+import { hasGrant } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { findInput, findInputs, insertInputs, listInputs, updateInput } from '../../store/inputs.ts';
 import type { InputRow, NewInput } from '../../store/tables.ts';
 import { presentInput } from './present.ts';
 import { IdParams, InputCreate, InputListQuery, InputReplace, inputRules } from './schema.ts';
+
+/** The columns an input body sets, on create and on replace (defaults for what is not sent). */
+function settingsOf(body: InputReplace) {
+  return {
+    service: body.service,
+    type: body.type,
+    input: body.input,
+    filterId: body.filterId ?? null,
+    latitude: body.latitude ?? null,
+    longitude: body.longitude ?? null,
+    radius: body.radius ?? null,
+    display: body.display === false ? 0 : 1,
+    active: body.active === false ? 0 : 1,
+  };
+}
 
 /** Throws 404 for an unknown collection and 403 for one of another contract. */
 async function requireCollectionIn(db: Db, collectionId: string, contractId: string, propertyName: string): Promise<void> {
@@ -34,7 +50,8 @@ async function requireCollectionIn(db: Db, collectionId: string, contractId: str
 async function accessibleInput(db: Db, principal: Principal, id: string): Promise<InputRow> {
   const row = await findInput(db, id);
   if (!row) throw notFoundError(`Input ${id} does not exist.`, 'id', id);
-  await requireContractAccess(db, principal, row.contractId, 'id');
+  // 403 without any of the input's data, its contract id included (decisions §2).
+  if (!(await hasGrant(db, principal.consumer.id, row.contractId))) throw forbiddenError(`No access to input ${id}.`, 'id');
   return row;
 }
 
@@ -65,19 +82,8 @@ export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Conf
         id: newId(now),
         contractId: body.contractId,
         collectionId: body.collectionId,
-        service: body.service,
-        type: body.type,
-        input: body.input,
-        filterId: body.filterId ?? null,
-        latitude: body.latitude ?? null,
-        longitude: body.longitude ?? null,
-        radius: body.radius ?? null,
-        display: body.display === false ? 0 : 1,
-        active: body.active === false ? 0 : 1,
-        created: iso(now),
-        createdBy: principal.consumer.name,
-        lastModified: iso(now),
-        lastModifiedBy: principal.consumer.name,
+        ...settingsOf(body),
+        ...audit(principal.consumer.name, now),
         sourceState: '{}',
         lastRun: null,
         lastSuccess: null,
@@ -89,7 +95,9 @@ export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Conf
       });
     }
     await db.transaction().execute((trx) => insertInputs(trx, rows));
-    const created = (await findInputs(db, rows.map((row) => row.id))).map(presentInput);
+    // In the order sent, whatever order the store returns them in.
+    const stored = new Map((await findInputs(db, rows.map((row) => row.id))).map((row) => [row.id, row]));
+    const created = rows.map((row) => presentInput(stored.get(row.id)!));
     return reply.code(201).send(bulk ? created : created[0]);
   });
 
@@ -121,16 +129,8 @@ export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Conf
     const sourceChanged = body.service !== current.service || body.type !== current.type || body.input !== current.input;
     const now = Date.now();
     await updateInput(db, current.id, {
-      service: body.service,
-      type: body.type,
-      input: body.input,
+      ...settingsOf(body),
       collectionId,
-      filterId: body.filterId ?? null,
-      latitude: body.latitude ?? null,
-      longitude: body.longitude ?? null,
-      radius: body.radius ?? null,
-      display: body.display === false ? 0 : 1,
-      active: body.active === false ? 0 : 1,
       lastModified: iso(now),
       lastModifiedBy: principal.consumer.name,
       // A changed input is polled within seconds (decisions §9); a new source starts afresh.

@@ -23,47 +23,27 @@ export const SERVICE_TYPES: Record<string, readonly string[]> = {
   bluesky: ['keyword', 'user'],
 };
 
-const fields = {
+/** What every input body has: the source (required) and the optional settings. */
+const source = {
   service: Type.Unsafe<string>({ type: 'string', enum: Object.keys(SERVICE_TYPES) }),
   type: Type.String({ minLength: 1, maxLength: 32 }),
   input: Type.String({ minLength: 1, maxLength: 2048 }),
-  collectionId: Id,
-  filterId: Id,
-  latitude: Type.Number({ minimum: -90, maximum: 90 }),
-  longitude: Type.Number({ minimum: -180, maximum: 180 }),
-  radius: Type.Number({ exclusiveMinimum: 0, maximum: 50_000 }),
-  display: Type.Boolean(),
-  active: Type.Boolean(),
+};
+const settings = {
+  filterId: Type.Optional(Id),
+  latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
+  longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
+  radius: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 50_000 })),
+  display: Type.Optional(Type.Boolean()),
+  active: Type.Optional(Type.Boolean()),
 };
 
-export const InputCreate = Type.Object({
-  service: fields.service,
-  type: fields.type,
-  input: fields.input,
-  contractId: Id,
-  collectionId: fields.collectionId,
-  filterId: Type.Optional(fields.filterId),
-  latitude: Type.Optional(fields.latitude),
-  longitude: Type.Optional(fields.longitude),
-  radius: Type.Optional(fields.radius),
-  display: Type.Optional(fields.display),
-  active: Type.Optional(fields.active),
-});
+/** POST body: contract and collection required (interface §4.2). */
+export const InputCreate = Type.Object({ ...source, contractId: Id, collectionId: Id, ...settings });
 export type InputCreate = Static<typeof InputCreate>;
 
-export const InputReplace = Type.Object({
-  service: fields.service,
-  type: fields.type,
-  input: fields.input,
-  contractId: Type.Optional(Id),
-  collectionId: Type.Optional(fields.collectionId),
-  filterId: Type.Optional(fields.filterId),
-  latitude: Type.Optional(fields.latitude),
-  longitude: Type.Optional(fields.longitude),
-  radius: Type.Optional(fields.radius),
-  display: Type.Optional(fields.display),
-  active: Type.Optional(fields.active),
-});
+/** PUT body: the source required, the rest replaced by what is sent or its default (decisions §5). */
+export const InputReplace = Type.Object({ ...source, contractId: Type.Optional(Id), collectionId: Type.Optional(Id), ...settings });
 export type InputReplace = Static<typeof InputReplace>;
 
 export const InputListQuery = Type.Object({
