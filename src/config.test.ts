@@ -74,6 +74,15 @@ describe('loadConfig', () => {
     expect((error as ConfigError).message).toContain(variable);
   });
 
+  it('reads service base URLs, credentials and per-service poll intervals', () => {
+    const config = loadConfig({ YOUTUBE_API_URL: 'http://127.0.0.1:9/yt/', YOUTUBE_API_KEY: 'k', POLL_INTERVAL_YOUTUBE: '900' });
+    expect(config.services.youtube).toEqual({ apiUrl: 'http://127.0.0.1:9/yt', feedUrl: 'https://www.youtube.com/feeds/videos.xml', apiKey: 'k' });
+    expect(config.services.twitter.bearerToken).toBeUndefined();
+    expect(config.pollIntervals).toEqual({ youtube: 900 });
+    expect(maskedConfig(config).services.youtube.apiKey).toBe('***');
+    expect(() => loadConfig({ VK_API_URL: 'nope' })).toThrow(/VK_API_URL/);
+  });
+
   it('masks a database password', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://sluice:s3cret@db:5432/sluice' });
     expect(maskedConfig(config).databaseUrl).toBe('postgres://sluice:***@db:5432/sluice');

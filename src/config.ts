@@ -31,7 +31,53 @@ export interface Config {
   bootstrap: boolean;
   /** pino log level (LOG_LEVEL, default info; `silent` turns logging off). */
   logLevel: string;
+  /** Seconds between polls per service (POLL_INTERVAL_<SERVICE>, e.g. POLL_INTERVAL_TWITTER); else `pollInterval`. */
+  pollIntervals: Record<string, number>;
+  /** Base URLs and credentials of the external services (decisions §9); see `SERVICE_SETTINGS`. */
+  services: ServiceSettings;
 }
+
+/**
+ * Per service: each setting's environment variable and default (decisions §9). A base URL
+ * variable holds everything before the API's own paths; credentials have no default.
+ */
+export const SERVICE_SETTINGS = {
+  twitter: { apiUrl: ['TWITTER_API_URL', 'https://api.x.com'], bearerToken: ['TWITTER_BEARER_TOKEN'] },
+  facebook: { apiUrl: ['FACEBOOK_API_URL', 'https://graph.facebook.com/v25.0'], accessToken: ['FACEBOOK_ACCESS_TOKEN'] },
+  instagram: {
+    apiUrl: ['INSTAGRAM_API_URL', 'https://graph.facebook.com/v25.0'],
+    accessToken: ['INSTAGRAM_ACCESS_TOKEN'],
+    userId: ['INSTAGRAM_USER_ID'],
+  },
+  youtube: {
+    apiUrl: ['YOUTUBE_API_URL', 'https://www.googleapis.com/youtube/v3'],
+    feedUrl: ['YOUTUBE_FEED_URL', 'https://www.youtube.com/feeds/videos.xml'],
+    apiKey: ['YOUTUBE_API_KEY'],
+  },
+  tumblr: { apiUrl: ['TUMBLR_API_URL', 'https://api.tumblr.com/v2'], apiKey: ['TUMBLR_API_KEY'] },
+  vimeo: { apiUrl: ['VIMEO_API_URL', 'https://api.vimeo.com'], accessToken: ['VIMEO_ACCESS_TOKEN'] },
+  flickr: {
+    apiUrl: ['FLICKR_API_URL', 'https://api.flickr.com/services/rest'],
+    feedUrl: ['FLICKR_FEED_URL', 'https://www.flickr.com/services/feeds/photos_public.gne'],
+    apiKey: ['FLICKR_API_KEY'],
+  },
+  vk: { apiUrl: ['VK_API_URL', 'https://api.vk.com/method'], accessToken: ['VK_ACCESS_TOKEN'] },
+  mastodon: {},
+  bluesky: {
+    apiUrl: ['BLUESKY_API_URL', 'https://public.api.bsky.app'],
+    identifier: ['BLUESKY_IDENTIFIER'],
+    appPassword: ['BLUESKY_APP_PASSWORD'],
+  },
+  rss: {},
+} as const satisfies Record<string, Record<string, readonly [string] | readonly [string, string]>>;
+
+/** The settings of every service: `{twitter: {apiUrl, bearerToken}, …}`; unset credentials are undefined. */
+export type ServiceSettings = {
+  [S in keyof typeof SERVICE_SETTINGS]: { [K in keyof (typeof SERVICE_SETTINGS)[S]]: (typeof SERVICE_SETTINGS)[S][K] extends readonly [string, string] ? string : string | undefined };
+};
+
+/** Names of the settings that hold secrets (masked by `sluice config`). */
+const SECRET_SETTINGS = new Set(['bearerToken', 'accessToken', 'apiKey', 'appPassword']);
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -105,10 +151,33 @@ export function loadConfig(env: Env): Config {
     contentMaxAge: integer(env, 'CONTENT_MAX_AGE', 5, 0, 86_400),
     bootstrap: boolean(env, 'SLUICE_BOOTSTRAP', true),
     logLevel,
+    pollIntervals: Object.fromEntries(
+      Object.keys(SERVICE_SETTINGS)
+        .filter((service) => env[`POLL_INTERVAL_${service.toUpperCase()}`])
+        .map((service) => [service, integer(env, `POLL_INTERVAL_${service.toUpperCase()}`, 300, 1, 86_400)]),
+    ),
+    services: serviceSettings(env),
   };
+}
+
+function serviceSettings(env: Env): ServiceSettings {
+  const out: Record<string, Record<string, string | undefined>> = {};
+  for (const [service, settings] of Object.entries(SERVICE_SETTINGS)) {
+    out[service] = {};
+    for (const [key, [variable, fallback]] of Object.entries(settings as Record<string, readonly [string, string?]>)) {
+      out[service][key] = fallback !== undefined ? baseUrl(env, variable, fallback) : env[variable] || undefined;
+    }
+  }
+  return out as ServiceSettings;
 }
 
 /** The configuration with secrets masked (the password of a database URL), for `sluice config`. */
 export function maskedConfig(config: Config): Config {
-  return { ...config, databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@') };
+  const services = Object.fromEntries(
+    Object.entries(config.services).map(([service, settings]) => [
+      service,
+      Object.fromEntries(Object.entries(settings).map(([key, value]) => [key, SECRET_SETTINGS.has(key) && value ? '***' : value])),
+    ]),
+  ) as ServiceSettings;
+  return { ...config, databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'), services };
 }

@@ -5,6 +5,7 @@
  * it needs between polls (HTTP validators, cursors) in `state`, an opaque JSON object that the
  * store saves with the input and hands back on the next poll.
  */
+import type { ServiceSettings } from '../config.ts';
 import type { ContentItem } from './item.ts';
 
 /** What a connector knows of the input it collects for (interface §2.3). */
@@ -32,12 +33,18 @@ export type SourceFetch = (url: string, headers?: Record<string, string>) => Pro
 
 export interface CollectContext {
   fetch: SourceFetch;
+  /** Base URLs and credentials of every service (decisions §9); a connector reads its own. */
+  services: ServiceSettings;
+  /** The time of the poll, ms since the epoch. */
+  now: number;
 }
 
 export interface CollectResult {
   items: ContentItem[];
   /** Saved with the input and passed to the next `collect` call. */
   state: Record<string, unknown>;
+  /** Earliest next poll, ms since the epoch (e.g. a rate-limit reset); the interval applies otherwise. */
+  nextRunAt?: number;
 }
 
 export interface Connector {
@@ -48,14 +55,18 @@ export interface Connector {
 
 /**
  * A failure of the source (HTTP error, rate limit, unreadable document). The collector records
- * `message` in the input's status and backs off; `retryAfterMs` (from `Retry-After` and the
- * like) sets the earliest next poll (decisions §9).
+ * `message` in the input's status and backs off; `retryAfterMs` (from `Retry-After`,
+ * `x-rate-limit-reset` and the like) sets the earliest next poll (decisions §9). A `permanent`
+ * failure (bad or missing credentials, unknown user, removed API) stops polling the input until
+ * it is changed.
  */
 export class SourceError extends Error {
   readonly retryAfterMs: number | undefined;
-  constructor(message: string, options: { retryAfterMs?: number; cause?: unknown } = {}) {
+  readonly permanent: boolean;
+  constructor(message: string, options: { retryAfterMs?: number; permanent?: boolean; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = 'SourceError';
     this.retryAfterMs = options.retryAfterMs;
+    this.permanent = options.permanent ?? false;
   }
 }

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, buildTenant, type TestContext } from '../../test/helper.ts';
+import { loadConfig } from '../config.ts';
 import { findInput } from '../store/inputs.ts';
 import { createFetcher } from './fetch.ts';
 import { nextDelaySeconds, refreshInput } from './refresh.ts';
@@ -80,7 +81,7 @@ describe('refreshInput', () => {
     const tenant = await buildTenant(ctx.db);
     const input = await createInput(ctx, tenant, '/guardian');
     const before = Date.now();
-    expect(await refreshInput(ctx.db, input, { fetch: fetcher, pollInterval: 300 })).toBe(55);
+    expect(await refreshInput(ctx.db, input, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 300 })).toBe(55);
     const after = (await findInput(ctx.db, input.id))!;
     expect(after).toMatchObject({ collected: 55, failures: 0, lastError: null });
     expect(after.lastSuccess).not.toBeNull();
@@ -88,7 +89,7 @@ describe('refreshInput', () => {
     expect((await queue(ctx, tenant)).length).toBe(55);
 
     // Polled again: the same entries are not stored again, nor counted.
-    expect(await refreshInput(ctx.db, after, { fetch: fetcher, pollInterval: 300 })).toBe(0);
+    expect(await refreshInput(ctx.db, after, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 300 })).toBe(0);
     expect((await findInput(ctx.db, input.id))!.collected).toBe(55);
     expect((await queue(ctx, tenant)).length).toBe(55);
   });
@@ -102,13 +103,13 @@ describe('refreshInput', () => {
     const tenant = await buildTenant(ctx.db);
     const input = await createInput(ctx, tenant, path);
     const t0 = Date.now();
-    await refreshInput(ctx.db, input, { fetch: fetcher, pollInterval: 60 });
+    await refreshInput(ctx.db, input, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 });
     const once = (await findInput(ctx.db, input.id))!;
     expect(once.lastError).toContain(message);
     expect(once).toMatchObject({ failures: 1, collected: 0, lastSuccess: null });
     expect(once.lastRun).not.toBeNull();
     expect(once.nextRunAt).toBeGreaterThanOrEqual(t0 + 120_000);
-    await refreshInput(ctx.db, once, { fetch: fetcher, pollInterval: 60 });
+    await refreshInput(ctx.db, once, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 });
     const twice = (await findInput(ctx.db, input.id))!;
     expect(twice.failures).toBe(2);
     expect(twice.nextRunAt).toBeGreaterThanOrEqual(t0 + 240_000);
@@ -121,7 +122,7 @@ describe('refreshInput', () => {
     const tenant = await buildTenant(ctx.db);
     const input = await createInput(ctx, tenant, '/limited');
     const t0 = Date.now();
-    await refreshInput(ctx.db, input, { fetch: fetcher, pollInterval: 60 });
+    await refreshInput(ctx.db, input, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 });
     const after = (await findInput(ctx.db, input.id))!;
     expect(after.lastError).toContain('429');
     expect(after.nextRunAt).toBeGreaterThanOrEqual(t0 + 7_200_000);
@@ -131,7 +132,7 @@ describe('refreshInput', () => {
     const ctx = await build();
     const tenant = await buildTenant(ctx.db);
     const input = await createInput(ctx, tenant, '/heise', { display: false });
-    await refreshInput(ctx.db, input, { fetch: fetcher, pollInterval: 60 });
+    await refreshInput(ctx.db, input, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 });
     const items = await queue(ctx, tenant);
     expect(items.length).toBe(15);
     expect(items.every((item) => item.state === 'unpublished')).toBe(true);
@@ -150,7 +151,7 @@ describe('refreshInput', () => {
       payload: { service: 'rss', type: 'feed', input: `${base}/heise` },
     });
     expect(put.statusCode).toBe(200);
-    expect(await refreshInput(ctx.db, input, { fetch: fetcher, pollInterval: 60 })).toBe(0);
+    expect(await refreshInput(ctx.db, input, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 })).toBe(0);
     expect(await queue(ctx, tenant)).toEqual([]);
   });
 
@@ -160,7 +161,7 @@ describe('refreshInput', () => {
     const input = await createInput(ctx, tenant, '/guardian?guarded');
     const guarded = createFetcher({ allowPrivate: false });
     try {
-      await refreshInput(ctx.db, input, { fetch: guarded, pollInterval: 60 });
+      await refreshInput(ctx.db, input, { fetch: guarded, services: loadConfig({}).services, pollInterval: 60 });
     } finally {
       await guarded.close();
     }

@@ -3,7 +3,8 @@
  * collection → update its schedule and status, all writes in one transaction. A failure is
  * recorded in the input's status (`lastError`) and pushes the next poll back exponentially, up
  * to 1 h (or the input's interval when that is longer), and never before a source's
- * `Retry-After`. Other inputs are not affected.
+ * `Retry-After`; a permanent failure parks the input until it is changed. Other inputs are not
+ * affected.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
@@ -16,6 +17,8 @@ import { connectorFor } from './connectors/index.ts';
 import { FetchError } from './fetch.ts';
 
 const MAX_BACKOFF_S = 3600;
+/** A permanent failure parks the input this long; changing the input makes it due at once. */
+const PARKED_MS = 365 * 24 * 3600 * 1000;
 
 /** Seconds until the next poll after `failures` consecutive failures (0 = success). */
 export function nextDelaySeconds(pollInterval: number, failures: number, retryAfterMs = 0): number {
@@ -36,13 +39,13 @@ function describe(error: unknown): string {
 export async function refreshInput(
   db: Db,
   input: InputRow,
-  ctx: CollectContext & { pollInterval: number; log?: FastifyBaseLogger },
+  ctx: Omit<CollectContext, 'now'> & { pollInterval: number; log?: FastifyBaseLogger },
   now = Date.now(),
 ): Promise<number> {
   const connector = connectorFor(input.service);
   try {
     if (!connector) throw new SourceError(`service ${input.service} is not supported by this version yet`);
-    const result = await connector.collect(input, JSON.parse(input.sourceState) as Record<string, unknown>, ctx);
+    const result = await connector.collect(input, JSON.parse(input.sourceState) as Record<string, unknown>, { fetch: ctx.fetch, services: ctx.services, now });
     const finished = Date.now();
     return await db.transaction().execute(async (trx) => {
       const current = await trx.selectFrom('inputs').select('lastModified').where('id', '=', input.id).executeTakeFirst();
@@ -57,7 +60,7 @@ export async function refreshInput(
           lastSuccess: iso(finished),
           lastError: null,
           failures: 0,
-          nextRunAt: finished + nextDelaySeconds(ctx.pollInterval, 0) * 1000,
+          nextRunAt: Math.max(finished + nextDelaySeconds(ctx.pollInterval, 0) * 1000, result.nextRunAt ?? 0),
           collected: sql<number>`collected + ${added}`,
         })
         .where('id', '=', input.id)
@@ -68,9 +71,10 @@ export async function refreshInput(
     if (!(error instanceof SourceError || error instanceof FetchError)) ctx.log?.error({ err: error, input: input.id }, 'collect failed');
     const failures = input.failures + 1;
     const retryAfterMs = error instanceof SourceError ? error.retryAfterMs : undefined;
+    const delayMs = error instanceof SourceError && error.permanent ? PARKED_MS : nextDelaySeconds(ctx.pollInterval, failures, retryAfterMs) * 1000;
     await db
       .updateTable('inputs')
-      .set({ lastRun: iso(now), lastError: describe(error), failures, nextRunAt: Date.now() + nextDelaySeconds(ctx.pollInterval, failures, retryAfterMs) * 1000 })
+      .set({ lastRun: iso(now), lastError: describe(error), failures, nextRunAt: Date.now() + delayMs })
       .where('id', '=', input.id)
       .where('lastModified', '=', input.lastModified)
       .execute();

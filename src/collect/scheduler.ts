@@ -32,7 +32,8 @@ export function startCollector(deps: { db: Db; config: Config; log?: FastifyBase
     if (stopping || free <= 0) return;
     const due = await dueInputs(db, Date.now(), free, [...running.keys()]);
     for (const input of due) {
-      const poll = refreshInput(db, input, { fetch: fetcher, pollInterval: config.pollInterval, ...(log ? { log } : {}) })
+      const pollInterval = config.pollIntervals[input.service] ?? config.pollInterval;
+      const poll = refreshInput(db, input, { fetch: fetcher, services: config.services, pollInterval, ...(log ? { log } : {}) })
         .catch((err: unknown) => log?.error({ err, input: input.id }, 'poll failed'))
         .finally(() => running.delete(input.id));
       running.set(input.id, poll);

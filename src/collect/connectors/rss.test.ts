@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SourceError, type SourceFetch, type SourceInput, type SourceResponse } from '../connector.ts';
 import type { ContentItem, Media } from '../item.ts';
 import { parseFeed, retryAfterMs, rss } from './rss.ts';
+import { loadConfig } from '../../config.ts';
 
 const FIXTURES = new URL('../../../test/fixtures/rss/', import.meta.url);
 const FEED_URL = 'https://example.org/feed.xml';
@@ -224,7 +225,7 @@ describe('rss connector', () => {
       calls.push({ url, headers });
       return { status: 200, headers: {}, body: new Uint8Array(), url, ...res };
     };
-    return { ctx: { fetch }, calls };
+    return { ctx: { fetch, services: loadConfig({}).services, now: Date.now() }, calls };
   }
 
   it('is the rss/feed connector', () => {
