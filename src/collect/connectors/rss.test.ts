@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SourceError, type SourceFetch, type SourceInput, type SourceResponse } from '../connector.ts';
 import type { ContentItem, Media } from '../item.ts';
-import { parseFeed, retryAfterMs, rss } from './rss.ts';
+import { parseFeed, rss } from './rss.ts';
 import { loadConfig } from '../../config.ts';
 
 const FIXTURES = new URL('../../../test/fixtures/rss/', import.meta.url);
@@ -196,21 +196,6 @@ describe('parseFeed: inline documents', () => {
   ])('throws SourceError for %s', (_, body) => {
     expect(() => parseFeed(body, undefined, FEED_URL, NOW)).toThrow(SourceError);
     expect(() => parseFeed(body, undefined, FEED_URL, NOW)).toThrow(/^not a feed: /);
-  });
-});
-
-describe('retryAfterMs', () => {
-  const now = Date.parse('Wed, 21 Oct 2015 07:26:00 GMT');
-  it.each([
-    ['120', 120_000],
-    [' 0 ', 0],
-    ['Wed, 21 Oct 2015 07:28:00 GMT', 120_000],
-    ['Wed, 21 Oct 2015 07:00:00 GMT', 0],
-    ['soon', undefined],
-    ['', undefined],
-    [undefined, undefined],
-  ])('%j → %j', (value, expected) => {
-    expect(retryAfterMs(value, now)).toBe(expected);
   });
 });
 

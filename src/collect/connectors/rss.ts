@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { parseFeed as parseXml } from '@rowanmanning/feed-parser';
 import { SourceError, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../item.ts';
+import { retryAfterMs } from './http.ts';
 
 type XmlElement = ReturnType<typeof parseXml>['element'];
 type Json = Record<string, unknown>;
@@ -289,18 +290,6 @@ function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | nu
 }
 
 /**
- * Milliseconds to wait from a `Retry-After` value (RFC 9110 §10.2.3): delay-seconds or an HTTP
- * date, relative to `now` (epoch ms). Past dates give 0; absent or unreadable values undefined.
- */
-export function retryAfterMs(value: string | undefined, now: number): number | undefined {
-  const v = value?.trim();
-  if (!v) return undefined;
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-/**
  * The `rss` connector, type `feed`: `input.input` is the feed URL. Sends `If-None-Match` /
  * `If-Modified-Since` from `state.etag` / `state.lastModified`; 304 gives no items and the same
  * state; 2xx gives the parsed items and `{etag, lastModified}` from the response. Throws
@@ -318,7 +307,7 @@ export const rss: Connector = {
     const res = await ctx.fetch(input.input, headers);
     if (res.status === 304) return { items: [], state };
     if (res.status === 429 || res.status === 503) {
-      throw new SourceError(`HTTP ${res.status}`, { retryAfterMs: retryAfterMs(res.headers['retry-after'], Date.now()) });
+      throw new SourceError(`HTTP ${res.status}`, { retryAfterMs: retryAfterMs(res.headers['retry-after'], ctx.now) });
     }
     if (res.status < 200 || res.status > 299) throw new SourceError(`HTTP ${res.status}`);
     const items = parseFeed(res.body, res.headers['content-type'], res.url || input.input);

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config.ts';
+import { SourceError, type SourceResponse } from '../connector.ts';
+import { getJson, rateLimitResetMs, requireSetting, retryAfterMs } from './http.ts';
+
+describe('retryAfterMs', () => {
+  const now = Date.parse('Wed, 21 Oct 2015 07:26:00 GMT');
+  it.each([
+    ['120', 120_000],
+    [' 0 ', 0],
+    ['Wed, 21 Oct 2015 07:28:00 GMT', 120_000],
+    ['Wed, 21 Oct 2015 07:00:00 GMT', 0],
+    ['soon', undefined],
+    ['', undefined],
+    [undefined, undefined],
+  ])('%j → %j', (value, expected) => {
+    expect(retryAfterMs(value, now)).toBe(expected);
+  });
+});
+
+describe('rateLimitResetMs', () => {
+  const now = 1_700_000_000_000;
+  it.each([
+    [{ 'retry-after': '30' }, 30_000],
+    [{ 'x-rate-limit-reset': String(now / 1000 + 900) }, 900_000],
+    [{ 'x-ratelimit-reset': '60' }, 60_000],
+    [{ 'x-ratelimit-reset': String(now / 1000 - 5) }, 0],
+    [{}, undefined],
+  ])('%j → %j', (headers, expected) => expect(rateLimitResetMs(headers as Record<string, string>, now)).toBe(expected));
+});
+
+describe('getJson', () => {
+  const now = 1_700_000_000_000;
+  const ctx = (status: number, body: string, headers: Record<string, string> = {}) => ({
+    services: loadConfig({}).services,
+    now,
+    fetch: async (url: string): Promise<SourceResponse> => ({ status, headers, body: new TextEncoder().encode(body), url }),
+  });
+
+  it('returns the parsed body and headers of a 2xx', async () => {
+    await expect(getJson(ctx(200, '{"a":[1]}', { etag: 'x' }), 'http://api.test/a')).resolves.toEqual({ body: { a: [1] }, headers: { etag: 'x' } });
+  });
+
+  it.each([
+    [429, '{"title":"Too Many Requests"}', { 'x-rate-limit-reset': String(now / 1000 + 60) }, false, 60_000, 'HTTP 429'],
+    [503, '', { 'retry-after': '5' }, false, 5000, 'HTTP 503'],
+    [500, 'oops', {}, false, undefined, 'HTTP 500'],
+    [401, '{"error":{"message":"Invalid OAuth access token."}}', {}, true, undefined, 'HTTP 401: Invalid OAuth access token.'],
+    [403, '{"detail":"Forbidden"}', {}, true, undefined, 'HTTP 403: Forbidden'],
+    [404, '{}', {}, true, undefined, 'HTTP 404'],
+    [200, '<html>', {}, false, undefined, 'malformed JSON from api.test'],
+  ])('classifies %i as permanent=%s', async (status, body, headers, permanent, retry, message) => {
+    const error = await getJson(ctx(status, body, headers), 'http://api.test/a').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error).toMatchObject({ permanent, retryAfterMs: retry, message });
+  });
+
+  it('names the variable of a missing credential', () => {
+    expect(() => requireSetting(undefined, 'TWITTER_BEARER_TOKEN', 'twitter')).toThrow('twitter is not configured: set TWITTER_BEARER_TOKEN');
+    expect(requireSetting('t', 'X', 'x')).toBe('t');
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * What the API connectors share: reading a JSON response with the failure classes of decisions
+ * §9 and issue "connectors" (429/503 and 5xx transient with the time the source names; 401, 403,
+ * 404 and other 4xx permanent; a body that is not JSON transient), rate-limit reset headers, and
+ * the "not configured" error for a missing credential.
+ */
+import { SourceError, type CollectContext } from '../connector.ts';
+
+/**
+ * Milliseconds to wait from a `Retry-After` value (RFC 9110 §10.2.3): delay-seconds or an HTTP
+ * date, relative to `now` (epoch ms). Past dates give 0; absent or unreadable values undefined.
+ */
+export function retryAfterMs(value: string | undefined, now: number): number | undefined {
+  const v = value?.trim();
+  if (!v) return undefined;
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * Milliseconds until the source's rate limit resets, from `Retry-After`, or the reset headers
+ * `x-rate-limit-reset` (X: epoch seconds) and `x-ratelimit-reset` (epoch seconds when larger than
+ * 10^9, else seconds from now); undefined when none is given. Header names are lower-case.
+ */
+export function rateLimitResetMs(headers: Record<string, string>, now: number): number | undefined {
+  const retry = retryAfterMs(headers['retry-after'], now);
+  if (retry !== undefined) return retry;
+  const reset = Number(headers['x-rate-limit-reset'] ?? headers['x-ratelimit-reset']);
+  if (!Number.isFinite(reset) || reset <= 0) return undefined;
+  return reset > 1e9 ? Math.max(0, reset * 1000 - now) : reset * 1000;
+}
+
+/** The setting's value, or a permanent SourceError naming the variable to set (decisions §9). */
+export function requireSetting(value: string | undefined, variable: string, service: string): string {
+  if (!value) throw new SourceError(`${service} is not configured: set ${variable}`, { permanent: true });
+  return value;
+}
+
+/**
+ * GETs `url` and parses its JSON body. Throws SourceError: transient for 429, 503 (with the
+ * reset time), other 5xx and malformed JSON; permanent for 401, 403, 404 and other 4xx. The
+ * message carries the status and, when the body has one, the API's own error message (`detail`
+ * function lets a connector pick it out of its service's error shape).
+ */
+export async function getJson(
+  ctx: CollectContext,
+  url: string,
+  headers: Record<string, string> = {},
+  detail: (body: unknown) => string | undefined = defaultDetail,
+): Promise<{ body: unknown; headers: Record<string, string> }> {
+  const response = await ctx.fetch(url, { accept: 'application/json', ...headers });
+  let body: unknown;
+  let malformed = false;
+  try {
+    body = JSON.parse(Buffer.from(response.body).toString('utf8'));
+  } catch {
+    malformed = true;
+  }
+  const status = response.status;
+  if (status >= 200 && status < 300) {
+    if (malformed) throw new SourceError(`malformed JSON from ${new URL(response.url || url).host}`);
+    return { body, headers: response.headers };
+  }
+  const message = `HTTP ${status}${!malformed && detail(body) ? `: ${detail(body)}` : ''}`;
+  if (status === 429 || status === 503) throw new SourceError(message, { retryAfterMs: rateLimitResetMs(response.headers, ctx.now) });
+  if (status >= 500 || status === 408) throw new SourceError(message);
+  throw new SourceError(message, { permanent: true });
+}
+
+function defaultDetail(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const b = body as Record<string, unknown>;
+  const error = b.error && typeof b.error === 'object' ? (b.error as Record<string, unknown>) : undefined;
+  const text = error?.message ?? b.error_description ?? b.detail ?? b.message ?? (typeof b.error === 'string' ? b.error : undefined);
+  return typeof text === 'string' ? text.slice(0, 200) : undefined;
+}
