@@ -69,41 +69,31 @@ export function validationError(invalid: Invalid[], status = 400): ApiError {
   );
 }
 
-/** 401 AuthenticationError: missing, unknown or expired token; unknown or inactive contract. */
-export function authenticationError(message: string, propertyName?: string): ApiError {
-  return new ApiError(401, [{ name: 'AuthenticationError', message, ...(propertyName ? { propertyName } : {}), code: 2001 }]);
+/** An error of one entry, with optional property name and value. */
+function oneEntry(status: number, name: string, code: number) {
+  return (message: string, propertyName?: string, propertyValue?: unknown): ApiError =>
+    new ApiError(status, [
+      {
+        name,
+        message,
+        ...(propertyName ? { propertyName } : {}),
+        ...(propertyValue !== undefined ? { propertyValue: displayValue(propertyValue) } : {}),
+        code,
+      },
+    ]);
 }
+
+/** 401 AuthenticationError: missing, unknown or expired token; unknown or inactive contract. */
+export const authenticationError = oneEntry(401, 'AuthenticationError', 2001);
 
 /** 403 ForbiddenError: the consumer lacks access to the contract that owns the resource. */
-export function forbiddenError(message: string, propertyName?: string): ApiError {
-  return new ApiError(403, [{ name: 'ForbiddenError', message, ...(propertyName ? { propertyName } : {}), code: 3001 }]);
-}
+export const forbiddenError = oneEntry(403, 'ForbiddenError', 3001);
 
 /** 404 NotFoundError: unknown resource id, collection slug, item id or route. */
-export function notFoundError(message: string, propertyName?: string, propertyValue?: unknown): ApiError {
-  return new ApiError(404, [
-    {
-      name: 'NotFoundError',
-      message,
-      ...(propertyName ? { propertyName } : {}),
-      ...(propertyValue !== undefined ? { propertyValue: displayValue(propertyValue) } : {}),
-      code: 4001,
-    },
-  ]);
-}
+export const notFoundError = oneEntry(404, 'NotFoundError', 4001);
 
 /** 409 ConflictError: a name already used in the contract, or a resource still referenced. */
-export function conflictError(message: string, propertyName?: string, propertyValue?: unknown): ApiError {
-  return new ApiError(409, [
-    {
-      name: 'ConflictError',
-      message,
-      ...(propertyName ? { propertyName } : {}),
-      ...(propertyValue !== undefined ? { propertyValue: displayValue(propertyValue) } : {}),
-      code: 4091,
-    },
-  ]);
-}
+export const conflictError = oneEntry(409, 'ConflictError', 4091);
 
 /** 429 RateLimitError with `Retry-After` in seconds. */
 export function rateLimitError(retryAfterSeconds: number): ApiError {
