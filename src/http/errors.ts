@@ -14,9 +14,11 @@ export function send(reply: FastifyReply, request: FastifyRequest, error: ApiErr
   return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(body);
 }
 
-function mapFastifyError(error: FastifyError): ApiError {
+function mapFastifyError(error: FastifyError, request: FastifyRequest): ApiError {
   if (error.validation) {
-    return validationError(toInvalid(error.validation as never, undefined));
+    const part = error.validationContext as 'body' | 'querystring' | 'params' | 'headers' | undefined;
+    const data = part === 'querystring' ? request.query : part ? request[part] : undefined;
+    return validationError(toInvalid(error.validation as never, data));
   }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return validationError([{ propertyName: 'body', message: 'Request body is too large.', code: VALIDATION_CODES.range }], 413);
@@ -39,7 +41,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     reply.header('x-request-id', request.id);
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = error instanceof ApiError ? error : mapFastifyError(error);
+    const apiError = error instanceof ApiError ? error : mapFastifyError(error, request);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return send(reply, request, apiError);
   });

@@ -385,3 +385,19 @@ describe('unknown routes', () => {
     expectError(await app.inject({ method: 'DELETE', url: '/v1/content/acme-news' }), 404, { name: 'NotFoundError', code: 4001 });
   });
 });
+
+describe('query parameter errors', () => {
+  it('name the parameter and its offending value', async () => {
+    const { app, db } = await build();
+    const t = await buildTenant(db);
+    const res = await app.inject(`/v1/content/${t.contract.slug}?q=${t.collection.slug}&count=500&order=sideways`);
+    expect(res.statusCode).toBe(400);
+    const errors = res.json().errors;
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'ValidationError', propertyName: 'count', propertyValue: '500', code: 1003 }),
+        expect.objectContaining({ name: 'ValidationError', propertyName: 'order', propertyValue: 'sideways', code: 1004 }),
+      ]),
+    );
+  });
+});
