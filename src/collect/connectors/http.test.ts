@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceResponse } from '../connector.ts';
-import { getJson, rateLimitResetMs, requireSetting, retryAfterMs } from './http.ts';
+import { getJson, parseJson, rateLimitResetMs, requireSetting, retryAfterMs } from './http.ts';
 
 describe('retryAfterMs', () => {
   const now = Date.parse('Wed, 21 Oct 2015 07:26:00 GMT');
@@ -38,7 +38,7 @@ describe('getJson', () => {
   });
 
   it('returns the parsed body and headers of a 2xx', async () => {
-    await expect(getJson(ctx(200, '{"a":[1]}', { etag: 'x' }), 'http://api.test/a')).resolves.toEqual({ body: { a: [1] }, headers: { etag: 'x' } });
+    await expect(getJson(ctx(200, '{"a":[1]}', { etag: 'x' }), 'http://api.test/a')).resolves.toEqual({ body: { a: [1] }, status: 200, headers: { etag: 'x' } });
   });
 
   it.each([
@@ -58,5 +58,27 @@ describe('getJson', () => {
   it('names the variable of a missing credential', () => {
     expect(() => requireSetting(undefined, 'TWITTER_BEARER_TOKEN', 'twitter')).toThrow('twitter is not configured: set TWITTER_BEARER_TOKEN');
     expect(requireSetting('t', 'X', 'x')).toBe('t');
+  });
+});
+
+describe('parseJson', () => {
+  it('keeps integers beyond 2^53 as their digits and leaves the rest alone', () => {
+    expect(parseJson('{"id":1577730467436138524,"n":42,"f":1.5,"s":"9007199254740993","big":-9007199254740993}'))
+      .toEqual({ id: '1577730467436138524', n: 42, f: 1.5, s: '9007199254740993', big: '-9007199254740993' });
+  });
+});
+
+describe('getJson with options', () => {
+  const ctx = (status: number, body: string) => ({
+    services: loadConfig({}).services,
+    now: 0,
+    fetch: async (url: string): Promise<SourceResponse> => ({ status, headers: {}, body: new TextEncoder().encode(body), url }),
+  });
+  it('returns a 304 without a body', async () => {
+    await expect(getJson(ctx(304, ''), 'http://api.test/a')).resolves.toEqual({ body: undefined, status: 304, headers: {} });
+  });
+  it('lets the connector classify a response first', async () => {
+    const classify = ({ status }: { status: number }) => (status === 400 ? new SourceError('quota', { retryAfterMs: 5 }) : undefined);
+    await expect(getJson(ctx(400, '{}'), 'http://api.test/a', {}, undefined, { classify })).rejects.toMatchObject({ message: 'quota', permanent: false, retryAfterMs: 5 });
   });
 });

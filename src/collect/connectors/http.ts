@@ -37,30 +37,59 @@ export function requireSetting(value: string | undefined, variable: string, serv
   return value;
 }
 
+/** What {@link getJson} reads: the parsed body (undefined for 304), the status and the headers. */
+export interface JsonResponse {
+  body: unknown;
+  status: number;
+  headers: Record<string, string>;
+}
+
+export interface GetJsonOptions {
+  /**
+   * Looks at a response before the default classification and may return the SourceError to
+   * throw (e.g. an in-body quota error that must be transient, a rate limit sent as 400).
+   */
+  classify?: (response: JsonResponse) => SourceError | undefined;
+}
+
+/**
+ * JSON.parse that keeps integers beyond 2^53 as their source text (strings), so ids such as
+ * Tumblr's numeric `id` keep every digit (TC39 JSON.parse source text access, Node ≥ 21).
+ */
+export function parseJson(text: string): unknown {
+  return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value) && context?.source ? context.source : value);
+}
+
 /**
  * GETs `url` and parses its JSON body. Throws SourceError: transient for 429, 503 (with the
  * reset time), other 5xx and malformed JSON; permanent for 401, 403, 404 and other 4xx. The
  * message carries the status and, when the body has one, the API's own error message (`detail`
- * function lets a connector pick it out of its service's error shape).
+ * function lets a connector pick it out of its service's error shape). A 304 (the caller sent a
+ * validator) returns with body undefined. `options.classify` may decide first.
  */
 export async function getJson(
   ctx: CollectContext,
   url: string,
   headers: Record<string, string> = {},
   detail: (body: unknown) => string | undefined = defaultDetail,
-): Promise<{ body: unknown; headers: Record<string, string> }> {
+  options: GetJsonOptions = {},
+): Promise<JsonResponse> {
   const response = await ctx.fetch(url, { accept: 'application/json', ...headers });
   let body: unknown;
   let malformed = false;
   try {
-    body = JSON.parse(Buffer.from(response.body).toString('utf8'));
+    body = parseJson(Buffer.from(response.body).toString('utf8'));
   } catch {
     malformed = true;
   }
   const status = response.status;
+  if (status === 304) return { body: undefined, status, headers: response.headers };
+  const own = options.classify?.({ body: malformed ? undefined : body, status, headers: response.headers });
+  if (own) throw own;
   if (status >= 200 && status < 300) {
     if (malformed) throw new SourceError(`malformed JSON from ${new URL(response.url || url).host}`);
-    return { body, headers: response.headers };
+    return { body, status, headers: response.headers };
   }
   const message = `HTTP ${status}${!malformed && detail(body) ? `: ${detail(body)}` : ''}`;
   if (status === 429 || status === 503) throw new SourceError(message, { retryAfterMs: rateLimitResetMs(response.headers, ctx.now) });
@@ -68,7 +97,7 @@ export async function getJson(
   throw new SourceError(message, { permanent: true });
 }
 
-function defaultDetail(body: unknown): string | undefined {
+export function defaultDetail(body: unknown): string | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const b = body as Record<string, unknown>;
   const error = b.error && typeof b.error === 'object' ? (b.error as Record<string, unknown>) : undefined;

@@ -4,9 +4,14 @@
  * its status as not supported yet.
  */
 import type { Connector } from '../connector.ts';
+import { facebook } from './facebook.ts';
+import { instagram } from './instagram.ts';
 import { rss } from './rss.ts';
+import { tumblr } from './tumblr.ts';
+import { twitter } from './twitter.ts';
+import { youtube } from './youtube.ts';
 
-export const connectors: readonly Connector[] = [rss];
+export const connectors: readonly Connector[] = [rss, twitter, facebook, instagram, youtube, tumblr];
 
 export function connectorFor(service: string): Connector | undefined {
   return connectors.find((connector) => connector.service === service);

@@ -1,0 +1,102 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fakeApi, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
+import { loadConfig } from '../../config.ts';
+import { SourceError, type SourceInput } from '../connector.ts';
+import { createFetcher } from '../fetch.ts';
+import { facebook } from './facebook.ts';
+import { graphNextRunAt } from './graph.ts';
+
+const NOW = Date.parse('2030-01-01T00:00:00Z');
+const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 1000 });
+let api: Awaited<ReturnType<typeof fakeApi>>;
+beforeAll(async () => {
+  api = await fakeApi(() => ({ status: 404, body: {} }));
+});
+afterAll(async () => {
+  await api.close();
+  await fetcher.close();
+});
+afterEach(() => {
+  api.requests.length = 0;
+});
+const ctx = (env: Record<string, string> = { FACEBOOK_ACCESS_TOKEN: 'page-token' }) =>
+  ({ fetch: fetcher, now: NOW, services: loadConfig({ FACEBOOK_API_URL: `${api.base}/v25.0`, ...env }).services });
+const page: SourceInput = { id: 'a'.repeat(24), service: 'facebook', type: 'page', input: 'FacebookforDevelopers' };
+
+describe('facebook: page posts', () => {
+  it('maps the feed fixture field by field and keeps the newest time as the cursor', async () => {
+    api.respond = () => ({ body: fixtureBytes('facebook', 'page_feed_fields_p1.json'), headers: { 'content-type': 'application/json' } });
+    const { items, state } = await facebook.collect(page, {}, ctx());
+    expect(items.map((i) => i.id)).toEqual(fixtureJson('facebook', 'page_feed_fields_p1.json').data.map((p: { id: string }) => `facebook_${p.id}`));
+    expect(items[0]).toMatchObject({
+      service: 'facebook',
+      type: 'image',
+      url: 'https://www.facebook.com/19292868552/posts/10158349356748553/',
+      date: '2021-07-09T19:09:52.000Z',
+      author: { name: null, username: null, userid: '19292868552', url: 'https://www.facebook.com/19292868552' },
+      media: [{ type: 'image', width: 720, height: 720,
+        url: 'https://scontent-ssn1-1.xx.fbcdn.net/v/t1.6435-9/p720x720/211801276_10158349355018553_2104693261473191589_n.jpg?_nc_cat=101&ccb=1-3&_nc_sid=8024bb&_nc_ohc=XPjizdMqvkcAX8X4Q6l&_nc_ht=scontent-ssn1-1.xx&oh=92a00d7b2dc93cf00ee164b00f4a024f&oe=60F1D543' }],
+      // 125 reactions + 2 × 10 shares + 13 comments
+      kudos: { score: 158, facebook_likes: 125, facebook_shares: 10, facebook_comments: 13 },
+    });
+    expect(items[0]!.text).toContain('<a href="https://fb.me/Ninja-Van-Success-Story">https://fb.me/Ninja-Van-Success-Story</a>');
+    expect(items[0]).not.toHaveProperty('language');
+    expect(items[0]).not.toHaveProperty('children'); // the fixture's comments.data is empty
+    expect(items[1]).toMatchObject({ type: 'link', date: '2021-07-08T15:30:19.000Z' });
+    const video = items[4]!;
+    expect(video.type).toBe('video');
+    expect(video.media![0]).toMatchObject({ type: 'embed' });
+    expect((video.media![0] as { embed: string }).embed).toMatch(/^<iframe width="640" height="360" src="https:\/\/www\.facebook\.com\/plugins\/video\.php\?href=https%3A%2F%2F.+&amp;show_text=false"/);
+    expect(state).toEqual({ since: Date.parse('2021-07-09T19:09:52Z') / 1000 });
+    const [req] = api.requests;
+    expect(req!.path).toBe('/v25.0/FacebookforDevelopers/posts');
+    expect(req!.headers.authorization).toBe('Bearer page-token');
+    expect(req!.query.get('fields')).toContain('comments.summary(total_count).limit(25)');
+    expect(req!.query.get('since')).toBeNull();
+  });
+
+  it('maps album images and inline comments as children; sends since and follows the after cursor', async () => {
+    const album = fixtureJson('facebook', 'post_album_attachments.json');
+    const comment = { id: '10158407654328553_1', message: 'Nice #graph', created_time: '2021-08-10T18:45:03+0000', like_count: 2, from: { id: '42', name: 'Ann' } };
+    api.respond = (req) => ({ body: req.query.get('after')
+      ? { data: [] }
+      : { data: [{ ...album, id: '565225540184937_4018908568149933', created_time: '2020-02-20T10:00:00+0000', comments: { data: [comment], summary: { total_count: 1 } } }],
+          paging: { cursors: { after: 'QVFI' }, next: `${api.base}/next` } } });
+    const { items } = await facebook.collect(page, { since: 1_500_000_000 }, ctx());
+    expect(items[0]!.media!.length).toBe(album.attachments.data[0].subattachments.data.length);
+    expect(items[0]!.media![0]).toMatchObject({ type: 'image', width: 720, height: 405 });
+    expect(items[0]!.children).toEqual([{
+      id: 'facebook_10158407654328553_1', service: 'facebook', type: 'comment',
+      text: 'Nice <a href="https://www.facebook.com/hashtag/graph">#graph</a>', tags: ['graph'], url: null,
+      date: '2021-08-10T18:45:03.000Z', author: { name: 'Ann', username: null, userid: '42', url: 'https://www.facebook.com/42' },
+      media: null, kudos: { score: 2, facebook_likes: 2 },
+    }]);
+    expect(api.requests.map((r) => r.query.get('since'))).toEqual(['1500000000', '1500000000']);
+    expect(api.requests[1]!.query.get('after')).toBe('QVFI');
+  });
+
+  it('polls later when X-App-Usage is near 100 %', async () => {
+    api.respond = () => ({ body: { data: [] }, headers: { 'x-app-usage': '{"call_count":95,"total_cputime":10,"total_time":12}' } });
+    expect((await facebook.collect(page, {}, ctx())).nextRunAt).toBe(NOW + 3600_000);
+    expect(graphNextRunAt({ 'x-business-use-case-usage': '{"1":[{"type":"pages","call_count":99,"total_cputime":1,"total_time":1,"estimated_time_to_regain_access":120}]}' }, NOW)).toBe(NOW + 7_200_000);
+    expect(graphNextRunAt({ 'x-app-usage': '{"call_count":40}' }, NOW)).toBeUndefined();
+  });
+
+  it.each([
+    ['permission error (#100)', 400, fixtureJson('facebook', 'error_100_permission.json'), true, undefined],
+    ['bad token', 401, { error: { message: 'Invalid OAuth access token.', code: 190 } }, true, undefined],
+    ['throttled (code 32) in a 403', 403, { error: { message: 'Page request limit reached', code: 32 } }, false, 3600_000],
+    ['server error', 502, 'Bad Gateway', false, undefined],
+  ])('%s', async (_name, status, body, permanent, retryAfterMs) => {
+    api.respond = () => ({ status, body });
+    const error = await facebook.collect(page, {}, ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+
+  it('reports malformed JSON and a missing token', async () => {
+    api.respond = () => ({ body: '<html>' });
+    await expect(facebook.collect(page, {}, ctx())).rejects.toThrow(/^malformed JSON/);
+    await expect(facebook.collect(page, {}, ctx({}))).rejects.toMatchObject({ permanent: true, message: 'facebook is not configured: set FACEBOOK_ACCESS_TOKEN' });
+  });
+});
