@@ -21,7 +21,8 @@ function sluice(dataDir: string, args: string[], extra: { env?: Record<string, s
   return { status: result.status, out: result.stdout ? JSON.parse(result.stdout) : undefined, err: result.stderr ? JSON.parse(result.stderr) : undefined };
 }
 
-describe('sluice CLI', () => {
+// Each case spawns npm several times; a loaded machine needs more than the default 20 s.
+describe('sluice CLI', { timeout: 90_000 }, () => {
   it('creates contracts, collections, clients and users, and grants access', () => {
     const dir = tempDir();
     const contract = sluice(dir, ['admin', 'contract', 'create', '--name', 'World News']);
