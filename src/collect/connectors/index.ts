@@ -5,8 +5,12 @@
  */
 import type { Connector } from '../connector.ts';
 import { rss } from './rss.ts';
+import { vimeo } from './vimeo.ts';
 
-export const connectors: readonly Connector[] = [rss];
+export const connectors: readonly Connector[] = [
+  rss,
+  vimeo,
+];
 
 export function connectorFor(service: string): Connector | undefined {
   return connectors.find((connector) => connector.service === service);
