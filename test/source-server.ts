@@ -86,7 +86,7 @@ export const fixtureText = (path: string): string => readFileSync(new URL(`./fix
  * `server` answering each case and checks the SourceError (or FetchError for a timeout).
  * `now` is the poll time `collect` is given (epoch ms).
  */
-export const failureCases = (now: number) => [
+export const failureCases = (now: number): Array<{ name: string; reply: Reply; permanent: boolean; retryAfterMs: number | undefined }> => [
   { name: '429 with Retry-After', reply: { status: 429, headers: { 'retry-after': '120' }, body: {} }, permanent: false, retryAfterMs: 120_000 },
   { name: '429 with x-ratelimit-reset (epoch s)', reply: { status: 429, headers: { 'x-ratelimit-reset': String(now / 1000 + 300) }, body: {} }, permanent: false, retryAfterMs: 300_000 },
   { name: '429 with x-ratelimit-reset (ISO, Mastodon)', reply: { status: 429, headers: { 'x-ratelimit-reset': new Date(now + 90_000).toISOString() }, body: {} }, permanent: false, retryAfterMs: 90_000 },
@@ -96,4 +96,4 @@ export const failureCases = (now: number) => [
   { name: '500', reply: { status: 500, body: 'oops' }, permanent: false, retryAfterMs: undefined },
   { name: '502', reply: { status: 502, body: '' }, permanent: false, retryAfterMs: undefined },
   { name: 'malformed JSON', reply: { status: 200, body: '{"data": [' }, permanent: false, retryAfterMs: undefined },
-] satisfies Array<{ name: string; reply: Reply; permanent: boolean; retryAfterMs: number | undefined }>;
+];
