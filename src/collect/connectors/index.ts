@@ -4,12 +4,14 @@
  * its status as not supported yet.
  */
 import type { Connector } from '../connector.ts';
+import { flickr } from './flickr.ts';
 import { rss } from './rss.ts';
 import { vimeo } from './vimeo.ts';
 
 export const connectors: readonly Connector[] = [
   rss,
   vimeo,
+  flickr,
 ];
 
 export function connectorFor(service: string): Connector | undefined {
