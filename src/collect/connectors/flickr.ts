@@ -131,7 +131,7 @@ export const flickr: Connector = {
     }
     const nsid = input.type === 'user' ? (state.nsidOf === value && str(state.nsid)) || await userNsid(ctx, key, value) : null;
     const seen = state as Seen;
-    const since = seen.latest ? { min_upload_date: String(Math.floor(Date.parse(seen.latest) / 1000)) } : {};
+    const since: Record<string, string> = seen.latest ? { min_upload_date: String(Math.floor(Date.parse(seen.latest) / 1000)) } : {};
     const { entries, seen: next } = await newestFirst<Json>({
       seen,
       maxPages: MAX_PAGES,
