@@ -5,6 +5,7 @@
  */
 import type { Connector } from '../connector.ts';
 import { flickr } from './flickr.ts';
+import { mastodon } from './mastodon.ts';
 import { rss } from './rss.ts';
 import { vimeo } from './vimeo.ts';
 
@@ -12,6 +13,7 @@ export const connectors: readonly Connector[] = [
   rss,
   vimeo,
   flickr,
+  mastodon,
 ];
 
 export function connectorFor(service: string): Connector | undefined {
