@@ -4,6 +4,7 @@
  * its status as not supported yet.
  */
 import type { Connector } from '../connector.ts';
+import { bluesky } from './bluesky.ts';
 import { flickr } from './flickr.ts';
 import { mastodon } from './mastodon.ts';
 import { rss } from './rss.ts';
@@ -14,6 +15,7 @@ export const connectors: readonly Connector[] = [
   vimeo,
   flickr,
   mastodon,
+  bluesky,
 ];
 
 export function connectorFor(service: string): Connector | undefined {
