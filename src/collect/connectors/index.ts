@@ -9,6 +9,7 @@ import { flickr } from './flickr.ts';
 import { mastodon } from './mastodon.ts';
 import { rss } from './rss.ts';
 import { vimeo } from './vimeo.ts';
+import { vk } from './vk.ts';
 
 export const connectors: readonly Connector[] = [
   rss,
@@ -16,6 +17,7 @@ export const connectors: readonly Connector[] = [
   flickr,
   mastodon,
   bluesky,
+  vk,
 ];
 
 export function connectorFor(service: string): Connector | undefined {
