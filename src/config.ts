@@ -65,6 +65,8 @@ export const SERVICE_SETTINGS = {
   mastodon: {},
   bluesky: {
     apiUrl: ['BLUESKY_API_URL', 'https://public.api.bsky.app'],
+    /** The PDS that issues sessions (com.atproto.server.createSession) and proxies search for them. */
+    pdsUrl: ['BLUESKY_PDS_URL', 'https://bsky.social'],
     identifier: ['BLUESKY_IDENTIFIER'],
     appPassword: ['BLUESKY_APP_PASSWORD'],
   },

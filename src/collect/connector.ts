@@ -28,8 +28,14 @@ export interface SourceResponse {
   url: string;
 }
 
-/** Outbound HTTP as the collector allows it: guarded, time- and size-limited (decisions §9). */
-export type SourceFetch = (url: string, headers?: Record<string, string>) => Promise<SourceResponse>;
+/** A request body: only the few API calls that must POST (e.g. a Bluesky session) send one. */
+export interface SourceRequest {
+  method?: 'GET' | 'POST';
+  body?: string;
+}
+
+/** Outbound HTTP as the collector allows it: guarded, time- and size-limited (decisions §9). GET unless `request` says POST. */
+export type SourceFetch = (url: string, headers?: Record<string, string>, request?: SourceRequest) => Promise<SourceResponse>;
 
 export interface CollectContext {
   fetch: SourceFetch;

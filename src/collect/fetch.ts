@@ -13,7 +13,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
-import type { SourceFetch, SourceResponse } from './connector.ts';
+import type { SourceFetch, SourceRequest, SourceResponse } from './connector.ts';
 
 /** Default whole-request time limit, ms (decisions §9). */
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -92,7 +92,7 @@ export interface FetcherOptions {
  * Makes the collector's guarded `fetch` (decisions §9), backed by undici's `fetch` with its own
  * `Agent` (so no global dispatcher or proxy settings apply).
  *
- * The returned function does a GET of `url` with the given extra request headers (they override
+ * The returned function does a GET (or the POST `request` asks for) of `url` with the given extra request headers (they override
  * the default `User-Agent`) and resolves to a {@link SourceResponse}: status, headers with
  * lower-case names (repeated headers joined with `, `), the body bytes and the final URL after
  * redirects. HTTP error statuses (4xx, 5xx) and 3xx responses that are not followed (304, 300,
@@ -145,8 +145,10 @@ export function createFetcher(options: FetcherOptions): SourceFetch & { close():
     },
   });
 
-  async function guardedFetch(url: string, headers: Record<string, string> = {}): Promise<SourceResponse> {
+  async function guardedFetch(url: string, headers: Record<string, string> = {}, request: SourceRequest = {}): Promise<SourceResponse> {
     let current = parseHttpUrl(url, undefined);
+    let method = request.method ?? 'GET';
+    let requestBody = request.body;
     const signal = AbortSignal.timeout(timeoutMs);
     const requestHeaders: Record<string, string> = { 'user-agent': userAgent };
     for (const [name, value] of Object.entries(headers)) requestHeaders[name.toLowerCase()] = value;
@@ -155,8 +157,9 @@ export function createFetcher(options: FetcherOptions): SourceFetch & { close():
       const host = current.host;
       try {
         const response = await undiciFetch(current.href, {
-          method: 'GET',
+          method,
           headers: requestHeaders,
+          ...(requestBody !== undefined && { body: requestBody }),
           redirect: 'manual',
           signal,
           dispatcher: agent,
@@ -170,6 +173,12 @@ export function createFetcher(options: FetcherOptions): SourceFetch & { close():
           }
           const next = parseHttpUrl(location, current);
           if (next.origin !== current.origin) for (const name of CREDENTIAL_HEADERS) delete requestHeaders[name];
+          // RFC 9110 §15.4: only 307 and 308 keep the method and body; the others become a GET.
+          if (response.status !== 307 && response.status !== 308) {
+            method = 'GET';
+            requestBody = undefined;
+            delete requestHeaders['content-type'];
+          }
           current = next;
           continue;
         }

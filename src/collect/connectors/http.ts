@@ -4,7 +4,7 @@
  * 404 and other 4xx permanent; a body that is not JSON transient), rate-limit reset headers, and
  * the "not configured" error for a missing credential.
  */
-import { SourceError, type CollectContext } from '../connector.ts';
+import { SourceError, type CollectContext, type SourceRequest } from '../connector.ts';
 
 /**
  * Milliseconds to wait from a `Retry-After` value (RFC 9110 §10.2.3): delay-seconds or an HTTP
@@ -20,15 +20,34 @@ export function retryAfterMs(value: string | undefined, now: number): number | u
 
 /**
  * Milliseconds until the source's rate limit resets, from `Retry-After`, or the reset headers
- * `x-rate-limit-reset` (X: epoch seconds) and `x-ratelimit-reset` (epoch seconds when larger than
- * 10^9, else seconds from now); undefined when none is given. Header names are lower-case.
+ * `x-rate-limit-reset` (X: epoch seconds), `x-ratelimit-reset` (Vimeo, Reddit: epoch seconds when
+ * larger than 10^9, else seconds from now; Mastodon: an ISO 8601 time) and `ratelimit-reset`
+ * (IETF RateLimit draft as Bluesky sends it, read the same way); undefined when none is given.
+ * Header names are lower-case.
  */
 export function rateLimitResetMs(headers: Record<string, string>, now: number): number | undefined {
   const retry = retryAfterMs(headers['retry-after'], now);
   if (retry !== undefined) return retry;
-  const reset = Number(headers['x-rate-limit-reset'] ?? headers['x-ratelimit-reset']);
-  if (!Number.isFinite(reset) || reset <= 0) return undefined;
+  const value = (headers['x-rate-limit-reset'] ?? headers['x-ratelimit-reset'] ?? headers['ratelimit-reset'])?.trim();
+  if (!value) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(value)) {
+    const at = /^\d{4}-\d\d-\d\dT/.test(value) ? Date.parse(value) : Number.NaN;
+    return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+  }
+  const reset = Number(value);
+  if (reset <= 0) return undefined;
   return reset > 1e9 ? Math.max(0, reset * 1000 - now) : reset * 1000;
+}
+
+/**
+ * The earliest next poll (epoch ms) when a successful response says the quota is used up
+ * (`x-ratelimit-remaining` or `ratelimit-remaining` is 0) and names its reset; else undefined.
+ */
+export function quotaExhaustedUntil(headers: Record<string, string>, now: number): number | undefined {
+  const remaining = (headers['x-ratelimit-remaining'] ?? headers['x-rate-limit-remaining'] ?? headers['ratelimit-remaining'])?.trim();
+  if (remaining !== '0') return undefined;
+  const wait = rateLimitResetMs(headers, now);
+  return wait === undefined ? undefined : now + wait;
 }
 
 /** The setting's value, or a permanent SourceError naming the variable to set (decisions §9). */
@@ -50,6 +69,8 @@ export interface GetJsonOptions {
    * throw (e.g. an in-body quota error that must be transient, a rate limit sent as 400).
    */
   classify?: (response: JsonResponse) => SourceError | undefined;
+  /** Method and body when not a plain GET. */
+  request?: SourceRequest;
 }
 
 /**
@@ -66,7 +87,8 @@ export function parseJson(text: string): unknown {
  * reset time), other 5xx and malformed JSON; permanent for 401, 403, 404 and other 4xx. The
  * message carries the status and, when the body has one, the API's own error message (`detail`
  * function lets a connector pick it out of its service's error shape). A 304 (the caller sent a
- * validator) returns with body undefined. `options.classify` may decide first.
+ * validator) returns with body undefined. `options.classify` may decide first; `options.request`
+ * makes it another method with a body (e.g. a POST).
  */
 export async function getJson(
   ctx: CollectContext,
@@ -75,7 +97,7 @@ export async function getJson(
   detail: (body: unknown) => string | undefined = defaultDetail,
   options: GetJsonOptions = {},
 ): Promise<JsonResponse> {
-  const response = await ctx.fetch(url, { accept: 'application/json', ...headers });
+  const response = await ctx.fetch(url, { accept: 'application/json', ...headers }, options.request);
   let body: unknown;
   let malformed = false;
   try {

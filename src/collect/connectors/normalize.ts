@@ -25,14 +25,19 @@ export const unescapeHtml = (s: string) =>
 
 /**
  * ISO 8601 UTC with ms from an ISO date (also `+0000` offsets as Facebook and Instagram send,
- * and `YYYY-MM-DD HH:MM:SS GMT` as Tumblr sends) or Unix seconds (number or digits); else null.
+ * `YYYY-MM-DD HH:MM:SS GMT` as Tumblr sends, no zone read as UTC, any number of fraction
+ * digits as Bluesky sends) or Unix seconds (number or digits: VK, Flickr); else null.
  */
 export function isoDate(v: unknown): string | null {
   if (typeof v === 'number' || (typeof v === 'string' && /^\d+(\.\d+)?$/.test(v))) {
     const t = Number(v) * 1000;
     return Number.isFinite(t) && t > 0 ? new Date(t).toISOString() : null;
   }
-  const s = str(v)?.replace(/([+-]\d\d)(\d\d)$/, '$1:$2').replace(/^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d) GMT$/, '$1T$2Z');
+  const s = str(v)
+    ?.replace(/([+-]\d\d)(\d\d)$/, '$1:$2')
+    .replace(/^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d) GMT$/, '$1T$2Z')
+    // ISO text without a zone is read as UTC, not as the host's local time.
+    .replace(/^(\d{4}-\d\d-\d\d)[T ]([\d:.]+)$/, '$1T$2Z');
   const t = s ? Date.parse(s) : Number.NaN;
   return Number.isNaN(t) ? null : new Date(t).toISOString();
 }

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { failureCases, fixtureJson, startSourceServer, testFetcher, type SourceServer } from '../../../test/source-server.ts';
+import { loadConfig } from '../../config.ts';
+import { SourceError, type SourceInput } from '../connector.ts';
+import { bluesky, blueskyItem, facetsToHtml } from './bluesky.ts';
+
+// The postView is real (getPostThread_postView_recordWithMedia.json: `thread.post`); the
+// getAuthorFeed ({cursor, feed:[{post, reason?}]}) and searchPosts ({cursor, hitsTotal, posts})
+// envelopes around it are built from the documented shapes (connectors.md §12), as no recorded
+// envelope was saved.
+const thread = fixtureJson('bluesky/getPostThread_postView_recordWithMedia.json') as { thread: { post: Record<string, unknown> } };
+const post = thread.thread.post;
+const NOW = Date.parse('2030-01-01T00:00:00Z');
+const newer = { ...post, uri: 'at://did:plc:kvwvcn5iqfooopmyzvb4qzba/app.bsky.feed.post/3kzzzzzzzzz22',
+  record: { ...(post.record as object), createdAt: '2023-10-01T08:00:00.123456+00:00', text: 'new #post' }, indexedAt: '2023-10-01T08:00:01.000Z',
+  likeCount: 4, repostCount: 1, replyCount: 2, quoteCount: 1 };
+
+let server: SourceServer;
+const fetcher = testFetcher();
+const ctx = (extra: Record<string, string> = {}) => ({
+  fetch: fetcher,
+  services: loadConfig({ BLUESKY_API_URL: `${server.base}/appview`, BLUESKY_PDS_URL: `${server.base}/pds`, ...extra }).services,
+  now: NOW,
+});
+const creds = { BLUESKY_IDENTIFIER: 'me.bsky.social', BLUESKY_APP_PASSWORD: 'app-pass' };
+const input = (type: string, value: string): SourceInput => ({ id: 'i1', service: 'bluesky', type, input: value });
+
+beforeAll(async () => {
+  server = await startSourceServer();
+});
+afterAll(async () => {
+  await server.close();
+  await fetcher.close();
+});
+beforeEach(() => {
+  server.requests.length = 0;
+});
+
+describe('bluesky', () => {
+  it('maps the recorded postView field by field', () => {
+    expect(blueskyItem(post)).toEqual({
+      id: 'bluesky_did:plc:kvwvcn5iqfooopmyzvb4qzba_3kaheyt6vpc22',
+      service: 'bluesky',
+      type: 'image', // recordWithMedia: typed by its media
+      text: '',
+      tags: [],
+      url: 'https://bsky.app/profile/test.marshal.dev/post/3kaheyt6vpc22',
+      date: '2023-09-28T12:49:36.735Z',
+      author: { name: 'Python SDK', username: 'test.marshal.dev', userid: 'did:plc:kvwvcn5iqfooopmyzvb4qzba', url: 'https://bsky.app/profile/test.marshal.dev' },
+      media: [{ type: 'image', url: 'https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:kvwvcn5iqfooopmyzvb4qzba/bafkreic3cp5ky525vsukjvrzxsc2h3jka2gud74l2hgeatw2rhj2qycnmq@jpeg' }],
+      kudos: { score: 0, bluesky_likes: 0, bluesky_reposts: 0, bluesky_replies: 0 },
+      language: 'en',
+    });
+  });
+
+  it('turns facets (UTF-8 byte ranges) into escaped links', () => {
+    const text = 'héllo <b> @al.bsky.social see https://x.org #tag';
+    const at = (s: string) => Buffer.byteLength(text.slice(0, text.indexOf(s)));
+    const facet = (s: string, feature: object) => ({ index: { byteStart: at(s), byteEnd: at(s) + Buffer.byteLength(s) }, features: [feature] });
+    expect(facetsToHtml(text, [
+      facet('@al.bsky.social', { $type: 'app.bsky.richtext.facet#mention', did: 'did:plc:al' }),
+      facet('https://x.org', { $type: 'app.bsky.richtext.facet#link', uri: 'https://x.org/"q' }),
+      facet('#tag', { $type: 'app.bsky.richtext.facet#tag', tag: 'tag' }),
+    ])).toBe('héllo &lt;b&gt; <a href="https://bsky.app/profile/did%3Aplc%3Aal" rel="nofollow noopener">@al.bsky.social</a> see '
+      + '<a href="https://x.org/%22q" rel="nofollow noopener">https://x.org</a> <a href="https://bsky.app/hashtag/tag" rel="nofollow noopener">#tag</a>');
+  });
+
+  it('reads an author feed without auth, skips reposts, and reads only newer posts next time', async () => {
+    const repost = { post: { ...post, uri: 'at://did:plc:other/app.bsky.feed.post/3krepost' }, reason: { $type: 'app.bsky.feed.defs#reasonRepost' } };
+    server.handle(() => ({ body: { cursor: 'c1', feed: [repost, { post }] } }));
+    const first = await bluesky.collect(input('user', '@test.marshal.dev'), {}, ctx());
+    const req = server.requests[0]!;
+    expect(req.parsed.pathname).toBe('/appview/xrpc/app.bsky.feed.getAuthorFeed');
+    expect(Object.fromEntries(req.parsed.searchParams)).toEqual({ actor: 'test.marshal.dev', filter: 'posts_no_replies', limit: '50' });
+    expect(req.headers.authorization).toBeUndefined();
+    expect(first.items.map((i) => i.id)).toEqual(['bluesky_did:plc:kvwvcn5iqfooopmyzvb4qzba_3kaheyt6vpc22']);
+    expect(server.requests).toHaveLength(1); // one page on the first poll
+
+    server.handle((r) => ({ body: r.parsed.searchParams.get('cursor') ? { feed: [{ post }] } : { cursor: 'c2', feed: [{ post: newer }] } }));
+    const second = await bluesky.collect(input('user', 'test.marshal.dev'), first.state, ctx());
+    expect(server.requests.slice(1).map((r) => r.parsed.searchParams.get('cursor'))).toEqual([null, 'c2']);
+    expect(second.items).toEqual([expect.objectContaining({
+      id: 'bluesky_did:plc:kvwvcn5iqfooopmyzvb4qzba_3kzzzzzzzzz22', type: 'image', date: '2023-10-01T08:00:00.123Z',
+      text: 'new <a href="https://bsky.app/hashtag/post" rel="nofollow noopener">#post</a>',
+      kudos: { score: 4 + 2 + 2, bluesky_likes: 4, bluesky_reposts: 1, bluesky_replies: 2, bluesky_quotes: 1 } })]);
+    expect(second.state).toEqual({ latest: '2023-10-01T08:00:00.123Z', ids: [newer.uri] });
+  });
+
+  it('searches keywords through the PDS with an app-password session, kept in memory', async () => {
+    server.handle((r) => (r.parsed.pathname.endsWith('createSession')
+      ? { body: { accessJwt: 'jwt-1', refreshJwt: 'r', did: 'did:plc:me', handle: 'me.bsky.social' } }
+      : { body: { hitsTotal: 1, posts: [post] } }));
+    const { items, state } = await bluesky.collect(input('keyword', 'python sdk'), {}, ctx(creds));
+    const [login, search] = server.requests;
+    expect(login).toMatchObject({ method: 'POST', url: '/pds/xrpc/com.atproto.server.createSession' });
+    expect(JSON.parse(login!.body)).toEqual({ identifier: 'me.bsky.social', password: 'app-pass' });
+    expect(search!.parsed.pathname).toBe('/pds/xrpc/app.bsky.feed.searchPosts');
+    expect(Object.fromEntries(search!.parsed.searchParams)).toEqual({ q: 'python sdk', sort: 'latest', limit: '50' });
+    expect(search!.headers.authorization).toBe('Bearer jwt-1');
+    expect(items).toHaveLength(1);
+    expect(JSON.stringify(state)).not.toContain('jwt');
+
+    server.requests.length = 0;
+    server.handle(() => ({ body: { posts: [] } }));
+    await bluesky.collect(input('keyword', 'python sdk'), state, ctx(creds));
+    expect(server.requests.map((r) => r.parsed.pathname)).toEqual(['/pds/xrpc/app.bsky.feed.searchPosts']);
+    expect(server.requests[0]!.parsed.searchParams.get('since')).toBe('2023-09-28T12:49:36.735Z');
+  });
+
+  it('logs in again when the session expired', async () => {
+    let logins = 0;
+    server.handle((r) => {
+      if (r.parsed.pathname.endsWith('createSession')) return { body: { accessJwt: `jwt-${++logins + 10}` } };
+      return r.headers.authorization === 'Bearer jwt-12' ? { body: { posts: [] } } : { status: 400, body: { error: 'ExpiredToken', message: 'Token has expired' } };
+    });
+    await bluesky.collect(input('keyword', 'fresh'), {}, ctx({ ...creds, BLUESKY_IDENTIFIER: 'other.bsky.social' }));
+    expect(logins).toBe(2);
+  });
+
+  it('reports a refused login for good', async () => {
+    server.handle(() => ({ status: 401, body: { error: 'AuthenticationRequired', message: 'Invalid identifier or password' } }));
+    await expect(bluesky.collect(input('keyword', 'x'), {}, ctx({ ...creds, BLUESKY_IDENTIFIER: 'bad.bsky.social' }))).rejects.toMatchObject({
+      permanent: true, message: 'bluesky login failed: HTTP 401: Invalid identifier or password' });
+  });
+
+  it('names the missing variables for keyword search and calls nothing', async () => {
+    await expect(bluesky.collect(input('keyword', 'x'), {}, ctx())).rejects.toMatchObject({
+      permanent: true, message: 'bluesky keyword search is not configured: set BLUESKY_IDENTIFIER and BLUESKY_APP_PASSWORD' });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each(failureCases(NOW))('$name', async ({ reply, permanent, retryAfterMs }) => {
+    server.handle(() => reply);
+    const error = await bluesky.collect(input('user', 'test.marshal.dev'), {}, ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * The `bluesky` connector (research note connectors.md §12; decisions §9).
+ *
+ * - user (a handle or DID) → `app.bsky.feed.getAuthorFeed?actor=…&filter=posts_no_replies` on
+ *   `BLUESKY_API_URL` (the public AppView; no auth). Reposts are skipped (they are someone
+ *   else's post); a pinned post does not stop the walk.
+ * - keyword → `app.bsky.feed.searchPosts?q=…&sort=latest` through the PDS (`BLUESKY_PDS_URL`)
+ *   with a session from `com.atproto.server.createSession` (`BLUESKY_IDENTIFIER`,
+ *   `BLUESKY_APP_PASSWORD`; missing → permanent "not configured" naming both). The session's
+ *   access token is kept in memory only (never in the stored state) and renewed when refused.
+ *
+ * Both lists are newest first; the cursor is the newest post date seen (`since=` on search).
+ * Item ids are `bluesky_<author DID>_<record key>`; dates follow the docs' `sortAt` rule
+ * (`createdAt`, unless later than `indexedAt`).
+ */
+import { SourceError, type CollectContext, type Connector } from '../connector.ts';
+import type { ContentItem, Media } from '../item.ts';
+import { arr, embed, escapeHtml, httpUrl, image, isoDate, kudos, language, newestFirst, num, obj, str, textToHtml, type Json, type Seen } from './common.ts';
+import { getJson, quotaExhaustedUntil } from './http.ts';
+
+const LIMIT = 50;
+const MAX_PAGES = 5;
+const SESSION_MS = 60 * 60 * 1000;
+const sessions = new Map<string, { jwt: string; until: number }>();
+
+const profile = (handle: string) => `https://bsky.app/profile/${encodeURIComponent(handle)}`;
+const hashtagUrl = (tag: string) => `https://bsky.app/hashtag/${encodeURIComponent(tag)}`;
+
+/** `record.text` as HTML with its facets (UTF-8 byte ranges) as links; plain linkifying without facets. */
+export function facetsToHtml(text: string, facets: unknown[]): string {
+  const spans = facets.map(obj).map((f) => {
+    const index = obj(f.index);
+    const feature = obj(arr(f.features)[0]);
+    const kind = str(feature.$type);
+    const href = kind === 'app.bsky.richtext.facet#link' ? httpUrl(feature.uri)
+      : kind === 'app.bsky.richtext.facet#mention' && str(feature.did) ? profile(str(feature.did)!)
+      : kind === 'app.bsky.richtext.facet#tag' && str(feature.tag) ? hashtagUrl(str(feature.tag)!) : null;
+    return { start: num(index.byteStart) ?? -1, end: num(index.byteEnd) ?? -1, href };
+  }).filter((s) => s.href && s.start >= 0 && s.end > s.start).sort((a, b) => a.start - b.start);
+  if (!spans.length) return textToHtml(text, { tagUrl: hashtagUrl });
+  const bytes = new TextEncoder().encode(text);
+  const decode = (a: number, b: number) => escapeHtml(new TextDecoder().decode(bytes.subarray(a, b)));
+  let html = '';
+  let at = 0;
+  for (const s of spans) {
+    if (s.start < at || s.end > bytes.length) continue;
+    html += decode(at, s.start) + `<a href="${escapeHtml(s.href!)}" rel="nofollow noopener">${decode(s.start, s.end)}</a>`;
+    at = s.end;
+  }
+  return (html + decode(at, bytes.length)).replace(/\r?\n/g, '<br>\n');
+}
+
+/** The media and item type of a post's `embed` view (images, video, external link, quote with media). */
+function embedMedia(view: Json): { type: ContentItem['type']; media: Media[]; title?: string } {
+  const kind = str(view.$type) ?? '';
+  if (kind === 'app.bsky.embed.images#view') {
+    return { type: 'image', media: arr(view.images).map(obj).flatMap((i) => image(i.fullsize, num(obj(i.aspectRatio).width), num(obj(i.aspectRatio).height))) };
+  }
+  if (kind === 'app.bsky.embed.video#view') return { type: 'video', media: embed('video', view.playlist, { poster: view.thumbnail }) };
+  if (kind === 'app.bsky.embed.external#view') {
+    const external = obj(view.external);
+    return { type: 'link', media: image(external.thumb), ...(str(external.title) && { title: str(external.title)! }) };
+  }
+  if (kind === 'app.bsky.embed.recordWithMedia#view') return embedMedia(obj(view.media));
+  return { type: 'status', media: [] };
+}
+
+/** The date of a post per the `sortAt` rule: `createdAt`, unless later than `indexedAt`. */
+function postDate(post: Json): string | null {
+  const created = isoDate(obj(post.record).createdAt);
+  const indexed = isoDate(post.indexedAt);
+  return created && indexed ? (created < indexed ? created : indexed) : created ?? indexed;
+}
+
+/** One `postView` as a content item (mapping of connectors.md §12), or null without a post uri. */
+export function blueskyItem(post: Json): ContentItem | null {
+  const m = /^at:\/\/([^/]+)\/app\.bsky\.feed\.post\/([^/]+)$/.exec(str(post.uri) ?? '');
+  if (!m) return null;
+  const [, did, rkey] = m as unknown as [string, string, string];
+  const author = obj(post.author);
+  const record = obj(post.record);
+  const handle = str(author.handle);
+  const { type, media, title } = embedMedia(obj(post.embed));
+  const facetTags = arr(record.facets).flatMap((f) => arr(obj(f).features)).map(obj)
+    .filter((f) => f.$type === 'app.bsky.richtext.facet#tag').map((f) => str(f.tag));
+  const likes = num(post.likeCount);
+  const reposts = num(post.repostCount);
+  const replies = num(post.replyCount);
+  const lang = language(arr(record.langs)[0]);
+  return {
+    id: `bluesky_${did}_${rkey}`,
+    service: 'bluesky',
+    type,
+    ...(title && { title }),
+    text: facetsToHtml(typeof record.text === 'string' ? record.text : '', arr(record.facets)),
+    tags: [...new Set([...arr(record.tags).map(str), ...facetTags].filter((t) => t !== null))],
+    url: `${profile(handle ?? did)}/post/${encodeURIComponent(rkey)}`,
+    date: postDate(post) ?? new Date(0).toISOString(),
+    author: { name: str(author.displayName) ?? handle, username: handle, userid: str(author.did) ?? did, url: profile(handle ?? did) },
+    media: media.length ? media : null,
+    kudos: kudos('bluesky', { likes, shares: reposts, comments: replies }, { likes, reposts, replies, quotes: num(post.quoteCount) }),
+    ...(lang && { language: lang }),
+  };
+}
+
+/** An access token for the configured account, from the cache or a new session. */
+async function session(ctx: CollectContext, renew: boolean): Promise<string> {
+  const { pdsUrl, identifier, appPassword } = ctx.services.bluesky;
+  if (!identifier || !appPassword) {
+    throw new SourceError('bluesky keyword search is not configured: set BLUESKY_IDENTIFIER and BLUESKY_APP_PASSWORD', { permanent: true });
+  }
+  const key = `${pdsUrl}\n${identifier}`;
+  const cached = sessions.get(key);
+  if (cached && !renew && cached.until > ctx.now) return cached.jwt;
+  const { body } = await getJson(ctx, `${pdsUrl}/xrpc/com.atproto.server.createSession`, { 'content-type': 'application/json' }, undefined, {
+    request: { method: 'POST', body: JSON.stringify({ identifier, password: appPassword }) },
+  }).catch((error: unknown) => {
+    throw error instanceof SourceError ? new SourceError(`bluesky login failed: ${error.message}`, { permanent: error.permanent, cause: error, ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs }) }) : error;
+  });
+  const jwt = str(obj(body).accessJwt);
+  if (!jwt) throw new SourceError('bluesky login failed: no access token in the session');
+  sessions.set(key, { jwt, until: ctx.now + SESSION_MS });
+  return jwt;
+}
+
+/** The Bluesky connector; see the module docstring. State: `Seen`. */
+export const bluesky: Connector = {
+  service: 'bluesky',
+  types: ['user', 'keyword'],
+  async collect(input, state, ctx) {
+    const settings = ctx.services.bluesky;
+    const seen = state as Seen;
+    let jwt = input.type === 'keyword' ? await session(ctx, false) : null;
+    let nextRunAt: number | undefined;
+    const read = async (url: string) => {
+      try {
+        return await getJson(ctx, url, jwt ? { authorization: `Bearer ${jwt}` } : {});
+      } catch (error) {
+        // An expired or revoked session: log in again once.
+        const refused = error instanceof SourceError && (/^HTTP 401\b/.test(error.message) || /^HTTP 400\b.*expired/i.test(error.message));
+        if (!jwt || !refused) throw error;
+        jwt = await session(ctx, true);
+        return getJson(ctx, url, { authorization: `Bearer ${jwt}` });
+      }
+    };
+    const { entries, seen: next } = await newestFirst<Json>({
+      seen,
+      maxPages: MAX_PAGES,
+      async page(cursor) {
+        const query = new URLSearchParams(input.type === 'keyword'
+          ? { q: input.input, sort: 'latest', limit: String(LIMIT), ...(seen.latest && { since: seen.latest }) }
+          : { actor: input.input.trim().replace(/^@/, ''), filter: 'posts_no_replies', limit: String(LIMIT) });
+        if (cursor) query.set('cursor', cursor);
+        const url = input.type === 'keyword'
+          ? `${settings.pdsUrl}/xrpc/app.bsky.feed.searchPosts?${query}`
+          : `${settings.apiUrl}/xrpc/app.bsky.feed.getAuthorFeed?${query}`;
+        const res = await read(url);
+        nextRunAt = quotaExhaustedUntil(res.headers, ctx.now);
+        const body = obj(res.body);
+        const list = input.type === 'keyword' ? body.posts : body.feed;
+        if (!Array.isArray(list)) throw new SourceError('bluesky answered without a list of posts');
+        const entries = input.type === 'keyword' ? list.map((post) => ({ post: obj(post) })) : list.map(obj);
+        return { entries: entries.filter((e) => str(obj(e.reason).$type) !== 'app.bsky.feed.defs#reasonRepost'), next: str(body.cursor) ?? undefined };
+      },
+      key: (entry) => {
+        const post = obj(entry.post);
+        const date = postDate(post);
+        const uri = str(post.uri);
+        return uri && date ? { id: uri, date, pinned: str(obj(entry.reason).$type) === 'app.bsky.feed.defs#reasonPin' } : null;
+      },
+    });
+    const items = entries.map((e) => blueskyItem(obj(e.post))).filter((i) => i !== null);
+    return { items, state: { ...next }, ...(nextRunAt && { nextRunAt }) };
+  },
+};
