@@ -4,7 +4,18 @@
  * text, 60 languages, ISO 639-1 codes) and answers undefined when eld does not call its own
  * result reliable, so short or mixed texts stay without a language rather than a wrong one.
  */
-import { eld } from 'eld/medium';
+
+type Detector = typeof import('eld/medium').eld;
+let detector: Detector | undefined;
+
+/**
+ * Loads the detector on first use: its n-gram tables cost about 150 MB of memory, which a
+ * process that only reads (the queue role) never pays.
+ */
+async function load(): Promise<Detector> {
+  detector ??= (await import('eld/medium')).eld;
+  return detector;
+}
 
 /** Text of an HTML fragment for detection: tags, entities and addresses removed. */
 function plain(html: string): string {
@@ -16,9 +27,9 @@ function plain(html: string): string {
 }
 
 /** ISO 639-1 code of the text's language, or undefined when unsure. Reads at most 2 000 characters. */
-export function detectLanguage(...texts: (string | undefined | null)[]): string | undefined {
+export async function detectLanguage(...texts: (string | undefined | null)[]): Promise<string | undefined> {
   const text = plain(texts.filter(Boolean).join('\n').slice(0, 4000)).replace(/\s+/g, ' ').trim().slice(0, 2000);
   if (text.length < 12) return undefined;
-  const result = eld.detect(text);
+  const result = (await load()).detect(text);
   return result.language && result.isReliable() ? result.language : undefined;
 }

@@ -38,7 +38,9 @@ import { render, respond, sendPublic } from './respond.ts';
 import { createStreamHub } from './stream.ts';
 
 /** Upper bound of the page cache (serialized pages, UTF-16 in memory). */
-const PAGE_CACHE_BYTES = 64 * 1024 * 1024;
+const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
+/** How long a process trusts a collection's version before reading it again (ms). */
+const VERSION_CHECK_MS = 1000;
 
 export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }): void {
   async function contractOf(slug: string): Promise<ContractRow> {
@@ -53,12 +55,28 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
     return collection;
   }
 
-  /** The active collection of a public read with its version: one read on the hot path, else the precise error. */
+  /**
+   * Collections found by public reads, with their version, re-read at most every
+   * VERSION_CHECK_MS per process and at once after a moderation through this process. Changes
+   * by other processes (the collector, other servers) are thus seen within a second, inside the
+   * CONTENT_MAX_AGE delay decisions §7 allows, and a cached page costs no database read.
+   */
+  const found = new Map<string, { at: number; collection: { id: string; version: number } }>();
+
+  /** The active collection of a public read with its version: one indexed read at most, else the precise error. */
   async function publicCollection(request: FastifyRequest): Promise<{ id: string; version: number }> {
     const contractSlug = (request.params as { contract: string }).contract;
     const q = (request.query as { q: string }).q;
-    const found = await findActiveCollectionBySlugs(db, contractSlug, q);
-    if (found) return found;
+    const key = `${contractSlug}\n${q}`;
+    const now = Date.now();
+    const known = found.get(key);
+    if (known && now - known.at < VERSION_CHECK_MS) return known.collection;
+    const active = await findActiveCollectionBySlugs(db, contractSlug, q);
+    if (active) {
+      if (found.size >= 10_000) found.clear();
+      found.set(key, { at: now, collection: active });
+      return active;
+    }
     const collection = await collectionOf(await contractOf(contractSlug), q, true);
     return { id: collection.id, version: Number(collection.version) };
   }
@@ -94,6 +112,7 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
     const collection = await collectionOf(contract, q, false);
     if (!(await findItem(db, collection.id, id))) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
     await setItemState(db, collection.id, id, state);
+    found.delete(`${contract.slug}\n${q}`);
     return respond(request, reply, rowToItem((await findItem(db, collection.id, id))!), { public: false });
   });
 

@@ -52,11 +52,12 @@ export async function storeItems(
   const seq = await bumpVersion(trx, target.collectionId);
   let added = 0;
   for (let i = 0; i < fresh.length; i += BATCH) {
-    const values = fresh.slice(i, i + BATCH).map((item) => {
+    const values = [];
+    for (const item of fresh.slice(i, i + BATCH)) {
       const { state: _ignored, ...body } = item;
-      const language = item.language ?? detectLanguage(item.title, item.text);
+      const language = item.language ?? (await detectLanguage(item.title, item.text));
       if (language) body.language = language;
-      return {
+      values.push({
         collectionId: target.collectionId,
         id: item.id,
         contractId: target.contractId,
@@ -72,8 +73,8 @@ export async function storeItems(
         seq,
         body: JSON.stringify(body),
         createdAt: now,
-      };
-    });
+      });
+    }
     const result = await trx
       .insertInto('items')
       .values(values)
