@@ -70,7 +70,8 @@ export async function storeItems(
         language: language ?? null,
         latitude: item.location?.latitude ?? null,
         longitude: item.location?.longitude ?? null,
-        seq,
+        // Unpublished arrivals are not news to streams (and their ids stay private) until moderated.
+        seq: target.state === 'published' ? seq : 0,
         body: JSON.stringify(body),
         createdAt: now,
       });

@@ -108,7 +108,7 @@ export interface ItemTable {
   /** The item's location in degrees, or null (filter `location`, decisions §7). */
   latitude: number | null;
   longitude: number | null;
-  /** The collection `version` that last added or moderated the item (streams read what changed). */
+  /** The collection `version` that last published-on-arrival or moderated the item (streams read what changed); 0 for unpublished arrivals. */
   seq: Generated<number>;
   /** The content item of interface §2.8 as JSON, without `state`. */
   body: string;
