@@ -4,7 +4,7 @@
  */
 import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES, validationError } from '../errors.ts';
-import type { ItemQuery } from '../store/items.ts';
+import type { Circle, ItemQuery } from '../store/items.ts';
 
 export const SERVICES = ['twitter', 'facebook', 'instagram', 'youtube', 'tumblr', 'vimeo', 'flickr', 'vk', 'rss', 'mastodon', 'bluesky'];
 export const ITEM_TYPES = ['video', 'image', 'link', 'status', 'embed', 'comment'];
@@ -19,6 +19,7 @@ const common = {
   service: Type.Optional(Type.String({ maxLength: 200 })),
   type: Type.Optional(Type.String({ maxLength: 200 })),
   language: Type.Optional(Type.String({ maxLength: 200 })),
+  location: Type.Optional(Type.String({ maxLength: 100 })),
   since: Type.Optional(Seconds),
   until: Type.Optional(Seconds),
   access_token: Type.Optional(Type.String()),
@@ -36,6 +37,7 @@ export const CountQuery = Type.Object(common);
 export const CollectionsQuery = Type.Object({ callback: common.callback });
 export const ModerationQuery = Type.Object({ q: common.q, id: Type.String({ minLength: 1, maxLength: 300 }), access_token: common.access_token });
 export const ModerationBody = Type.Object({ state: Type.Unsafe<'published' | 'unpublished'>({ type: 'string', enum: ['published', 'unpublished'] }) });
+export const StreamQuery = Type.Object({ q: common.q });
 export const ContractParams = Type.Object({ contract: Type.String({ minLength: 1, maxLength: 200 }) });
 
 export interface ReadQuery {
@@ -44,6 +46,7 @@ export interface ReadQuery {
   service?: string;
   type?: string;
   language?: string;
+  location?: string;
   since?: number;
   until?: number;
   count?: number;
@@ -60,6 +63,31 @@ function list(value: string | undefined, name: string, allowed: (v: string) => b
   return values;
 }
 
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+
+/**
+ * `location=<longitude>,<latitude>,<radius>` (decisions §7: the stated order, with the
+ * geographic ranges longitude −180..180 and latitude −90..90; radius 10..200 meters).
+ */
+function circle(value: string | undefined, invalid: Invalid[]): Circle | undefined {
+  if (value === undefined || value === '') return undefined;
+  const parts = value.split(',').map((p) => p.trim());
+  if (parts.length !== 3 || !parts.every((p) => NUMBER.test(p))) {
+    invalid.push({ propertyName: 'location', message: 'location must be <longitude>,<latitude>,<radius> (three numbers)', propertyValue: value, code: VALIDATION_CODES.format });
+    return undefined;
+  }
+  const [longitude, latitude, radius] = parts.map(Number) as [number, number, number];
+  const range = (ok: boolean, what: string) => {
+    if (!ok) invalid.push({ propertyName: 'location', message: `location ${what}`, propertyValue: value, code: VALIDATION_CODES.range });
+    return ok;
+  };
+  const ok =
+    range(longitude >= -180 && longitude <= 180, 'longitude must be between -180 and 180') &&
+    range(latitude >= -90 && latitude <= 90, 'latitude must be between -90 and 90') &&
+    range(radius >= 10 && radius <= 200, 'radius must be between 10 and 200 meters');
+  return ok ? { longitude, latitude, radius } : undefined;
+}
+
 /**
  * The item selection of a read: `since` defaults to now − 24 h and `until` to now (Unix
  * seconds, decisions §7); comma lists checked against the known values. Throws 400 naming the
@@ -70,6 +98,7 @@ export function itemQuery(collectionId: string, query: ReadQuery, now = Date.now
   const services = list(query.service, 'service', (v) => SERVICES.includes(v), invalid);
   const types = list(query.type, 'type', (v) => ITEM_TYPES.includes(v), invalid);
   const languages = list(query.language, 'language', (v) => /^[a-z]{2}$/.test(v), invalid);
+  const location = circle(query.location, invalid);
   const sinceMs = query.since !== undefined ? query.since * 1000 : now - 24 * 3600 * 1000;
   const untilMs = query.until !== undefined ? query.until * 1000 : now;
   if (query.since !== undefined && query.until !== undefined && query.since > query.until) {
@@ -83,5 +112,6 @@ export function itemQuery(collectionId: string, query: ReadQuery, now = Date.now
     ...(services ? { services } : {}),
     ...(types ? { types } : {}),
     ...(languages ? { languages } : {}),
+    ...(location ? { location } : {}),
   };
 }

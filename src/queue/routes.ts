@@ -1,23 +1,27 @@
 /**
  * The content queue and content reading API on {queue_url} (interface §4.7, decisions §7):
  *
- *   GET   /v1/queue/{contract}        token; published and unpublished items of collection q
- *   PATCH /v1/queue/{contract}        token; moderate item `id` of collection q → its new state
- *   GET   /v1/content/{contract}      public; published items of collection q
- *   GET   /v1/count/{contract}        public; {count: "<digits>"} of published items
- *   GET   /v1/collections/{contract}  public; the contract's active collections
+ *   GET   /v1/queue/{contract}           token; published and unpublished items of collection q
+ *   PATCH /v1/queue/{contract}           token; moderate item `id` of collection q → its new state
+ *   GET   /v1/content/{contract}         public; published items of collection q
+ *   GET   /v1/content/{contract}/stream  public; Server-Sent Events of newly published items (stream.ts)
+ *   GET   /v1/count/{contract}           public; {count: "<digits>"} of published items
+ *   GET   /v1/collections/{contract}     public; the contract's active collections
  *
  * An unknown or inactive contract slug → 401 AuthenticationError; an unknown collection → 404.
+ * Public content and count pages are served from an in-process cache keyed on the collection's
+ * version (cache.ts), so the hot path is one indexed read plus a cached string.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { authenticationError, notFoundError } from '../errors.ts';
 import { authenticate, requireContractAccess } from '../http/authenticate.ts';
-import { findCollectionBySlug, listCollections } from '../store/collections.ts';
+import { findActiveCollectionBySlugs, findCollectionBySlug, listCollections } from '../store/collections.ts';
 import { findContract } from '../store/contracts.ts';
 import type { Db } from '../store/db.ts';
 import { countItems, findItem, listItems, rowToItem, setItemState } from '../store/items.ts';
 import type { CollectionRow, ContractRow } from '../store/tables.ts';
+import { createPageCache } from './cache.ts';
 import {
   CollectionsQuery,
   ContentQuery,
@@ -28,8 +32,15 @@ import {
   ModerationQuery,
   QueueQuery,
   type ReadQuery,
+  StreamQuery,
 } from './params.ts';
-import { respond } from './respond.ts';
+import { render, respond, sendPublic } from './respond.ts';
+import { createStreamHub } from './stream.ts';
+
+/** Upper bound of the page cache (serialized pages, UTF-16 in memory). */
+const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
+/** How long a process trusts a collection's version before reading it again (ms). */
+const VERSION_CHECK_MS = 1000;
 
 export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }): void {
   async function contractOf(slug: string): Promise<ContractRow> {
@@ -44,11 +55,42 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
     return collection;
   }
 
-  const publicCache = { public: true as const, maxAge: config.contentMaxAge };
+  /**
+   * Collections found by public reads, with their version, re-read at most every
+   * VERSION_CHECK_MS per process and at once after a moderation through this process. Changes
+   * by other processes (the collector, other servers) are thus seen within a second, inside the
+   * CONTENT_MAX_AGE delay decisions §7 allows, and a cached page costs no database read.
+   */
+  const found = new Map<string, { at: number; collection: { id: string; version: number } }>();
+
+  /** The active collection of a public read with its version: one indexed read at most, else the precise error. */
+  async function publicCollection(request: FastifyRequest): Promise<{ id: string; version: number }> {
+    const contractSlug = (request.params as { contract: string }).contract;
+    const q = (request.query as { q: string }).q;
+    const key = `${contractSlug}\n${q}`;
+    const now = Date.now();
+    const known = found.get(key);
+    if (known && now - known.at < VERSION_CHECK_MS) return known.collection;
+    const active = await findActiveCollectionBySlugs(db, contractSlug, q);
+    if (active) {
+      if (found.size >= 10_000) found.clear();
+      found.set(key, { at: now, collection: active });
+      return active;
+    }
+    const collection = await collectionOf(await contractOf(contractSlug), q, true);
+    return { id: collection.id, version: Number(collection.version) };
+  }
+
+  const pages = createPageCache({ maxBytes: PAGE_CACHE_BYTES, ttlMs: config.contentMaxAge * 1000 });
+  const streams = createStreamHub(db);
+  app.addHook('preClose', async () => streams.close());
+
+  /** The cache key of a public read: route, collection and the validated query (unknown parameters dropped). */
+  const keyOf = (route: string, collectionId: string, query: ReadQuery) => `${route} ${collectionId} ${JSON.stringify(query)}`;
 
   app.get('/v1/queue/:contract', { schema: { params: ContractParams, querystring: QueueQuery } }, async (request, reply) => {
     const principal = await authenticate(db, request);
-    const query = request.query as ReadQuery;
+    const { access_token: _token, ...query } = request.query as ReadQuery & { access_token?: string };
     const contract = await contractOf((request.params as { contract: string }).contract);
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(contract, query.q, false);
@@ -70,27 +112,60 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
     const collection = await collectionOf(contract, q, false);
     if (!(await findItem(db, collection.id, id))) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
     await setItemState(db, collection.id, id, state);
+    found.delete(`${contract.slug}\n${q}`);
     return respond(request, reply, rowToItem((await findItem(db, collection.id, id))!), { public: false });
   });
 
   app.get('/v1/content/:contract', { schema: { params: ContractParams, querystring: ContentQuery } }, async (request, reply) => {
     const query = request.query as ReadQuery;
-    const contract = await contractOf((request.params as { contract: string }).contract);
-    const collection = await collectionOf(contract, query.q, true);
-    const rows = await listItems(
-      db,
-      { ...itemQuery(collection.id, query), state: 'published' },
-      { count: query.count ?? 20, offset: query.offset ?? 0, sort: query.sort ?? 'time', order: query.order ?? 'desc' },
-    );
-    return respond(request, reply, rows.map(rowToItem), publicCache);
+    const collection = await publicCollection(request);
+    const page = await pages.get(keyOf('content', collection.id, query), collection.version, async () => {
+      const rows = await listItems(
+        db,
+        { ...itemQuery(collection.id, query), state: 'published' },
+        { count: query.count ?? 20, offset: query.offset ?? 0, sort: query.sort ?? 'time', order: query.order ?? 'desc' },
+      );
+      return render(rows.map(rowToItem), query.callback);
+    });
+    return sendPublic(request, reply, page, config.contentMaxAge);
+  });
+
+  app.get('/v1/content/:contract/stream', { schema: { params: ContractParams, querystring: StreamQuery } }, async (request, reply) => {
+    const collection = await publicCollection(request);
+    const header = request.headers['last-event-id'];
+    const lastEventId = typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : undefined;
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-content-type-options': 'nosniff',
+      // Public data, and EventSource has no JSONP: any page may listen.
+      'access-control-allow-origin': '*',
+      'x-request-id': request.id,
+    });
+    raw.write('retry: 3000\n: connected\n\n');
+    let closed = false;
+    let unsubscribe = () => {};
+    request.raw.on('close', () => {
+      closed = true;
+      unsubscribe();
+    });
+    const subscriber = { write: (chunk: string) => void raw.write(chunk), end: () => raw.end() };
+    unsubscribe = await streams.subscribe(collection.id, subscriber, lastEventId);
+    if (closed) unsubscribe();
   });
 
   app.get('/v1/count/:contract', { schema: { params: ContractParams, querystring: CountQuery } }, async (request, reply) => {
     const query = request.query as ReadQuery;
-    const contract = await contractOf((request.params as { contract: string }).contract);
-    const collection = await collectionOf(contract, query.q, true);
-    const count = await countItems(db, { ...itemQuery(collection.id, query), state: 'published' });
-    return respond(request, reply, { count: String(count) }, publicCache);
+    const collection = await publicCollection(request);
+    const page = await pages.get(keyOf('count', collection.id, query), collection.version, async () => {
+      const count = await countItems(db, { ...itemQuery(collection.id, query), state: 'published' });
+      return render({ count: String(count) }, query.callback);
+    });
+    return sendPublic(request, reply, page, config.contentMaxAge);
   });
 
   app.get('/v1/collections/:contract', { schema: { params: ContractParams, querystring: CollectionsQuery } }, async (request, reply) => {
@@ -101,6 +176,6 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
       type: c.type,
       url: `${config.queueUrl}/v1/content/${encodeURIComponent(contract.slug)}?q=${encodeURIComponent(c.slug)}`,
     }));
-    return respond(request, reply, summaries, publicCache);
+    return respond(request, reply, summaries, { public: true, maxAge: config.contentMaxAge });
   });
 }

@@ -27,6 +27,7 @@ export async function createCollection(
       type: fields.type ?? 'realtime',
       filterId: null,
       active: 1,
+      version: 0,
       ...audit(by),
     };
     await trx.insertInto('collections').values(row).execute();
@@ -47,4 +48,26 @@ export async function findCollectionBySlug(db: Db, contractId: string, slug: str
 /** The contract's collections, oldest first. */
 export async function listCollections(db: Db, contractId: string): Promise<CollectionRow[]> {
   return db.selectFrom('collections').selectAll().where('contractId', '=', contractId).orderBy('id').execute();
+}
+
+/**
+ * The collection `collectionSlug` of the contract `contractSlug` with its `version`, when both
+ * exist and are active; one indexed read, the hot path of public reads. Undefined otherwise
+ * (the caller then finds out which error applies).
+ */
+export async function findActiveCollectionBySlugs(
+  db: Db,
+  contractSlug: string,
+  collectionSlug: string,
+): Promise<{ id: string; contractId: string; version: number } | undefined> {
+  const row = await db
+    .selectFrom('collections')
+    .innerJoin('contracts', 'contracts.id', 'collections.contractId')
+    .select(['collections.id', 'collections.contractId', 'collections.version'])
+    .where('contracts.slug', '=', contractSlug)
+    .where('collections.slug', '=', collectionSlug)
+    .where('contracts.active', '=', 1)
+    .where('collections.active', '=', 1)
+    .executeTakeFirst();
+  return row ? { id: row.id, contractId: row.contractId, version: Number(row.version) } : undefined;
 }

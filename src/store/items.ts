@@ -2,17 +2,38 @@
  * Content items in the queue of a collection (interface §2.8, §3.1; decisions §7). An item is
  * stored once per collection, keyed by its id (`<service>_<native id>`); the item itself is kept
  * as a JSON document beside the columns that reads filter and sort on.
+ *
+ * Every insert and moderation bumps the collection's `version` in the same transaction and
+ * stamps the touched items with it (`seq`), so any process can tell cheaply whether a
+ * collection changed (page cache) and what changed (event streams).
  */
-import type { Transaction } from 'kysely';
+import { type Transaction, sql } from 'kysely';
 import type { ContentItem } from '../collect/item.ts';
+import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
+import { detectLanguage } from '../lib/language.ts';
 import type { Db } from './db.ts';
 import type { Database, ItemRow } from './tables.ts';
 
 export type ItemState = 'published' | 'unpublished';
 
+/** Rows per INSERT statement (well under the bound-parameter limits of SQLite and PostgreSQL). */
+const BATCH = 200;
+
+/** Bumps the collection's version inside `trx`; returns the new version. */
+async function bumpVersion(trx: Transaction<Database>, collectionId: string): Promise<number> {
+  const row = await trx
+    .updateTable('collections')
+    .set({ version: sql<number>`version + 1` })
+    .where('id', '=', collectionId)
+    .returning('version')
+    .executeTakeFirstOrThrow();
+  return Number(row.version);
+}
+
 /**
  * Stores the items not yet in the collection, in state `state`; returns how many were new.
- * Items already stored (by id) are left untouched, moderation included.
+ * Items already stored (by id) are left untouched, moderation included. An item without a
+ * language gets the one detected from its title and text, when the detector is sure.
  */
 export async function storeItems(
   trx: Transaction<Database>,
@@ -20,12 +41,23 @@ export async function storeItems(
   items: ContentItem[],
   now = Date.now(),
 ): Promise<number> {
+  const known = new Set<string>();
+  for (let i = 0; i < items.length; i += BATCH) {
+    const ids = items.slice(i, i + BATCH).map((item) => item.id);
+    const rows = await trx.selectFrom('items').select('id').where('collectionId', '=', target.collectionId).where('id', 'in', ids).execute();
+    for (const row of rows) known.add(row.id);
+  }
+  const fresh = [...new Map(items.filter((item) => !known.has(item.id)).map((item) => [item.id, item])).values()];
+  if (!fresh.length) return 0;
+  const seq = await bumpVersion(trx, target.collectionId);
   let added = 0;
-  for (const item of items) {
-    const { state: _ignored, ...body } = item;
-    const result = await trx
-      .insertInto('items')
-      .values({
+  for (let i = 0; i < fresh.length; i += BATCH) {
+    const values = [];
+    for (const item of fresh.slice(i, i + BATCH)) {
+      const { state: _ignored, ...body } = item;
+      const language = item.language ?? (await detectLanguage(item.title, item.text));
+      if (language) body.language = language;
+      values.push({
         collectionId: target.collectionId,
         id: item.id,
         contractId: target.contractId,
@@ -35,15 +67,30 @@ export async function storeItems(
         state: target.state,
         dateMs: Date.parse(item.date),
         score: item.kudos.score,
-        language: item.language ?? null,
+        language: language ?? null,
+        latitude: item.location?.latitude ?? null,
+        longitude: item.location?.longitude ?? null,
+        // Unpublished arrivals are not news to streams (and their ids stay private) until moderated.
+        seq: target.state === 'published' ? seq : 0,
         body: JSON.stringify(body),
         createdAt: now,
-      })
+      });
+    }
+    const result = await trx
+      .insertInto('items')
+      .values(values)
       .onConflict((oc) => oc.columns(['collectionId', 'id']).doNothing())
       .executeTakeFirst();
     added += Number(result.numInsertedOrUpdatedRows ?? 0);
   }
   return added;
+}
+
+/** A circle on the Earth: centre in degrees, radius in meters. */
+export interface Circle {
+  longitude: number;
+  latitude: number;
+  radius: number;
 }
 
 /** What a read selects: one collection, a time window in ms (after `sinceMs`, until `untilMs` inclusive). */
@@ -56,6 +103,8 @@ export interface ItemQuery {
   services?: string[];
   types?: string[];
   languages?: string[];
+  /** Only items located within the circle (great-circle distance, decisions §7). */
+  location?: Circle;
 }
 
 function where(db: Db, query: ItemQuery) {
@@ -68,17 +117,60 @@ function where(db: Db, query: ItemQuery) {
   if (query.services?.length) q = q.where('service', 'in', query.services);
   if (query.types?.length) q = q.where('type', 'in', query.types);
   if (query.languages?.length) q = q.where('language', 'in', query.languages);
+  if (query.location) {
+    // The box narrows through index items_location; the haversine check is exact. Both are
+    // plain SQL math functions, present in SQLite (math functions) and PostgreSQL alike.
+    const { latitude, longitude, radius } = query.location;
+    const box = boundingBox({ latitude, longitude }, radius);
+    q = q.where('latitude', '>=', box.minLatitude).where('latitude', '<=', box.maxLatitude);
+    q =
+      box.minLongitude <= box.maxLongitude
+        ? q.where('longitude', '>=', box.minLongitude).where('longitude', '<=', box.maxLongitude)
+        : q.where((eb) => eb.or([eb('longitude', '>=', box.minLongitude), eb('longitude', '<=', box.maxLongitude)]));
+    q = q.where(
+      sql<number>`2 * ${EARTH_RADIUS_M} * asin(sqrt(power(sin(radians(latitude - ${latitude}) / 2), 2) + cos(radians(${latitude})) * cos(radians(latitude)) * power(sin(radians(longitude - ${longitude}) / 2), 2)))`,
+      '<=',
+      radius,
+    );
+  }
   return q;
 }
 
+export interface Page {
+  count: number;
+  offset: number;
+  sort: 'time' | 'kudos';
+  order: 'asc' | 'desc';
+}
+
 /** One page of items, sorted by time (item date) or kudos (score), ties broken by id. */
-export async function listItems(
-  db: Db,
-  query: ItemQuery,
-  page: { count: number; offset: number; sort: 'time' | 'kudos'; order: 'asc' | 'desc' },
-): Promise<ItemRow[]> {
+export async function listItems(db: Db, query: ItemQuery, page: Page): Promise<ItemRow[]> {
+  return pageQuery(db, query, page).selectAll().execute();
+}
+
+/**
+ * A deferred join: the page's ids are chosen from the covering indexes alone (filters, sort and
+ * offset never touch the stored documents), then only the page's rows are read.
+ */
+function pageQuery(db: Db, query: ItemQuery, page: Page) {
   const column = page.sort === 'kudos' ? 'score' : 'dateMs';
-  return where(db, query).selectAll().orderBy(column, page.order).orderBy('id', page.order).limit(page.count).offset(page.offset).execute();
+  const ids = where(db, query).select('id').orderBy(column, page.order).orderBy('id', page.order).limit(page.count).offset(page.offset);
+  return db
+    .selectFrom('items')
+    .where('collectionId', '=', query.collectionId)
+    .where('id', 'in', ids)
+    .orderBy(column, page.order)
+    .orderBy('id', page.order);
+}
+
+/** The SQL of a page read, for `EXPLAIN QUERY PLAN` in tests and the benchmark. */
+export function compilePage(db: Db, query: ItemQuery, page: Page) {
+  return pageQuery(db, query, page).selectAll().compile();
+}
+
+/** The SQL of a count, for `EXPLAIN QUERY PLAN`. */
+export function compileCount(db: Db, query: ItemQuery) {
+  return where(db, query).select((eb) => eb.fn.countAll<number>().as('n')).compile();
 }
 
 export async function countItems(db: Db, query: ItemQuery): Promise<number> {
@@ -90,8 +182,32 @@ export async function findItem(db: Db, collectionId: string, id: string): Promis
   return db.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirst();
 }
 
+/** Sets the item's state and bumps the collection's version, in one transaction. */
 export async function setItemState(db: Db, collectionId: string, id: string, state: ItemState): Promise<void> {
-  await db.updateTable('items').set({ state }).where('collectionId', '=', collectionId).where('id', '=', id).execute();
+  await db.transaction().execute(async (trx) => {
+    const seq = await bumpVersion(trx, collectionId);
+    await trx.updateTable('items').set({ state, seq }).where('collectionId', '=', collectionId).where('id', '=', id).execute();
+  });
+}
+
+/** The collection's current version (0 before any item), or undefined for an unknown collection. */
+export async function collectionVersion(db: Db, collectionId: string): Promise<number | undefined> {
+  const row = await db.selectFrom('collections').select('version').where('id', '=', collectionId).executeTakeFirst();
+  return row ? Number(row.version) : undefined;
+}
+
+/** Items added or moderated after version `afterSeq`, up to `untilSeq`, oldest change first. */
+export async function changedItems(db: Db, collectionId: string, afterSeq: number, untilSeq: number, limit = 500): Promise<ItemRow[]> {
+  return db
+    .selectFrom('items')
+    .selectAll()
+    .where('collectionId', '=', collectionId)
+    .where('seq', '>', afterSeq)
+    .where('seq', '<=', untilSeq)
+    .orderBy('seq')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
 }
 
 /** The stored row as the content item of interface §2.8, with its state. */

@@ -6,9 +6,11 @@
 import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import * as initial from './migrations/2026-11-22-initial.ts';
+import * as queueReads from './migrations/2026-11-22-queue-reads.ts';
 
 const migrations: Record<string, Migration> = {
   '2026-11-22-initial': initial,
+  '2026-11-22-queue-reads': queueReads,
 };
 
 const TABLE = 'schema_migrations';

@@ -30,6 +30,8 @@ export interface CollectionTable extends Audited {
   type: string;
   filterId: string | null;
   active: number;
+  /** Bumped with every item insert or moderation in the collection (migration queue-reads). */
+  version: Generated<number>;
 }
 
 export interface ConsumerTable {
@@ -103,6 +105,11 @@ export interface ItemTable {
   dateMs: number;
   score: number;
   language: string | null;
+  /** The item's location in degrees, or null (filter `location`, decisions §7). */
+  latitude: number | null;
+  longitude: number | null;
+  /** The collection `version` that last published-on-arrival or moderated the item (streams read what changed); 0 for unpublished arrivals. */
+  seq: Generated<number>;
   /** The content item of interface §2.8 as JSON, without `state`. */
   body: string;
   createdAt: number;

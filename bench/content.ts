@@ -1,0 +1,234 @@
+/**
+ * `npm run bench:content` (issue 6): fills a fresh SQLite database with 1 000 000 items over
+ * 100 collections (dates over 30 days, 10 languages, 5 % with a location, bodies of a realistic
+ * size), starts the real server in a child process on 127.0.0.1, and measures with autocannon:
+ *
+ *   baseline          a minimal JSON route of the same server
+ *   content           GET /v1/content, default parameters, rotating collections (cached pages)
+ *   content_uncached  the same with a different `until` on every request (every read misses the cache)
+ *   content_kudos / _language / _since / _offset500   one parameter each, uncached
+ *   queue             GET /v1/queue with every filter (service, type, language, location, since, until, sort, order)
+ *   count             GET /v1/count, uncached
+ *
+ * It prints requests/s, p50 and p99 of each, as ratios to the baseline too, the server's peak
+ * memory, and the query plans of the measured reads; the last line is one JSON object.
+ * Environment: BENCH_ITEMS (default 1000000), BENCH_DURATION seconds per run (default 8).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { CompiledQuery } from 'kysely';
+import { buildApp } from '../src/app.ts';
+import { issueTokens } from '../src/auth/tokens.ts';
+import type { ContentItem } from '../src/collect/item.ts';
+import { loadConfig } from '../src/config.ts';
+import { createCollection } from '../src/store/collections.ts';
+import { createConsumer } from '../src/store/consumers.ts';
+import { createContract, grant } from '../src/store/contracts.ts';
+import { type Db, openDb } from '../src/store/db.ts';
+import { compileCount, compilePage, type ItemQuery, type Page, storeItems } from '../src/store/items.ts';
+import { migrateToLatest } from '../src/store/migrate.ts';
+
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 1_000_000);
+const COLLECTIONS = 100;
+const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'sv', 'pl', 'ja'];
+const SERVICES = ['rss', 'twitter', 'youtube', 'instagram', 'mastodon'];
+const TYPES: ContentItem['type'][] = ['link', 'status', 'video', 'image', 'embed'];
+const CITIES = [
+  { latitude: 52.52, longitude: 13.405 },
+  { latitude: 48.8566, longitude: 2.3522 },
+  { latitude: 40.7128, longitude: -74.006 },
+];
+const DAY = 86_400_000;
+
+/** A deterministic pseudo-random generator (mulberry32), so every run fills the same data. */
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = 'news city council vote market river season team coach report school rain energy price street music festival study health court bridge'.split(' ');
+
+function makeItem(rnd: () => number, n: number, now: number): ContentItem {
+  const service = SERVICES[n % SERVICES.length]!;
+  const words = (k: number) => Array.from({ length: k }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ');
+  const item: ContentItem = {
+    id: `${service}_${n.toString(36)}`,
+    service,
+    type: TYPES[Math.floor(rnd() * TYPES.length)]!,
+    title: words(8),
+    text: `<p>${words(60)}</p>`,
+    tags: [WORDS[n % WORDS.length]!, WORDS[(n >> 3) % WORDS.length]!],
+    url: `https://example.com/${service}/${n}`,
+    date: new Date(now - Math.floor(rnd() * 30 * DAY)).toISOString(),
+    author: { name: `Author ${n % 997}`, username: `author${n % 997}`, userid: String(n % 997), url: `https://example.com/u/${n % 997}` },
+    media: rnd() < 0.5 ? [{ type: 'image', url: `https://img.example.com/${n}.jpg`, width: 1200, height: 800 }] : null,
+    kudos: { score: Math.floor(rnd() * 1000), [`${service}_likes`]: Math.floor(rnd() * 500) },
+    language: LANGUAGES[Math.floor(rnd() * LANGUAGES.length)]!,
+  };
+  if (rnd() < 0.05) {
+    const city = CITIES[n % CITIES.length]!;
+    item.location = { latitude: city.latitude + (rnd() - 0.5) * 0.004, longitude: city.longitude + (rnd() - 0.5) * 0.004 };
+  }
+  return item;
+}
+
+async function fill(db: Db, now: number) {
+  const contract = await createContract(db, 'bench', 'bench');
+  const collections = [];
+  for (let c = 0; c < COLLECTIONS; c++) collections.push(await createCollection(db, contract.id, { name: `c${c}` }, 'bench'));
+  const consumer = await createConsumer(db, { type: 'client', name: 'bench', email: null, language: null, username: null, passwordHash: null, clientId: 'bench', secretHash: null });
+  await grant(db, consumer.id, contract.id);
+  const { access_token: token } = await issueTokens(db, consumer.id, { ttlSeconds: 86_400, withRefresh: false });
+  const rnd = random(42);
+  const perCollection = Math.ceil(ITEMS / COLLECTIONS);
+  let n = 0;
+  for (const collection of collections) {
+    for (let done = 0; done < perCollection; done += 2000) {
+      const batch = Array.from({ length: Math.min(2000, perCollection - done) }, () => makeItem(rnd, n++, now));
+      await db.transaction().execute((trx) =>
+        storeItems(trx, { collectionId: collection.id, contractId: contract.id, inputId: '0'.repeat(24), state: rnd() < 0.9 ? 'published' : 'unpublished' }, batch, now),
+      );
+    }
+  }
+  return { contract, collections, token };
+}
+
+/** Child process: the real app on 127.0.0.1, plus the baseline route; reports its port and peak memory. */
+async function serveChild(databaseUrl: string) {
+  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', SLUICE_BOOTSTRAP: 'false', PORT: '0' });
+  const db = openDb(config.databaseUrl);
+  const app = await buildApp(config, { db });
+  app.get('/bench/baseline', async () => ({ status: 'ok' }));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
+  process.on('message', (message) => {
+    if (message === 'memory') process.send!({ maxRssBytes: process.resourceUsage().maxRSS * 1024, rssBytes: process.memoryUsage().rss });
+    if (message === 'stop') void app.close().then(() => db.destroy()).then(() => process.exit(0));
+  });
+}
+
+function ask<T>(child: ChildProcess, message?: string): Promise<T> {
+  return new Promise((resolve) => {
+    child.once('message', (m) => resolve(m as T));
+    if (message) child.send(message);
+  });
+}
+
+interface Figures {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function measure(port: number, path: (i: number) => string): Promise<Figures> {
+  let i = 0;
+  const run = (duration: number) =>
+    autocannon({
+      url: `http://127.0.0.1:${port}`,
+      connections: 10,
+      duration,
+      requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: path(i++) }) }],
+    });
+  await run(1); // warm-up: JIT, SQLite page cache, and for cached routes the page cache
+  const result = await run(DURATION);
+  return { requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+async function plans(db: Db, collectionId: string, now: number): Promise<string[]> {
+  const base: ItemQuery = { collectionId, sinceMs: now - DAY, untilMs: now };
+  const page: Page = { count: 20, offset: 0, sort: 'time', order: 'desc' };
+  const cases: [string, CompiledQuery][] = [
+    ['content', compilePage(db, { ...base, state: 'published' }, page)],
+    ['content kudos', compilePage(db, { ...base, state: 'published' }, { ...page, sort: 'kudos' })],
+    ['content language', compilePage(db, { ...base, state: 'published', languages: ['de'] }, page)],
+    ['queue all filters', compilePage(db, { ...base, sinceMs: now - 30 * DAY, services: ['rss'], types: ['link'], languages: ['en'], location: { ...CITIES[0]!, radius: 200 } }, { ...page, sort: 'kudos', order: 'asc' })],
+    ['count', compileCount(db, { ...base, state: 'published' })],
+  ];
+  const out: string[] = [];
+  for (const [name, query] of cases) {
+    const { rows } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${query.sql}`, [...query.parameters]));
+    out.push(`${name}: ${rows.map((r) => r.detail).join(' | ')}`);
+  }
+  return out;
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
+  const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
+  let child: ChildProcess | undefined;
+  try {
+    const db = openDb(databaseUrl);
+    await migrateToLatest(db);
+    const now = Date.now();
+    const started = performance.now();
+    const { contract, collections, token } = await fill(db, now);
+    console.log(`filled ${ITEMS} items in ${COLLECTIONS} collections in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    for (const line of await plans(db, collections[0]!.id, now)) console.log(`plan ${line}`);
+    await db.destroy();
+
+    child = fork(new URL(import.meta.url).pathname, ['--serve', databaseUrl], { stdio: 'inherit' });
+    const { port } = await ask<{ port: number }>(child);
+    const s = Math.floor(now / 1000);
+    const q = (i: number) => `q=${collections[i % COLLECTIONS]!.slug}`;
+    const until = (i: number) => `until=${s - (Math.floor(i / COLLECTIONS) % 3000)}`;
+    const content = `/v1/content/${contract.slug}`;
+    const city = CITIES[0]!;
+    const runs: Record<string, (i: number) => string> = {
+      baseline: () => '/bench/baseline',
+      content: (i) => `${content}?${q(i)}`,
+      content_uncached: (i) => `${content}?${q(i)}&${until(i)}`,
+      content_kudos: (i) => `${content}?${q(i)}&${until(i)}&sort=kudos`,
+      content_language: (i) => `${content}?${q(i)}&${until(i)}&language=${LANGUAGES[i % LANGUAGES.length]}`,
+      content_since: (i) => `${content}?${q(i)}&${until(i)}&since=${s - 7 * 86_400}`,
+      content_offset500: (i) => `${content}?${q(i)}&${until(i)}&since=${s - 7 * 86_400}&offset=500`,
+      queue: (i) =>
+        `/v1/queue/${contract.slug}?${q(i)}&access_token=${token}&service=rss,twitter,youtube&type=link,status,video&language=en,de,fr` +
+        `&location=${city.longitude},${city.latitude},200&since=${s - 30 * 86_400}&until=${s}&sort=kudos&order=asc`,
+      count: (i) => `/v1/count/${contract.slug}?${q(i)}&${until(i)}`,
+    };
+    const results: Record<string, Figures & { ratio?: { requestsPerSecond: number; p50: number; p99: number } }> = {};
+    for (const [name, path] of Object.entries(runs)) {
+      const figures = await measure(port, path);
+      const base = results.baseline ?? figures;
+      const ratio = {
+        requestsPerSecond: +(figures.requestsPerSecond / base.requestsPerSecond).toFixed(2),
+        p50: +(figures.p50Ms / Math.max(base.p50Ms, 1)).toFixed(2),
+        p99: +(figures.p99Ms / Math.max(base.p99Ms, 1)).toFixed(2),
+      };
+      results[name] = { ...figures, ratio };
+      console.log(
+        `${name.padEnd(18)} ${String(figures.requestsPerSecond).padStart(7)} req/s  p50 ${String(figures.p50Ms).padStart(3)} ms  p99 ${String(figures.p99Ms).padStart(3)} ms  ` +
+          `ratio req/s ${ratio.requestsPerSecond}  p50 ${ratio.p50}  p99 ${ratio.p99}  non2xx ${figures.non2xx}  errors ${figures.errors}`,
+      );
+    }
+    const memory = await ask<{ maxRssBytes: number }>(child, 'memory');
+    const peakMemoryMB = Math.round(memory.maxRssBytes / 1024 / 1024);
+    console.log(`server peak memory ${peakMemoryMB} MB`);
+    const goals = {
+      cachedContentAtLeast06OfBaseline: results.content!.ratio!.requestsPerSecond >= 0.6,
+      uncachedContentP99Under50ms: Object.keys(results).filter((k) => k.startsWith('content_')).every((k) => results[k]!.p99Ms < 50),
+      queueP99Under50ms: results.queue!.p99Ms < 50,
+      countP99Under20ms: results.count!.p99Ms < 20,
+      memoryUnder400MB: peakMemoryMB < 400,
+    };
+    child.send('stop');
+    console.log(JSON.stringify({ items: ITEMS, collections: COLLECTIONS, durationSeconds: DURATION, connections: 10, results, peakMemoryMB, goals }));
+  } finally {
+    child?.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === '--serve') await serveChild(process.argv[3]!);
+else await main();

@@ -1,0 +1,72 @@
+/**
+ * In-process cache of serialized public pages (content and count reads, issue 6). An entry is
+ * reused only while the collection's `version` (bumped with every new item and moderation, in
+ * the same transaction, by any process) is unchanged and for at most `ttlMs` — the default
+ * `since`/`until` window moves with the clock, and decisions §7 allows readers to see a change
+ * up to CONTENT_MAX_AGE seconds late. Bounded by total size, least recently used evicted first.
+ */
+import type { RenderedPage } from './respond.ts';
+
+interface Entry {
+  page: RenderedPage;
+  version: number;
+  expiresAt: number;
+  size: number;
+}
+
+export interface PageCache {
+  /** The page for `key` at `version`, built by `build` on a miss (concurrent misses share one build). */
+  get(key: string, version: number, build: () => Promise<RenderedPage>, now?: number): Promise<RenderedPage>;
+  readonly size: number;
+}
+
+export function createPageCache(options: { maxBytes: number; ttlMs: number }): PageCache {
+  const entries = new Map<string, Entry>();
+  const building = new Map<string, Promise<RenderedPage>>();
+  let bytes = 0;
+
+  function drop(key: string): void {
+    const entry = entries.get(key);
+    if (!entry) return;
+    bytes -= entry.size;
+    entries.delete(key);
+  }
+
+  function put(key: string, entry: Entry): void {
+    drop(key);
+    if (entry.size > options.maxBytes / 4) return;
+    entries.set(key, entry);
+    bytes += entry.size;
+    for (const oldest of entries.keys()) {
+      if (bytes <= options.maxBytes) break;
+      drop(oldest);
+    }
+  }
+
+  return {
+    get size() {
+      return entries.size;
+    },
+    async get(key, version, build, now = Date.now()) {
+      const entry = entries.get(key);
+      if (entry && entry.version === version && entry.expiresAt > now) {
+        // Map order is insertion order: re-inserting marks the entry most recently used.
+        entries.delete(key);
+        entries.set(key, entry);
+        return entry.page;
+      }
+      if (options.ttlMs <= 0) return build();
+      const flightKey = `${version} ${key}`;
+      const pending = building.get(flightKey);
+      if (pending) return pending;
+      const promise = build()
+        .then((page) => {
+          put(key, { page, version, expiresAt: now + options.ttlMs, size: page.body.length * 2 + key.length * 2 + 200 });
+          return page;
+        })
+        .finally(() => building.delete(flightKey));
+      building.set(flightKey, promise);
+      return promise;
+    },
+  };
+}

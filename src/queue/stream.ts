@@ -1,0 +1,121 @@
+/**
+ * Server-Sent Events for publications (issue 6): `GET /v1/content/{contract}/stream?q=…`
+ * announces items of one collection as they are published, so a publication updates without
+ * polling the content endpoint.
+ *
+ * One poller per collection, shared by all its subscribers, reads the collection's `version`
+ * (one indexed row) every `pollMs`; when it moved, it reads the items stamped with the newer
+ * versions and sends them. This works when another process stored or moderated the items,
+ * because it reads only the shared database. Events (https://html.spec.whatwg.org/multipage/server-sent-events.html):
+ *
+ *   event: item          data: the content item (interface §2.8), newly published
+ *   event: unpublished   data: {"id": "<item id>"}, moderated to unpublished
+ *   event: reload        more changes at once than one read sends: re-read the content
+ *
+ * Each event's `id` is the collection version, so a client reconnecting with `Last-Event-ID`
+ * receives what it missed. A comment line every `heartbeatMs` keeps proxies from closing the
+ * connection.
+ */
+import type { Db } from '../store/db.ts';
+import { changedItems, collectionVersion, rowToItem } from '../store/items.ts';
+import type { ItemRow } from '../store/tables.ts';
+
+export interface Subscriber {
+  write(chunk: string): void;
+  end(): void;
+}
+
+export interface StreamHub {
+  /** Adds a subscriber to the collection's stream, first sending changes after `lastEventId`; returns the unsubscribe function. */
+  subscribe(collectionId: string, subscriber: Subscriber, lastEventId?: number): Promise<() => void>;
+  /** Ends every stream and stops the pollers. */
+  close(): void;
+  /** Collections being polled (for tests). */
+  readonly pollers: number;
+}
+
+/** Most items sent for one read of changes; more → `reload`. */
+const CHANGES_PER_READ = 500;
+
+function events(rows: ItemRow[]): string {
+  let out = '';
+  for (const row of rows) {
+    out +=
+      row.state === 'published'
+        ? `id: ${row.seq}\nevent: item\ndata: ${JSON.stringify(rowToItem(row))}\n\n`
+        : `id: ${row.seq}\nevent: unpublished\ndata: ${JSON.stringify({ id: row.id })}\n\n`;
+  }
+  if (rows.length >= CHANGES_PER_READ) out += `event: reload\ndata: {}\n\n`;
+  return out;
+}
+
+interface Poller {
+  subscribers: Set<Subscriber>;
+  cursor: number;
+  timer: NodeJS.Timeout;
+  busy: boolean;
+}
+
+export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?: number } = {}): StreamHub {
+  const pollers = new Map<string, Poller>();
+  const heartbeat = setInterval(() => {
+    for (const poller of pollers.values()) for (const s of poller.subscribers) s.write(': heartbeat\n\n');
+  }, options.heartbeatMs ?? 15_000);
+  heartbeat.unref();
+
+  async function tick(collectionId: string, poller: Poller): Promise<void> {
+    if (poller.busy) return;
+    poller.busy = true;
+    try {
+      const version = await collectionVersion(db, collectionId);
+      if (version === undefined || version <= poller.cursor) return;
+      const text = events(await changedItems(db, collectionId, poller.cursor, version, CHANGES_PER_READ));
+      poller.cursor = version;
+      if (text) for (const s of poller.subscribers) s.write(text);
+    } catch {
+      // A failed read is retried on the next tick; the cursor did not move.
+    } finally {
+      poller.busy = false;
+    }
+  }
+
+  async function pollerFor(collectionId: string): Promise<Poller> {
+    const existing = pollers.get(collectionId);
+    if (existing) return existing;
+    const cursor = (await collectionVersion(db, collectionId)) ?? 0;
+    const raced = pollers.get(collectionId);
+    if (raced) return raced;
+    const poller: Poller = { subscribers: new Set(), cursor, busy: false, timer: setInterval(() => void tick(collectionId, poller), options.pollMs ?? 1000) };
+    poller.timer.unref();
+    pollers.set(collectionId, poller);
+    return poller;
+  }
+
+  return {
+    get pollers() {
+      return pollers.size;
+    },
+    async subscribe(collectionId, subscriber, lastEventId) {
+      const poller = await pollerFor(collectionId);
+      // From here the poller sends every change after its cursor; catch up to the cursor first.
+      const upTo = poller.cursor;
+      poller.subscribers.add(subscriber);
+      if (lastEventId !== undefined && lastEventId < upTo) subscriber.write(events(await changedItems(db, collectionId, lastEventId, upTo, CHANGES_PER_READ)));
+      return () => {
+        poller.subscribers.delete(subscriber);
+        if (poller.subscribers.size === 0 && pollers.get(collectionId) === poller) {
+          clearInterval(poller.timer);
+          pollers.delete(collectionId);
+        }
+      };
+    },
+    close() {
+      clearInterval(heartbeat);
+      for (const poller of pollers.values()) {
+        clearInterval(poller.timer);
+        for (const s of poller.subscribers) s.end();
+      }
+      pollers.clear();
+    },
+  };
+}

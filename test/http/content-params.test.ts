@@ -1,0 +1,336 @@
+/**
+ * Every parameter, limit and error of the queue, content and count reads (issue 6; interface
+ * §4.7, §8; decisions §7): location circles at the edge of their radius, languages (given and
+ * detected), whole-collection paging under both sorts and orders, limits, contract isolation,
+ * and query plans that never scan the whole items table.
+ */
+import { CompiledQuery } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import type { ContentItem } from '../../src/collect/item.ts';
+import { destination, distanceMeters } from '../../src/lib/geo.ts';
+import { compileCount, compilePage, type ItemQuery } from '../../src/store/items.ts';
+import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
+
+const MIN = 60_000;
+const ids = (res: { json: () => unknown }) => (res.json() as { id: string }[]).map((item) => item.id);
+
+async function setup() {
+  const ctx = await build();
+  const tenant = await buildTenant(ctx.db);
+  const get = (path: 'queue' | 'content' | 'count', query: string, token: string | null = tenant.token) =>
+    ctx.app.inject({
+      method: 'GET',
+      url: `/v1/${path}/${tenant.contract.slug}?q=${tenant.collection.slug}&${query}${path === 'queue' && token ? `&access_token=${token}` : ''}`,
+    });
+  return { ...ctx, tenant, get };
+}
+
+const CENTRE = { longitude: 13.405, latitude: 52.52 };
+
+describe('location=<longitude>,<latitude>,<radius>', () => {
+  it('matches items within the great-circle radius, at its very edge, on queue, content and count', async () => {
+    const { db, tenant, get } = await setup();
+    const now = Date.now();
+    const at = (id: string, bearing: number, meters: number, extra: Partial<ContentItem> = {}) => {
+      const location = destination(CENTRE, bearing, meters);
+      return buildItem({ id, location, date: new Date(now - MIN).toISOString(), ...extra });
+    };
+    const items = [
+      at('rss_centre', 0, 0),
+      at('rss_in_99_0', 0, 99.0),
+      at('rss_in_99_9', 90, 99.9),
+      at('rss_in_99_99', 225, 99.99),
+      at('rss_out_100_1', 180, 100.1),
+      at('rss_out_101', 300, 101),
+      at('rss_out_199_9', 45, 199.9),
+      buildItem({ id: 'rss_nowhere', date: new Date(now - MIN).toISOString() }),
+    ];
+    // The generated points are where the test says they are.
+    expect(distanceMeters(CENTRE, items[2]!.location!)).toBeCloseTo(99.9, 6);
+    await seedItems(db, tenant, items);
+    await seedItems(db, tenant, [at('rss_hidden_50', 10, 50)], 'unpublished');
+
+    const loc = (radius: number) => `location=${CENTRE.longitude},${CENTRE.latitude},${radius}`;
+    const inside100 = ['rss_centre', 'rss_in_99_0', 'rss_in_99_9', 'rss_in_99_99'];
+    expect(ids(await get('content', `${loc(100)}&order=asc`)).sort()).toEqual([...inside100].sort());
+    expect(ids(await get('queue', loc(100))).sort()).toEqual([...inside100, 'rss_hidden_50'].sort());
+    expect((await get('count', loc(100))).json()).toEqual({ count: '4' });
+    expect(ids(await get('content', loc(200))).sort()).toEqual([...inside100, 'rss_out_100_1', 'rss_out_101', 'rss_out_199_9'].sort());
+    expect(ids(await get('content', loc(10)))).toEqual(['rss_centre']);
+    // Longitude comes first: the same numbers swapped name a point in Somalia.
+    expect(ids(await get('content', `location=${CENTRE.latitude},${CENTRE.longitude},200`))).toEqual([]);
+  });
+
+  it('finds items across the antimeridian and around a pole', async () => {
+    const { db, tenant, get } = await setup();
+    const date = new Date(Date.now() - MIN).toISOString();
+    await seedItems(db, tenant, [
+      buildItem({ id: 'rss_east', date, location: { latitude: 0, longitude: 179.9996 } }),
+      buildItem({ id: 'rss_west', date, location: { latitude: 0, longitude: -179.9996 } }),
+      buildItem({ id: 'rss_pole_far_side', date, location: { latitude: 89.9996, longitude: 180 } }),
+    ]);
+    // 0.0008° of longitude at the equator is 89 m.
+    expect(ids(await get('content', 'location=-179.9996,0,100')).sort()).toEqual(['rss_east', 'rss_west']);
+    expect(ids(await get('content', 'location=179.9996,0,50'))).toEqual(['rss_east']);
+    // 0.0004° of latitude is 44.5 m: both points are 44.5 m from the pole, 89 m apart.
+    expect(ids(await get('content', 'location=0,89.9996,100'))).toEqual(['rss_pole_far_side']);
+    expect(ids(await get('content', 'location=0,89.9996,80'))).toEqual([]);
+  });
+
+  it('refuses malformed values and values out of the geographic ranges, naming location', async () => {
+    const { get } = await setup();
+    const cases: [string, number][] = [
+      ['abc', 1005],
+      ['13.4,52.5', 1005],
+      ['13.4,52.5,100,1', 1005],
+      ['13.4,,100', 1005],
+      ['13.4,52.5,1e2', 1005],
+      ['180.5,52.5,100', 1003],
+      ['-180.01,52.5,100', 1003],
+      ['13.4,90.1,100', 1003],
+      ['13.4,-91,100', 1003],
+      ['13.4,52.5,9.99', 1003],
+      ['13.4,52.5,200.5', 1003],
+      ['13.4,52.5,-50', 1003],
+    ];
+    for (const [value, code] of cases) {
+      for (const path of ['queue', 'content', 'count'] as const) {
+        expectError(await get(path, `location=${encodeURIComponent(value)}`), 400, { name: 'ValidationError', code, propertyName: 'location' });
+      }
+    }
+    for (const ok of ['-180,-90,10', '180,90,200', '0,0,10.5', ' 13.4 , 52.5 , 100 ']) {
+      expect((await get('content', `location=${encodeURIComponent(ok)}`)).statusCode).toBe(200);
+    }
+  });
+});
+
+describe('language', () => {
+  it('filters by a comma list on queue, content and count, and refuses codes that are not ISO 639-1', async () => {
+    const { db, tenant, get } = await setup();
+    const date = new Date(Date.now() - MIN).toISOString();
+    await seedItems(db, tenant, [
+      buildItem({ id: 'rss_en', date, language: 'en' }),
+      buildItem({ id: 'rss_de', date, language: 'de' }),
+      buildItem({ id: 'rss_fr', date, language: 'fr' }),
+    ]);
+    expect(ids(await get('content', 'language=de,FR')).sort()).toEqual(['rss_de', 'rss_fr']);
+    expect(ids(await get('queue', 'language=en'))).toEqual(['rss_en']);
+    expect((await get('count', 'language=en,de')).json()).toEqual({ count: '2' });
+    for (const path of ['queue', 'content', 'count'] as const) {
+      expectError(await get(path, 'language=eng'), 400, { name: 'ValidationError', code: 1004, propertyName: 'language' });
+      expectError(await get(path, 'language=en,1x'), 400, { name: 'ValidationError', code: 1004, propertyName: 'language' });
+    }
+  });
+
+  it('detects the language of items whose source names none, and leaves it absent when unsure', async () => {
+    const { db, tenant, get } = await setup();
+    const date = new Date(Date.now() - MIN).toISOString();
+    await seedItems(db, tenant, [
+      buildItem({ id: 'rss_german', date, title: 'Neue Brücke über den Fluss', text: '<p>Die Stadt hat heute beschlossen, dass die alte Brücke im nächsten Jahr durch einen Neubau ersetzt wird.</p>' }),
+      buildItem({ id: 'rss_spanish', date, title: 'Nuevo puente', text: 'El ayuntamiento decidió hoy que el viejo puente será sustituido por uno nuevo el próximo año.' }),
+      buildItem({ id: 'rss_short', date, title: '', text: 'ok 👍' }),
+      buildItem({ id: 'rss_source_says', date, language: 'it', text: 'This text is English but the source said Italian.' }),
+    ]);
+    const items = (await get('content', 'order=asc')).json() as ContentItem[];
+    const language = (id: string) => items.find((i) => i.id === id)!.language;
+    expect(language('rss_german')).toBe('de');
+    expect(language('rss_spanish')).toBe('es');
+    expect(language('rss_short')).toBeUndefined();
+    expect(language('rss_source_says')).toBe('it');
+    expect(ids(await get('content', 'language=de'))).toEqual(['rss_german']);
+    expect(ids(await get('queue', 'language=es'))).toEqual(['rss_spanish']);
+  });
+});
+
+describe('paging', () => {
+  /** 57 items with many equal dates and scores, so only the id can break ties. */
+  function crowd(now: number): ContentItem[] {
+    return Array.from({ length: 57 }, (_, n) =>
+      buildItem({
+        id: `rss_${String((n * 37) % 57).padStart(2, '0')}`,
+        date: new Date(now - (1 + (n % 5)) * MIN).toISOString(),
+        kudos: { score: n % 4 },
+      }),
+    );
+  }
+
+  function expected(items: ContentItem[], sort: 'time' | 'kudos', order: 'asc' | 'desc'): string[] {
+    const key = (i: ContentItem) => (sort === 'kudos' ? i.kudos.score : Date.parse(i.date));
+    const sorted = [...items].sort((a, b) => key(a) - key(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return (order === 'asc' ? sorted : sorted.reverse()).map((i) => i.id);
+  }
+
+  it('walks a whole collection without gaps or repeats under both sorts and orders, on queue and content', async () => {
+    const { db, tenant, get } = await setup();
+    const items = crowd(Date.now());
+    await seedItems(db, tenant, items.slice(0, 40));
+    await seedItems(db, tenant, items.slice(40), 'unpublished');
+    for (const sort of ['time', 'kudos'] as const) {
+      for (const order of ['asc', 'desc'] as const) {
+        for (const [path, wanted] of [
+          ['content', expected(items.slice(0, 40), sort, order)],
+          ['queue', expected(items, sort, order)],
+        ] as const) {
+          const walked: string[] = [];
+          for (let offset = 0; ; offset += 7) {
+            const page = ids(await get(path, `sort=${sort}&order=${order}&count=7&offset=${offset}`));
+            walked.push(...page);
+            if (page.length < 7) break;
+          }
+          expect(walked, `${path} ${sort} ${order}`).toEqual(wanted);
+          expect(new Set(walked).size).toBe(walked.length);
+        }
+      }
+    }
+  });
+
+  it('enforces count, offset, sort and order limits, naming each parameter', async () => {
+    const { get } = await setup();
+    const bad: [string, string, number, ('queue' | 'content')[]][] = [
+      ['count=0', 'count', 1003, ['queue', 'content']],
+      ['count=101', 'count', 1003, ['content']],
+      ['count=501', 'count', 1003, ['queue']],
+      ['count=ten', 'count', 1002, ['queue', 'content']],
+      ['count=2.5', 'count', 1002, ['queue', 'content']],
+      ['offset=-1', 'offset', 1003, ['queue', 'content']],
+      ['offset=1000001', 'offset', 1003, ['queue', 'content']],
+      ['offset=x', 'offset', 1002, ['queue', 'content']],
+      ['sort=random', 'sort', 1004, ['queue', 'content']],
+      ['order=up', 'order', 1004, ['queue', 'content']],
+    ];
+    for (const [query, propertyName, code, paths] of bad) {
+      for (const path of paths) expectError(await get(path, query), 400, { name: 'ValidationError', code, propertyName });
+    }
+    for (const ok of ['count=1', 'count=100', 'offset=0', 'offset=1000000', 'sort=kudos&order=asc', 'sort=time&order=desc']) {
+      expect((await get('content', ok)).statusCode).toBe(200);
+    }
+    expect((await get('queue', 'count=500')).statusCode).toBe(200);
+  });
+
+  it('validates since and until on queue, content and count, each naming its parameter', async () => {
+    const { db, tenant, get } = await setup();
+    const now = Date.now();
+    await seedItems(db, tenant, [
+      buildItem({ id: 'rss_new', date: new Date(now - MIN).toISOString() }),
+      buildItem({ id: 'rss_3d', date: new Date(now - 72 * 60 * MIN).toISOString() }),
+    ]);
+    const s = Math.floor(now / 1000);
+    for (const path of ['queue', 'content', 'count'] as const) {
+      expectError(await get(path, 'since=-1'), 400, { name: 'ValidationError', code: 1003, propertyName: 'since' });
+      expectError(await get(path, 'until=soon'), 400, { name: 'ValidationError', code: 1002, propertyName: 'until' });
+      expectError(await get(path, 'since=1.5'), 400, { name: 'ValidationError', code: 1002, propertyName: 'since' });
+      expectError(await get(path, `since=${s}&until=${s - 10}`), 400, { name: 'ValidationError', code: 1003, propertyName: 'since' });
+    }
+    // Defaults: the last 24 h. until alone keeps since at now − 24 h.
+    expect((await get('count', '')).json()).toEqual({ count: '1' });
+    expect((await get('count', `since=${s - 4 * 86_400}`)).json()).toEqual({ count: '2' });
+    expect((await get('count', `until=${s - 2 * 86_400}`)).json()).toEqual({ count: '0' });
+    expect(ids(await get('content', `since=${s - 4 * 86_400}&until=${s - 2 * 86_400}`))).toEqual(['rss_3d']);
+  });
+
+  it('needs q on every read', async () => {
+    const { app, tenant } = await setup();
+    for (const path of ['queue', 'content', 'count']) {
+      const res = await app.inject({ method: 'GET', url: `/v1/${path}/${tenant.contract.slug}?access_token=${tenant.token}` });
+      expectError(res, 400, { name: 'ValidationError', code: 1001, propertyName: 'q' });
+    }
+  });
+});
+
+describe('contract isolation', () => {
+  it('another contract cannot read, count or moderate a collection through its own slug', async () => {
+    const { app, db, tenant } = await setup();
+    await seedItems(db, tenant, [buildItem({ id: 'rss_secret' })]);
+    const other = await buildTenant(db, 'Other Corp');
+    // Other Corp has a collection with the same slug; it must not see Acme's items.
+    for (const path of ['content', 'count']) {
+      const res = await app.inject({ method: 'GET', url: `/v1/${path}/${other.contract.slug}?q=${tenant.collection.slug}` });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).not.toContain('rss_secret');
+    }
+    expect((await app.inject({ method: 'GET', url: `/v1/count/${other.contract.slug}?q=${tenant.collection.slug}` })).json()).toEqual({ count: '0' });
+    const read = await app.inject({ method: 'GET', url: `/v1/queue/${tenant.contract.slug}?q=${tenant.collection.slug}&access_token=${other.token}` });
+    expectError(read, 403, { name: 'ForbiddenError', code: 3001, propertyName: 'contract' });
+    expect(read.body).not.toContain('rss_secret');
+    const change = await app.inject({ method: 'PATCH', url: `/v1/queue/${other.contract.slug}?q=${tenant.collection.slug}&id=rss_secret&access_token=${other.token}`, payload: { state: 'unpublished' } });
+    expectError(change, 404, { name: 'NotFoundError', code: 4001, propertyName: 'id' });
+    const still = await app.inject({ method: 'GET', url: `/v1/content/${tenant.contract.slug}?q=${tenant.collection.slug}` });
+    expect(ids(still)).toEqual(['rss_secret']);
+  });
+});
+
+describe('caching', () => {
+  it('serves new items stored by the collector to the next reads within CONTENT_MAX_AGE, and moderation at once', async () => {
+    const { app, db, tenant, get } = await setup();
+    const now = Date.now();
+    await seedItems(db, tenant, [buildItem({ id: 'rss_first', date: new Date(now - 2 * MIN).toISOString() })]);
+    const first = await get('content', '');
+    expect(ids(first)).toEqual(['rss_first']);
+    expect((await get('count', '')).json()).toEqual({ count: '1' });
+    const etag = first.headers.etag as string;
+    expect((await app.inject({ method: 'GET', url: `/v1/count/${tenant.contract.slug}?q=${tenant.collection.slug}`, headers: { 'if-none-match': (await get('count', '')).headers.etag as string } })).statusCode).toBe(304);
+
+    // As the collector does, in another transaction (possibly another process): the next reads
+    // show it within the max-age (the process re-reads the collection's version every second).
+    await seedItems(db, tenant, [buildItem({ id: 'rss_second', date: new Date(now - MIN).toISOString() })]);
+    let seen: string[] = [];
+    for (let i = 0; i < 50 && seen.length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      seen = ids(await get('content', ''));
+    }
+    expect(seen).toEqual(['rss_second', 'rss_first']);
+    expect((await get('count', '')).json()).toEqual({ count: '2' });
+    const changed = await app.inject({ method: 'GET', url: `/v1/content/${tenant.contract.slug}?q=${tenant.collection.slug}`, headers: { 'if-none-match': etag } });
+    expect(changed.statusCode).toBe(200);
+
+    const off = await app.inject({ method: 'PATCH', url: `/v1/queue/${tenant.contract.slug}?q=${tenant.collection.slug}&id=rss_second&access_token=${tenant.token}`, payload: { state: 'unpublished' } });
+    expect(off.json()).toMatchObject({ id: 'rss_second', state: 'unpublished' });
+    expect(ids(await get('content', ''))).toEqual(['rss_first']);
+    expect((await get('count', '')).json()).toEqual({ count: '1' });
+  });
+
+  it('caches JSON and JSONP of the same query apart', async () => {
+    const { db, tenant, get } = await setup();
+    await seedItems(db, tenant, [buildItem({ id: 'rss_one' })]);
+    const json = await get('content', '');
+    const jsonp = await get('content', 'callback=cb');
+    expect(json.body.startsWith('[')).toBe(true);
+    expect(jsonp.body.startsWith('/**/cb([')).toBe(true);
+    expect(json.headers.etag).not.toBe(jsonp.headers.etag);
+    expect((await get('content', '')).body).toBe(json.body);
+  });
+});
+
+describe('query plans', () => {
+  it('serve every sort, order and filter combination from an index, never a full scan', async () => {
+    const { db, tenant } = await setup();
+    const now = Date.now();
+    const filters: Partial<ItemQuery>[] = [
+      {},
+      { services: ['rss', 'youtube'] },
+      { types: ['video'] },
+      { languages: ['en', 'de'] },
+      { location: { longitude: 13.4, latitude: 52.5, radius: 200 } },
+      { location: { longitude: 179.9999, latitude: 0, radius: 200 } },
+      { services: ['rss'], types: ['link'], languages: ['en'], location: { longitude: 13.4, latitude: 52.5, radius: 50 } },
+    ];
+    let checked = 0;
+    for (const state of [undefined, 'published'] as const) {
+      for (const filter of filters) {
+        const query: ItemQuery = { collectionId: tenant.collection.id, sinceMs: now - 86_400_000, untilMs: now, ...(state ? { state } : {}), ...filter };
+        const compiled = [compileCount(db, query)];
+        for (const sort of ['time', 'kudos'] as const) {
+          for (const order of ['asc', 'desc'] as const) compiled.push(compilePage(db, query, { count: 20, offset: 40, sort, order }));
+        }
+        for (const c of compiled) {
+          const { rows } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${c.sql}`, [...c.parameters]));
+          const plan = rows.map((r) => r.detail);
+          expect(plan.some((line) => /^SEARCH items USING (COVERING )?INDEX/.test(line)), plan.join(' | ')).toBe(true);
+          expect(plan.filter((line) => /^SCAN items/.test(line)), plan.join(' | ')).toEqual([]);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe(2 * filters.length * 5);
+  });
+});
