@@ -1,0 +1,133 @@
+/**
+ * Filter engine benchmark (`npm run bench:filter`). Real items, parsed from the feeds in
+ * `../shared/fixtures/rss` (or SLUICE_FIXTURES) by the rss connector and repeated up to 10 000
+ * with varied authors, go through a chain of 3 sets: a 5 000-entry patterns list on text and
+ * title, a 10 000-entry strings list on the author, and datediff plus numeric rules. Baselines,
+ * measured in the same run on the same texts: one `String.prototype.includes` scan and one
+ * re2js scan with a single pattern. Also times the pattern that hangs a backtracking engine.
+ * Prints readable lines, then one JSON object as the last line.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RE2JS } from 're2js';
+import { parseFeed } from '../src/collect/connectors/rss.ts';
+import type { ContentItem } from '../src/collect/item.ts';
+import { compile, evaluate, type FilterList, type FilterSet } from '../src/filter/engine.ts';
+
+const ITEMS = 10_000;
+const NOW = Date.parse('2026-11-22T12:00:00.000Z');
+const dir = process.env.SLUICE_FIXTURES ?? fileURLToPath(new URL('../../shared/fixtures/rss/', import.meta.url));
+
+const parsed = readdirSync(dir).flatMap((name) => {
+  try {
+    return parseFeed(readFileSync(join(dir, name)), undefined, 'https://feeds.example.org/feed', new Date(NOW));
+  } catch {
+    return []; // a fixture that is broken on purpose
+  }
+});
+const items: ContentItem[] = Array.from({ length: ITEMS }, (_, n) => {
+  const item = parsed[n % parsed.length]!;
+  return { ...item, author: { ...item.author, username: `user${n % 20_000}` }, kudos: { score: n % 500 } };
+});
+const texts = items.map((item) => `${item.title ?? ''} ${item.text}`);
+const averageLength = Math.round(texts.reduce((sum, text) => sum + text.length, 0) / texts.length);
+
+// 5 000 patterns of the kinds people write: words, variants, phrases; a few hit real feed text.
+const shapes = [
+  (n: number) => `/\\bspamword${n}\\b/i`,
+  (n: number) => `/v[i1l]agra${n}/i`,
+  (n: number) => `/casino\\s+bonus\\s+${n}/`,
+  (n: number) => `/free-?money-?${n}/i`,
+  (n: number) => `/^buy now ${n}/im`,
+];
+const patterns = Array.from({ length: 5_000 }, (_, n) => shapes[n % shapes.length]!(n));
+patterns.splice(2_500, 3, '/\\bpodcast\\b/i', '/\\bgiveaway\\b/i', '/\\bsponsored\\b/i');
+const lists: FilterList[] = [
+  { id: 'words', type: 'patterns', entries: patterns, active: true },
+  { id: 'blocked', type: 'strings', entries: Array.from({ length: 10_000 }, (_, n) => `User${n * 7}`), active: true },
+];
+const sets: FilterSet[] = [
+  {
+    id: 'spam', name: 'spam words', active: true,
+    rules: [
+      { operator: 'patternin', field: 'text', listId: 'words', not: false },
+      { operator: 'patternin', field: 'title', listId: 'words', not: false },
+    ],
+  },
+  { id: 'people', name: 'blocked people', active: true, rules: [{ operator: 'in', field: 'user', listId: 'blocked', not: false }] },
+  {
+    id: 'fresh', name: 'fresh and liked', active: true, or: true,
+    rules: [
+      { operator: 'datediff', field: 'date', value: 5 * 365 * 86_400, not: false },
+      { operator: 'lt', field: 'kudos.score', value: 5, not: false },
+    ],
+  },
+];
+
+function time(run: () => void): number {
+  const start = process.hrtime.bigint();
+  run();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+const compileMs = time(() => compile({ kind: 'chain', chain: { id: 'c', name: 'main', sets: sets.map((s) => s.id), active: true }, sets }, lists));
+const filter = compile({ kind: 'chain', chain: { id: 'c', name: 'main', sets: sets.map((s) => s.id), active: true }, sets }, lists);
+
+const rejectedBy: Record<string, number> = {};
+const firstPassMs = time(() => {
+  for (const item of items) {
+    const decision = evaluate(filter, item, NOW);
+    if (!decision.accepted) rejectedBy[decision.set.id] = (rejectedBy[decision.set.id] ?? 0) + 1;
+  }
+});
+const filterMs = time(() => {
+  for (const item of items) evaluate(filter, item, NOW);
+});
+
+let sink = 0;
+const includesMs = time(() => {
+  for (const text of texts) if (text.includes('spamword4242')) sink++;
+});
+const single = RE2JS.compile('\\bspamword4242\\b', RE2JS.CASE_INSENSITIVE);
+for (const text of texts) if (single.test(text)) sink++; // the same warm-up the filter had
+const singleMs = time(() => {
+  for (const text of texts) if (single.test(text)) sink++;
+});
+
+const hang = compile({ kind: 'set', set: { id: 'h', name: 'hang', active: true, rules: [{ operator: 'pattern', field: 'text', value: '/(a+)+$/', not: false }] } }, []);
+const hangItem = { ...items[0]!, text: `${'a'.repeat(60)}!` };
+const hangAccepted = evaluate(hang, hangItem, NOW).accepted;
+const HANG_RUNS = 1_000;
+const hangMs = time(() => {
+  for (let n = 0; n < HANG_RUNS; n++) evaluate(hang, hangItem, NOW);
+});
+
+const perSecond = (ms: number) => Math.round((ITEMS / ms) * 1000);
+const result = {
+  items: ITEMS,
+  distinctItems: parsed.length,
+  averageTextChars: averageLength,
+  patterns: patterns.length,
+  strings: 10_000,
+  compileMs: Math.round(compileMs),
+  firstPassMs: Math.round(firstPassMs),
+  rejected: rejectedBy,
+  filterItemsPerSecond: perSecond(filterMs),
+  filterMicrosPerItem: +((filterMs * 1000) / ITEMS).toFixed(2),
+  includesItemsPerSecond: perSecond(includesMs),
+  re2jsSingleItemsPerSecond: perSecond(singleMs),
+  ratioToIncludes: +(includesMs / filterMs).toFixed(4),
+  ratioToRe2jsSingle: +(singleMs / filterMs).toFixed(3),
+  baselineMatches: sink,
+  catastrophicAccepted: hangAccepted,
+  catastrophicMicrosPerEvaluation: +((hangMs * 1000) / HANG_RUNS).toFixed(2),
+};
+
+console.log(`${ITEMS} items (${parsed.length} distinct from ${dir}, ${averageLength} chars of text on average)`);
+console.log(`compile: ${result.compileMs} ms (${patterns.length} patterns, 10000 strings); first pass ${result.firstPassMs} ms; rejected by set: ${JSON.stringify(rejectedBy)}`);
+console.log(`filter chain:       ${result.filterItemsPerSecond} items/s, ${result.filterMicrosPerItem} µs/item`);
+console.log(`includes baseline:  ${result.includesItemsPerSecond} items/s (filter is ${result.ratioToIncludes} of it)`);
+console.log(`re2js one pattern:  ${result.re2jsSingleItemsPerSecond} items/s (filter is ${result.ratioToRe2jsSingle} of it)`);
+console.log(`/(a+)+$/ on 60 a and !: ${result.catastrophicMicrosPerEvaluation} µs per evaluation (accepted: ${hangAccepted})`);
+console.log(JSON.stringify(result));
