@@ -1,6 +1,6 @@
 /**
  * Filter engine benchmark (`npm run bench:filter`). Real items, parsed from the feeds in
- * `../shared/fixtures/rss` (or SLUICE_FIXTURES) by the rss connector and repeated up to 10 000
+ * `test/fixtures/rss` (or SLUICE_FIXTURES) by the rss connector and repeated up to 10 000
  * with varied authors, go through a chain of 3 sets: a 5 000-entry patterns list on text and
  * title, a 10 000-entry strings list on the author, and datediff plus numeric rules. Baselines,
  * measured in the same run on the same texts: one `String.prototype.includes` scan and one
@@ -17,7 +17,7 @@ import { compile, evaluate, type FilterList, type FilterSet } from '../src/filte
 
 const ITEMS = 10_000;
 const NOW = Date.parse('2026-11-22T12:00:00.000Z');
-const dir = process.env.SLUICE_FIXTURES ?? fileURLToPath(new URL('../../shared/fixtures/rss/', import.meta.url));
+const dir = process.env.SLUICE_FIXTURES ?? fileURLToPath(new URL('../test/fixtures/rss/', import.meta.url));
 
 const parsed = readdirSync(dir).flatMap((name) => {
   try {
