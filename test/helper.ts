@@ -65,7 +65,15 @@ export async function freshDatabaseEnv(): Promise<Record<string, string>> {
   const schema = `test_${randomBytes(6).toString('hex')}`;
   await admin.query(`create schema ${schema}`);
   cleanups.push(async () => {
-    await admin?.query(`drop schema if exists ${schema} cascade; drop schema if exists ${schema}_pgboss cascade`);
+    // A process of the test may still be running against the schema (spawned services stop in
+    // afterAll): a deadlock with it is retried.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return void (await admin?.query(`drop schema if exists ${schema} cascade; drop schema if exists ${schema}_pgboss cascade`));
+      } catch (error) {
+        if ((error as { code?: string }).code !== '40P01' || attempt === 5) throw error;
+      }
+    }
   });
   const url = new URL(testPostgresUrl);
   url.searchParams.set('options', `-c search_path=${schema}`);
