@@ -16,7 +16,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CamelCasePlugin, Kysely, PostgresAdapter, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import { CamelCasePlugin, Kysely, PostgresAdapter, PostgresDialect, sql, SqliteDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './tables.ts';
 
@@ -94,4 +94,26 @@ export async function withStartupLock<T>(db: Kysely<any>, key: string, work: () 
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT') || code === '23505');
+}
+
+/** PostgreSQL's "try again" errors: serialization failure and deadlock. */
+const RETRYABLE = new Set(['40001', '40P01']);
+
+/**
+ * Runs `work` in one SERIALIZABLE transaction, retried (up to `attempts` times) when PostgreSQL
+ * aborts it for a conflict with a concurrent one. For read-then-write changes whose reads must
+ * still hold at commit across processes (a free slug, a state to move from, a bulk change judged
+ * on what it read). SQLite transactions are serializable anyway (one writer at a time).
+ * Single-statement changes (ON CONFLICT inserts, conditional updates, `x = x + n` counters) are
+ * safe under the default READ COMMITTED and need no such transaction.
+ */
+export async function serializable<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().setIsolationLevel('serializable').execute(work);
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (attempt >= attempts || typeof code !== 'string' || !RETRYABLE.has(code)) throw error;
+    }
+  }
 }
