@@ -32,7 +32,9 @@ function sluice(at: Place, args: string[], extra: { env?: Record<string, string>
   return { status: result.status, out: result.stdout ? JSON.parse(result.stdout) : undefined, err: result.stderr ? JSON.parse(result.stderr) : undefined };
 }
 
-describe('sluice CLI', () => {
+// Each command is a process of its own (npm, Node, a database connection): on a loaded machine a
+// test of seven commands takes longer than the default 20 s, more so on PostgreSQL.
+describe('sluice CLI', { timeout: 60_000 }, () => {
   it('creates contracts, collections, clients and users, and grants access', async () => {
     const dir = await place();
     const contract = sluice(dir, ['admin', 'contract', 'create', '--name', 'World News']);

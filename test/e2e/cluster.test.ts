@@ -10,6 +10,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,10 +22,10 @@ const root = new URL('../../', import.meta.url).pathname;
 const FEEDS = 200;
 /** Entries per feed grow by one per fetch up to this many. */
 const MAX_ENTRIES = 5;
-const POLL_INTERVAL_S = 4;
-const LEASE_S = 5;
+const POLL_INTERVAL_S = 5;
+const LEASE_S = 6;
 /** The feed server holds each response this long, so that overlapping polls would show. */
-const HOLD_MS = 150;
+const HOLD_MS = 250;
 
 interface FeedLog {
   fetches: number;
@@ -39,6 +40,33 @@ interface FeedLog {
 }
 
 const feeds = new Map<number, FeedLog>();
+/** Client ports of the requests the feed server is answering now. */
+const inFlightPorts = new Set<number>();
+
+/**
+ * The local TCP ports of every process in process group `pgid` (Linux /proc), to tell which
+ * collector process a feed request comes from.
+ */
+function tcpPortsOf(pgid: number): Set<number> {
+  const inodes = new Set<string>();
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2] !== String(pgid)) continue;
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (socket) inodes.add(socket[1]!);
+      }
+    } catch {
+      // The process or descriptor went away meanwhile.
+    }
+  }
+  const ports = new Set<number>();
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields.length > 9 && inodes.has(fields[9]!)) ports.add(Number.parseInt(fields[1]!.split(':')[1]!, 16));
+  }
+  return ports;
+}
 let feedServer: Server;
 let feedBase: string;
 let env: NodeJS.ProcessEnv;
@@ -120,9 +148,12 @@ beforeAll(async () => {
     log.starts.push(Date.now());
     log.inFlight += 1;
     log.maxInFlight = Math.max(log.maxInFlight, log.inFlight);
+    const port = req.socket.remotePort!;
+    inFlightPorts.add(port);
     const body = feedXml(feed, Math.min(log.fetches, MAX_ENTRIES));
     let done = false;
     res.on('close', () => {
+      inFlightPorts.delete(port);
       log.inFlight -= 1;
       if (!done) log.abandoned += 1;
     });
@@ -188,7 +219,11 @@ describe('several processes on PostgreSQL', () => {
 
     // Every feed polled twice, then one collector killed while polls are under way.
     await until('two polls of every feed', () => ([...feeds.values()].every((f) => f.completed.length >= 2) ? true : undefined));
-    await until('polls under way', () => ([...feeds.values()].reduce((n, f) => n + f.inFlight, 0) >= 4 ? true : undefined));
+    const victim = processes.get('collector-1')!.child.pid!;
+    await until('collector-1 to be polling', () => {
+      const ports = tcpPortsOf(victim);
+      return [...inFlightPorts].some((port) => ports.has(port)) ? true : undefined;
+    });
     const abandonedBefore = [...feeds.values()].reduce((n, f) => n + f.abandoned, 0);
     await stop('collector-1', 'SIGKILL');
     const killedAt = Date.now();
