@@ -31,7 +31,14 @@ export async function serve(config: Config, role: Role = 'all'): Promise<Server>
   await app.listen({ port: config.port, host: config.host });
   // SQLite: the in-process scheduler. PostgreSQL: collector processes share the inputs through pg-boss.
   const collects = role === 'all' || role === 'collector';
-  const collector = !collects ? undefined : isPostgres(db) ? await startSharedCollector({ db, config, log: app.log }) : startCollector({ db, config, log: app.log });
+  let collector: Collector | undefined;
+  try {
+    collector = !collects ? undefined : isPostgres(db) ? await startSharedCollector({ db, config, log: app.log }) : startCollector({ db, config, log: app.log });
+  } catch (error) {
+    await app.close();
+    await db.destroy();
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   if (credentials) app.log.info(`Demo credentials written to ${credentials}`);
