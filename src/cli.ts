@@ -23,7 +23,7 @@ import { serve } from './server.ts';
 import { COLLECTION_TYPES, createCollection } from './store/collections.ts';
 import { createConsumer } from './store/consumers.ts';
 import { createContract, findContract, grant, revokeGrant } from './store/contracts.ts';
-import { type Db, openDb } from './store/db.ts';
+import { type Db, isUniqueViolation, openDb } from './store/db.ts';
 import { ensureSchema, migrateToLatest, schemaState } from './store/migrate.ts';
 import type { ConsumerRow, ContractRow } from './store/tables.ts';
 
@@ -175,8 +175,7 @@ const admin: Record<string, Command> = {
 function errorObject(error: unknown): { errors: object[] } {
   if (error instanceof ApiError) return { errors: error.entries };
   if (error instanceof ConfigError) return { errors: [{ name: 'ConfigError', message: error.message, propertyName: error.variable, code: 1000 }] };
-  const code = (error as { code?: string }).code;
-  if (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')) {
+  if (isUniqueViolation(error)) {
     return { errors: [{ name: 'ConflictError', message: 'A record with that name, username, e-mail or id already exists.', code: 4091 }] };
   }
   if (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

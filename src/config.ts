@@ -21,6 +21,12 @@ export interface Config {
   pollInterval: number;
   /** Fetches under way at once across all inputs (COLLECT_CONCURRENCY, default 4). */
   collectConcurrency: number;
+  /**
+   * Seconds a collector process may hold an input it took (COLLECT_LEASE, default 120; PostgreSQL
+   * only): if it dies mid-poll, the other collectors take the input over after about this long.
+   * Must exceed the longest poll (a fetch times out after 15 s).
+   */
+  collectLease: number;
   /** Allow outbound requests to loopback and private addresses (ALLOW_PRIVATE_FETCH, default false). */
   allowPrivateFetch: boolean;
   /** Access token lifetime in seconds (TOKEN_TTL, default 3600). */
@@ -148,6 +154,7 @@ export function loadConfig(env: Env): Config {
     queueUrl: baseUrl(env, 'QUEUE_URL', local),
     pollInterval: integer(env, 'POLL_INTERVAL', 300, 1, 86_400),
     collectConcurrency: integer(env, 'COLLECT_CONCURRENCY', 4, 1, 64),
+    collectLease: integer(env, 'COLLECT_LEASE', 120, 2, 3600),
     allowPrivateFetch: boolean(env, 'ALLOW_PRIVATE_FETCH', false),
     tokenTtl: integer(env, 'TOKEN_TTL', 3600, 1, 86_400),
     contentMaxAge: integer(env, 'CONTENT_MAX_AGE', 5, 0, 86_400),

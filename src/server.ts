@@ -2,15 +2,17 @@
  * `serve`: opens the database, brings its schema up (an empty database is migrated and, unless
  * SLUICE_BOOTSTRAP=false, bootstrapped; an older or newer one is refused), then starts the HTTP
  * server and/or the collector for the role (decisions §1), and shuts down gracefully: HTTP first,
- * then the collector, then the database.
+ * then the collector, then the database. On PostgreSQL any number of processes of any role may
+ * run against one database (README "Several processes").
  */
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type Role } from './app.ts';
 import { bootstrapDemo } from './bootstrap.ts';
 import { type Collector, startCollector } from './collect/scheduler.ts';
+import { startSharedCollector } from './collect/shared.ts';
 import type { Config } from './config.ts';
-import { openDb } from './store/db.ts';
-import { ensureSchema, schemaState } from './store/migrate.ts';
+import { isPostgres, openDb } from './store/db.ts';
+import { ensureSchemaOnce } from './store/migrate.ts';
 
 export interface Server {
   /** What `sluice serve` prints: where it listens, its role, the bootstrap credentials' path. */
@@ -22,13 +24,21 @@ export interface Server {
 
 export async function serve(config: Config, role: Role = 'all'): Promise<Server> {
   const db = openDb(config.databaseUrl);
-  const { state } = await schemaState(db);
-  await ensureSchema(db);
-  const credentials = state === 'empty' && config.bootstrap ? await bootstrapDemo(db, config) : undefined;
+  // Several processes may start at once against one PostgreSQL: one migrates and bootstraps.
+  const credentials = await ensureSchemaOnce(db, async (wasEmpty) => (wasEmpty && config.bootstrap ? bootstrapDemo(db, config) : undefined));
 
   const app = await buildApp(config, { db, role });
   await app.listen({ port: config.port, host: config.host });
-  const collector = role === 'all' || role === 'collector' ? startCollector({ db, config, log: app.log }) : undefined;
+  // SQLite: the in-process scheduler. PostgreSQL: collector processes share the inputs through pg-boss.
+  const collects = role === 'all' || role === 'collector';
+  let collector: Collector | undefined;
+  try {
+    collector = !collects ? undefined : isPostgres(db) ? await startSharedCollector({ db, config, log: app.log }) : startCollector({ db, config, log: app.log });
+  } catch (error) {
+    await app.close();
+    await db.destroy();
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   if (credentials) app.log.info(`Demo credentials written to ${credentials}`);

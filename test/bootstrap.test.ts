@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { serve } from '../src/server.ts';
-import { tempDir } from './helper.ts';
+import { freshDatabaseEnv, tempDir } from './helper.ts';
 
 describe('first start', () => {
   it('bootstraps the demo once, with working credentials written only to a private file', async () => {
     const dir = tempDir();
-    const config = loadConfig({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent' });
+    const config = loadConfig({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent', ...(await freshDatabaseEnv()) });
     const server = await serve(config, 'all');
     try {
       const path = join(dir, 'credentials.json');
@@ -41,7 +41,7 @@ describe('first start', () => {
 
   it('creates nothing with SLUICE_BOOTSTRAP=false', async () => {
     const dir = tempDir();
-    const server = await serve(loadConfig({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent', SLUICE_BOOTSTRAP: 'false' }), 'all');
+    const server = await serve(loadConfig({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent', SLUICE_BOOTSTRAP: 'false', ...(await freshDatabaseEnv()) }), 'all');
     try {
       expect(existsSync(join(dir, 'credentials.json'))).toBe(false);
       expect((await server.app.inject('/v1/collections/demo')).statusCode).toBe(401);
@@ -53,7 +53,7 @@ describe('first start', () => {
 
   it('serves only its role', async () => {
     const dir = tempDir();
-    const server = await serve(loadConfig({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent' }), 'auth');
+    const server = await serve(loadConfig({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent', ...(await freshDatabaseEnv()) }), 'auth');
     try {
       expect(server.collector).toBeUndefined();
       expect((await server.app.inject('/v1/collections/demo')).statusCode).toBe(404);

@@ -6,25 +6,37 @@ import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/store/db.ts';
-import { tempDir } from './helper.ts';
+import { freshDatabaseEnv, tempDir, testPostgresUrl } from './helper.ts';
 
 const root = new URL('../', import.meta.url).pathname;
 
-function sluice(dataDir: string, args: string[], extra: { env?: Record<string, string>; input?: string } = {}) {
+/** A data folder and the environment of a fresh database (SQLite in the folder, or a PostgreSQL schema). */
+interface Place {
+  dir: string;
+  env: Record<string, string>;
+}
+
+async function place(): Promise<Place> {
+  return { dir: tempDir(), env: await freshDatabaseEnv() };
+}
+
+function sluice(at: Place, args: string[], extra: { env?: Record<string, string>; input?: string } = {}) {
   const result = spawnSync('npm', ['run', '--silent', 'sluice', '--', ...args], {
     cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...extra.env },
+    env: { ...process.env, DATA_DIR: at.dir, LOG_LEVEL: 'silent', ...at.env, ...extra.env },
     input: extra.input ?? '',
     encoding: 'utf8',
   });
   return { status: result.status, out: result.stdout ? JSON.parse(result.stdout) : undefined, err: result.stderr ? JSON.parse(result.stderr) : undefined };
 }
 
-// Each case spawns npm several times; a loaded machine needs more than the default 20 s.
+// Each command is a process of its own (npm, Node, a database connection): on a loaded machine a
+// test of seven commands takes longer than the default 20 s, more so on PostgreSQL.
 describe('sluice CLI', { timeout: 90_000 }, () => {
-  it('creates contracts, collections, clients and users, and grants access', () => {
-    const dir = tempDir();
+  it('creates contracts, collections, clients and users, and grants access', async () => {
+    const dir = await place();
     const contract = sluice(dir, ['admin', 'contract', 'create', '--name', 'World News']);
     expect(contract.status).toBe(0);
     expect(contract.out).toMatchObject({ name: 'World News', slug: 'world-news', active: true, createdBy: 'operator' });
@@ -55,10 +67,10 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
   });
 
   it('stores secrets hashed, never in clear', async () => {
-    const dir = tempDir();
+    const dir = await place();
     const client = sluice(dir, ['admin', 'client', 'create', '--name', 'robot']);
     sluice(dir, ['admin', 'user', 'create', '--name', 'Bo', '--username', 'bo', '--email', 'bo@example.com'], { env: { SLUICE_PASSWORD: 'hunter2hunter2' } });
-    const db = openDb(`sqlite:${join(dir, 'sluice.db')}`);
+    const db = openDb(loadConfig({ DATA_DIR: dir.dir, ...dir.env }).databaseUrl);
     const rows = await db.selectFrom('consumers').selectAll().execute();
     await db.destroy();
     const dump = JSON.stringify(rows);
@@ -67,8 +79,8 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     expect(rows.every((row) => row.secretHash?.startsWith('$argon2id$') || row.passwordHash?.startsWith('$argon2id$'))).toBe(true);
   });
 
-  it('explains bad commands with an error object', () => {
-    const dir = tempDir();
+  it('explains bad commands with an error object', async () => {
+    const dir = await place();
     const unknown = sluice(dir, ['frobnicate']);
     expect(unknown.status).toBe(1);
     expect(unknown.out).toBeUndefined();
@@ -83,12 +95,13 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     expect(badConfig.err.errors[0]).toMatchObject({ name: 'ConfigError', propertyName: 'POLL_INTERVAL' });
   });
 
-  it('migrates, and prints the configuration with secrets masked', () => {
-    const dir = tempDir();
+  it('migrates, and prints the configuration with secrets masked', async () => {
+    const dir = await place();
     const migrated = sluice(dir, ['migrate']);
     expect(migrated.out).toEqual({ migrated: ['2026-11-22-initial', '2026-11-22-queue-reads'], state: 'current' });
     expect(sluice(dir, ['migrate']).out).toEqual({ migrated: [], state: 'current' });
-    expect(statSync(join(dir, 'sluice.db')).isFile()).toBe(true);
+    // The default database is the SQLite file in DATA_DIR (the PostgreSQL run names its own).
+    if (!testPostgresUrl) expect(statSync(join(dir.dir, 'sluice.db')).isFile()).toBe(true);
     const config = sluice(dir, ['config'], { env: { DATABASE_URL: 'postgres://sluice:s3cret@db/sluice' } });
     expect(config.out.databaseUrl).toBe('postgres://sluice:***@db/sluice');
     expect(config.out.pollInterval).toBe(300);

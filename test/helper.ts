@@ -1,12 +1,19 @@
 /**
- * Shared test set-up: an in-process app on a real SQLite file in a fresh temporary folder, and
- * small factories that create contracts, collections and consumers the way the CLI does.
+ * Shared test set-up: an in-process app on a fresh database, and small factories that create
+ * contracts, collections and consumers the way the CLI does.
+ *
+ * The database is a real SQLite file in a fresh temporary folder, or, when `TEST_DATABASE_URL`
+ * names a PostgreSQL database (`.ci/run` does the suite's second run so), a fresh schema of that
+ * database per test (the URL's `options=-c search_path=…` points every connection, in this
+ * process or a spawned one, at it), dropped after the test with the pg-boss schema beside it.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterEach, expect } from 'vitest';
+import pg from 'pg';
+import { afterAll, afterEach, expect } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { hashSecret, randomToken } from '../src/auth/secrets.ts';
 import { issueTokens } from '../src/auth/tokens.ts';
@@ -38,10 +45,50 @@ export function tempDir(): string {
   return dir;
 }
 
-/** Builds the app on a fresh migrated SQLite file; closed and removed after the test. */
+/** The PostgreSQL database of this run (TEST_DATABASE_URL), or undefined in the SQLite run. */
+export const testPostgresUrl: string | undefined = process.env.TEST_DATABASE_URL || undefined;
+
+let admin: pg.Pool | undefined;
+afterAll(async () => {
+  await admin?.end();
+  admin = undefined;
+});
+
+/**
+ * The environment that gives a process a fresh, empty database whose data folder is `dir`: `{}`
+ * in the SQLite run (the default `sqlite:<DATA_DIR>/sluice.db`), `{DATABASE_URL}` naming a new
+ * schema in the PostgreSQL run. Dropped after the test.
+ */
+export async function freshDatabaseEnv(): Promise<Record<string, string>> {
+  if (!testPostgresUrl) return {};
+  admin ??= new pg.Pool({ connectionString: testPostgresUrl, max: 2 });
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  await admin.query(`create schema ${schema}`);
+  cleanups.push(async () => {
+    // A process of the test may still be running against the schema (spawned services stop in
+    // afterAll): a deadlock with it is retried.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return void (await admin?.query(`drop schema if exists ${schema} cascade; drop schema if exists ${schema}_pgboss cascade`));
+      } catch (error) {
+        if ((error as { code?: string }).code !== '40P01' || attempt === 5) throw error;
+      }
+    }
+  });
+  const url = new URL(testPostgresUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return { DATABASE_URL: url.toString() };
+}
+
+/** The `DATABASE_URL` of a fresh, empty database (see `freshDatabaseEnv`). */
+export async function freshDatabaseUrl(dir = tempDir()): Promise<string> {
+  return loadConfig({ DATA_DIR: dir, ...(await freshDatabaseEnv()) }).databaseUrl;
+}
+
+/** Builds the app on a fresh migrated database (SQLite file or PostgreSQL schema); closed and removed after the test. */
 export async function build(env: Record<string, string> = {}): Promise<TestContext> {
   const dir = tempDir();
-  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', SLUICE_BOOTSTRAP: 'false', ...env });
+  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', SLUICE_BOOTSTRAP: 'false', ...(await freshDatabaseEnv()), ...env });
   const db = openDb(config.databaseUrl);
   await migrateToLatest(db);
   const app = await buildApp(config, { db });

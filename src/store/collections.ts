@@ -5,7 +5,7 @@
 import { newId } from '../lib/ids.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
 import { audit } from '../lib/time.ts';
-import type { Db } from './db.ts';
+import { type Db, serializable } from './db.ts';
 import type { CollectionRow } from './tables.ts';
 
 export const COLLECTION_TYPES = ['realtime', 'ranked'] as const;
@@ -17,7 +17,8 @@ export async function createCollection(
   fields: { name: string; type?: string },
   by: string,
 ): Promise<CollectionRow> {
-  return db.transaction().execute(async (trx) => {
+  // Serializable: a slug taken by a concurrent create (another process) makes this one retry.
+  return serializable(db, async (trx) => {
     const taken = await trx.selectFrom('collections').select('slug').where('contractId', '=', contractId).execute();
     const row: CollectionRow = {
       id: newId(),

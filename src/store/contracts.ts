@@ -5,12 +5,13 @@
 import { newId } from '../lib/ids.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
 import { audit, iso } from '../lib/time.ts';
-import type { Db } from './db.ts';
+import { type Db, serializable } from './db.ts';
 import type { ContractRow } from './tables.ts';
 
 /** Creates a contract named `name` with a unique slug; `by` is the acting consumer's name. */
 export async function createContract(db: Db, name: string, by: string): Promise<ContractRow> {
-  return db.transaction().execute(async (trx) => {
+  // Serializable: a slug taken by a concurrent create (another process) makes this one retry.
+  return serializable(db, async (trx) => {
     const base = slugify(name);
     const taken = await trx.selectFrom('contracts').select('slug').where('slug', 'like', `${base}%`).execute();
     const row: ContractRow = {

@@ -1,21 +1,61 @@
 /**
- * Opens the database named by `DATABASE_URL` (decisions §1) as a Kysely instance. SQLite
- * (better-sqlite3) is the embedded default; its file's folder is created when missing.
- * PostgreSQL arrives with the multi-machine release: a `postgres://` URL is refused for now.
+ * Opens the database named by `DATABASE_URL` (decisions §1) as a Kysely instance: SQLite
+ * (better-sqlite3) is the embedded default, its file's folder created when missing;
+ * `postgres://…` (or `postgresql://…`) opens PostgreSQL (15 or newer) through a `pg` pool, so that
+ * several processes on several machines share one state.
+ *
+ * Everything dialect-specific lives here and in `store/`: the rest of the code sees one
+ * `Kysely<Database>` and gets the same JavaScript values from both databases. In particular
+ * PostgreSQL's `bigint` (ms times, counts) comes back as a JavaScript number, not a string, as
+ * SQLite's integers do (safe: ms times and row counts stay far below 2^53).
+ *
+ * A PostgreSQL URL may choose the schema with libpq's `options` parameter, e.g.
+ * `postgres://u:p@host/db?options=-c%20search_path%3Dsluice` (the tests give each test its own
+ * schema this way); the default is the role's search path (`public`).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CamelCasePlugin, Kysely, SqliteDialect } from 'kysely';
+import { CamelCasePlugin, Kysely, PostgresAdapter, PostgresDialect, sql, SqliteDialect, type Transaction } from 'kysely';
+import pg from 'pg';
 import type { Database } from './tables.ts';
 
 export type Db = Kysely<Database>;
 
-/** Opens the database; throws when the URL's scheme is not supported yet. */
+/** Connections per process to PostgreSQL (each HTTP request or poll holds one at most briefly). */
+export const PG_POOL_SIZE = 10;
+
+/** Whether a `DATABASE_URL` names PostgreSQL. */
+export function isPostgresUrl(databaseUrl: string): boolean {
+  return /^postgres(ql)?:\/\//.test(databaseUrl);
+}
+
+/** Whether this Kysely instance talks to PostgreSQL (else SQLite). */
+export function isPostgres(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/** PostgreSQL's type ids whose text form `pg` leaves as strings: int8 (bigint, count(*)) and numeric. */
+const NUMERIC_TYPES = new Set([20, 1700]);
+
+/** `pg`'s type parsers for our pool only (the global ones stay untouched for pg-boss). */
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (NUMERIC_TYPES.has(oid) && format !== 'binary') return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+} as pg.CustomTypesConfig;
+
+/** Opens the database; throws when the URL's scheme is not supported. */
 export function openDb(databaseUrl: string): Db {
-  if (!databaseUrl.startsWith('sqlite:')) {
-    throw new Error('Only sqlite: databases are supported by this version (PostgreSQL comes later).');
+  const plugins = [new CamelCasePlugin()];
+  if (isPostgresUrl(databaseUrl)) {
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: PG_POOL_SIZE, types: pgTypes, application_name: 'sluice' });
+    // An idle connection that the server drops must not crash the process; the pool replaces it.
+    pool.on('error', () => {});
+    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
   }
+  if (!databaseUrl.startsWith('sqlite:')) throw new Error('DATABASE_URL must be sqlite:<path> or postgres://…');
   const path = databaseUrl.slice('sqlite:'.length);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SqliteDatabase(path);
@@ -23,7 +63,7 @@ export function openDb(databaseUrl: string): Db {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins: [new CamelCasePlugin()] });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins });
 }
 
 /**
@@ -48,4 +88,57 @@ function withStatementCache(sqlite: SqliteDatabase.Database) {
       return statement;
     },
   };
+}
+
+
+/** The PostgreSQL schema unqualified names resolve to (first of the search path); undefined on SQLite. */
+export async function currentSchema(db: Kysely<any>): Promise<string | undefined> {
+  if (!isPostgres(db)) return undefined;
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema;
+}
+
+/**
+ * Runs `work` while holding a database-wide lock named by `key`, so that processes starting at
+ * once against one PostgreSQL do it one after the other (schema migration, first-start
+ * bootstrap). On SQLite, where one process owns the file, it just runs `work`.
+ */
+export async function withStartupLock<T>(db: Kysely<any>, key: string, work: () => Promise<T>): Promise<T> {
+  if (!isPostgres(db)) return work();
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(hashtext(${key}))`.execute(conn);
+    try {
+      return await work();
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn);
+    }
+  });
+}
+
+/** Whether `error` is a unique (or primary key) constraint violation, on either database. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT') || code === '23505');
+}
+
+/** PostgreSQL's "try again" errors: serialization failure and deadlock. */
+const RETRYABLE = new Set(['40001', '40P01']);
+
+/**
+ * Runs `work` in one SERIALIZABLE transaction, retried (up to `attempts` times) when PostgreSQL
+ * aborts it for a conflict with a concurrent one. For read-then-write changes whose reads must
+ * still hold at commit across processes (a free slug, a state to move from, a bulk change judged
+ * on what it read). SQLite transactions are serializable anyway (one writer at a time).
+ * Single-statement changes (ON CONFLICT inserts, conditional updates, `x = x + n` counters) are
+ * safe under the default READ COMMITTED and need no such transaction.
+ */
+export async function serializable<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().setIsolationLevel('serializable').execute(work);
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (attempt >= attempts || typeof code !== 'string' || !RETRYABLE.has(code)) throw error;
+    }
+  }
 }

@@ -48,3 +48,27 @@ export async function dueInputs(db: Db, now: number, limit: number, exclude: str
   if (exclude.length) query = query.where('inputs.id', 'not in', exclude);
   return query.orderBy('inputs.nextRunAt').limit(limit).execute();
 }
+
+/**
+ * Claims up to `limit` due inputs (as `dueInputs`) for one collector process among several: each
+ * claimed input's `nextRunAt` is pushed to `now + leaseMs` (one update), so no other process claims it again
+ * until the poll records its outcome (which sets the real next run) or the lease runs out (the
+ * claimer died). The update re-checks that the input is still due, so of two processes that saw the
+ * same due input only one gets it back (read committed re-checks the condition on PostgreSQL;
+ * SQLite writes one at a time). Returns the claimed rows as they were before the claim, with
+ * `nextRunAt` set to the claim's value, which identifies this claim.
+ */
+export async function claimDueInputs(db: Db, now: number, limit: number, leaseMs: number): Promise<InputRow[]> {
+  const due = await dueInputs(db, now, limit);
+  if (!due.length) return [];
+  const until = now + leaseMs;
+  const won = await db
+    .updateTable('inputs')
+    .set({ nextRunAt: until })
+    .where('id', 'in', due.map((input) => input.id))
+    .where('nextRunAt', '<=', now)
+    .returning('id')
+    .execute();
+  const ids = new Set(won.map((row) => row.id));
+  return due.filter((input) => ids.has(input.id)).map((input) => ({ ...input, nextRunAt: until }));
+}

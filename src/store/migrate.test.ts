@@ -1,12 +1,11 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../../test/helper.ts';
+import { freshDatabaseUrl } from '../../test/helper.ts';
 import { openDb } from './db.ts';
 import { ensureSchema, migrateToLatest, schemaState } from './migrate.ts';
 
 describe('schema migrations', () => {
   it('migrates an empty database and then reports it current', async () => {
-    const db = openDb(`sqlite:${join(tempDir(), 'a.db')}`);
+    const db = openDb(await freshDatabaseUrl());
     expect((await schemaState(db)).state).toBe('empty');
     await ensureSchema(db);
     expect((await schemaState(db)).state).toBe('current');
@@ -15,7 +14,7 @@ describe('schema migrations', () => {
   });
 
   it('refuses a database newer than the code', async () => {
-    const db = openDb(`sqlite:${join(tempDir(), 'b.db')}`);
+    const db = openDb(await freshDatabaseUrl());
     await migrateToLatest(db);
     await db.insertInto('schema_migrations' as never).values({ name: '2099-01-01-future', timestamp: new Date().toISOString() } as never).execute();
     expect((await schemaState(db)).state).toBe('ahead');

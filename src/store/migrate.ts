@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
+import { currentSchema, withStartupLock } from './db.ts';
 import * as initial from './migrations/2026-11-22-initial.ts';
 import * as queueReads from './migrations/2026-11-22-queue-reads.ts';
 
@@ -15,12 +16,18 @@ const migrations: Record<string, Migration> = {
 
 const TABLE = 'schema_migrations';
 
-function migrator(db: Kysely<any>): Migrator {
+/**
+ * The Migrator; on PostgreSQL its bookkeeping tables live in the connection's current schema
+ * (without naming it, Kysely would take a `schema_migrations` of any schema for ours).
+ */
+async function migrator(db: Kysely<any>): Promise<Migrator> {
+  const schema = await currentSchema(db);
   return new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
     migrationTableName: TABLE,
     migrationLockTableName: `${TABLE}_lock`,
+    ...(schema ? { migrationTableSchema: schema } : {}),
   });
 }
 
@@ -29,9 +36,10 @@ export type SchemaState = 'empty' | 'current' | 'behind' | 'ahead';
 /** How the database's applied migrations compare with the code's. */
 export async function schemaState(db: Kysely<any>): Promise<{ state: SchemaState; applied: string[]; known: string[] }> {
   const known = Object.keys(migrations).sort();
-  const list = await migrator(db).getMigrations();
+  const list = await (await migrator(db)).getMigrations();
+  const schema = await currentSchema(db);
   const tables = await db.introspection.getTables();
-  const applied = tables.some((table) => table.name === TABLE)
+  const applied = tables.some((table) => table.name === TABLE && (!schema || table.schema === schema))
     ? (await db.selectFrom(TABLE).select('name').execute()).map((row: { name: string }) => row.name).sort()
     : [];
   if (applied.some((name) => !known.includes(name))) return { state: 'ahead', applied, known };
@@ -43,7 +51,7 @@ export async function schemaState(db: Kysely<any>): Promise<{ state: SchemaState
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const { state, applied } = await schemaState(db);
   if (state === 'ahead') throw new Error(`The database has migrations this version does not know (${applied.join(', ')}); upgrade Sluice.`);
-  const { error, results } = await migrator(db).migrateToLatest();
+  const { error, results } = await (await migrator(db)).migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
@@ -57,4 +65,18 @@ export async function ensureSchema(db: Kysely<any>): Promise<void> {
   if (state === 'empty') await migrateToLatest(db);
   else if (state === 'behind') throw new Error('The database schema is older than this version: run `sluice migrate` first.');
   else if (state === 'ahead') throw new Error('The database schema is newer than this version of Sluice; refusing to start.');
+}
+
+/**
+ * `ensureSchema` for processes that may start at the same moment against one PostgreSQL: they
+ * take turns (an advisory lock per schema), so one migrates and `then` runs (e.g. the first-start
+ * bootstrap, given whether the database was empty) while the others wait and find it done.
+ */
+export async function ensureSchemaOnce<T>(db: Kysely<any>, then: (wasEmpty: boolean) => Promise<T>): Promise<T> {
+  const key = `sluice-startup:${(await currentSchema(db)) ?? ''}`;
+  return withStartupLock(db, key, async () => {
+    const { state } = await schemaState(db);
+    await ensureSchema(db);
+    return then(state === 'empty');
+  });
 }

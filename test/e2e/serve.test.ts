@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helper.ts';
+import { freshDatabaseEnv, tempDir } from '../helper.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const fixtures = new URL('../fixtures/rss/', import.meta.url).pathname;
@@ -89,6 +89,7 @@ beforeAll(async () => {
     ...process.env,
     PORT: String(port),
     DATA_DIR: tempDir(),
+    ...(await freshDatabaseEnv()),
     QUEUE_URL: base,
     ALLOW_PRIVATE_FETCH: 'true',
     POLL_INTERVAL: '2',

@@ -1,0 +1,62 @@
+/**
+ * The storage layer's behaviour under concurrency, the same on SQLite and PostgreSQL. The
+ * PostgreSQL run opens a second connection pool on the same schema, as a second process would;
+ * SQLite is one process's database (a second synchronous connection in the same thread could
+ * only wait on itself), so there both sides share the one connection.
+ */
+import { describe, expect, it } from 'vitest';
+import { build, buildTenant } from '../../test/helper.ts';
+import { createCollection } from './collections.ts';
+import { createContract } from './contracts.ts';
+import { type Db, isPostgres, openDb } from './db.ts';
+import { claimDueInputs } from './inputs.ts';
+
+function secondSide(db: Db, databaseUrl: string): { other: Db; close: () => Promise<void> } {
+  if (!isPostgres(db)) return { other: db, close: async () => {} };
+  const other = openDb(databaseUrl);
+  return { other, close: () => other.destroy() };
+}
+
+describe('store under concurrency', () => {
+  it('gives concurrent creates with one name distinct slugs', async () => {
+    const { db, config } = await build();
+    const { other, close } = secondSide(db, config.databaseUrl);
+    try {
+      const contracts = await Promise.all(Array.from({ length: 6 }, (_, i) => createContract(i % 2 ? other : db, 'Same Name', 'test')));
+      expect(new Set(contracts.map((c) => c.slug)).size).toBe(6);
+      const collections = await Promise.all(
+        Array.from({ length: 4 }, (_, i) => createCollection(i % 2 ? other : db, contracts[0]!.id, { name: `Feed ${i}` }, 'test')),
+      );
+      expect(new Set(collections.map((c) => c.slug)).size).toBe(4);
+    } finally {
+      await close();
+    }
+  });
+
+  it('hands each due input to one claimer only, until its lease runs out', async () => {
+    const { app, db, config } = await build();
+    const tenant = await buildTenant(db);
+    const body = Array.from({ length: 30 }, (_, i) => ({
+      service: 'rss',
+      type: 'feed',
+      input: `http://127.0.0.1:9/feed/${i}`,
+      contractId: tenant.contract.id,
+      collectionId: tenant.collection.id,
+    }));
+    const created = await app.inject({ method: 'POST', url: `/collection/inputs?access_token=${tenant.token}`, payload: body });
+    expect(created.statusCode).toBe(201);
+    const { other, close } = secondSide(db, config.databaseUrl);
+    try {
+      const now = Date.now() + 1000;
+      const claims = await Promise.all([db, other, db, other].map((d) => claimDueInputs(d, now, 50, 60_000)));
+      const ids = claims.flat().map((input) => input.id);
+      expect(ids.length).toBe(30);
+      expect(new Set(ids).size).toBe(30);
+      expect(claims.flat().every((input) => input.nextRunAt === now + 60_000)).toBe(true);
+      expect(await claimDueInputs(db, now + 59_999, 50, 60_000)).toEqual([]);
+      expect((await claimDueInputs(other, now + 60_000, 50, 60_000)).length).toBe(30);
+    } finally {
+      await close();
+    }
+  });
+});
