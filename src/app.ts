@@ -11,6 +11,7 @@ import { authRoutes } from './auth/routes.ts';
 import type { Config } from './config.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { compileFor } from './http/validate.ts';
+import { contractRoutes } from './management/contracts/routes.ts';
 import { inputRoutes } from './management/inputs/routes.ts';
 import { queueRoutes } from './queue/routes.ts';
 import type { Db } from './store/db.ts';
@@ -56,6 +57,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const ctx = { db: deps.db, config };
   if (role === 'all' || role === 'auth') authRoutes(app, ctx);
   if (role === 'all' || role === 'api') inputRoutes(app, ctx);
+  if (role === 'all' || role === 'api') contractRoutes(app, ctx);
   if (role === 'all' || role === 'queue') queueRoutes(app, ctx);
   return app;
 }

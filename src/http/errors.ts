@@ -14,6 +14,11 @@ export function send(reply: FastifyReply, request: FastifyRequest, error: ApiErr
   return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(body);
 }
 
+/** An error thrown anywhere (ours or Fastify's) as the ApiError it is answered with. */
+export function toApiError(error: FastifyError): ApiError {
+  return error instanceof ApiError ? error : mapFastifyError(error);
+}
+
 function mapFastifyError(error: FastifyError): ApiError {
   if (error.validation) {
     return validationError(toInvalid(error.validation as never, undefined));
@@ -39,7 +44,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     reply.header('x-request-id', request.id);
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = error instanceof ApiError ? error : mapFastifyError(error);
+    const apiError = toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return send(reply, request, apiError);
   });

@@ -6,9 +6,12 @@
 import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import * as initial from './migrations/2026-11-22-initial.ts';
+import * as loginSessions from './migrations/2026-11-22-login-sessions.ts';
 
 const migrations: Record<string, Migration> = {
   '2026-11-22-initial': initial,
+  // Kysely applies migrations in name order: topics must sort after "initial".
+  '2026-11-22-login-sessions': loginSessions,
 };
 
 const TABLE = 'schema_migrations';
