@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { errorRedirect, redirectWith } from './login/redirect.ts';
 import { s256, verifyS256 } from './pkce.ts';
 import { failureLimiter } from './rate-limit.ts';
+import { redactUrl } from '../http/redact.ts';
 
 describe('PKCE S256 (RFC 7636)', () => {
   const verifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
@@ -50,4 +51,14 @@ describe('failure limiter', () => {
     expect(limiter.retryAfter(['addr:a'], t0 + 30_000)).toBe(30);
     expect(limiter.retryAfter(['addr:a'], t0 + 60_001)).toBe(0); // the first failure left the window
   });
+});
+
+describe('log redaction', () => {
+  it.each([
+    ['/v1/oauth/me?access_token=abc', '/v1/oauth/me?access_token=[redacted]'],
+    ['/v1/queue/demo?q=news&access%5Ftoken=abc&count=5', '/v1/queue/demo?q=news&access%5Ftoken=[redacted]&count=5'],
+    ['/cb?code=xyz&state=s', '/cb?code=[redacted]&state=s'],
+    ['/v1/content/demo?q=news', '/v1/content/demo?q=news'],
+    ['/healthz', '/healthz'],
+  ])('%s → %s', (url, expected) => expect(redactUrl(url)).toBe(expected));
 });
