@@ -54,7 +54,7 @@ describe('sluice CLI', () => {
     const revoked = sluice(dir, ['admin', 'revoke', '--consumer', user.out.consumer_id, '--contract', 'world-news']);
     expect(revoked.out).toMatchObject({ revoked: true });
     expect(sluice(dir, ['admin', 'revoke', '--consumer', 'ada', '--contract', 'world-news']).out).toMatchObject({ revoked: false });
-  });
+  }, 60_000); // nine CLI runs, each a Node start-up (4 s apiece on a loaded 2-core machine)
 
   it('stores secrets hashed, never in clear', async () => {
     const dir = tempDir();
@@ -111,7 +111,7 @@ describe('sluice CLI', () => {
     expect(publicWithoutRedirect.err.errors[0]).toMatchObject({ propertyName: '--redirect-uri', code: 1001 });
     const badConfig = sluice(dir, ['config'], { env: { POLL_INTERVAL: 'often' } });
     expect(badConfig.err.errors[0]).toMatchObject({ name: 'ConfigError', propertyName: 'POLL_INTERVAL' });
-  });
+  }, 60_000);
 
   it('migrates, and prints the configuration with secrets masked', () => {
     const dir = tempDir();
