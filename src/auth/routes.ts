@@ -13,7 +13,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import { ApiError, rateLimitError } from '../errors.ts';
+import { ApiError, authenticationError, rateLimitError } from '../errors.ts';
 import { authenticate, bearerToken, resolveAccessToken } from '../http/authenticate.ts';
 import { iso } from '../lib/time.ts';
 import type { Db } from '../store/db.ts';
@@ -24,7 +24,6 @@ import { loginRoutes } from './login/routes.ts';
 import { invalidRequest, unsupportedGrantType } from './oauth-errors.ts';
 import { failureLimiter } from './rate-limit.ts';
 import { revokeIssued } from './tokens.ts';
-import { authenticationError } from '../errors.ts';
 
 function bodyOf(request: FastifyRequest): Record<string, unknown> {
   return (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;

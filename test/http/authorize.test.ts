@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { s256 } from '../../src/auth/pkce.ts';
 import { hashSecret, randomToken } from '../../src/auth/secrets.ts';
 import { createConsumer, disableConsumer } from '../../src/store/consumers.ts';
-import { createContract, grant } from '../../src/store/contracts.ts';
+import { createContract, grant, revokeGrant } from '../../src/store/contracts.ts';
 import type { Db } from '../../src/store/db.ts';
 import { build, buildClient, buildUser, expectError } from '../helper.ts';
 
@@ -533,6 +533,9 @@ describe('GET /v1/customer/contracts/me', () => {
     expect(res.json()).toEqual([
       { _id: mine.id, name: 'Acme News', slug: 'acme-news', active: true, created: mine.created, createdBy: 'test', lastModified: mine.lastModified, lastModifiedBy: 'test' },
     ]);
+    // `admin revoke` takes the contract away at once.
+    await revokeGrant(db, user.consumer.id, mine.id);
+    expect((await app.inject({ method: 'GET', url: `/v1/customer/contracts/me?access_token=${encodeURIComponent(user.token)}` })).json()).toEqual([]);
     const none = await buildClient(db, 'nothing granted');
     expect((await app.inject({ method: 'GET', url: `/v1/customer/contracts/me?access_token=${encodeURIComponent(none.token)}` })).json()).toEqual([]);
     expectError(await app.inject({ method: 'GET', url: '/v1/customer/contracts/me' }), 401, { name: 'AuthenticationError', code: 2001, propertyName: 'access_token' });
