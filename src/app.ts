@@ -10,7 +10,9 @@ import { sql } from 'kysely';
 import { authRoutes } from './auth/routes.ts';
 import type { Config } from './config.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { redactUrl } from './http/redact.ts';
 import { compileFor } from './http/validate.ts';
+import { contractRoutes } from './management/contracts/routes.ts';
 import { inputRoutes } from './management/inputs/routes.ts';
 import { queueRoutes } from './queue/routes.ts';
 import type { Db } from './store/db.ts';
@@ -32,7 +34,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const role = deps.role ?? 'all';
   const app = Fastify({
     // Logs go to stderr: stdout carries the CLI's one JSON document (decisions §12).
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, stream: process.stderr },
+    // Tokens travel in query strings (interface §4): request URLs are logged with them redacted.
+    logger:
+      config.logLevel === 'silent'
+        ? false
+        : {
+            level: config.logLevel,
+            stream: process.stderr,
+            serializers: {
+              req: (request: { method: string; url: string; ip?: string }) => ({ method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }),
+            },
+          },
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomBytes(12).toString('hex'),
     routerOptions: { ignoreTrailingSlash: true },
@@ -56,6 +68,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const ctx = { db: deps.db, config };
   if (role === 'all' || role === 'auth') authRoutes(app, ctx);
   if (role === 'all' || role === 'api') inputRoutes(app, ctx);
+  if (role === 'all' || role === 'api') contractRoutes(app, ctx);
   if (role === 'all' || role === 'queue') queueRoutes(app, ctx);
   return app;
 }

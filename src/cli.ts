@@ -10,6 +10,9 @@
  *   admin client create --name <name> [--email <e>] [--redirect-uri <uri> ...] [--public]
  *   admin user create --name <name> --username <u> --email <e> [--language <iso>]
  *                     (password from SLUICE_PASSWORD or standard input)
+ *   admin user set-password --username <u>   (password from SLUICE_PASSWORD or standard input;
+ *                     ends the user's sessions and revokes the user's tokens)
+ *   admin client disable --client <client id|consumer id>   (its tokens and sessions stop working at once)
  *   admin grant  --consumer <consumer id|username|client id> --contract <id|slug>
  *   admin revoke --consumer <consumer id|username|client id> --contract <id|slug>
  */
@@ -21,7 +24,7 @@ import { type Config, ConfigError, loadConfig, maskedConfig } from './config.ts'
 import { ApiError, conflictError, notFoundError, validationError, VALIDATION_CODES } from './errors.ts';
 import { serve } from './server.ts';
 import { COLLECTION_TYPES, createCollection } from './store/collections.ts';
-import { createConsumer } from './store/consumers.ts';
+import { createConsumer, disableConsumer, findConsumerByRef, setPasswordHash } from './store/consumers.ts';
 import { createContract, findContract, grant, revokeGrant } from './store/contracts.ts';
 import { type Db, isUniqueViolation, openDb } from './store/db.ts';
 import { ensureSchema, migrateToLatest, schemaState } from './store/migrate.ts';
@@ -113,6 +116,9 @@ const admin: Record<string, Command> = {
         throw validationError([{ propertyName: '--redirect-uri', message: 'a redirect URI must be absolute, without fragment (RFC 6749 §3.1.2)', propertyValue: uri, code: VALIDATION_CODES.format }]);
       }
     }
+    if (values.public && redirectUris.length === 0) {
+      throw validationError([{ propertyName: '--redirect-uri', message: 'a public client needs at least one --redirect-uri (it can only use the browser flows)', code: VALIDATION_CODES.required }]);
+    }
     const clientId = randomToken().slice(0, 24);
     const clientSecret = values.public ? undefined : randomToken();
     return withDb(config, async (db) => {
@@ -151,6 +157,29 @@ const admin: Record<string, Command> = {
         secretHash: null,
       });
       return { consumer_id: consumer.id, name, username, email, ...(language ? { language } : {}) };
+    });
+  },
+  'user set-password': async (args, config) => {
+    const { values } = parseArgs({ args, options: { username: { type: 'string' } } });
+    const username = required(values, 'username');
+    const password = await readPassword();
+    if (password.length < 8) throw validationError([{ propertyName: 'password', message: 'the password must have at least 8 characters', code: VALIDATION_CODES.range }]);
+    return withDb(config, async (db) => {
+      const user = await findConsumerByRef(db, username);
+      if (!user || user.type !== 'user') throw notFoundError(`No user ${username}.`, '--username', username);
+      // A new password locks out whoever knew the old one: sessions end and tokens are revoked.
+      const ended = await setPasswordHash(db, user.id, await hashSecret(password));
+      return { consumer_id: user.id, username: user.username, password_set: true, sessions_ended: ended.sessions, tokens_revoked: ended.tokens };
+    });
+  },
+  'client disable': async (args, config) => {
+    const { values } = parseArgs({ args, options: { client: { type: 'string' } } });
+    const ref = required(values, 'client');
+    return withDb(config, async (db) => {
+      const consumer = await findConsumerByRef(db, ref);
+      if (!consumer) throw notFoundError(`No client ${ref}.`, '--client', ref);
+      const changed = await disableConsumer(db, consumer.id);
+      return { consumer_id: consumer.id, ...(consumer.clientId ? { client_id: consumer.clientId } : {}), disabled: true, was_enabled: changed };
     });
   },
   grant: async (args, config) => {

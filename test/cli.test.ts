@@ -6,8 +6,11 @@ import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { verifySecret } from '../src/auth/secrets.ts';
+import { issueTokens, lookupAccessToken } from '../src/auth/tokens.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/store/db.ts';
+import { MIGRATIONS } from '../src/store/migrate.ts';
 import { freshDatabaseEnv, tempDir, testPostgresUrl } from './helper.ts';
 
 const root = new URL('../', import.meta.url).pathname;
@@ -51,7 +54,8 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     const client = sluice(dir, ['admin', 'client', 'create', '--name', 'robot', '--redirect-uri', 'https://app.example.com/cb']);
     expect(client.out).toMatchObject({ name: 'robot', redirect_uris: ['https://app.example.com/cb'] });
     expect(client.out.client_secret).toMatch(/^[\w-]{43}$/);
-    const publicClient = sluice(dir, ['admin', 'client', 'create', '--name', 'spa', '--public']);
+    const publicClient = sluice(dir, ['admin', 'client', 'create', '--name', 'spa', '--public', '--redirect-uri', 'https://spa.example.com/cb', '--redirect-uri', 'http://127.0.0.1:3000/cb']);
+    expect(publicClient.out).toMatchObject({ name: 'spa', redirect_uris: ['https://spa.example.com/cb', 'http://127.0.0.1:3000/cb'] });
     expect(publicClient.out.client_secret).toBeUndefined();
 
     const user = sluice(dir, ['admin', 'user', 'create', '--name', 'Ada', '--username', 'ada', '--email', 'ada@example.com', '--language', 'de'], {
@@ -64,7 +68,7 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     const revoked = sluice(dir, ['admin', 'revoke', '--consumer', user.out.consumer_id, '--contract', 'world-news']);
     expect(revoked.out).toMatchObject({ revoked: true });
     expect(sluice(dir, ['admin', 'revoke', '--consumer', 'ada', '--contract', 'world-news']).out).toMatchObject({ revoked: false });
-  });
+  }, 60_000); // nine CLI runs, each a Node start-up (4 s apiece on a loaded 2-core machine)
 
   it('stores secrets hashed, never in clear', async () => {
     const dir = await place();
@@ -79,6 +83,32 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     expect(rows.every((row) => row.secretHash?.startsWith('$argon2id$') || row.passwordHash?.startsWith('$argon2id$'))).toBe(true);
   });
 
+  it('sets a password (ending sessions and tokens) and disables clients (their tokens stop at once)', async () => {
+    const dir = await place();
+    const user = sluice(dir, ['admin', 'user', 'create', '--name', 'Ada', '--username', 'ada', '--email', 'ada@example.com'], { input: 'first password\n' });
+    const client = sluice(dir, ['admin', 'client', 'create', '--name', 'robot']);
+    const db = openDb(loadConfig({ DATA_DIR: dir.dir, ...dir.env }).databaseUrl);
+    const userToken = await issueTokens(db, user.out.consumer_id, { ttlSeconds: 600, withRefresh: false });
+    const clientToken = await issueTokens(db, client.out.consumer_id, { ttlSeconds: 600, withRefresh: true, clientId: client.out.consumer_id });
+    await db.insertInto('loginSessions').values({ sessionHash: 'a'.repeat(64), consumerId: user.out.consumer_id, expiresAt: Date.now() + 60_000, createdAt: Date.now() }).execute();
+
+    const set = sluice(dir, ['admin', 'user', 'set-password', '--username', 'ada'], { env: { SLUICE_PASSWORD: 'second password' } });
+    expect(set.status).toBe(0);
+    expect(set.out).toEqual({ consumer_id: user.out.consumer_id, username: 'ada', password_set: true, sessions_ended: 1, tokens_revoked: 1 });
+    const ada = await db.selectFrom('consumers').selectAll().where('id', '=', user.out.consumer_id).executeTakeFirstOrThrow();
+    expect(await verifySecret('second password', ada.passwordHash!)).toBe(true);
+    expect(await verifySecret('first password', ada.passwordHash!)).toBe(false);
+    expect(await lookupAccessToken(db, userToken.access_token)).toBeUndefined();
+
+    const disabled = sluice(dir, ['admin', 'client', 'disable', '--client', client.out.client_id]);
+    expect(disabled.out).toEqual({ consumer_id: client.out.consumer_id, client_id: client.out.client_id, disabled: true, was_enabled: true });
+    expect(await lookupAccessToken(db, clientToken.access_token)).toBeUndefined();
+    expect(sluice(dir, ['admin', 'client', 'disable', '--client', client.out.consumer_id]).out.was_enabled).toBe(false);
+    expect(sluice(dir, ['admin', 'client', 'disable', '--client', 'nobody']).err.errors[0]).toMatchObject({ name: 'NotFoundError', propertyName: '--client' });
+    expect(sluice(dir, ['admin', 'user', 'set-password', '--username', 'nobody'], { env: { SLUICE_PASSWORD: 'long enough' } }).err.errors[0]).toMatchObject({ name: 'NotFoundError' });
+    await db.destroy();
+  }, 60_000); // seven CLI runs, each a Node start-up
+
   it('explains bad commands with an error object', async () => {
     const dir = await place();
     const unknown = sluice(dir, ['frobnicate']);
@@ -91,14 +121,16 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     expect(noContract.err.errors[0]).toMatchObject({ name: 'NotFoundError', propertyName: '--contract' });
     const shortPassword = sluice(dir, ['admin', 'user', 'create', '--name', 'C', '--username', 'c', '--email', 'c@example.com'], { input: 'short\n' });
     expect(shortPassword.err.errors[0]).toMatchObject({ propertyName: 'password' });
+    const publicWithoutRedirect = sluice(dir, ['admin', 'client', 'create', '--name', 'spa', '--public']);
+    expect(publicWithoutRedirect.err.errors[0]).toMatchObject({ propertyName: '--redirect-uri', code: 1001 });
     const badConfig = sluice(dir, ['config'], { env: { POLL_INTERVAL: 'often' } });
     expect(badConfig.err.errors[0]).toMatchObject({ name: 'ConfigError', propertyName: 'POLL_INTERVAL' });
-  });
+  }, 60_000);
 
   it('migrates, and prints the configuration with secrets masked', async () => {
     const dir = await place();
     const migrated = sluice(dir, ['migrate']);
-    expect(migrated.out).toEqual({ migrated: ['2026-11-22-initial', '2026-11-22-queue-reads'], state: 'current' });
+    expect(migrated.out).toEqual({ migrated: MIGRATIONS, state: 'current' });
     expect(sluice(dir, ['migrate']).out).toEqual({ migrated: [], state: 'current' });
     // The default database is the SQLite file in DATA_DIR (the PostgreSQL run names its own).
     if (!testPostgresUrl) expect(statSync(join(dir.dir, 'sluice.db')).isFile()).toBe(true);

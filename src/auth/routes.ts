@@ -1,99 +1,85 @@
 /**
- * The Authorization API's token endpoints (interface §4.1, decisions §3):
+ * The Authorization API's route table (interface §4.1, decisions §3):
  *
- *   POST /v1/oauth/token       client_credentials and refresh_token grants (RFC 6749 §4.4, §6)
- *   GET  /v1/oauth/token/info  token information (interface §2.10)
- *   GET  /v1/oauth/me          consumer details (interface §2.11)
+ *   POST /v1/oauth/token        client_credentials, refresh_token, authorization_code (grants/)
+ *   POST /v1/oauth/revoke       token revocation (RFC 7009)
+ *   GET  /v1/oauth/token/info   token information (interface §2.10)
+ *   GET  /v1/oauth/me           consumer details (interface §2.11)
+ *   GET|POST /v1/authorize, /v1/oauth/authorize, POST /v1/login, /v1/logout   browser sign-in (login/)
  *
- * Errors carry the error object of interface §7 and, on the token endpoint, the RFC 6749 §5.2
- * fields `error` and `error_description`.
+ * Token-endpoint errors carry the error object of interface §7 plus RFC 6749 §5.2 `error` and
+ * `error_description`. Failed client authentications and grants count against the client address
+ * and the client id (decisions §10): more than 10 a minute → 429 RateLimitError with Retry-After.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import { ApiError, VALIDATION_CODES } from '../errors.ts';
-import { authenticate } from '../http/authenticate.ts';
-import { lookupAccessToken, issueTokens, rotateRefreshToken } from './tokens.ts';
-import { bearerToken } from '../http/authenticate.ts';
+import { ApiError, authenticationError, rateLimitError } from '../errors.ts';
+import { authenticate, bearerToken, resolveAccessToken } from '../http/authenticate.ts';
 import { iso } from '../lib/time.ts';
 import type { Db } from '../store/db.ts';
-import { findClient } from '../store/consumers.ts';
-import type { ConsumerRow } from '../store/tables.ts';
-import { verifySecret } from './secrets.ts';
+import { authenticateClient, presentedCredentials } from './client-auth.ts';
+import { param } from './grants/grant.ts';
+import { grants } from './grants/index.ts';
+import { loginRoutes } from './login/routes.ts';
+import { invalidRequest, unsupportedGrantType } from './oauth-errors.ts';
+import { failureLimiter } from './rate-limit.ts';
+import { revokeIssued } from './tokens.ts';
 
-function oauthError(status: number, error: string, description: string, entry: { name: string; code: number; propertyName?: string }, headers?: Record<string, string>): ApiError {
-  return new ApiError(status, [{ ...entry, message: description }], { oauth: { error, error_description: description }, ...(headers ? { headers } : {}) });
-}
-
-const invalidClient = () =>
-  oauthError(401, 'invalid_client', 'Client authentication failed.', { name: 'AuthenticationError', code: 2001 }, {
-    'www-authenticate': 'Basic realm="sluice", charset="UTF-8"',
-  });
-
-/** Client id and secret from HTTP Basic (each URL-encoded, RFC 6749 §2.3.1) or the body. */
-function clientCredentials(request: FastifyRequest, body: Record<string, unknown>): { id: string; secret: string } | undefined {
-  const header = request.headers.authorization;
-  const basic = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
-  if (basic) {
-    const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return undefined;
-    try {
-      return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')) };
-    } catch {
-      return undefined;
-    }
-  }
-  if (typeof body.client_id === 'string' && typeof body.client_secret === 'string') return { id: body.client_id, secret: body.client_secret };
-  return undefined;
-}
-
-async function authenticateClient(db: Db, request: FastifyRequest, body: Record<string, unknown>): Promise<ConsumerRow> {
-  const credentials = clientCredentials(request, body);
-  if (!credentials) throw invalidClient();
-  const client = await findClient(db, credentials.id);
-  if (!client?.secretHash || !(await verifySecret(credentials.secret, client.secretHash))) throw invalidClient();
-  return client;
+function bodyOf(request: FastifyRequest): Record<string, unknown> {
+  return (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
 }
 
 export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }): void {
+  const tokenFailures = failureLimiter();
+  const loginFailures = failureLimiter();
+
+  /** Runs `work`; a 400/401 it throws counts as a failure of the address and the client id. */
+  async function limited<T>(request: FastifyRequest, clientId: string | undefined, work: () => Promise<T>): Promise<T> {
+    const keys = [`addr:${request.ip}`, ...(clientId ? [`client:${clientId}`] : [])];
+    const wait = tokenFailures.retryAfter(keys);
+    if (wait > 0) throw rateLimitError(wait);
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 400 || error.status === 401)) tokenFailures.fail(keys);
+      throw error;
+    }
+  }
+
   app.post('/v1/oauth/token', async (request, reply) => {
-    const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
-    const grantType = body.grant_type;
-    if (typeof grantType !== 'string' || !grantType) {
-      throw oauthError(400, 'invalid_request', 'grant_type is required.', { name: 'ValidationError', code: VALIDATION_CODES.required, propertyName: 'grant_type' });
-    }
-    if (grantType !== 'client_credentials' && grantType !== 'refresh_token') {
-      throw oauthError(400, 'unsupported_grant_type', `grant_type ${grantType} is not supported here.`, {
-        name: 'ValidationError',
-        code: VALIDATION_CODES.enum,
-        propertyName: 'grant_type',
-      });
-    }
-    const client = await authenticateClient(db, request, body);
+    const body = bodyOf(request);
+    const credentials = presentedCredentials(request, body);
+    const tokens = await limited(request, credentials?.id, async () => {
+      const grantType = param(body, 'grant_type');
+      if (!grantType) throw invalidRequest('grant_type is required.', 'grant_type');
+      const grant = grants.get(grantType);
+      if (!grant) throw unsupportedGrantType(grantType);
+      const client = await authenticateClient(db, credentials, { allowPublic: grant.allowPublicClients });
+      return grant.handler({ db, config, client, body, now: Date.now() });
+    });
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    if (grantType === 'client_credentials') {
-      return issueTokens(db, client.id, { ttlSeconds: config.tokenTtl, withRefresh: true });
-    }
-    if (typeof body.refresh_token !== 'string' || !body.refresh_token) {
-      throw oauthError(400, 'invalid_request', 'refresh_token is required.', { name: 'ValidationError', code: VALIDATION_CODES.required, propertyName: 'refresh_token' });
-    }
-    const issued = await rotateRefreshToken(db, body.refresh_token, client.id, config.tokenTtl);
-    if (!issued) {
-      throw oauthError(400, 'invalid_grant', 'The refresh token is invalid, expired or already used.', {
-        name: 'ValidationError',
-        code: VALIDATION_CODES.format,
-        propertyName: 'refresh_token',
-      });
-    }
-    return issued;
+    return tokens;
+  });
+
+  app.post('/v1/oauth/revoke', async (request, reply) => {
+    const body = bodyOf(request);
+    const credentials = presentedCredentials(request, body);
+    await limited(request, credentials?.id, async () => {
+      const client = await authenticateClient(db, credentials, { allowPublic: true });
+      const token = param(body, 'token');
+      if (!token) throw invalidRequest('token is required.', 'token');
+      await revokeIssued(db, token, client.id);
+    });
+    return reply.header('cache-control', 'no-store').code(200).send();
   });
 
   app.get('/v1/oauth/token/info', async (request) => {
     const token = bearerToken(request);
-    const row = token ? await lookupAccessToken(db, token) : undefined;
-    if (!row) await authenticate(db, request); // throws the right 401
-    const ttl = Math.max(0, row!.expiresAt - Date.now());
-    return { active: ttl > 0, expired: ttl === 0, expires: iso(row!.expiresAt), ttl };
+    if (!token) await authenticate(db, request); // throws the 401 for a missing token
+    const principal = await resolveAccessToken(db, token!);
+    if (!principal) throw authenticationError('The access token is unknown or revoked.', 'access_token');
+    const ttl = Math.max(0, principal.token.expiresAt - Date.now());
+    return { active: ttl > 0, expired: ttl === 0, expires: iso(principal.token.expiresAt), ttl };
   });
 
   app.get('/v1/oauth/me', async (request) => {
@@ -108,4 +94,6 @@ export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; confi
     if (consumer.type === 'user' && consumer.language) me.language = consumer.language;
     return me;
   });
+
+  app.register(loginRoutes, { db, config, failures: loginFailures });
 }

@@ -25,18 +25,19 @@ export interface IssuedTokens {
 export async function issueTokens(
   db: Db,
   consumerId: string,
-  options: { ttlSeconds: number; withRefresh: boolean; family?: string; now?: number },
+  options: { ttlSeconds: number; withRefresh: boolean; family?: string; now?: number; clientId?: string | null },
 ): Promise<IssuedTokens> {
   const now = options.now ?? Date.now();
   const family = options.family ?? randomToken();
+  const clientId = options.clientId ?? null;
   const access = randomToken();
   const rows: TokenRow[] = [
-    { tokenHash: tokenHash(access), kind: 'access', consumerId, family, expiresAt: now + options.ttlSeconds * 1000, revoked: 0, createdAt: now },
+    { tokenHash: tokenHash(access), kind: 'access', consumerId, family, expiresAt: now + options.ttlSeconds * 1000, revoked: 0, createdAt: now, clientId },
   ];
   const issued: IssuedTokens = { access_token: access, token_type: 'Bearer', expires_in: options.ttlSeconds };
   if (options.withRefresh) {
     const refresh = randomToken();
-    rows.push({ tokenHash: tokenHash(refresh), kind: 'refresh', consumerId, family, expiresAt: now + REFRESH_TTL_MS, revoked: 0, createdAt: now });
+    rows.push({ tokenHash: tokenHash(refresh), kind: 'refresh', consumerId, family, expiresAt: now + REFRESH_TTL_MS, revoked: 0, createdAt: now, clientId });
     issued.refresh_token = refresh;
   }
   await insertTokens(db, rows);
@@ -72,5 +73,18 @@ export async function rotateRefreshToken(
     await revokeFamily(db, row.family);
     return undefined;
   }
-  return issueTokens(db, consumerId, { ttlSeconds, withRefresh: true, family: row.family, now });
+  return issueTokens(db, consumerId, { ttlSeconds, withRefresh: true, family: row.family, now, clientId: row.clientId });
+}
+
+/**
+ * Token revocation (RFC 7009 §2.1): revokes `token` when it was issued to the client (or is the
+ * client's own). A refresh token takes its whole family with it (the access tokens issued from the
+ * same grant, RFC 7009 §2.1 "SHOULD"); an access token only itself. Unknown tokens, tokens of other
+ * clients and already revoked ones are left alone: the endpoint answers 200 either way (§2.2).
+ */
+export async function revokeIssued(db: Db, token: string, clientConsumerId: string): Promise<void> {
+  const row = await findToken(db, tokenHash(token));
+  if (!row || (row.clientId ?? row.consumerId) !== clientConsumerId) return;
+  if (row.kind === 'refresh') await revokeFamily(db, row.family);
+  else await revokeToken(db, row.tokenHash);
 }

@@ -1,7 +1,8 @@
 /**
  * Bearer tokens on token-bearing endpoints (interface §4, decisions §3): the token comes as the
  * query parameter `access_token` or as `Authorization: Bearer …`. Missing, unknown, revoked or
- * expired → 401 AuthenticationError. Contract access (decisions §4): a consumer may act on a
+ * expired → 401 AuthenticationError; so is a token whose consumer, or whose client, the operator
+ * disabled (`admin client disable`): it stops working at once. Contract access (decisions §4): a consumer may act on a
  * contract only when the operator granted it; otherwise 403 ForbiddenError, with no data.
  */
 import type { FastifyRequest } from 'fastify';
@@ -26,16 +27,30 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+/**
+ * The known, unrevoked access token `token` (expired or not) with its consumer, or undefined when
+ * the token is unknown, revoked, or its consumer or client is disabled.
+ */
+export async function resolveAccessToken(db: Db, token: string): Promise<Principal | undefined> {
+  const row = await lookupAccessToken(db, token);
+  if (!row) return undefined;
+  const consumer = await findConsumer(db, row.consumerId);
+  if (!consumer || consumer.disabled) return undefined;
+  if (row.clientId && row.clientId !== consumer.id) {
+    const client = await findConsumer(db, row.clientId);
+    if (!client || client.disabled) return undefined;
+  }
+  return { consumer, token: row };
+}
+
 /** The consumer behind the request's access token; throws 401 when there is none valid. */
 export async function authenticate(db: Db, request: FastifyRequest, now = Date.now()): Promise<Principal> {
   const token = bearerToken(request);
   if (!token) throw authenticationError('An access token is required (query access_token or Authorization: Bearer).', 'access_token');
-  const row = await lookupAccessToken(db, token);
-  if (!row) throw authenticationError('The access token is unknown or revoked.', 'access_token');
-  if (row.expiresAt <= now) throw authenticationError('The access token has expired.', 'access_token');
-  const consumer = await findConsumer(db, row.consumerId);
-  if (!consumer) throw authenticationError('The access token is unknown or revoked.', 'access_token');
-  return { consumer, token: row };
+  const principal = await resolveAccessToken(db, token);
+  if (!principal) throw authenticationError('The access token is unknown or revoked.', 'access_token');
+  if (principal.token.expiresAt <= now) throw authenticationError('The access token has expired.', 'access_token');
+  return principal;
 }
 
 /** Throws 403 unless the principal was granted the contract; `propertyName` names the field. */

@@ -14,10 +14,15 @@ export function send(reply: FastifyReply, request: FastifyRequest, error: ApiErr
   return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(body);
 }
 
-function mapFastifyError(error: FastifyError, request: FastifyRequest): ApiError {
+/** An error thrown anywhere (ours or Fastify's) as the ApiError it is answered with. */
+export function toApiError(error: FastifyError, request?: FastifyRequest): ApiError {
+  return error instanceof ApiError ? error : mapFastifyError(error, request);
+}
+
+function mapFastifyError(error: FastifyError, request?: FastifyRequest): ApiError {
   if (error.validation) {
     const part = error.validationContext as 'body' | 'querystring' | 'params' | 'headers' | undefined;
-    const data = part === 'querystring' ? request.query : part ? request[part] : undefined;
+    const data = !request ? undefined : part === 'querystring' ? request.query : part ? request[part] : undefined;
     return validationError(toInvalid(error.validation as never, data));
   }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -41,7 +46,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     reply.header('x-request-id', request.id);
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = error instanceof ApiError ? error : mapFastifyError(error, request);
+    const apiError = toApiError(error, request);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return send(reply, request, apiError);
   });

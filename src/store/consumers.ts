@@ -8,11 +8,11 @@ import { iso } from '../lib/time.ts';
 import type { Db } from './db.ts';
 import type { ConsumerRow } from './tables.ts';
 
-export type NewConsumer = Omit<ConsumerRow, 'id' | 'created' | 'redirectUris'> & { redirectUris?: string[] };
+export type NewConsumer = Omit<ConsumerRow, 'id' | 'created' | 'redirectUris' | 'disabled'> & { redirectUris?: string[] };
 
 /** Inserts a consumer; throws on a duplicate username, e-mail or client id (unique constraints). */
 export async function createConsumer(db: Db, fields: NewConsumer): Promise<ConsumerRow> {
-  const row: ConsumerRow = { ...fields, id: newId(), created: iso(), redirectUris: JSON.stringify(fields.redirectUris ?? []) };
+  const row: ConsumerRow = { ...fields, id: newId(), created: iso(), redirectUris: JSON.stringify(fields.redirectUris ?? []), disabled: 0 };
   await db.insertInto('consumers').values(row).execute();
   return row;
 }
@@ -27,4 +27,49 @@ export async function findClient(db: Db, clientId: string): Promise<ConsumerRow 
 
 export async function findUser(db: Db, username: string): Promise<ConsumerRow | undefined> {
   return db.selectFrom('consumers').selectAll().where('type', '=', 'user').where('username', '=', username).executeTakeFirst();
+}
+
+/** The consumer whose id, client id or username is `ref`, or undefined. */
+export async function findConsumerByRef(db: Db, ref: string): Promise<ConsumerRow | undefined> {
+  return db
+    .selectFrom('consumers')
+    .selectAll()
+    .where((eb) => eb.or([eb('id', '=', ref), eb('username', '=', ref), eb('clientId', '=', ref)]))
+    .executeTakeFirst();
+}
+
+/** The registered redirect URIs of a client (exact strings, RFC 6749 §3.1.2). */
+export function redirectUrisOf(consumer: ConsumerRow): string[] {
+  return JSON.parse(consumer.redirectUris) as string[];
+}
+
+/**
+ * Disables a consumer and, in the same transaction, revokes all its tokens (as consumer or as the
+ * client they were issued to) and ends its login sessions. Returns whether it was enabled before.
+ */
+export async function disableConsumer(db: Db, id: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const result = await trx.updateTable('consumers').set({ disabled: 1 }).where('id', '=', id).where('disabled', '=', 0).executeTakeFirst();
+    await trx
+      .updateTable('tokens')
+      .set({ revoked: 1 })
+      .where((eb) => eb.or([eb('consumerId', '=', id), eb('clientId', '=', id)]))
+      .execute();
+    await trx.deleteFrom('loginSessions').where('consumerId', '=', id).execute();
+    return Number(result.numUpdatedRows) > 0;
+  });
+}
+
+/**
+ * Sets a user's password hash and, in the same transaction, ends every login session and revokes
+ * every token of the user (a password change must lock out whoever knew the old one). Returns the
+ * number of sessions ended and tokens revoked.
+ */
+export async function setPasswordHash(db: Db, id: string, passwordHash: string): Promise<{ sessions: number; tokens: number }> {
+  return db.transaction().execute(async (trx) => {
+    await trx.updateTable('consumers').set({ passwordHash }).where('id', '=', id).where('type', '=', 'user').execute();
+    const sessions = await trx.deleteFrom('loginSessions').where('consumerId', '=', id).executeTakeFirst();
+    const tokens = await trx.updateTable('tokens').set({ revoked: 1 }).where('consumerId', '=', id).where('revoked', '=', 0).executeTakeFirst();
+    return { sessions: Number(sessions.numDeletedRows), tokens: Number(tokens.numUpdatedRows) };
+  });
 }

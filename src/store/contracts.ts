@@ -61,3 +61,14 @@ export async function revokeGrant(db: Db, consumerId: string, contractId: string
   const result = await db.deleteFrom('grants').where('consumerId', '=', consumerId).where('contractId', '=', contractId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/** The contracts the consumer was granted, in creation order (decisions §4). */
+export async function grantedContracts(db: Db, consumerId: string): Promise<ContractRow[]> {
+  return db
+    .selectFrom('contracts')
+    .innerJoin('grants', 'grants.contractId', 'contracts.id')
+    .selectAll('contracts')
+    .where('grants.consumerId', '=', consumerId)
+    .orderBy('contracts.id')
+    .execute();
+}

@@ -7,12 +7,18 @@ import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import { currentSchema, withStartupLock } from './db.ts';
 import * as initial from './migrations/2026-11-22-initial.ts';
+import * as loginSessions from './migrations/2026-11-22-login-sessions.ts';
 import * as queueReads from './migrations/2026-11-22-queue-reads.ts';
 
+// Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
   '2026-11-22-initial': initial,
+  '2026-11-22-login-sessions': loginSessions,
   '2026-11-22-queue-reads': queueReads,
 };
+
+/** The names of every migration this version knows, in the order they apply. */
+export const MIGRATIONS = Object.keys(migrations).sort();
 
 const TABLE = 'schema_migrations';
 

@@ -48,6 +48,8 @@ export interface ConsumerTable {
   /** JSON array of registered redirect URIs. */
   redirectUris: string;
   created: string;
+  /** 1 when the operator disabled the consumer: its tokens and sessions stop working at once. */
+  disabled: Generated<number>;
 }
 
 export interface GrantTable {
@@ -66,6 +68,33 @@ export interface TokenTable {
   family: string;
   expiresAt: number;
   revoked: number;
+  createdAt: number;
+  /** Consumer id of the client the token was issued to (the machine itself for its own grants). */
+  clientId: string | null;
+}
+
+/** A signed-in browser (login session cookie), by SHA-256 of the cookie value. */
+export interface LoginSessionTable {
+  sessionHash: string;
+  consumerId: string;
+  expiresAt: number;
+  createdAt: number;
+}
+
+/** An authorization code (RFC 6749 §4.1), by SHA-256; single use, bound to client, redirect URI and PKCE. */
+export interface AuthorizationCodeTable {
+  codeHash: string;
+  /** Consumer id of the client the code was issued to. */
+  clientId: string;
+  /** The user who consented. */
+  consumerId: string;
+  redirectUri: string;
+  /** BASE64URL(SHA-256(code_verifier)) (RFC 7636 §4.2, S256). */
+  codeChallenge: string;
+  /** Token family of the tokens issued for this code, revoked when the code is replayed. */
+  family: string;
+  expiresAt: number;
+  used: number;
   createdAt: number;
 }
 
@@ -121,6 +150,8 @@ export interface Database {
   consumers: ConsumerTable;
   grants: GrantTable;
   tokens: TokenTable;
+  loginSessions: LoginSessionTable;
+  authorizationCodes: AuthorizationCodeTable;
   inputs: InputTable;
   items: ItemTable;
 }
@@ -129,6 +160,8 @@ export type ContractRow = Selectable<ContractTable>;
 export type CollectionRow = Selectable<CollectionTable>;
 export type ConsumerRow = Selectable<ConsumerTable>;
 export type TokenRow = Selectable<TokenTable>;
+export type LoginSessionRow = Selectable<LoginSessionTable>;
+export type AuthorizationCodeRow = Selectable<AuthorizationCodeTable>;
 export type InputRow = Selectable<InputTable>;
 export type NewInput = Insertable<InputTable>;
 export type InputUpdate = Updateable<InputTable>;

@@ -1,0 +1,64 @@
+/** Pure pieces of the authorization server: PKCE S256, redirect encoding, failure limits. */
+import { describe, expect, it } from 'vitest';
+import { errorRedirect, redirectWith } from './login/redirect.ts';
+import { s256, verifyS256 } from './pkce.ts';
+import { failureLimiter } from './rate-limit.ts';
+import { redactUrl } from '../http/redact.ts';
+
+describe('PKCE S256 (RFC 7636)', () => {
+  const verifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+  const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'; // RFC 7636 appendix B
+
+  it.each([
+    [verifier, challenge, true],
+    [`${verifier}x`, challenge, false],
+    ['short', s256('short'), false], // under 43 characters
+    [verifier, challenge.toLowerCase(), false],
+    [verifier, '', false],
+  ])('verifyS256(%s, %s) is %s', (v, c, expected) => {
+    expect(verifyS256(v, c)).toBe(expected);
+  });
+
+  it('computes the appendix B challenge', () => expect(s256(verifier)).toBe(challenge));
+});
+
+describe('redirects back to the client', () => {
+  it.each([
+    ['https://app.example/cb', 'token', { access_token: 'a b', token_type: 'Bearer', state: 'x&y' }, 'https://app.example/cb#access_token=a+b&token_type=Bearer&state=x%26y'],
+    ['https://app.example/cb', 'code', { code: 'c', state: undefined }, 'https://app.example/cb?code=c'],
+    ['https://app.example/cb?tenant=1', 'code', { code: 'c', state: 's' }, 'https://app.example/cb?tenant=1&code=c&state=s'],
+  ] as const)('%s (%s)', (uri, mode, params, expected) => {
+    expect(redirectWith(uri, mode, params)).toBe(expected);
+  });
+
+  it('puts errors where the response type puts its results', () => {
+    expect(errorRedirect('https://a/cb', 'token', 'access_denied', undefined, 's')).toBe('https://a/cb#error=access_denied&state=s');
+    expect(errorRedirect('https://a/cb', 'code', 'access_denied', 'no', undefined)).toBe('https://a/cb?error=access_denied&error_description=no');
+  });
+});
+
+describe('failure limiter', () => {
+  it('allows max failures per window per key, then names the wait in seconds', () => {
+    const limiter = failureLimiter({ max: 3, windowMs: 60_000 });
+    const t0 = 1_000_000;
+    for (let i = 0; i < 3; i++) {
+      expect(limiter.retryAfter(['addr:a'], t0 + i)).toBe(0);
+      limiter.fail(['addr:a', 'account:x'], t0 + i);
+    }
+    expect(limiter.retryAfter(['addr:a'], t0 + 10)).toBe(60);
+    expect(limiter.retryAfter(['addr:b', 'account:x'], t0 + 10)).toBe(60); // the account is over too
+    expect(limiter.retryAfter(['addr:b'], t0 + 10)).toBe(0);
+    expect(limiter.retryAfter(['addr:a'], t0 + 30_000)).toBe(30);
+    expect(limiter.retryAfter(['addr:a'], t0 + 60_001)).toBe(0); // the first failure left the window
+  });
+});
+
+describe('log redaction', () => {
+  it.each([
+    ['/v1/oauth/me?access_token=abc', '/v1/oauth/me?access_token=[redacted]'],
+    ['/v1/queue/demo?q=news&access%5Ftoken=abc&count=5', '/v1/queue/demo?q=news&access%5Ftoken=[redacted]&count=5'],
+    ['/cb?code=xyz&state=s', '/cb?code=[redacted]&state=s'],
+    ['/v1/content/demo?q=news', '/v1/content/demo?q=news'],
+    ['/healthz', '/healthz'],
+  ])('%s → %s', (url, expected) => expect(redactUrl(url)).toBe(expected));
+});

@@ -1,0 +1,13 @@
+/**
+ * client_credentials (RFC 6749 §4.4, interface §4.1): a confidential machine client gets an
+ * access token and a refresh token (decisions §3) for itself.
+ */
+import { issueTokens } from '../tokens.ts';
+import type { GrantContext } from './grant.ts';
+
+export const grantType = 'client_credentials';
+export const allowPublicClients = false;
+
+export async function handler({ db, config, client, now }: GrantContext) {
+  return issueTokens(db, client.id, { ttlSeconds: config.tokenTtl, withRefresh: true, now, clientId: client.id });
+}

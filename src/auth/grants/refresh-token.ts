@@ -1,0 +1,18 @@
+/**
+ * refresh_token (RFC 6749 §6, interface §3.2): rotates the machine client's refresh token; a
+ * rotated token presented again revokes its whole family (RFC 9700 §4.14, `rotateRefreshToken`).
+ */
+import { invalidGrant, invalidRequest } from '../oauth-errors.ts';
+import { rotateRefreshToken } from '../tokens.ts';
+import { type GrantContext, param } from './grant.ts';
+
+export const grantType = 'refresh_token';
+export const allowPublicClients = false;
+
+export async function handler({ db, config, client, body, now }: GrantContext) {
+  const refreshToken = param(body, 'refresh_token');
+  if (!refreshToken) throw invalidRequest('refresh_token is required.', 'refresh_token');
+  const issued = await rotateRefreshToken(db, refreshToken, client.id, config.tokenTtl, now);
+  if (!issued) throw invalidGrant('The refresh token is invalid, expired or already used.', 'refresh_token');
+  return issued;
+}

@@ -1,0 +1,191 @@
+/**
+ * The browser sign-in (interface §4.1, decisions §3), registered in its own Fastify scope with
+ * cookies and CSRF protection:
+ *
+ *   GET  /v1/authorize, /v1/oauth/authorize   check the request; login page, or consent page when signed in
+ *   POST /v1/login                            username + password → session cookie → back to authorize
+ *   POST /v1/authorize, /v1/oauth/authorize   the consent decision (`decision=allow|deny`) → redirect
+ *   POST /v1/logout                           end the session → back to the login page
+ *   GET  /v1/assets/sign-in.css               the pages' stylesheet
+ *
+ * Every form carries a CSRF token (@fastify/csrf-protection, secret in an HttpOnly cookie):
+ * missing or wrong → 403 and nothing happens. Failed sign-ins count against the address and the
+ * user name (decisions §10): more than 10 a minute → 429 with Retry-After. Errors are pages (or
+ * the JSON error object for a client that asks for JSON only); once the redirect URI is trusted,
+ * protocol errors go back to the client instead (`request.ts`).
+ */
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.ts';
+import { forbiddenError, rateLimitError, validationError, VALIDATION_CODES } from '../../errors.ts';
+import { send, toApiError } from '../../http/errors.ts';
+import type { Db } from '../../store/db.ts';
+import { insertCode } from '../../store/codes.ts';
+import { findUser } from '../../store/consumers.ts';
+import { CODE_TTL_MS } from '../grants/authorization-code.ts';
+import type { FailureLimiter } from '../rate-limit.ts';
+import { hashSecret, randomToken, tokenHash, verifySecret } from '../secrets.ts';
+import { issueTokens } from '../tokens.ts';
+import { type AuthorizationRequest, checkAuthorizationRequest, hiddenFields } from './request.ts';
+import { errorRedirect, redirectWith } from './redirect.ts';
+import { sendPage, STYLESHEET, STYLESHEET_PATH } from './render.ts';
+import { endSession, sessionUser, startSession } from './session.ts';
+
+const TITLES: Record<number, string> = { 400: 'This request cannot be completed', 403: 'This form has expired', 429: 'Too many attempts', 500: 'Something went wrong' };
+
+function bodyOf(request: FastifyRequest): Record<string, unknown> {
+  return (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
+}
+
+function text(params: Record<string, unknown>, name: string): string {
+  const value = params[name];
+  return typeof value === 'string' ? value : '';
+}
+
+function wantsJson(request: FastifyRequest): boolean {
+  const accept = request.headers.accept ?? '';
+  return accept.includes('application/json') && !accept.includes('text/html');
+}
+
+/** Errors of the sign-in routes as a page (or the error object when the client asks for JSON). */
+function pageErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const apiError = error.code === 'FST_CSRF_MISSING_SECRET' || error.code === 'FST_CSRF_INVALID_TOKEN'
+    ? forbiddenError('This form has expired or did not come from this site. Go back, reload the page and try again.', '_csrf')
+    : toApiError(error);
+  if (apiError.status >= 500) request.log.error({ err: error }, 'sign-in request failed');
+  if (wantsJson(request)) return send(reply, request, apiError);
+  reply.header('x-request-id', request.id).headers(apiError.headers);
+  return sendPage(reply, apiError.status, 'error', {
+    title: TITLES[apiError.status] ?? TITLES[400],
+    message: apiError.entries[0]?.message,
+    status: apiError.status,
+    requestId: request.id,
+    retryAfter: apiError.headers['retry-after'],
+  });
+}
+
+/** "1 hour", "5 minutes", "30 seconds": the access token lifetime for the consent page. */
+function lifetime(seconds: number): string {
+  const [n, unit] = seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
+/** What the consent page names as the destination: the origin, or the scheme of an app URI. */
+function originOf(uri: string): string {
+  const url = new URL(uri);
+  return url.origin !== 'null' ? url.origin : url.protocol;
+}
+
+let dummyHash: Promise<string> | undefined;
+/** A hash to verify against when the user is unknown, so both cases take the same time. */
+function decoyHash(): Promise<string> {
+  return (dummyHash ??= hashSecret(randomToken()));
+}
+
+export async function loginRoutes(app: FastifyInstance, { db, config, failures }: { db: Db; config: Config; failures: FailureLimiter }): Promise<void> {
+  await app.register(cookie);
+  await app.register(csrf, {
+    cookieKey: 'sluice_csrf',
+    cookieOpts: { path: '/v1', httpOnly: true, sameSite: 'lax', secure: config.authUrl.startsWith('https:') },
+  });
+  const page = { errorHandler: pageErrors };
+  const form = { errorHandler: pageErrors, preHandler: app.csrfProtection };
+
+  const loginPage = (reply: FastifyReply, status: number, request: AuthorizationRequest, extra: { username?: string; error?: string } = {}) =>
+    sendPage(reply, status, 'login', { clientName: request.client.name, fields: hiddenFields(request), csrf: reply.generateCsrf(), username: extra.username ?? '', error: extra.error });
+
+  /** The checked request, or the reply already sent (error page or error redirect). */
+  async function checked(params: Record<string, unknown>, reply: FastifyReply, redirectStatus: number): Promise<AuthorizationRequest | undefined> {
+    const result = await checkAuthorizationRequest(db, params);
+    if (result.kind === 'ok') return result.request;
+    if (result.kind === 'page') sendPage(reply, 400, 'error', { title: result.title, message: result.message, status: 400 });
+    else reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(result.location, redirectStatus);
+    return undefined;
+  }
+
+  async function showAuthorize(request: FastifyRequest, reply: FastifyReply) {
+    const authorization = await checked(request.query as Record<string, unknown>, reply, 302);
+    if (!authorization) return reply;
+    const user = await sessionUser(db, request);
+    if (!user) return loginPage(reply, 200, authorization);
+    return sendPage(reply, 200, 'consent', {
+      clientName: authorization.client.name,
+      userName: user.name,
+      username: user.username,
+      origin: originOf(authorization.redirectUri),
+      lifetime: lifetime(config.tokenTtl),
+      fields: hiddenFields(authorization),
+      csrf: reply.generateCsrf(),
+    });
+  }
+
+  async function decide(request: FastifyRequest, reply: FastifyReply) {
+    const body = bodyOf(request);
+    const authorization = await checked(body, reply, 303);
+    if (!authorization) return reply;
+    const user = await sessionUser(db, request);
+    if (!user) return loginPage(reply, 200, authorization);
+    const { client, redirectUri, state, responseType } = authorization;
+    const decision = body.decision;
+    if (decision !== 'allow' && decision !== 'deny') {
+      throw validationError([{ propertyName: 'decision', message: 'Choose Allow or Deny.', code: VALIDATION_CODES.enum }]);
+    }
+    reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+    if (decision === 'deny') return reply.redirect(errorRedirect(redirectUri, responseType, 'access_denied', 'The user denied access.', state), 303);
+    if (responseType === 'token') {
+      const issued = await issueTokens(db, user.id, { ttlSeconds: config.tokenTtl, withRefresh: false, clientId: client.id });
+      return reply.redirect(redirectWith(redirectUri, 'token', { access_token: issued.access_token, token_type: 'Bearer', expires_in: String(issued.expires_in), state }), 303);
+    }
+    const code = randomToken();
+    const now = Date.now();
+    await insertCode(db, {
+      codeHash: tokenHash(code),
+      clientId: client.id,
+      consumerId: user.id,
+      redirectUri,
+      codeChallenge: authorization.codeChallenge!,
+      family: randomToken(),
+      expiresAt: now + CODE_TTL_MS,
+      used: 0,
+      createdAt: now,
+    });
+    return reply.redirect(redirectWith(redirectUri, 'code', { code, state }), 303);
+  }
+
+  for (const path of ['/v1/authorize', '/v1/oauth/authorize']) {
+    app.get(path, page, showAuthorize);
+    app.post(path, form, decide);
+  }
+
+  app.post('/v1/login', form, async (request, reply) => {
+    const body = bodyOf(request);
+    const authorization = await checked(body, reply, 303);
+    if (!authorization) return reply;
+    const username = text(body, 'username').trim();
+    const password = text(body, 'password');
+    const keys = [`addr:${request.ip}`, ...(username ? [`account:${username.toLowerCase()}`] : [])];
+    const wait = failures.retryAfter(keys);
+    if (wait > 0) throw rateLimitError(wait);
+    const user = username ? await findUser(db, username) : undefined;
+    const matches = await verifySecret(password, user?.passwordHash ?? (await decoyHash()));
+    if (!user || !matches || user.disabled || !password) {
+      failures.fail(keys);
+      return loginPage(reply, 400, authorization, { username, error: 'The user name or password is not correct.' });
+    }
+    await startSession(db, config, request, reply, user.id);
+    const query = new URLSearchParams(hiddenFields(authorization)).toString();
+    return reply.redirect(`/v1/authorize?${query}`, 303);
+  });
+
+  app.post('/v1/logout', form, async (request, reply) => {
+    await endSession(db, config, request, reply);
+    const authorization = await checked(bodyOf(request), reply, 303);
+    if (!authorization) return reply;
+    return reply.redirect(`/v1/authorize?${new URLSearchParams(hiddenFields(authorization))}`, 303);
+  });
+
+  app.get(STYLESHEET_PATH, async (_request, reply) =>
+    reply.headers({ 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' }).type('text/css; charset=utf-8').send(STYLESHEET),
+  );
+}

@@ -1,0 +1,45 @@
+/**
+ * The login session of the browser sign-in: a random 256-bit cookie value, stored only as its
+ * SHA-256, valid `SESSION_TTL_MS`. The cookie is HttpOnly, SameSite=Lax, Path=/v1, and Secure when
+ * the Authorization API is served over https (AUTH_URL, or the request itself). A new value is
+ * issued at every sign-in (no session fixation); signing out deletes the row.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../store/db.ts';
+import { findConsumer } from '../../store/consumers.ts';
+import { deleteExpiredSessions, deleteSession, findSession, insertSession } from '../../store/sessions.ts';
+import type { ConsumerRow } from '../../store/tables.ts';
+import { randomToken, tokenHash } from '../secrets.ts';
+
+export const SESSION_COOKIE = 'sluice_session';
+/** One hour: long enough to consent to a few applications, short enough for a shared computer. */
+export const SESSION_TTL_MS = 3600_000;
+
+/** Whether cookies must be Secure: the Authorization API is served over https. */
+export function secureCookies(config: Config, request: FastifyRequest): boolean {
+  return config.authUrl.startsWith('https:') || request.protocol === 'https';
+}
+
+export async function startSession(db: Db, config: Config, request: FastifyRequest, reply: FastifyReply, consumerId: string, now = Date.now()): Promise<void> {
+  const value = randomToken();
+  await deleteExpiredSessions(db, now);
+  await insertSession(db, { sessionHash: tokenHash(value), consumerId, expiresAt: now + SESSION_TTL_MS, createdAt: now });
+  reply.setCookie(SESSION_COOKIE, value, { path: '/v1', httpOnly: true, sameSite: 'lax', secure: secureCookies(config, request), maxAge: SESSION_TTL_MS / 1000 });
+}
+
+/** The signed-in user of the request's session, or undefined (none, expired, disabled). */
+export async function sessionUser(db: Db, request: FastifyRequest, now = Date.now()): Promise<ConsumerRow | undefined> {
+  const value = request.cookies[SESSION_COOKIE];
+  if (!value) return undefined;
+  const session = await findSession(db, tokenHash(value), now);
+  if (!session) return undefined;
+  const user = await findConsumer(db, session.consumerId);
+  return user && user.type === 'user' && !user.disabled ? user : undefined;
+}
+
+export async function endSession(db: Db, config: Config, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const value = request.cookies[SESSION_COOKIE];
+  if (value) await deleteSession(db, tokenHash(value));
+  reply.clearCookie(SESSION_COOKIE, { path: '/v1', httpOnly: true, sameSite: 'lax', secure: secureCookies(config, request) });
+}

@@ -1,0 +1,30 @@
+/**
+ * What request logs may show (issue 3: no token, secret or password is ever written to a log):
+ * the URL with the values of credential-bearing query parameters replaced by `[redacted]`.
+ * Bodies and headers are not logged at all (Fastify's default request serializer).
+ */
+
+/** Query parameters whose values are credentials (interface §4 sends tokens in the query). */
+const SECRET_PARAMS = new Set(['access_token', 'refresh_token', 'code', 'code_verifier', 'client_secret', 'password', 'token', 'id_token']);
+
+/** `url` (path and query) with secret query values redacted; other parameters unchanged. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // keep the raw name
+      }
+      return SECRET_PARAMS.has(decoded.toLowerCase()) ? `${name}=[redacted]` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, q)}?${query}`;
+}

@@ -1,0 +1,33 @@
+/**
+ * Contracts of the caller on {api_url} (decisions §4):
+ *
+ *   GET /v1/customer/contracts/me   the contracts the token's consumer was granted → 200 array
+ *
+ * Each entry: `_id`, `name`, `slug`, `active` and the common record fields of interface §2.1.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.ts';
+import { authenticate } from '../../http/authenticate.ts';
+import { grantedContracts } from '../../store/contracts.ts';
+import type { Db } from '../../store/db.ts';
+import type { ContractRow } from '../../store/tables.ts';
+
+export function presentContract(row: ContractRow) {
+  return {
+    _id: row.id,
+    name: row.name,
+    slug: row.slug,
+    active: row.active === 1,
+    created: row.created,
+    createdBy: row.createdBy,
+    lastModified: row.lastModified,
+    lastModifiedBy: row.lastModifiedBy,
+  };
+}
+
+export function contractRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+  app.get('/v1/customer/contracts/me', async (request) => {
+    const { consumer } = await authenticate(db, request);
+    return (await grantedContracts(db, consumer.id)).map(presentContract);
+  });
+}
