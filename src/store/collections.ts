@@ -5,8 +5,10 @@
 import { newId } from '../lib/ids.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
 import { audit } from '../lib/time.ts';
+import type { Transaction } from 'kysely';
 import type { Db } from './db.ts';
-import type { CollectionRow } from './tables.ts';
+import type { User } from './filters.ts';
+import type { CollectionRow, Database } from './tables.ts';
 
 export const COLLECTION_TYPES = ['realtime', 'ranked'] as const;
 
@@ -14,20 +16,21 @@ export const COLLECTION_TYPES = ['realtime', 'ranked'] as const;
 export async function createCollection(
   db: Db,
   contractId: string,
-  fields: { name: string; type?: string },
+  fields: { name: string; type?: string; filterId?: string | null; active?: number },
   by: string,
+  now = Date.now(),
 ): Promise<CollectionRow> {
   return db.transaction().execute(async (trx) => {
     const taken = await trx.selectFrom('collections').select('slug').where('contractId', '=', contractId).execute();
     const row: CollectionRow = {
-      id: newId(),
+      id: newId(now),
       contractId,
       name: fields.name,
       slug: uniqueSlug(slugify(fields.name), new Set(taken.map((t) => t.slug))),
       type: fields.type ?? 'realtime',
-      filterId: null,
-      active: 1,
-      ...audit(by),
+      filterId: fields.filterId ?? null,
+      active: fields.active ?? 1,
+      ...audit(by, now),
     };
     await trx.insertInto('collections').values(row).execute();
     return row;
@@ -47,4 +50,25 @@ export async function findCollectionBySlug(db: Db, contractId: string, slug: str
 /** The contract's collections, oldest first. */
 export async function listCollections(db: Db, contractId: string): Promise<CollectionRow[]> {
   return db.selectFrom('collections').selectAll().where('contractId', '=', contractId).orderBy('id').execute();
+}
+
+/** The contract's inputs that belong to one of the collections (they block its deletion). */
+export async function inputsOfCollections(db: Db | Transaction<Database>, contractId: string, collectionIds: string[]): Promise<User[]> {
+  if (!collectionIds.length) return [];
+  const rows = await db
+    .selectFrom('inputs')
+    .select(['id', 'input', 'collectionId'])
+    .where('contractId', '=', contractId)
+    .where('collectionId', 'in', collectionIds)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ kind: 'input', id: row.id, name: row.input, uses: row.collectionId }));
+}
+
+/**
+ * Deletes the stored content items of the collections: a deleted collection's queue goes with
+ * it (call in the transaction that deletes the collections).
+ */
+export async function deleteCollectionItems(trx: Transaction<Database>, contractId: string, collectionIds: string[]): Promise<void> {
+  if (collectionIds.length) await trx.deleteFrom('items').where('contractId', '=', contractId).where('collectionId', 'in', collectionIds).execute();
 }

@@ -60,3 +60,8 @@ export async function revokeGrant(db: Db, consumerId: string, contractId: string
   const result = await db.deleteFrom('grants').where('consumerId', '=', consumerId).where('contractId', '=', contractId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/** Sets (or, with null, clears) the contract's filter (decisions §6: the last-resort filter). */
+export async function setContractFilter(db: Db, contractId: string, filterId: string | null, by: string): Promise<void> {
+  await db.updateTable('contracts').set({ filterId, lastModified: iso(), lastModifiedBy: by }).where('id', '=', contractId).execute();
+}
