@@ -52,5 +52,5 @@ export async function nameTaken(db: Executor, table: RecordTable, contractId: st
 }
 
 export async function deleteRecords(trx: Transaction<Database>, table: RecordTable, contractId: string, ids: string[]): Promise<void> {
-  if (ids.length) await any(trx).deleteFrom(table).where('contractId', '=', contractId).where('id', 'in', ids).execute() as Promise<Row[]>;
+  if (ids.length) await any(trx).deleteFrom(table).where('contractId', '=', contractId).where('id', 'in', ids).execute();
 }
