@@ -6,7 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { audit } from '../src/lib/time.ts';
 import { openDb } from '../src/store/db.ts';
+import { insertRecord } from '../src/store/records.ts';
 import { tempDir } from './helper.ts';
 
 const root = new URL('../', import.meta.url).pathname;
@@ -80,16 +82,35 @@ describe('sluice CLI', () => {
     expect(shortPassword.err.errors[0]).toMatchObject({ propertyName: 'password' });
     const badConfig = sluice(dir, ['config'], { env: { POLL_INTERVAL: 'often' } });
     expect(badConfig.err.errors[0]).toMatchObject({ name: 'ConfigError', propertyName: 'POLL_INTERVAL' });
-  });
+  }, 120_000); // ten CLI processes; the machine is shared
 
   it('migrates, and prints the configuration with secrets masked', () => {
     const dir = tempDir();
     const migrated = sluice(dir, ['migrate']);
-    expect(migrated.out).toEqual({ migrated: ['2026-11-22-initial'], state: 'current' });
+    expect(migrated.out).toEqual({ migrated: ['2026-11-22-initial', '2026-11-22-management'], state: 'current' });
     expect(sluice(dir, ['migrate']).out).toEqual({ migrated: [], state: 'current' });
     expect(statSync(join(dir, 'sluice.db')).isFile()).toBe(true);
     const config = sluice(dir, ['config'], { env: { DATABASE_URL: 'postgres://sluice:s3cret@db/sluice' } });
     expect(config.out.databaseUrl).toBe('postgres://sluice:***@db/sluice');
     expect(config.out.pollInterval).toBe(300);
   });
+
+  it('sets and clears a contract filter (set-filter): a set or chain of that contract only', async () => {
+    const dir = tempDir();
+    const contract = sluice(dir, ['admin', 'contract', 'create', '--name', 'Acme']).out;
+    const other = sluice(dir, ['admin', 'contract', 'create', '--name', 'Other']).out;
+    const db = openDb(`sqlite:${join(dir, 'sluice.db')}`);
+    const set = (id: string, contractId: string) =>
+      insertRecord(db, 'filterSets', { id, contractId, name: 'Spam', active: 1, rules: '[]', preCondition: '{"operator":"exists","field":"text","not":false}', anyRule: 0, ...audit('test') });
+    await set('a'.repeat(24), contract._id);
+    await set('b'.repeat(24), other._id);
+    await db.destroy();
+    expect(sluice(dir, ['admin', 'contract', 'set-filter', '--contract', 'acme', '--filter', 'a'.repeat(24)]).out).toMatchObject({ _id: contract._id, filterId: 'a'.repeat(24) });
+    const foreign = sluice(dir, ['admin', 'contract', 'set-filter', '--contract', 'acme', '--filter', 'b'.repeat(24)]);
+    expect(foreign.err.errors[0]).toMatchObject({ name: 'ForbiddenError', propertyName: '--filter' });
+    expect(sluice(dir, ['admin', 'contract', 'set-filter', '--contract', 'acme', '--filter', 'c'.repeat(24)]).err.errors[0]).toMatchObject({ name: 'NotFoundError' });
+    const cleared = sluice(dir, ['admin', 'contract', 'set-filter', '--contract', 'acme', '--none']);
+    expect(cleared.status).toBe(0);
+    expect(cleared.out).not.toHaveProperty('filterId');
+  }, 120_000);
 });

@@ -5,12 +5,13 @@
  */
 import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
-import * as filters from './migrations/2026-11-22-filters.ts';
+import * as management from './migrations/2026-11-22-management.ts';
 import * as initial from './migrations/2026-11-22-initial.ts';
 
 const migrations: Record<string, Migration> = {
   '2026-11-22-initial': initial,
-  '2026-11-22-filters': filters,
+  // Kysely runs migrations in name order: this one after 'initial'.
+  '2026-11-22-management': management,
 };
 
 const TABLE = 'schema_migrations';
