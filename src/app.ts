@@ -5,6 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import formbody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { authRoutes } from './auth/routes.ts';
@@ -13,7 +15,12 @@ import { installErrorHandling } from './http/errors.ts';
 import { redactUrl } from './http/redact.ts';
 import { compileFor } from './http/validate.ts';
 import { contractRoutes } from './management/contracts/routes.ts';
+import { chainRoutes } from './management/chains/routes.ts';
+import { collectionRoutes } from './management/collections/routes.ts';
+import { customizationRoutes } from './management/customizations/routes.ts';
 import { inputRoutes } from './management/inputs/routes.ts';
+import { listRoutes } from './management/lists/routes.ts';
+import { setRoutes } from './management/sets/routes.ts';
 import { queueRoutes } from './queue/routes.ts';
 import type { Db } from './store/db.ts';
 import { schemaState } from './store/migrate.ts';
@@ -50,8 +57,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     routerOptions: { ignoreTrailingSlash: true },
   });
   app.setValidatorCompiler(({ schema, httpPart }) => compileFor(httpPart, schema));
+  // Response schemas document the API (OpenAPI); they must not reshape responses, which
+  // fast-json-stringify would do by dropping what a schema does not list.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandling(app);
   await app.register(formbody);
+  await registerDocs(app);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
@@ -67,8 +78,42 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const ctx = { db: deps.db, config };
   if (role === 'all' || role === 'auth') authRoutes(app, ctx);
-  if (role === 'all' || role === 'api') inputRoutes(app, ctx);
-  if (role === 'all' || role === 'api') contractRoutes(app, ctx);
+  if (role === 'all' || role === 'api') {
+    inputRoutes(app, ctx);
+    contractRoutes(app, ctx);
+    listRoutes(app, ctx);
+    setRoutes(app, ctx);
+    chainRoutes(app, ctx);
+    customizationRoutes(app, ctx);
+    collectionRoutes(app, ctx);
+  }
   if (role === 'all' || role === 'queue') queueRoutes(app, ctx);
   return app;
+}
+
+/**
+ * `GET /openapi.json`: the OpenAPI 3.1 document generated from the route schemas of the APIs
+ * this process serves (all three with role `all`); `GET /docs`: the same rendered for people
+ * (Swagger UI, served from the package, no outside requests). Registered before the routes,
+ * whose schemas it collects as they are added.
+ */
+async function registerDocs(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sluice',
+        version: '1',
+        description: 'Authorization API (/v1/oauth…), management API (/collection…, /publication…) and queue and content API (/v1/queue…, /v1/content…).',
+      },
+      components: {
+        securitySchemes: {
+          access_token: { type: 'apiKey', in: 'query', name: 'access_token' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

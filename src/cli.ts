@@ -13,6 +13,7 @@
  *   admin user set-password --username <u>   (password from SLUICE_PASSWORD or standard input;
  *                     ends the user's sessions and revokes the user's tokens)
  *   admin client disable --client <client id|consumer id>   (its tokens and sessions stop working at once)
+ *   admin contract set-filter --contract <id|slug> (--filter <set or chain id> | --none)
  *   admin grant  --consumer <consumer id|username|client id> --contract <id|slug>
  *   admin revoke --consumer <consumer id|username|client id> --contract <id|slug>
  */
@@ -21,12 +22,13 @@ import { parseArgs } from 'node:util';
 import { ROLES, type Role } from './app.ts';
 import { hashSecret, randomToken } from './auth/secrets.ts';
 import { type Config, ConfigError, loadConfig, maskedConfig } from './config.ts';
-import { ApiError, conflictError, notFoundError, validationError, VALIDATION_CODES } from './errors.ts';
+import { ApiError, conflictError, forbiddenError, notFoundError, validationError, VALIDATION_CODES } from './errors.ts';
 import { serve } from './server.ts';
 import { COLLECTION_TYPES, createCollection } from './store/collections.ts';
 import { createConsumer, disableConsumer, findConsumerByRef, setPasswordHash } from './store/consumers.ts';
-import { createContract, findContract, grant, revokeGrant } from './store/contracts.ts';
+import { createContract, findContract, grant, revokeGrant, setContractFilter } from './store/contracts.ts';
 import { type Db, isUniqueViolation, openDb } from './store/db.ts';
+import { findFilter } from './store/filters.ts';
 import { ensureSchema, migrateToLatest, schemaState } from './store/migrate.ts';
 import type { ConsumerRow, ContractRow } from './store/tables.ts';
 
@@ -90,6 +92,22 @@ const admin: Record<string, Command> = {
     const { values } = parseArgs({ args, options: { name: { type: 'string' } } });
     const name = required(values, 'name');
     return withDb(config, async (db) => presentRecord(await createContract(db, name, BY)));
+  },
+  // The contract's filter: used for items whose input and collection name none (decisions §6).
+  'contract set-filter': async (args, config) => {
+    const { values } = parseArgs({ args, options: { contract: { type: 'string' }, filter: { type: 'string' }, none: { type: 'boolean' } } });
+    const ref = required(values, 'contract');
+    if (values.none === (values.filter !== undefined)) throw usage('give exactly one of --filter <id> and --none');
+    return withDb(config, async (db) => {
+      const contract = await contractOf(db, ref);
+      if (values.filter !== undefined) {
+        const filter = await findFilter(db, values.filter);
+        if (!filter) throw notFoundError(`No filter set or chain ${values.filter}.`, '--filter', values.filter);
+        if (filter.contractId !== contract.id) throw forbiddenError(`Filter ${values.filter} belongs to another contract.`, '--filter');
+      }
+      await setContractFilter(db, contract.id, values.filter ?? null, BY);
+      return presentRecord((await findContract(db, contract.id))!);
+    });
   },
   'collection create': async (args, config) => {
     const { values } = parseArgs({ args, options: { contract: { type: 'string' }, name: { type: 'string' }, type: { type: 'string' } } });

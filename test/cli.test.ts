@@ -9,8 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { verifySecret } from '../src/auth/secrets.ts';
 import { issueTokens, lookupAccessToken } from '../src/auth/tokens.ts';
 import { loadConfig } from '../src/config.ts';
+import { audit } from '../src/lib/time.ts';
 import { openDb } from '../src/store/db.ts';
 import { MIGRATIONS } from '../src/store/migrate.ts';
+import { insertRecord } from '../src/store/records.ts';
 import { freshDatabaseEnv, tempDir, testPostgresUrl } from './helper.ts';
 
 const root = new URL('../', import.meta.url).pathname;
@@ -125,7 +127,7 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     expect(publicWithoutRedirect.err.errors[0]).toMatchObject({ propertyName: '--redirect-uri', code: 1001 });
     const badConfig = sluice(dir, ['config'], { env: { POLL_INTERVAL: 'often' } });
     expect(badConfig.err.errors[0]).toMatchObject({ name: 'ConfigError', propertyName: 'POLL_INTERVAL' });
-  }, 60_000);
+  }, 120_000); // ten CLI processes; the machine is shared
 
   it('migrates, and prints the configuration with secrets masked', async () => {
     const dir = await place();
@@ -138,4 +140,23 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     expect(config.out.databaseUrl).toBe('postgres://sluice:***@db/sluice');
     expect(config.out.pollInterval).toBe(300);
   });
+
+  it('sets and clears a contract filter (set-filter): a set or chain of that contract only', async () => {
+    const dir = await place();
+    const contract = sluice(dir, ['admin', 'contract', 'create', '--name', 'Acme']).out;
+    const other = sluice(dir, ['admin', 'contract', 'create', '--name', 'Other']).out;
+    const db = openDb(loadConfig({ DATA_DIR: dir.dir, ...dir.env }).databaseUrl);
+    const set = (id: string, contractId: string) =>
+      insertRecord(db, 'filterSets', { id, contractId, name: 'Spam', active: 1, rules: '[]', preCondition: '{"operator":"exists","field":"text","not":false}', anyRule: 0, ...audit('test') });
+    await set('a'.repeat(24), contract._id);
+    await set('b'.repeat(24), other._id);
+    await db.destroy();
+    expect(sluice(dir, ['admin', 'contract', 'set-filter', '--contract', 'acme', '--filter', 'a'.repeat(24)]).out).toMatchObject({ _id: contract._id, filterId: 'a'.repeat(24) });
+    const foreign = sluice(dir, ['admin', 'contract', 'set-filter', '--contract', 'acme', '--filter', 'b'.repeat(24)]);
+    expect(foreign.err.errors[0]).toMatchObject({ name: 'ForbiddenError', propertyName: '--filter' });
+    expect(sluice(dir, ['admin', 'contract', 'set-filter', '--contract', 'acme', '--filter', 'c'.repeat(24)]).err.errors[0]).toMatchObject({ name: 'NotFoundError' });
+    const cleared = sluice(dir, ['admin', 'contract', 'set-filter', '--contract', 'acme', '--none']);
+    expect(cleared.status).toBe(0);
+    expect(cleared.out).not.toHaveProperty('filterId');
+  }, 120_000);
 });

@@ -115,3 +115,28 @@ export function patternSet(entries: readonly string[]): PatternSet {
 function combine(parsed: readonly ParsedPattern[]): RE2JS {
   return RE2JS.compile(parsed.map(({ source, flags }) => `(?${flags.replace('u', '')}:${source})`).join('|'));
 }
+
+/** Longest pattern entry accepted, slashes and flags included (decisions §10). */
+export const MAX_PATTERN_LENGTH = 1000;
+
+/** Why a pattern entry was refused: a message and the 0-based character position in the entry. */
+export interface PatternProblem {
+  message: string;
+  position: number;
+}
+
+/** The compiled pattern, or the problem with its position (for validators that collect problems). */
+export type Compiled = { ok: true; regex: RE2JS } | { ok: false; problem: PatternProblem };
+
+/** `parsePattern` with the length limit, answering instead of throwing. */
+export function compilePattern(entry: string): Compiled {
+  if (entry.length > MAX_PATTERN_LENGTH) {
+    return { ok: false, problem: { message: `a pattern has at most ${MAX_PATTERN_LENGTH} characters`, position: MAX_PATTERN_LENGTH } };
+  }
+  try {
+    return { ok: true, regex: parsePattern(entry).regex };
+  } catch (error) {
+    if (!(error instanceof PatternError)) throw error;
+    return { ok: false, problem: { message: error.reason, position: error.position } };
+  }
+}

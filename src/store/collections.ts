@@ -5,8 +5,10 @@
 import { newId } from '../lib/ids.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
 import { audit } from '../lib/time.ts';
+import type { Transaction } from 'kysely';
 import { type Db, serializable } from './db.ts';
-import type { CollectionRow } from './tables.ts';
+import type { User } from './filters.ts';
+import type { CollectionRow, Database } from './tables.ts';
 
 export const COLLECTION_TYPES = ['realtime', 'ranked'] as const;
 
@@ -14,22 +16,23 @@ export const COLLECTION_TYPES = ['realtime', 'ranked'] as const;
 export async function createCollection(
   db: Db,
   contractId: string,
-  fields: { name: string; type?: string },
+  fields: { name: string; type?: string; filterId?: string | null; active?: number },
   by: string,
+  now = Date.now(),
 ): Promise<CollectionRow> {
   // Serializable: a slug taken by a concurrent create (another process) makes this one retry.
   return serializable(db, async (trx) => {
     const taken = await trx.selectFrom('collections').select('slug').where('contractId', '=', contractId).execute();
     const row: CollectionRow = {
-      id: newId(),
+      id: newId(now),
       contractId,
       name: fields.name,
       slug: uniqueSlug(slugify(fields.name), new Set(taken.map((t) => t.slug))),
       type: fields.type ?? 'realtime',
-      filterId: null,
-      active: 1,
+      filterId: fields.filterId ?? null,
+      active: fields.active ?? 1,
       version: 0,
-      ...audit(by),
+      ...audit(by, now),
     };
     await trx.insertInto('collections').values(row).execute();
     return row;
@@ -71,4 +74,25 @@ export async function findActiveCollectionBySlugs(
     .where('collections.active', '=', 1)
     .executeTakeFirst();
   return row ? { id: row.id, contractId: row.contractId, version: Number(row.version) } : undefined;
+}
+
+/** The contract's inputs that belong to one of the collections (they block its deletion). */
+export async function inputsOfCollections(db: Db | Transaction<Database>, contractId: string, collectionIds: string[]): Promise<User[]> {
+  if (!collectionIds.length) return [];
+  const rows = await db
+    .selectFrom('inputs')
+    .select(['id', 'input', 'collectionId'])
+    .where('contractId', '=', contractId)
+    .where('collectionId', 'in', collectionIds)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ kind: 'input', id: row.id, name: row.input, uses: row.collectionId }));
+}
+
+/**
+ * Deletes the stored content items of the collections: a deleted collection's queue goes with
+ * it (call in the transaction that deletes the collections).
+ */
+export async function deleteCollectionItems(trx: Transaction<Database>, contractId: string, collectionIds: string[]): Promise<void> {
+  if (collectionIds.length) await trx.deleteFrom('items').where('contractId', '=', contractId).where('collectionId', 'in', collectionIds).execute();
 }

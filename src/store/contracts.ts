@@ -72,3 +72,8 @@ export async function grantedContracts(db: Db, consumerId: string): Promise<Cont
     .orderBy('contracts.id')
     .execute();
 }
+
+/** Sets (or, with null, clears) the contract's filter (decisions §6: the last-resort filter). */
+export async function setContractFilter(db: Db, contractId: string, filterId: string | null, by: string): Promise<void> {
+  await db.updateTable('contracts').set({ filterId, lastModified: iso(), lastModifiedBy: by }).where('id', '=', contractId).execute();
+}

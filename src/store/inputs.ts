@@ -31,6 +31,11 @@ export async function updateInput(db: Db | Transaction<Database>, id: string, ch
   await db.updateTable('inputs').set(changes).where('id', '=', id).execute();
 }
 
+/** Deletes the contract's inputs with these ids; the items they collected stay in their queues. */
+export async function deleteInputs(trx: Transaction<Database>, contractId: string, ids: string[]): Promise<void> {
+  if (ids.length) await trx.deleteFrom('inputs').where('contractId', '=', contractId).where('id', 'in', ids).execute();
+}
+
 /**
  * Inputs due for a poll at `now` (ms): active, in an active collection of an active contract,
  * `nextRunAt` reached; soonest first, at most `limit`, skipping `exclude` (polls under way).

@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import { currentSchema, withStartupLock } from './db.ts';
+import * as management from './migrations/2026-11-22-management.ts';
 import * as initial from './migrations/2026-11-22-initial.ts';
 import * as loginSessions from './migrations/2026-11-22-login-sessions.ts';
 import * as queueReads from './migrations/2026-11-22-queue-reads.ts';
@@ -14,6 +15,7 @@ import * as queueReads from './migrations/2026-11-22-queue-reads.ts';
 const migrations: Record<string, Migration> = {
   '2026-11-22-initial': initial,
   '2026-11-22-login-sessions': loginSessions,
+  '2026-11-22-management': management,
   '2026-11-22-queue-reads': queueReads,
 };
 

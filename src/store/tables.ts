@@ -144,6 +144,51 @@ export interface ItemTable {
   createdAt: number;
 }
 
+export interface FilterListTable extends Audited {
+  id: string;
+  contractId: string;
+  name: string;
+  /** `strings` or `patterns`. */
+  type: string;
+  /** JSON array of strings. */
+  entries: string;
+  active: number;
+}
+
+export interface FilterSetTable extends Audited {
+  id: string;
+  contractId: string;
+  name: string;
+  /** JSON array of rule objects (interface §2.5). */
+  rules: string;
+  /** JSON rule object. */
+  preCondition: string;
+  /** The set's `or` flag, 0/1 (`or` is an SQL keyword). */
+  anyRule: number;
+  active: number;
+}
+
+export interface FilterChainTable extends Audited {
+  id: string;
+  contractId: string;
+  name: string;
+  /** JSON array of filter set ids, in order. */
+  sets: string;
+  active: number;
+}
+
+export interface CustomizationTable extends Audited {
+  id: string;
+  contractId: string;
+  name: string;
+  /** `css` or `js`. */
+  type: string;
+  data: string;
+  version: string;
+  description: string | null;
+  active: number;
+}
+
 export interface Database {
   contracts: ContractTable;
   collections: CollectionTable;
@@ -154,6 +199,10 @@ export interface Database {
   authorizationCodes: AuthorizationCodeTable;
   inputs: InputTable;
   items: ItemTable;
+  filterLists: FilterListTable;
+  filterSets: FilterSetTable;
+  filterChains: FilterChainTable;
+  customizations: CustomizationTable;
 }
 
 export type ContractRow = Selectable<ContractTable>;
@@ -166,4 +215,8 @@ export type InputRow = Selectable<InputTable>;
 export type NewInput = Insertable<InputTable>;
 export type InputUpdate = Updateable<InputTable>;
 export type ItemRow = Selectable<ItemTable>;
+export type FilterListRow = Selectable<FilterListTable>;
+export type FilterSetRow = Selectable<FilterSetTable>;
+export type FilterChainRow = Selectable<FilterChainTable>;
+export type CustomizationRow = Selectable<CustomizationTable>;
 export type { Generated };

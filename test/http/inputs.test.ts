@@ -10,7 +10,6 @@ import { updateInput } from '../../src/store/inputs.ts';
 import { build, buildClient, buildTenant, expectError } from '../helper.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const FILTER_ID = 'aaaaaaaaaaaaaaaaaaaaaaaa';
 
 type Tenant = Awaited<ReturnType<typeof buildTenant>>;
 
@@ -29,7 +28,14 @@ async function setup() {
   const get = (id: string, token = tenant.token) => ctx.app.inject({ method: 'GET', url: `/collection/inputs/${id}?access_token=${encodeURIComponent(token)}` });
   const put = (id: string, body: unknown, token = tenant.token) =>
     ctx.app.inject({ method: 'PUT', url: `/collection/inputs/${id}?access_token=${encodeURIComponent(token)}`, payload: body as object });
-  return { ...ctx, tenant, other, post, list, get, put };
+  // filterId must name a filter set or chain of the contract (decisions §6).
+  const set = await ctx.app.inject({
+    method: 'POST',
+    url: `/collection/sets?access_token=${encodeURIComponent(tenant.token)}`,
+    payload: { name: 'Spam', contractId: tenant.contract.id, rules: [], preCondition: { operator: 'exists', field: 'text', not: false } },
+  });
+  const filterId: string = set.json()._id;
+  return { ...ctx, tenant, other, post, list, get, put, filterId };
 }
 
 describe('POST /collection/inputs', () => {
@@ -64,7 +70,7 @@ describe('POST /collection/inputs', () => {
   });
 
   it('stores optional fields: filterId, display false, active false, location fields for type location', async () => {
-    const { post, get, tenant } = await setup();
+    const { post, get, tenant, filterId: FILTER_ID } = await setup();
     const res = await post(
       inputBody(tenant, { service: 'instagram', type: 'location', input: 'Berlin', latitude: 52.52, longitude: 13.405, radius: 500, filterId: FILTER_ID, display: false, active: false }),
     );
@@ -315,7 +321,7 @@ describe('GET /collection/inputs/{id}', () => {
 
 describe('PUT /collection/inputs/{id}', () => {
   it('replaces the updatable fields and records who changed it when', async () => {
-    const { db, post, put, get, tenant } = await setup();
+    const { db, post, put, get, tenant, filterId: FILTER_ID } = await setup();
     const editor = await buildClient(db, 'Editor robot');
     await grant(db, editor.consumer.id, tenant.contract.id);
     const second = await createCollection(db, tenant.contract.id, { name: 'Sports' }, 'test');

@@ -5,24 +5,49 @@
  *   GET  /collection/inputs        list by contract_id, optional collection_id
  *   GET  /collection/inputs/{id}   one input
  *   PUT  /collection/inputs/{id}   replace the updatable fields
+ *   DELETE /collection/inputs/{id} delete one → 204
+ *   DELETE /collection/inputs      delete {"ids": [...]}, all or nothing → 204
+ *
+ * `filterId` must name a filter set or chain of the input's contract (404 unknown, 403 other
+ * contract). Deleting an input deletes only the input: the items it collected stay in their
+ * collection's queue (moderated, published or not, as they were).
  *
  * Each handler: authenticate → validate → authorize (contract grant; referenced collection in
  * the same contract) → act → present.
  */
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import { type Invalid, forbiddenError, notFoundError, validationError, VALIDATION_CODES } from '../../errors.ts';
 import { authenticate, type Principal, requireContractAccess } from '../../http/authenticate.ts';
-import { problems } from '../../http/validate.ts';
+import { check, problems } from '../../http/validate.ts';
 import { newId } from '../../lib/ids.ts';
 import { audit, iso } from '../../lib/time.ts';
 import { findCollection } from '../../store/collections.ts';
 import { hasGrant } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
-import { findInput, findInputs, insertInputs, listInputs, updateInput } from '../../store/inputs.ts';
+import { deleteInputs, findInput, findInputs, insertInputs, listInputs, updateInput } from '../../store/inputs.ts';
 import type { InputRow, NewInput } from '../../store/tables.ts';
+import { BulkDelete, ErrorBody, handlerValidated, TokenQuery } from '../docs.ts';
+import { requireFilterIn } from '../references.ts';
 import { presentInput } from './present.ts';
-import { IdParams, InputCreate, InputListQuery, InputReplace, inputRules } from './schema.ts';
+import { IdParams, Input, InputCreate, InputListQuery, InputReplace, inputRules } from './schema.ts';
+
+const tags = ['inputs'];
+const errors = { default: ErrorBody };
+const schemas = {
+  create: {
+    tags,
+    querystring: TokenQuery,
+    body: handlerValidated(Type.Union([InputCreate, Type.Array(InputCreate, { minItems: 1 })])),
+    response: { 201: Type.Union([Input, Type.Array(Input)]), ...errors },
+  },
+  list: { tags, querystring: InputListQuery, response: { 200: Type.Array(Input), ...errors } },
+  get: { tags, params: IdParams, querystring: TokenQuery, response: { 200: Input, ...errors } },
+  replace: { tags, params: IdParams, querystring: TokenQuery, body: handlerValidated(InputReplace), response: { 200: Input, ...errors } },
+  remove: { tags, params: IdParams, querystring: TokenQuery, response: { 204: Type.Null({ description: 'deleted' }), ...errors } },
+  removeMany: { tags, querystring: TokenQuery, body: handlerValidated(BulkDelete), response: { 204: Type.Null({ description: 'all deleted' }), ...errors } },
+};
 
 /** The columns an input body sets, on create and on replace (defaults for what is not sent). */
 function settingsOf(body: InputReplace) {
@@ -47,16 +72,16 @@ async function requireCollectionIn(db: Db, collectionId: string, contractId: str
 }
 
 /** The input with this id, if the principal may use its contract (404 unknown, 403 foreign). */
-async function accessibleInput(db: Db, principal: Principal, id: string): Promise<InputRow> {
+async function accessibleInput(db: Db, principal: Principal, id: string, propertyName = 'id'): Promise<InputRow> {
   const row = await findInput(db, id);
-  if (!row) throw notFoundError(`Input ${id} does not exist.`, 'id', id);
+  if (!row) throw notFoundError(`Input ${id} does not exist.`, propertyName, id);
   // 403 without any of the input's data, its contract id included (decisions §2).
-  if (!(await hasGrant(db, principal.consumer.id, row.contractId))) throw forbiddenError(`No access to input ${id}.`, 'id');
+  if (!(await hasGrant(db, principal.consumer.id, row.contractId))) throw forbiddenError(`No access to input ${id}.`, propertyName);
   return row;
 }
 
 export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
-  app.post('/collection/inputs', async (request, reply) => {
+  app.post('/collection/inputs', { schema: schemas.create }, async (request, reply) => {
     const principal = await authenticate(db, request);
     const bulk = Array.isArray(request.body);
     const bodies: unknown[] = bulk ? (request.body as unknown[]) : [request.body];
@@ -78,6 +103,7 @@ export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Conf
       const prefix = bulk ? `[${i}].` : '';
       await requireContractAccess(db, principal, body.contractId, `${prefix}contractId`);
       await requireCollectionIn(db, body.collectionId, body.contractId, `${prefix}collectionId`);
+      if (body.filterId) await requireFilterIn(db, body.filterId, body.contractId, `${prefix}filterId`);
       rows.push({
         id: newId(now),
         contractId: body.contractId,
@@ -101,7 +127,7 @@ export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Conf
     return reply.code(201).send(bulk ? created : created[0]);
   });
 
-  app.get('/collection/inputs', { schema: { querystring: InputListQuery } }, async (request) => {
+  app.get('/collection/inputs', { schema: schemas.list }, async (request) => {
     const principal = await authenticate(db, request);
     const query = request.query as { contract_id: string; collection_id?: string };
     await requireContractAccess(db, principal, query.contract_id, 'contract_id');
@@ -109,12 +135,12 @@ export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Conf
     return (await listInputs(db, query.contract_id, query.collection_id)).map(presentInput);
   });
 
-  app.get('/collection/inputs/:id', { schema: { params: IdParams } }, async (request) => {
+  app.get('/collection/inputs/:id', { schema: schemas.get }, async (request) => {
     const principal = await authenticate(db, request);
     return presentInput(await accessibleInput(db, principal, (request.params as { id: string }).id));
   });
 
-  app.put('/collection/inputs/:id', { schema: { params: IdParams } }, async (request) => {
+  app.put('/collection/inputs/:id', { schema: schemas.replace }, async (request) => {
     const principal = await authenticate(db, request);
     const current = await accessibleInput(db, principal, (request.params as { id: string }).id);
     const found = problems(InputReplace, request.body);
@@ -126,6 +152,7 @@ export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Conf
     if (invalid.length) throw validationError(invalid);
     const collectionId = body.collectionId ?? current.collectionId;
     if (collectionId !== current.collectionId) await requireCollectionIn(db, collectionId, current.contractId, 'collectionId');
+    if (body.filterId && body.filterId !== current.filterId) await requireFilterIn(db, body.filterId, current.contractId);
     const sourceChanged = body.service !== current.service || body.type !== current.type || body.input !== current.input;
     const now = Date.now();
     await updateInput(db, current.id, {
@@ -139,5 +166,23 @@ export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Conf
       ...(sourceChanged ? { sourceState: '{}', lastError: null } : {}),
     });
     return presentInput((await findInput(db, current.id))!);
+  });
+
+  app.delete('/collection/inputs/:id', { schema: schemas.remove }, async (request, reply) => {
+    const principal = await authenticate(db, request);
+    const row = await accessibleInput(db, principal, (request.params as { id: string }).id);
+    await db.transaction().execute((trx) => deleteInputs(trx, row.contractId, [row.id]));
+    return reply.code(204).send();
+  });
+
+  app.delete('/collection/inputs', { schema: schemas.removeMany }, async (request, reply) => {
+    const principal = await authenticate(db, request);
+    const ids = [...new Set(check<{ ids: string[] }>(BulkDelete, request.body).ids)];
+    const rows: InputRow[] = [];
+    for (const [i, id] of ids.entries()) rows.push(await accessibleInput(db, principal, id, `ids[${i}]`));
+    await db.transaction().execute(async (trx) => {
+      for (const [contractId, group] of Map.groupBy(rows, (row) => row.contractId)) await deleteInputs(trx, contractId, group.map((row) => row.id));
+    });
+    return reply.code(204).send();
   });
 }

@@ -54,6 +54,23 @@ export const InputListQuery = Type.Object({
 
 export const IdParams = Type.Object({ id: Id });
 
+const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+/** The input of a response (interface §2.1, §2.3; decisions §9 `status`). */
+export const Input = Type.Object({
+  _id: Id,
+  ...source,
+  contractId: Id,
+  collectionId: Id,
+  ...settings,
+  display: Type.Boolean(),
+  active: Type.Boolean(),
+  created: Type.String({ format: 'date-time' }),
+  createdBy: Type.String(),
+  lastModified: Type.String({ format: 'date-time' }),
+  lastModifiedBy: Type.String(),
+  status: Type.Object({ lastRun: Time, lastSuccess: Time, lastError: Type.Union([Type.String(), Type.Null()]), nextRun: Time, collected: Type.Integer(), rejected: Type.Integer() }),
+});
+
 const mastodonInput = /^(?:[#@]?[\w.-]+@[a-z0-9.-]+\.[a-z]{2,}|https:\/\/[a-z0-9.-]+\.[a-z]{2,}\/(?:tags\/[\w.-]+|@[\w.-]+))$/i;
 
 /**

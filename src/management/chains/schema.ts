@@ -1,0 +1,26 @@
+/**
+ * Filter chains (interface §2.6, §4.5; decisions §5, §6): request and response schemas, and
+ * the check a schema cannot make: every set id names a set of the same contract (404 unknown,
+ * 403 other contract, naming `sets[i]`).
+ */
+import { Type } from 'typebox';
+import { forbiddenError, notFoundError } from '../../errors.ts';
+import type { Db } from '../../store/db.ts';
+import { findRecord } from '../../store/records.ts';
+import type { FilterSetRow } from '../../store/tables.ts';
+import { common, Id } from '../docs.ts';
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Sets = Type.Array(Id, { maxItems: 100, description: 'filter set ids, run in this order; may be empty' });
+
+export const ChainCreate = Type.Object({ name: Name, contractId: Id, sets: Sets, active: Type.Optional(Type.Boolean()) });
+export const ChainUpdate = Type.Object({ name: Type.Optional(Name), sets: Type.Optional(Sets), active: Type.Optional(Type.Boolean()), contractId: Type.Optional(Id) });
+export const Chain = Type.Object({ ...common, name: Type.String(), sets: Type.Array(Id) });
+
+export async function checkSetIds(db: Db, contractId: string, body: Record<string, unknown>): Promise<void> {
+  for (const [i, id] of ((body.sets as string[] | undefined) ?? []).entries()) {
+    const set = await findRecord<FilterSetRow>(db, 'filterSets', id);
+    if (!set) throw notFoundError(`No filter set ${id}.`, `sets[${i}]`, id);
+    if (set.contractId !== contractId) throw forbiddenError(`Filter set ${id} belongs to another contract.`, `sets[${i}]`);
+  }
+}

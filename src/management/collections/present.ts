@@ -1,0 +1,18 @@
+/** Collection row → the collection of decisions §4 with the common fields; `filterId` only when set. */
+import type { CollectionRow } from '../../store/tables.ts';
+
+export function presentCollection(row: CollectionRow): Record<string, unknown> {
+  return {
+    _id: row.id,
+    name: row.name,
+    slug: row.slug,
+    type: row.type,
+    contractId: row.contractId,
+    ...(row.filterId ? { filterId: row.filterId } : {}),
+    active: row.active === 1,
+    created: row.created,
+    createdBy: row.createdBy,
+    lastModified: row.lastModified,
+    lastModifiedBy: row.lastModifiedBy,
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Collections on {api_url} (decisions §4):
+ *
+ *   POST   /collection/collections        create → 201; slug derived, unique in the contract
+ *   GET    /collection/collections        the contract's collections (contract_id)
+ *   GET    /collection/collections/{id}   one collection
+ *   PATCH  /collection/collections/{id}   name, type, filterId (null clears), active; slug kept
+ *   DELETE /collection/collections/{id}   → 204; 409 while inputs belong to it. Its stored
+ *                                         content items are deleted with it, in one transaction.
+ *   DELETE /collection/collections        {"ids": [...]}, all or nothing → 204
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.ts';
+import { createCollection, deleteCollectionItems, inputsOfCollections } from '../../store/collections.ts';
+import type { Db } from '../../store/db.ts';
+import type { CollectionRow } from '../../store/tables.ts';
+import { recordRoutes } from '../docs.ts';
+import { requireFilterIn } from '../references.ts';
+import { resource, type Spec } from '../resource.ts';
+import { presentCollection } from './present.ts';
+import { Collection, CollectionCreate, CollectionUpdate } from './schema.ts';
+
+const spec: Spec<CollectionRow> = {
+  table: 'collections',
+  label: 'collection',
+  create: CollectionCreate,
+  update: CollectionUpdate,
+  present: presentCollection,
+  references: async (db, contractId, body) => {
+    if (typeof body.filterId === 'string') await requireFilterIn(db, body.filterId, contractId);
+  },
+  columns: (body) => ({ type: body.type ?? 'realtime', filterId: body.filterId ?? null }),
+  changes: (body) => ({
+    ...(body.type !== undefined ? { type: body.type } : {}),
+    ...(body.filterId !== undefined ? { filterId: body.filterId } : {}),
+  }),
+  insert: async (db, row, by, now) =>
+    (await createCollection(db, row.contractId, { name: row.name, type: row.type as string, filterId: row.filterId as string | null, active: row.active }, by, now)).id,
+  users: inputsOfCollections,
+  onDelete: deleteCollectionItems,
+};
+
+export function collectionRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+  const collections = resource(db, spec);
+  const schema = recordRoutes('collections', Collection, CollectionCreate, CollectionUpdate);
+  app.post('/collection/collections', { schema: schema.create }, collections.create);
+  app.get('/collection/collections', { schema: schema.list }, collections.list);
+  app.get('/collection/collections/:id', { schema: schema.get }, collections.get);
+  app.patch('/collection/collections/:id', { schema: schema.update }, collections.update);
+  app.delete('/collection/collections/:id', { schema: schema.remove }, collections.remove);
+  app.delete('/collection/collections', { schema: schema.removeMany }, collections.removeMany);
+}

@@ -1,0 +1,26 @@
+/**
+ * Collections (decisions §4): request and response schemas. The slug is derived from the name
+ * on create and then kept, so queue paths and embeds stay valid when the name changes.
+ */
+import { Type } from 'typebox';
+import { COLLECTION_TYPES } from '../../store/collections.ts';
+import { common, Id } from '../docs.ts';
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Kind = Type.Unsafe<string>({ type: 'string', enum: [...COLLECTION_TYPES] });
+
+export const CollectionCreate = Type.Object({
+  name: Name,
+  contractId: Id,
+  type: Type.Optional(Kind),
+  filterId: Type.Optional(Id),
+  active: Type.Optional(Type.Boolean()),
+});
+export const CollectionUpdate = Type.Object({
+  name: Type.Optional(Name),
+  type: Type.Optional(Kind),
+  filterId: Type.Optional(Type.Union([Id, Type.Null()], { description: 'a filter set or chain id; null removes the filter' })),
+  active: Type.Optional(Type.Boolean()),
+  contractId: Type.Optional(Id),
+});
+export const Collection = Type.Object({ ...common, name: Type.String(), slug: Type.String(), type: Kind, filterId: Type.Optional(Id) });

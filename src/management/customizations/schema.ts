@@ -1,0 +1,51 @@
+/**
+ * Customizations (interface §2.7, §4.6; decisions §5, §10): request and response schemas, the
+ * 256 KiB limit of `data` (UTF-8 bytes), and the version rule: when an update does not send
+ * `version`, the last run of digits is incremented ("1"→"2", "1.9"→"1.10"; no digits → ".1").
+ */
+import { Type } from 'typebox';
+import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
+import { common, Id } from '../docs.ts';
+
+/** Largest `data`, in UTF-8 bytes (decisions §10). */
+export const MAX_DATA_BYTES = 256 * 1024;
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Kind = Type.Unsafe<string>({ type: 'string', enum: ['css', 'js'] });
+const Data = Type.String({ maxLength: MAX_DATA_BYTES, description: 'CSS or JavaScript, at most 256 KiB' });
+const Version = Type.String({ minLength: 1, maxLength: 50 });
+const Description = Type.String({ maxLength: 2000 });
+
+export const CustomizationCreate = Type.Object({
+  name: Name,
+  contractId: Id,
+  type: Kind,
+  data: Data,
+  version: Type.Optional(Version),
+  description: Type.Optional(Description),
+  active: Type.Optional(Type.Boolean()),
+});
+export const CustomizationUpdate = Type.Object({
+  name: Type.Optional(Name),
+  version: Type.Optional(Version),
+  data: Type.Optional(Data),
+  description: Type.Optional(Description),
+  active: Type.Optional(Type.Boolean()),
+  contractId: Type.Optional(Id),
+  type: Type.Optional(Kind),
+});
+export const Customization = Type.Object({ ...common, name: Type.String(), type: Kind, data: Type.String(), version: Type.String(), description: Type.Optional(Type.String()) });
+
+/** The next version after `version` (decisions §5). */
+export function nextVersion(version: string): string {
+  const match = /(\d+)(?!.*\d)/.exec(version);
+  if (!match) return `${version}.1`;
+  const next = (BigInt(match[1]!) + 1n).toString();
+  return version.slice(0, match.index) + next + version.slice(match.index + match[1]!.length);
+}
+
+export function dataProblems(body: Record<string, unknown>): Invalid[] {
+  const data = body.data as string | undefined;
+  if (data === undefined || Buffer.byteLength(data, 'utf8') <= MAX_DATA_BYTES) return [];
+  return [{ propertyName: 'data', message: `data must be at most ${MAX_DATA_BYTES} bytes`, code: VALIDATION_CODES.range }];
+}

@@ -1,0 +1,63 @@
+/**
+ * Schema pieces every management route declares for its OpenAPI description (decisions §2, §4,
+ * §5): the error object, the common record fields of interface §2.1, ids, and the route schema
+ * shapes (create, list, get, update, delete, bulk delete).
+ *
+ * A body the handler validates itself (after authentication, naming `[i].property` for bulk
+ * bodies) is declared with `handlerValidated`: the schema documents the body, and the
+ * validator compiler in `app.ts` skips it (see `http/validate.ts` `compileFor`).
+ */
+import { Type, type TSchema } from 'typebox';
+import { HANDLER_VALIDATED } from '../http/validate.ts';
+
+export const Id = Type.String({ pattern: '^[0-9a-f]{24}$', description: '24 lower-case hex characters' });
+export const IdParams = Type.Object({ id: Id });
+export const ContractQuery = Type.Object({ contract_id: Id, access_token: Type.Optional(Type.String()) });
+export const TokenQuery = Type.Object({ access_token: Type.Optional(Type.String()) });
+export const BulkDelete = Type.Object({ ids: Type.Array(Id, { minItems: 1, maxItems: 1000 }) });
+
+/** The error object of interface §7. */
+export const ErrorBody = Type.Object({
+  requestId: Type.String(),
+  errors: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      message: Type.String(),
+      propertyName: Type.Optional(Type.String()),
+      propertyValue: Type.Optional(Type.String()),
+      reason: Type.Optional(Type.String()),
+      code: Type.Number(),
+    }),
+  ),
+});
+
+/** The common record fields of interface §2.1. */
+export const common = {
+  _id: Id,
+  contractId: Id,
+  active: Type.Boolean(),
+  created: Type.String({ format: 'date-time' }),
+  createdBy: Type.String(),
+  lastModified: Type.String({ format: 'date-time' }),
+  lastModifiedBy: Type.String(),
+};
+
+/** `schema` marked as validated by the handler: documented, not compiled by Fastify. */
+export function handlerValidated(schema: TSchema): TSchema {
+  return { ...schema, [HANDLER_VALIDATED]: true } as TSchema;
+}
+
+const errors = { default: ErrorBody };
+
+/** Route schemas of the six record operations, for `tag` (OpenAPI tag) and the record schema. */
+export function recordRoutes(tag: string, record: TSchema, create: TSchema, update: TSchema) {
+  const tags = [tag];
+  return {
+    create: { tags, querystring: TokenQuery, body: handlerValidated(create), response: { 201: record, ...errors } },
+    list: { tags, querystring: ContractQuery, response: { 200: Type.Array(record), ...errors } },
+    get: { tags, params: IdParams, querystring: TokenQuery, response: { 200: record, ...errors } },
+    update: { tags, params: IdParams, querystring: TokenQuery, body: handlerValidated(update), response: { 200: record, ...errors } },
+    remove: { tags, params: IdParams, querystring: TokenQuery, response: { 204: Type.Null({ description: 'deleted' }), ...errors } },
+    removeMany: { tags, querystring: TokenQuery, body: handlerValidated(BulkDelete), response: { 204: Type.Null({ description: 'all deleted' }), ...errors } },
+  };
+}

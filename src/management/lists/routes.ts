@@ -1,0 +1,43 @@
+/**
+ * Filter lists on {api_url} (interface §4.3, decisions §5):
+ *
+ *   POST   /collection/lists        create → 201
+ *   GET    /collection/lists        the contract's lists (contract_id)
+ *   GET    /collection/lists/{id}   one list
+ *   PATCH  /collection/lists/{id}   name, entries, active (type and contractId fixed)
+ *   DELETE /collection/lists/{id}   → 204; 409 while a set uses it
+ *   DELETE /collection/lists        {"ids": [...]}, all or nothing → 204
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../store/db.ts';
+import { setsUsingLists } from '../../store/filters.ts';
+import type { FilterListRow } from '../../store/tables.ts';
+import { recordRoutes } from '../docs.ts';
+import { resource, type Spec } from '../resource.ts';
+import { presentList } from './present.ts';
+import { entryProblems, List, ListCreate, ListUpdate } from './schema.ts';
+
+const spec: Spec<FilterListRow> = {
+  table: 'filterLists',
+  label: 'filter list',
+  create: ListCreate,
+  update: ListUpdate,
+  present: presentList,
+  fixed: ['type'],
+  rules: (body, current) => entryProblems((current?.type ?? body.type) as string, body.entries as string[] | undefined),
+  columns: (body) => ({ type: body.type, entries: JSON.stringify(body.entries) }),
+  changes: (body) => (body.entries ? { entries: JSON.stringify(body.entries) } : {}),
+  users: setsUsingLists,
+};
+
+export function listRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+  const lists = resource(db, spec);
+  const schema = recordRoutes('filter lists', List, ListCreate, ListUpdate);
+  app.post('/collection/lists', { schema: schema.create }, lists.create);
+  app.get('/collection/lists', { schema: schema.list }, lists.list);
+  app.get('/collection/lists/:id', { schema: schema.get }, lists.get);
+  app.patch('/collection/lists/:id', { schema: schema.update }, lists.update);
+  app.delete('/collection/lists/:id', { schema: schema.remove }, lists.remove);
+  app.delete('/collection/lists', { schema: schema.removeMany }, lists.removeMany);
+}

@@ -1,0 +1,38 @@
+/**
+ * Filter lists (interface §2.4, §4.3; decisions §6, §10): request and response schemas, and
+ * the rule a schema cannot say: every entry of a `patterns` list compiles on re2js (400 naming
+ * `entries[i]`, the position in `reason`).
+ */
+import { Type } from 'typebox';
+import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
+import { compilePattern, MAX_PATTERN_LENGTH } from '../../filter/patterns.ts';
+import { common, Id } from '../docs.ts';
+
+export const LIST_TYPES = ['strings', 'patterns'] as const;
+/** Entries per list (decisions §10). */
+export const MAX_ENTRIES = 10_000;
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const ListType = Type.Unsafe<string>({ type: 'string', enum: [...LIST_TYPES] });
+const Entries = Type.Array(Type.String({ minLength: 1, maxLength: MAX_PATTERN_LENGTH }), { maxItems: MAX_ENTRIES });
+
+export const ListCreate = Type.Object({ name: Name, contractId: Id, type: ListType, entries: Entries, active: Type.Optional(Type.Boolean()) });
+export const ListUpdate = Type.Object({
+  name: Type.Optional(Name),
+  entries: Type.Optional(Entries),
+  active: Type.Optional(Type.Boolean()),
+  contractId: Type.Optional(Id),
+  type: Type.Optional(ListType),
+});
+export const List = Type.Object({ ...common, name: Type.String(), type: ListType, entries: Type.Array(Type.String()) });
+
+/** Each pattern entry that does not compile, as `entries[i]` with its position. */
+export function entryProblems(type: string, entries: string[] | undefined): Invalid[] {
+  if (type !== 'patterns' || !entries) return [];
+  return entries.flatMap((entry, i) => {
+    const compiled = compilePattern(entry);
+    if (compiled.ok) return [];
+    const { message, position } = compiled.problem;
+    return [{ propertyName: `entries[${i}]`, message: `entries[${i}]: ${message} (at position ${position})`, propertyValue: entry, reason: `position ${position}: ${message}`, code: VALIDATION_CODES.pattern }];
+  });
+}

@@ -1,0 +1,185 @@
+/**
+ * The six operations every named management record shares (interface §2.1, §4.3–§4.6;
+ * decisions §2, §4, §5, §10), as handlers built from a resource's `Spec`:
+ *
+ *   create      authenticate → validate → contract grant → references → unique name → insert → 201
+ *   list        authenticate → contract grant (contract_id) → the contract's records, oldest first
+ *   get         authenticate → 404 unknown / 403 other contract (no data) → record
+ *   update      authenticate → access → validate (contractId and fixed fields unchanged) →
+ *               references → unique name → update → 200
+ *   remove      authenticate → access → no user left (409 naming it) → delete → 204
+ *   removeMany  the same for `{"ids": [...]}`, all or nothing, in one transaction
+ *
+ * Names are unique per resource type inside a contract (409 ConflictError naming `name`).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Transaction } from 'kysely';
+import type { TSchema } from 'typebox';
+import { ApiError, conflictError, forbiddenError, type Invalid, notFoundError, validationError, VALIDATION_CODES } from '../errors.ts';
+import { authenticate, type Principal, requireContractAccess } from '../http/authenticate.ts';
+import { check, problems } from '../http/validate.ts';
+import { newId } from '../lib/ids.ts';
+import { audit, iso } from '../lib/time.ts';
+import { hasGrant } from '../store/contracts.ts';
+import type { Db } from '../store/db.ts';
+import type { User } from '../store/filters.ts';
+import { deleteRecords, type Executor, findRecord, insertRecord, listRecords, nameTaken, type RecordRow, type RecordTable, updateRecord } from '../store/records.ts';
+import type { Database } from '../store/tables.ts';
+import { BulkDelete as BulkDeleteSchema } from './docs.ts';
+
+/** What a resource adds to the shared operations. `Body` bodies are schema-valid. */
+export interface Spec<Row extends RecordRow> {
+  table: RecordTable;
+  /** Human name: `filter list`. */
+  label: string;
+  create: TSchema;
+  update: TSchema;
+  present(row: Row): Record<string, unknown>;
+  /** Rules beyond the schema (`current` on update); empty when valid. */
+  rules?(body: Record<string, unknown>, current?: Row): Invalid[];
+  /** Fields the update may not change (besides contractId): 400 naming them when sent different. */
+  fixed?: string[];
+  /** Checks the resources the body names; throws 404/403/400. */
+  references?(db: Db, contractId: string, body: Record<string, unknown>, current?: Row): Promise<void>;
+  /** Columns of a new record beyond id, contractId, name, active and the audit fields. */
+  columns(body: Record<string, unknown>): Record<string, unknown>;
+  /** Columns an update changes, beyond name, active and the audit fields. */
+  changes(body: Record<string, unknown>, current: Row): Record<string, unknown>;
+  /** Inserts differently (collections derive a slug); returns the new id. */
+  insert?(db: Db, row: RecordRow & Record<string, unknown>, by: string, now: number): Promise<string>;
+  /** Who still uses these records: each blocks the deletion (409). */
+  users?(db: Executor, contractId: string, ids: string[]): Promise<User[]>;
+  /** More work in the delete transaction (a collection's items). */
+  onDelete?(trx: Transaction<Database>, contractId: string, ids: string[]): Promise<void>;
+}
+
+const isUniqueViolation = (error: unknown) => /UNIQUE|unique/.test(String((error as { code?: string; message?: string }).code ?? '') + String((error as Error).message ?? ''));
+
+function duplicate(label: string, name: string): ApiError {
+  return conflictError(`A ${label} named ${name} already exists in this contract.`, 'name', name);
+}
+
+export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
+  /** The record with this id if the principal may use its contract: 404 unknown, 403 foreign. */
+  async function accessible(principal: Principal, id: string, propertyName = 'id'): Promise<Row> {
+    const row = await findRecord<Row>(db, spec.table, id);
+    if (!row) throw notFoundError(`No ${spec.label} ${id}.`, propertyName, id);
+    if (!(await hasGrant(db, principal.consumer.id, row.contractId))) throw forbiddenError(`No access to ${spec.label} ${id}.`, propertyName);
+    return row;
+  }
+
+  function validate(schema: TSchema, body: unknown, current?: Row): Record<string, unknown> {
+    const found = problems(schema, body);
+    if (found.length) throw validationError(found);
+    const valid = body as Record<string, unknown>;
+    const invalid = spec.rules?.(valid, current) ?? [];
+    if (current) {
+      for (const field of ['contractId', ...(spec.fixed ?? [])]) {
+        const sent = valid[field];
+        if (sent !== undefined && sent !== (current as unknown as Record<string, unknown>)[field]) {
+          invalid.push({ propertyName: field, message: `${field} cannot be changed`, propertyValue: sent, code: VALIDATION_CODES.format });
+        }
+      }
+    }
+    if (invalid.length) throw validationError(invalid);
+    return valid;
+  }
+
+  /** Deletes the records (all or nothing): 409 naming every user that still needs one. */
+  async function remove(principal: Principal, ids: string[], name: (i: number) => string): Promise<void> {
+    const rows: Row[] = [];
+    for (const [i, id] of ids.entries()) rows.push(await accessible(principal, id, name(i)));
+    await db.transaction().execute(async (trx) => {
+      const byContract = Map.groupBy(rows, (row) => row.contractId);
+      const blocked: User[] = [];
+      for (const [contractId, group] of byContract) blocked.push(...((await spec.users?.(trx, contractId, group.map((row) => row.id))) ?? []));
+      if (blocked.length) {
+        throw new ApiError(
+          409,
+          blocked.map((user) => ({
+            name: 'ConflictError',
+            message: `${spec.label} ${user.uses} is used by ${user.kind} ${user.id} (${user.name}).`,
+            propertyName: name(ids.indexOf(user.uses)),
+            propertyValue: user.uses,
+            reason: `used by ${user.kind} ${user.id}`,
+            code: 4091,
+          })),
+        );
+      }
+      for (const [contractId, group] of byContract) {
+        const groupIds = group.map((row) => row.id);
+        await spec.onDelete?.(trx, contractId, groupIds);
+        await deleteRecords(trx, spec.table, contractId, groupIds);
+      }
+    });
+  }
+
+  return {
+    async create(request: FastifyRequest, reply: FastifyReply) {
+      const principal = await authenticate(db, request);
+      const body = validate(spec.create, request.body);
+      const contractId = body.contractId as string;
+      const name = body.name as string;
+      await requireContractAccess(db, principal, contractId);
+      await spec.references?.(db, contractId, body);
+      if (await nameTaken(db, spec.table, contractId, name)) throw duplicate(spec.label, name);
+      const now = Date.now();
+      const row = { id: newId(now), contractId, name, active: body.active === false ? 0 : 1, ...spec.columns(body), ...audit(principal.consumer.name, now) };
+      let id = row.id;
+      try {
+        if (spec.insert) id = await spec.insert(db, row, principal.consumer.name, now);
+        else await insertRecord(db, spec.table, row);
+      } catch (error) {
+        throw isUniqueViolation(error) ? duplicate(spec.label, name) : error;
+      }
+      return reply.code(201).send(spec.present((await findRecord<Row>(db, spec.table, id))!));
+    },
+
+    async list(request: FastifyRequest) {
+      const principal = await authenticate(db, request);
+      const { contract_id: contractId } = request.query as { contract_id: string };
+      await requireContractAccess(db, principal, contractId, 'contract_id');
+      return (await listRecords<Row>(db, spec.table, contractId)).map(spec.present);
+    },
+
+    async get(request: FastifyRequest) {
+      const principal = await authenticate(db, request);
+      return spec.present(await accessible(principal, (request.params as { id: string }).id));
+    },
+
+    async update(request: FastifyRequest) {
+      const principal = await authenticate(db, request);
+      const current = await accessible(principal, (request.params as { id: string }).id);
+      const body = validate(spec.update, request.body, current);
+      await spec.references?.(db, current.contractId, body, current);
+      const name = (body.name as string | undefined) ?? current.name;
+      if (name !== current.name && (await nameTaken(db, spec.table, current.contractId, name, current.id))) throw duplicate(spec.label, name);
+      const changes = {
+        name,
+        ...(body.active !== undefined ? { active: body.active ? 1 : 0 } : {}),
+        ...spec.changes(body, current),
+        lastModified: iso(),
+        lastModifiedBy: principal.consumer.name,
+      };
+      try {
+        await updateRecord(db, spec.table, current.contractId, current.id, changes);
+      } catch (error) {
+        throw isUniqueViolation(error) ? duplicate(spec.label, name) : error;
+      }
+      return spec.present((await findRecord<Row>(db, spec.table, current.id))!);
+    },
+
+    async remove(request: FastifyRequest, reply: FastifyReply) {
+      const principal = await authenticate(db, request);
+      await remove(principal, [(request.params as { id: string }).id], () => 'id');
+      return reply.code(204).send();
+    },
+
+    async removeMany(request: FastifyRequest, reply: FastifyReply) {
+      const principal = await authenticate(db, request);
+      const { ids } = check<{ ids: string[] }>(BulkDeleteSchema, request.body);
+      await remove(principal, [...new Set(ids)], (i) => `ids[${i}]`);
+      return reply.code(204).send();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * Filter sets on {api_url} (interface §4.4, decisions §5, §6):
+ *
+ *   POST   /collection/sets        create → 201 (rules and preCondition validated)
+ *   GET    /collection/sets        the contract's sets (contract_id)
+ *   GET    /collection/sets/{id}   one set
+ *   PATCH  /collection/sets/{id}   name, rules, preCondition, or, active (partial)
+ *   DELETE /collection/sets/{id}   → 204; 409 while a chain, input, collection or the contract uses it
+ *   DELETE /collection/sets        {"ids": [...]}, all or nothing → 204
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../store/db.ts';
+import { chainsUsingSets, usersOfFilters } from '../../store/filters.ts';
+import type { Executor } from '../../store/records.ts';
+import type { FilterSetRow } from '../../store/tables.ts';
+import { recordRoutes } from '../docs.ts';
+import { resource, type Spec } from '../resource.ts';
+import { presentSet } from './present.ts';
+import { checkListIds, FilterSet, SetCreate, setProblems, SetUpdate } from './schema.ts';
+
+const spec: Spec<FilterSetRow> = {
+  table: 'filterSets',
+  label: 'filter set',
+  create: SetCreate,
+  update: SetUpdate,
+  present: presentSet,
+  rules: setProblems,
+  references: checkListIds,
+  columns: (body) => ({ rules: JSON.stringify(body.rules), preCondition: JSON.stringify(body.preCondition), anyRule: body.or === true ? 1 : 0 }),
+  changes: (body) => ({
+    ...(body.rules ? { rules: JSON.stringify(body.rules) } : {}),
+    ...(body.preCondition ? { preCondition: JSON.stringify(body.preCondition) } : {}),
+    ...(body.or !== undefined ? { anyRule: body.or ? 1 : 0 } : {}),
+  }),
+  users: async (db: Executor, contractId: string, ids: string[]) => [...(await chainsUsingSets(db, contractId, ids)), ...(await usersOfFilters(db, contractId, ids))],
+};
+
+export function setRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+  const sets = resource(db, spec);
+  const schema = recordRoutes('filter sets', FilterSet, SetCreate, SetUpdate);
+  app.post('/collection/sets', { schema: schema.create }, sets.create);
+  app.get('/collection/sets', { schema: schema.list }, sets.list);
+  app.get('/collection/sets/:id', { schema: schema.get }, sets.get);
+  app.patch('/collection/sets/:id', { schema: schema.update }, sets.update);
+  app.delete('/collection/sets/:id', { schema: schema.remove }, sets.remove);
+  app.delete('/collection/sets', { schema: schema.removeMany }, sets.removeMany);
+}

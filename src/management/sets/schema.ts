@@ -1,0 +1,74 @@
+/**
+ * Filter sets (interface §2.5, §4.4; decisions §6, §10): request and response schemas, and the
+ * rules a schema cannot say: each rule and the preCondition against the operator table
+ * (`filter/rules.ts`), and each `listId` naming a list of the same contract whose type fits
+ * the operator (`in` → strings, `patternin` → patterns).
+ */
+import { Type } from 'typebox';
+import { forbiddenError, type Invalid, notFoundError, validationError, VALIDATION_CODES } from '../../errors.ts';
+import { OPERATORS } from '../../filter/rule-kinds.ts';
+import { type Rule, ruleProblems } from '../../filter/rules.ts';
+import type { Db } from '../../store/db.ts';
+import { findRecord } from '../../store/records.ts';
+import type { FilterListRow } from '../../store/tables.ts';
+import { common, Id } from '../docs.ts';
+
+/** Rules per set (decisions §10). */
+export const MAX_RULES = 100;
+
+const Scalar = Type.Union([Type.String({ maxLength: 1000 }), Type.Number()]);
+export const RuleSchema = Type.Object({
+  operator: Type.String({ minLength: 1, maxLength: 32, description: `one of ${Object.keys(OPERATORS).join(', ')}` }),
+  field: Type.String({ minLength: 1, maxLength: 100, description: 'dotted content item path (text, tags, author.username, kudos.score, …); user = author.username' }),
+  value: Type.Optional(Type.Union([Scalar, Type.Array(Scalar, { maxItems: 10_000 })])),
+  listId: Type.Optional(Id),
+  not: Type.Boolean({ default: false }),
+});
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Rules = Type.Array(RuleSchema, { maxItems: MAX_RULES });
+
+export const SetCreate = Type.Object({
+  name: Name,
+  contractId: Id,
+  rules: Rules,
+  preCondition: RuleSchema,
+  or: Type.Optional(Type.Boolean()),
+  active: Type.Optional(Type.Boolean()),
+});
+export const SetUpdate = Type.Object({
+  name: Type.Optional(Name),
+  rules: Type.Optional(Rules),
+  preCondition: Type.Optional(RuleSchema),
+  or: Type.Optional(Type.Boolean()),
+  active: Type.Optional(Type.Boolean()),
+  contractId: Type.Optional(Id),
+});
+export const FilterSet = Type.Object({ ...common, name: Type.String(), rules: Type.Array(RuleSchema), preCondition: RuleSchema, or: Type.Boolean() });
+
+/** The rules and preCondition of a body with their paths. */
+function named(body: Record<string, unknown>): [Rule, string][] {
+  const rules = ((body.rules as Rule[] | undefined) ?? []).map((rule, i): [Rule, string] => [rule, `rules[${i}]`]);
+  return body.preCondition ? [[body.preCondition as Rule, 'preCondition'], ...rules] : rules;
+}
+
+/** Every rule problem of the body (operator table of decisions §6). */
+export function setProblems(body: Record<string, unknown>): Invalid[] {
+  return named(body).flatMap(([rule, at]) => ruleProblems(rule, at));
+}
+
+/** Each `listId` names a list of the contract (404, 403) of the operator's list type (400). */
+export async function checkListIds(db: Db, contractId: string, body: Record<string, unknown>): Promise<void> {
+  const invalid: Invalid[] = [];
+  for (const [rule, at] of named(body)) {
+    if (!rule.listId) continue;
+    const list = await findRecord<FilterListRow>(db, 'filterLists', rule.listId);
+    if (!list) throw notFoundError(`No filter list ${rule.listId}.`, `${at}.listId`, rule.listId);
+    if (list.contractId !== contractId) throw forbiddenError(`Filter list ${rule.listId} belongs to another contract.`, `${at}.listId`);
+    const wanted = OPERATORS[rule.operator]?.listType;
+    if (list.type !== wanted) {
+      invalid.push({ propertyName: `${at}.listId`, message: `operator ${rule.operator} needs a ${wanted} list; ${rule.listId} is a ${list.type} list`, propertyValue: rule.listId, code: VALIDATION_CODES.type });
+    }
+  }
+  if (invalid.length) throw validationError(invalid);
+}
