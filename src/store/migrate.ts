@@ -5,10 +5,12 @@
  */
 import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
+import * as customizations from './migrations/2026-11-22-customizations.ts';
 import * as initial from './migrations/2026-11-22-initial.ts';
 
 const migrations: Record<string, Migration> = {
   '2026-11-22-initial': initial,
+  '2026-11-22-customizations': customizations,
 };
 
 const TABLE = 'schema_migrations';

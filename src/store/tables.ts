@@ -108,6 +108,18 @@ export interface ItemTable {
   createdAt: number;
 }
 
+/** A customization of a contract's publication (interface §2.7): `type` is `css` or `js`. */
+export interface CustomizationTable extends Audited {
+  id: string;
+  contractId: string;
+  name: string;
+  type: string;
+  data: string;
+  version: string;
+  description: string | null;
+  active: number;
+}
+
 export interface Database {
   contracts: ContractTable;
   collections: CollectionTable;
@@ -116,6 +128,7 @@ export interface Database {
   tokens: TokenTable;
   inputs: InputTable;
   items: ItemTable;
+  customizations: CustomizationTable;
 }
 
 export type ContractRow = Selectable<ContractTable>;
@@ -126,4 +139,5 @@ export type InputRow = Selectable<InputTable>;
 export type NewInput = Insertable<InputTable>;
 export type InputUpdate = Updateable<InputTable>;
 export type ItemRow = Selectable<ItemTable>;
+export type CustomizationRow = Selectable<CustomizationTable>;
 export type { Generated };
