@@ -84,7 +84,7 @@ export function publicationRoutes(app: FastifyInstance, { db, config }: { db: Db
       items: rows.map((row) => presentItem(rowToItem(row), now)),
       next,
       pageSize: PAGE_SIZE,
-      pollSeconds: Math.max(5, config.contentMaxAge),
+      pollSeconds: Math.max(1, config.contentMaxAge),
       customizations: await activeCustomizations(db, contract.id),
     });
     return reply
