@@ -160,7 +160,7 @@ describe('embedded publication', () => {
     expect(await frame.$eval(`${card} .card__text`, (el) => el.textContent)).toContain('Nice post');
     expect(await frame.$$eval(`${card} script, ${card} svg, ${card} iframe, ${card} [onerror]`, (els) => els.length)).toBe(0);
     await frame.click(`${card} .card__text a`);
-    await frame.click(`${card} .card__more`); // the overlay copies the text: still inert
+    await frame.click(`${card} .card__text p`); // the whole card opens the overlay, which copies the text: still inert
     expect(await frame.$eval('#overlay', (el) => (el as HTMLDialogElement).open)).toBe(true);
     expect(await pwned()).toBe(null);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned ?? null)).toBe(null);
