@@ -85,7 +85,7 @@ describe('sluice CLI', () => {
   it('migrates, and prints the configuration with secrets masked', () => {
     const dir = tempDir();
     const migrated = sluice(dir, ['migrate']);
-    expect(migrated.out).toEqual({ migrated: ['2026-11-22-initial'], state: 'current' });
+    expect(migrated.out).toEqual({ migrated: ['2026-11-22-customizations', '2026-11-22-initial'], state: 'current' });
     expect(sluice(dir, ['migrate']).out).toEqual({ migrated: [], state: 'current' });
     expect(statSync(join(dir, 'sluice.db')).isFile()).toBe(true);
     const config = sluice(dir, ['config'], { env: { DATABASE_URL: 'postgres://sluice:s3cret@db/sluice' } });
