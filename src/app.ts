@@ -12,7 +12,6 @@ import type { Config } from './config.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { compileFor } from './http/validate.ts';
 import { inputRoutes } from './management/inputs/routes.ts';
-import { publicationRoutes } from './publication/routes.ts';
 import { queueRoutes } from './queue/routes.ts';
 import type { Db } from './store/db.ts';
 import { schemaState } from './store/migrate.ts';
@@ -58,6 +57,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if (role === 'all' || role === 'auth') authRoutes(app, ctx);
   if (role === 'all' || role === 'api') inputRoutes(app, ctx);
   if (role === 'all' || role === 'queue') queueRoutes(app, ctx);
-  if (role === 'all' || role === 'queue') publicationRoutes(app, ctx);
+  if (role === 'all' || role === 'queue') {
+    // Loaded on demand: the sanitizer and templates would slow every CLI command that imports this file.
+    const { publicationRoutes } = await import('./publication/routes.ts');
+    publicationRoutes(app, ctx);
+  }
   return app;
 }

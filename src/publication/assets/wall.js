@@ -223,7 +223,8 @@
         var ids = items.map(function (item) { return item.id; });
         var oldest = items.length === pageSize ? Date.parse(items[items.length - 1].date) : -Infinity;
         cards().forEach(function (card) {
-          if (Number(card.dataset.date) >= oldest && ids.indexOf(card.dataset.id) < 0) remove(card.dataset.id);
+          // strictly newer than the page's oldest: an item tied with it may sit on the next page
+          if (Number(card.dataset.date) > oldest && ids.indexOf(card.dataset.id) < 0) remove(card.dataset.id);
         });
         return addByIds(ids);
       })
