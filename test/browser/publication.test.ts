@@ -192,6 +192,31 @@ describe('embedded publication', () => {
 });
 
 describe('publication page on its own', () => {
+  it('follows the content stream when it exists: item and unpublish events', async () => {
+    // The stream endpoint comes with issue 6; until then the browser answers for it at the network
+    // edge with the Server-Sent Events that endpoint will send.
+    const sluice = await serve();
+    await seedItems(sluice.db, sluice.tenant, typedItems());
+    const page = await newPage();
+    let streamed = false;
+    await page.route('**/v1/content/*/stream?*', async (route) => {
+      streamed = true;
+      await seedItems(sluice.db, sluice.tenant, [buildItem({ id: 'rss_streamed', title: 'Fresh from the stream' })]);
+      const item = JSON.stringify({ id: 'rss_streamed', type: 'link' });
+      await route.fulfill({
+        status: 200,
+        headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' },
+        body: `retry: 600000\n\nevent: item\ndata: ${item}\n\nevent: unpublish\ndata: {"id":"rss_story"}\n\n`,
+      });
+    });
+    await page.goto(sluice.wallUrl('vertical'));
+    await page.waitForSelector('[data-id="rss_streamed"]');
+    await page.waitForSelector('[data-id="rss_story"]', { state: 'detached' });
+    expect(streamed).toBe(true);
+    expect(await page.$$eval('.card', (els) => els.map((el) => (el as HTMLElement).dataset.id))).toEqual(['rss_streamed', 'instagram_sunset', 'youtube_launch', 'mastodon_hello', 'bluesky_coffee']);
+    expect(await page.textContent('#wall-status')).toBe('1 new post');
+  });
+
   it('loads more items as the reader scrolls', async () => {
     const sluice = await serve();
     const items = Array.from({ length: 45 }, (_, i) => buildItem({ id: `rss_p${String(i).padStart(2, '0')}`, type: 'status', date: new Date(Date.now() - (i + 1) * 60_000).toISOString() }));
