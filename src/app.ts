@@ -88,6 +88,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     collectionRoutes(app, ctx);
   }
   if (role === 'all' || role === 'queue') queueRoutes(app, ctx);
+  if (role === 'all' || role === 'queue') {
+    // Loaded on demand: the sanitizer and templates would slow every CLI command that imports this file.
+    const { publicationRoutes } = await import('./publication/routes.ts');
+    publicationRoutes(app, ctx);
+  }
   return app;
 }
 

@@ -214,3 +214,17 @@ export async function changedItems(db: Db, collectionId: string, afterSeq: numbe
 export function rowToItem(row: ItemRow): ContentItem {
   return { ...(JSON.parse(row.body) as ContentItem), state: row.state as ItemState };
 }
+
+/** The published items of the collection among `ids` (at most 100), newest first. */
+export async function findPublishedItems(db: Db, collectionId: string, ids: string[]): Promise<ItemRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('items')
+    .selectAll()
+    .where('collectionId', '=', collectionId)
+    .where('state', '=', 'published')
+    .where('id', 'in', ids.slice(0, 100))
+    .orderBy('dateMs', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}

@@ -1,0 +1,45 @@
+/*
+ * Sluice embed script: <div data-sluice-contract="acme" data-sluice-q="news" data-sluice-layout="grid"></div>
+ * <script src="{queue_url}/v1/embed.js" async></script>
+ *
+ * Each such element gets the publication in a sandboxed iframe on the queue origin, so the
+ * contract's customization JavaScript runs there and never on this site. The iframe's height
+ * follows its content: the page posts {type: "sluice:height", height}; only messages whose
+ * origin is the queue origin and whose source is that very iframe are obeyed.
+ * `sandbox` allows scripts and popups (links open in a new, unsandboxed tab). It also allows
+ * same-origin, which the wall needs to read the content API of its own origin; that origin is the
+ * queue's, not this site's, so the framed page still cannot reach this page.
+ */
+(function () {
+  'use strict';
+  var script = document.currentScript;
+  var origin = script && script.src ? new URL(script.src).origin : '';
+  if (!origin) return;
+
+  function mount(el) {
+    if (el.getAttribute('data-sluice-mounted')) return;
+    var contract = el.getAttribute('data-sluice-contract');
+    var q = el.getAttribute('data-sluice-q');
+    if (!contract || !q) return;
+    el.setAttribute('data-sluice-mounted', 'true');
+    var params = new URLSearchParams({ q: q, layout: el.getAttribute('data-sluice-layout') || 'grid' });
+    var frame = document.createElement('iframe');
+    frame.src = origin + '/v1/publication/' + encodeURIComponent(contract) + '?' + params;
+    frame.title = el.getAttribute('data-sluice-title') || 'Social wall';
+    frame.setAttribute('sandbox', 'allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox');
+    frame.setAttribute('referrerpolicy', 'strict-origin-when-cross-origin');
+    frame.setAttribute('loading', 'lazy');
+    frame.style.cssText = 'display:block;width:100%;border:0;height:' + (el.getAttribute('data-sluice-height') || '480') + 'px';
+    el.appendChild(frame);
+    window.addEventListener('message', function (event) {
+      if (event.origin !== origin || event.source !== frame.contentWindow) return;
+      var data = event.data;
+      if (!data || data.type !== 'sluice:height' || typeof data.height !== 'number') return;
+      frame.style.height = Math.max(0, Math.min(Math.round(data.height), 100000)) + 'px';
+    });
+  }
+
+  function mountAll() { Array.prototype.forEach.call(document.querySelectorAll('[data-sluice-contract]'), mount); }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', mountAll);
+  else mountAll();
+})();

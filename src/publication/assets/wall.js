@@ -1,0 +1,270 @@
+/*
+ * Sluice publication wall: the page script (decisions §8). The server renders the first page;
+ * this script adds what needs JavaScript. Without it the wall still shows its items, and
+ * "Older posts" is a plain link to the next page.
+ *
+ * - Overlay: activating an item opens it in a modal <dialog> (focus moves in and stays in,
+ *   Escape or the close button or a click on the backdrop closes it, focus returns to the item).
+ * - Infinite scroll: when "Older posts" comes into view, the next page of cards is fetched as an
+ *   HTML fragment from {base}/items?offset=N (rendered and sanitized by the server).
+ * - Live updates: `connectStream` is the one adapter to the content stream
+ *   GET /v1/content/{contract}/stream?q=… (Server-Sent Events: `event: item`, data = content
+ *   item JSON; `event: unpublished`, data = {"id": …}; `event: reload`: re-read the first page;
+ *   see src/queue/stream.ts). When the stream is unavailable (the
+ *   EventSource closes, e.g. a 404), the wall polls the content API's first page
+ *   (/v1/content/{contract}?q=…&since=0&count=PAGE) every CONTENT_MAX_AGE seconds instead: ids
+ *   it has not shown are fetched and inserted, and shown items that fall inside that first page's
+ *   time range but are missing from it (unpublished by moderation) are removed.
+ * - Embedded (in an iframe of embed.js): the page posts {type: "sluice:height", height} to its
+ *   parent whenever its height changes.
+ * - window.sluice: the small API customizations use (README "Publication").
+ */
+(function () {
+  'use strict';
+  var wall = document.getElementById('wall');
+  var list = wall.querySelector('.wall__items');
+  var dialog = document.getElementById('overlay');
+  var status = document.getElementById('wall-status');
+  var base = wall.dataset.base;
+  var q = wall.dataset.q;
+  var layout = wall.dataset.layout;
+  var pageSize = Number(wall.dataset.pageSize) || 20;
+  var pollMs = (Number(wall.dataset.poll) || 5) * 1000;
+  var contract = wall.dataset.contract;
+  var listeners = {};
+
+  function emit(event, arg) {
+    (listeners[event] || []).slice().forEach(function (fn) {
+      try { fn(arg); } catch (error) { console.error('sluice: a listener of "' + event + '" failed', error); }
+    });
+  }
+  function cards() { return Array.prototype.slice.call(list.querySelectorAll('.card')); }
+  function info(card) {
+    return { id: card.dataset.id, type: card.dataset.type, service: card.dataset.service, date: new Date(Number(card.dataset.date)), element: card };
+  }
+  function findCard(id) {
+    return cards().filter(function (card) { return card.dataset.id === id; })[0];
+  }
+  function announce(text) { status.textContent = text; }
+
+  /* ---- relative times, kept current ---- */
+  var units = [['year', 31536e6], ['month', 2592e6], ['week', 6048e5], ['day', 864e5], ['hour', 36e5], ['minute', 6e4]];
+  var rtf = window.Intl && Intl.RelativeTimeFormat ? new Intl.RelativeTimeFormat('en', { numeric: 'auto', style: 'short' }) : null;
+  function ago(ms) {
+    var diff = ms - Date.now();
+    for (var i = 0; i < units.length; i++) {
+      if (Math.abs(diff) >= units[i][1]) return rtf ? rtf.format(Math.round(diff / units[i][1]), units[i][0]) : new Date(ms).toLocaleString();
+    }
+    return 'just now';
+  }
+  function refreshTimes(root) {
+    Array.prototype.forEach.call((root || list).querySelectorAll('time[datetime]'), function (el) {
+      el.textContent = ago(Date.parse(el.getAttribute('datetime')));
+    });
+  }
+  setInterval(refreshTimes, 60000);
+
+  /* ---- inserting and removing cards ---- */
+  function parse(html) {
+    var template = document.createElement('template');
+    template.innerHTML = html;
+    return Array.prototype.slice.call(template.content.querySelectorAll('.card'));
+  }
+  function insertSorted(card) {
+    var date = Number(card.dataset.date);
+    var after = cards().filter(function (c) { return Number(c.dataset.date) > date || (Number(c.dataset.date) === date && c.dataset.id > card.dataset.id); });
+    var before = after.length ? after[after.length - 1].nextElementSibling : list.firstElementChild;
+    list.insertBefore(card, before);
+  }
+  function adopt(newCards, live) {
+    var added = 0;
+    newCards.forEach(function (card) {
+      if (findCard(card.dataset.id)) return;
+      if (live) { card.classList.add('is-new'); insertSorted(card); } else list.appendChild(card);
+      refreshTimes(card);
+      added++;
+      emit('item', info(card));
+    });
+    var empty = wall.querySelector('.wall__empty');
+    if (empty && cards().length) empty.remove();
+    if (live && added) announce(added === 1 ? '1 new post' : added + ' new posts');
+    return added;
+  }
+  function remove(id) {
+    var card = findCard(id);
+    if (!card) return;
+    card.remove();
+    emit('remove', { id: id });
+  }
+  function fragment(params) {
+    params.q = q;
+    params.layout = layout;
+    return fetch(base + '/items?' + new URLSearchParams(params), { credentials: 'omit' }).then(function (res) {
+      if (!res.ok) throw new Error('HTTP ' + res.status);
+      return res.text();
+    }).then(parse);
+  }
+  function addByIds(ids) {
+    ids = ids.filter(function (id) { return !findCard(id); });
+    if (!ids.length) return Promise.resolve(0);
+    return fragment({ ids: ids.join(',') }).then(function (newCards) { return adopt(newCards, true); });
+  }
+
+  /* ---- infinite scroll ---- */
+  var more = wall.querySelector('.wall__more');
+  var loading = false;
+  function loadMore() {
+    if (loading || !more) return;
+    loading = true;
+    fragment({ offset: String(cards().length) }).then(function (newCards) {
+      adopt(newCards, false);
+      if (newCards.length < pageSize) { more.remove(); more = null; }
+    }).catch(function (error) { console.warn('sluice: could not load more items', error); })
+      .then(function () { loading = false; if (more && visible(more)) loadMore(); });
+  }
+  function visible(el) {
+    var r = el.getBoundingClientRect();
+    return r.bottom > 0 && r.right > 0 && r.top < (window.innerHeight || 0) + 400 && r.left < (window.innerWidth || 0) + 400;
+  }
+  if (more) {
+    more.addEventListener('click', function (event) { event.preventDefault(); loadMore(); });
+    if ('IntersectionObserver' in window) {
+      // The implicit root is the top-level viewport, so this also works in an auto-sized iframe.
+      new IntersectionObserver(function (entries) {
+        if (entries.some(function (e) { return e.isIntersecting; })) loadMore();
+      }, { rootMargin: '400px' }).observe(more);
+    }
+  }
+
+  /* ---- overlay ---- */
+  var box = {
+    media: dialog.querySelector('.overlay__media'),
+    author: dialog.querySelector('.overlay__author'),
+    title: dialog.querySelector('.overlay__title'),
+    text: dialog.querySelector('.overlay__text'),
+    meta: dialog.querySelector('.overlay__meta'),
+    original: dialog.querySelector('.overlay__original'),
+    close: dialog.querySelector('.overlay__close'),
+  };
+  var opener = null;
+  var openCard = null;
+  function copy(from, to) {
+    to.textContent = '';
+    if (from) Array.prototype.forEach.call(from.childNodes, function (n) { to.appendChild(n.cloneNode(true)); });
+  }
+  function open(card, from) {
+    opener = from || document.activeElement;
+    openCard = card;
+    var embed = card.querySelector('template.card__embed');
+    var img = card.querySelector('.card__media img');
+    box.media.textContent = '';
+    if (embed) box.media.appendChild(embed.content.cloneNode(true));
+    else if (img) { var big = img.cloneNode(); big.removeAttribute('loading'); big.alt = img.alt; box.media.appendChild(big); }
+    copy(card.querySelector('.card__author'), box.author);
+    var title = card.querySelector('.card__title');
+    box.title.textContent = title ? title.textContent : (card.querySelector('article').getAttribute('aria-label') || '');
+    copy(card.querySelector('.card__text'), box.text);
+    copy(card.querySelector('.card__meta'), box.meta);
+    var link = card.querySelector('[data-open]');
+    var href = link && link.getAttribute('href');
+    if (href && href !== '#') { box.original.href = href; box.original.hidden = false; } else box.original.hidden = true;
+    if (window.parent !== window) {
+      // In an auto-sized iframe the dialog would centre on the whole page: show it near the item.
+      var top = Math.max(16, card.getBoundingClientRect().top);
+      dialog.style.margin = top + 'px auto auto';
+    }
+    dialog.showModal();
+    box.close.focus();
+    emit('open', info(card));
+  }
+  function close() { if (dialog.open) dialog.close(); }
+  dialog.addEventListener('close', function () {
+    box.media.textContent = ''; // stops a playing video
+    var card = openCard;
+    openCard = null;
+    if (opener && document.contains(opener)) opener.focus();
+    if (card) emit('close', info(card));
+  });
+  box.close.addEventListener('click', close);
+  dialog.addEventListener('click', function (event) { if (event.target === dialog) close(); });
+  dialog.addEventListener('keydown', function (event) {
+    // Keep Tab inside the dialog (in an iframe it would otherwise leave for the embedding page).
+    if (event.key !== 'Tab') return;
+    var focusable = Array.prototype.filter.call(dialog.querySelectorAll('a[href], button, iframe, video, [tabindex]:not([tabindex="-1"])'), function (el) { return !el.hidden && el.getClientRects().length; });
+    if (!focusable.length) return;
+    var first = focusable[0], last = focusable[focusable.length - 1];
+    if (event.shiftKey && document.activeElement === first) { event.preventDefault(); last.focus(); }
+    else if (!event.shiftKey && document.activeElement === last) { event.preventDefault(); first.focus(); }
+  });
+  list.addEventListener('click', function (event) {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    var target = event.target.closest('a, button');
+    var card = event.target.closest('.card');
+    if (!card) return;
+    if (target && !target.hasAttribute('data-open')) return; // links inside the text keep working
+    event.preventDefault();
+    open(card, target || card.querySelector('[data-open]'));
+  });
+
+  /* ---- live updates ---- */
+  /** The one adapter to the content stream; calls handlers.item/unpublish/reload/unavailable. */
+  function connectStream(url, handlers) {
+    if (!('EventSource' in window)) { handlers.unavailable(); return; }
+    var source = new EventSource(url);
+    source.addEventListener('item', function (e) { try { handlers.item(JSON.parse(e.data)); } catch (err) { console.warn('sluice: bad stream item', err); } });
+    source.addEventListener('unpublished', function (e) { try { handlers.unpublish(JSON.parse(e.data).id); } catch (err) { console.warn('sluice: bad stream event', err); } });
+    source.addEventListener('reload', function () { handlers.reload(); });
+    source.onerror = function () { if (source.readyState === EventSource.CLOSED) handlers.unavailable(); };
+  }
+  var contentUrl = '/v1/content/' + encodeURIComponent(contract);
+  var polling = false;
+  function poll(once) {
+    fetch(contentUrl + '?' + new URLSearchParams({ q: q, since: '0', count: String(pageSize) }), { credentials: 'omit' })
+      .then(function (res) { if (!res.ok) throw new Error('HTTP ' + res.status); return res.json(); })
+      .then(function (items) {
+        var ids = items.map(function (item) { return item.id; });
+        var oldest = items.length === pageSize ? Date.parse(items[items.length - 1].date) : -Infinity;
+        cards().forEach(function (card) {
+          // strictly newer than the page's oldest: an item tied with it may sit on the next page
+          if (Number(card.dataset.date) > oldest && ids.indexOf(card.dataset.id) < 0) remove(card.dataset.id);
+        });
+        return addByIds(ids);
+      })
+      .catch(function (error) { console.warn('sluice: live update failed', error); })
+      .then(function () { if (!once) setTimeout(poll, pollMs); });
+  }
+  connectStream(contentUrl + '/stream?' + new URLSearchParams({ q: q }), {
+    item: function (item) { if (item && item.id) addByIds([item.id]); },
+    unpublish: remove,
+    reload: function () { poll(true); },
+    unavailable: function () { if (!polling) { polling = true; setTimeout(poll, pollMs); } },
+  });
+
+  /* ---- size reporting to embed.js ---- */
+  if (window.parent !== window && 'ResizeObserver' in window) {
+    var last = 0;
+    new ResizeObserver(function () {
+      var height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+      if (height !== last) { last = height; window.parent.postMessage({ type: 'sluice:height', height: height }, '*'); }
+    }).observe(document.documentElement);
+  }
+
+  /* ---- the customization API ---- */
+  window.sluice = {
+    version: 1,
+    contract: contract,
+    collection: q,
+    layout: layout,
+    /** on('item', fn) calls fn for every item on the wall now and for each one added later. */
+    on: function (event, fn) {
+      (listeners[event] = listeners[event] || []).push(fn);
+      if (event === 'item') cards().forEach(function (card) { try { fn(info(card)); } catch (error) { console.error(error); } });
+      return window.sluice;
+    },
+    off: function (event, fn) { listeners[event] = (listeners[event] || []).filter(function (f) { return f !== fn; }); return window.sluice; },
+    items: function () { return cards().map(info); },
+    open: function (id) { var card = findCard(id); if (card) open(card, card.querySelector('[data-open]')); },
+    close: close,
+    loadMore: loadMore,
+  };
+})();

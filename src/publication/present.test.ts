@@ -1,0 +1,64 @@
+/** Presenting items for the wall: relative times and what a card shows (pure, table-driven). */
+import { describe, expect, it } from 'vitest';
+import { presentItem, relativeTime } from './present.ts';
+
+const NOW = Date.parse('2026-11-22T12:00:00.000Z');
+
+describe('relativeTime', () => {
+  it.each([
+    [NOW - 10_000, 'just now'],
+    [NOW - 5 * 60_000, '5 min. ago'],
+    [NOW - 3 * 3_600_000, '3 hr. ago'],
+    [NOW - 26 * 3_600_000, 'yesterday'],
+    [NOW - 9 * 86_400_000, 'last wk.'],
+    [NOW - 400 * 86_400_000, 'last yr.'],
+    [NOW + 2 * 3_600_000, 'in 2 hr.'],
+  ])('%i → %s', (at, text) => {
+    expect(relativeTime(at, NOW)).toBe(text);
+  });
+});
+
+describe('presentItem', () => {
+  const base = { id: 'x_1', service: 'x', tags: [], date: '2026-11-22T11:00:00.000Z', kudos: { score: 5, x_likes: 4, x_shares: 1 } };
+  it('keeps only safe URLs and images and labels an item without a title by its text', () => {
+    const view = presentItem(
+      {
+        ...base,
+        type: 'image',
+        text: '<p>Hello <b>world</b> &amp; more</p>',
+        url: 'javascript:alert(1)',
+        author: { name: null, username: 'jo', userid: null, url: 'javascript:x' },
+        media: [{ type: 'image', url: 'http://insecure.test/a.png' }, { type: 'image', url: 'https://cdn.test/b.png', width: 4, height: 3 }],
+      },
+      NOW,
+    );
+    expect(view).toMatchObject({
+      url: undefined,
+      site: undefined,
+      label: 'Hello world & more',
+      ago: '1 hr. ago',
+      author: { name: 'jo', username: 'jo', url: undefined, initial: 'J' },
+      image: { url: 'https://cdn.test/b.png', width: 4, height: 3 },
+      embedHtml: undefined,
+      kudos: { score: 5, detail: 'likes: 4, shares: 1' },
+    });
+  });
+
+  it('gives a link card its site and a video its sanitized player', () => {
+    const view = presentItem(
+      {
+        ...base,
+        type: 'video',
+        title: 'T',
+        text: '',
+        url: 'https://www.news.test/a',
+        author: { name: null, username: null, userid: null, url: null },
+        media: [{ type: 'embed', embed: '<iframe src="https://evil.test/x"></iframe>' }, { type: 'embed', embed: '<iframe src="https://player.vimeo.com/video/1"></iframe>' }],
+      },
+      NOW,
+    );
+    expect(view.site).toBe('news.test');
+    expect(view.author).toBeUndefined();
+    expect(view.embedHtml).toMatch(/^<iframe src="https:\/\/player.vimeo.com\/video\/1"/);
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * The publication on {queue_url} (decisions §8), public like the content API:
+ *
+ *   GET /v1/publication/{contract}?q=&layout=&offset=   the wall: a complete server-rendered page
+ *   GET /v1/publication/{contract}/items?q=&offset=|ids= more cards as an HTML fragment (page script)
+ *   GET /v1/publication/assets/wall.js|wall.css         the page's own script and style
+ *   GET /v1/embed.js                                    the embed script for other sites
+ *
+ * The wall shows every published item of the collection, newest first (not only the last 24 h
+ * the content API reads by default). Unknown or inactive contract → 401, unknown or inactive
+ * collection → 404, as on the content API (decisions §7).
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Config } from '../config.ts';
+import { authenticationError, notFoundError } from '../errors.ts';
+import { findCollectionBySlug } from '../store/collections.ts';
+import { findContract } from '../store/contracts.ts';
+import type { Db } from '../store/db.ts';
+import { findPublishedItems, listItems, rowToItem } from '../store/items.ts';
+import type { ItemRow } from '../store/tables.ts';
+import { publicationCsp } from './csp.ts';
+import { activeCustomizations } from './customizations.ts';
+import { presentItem } from './present.ts';
+import { LAYOUTS, type Layout, renderItems, renderPage } from './render.ts';
+
+/** Cards per page of the wall (the content API's default count). */
+export const PAGE_SIZE = 20;
+
+const Layout = Type.Unsafe<Layout>({ type: 'string', enum: [...LAYOUTS] });
+const Params = Type.Object({ contract: Type.String({ minLength: 1, maxLength: 200 }) });
+const PageQuery = Type.Object({
+  q: Type.String({ minLength: 1, maxLength: 200 }),
+  layout: Type.Optional(Layout),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+});
+const ItemsQuery = Type.Object({
+  ...PageQuery.properties,
+  ids: Type.Optional(Type.String({ maxLength: 10_000 })),
+});
+
+const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+const ASSETS: Record<string, { body: string; type: string }> = {
+  'wall.js': { body: asset('wall.js'), type: 'text/javascript; charset=utf-8' },
+  'wall.css': { body: asset('wall.css'), type: 'text/css; charset=utf-8' },
+};
+const EMBED_JS = asset('embed.js');
+
+export function publicationRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }): void {
+  async function target(request: FastifyRequest) {
+    const slug = (request.params as { contract: string }).contract;
+    const contract = await findContract(db, slug);
+    if (!contract || !contract.active) throw authenticationError(`Unknown or inactive contract ${slug}.`, 'contract');
+    const q = (request.query as { q: string }).q;
+    const collection = await findCollectionBySlug(db, contract.id, q);
+    if (!collection || !collection.active) throw notFoundError(`Unknown collection ${q}.`, 'q', q);
+    return { contract, collection };
+  }
+
+  function page(collectionId: string, offset: number): Promise<ItemRow[]> {
+    const query = { collectionId, state: 'published' as const, sinceMs: -1, untilMs: Date.now() };
+    return listItems(db, query, { count: PAGE_SIZE, offset, sort: 'time', order: 'desc' });
+  }
+
+  app.get('/v1/publication/:contract', { schema: { params: Params, querystring: PageQuery } }, async (request, reply) => {
+    const { layout = 'grid', offset = 0 } = request.query as { layout?: Layout; offset?: number };
+    const { contract, collection } = await target(request);
+    const rows = await page(collection.id, offset);
+    const now = Date.now();
+    const nonce = randomBytes(16).toString('base64');
+    const base = `/v1/publication/${encodeURIComponent(contract.slug)}`;
+    const next = rows.length === PAGE_SIZE ? `${base}?${new URLSearchParams({ q: collection.slug, layout, offset: String(offset + PAGE_SIZE) })}` : undefined;
+    const html = renderPage({
+      contract: contract.name,
+      contractSlug: contract.slug,
+      collection: collection.name,
+      q: collection.slug,
+      layout,
+      nonce,
+      base,
+      assets: '/v1/publication/assets',
+      items: rows.map((row) => presentItem(rowToItem(row), now)),
+      next,
+      pageSize: PAGE_SIZE,
+      pollSeconds: Math.max(1, config.contentMaxAge),
+      customizations: await activeCustomizations(db, contract.id),
+    });
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', publicationCsp(nonce))
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'strict-origin-when-cross-origin')
+      .send(html);
+  });
+
+  app.get('/v1/publication/:contract/items', { schema: { params: Params, querystring: ItemsQuery } }, async (request, reply) => {
+    const { offset = 0, ids } = request.query as { offset?: number; ids?: string };
+    const { collection } = await target(request);
+    const rows = ids !== undefined ? await findPublishedItems(db, collection.id, ids.split(',').filter(Boolean)) : await page(collection.id, offset);
+    const now = Date.now();
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', "default-src 'none'; frame-ancestors 'self'")
+      .header('cache-control', 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .header('x-sluice-count', String(rows.length))
+      .send(renderItems(rows.map((row) => presentItem(rowToItem(row), now))));
+  });
+
+  app.get('/v1/publication/assets/:name', async (request, reply) => {
+    const file = ASSETS[(request.params as { name: string }).name];
+    if (!file) throw notFoundError('No such asset.');
+    return sendAsset(reply, file.body, file.type);
+  });
+
+  app.get('/v1/embed.js', async (_request, reply) => sendAsset(reply, EMBED_JS, 'text/javascript; charset=utf-8'));
+}
+
+function sendAsset(reply: FastifyReply, body: string, type: string): FastifyReply {
+  return reply
+    .type(type)
+    .header('cache-control', 'public, max-age=300')
+    .header('x-content-type-options', 'nosniff')
+    .header('access-control-allow-origin', '*')
+    .send(body);
+}

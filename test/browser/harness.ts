@@ -1,0 +1,41 @@
+/**
+ * Real-browser set-up: Debian's Chromium driven by playwright-core (stack.md §10), a Sluice
+ * server listening on 127.0.0.1 (port 0), and an "embedding site" on another local port, so the
+ * publication runs cross-origin exactly as on a customer's site. Nothing leaves loopback.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Browser, chromium } from 'playwright-core';
+import { build, buildTenant } from '../helper.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A listening Sluice with one tenant; closed after the test by the helper. */
+export async function serve(env: Record<string, string> = {}) {
+  const ctx = await build(env);
+  const tenant = await buildTenant(ctx.db);
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  const origin = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  const wallUrl = (layout = 'grid') => `${origin}/v1/publication/${tenant.contract.slug}?q=${tenant.collection.slug}&layout=${layout}`;
+  return { ...ctx, tenant, origin, wallUrl };
+}
+
+/** A site on its own port whose page embeds the publication with embed.js. */
+export async function embeddingSite(sluiceOrigin: string, contract: string, q: string, layout = 'grid'): Promise<{ url: string; close: () => Promise<void> }> {
+  const html = `<!doctype html><html><head><meta charset="utf-8"><title>Customer site</title></head>
+<body><h1 id="site-title">Customer site</h1>
+<div id="wall" data-sluice-contract="${contract}" data-sluice-q="${q}" data-sluice-layout="${layout}"></div>
+<p id="site-footer">Footer of the customer site</p>
+<script src="${sluiceOrigin}/v1/embed.js"></script></body></html>`;
+  const server: Server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
