@@ -107,6 +107,12 @@ export interface ItemQuery {
   location?: Circle;
 }
 
+/**
+ * A number parameter typed for SQL arithmetic: PostgreSQL would otherwise infer `2 * $1` as
+ * integer and refuse 6371008.8 (SQLite reads the cast as REAL affinity).
+ */
+const real = (value: number) => sql<number>`cast(${value} as double precision)`;
+
 function where(db: Db, query: ItemQuery) {
   let q = db
     .selectFrom('items')
@@ -128,9 +134,9 @@ function where(db: Db, query: ItemQuery) {
         ? q.where('longitude', '>=', box.minLongitude).where('longitude', '<=', box.maxLongitude)
         : q.where((eb) => eb.or([eb('longitude', '>=', box.minLongitude), eb('longitude', '<=', box.maxLongitude)]));
     q = q.where(
-      sql<number>`2 * ${EARTH_RADIUS_M} * asin(sqrt(power(sin(radians(latitude - ${latitude}) / 2), 2) + cos(radians(${latitude})) * cos(radians(latitude)) * power(sin(radians(longitude - ${longitude}) / 2), 2)))`,
+      sql<number>`2 * ${real(EARTH_RADIUS_M)} * asin(sqrt(power(sin(radians(latitude - ${real(latitude)}) / 2), 2) + cos(radians(${real(latitude)})) * cos(radians(latitude)) * power(sin(radians(longitude - ${real(longitude)}) / 2), 2)))`,
       '<=',
-      radius,
+      real(radius),
     );
   }
   return q;
