@@ -1,5 +1,6 @@
 /**
- * `npm run bench:content` (issue 6): fills a fresh SQLite database with 1 000 000 items over
+ * `npm run bench:content` (issue 6): fills a fresh SQLite database (or, with
+ * DATABASE_URL=postgres://…, an empty PostgreSQL database) with 1 000 000 items over
  * 100 collections (dates over 30 days, 10 languages, 5 % with a location, bodies of a realistic
  * size), starts the real server in a child process on 127.0.0.1, and measures with autocannon:
  *
@@ -27,7 +28,7 @@ import { loadConfig } from '../src/config.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { createConsumer } from '../src/store/consumers.ts';
 import { createContract, grant } from '../src/store/contracts.ts';
-import { type Db, openDb } from '../src/store/db.ts';
+import { type Db, isPostgres, openDb } from '../src/store/db.ts';
 import { compileCount, compilePage, type ItemQuery, type Page, storeItems } from '../src/store/items.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 
@@ -157,15 +158,22 @@ async function plans(db: Db, collectionId: string, now: number): Promise<string[
   ];
   const out: string[] = [];
   for (const [name, query] of cases) {
-    const { rows } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${query.sql}`, [...query.parameters]));
-    out.push(`${name}: ${rows.map((r) => r.detail).join(' | ')}`);
+    if (isPostgres(db)) {
+      const { rows } = await db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`EXPLAIN ${query.sql}`, [...query.parameters]));
+      out.push(`${name}: ${rows.map((r) => r['QUERY PLAN'].trim()).join(' | ')}`);
+    } else {
+      const { rows } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${query.sql}`, [...query.parameters]));
+      out.push(`${name}: ${rows.map((r) => r.detail).join(' | ')}`);
+    }
   }
   return out;
 }
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
-  const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
+  // DATABASE_URL=postgres://… (an empty database) measures PostgreSQL; else a fresh SQLite file.
+  const postgres = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : undefined;
+  const databaseUrl = postgres ?? `sqlite:${join(dir, 'bench.db')}`;
   let child: ChildProcess | undefined;
   try {
     const db = openDb(databaseUrl);
