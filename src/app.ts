@@ -13,6 +13,7 @@ import { authRoutes } from './auth/routes.ts';
 import type { Config } from './config.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { redactUrl } from './http/redact.ts';
+import { COMPONENTS } from './http/openapi.ts';
 import { compileFor } from './http/validate.ts';
 import { contractRoutes } from './management/contracts/routes.ts';
 import { chainRoutes } from './management/chains/routes.ts';
@@ -115,10 +116,14 @@ async function registerDocs(app: FastifyInstance): Promise<void> {
         securitySchemes: {
           access_token: { type: 'apiKey', in: 'query', name: 'access_token' },
           bearer: { type: 'http', scheme: 'bearer' },
+          basic: { type: 'http', scheme: 'basic', description: 'Client id and secret, each URL-encoded (token and revocation endpoints)' },
         },
       },
     },
+    // Shared schemas (http/openapi.ts) become #/components/schemas/<their $id>.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
+  for (const schema of COMPONENTS) app.addSchema(schema);
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

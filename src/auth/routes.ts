@@ -23,6 +23,7 @@ import { grants } from './grants/index.ts';
 import { loginRoutes } from './login/routes.ts';
 import { invalidRequest, unsupportedGrantType } from './oauth-errors.ts';
 import { failureLimiter } from './rate-limit.ts';
+import { schemas } from './schema.ts';
 import { revokeIssued } from './tokens.ts';
 
 function bodyOf(request: FastifyRequest): Record<string, unknown> {
@@ -46,7 +47,7 @@ export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; confi
     }
   }
 
-  app.post('/v1/oauth/token', async (request, reply) => {
+  app.post('/v1/oauth/token', { schema: schemas.token }, async (request, reply) => {
     const body = bodyOf(request);
     const credentials = presentedCredentials(request, body);
     const tokens = await limited(request, credentials?.id, async () => {
@@ -61,7 +62,7 @@ export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; confi
     return tokens;
   });
 
-  app.post('/v1/oauth/revoke', async (request, reply) => {
+  app.post('/v1/oauth/revoke', { schema: schemas.revoke }, async (request, reply) => {
     const body = bodyOf(request);
     const credentials = presentedCredentials(request, body);
     await limited(request, credentials?.id, async () => {
@@ -73,7 +74,7 @@ export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; confi
     return reply.header('cache-control', 'no-store').code(200).send();
   });
 
-  app.get('/v1/oauth/token/info', async (request) => {
+  app.get('/v1/oauth/token/info', { schema: schemas.tokenInfo }, async (request) => {
     const token = bearerToken(request);
     if (!token) await authenticate(db, request); // throws the 401 for a missing token
     const principal = await resolveAccessToken(db, token!);
@@ -82,7 +83,7 @@ export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; confi
     return { active: ttl > 0, expired: ttl === 0, expires: iso(principal.token.expiresAt), ttl };
   });
 
-  app.get('/v1/oauth/me', async (request) => {
+  app.get('/v1/oauth/me', { schema: schemas.me }, async (request) => {
     const { consumer } = await authenticate(db, request);
     const me: Record<string, unknown> = {
       privileges: consumer.type === 'user' ? ['MY_ACCOUNT'] : [],

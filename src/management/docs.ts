@@ -8,6 +8,7 @@
  * validator compiler in `app.ts` skips it (see `http/validate.ts` `compileFor`).
  */
 import { Type, type TSchema } from 'typebox';
+import { errorResponses, TOKEN_SECURITY } from '../http/openapi.ts';
 import { HANDLER_VALIDATED } from '../http/validate.ts';
 
 export const Id = Type.String({ pattern: '^[0-9a-f]{24}$', description: '24 lower-case hex characters' });
@@ -47,17 +48,16 @@ export function handlerValidated(schema: TSchema): TSchema {
   return { ...schema, [HANDLER_VALIDATED]: true } as TSchema;
 }
 
-const errors = { default: ErrorBody };
-
 /** Route schemas of the six record operations, for `tag` (OpenAPI tag) and the record schema. */
 export function recordRoutes(tag: string, record: TSchema, create: TSchema, update: TSchema) {
   const tags = [tag];
+  const security = TOKEN_SECURITY;
   return {
-    create: { tags, querystring: TokenQuery, body: handlerValidated(create), response: { 201: record, ...errors } },
-    list: { tags, querystring: ContractQuery, response: { 200: Type.Array(record), ...errors } },
-    get: { tags, params: IdParams, querystring: TokenQuery, response: { 200: record, ...errors } },
-    update: { tags, params: IdParams, querystring: TokenQuery, body: handlerValidated(update), response: { 200: record, ...errors } },
-    remove: { tags, params: IdParams, querystring: TokenQuery, response: { 204: Type.Null({ description: 'deleted' }), ...errors } },
-    removeMany: { tags, querystring: TokenQuery, body: handlerValidated(BulkDelete), response: { 204: Type.Null({ description: 'all deleted' }), ...errors } },
+    create: { tags, security, querystring: TokenQuery, body: handlerValidated(create), response: { 201: record, ...errorResponses(400, 401, 403, 409, 413) } },
+    list: { tags, security, querystring: ContractQuery, response: { 200: Type.Array(record), ...errorResponses(400, 401, 403) } },
+    get: { tags, security, params: IdParams, querystring: TokenQuery, response: { 200: record, ...errorResponses(400, 401, 403, 404) } },
+    update: { tags, security, params: IdParams, querystring: TokenQuery, body: handlerValidated(update), response: { 200: record, ...errorResponses(400, 401, 403, 404, 409, 413) } },
+    remove: { tags, security, params: IdParams, querystring: TokenQuery, response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 403, 404, 409) } },
+    removeMany: { tags, security, querystring: TokenQuery, body: handlerValidated(BulkDelete), response: { 204: Type.Null({ description: 'all deleted' }), ...errorResponses(400, 401, 403, 404, 409, 413) } },
   };
 }

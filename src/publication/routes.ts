@@ -16,6 +16,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../config.ts';
 import { authenticationError, notFoundError } from '../errors.ts';
+import { errorResponses, textResponse } from '../http/openapi.ts';
+import { handlerValidated } from '../management/docs.ts';
 import { findCollectionBySlug } from '../store/collections.ts';
 import { findContract } from '../store/contracts.ts';
 import type { Db } from '../store/db.ts';
@@ -41,6 +43,36 @@ const ItemsQuery = Type.Object({
   ids: Type.Optional(Type.String({ maxLength: 10_000 })),
 });
 
+const tags = ['publication'];
+/** Route schemas (decisions §8): the request schemas Fastify validates and the responses for OpenAPI. */
+const schemas = {
+  page: {
+    tags,
+    summary: 'The wall: a complete server-rendered page of collection q (public)',
+    params: Params,
+    querystring: PageQuery,
+    response: { 200: textResponse('text/html', 'The publication page, with a Content-Security-Policy'), ...errorResponses(400, 401, 404) },
+  },
+  items: {
+    tags,
+    summary: 'More cards of the wall as an HTML fragment (the page script)',
+    params: Params,
+    querystring: ItemsQuery,
+    response: { 200: textResponse('text/html', 'Cards; X-Sluice-Count tells how many'), ...errorResponses(400, 401, 404) },
+  },
+  asset: {
+    tags,
+    summary: "The wall's own script and style",
+    params: handlerValidated(Type.Object({ name: Type.String({ enum: ['wall.js', 'wall.css'] }) })),
+    response: { 200: { description: 'wall.js or wall.css', content: { 'text/javascript': { schema: Type.String() }, 'text/css': { schema: Type.String() } } }, ...errorResponses(404) },
+  },
+  embed: {
+    tags,
+    summary: 'The embed script for other sites (<div data-sluice-contract data-sluice-q>)',
+    response: { 200: textResponse('text/javascript', 'The embed script') },
+  },
+};
+
 const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 const ASSETS: Record<string, { body: string; type: string }> = {
   'wall.js': { body: asset('wall.js'), type: 'text/javascript; charset=utf-8' },
@@ -64,7 +96,7 @@ export function publicationRoutes(app: FastifyInstance, { db, config }: { db: Db
     return listItems(db, query, { count: PAGE_SIZE, offset, sort: 'time', order: 'desc' });
   }
 
-  app.get('/v1/publication/:contract', { schema: { params: Params, querystring: PageQuery } }, async (request, reply) => {
+  app.get('/v1/publication/:contract', { schema: schemas.page }, async (request, reply) => {
     const { layout = 'grid', offset = 0 } = request.query as { layout?: Layout; offset?: number };
     const { contract, collection } = await target(request);
     const rows = await page(collection.id, offset);
@@ -96,7 +128,7 @@ export function publicationRoutes(app: FastifyInstance, { db, config }: { db: Db
       .send(html);
   });
 
-  app.get('/v1/publication/:contract/items', { schema: { params: Params, querystring: ItemsQuery } }, async (request, reply) => {
+  app.get('/v1/publication/:contract/items', { schema: schemas.items }, async (request, reply) => {
     const { offset = 0, ids } = request.query as { offset?: number; ids?: string };
     const { collection } = await target(request);
     const rows = ids !== undefined ? await findPublishedItems(db, collection.id, ids.split(',').filter(Boolean)) : await page(collection.id, offset);
@@ -110,13 +142,13 @@ export function publicationRoutes(app: FastifyInstance, { db, config }: { db: Db
       .send(renderItems(rows.map((row) => presentItem(rowToItem(row), now))));
   });
 
-  app.get('/v1/publication/assets/:name', async (request, reply) => {
+  app.get('/v1/publication/assets/:name', { schema: schemas.asset }, async (request, reply) => {
     const file = ASSETS[(request.params as { name: string }).name];
     if (!file) throw notFoundError('No such asset.');
     return sendAsset(reply, file.body, file.type);
   });
 
-  app.get('/v1/embed.js', async (_request, reply) => sendAsset(reply, EMBED_JS, 'text/javascript; charset=utf-8'));
+  app.get('/v1/embed.js', { schema: schemas.embed }, async (_request, reply) => sendAsset(reply, EMBED_JS, 'text/javascript; charset=utf-8'));
 }
 
 function sendAsset(reply: FastifyReply, body: string, type: string): FastifyReply {

@@ -22,19 +22,9 @@ import type { Db } from '../store/db.ts';
 import { countItems, findItem, listItems, rowToItem, setItemState } from '../store/items.ts';
 import type { CollectionRow, ContractRow } from '../store/tables.ts';
 import { createPageCache } from './cache.ts';
-import {
-  CollectionsQuery,
-  ContentQuery,
-  ContractParams,
-  CountQuery,
-  itemQuery,
-  ModerationBody,
-  ModerationQuery,
-  QueueQuery,
-  type ReadQuery,
-  StreamQuery,
-} from './params.ts';
+import { itemQuery, type ReadQuery } from './params.ts';
 import { render, respond, sendPublic } from './respond.ts';
+import { schemas } from './schema.ts';
 import { createStreamHub } from './stream.ts';
 
 /** Upper bound of the page cache (serialized pages, UTF-16 in memory). */
@@ -88,7 +78,7 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
   /** The cache key of a public read: route, collection and the validated query (unknown parameters dropped). */
   const keyOf = (route: string, collectionId: string, query: ReadQuery) => `${route} ${collectionId} ${JSON.stringify(query)}`;
 
-  app.get('/v1/queue/:contract', { schema: { params: ContractParams, querystring: QueueQuery } }, async (request, reply) => {
+  app.get('/v1/queue/:contract', { schema: schemas.queue }, async (request, reply) => {
     const principal = await authenticate(db, request);
     const { access_token: _token, ...query } = request.query as ReadQuery & { access_token?: string };
     const contract = await contractOf((request.params as { contract: string }).contract);
@@ -103,7 +93,7 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
     return respond(request, reply, rows.map(rowToItem), { public: false });
   });
 
-  app.patch('/v1/queue/:contract', { schema: { params: ContractParams, querystring: ModerationQuery, body: ModerationBody } }, async (request, reply) => {
+  app.patch('/v1/queue/:contract', { schema: schemas.moderate }, async (request, reply) => {
     const principal = await authenticate(db, request);
     const { q, id } = request.query as { q: string; id: string };
     const { state } = request.body as { state: 'published' | 'unpublished' };
@@ -116,7 +106,7 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
     return respond(request, reply, rowToItem((await findItem(db, collection.id, id))!), { public: false });
   });
 
-  app.get('/v1/content/:contract', { schema: { params: ContractParams, querystring: ContentQuery } }, async (request, reply) => {
+  app.get('/v1/content/:contract', { schema: schemas.content }, async (request, reply) => {
     const query = request.query as ReadQuery;
     const collection = await publicCollection(request);
     const page = await pages.get(keyOf('content', collection.id, query), collection.version, async () => {
@@ -130,7 +120,7 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
     return sendPublic(request, reply, page, config.contentMaxAge);
   });
 
-  app.get('/v1/content/:contract/stream', { schema: { params: ContractParams, querystring: StreamQuery } }, async (request, reply) => {
+  app.get('/v1/content/:contract/stream', { schema: schemas.stream }, async (request, reply) => {
     const collection = await publicCollection(request);
     const header = request.headers['last-event-id'];
     const lastEventId = typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : undefined;
@@ -158,7 +148,7 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
     if (closed) unsubscribe();
   });
 
-  app.get('/v1/count/:contract', { schema: { params: ContractParams, querystring: CountQuery } }, async (request, reply) => {
+  app.get('/v1/count/:contract', { schema: schemas.count }, async (request, reply) => {
     const query = request.query as ReadQuery;
     const collection = await publicCollection(request);
     const page = await pages.get(keyOf('count', collection.id, query), collection.version, async () => {
@@ -168,7 +158,7 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
     return sendPublic(request, reply, page, config.contentMaxAge);
   });
 
-  app.get('/v1/collections/:contract', { schema: { params: ContractParams, querystring: CollectionsQuery } }, async (request, reply) => {
+  app.get('/v1/collections/:contract', { schema: schemas.collections }, async (request, reply) => {
     const contract = await contractOf((request.params as { contract: string }).contract);
     const collections = (await listCollections(db, contract.id)).filter((c) => c.active);
     const summaries = collections.map((c) => ({

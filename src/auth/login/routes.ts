@@ -24,6 +24,7 @@ import type { Db } from '../../store/db.ts';
 import { insertCode } from '../../store/codes.ts';
 import { findUser } from '../../store/consumers.ts';
 import { CODE_TTL_MS } from '../grants/authorization-code.ts';
+import { schemas } from '../schema.ts';
 import type { FailureLimiter } from '../rate-limit.ts';
 import { hashSecret, randomToken, tokenHash, verifySecret } from '../secrets.ts';
 import { issueTokens } from '../tokens.ts';
@@ -154,11 +155,11 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
   }
 
   for (const path of ['/v1/authorize', '/v1/oauth/authorize']) {
-    app.get(path, page, showAuthorize);
-    app.post(path, form, decide);
+    app.get(path, { ...page, schema: schemas.showAuthorize }, showAuthorize);
+    app.post(path, { ...form, schema: schemas.decide }, decide);
   }
 
-  app.post('/v1/login', form, async (request, reply) => {
+  app.post('/v1/login', { ...form, schema: schemas.login }, async (request, reply) => {
     const body = bodyOf(request);
     const authorization = await checked(body, reply, 303);
     if (!authorization) return reply;
@@ -178,14 +179,14 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
     return reply.redirect(`/v1/authorize?${query}`, 303);
   });
 
-  app.post('/v1/logout', form, async (request, reply) => {
+  app.post('/v1/logout', { ...form, schema: schemas.logout }, async (request, reply) => {
     await endSession(db, config, request, reply);
     const authorization = await checked(bodyOf(request), reply, 303);
     if (!authorization) return reply;
     return reply.redirect(`/v1/authorize?${new URLSearchParams(hiddenFields(authorization))}`, 303);
   });
 
-  app.get(STYLESHEET_PATH, async (_request, reply) =>
+  app.get(STYLESHEET_PATH, { schema: schemas.stylesheet }, async (_request, reply) =>
     reply.headers({ 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' }).type('text/css; charset=utf-8').send(STYLESHEET),
   );
 }

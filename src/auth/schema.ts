@@ -1,0 +1,139 @@
+/**
+ * Route schemas of the Authorization API (interface §4.1, decisions §3) for its OpenAPI
+ * description. Every request schema here is `handlerValidated`: the token and revocation
+ * endpoints check their JSON or form bodies themselves and answer RFC 6749 §5.2 errors, and the
+ * sign-in pages check their parameters in `login/request.ts` and answer with pages or redirects,
+ * so Fastify must not reject or reshape anything before them.
+ */
+import { Type } from 'typebox';
+import { errorResponses, noBody, ref, type Security, textResponse, TOKEN_SECURITY } from '../http/openapi.ts';
+import { handlerValidated } from '../management/docs.ts';
+
+const FORM_OR_JSON = ['application/json', 'application/x-www-form-urlencoded'];
+/** HTTP Basic, or client_id (+ client_secret) in the body. */
+const BASIC_OR_BODY: Security = [{ basic: [] }, {}];
+const tags = ['authorization'];
+
+const TokenRequest = Type.Object({
+  grant_type: Type.String({ enum: ['client_credentials', 'refresh_token', 'authorization_code'] }),
+  refresh_token: Type.Optional(Type.String({ description: 'grant_type refresh_token' })),
+  code: Type.Optional(Type.String({ description: 'grant_type authorization_code' })),
+  redirect_uri: Type.Optional(Type.String({ description: 'grant_type authorization_code' })),
+  code_verifier: Type.Optional(Type.String({ description: 'grant_type authorization_code (PKCE, RFC 7636)' })),
+  client_id: Type.Optional(Type.String({ description: 'Instead of HTTP Basic (public clients; RFC 6749 §2.3.1)' })),
+  client_secret: Type.Optional(Type.String({ description: 'Instead of HTTP Basic (RFC 6749 §2.3.1)' })),
+});
+
+const TokenResponse = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.String({ enum: ['Bearer'] }),
+  expires_in: Type.Integer({ description: 'Seconds' }),
+  refresh_token: Type.Optional(Type.String({ description: 'Machine clients only' })),
+}, { description: 'Tokens issued (Cache-Control: no-store)' });
+
+const RevokeRequest = Type.Object({
+  token: Type.String({ description: 'An access or refresh token of the client (RFC 7009)' }),
+  token_type_hint: Type.Optional(Type.String()),
+  client_id: Type.Optional(Type.String()),
+  client_secret: Type.Optional(Type.String()),
+});
+
+const TokenQuery = Type.Object({ access_token: Type.Optional(Type.String({ description: 'Or Authorization: Bearer' })) });
+
+const AuthorizeQuery = Type.Object({
+  response_type: Type.String({ enum: ['token', 'code'] }),
+  client_id: Type.String(),
+  redirect_uri: Type.String(),
+  state: Type.Optional(Type.String()),
+  code_challenge: Type.Optional(Type.String({ description: 'response_type code: S256 challenge (PKCE)' })),
+  code_challenge_method: Type.Optional(Type.String({ enum: ['S256'] })),
+});
+
+const signInForm = (extra: Parameters<typeof Type.Object>[0]) =>
+  handlerValidated(Type.Object({ ...AuthorizeQuery.properties, ...extra, _csrf: Type.String({ description: 'The CSRF token of the form' }) }));
+
+const page = (description: string) => textResponse('text/html', description);
+const redirect = (description: string) => noBody(description);
+
+export const schemas = {
+  token: {
+    tags,
+    summary: 'Issue tokens (client_credentials, refresh_token, authorization_code)',
+    security: BASIC_OR_BODY,
+    consumes: FORM_OR_JSON,
+    body: handlerValidated(TokenRequest),
+    response: { 200: TokenResponse, ...errorResponses(400, 401, 413, 429) },
+  },
+  revoke: {
+    tags,
+    summary: 'Revoke a token (RFC 7009)',
+    security: BASIC_OR_BODY,
+    consumes: FORM_OR_JSON,
+    body: handlerValidated(RevokeRequest),
+    response: { 200: noBody('Revoked, or unknown (RFC 7009 §2.2)'), ...errorResponses(400, 401, 413, 429) },
+  },
+  tokenInfo: {
+    tags,
+    summary: 'Token information (interface §2.10)',
+    security: TOKEN_SECURITY,
+    querystring: handlerValidated(TokenQuery),
+    response: { 200: ref('TokenInfo', 'The token inspected'), ...errorResponses(401) },
+  },
+  me: {
+    tags,
+    summary: 'Consumer details (interface §2.11)',
+    security: TOKEN_SECURITY,
+    querystring: handlerValidated(TokenQuery),
+    response: { 200: ref('ConsumerDetails', 'The consumer the token belongs to'), ...errorResponses(401) },
+  },
+  showAuthorize: {
+    tags,
+    summary: 'Start the implicit or code+PKCE grant: login page, or consent page when signed in',
+    querystring: handlerValidated(AuthorizeQuery),
+    response: {
+      200: page('The login page, or the consent page'),
+      302: redirect('Error redirect to redirect_uri once it is trusted'),
+      400: page('Error page: unknown client or redirect_uri (never a redirect); the error object with Accept: application/json'),
+    },
+  },
+  decide: {
+    tags,
+    summary: 'The consent decision (decision=allow|deny)',
+    consumes: ['application/x-www-form-urlencoded'],
+    body: signInForm({ decision: Type.String({ enum: ['allow', 'deny'] }) }),
+    response: {
+      200: page('The login page when the session ended'),
+      303: redirect('To redirect_uri with the token or code (allow) or error=access_denied (deny)'),
+      400: page('Error page'),
+      403: page('Error page: missing or wrong CSRF token'),
+    },
+  },
+  login: {
+    tags,
+    summary: 'Sign in with user name and password',
+    consumes: ['application/x-www-form-urlencoded'],
+    body: signInForm({ username: Type.String(), password: Type.String() }),
+    response: {
+      303: redirect('Signed in: back to /v1/authorize'),
+      400: page('The login page again with an error, or an error page'),
+      403: page('Error page: missing or wrong CSRF token'),
+      429: page('Too many failed sign-ins; see Retry-After'),
+    },
+  },
+  logout: {
+    tags,
+    summary: 'End the sign-in session',
+    consumes: ['application/x-www-form-urlencoded'],
+    body: signInForm({}),
+    response: {
+      303: redirect('Back to /v1/authorize'),
+      400: page('Error page'),
+      403: page('Error page: missing or wrong CSRF token'),
+    },
+  },
+  stylesheet: {
+    tags,
+    summary: 'The stylesheet of the sign-in pages',
+    response: { 200: textResponse('text/css', 'The stylesheet') },
+  },
+};

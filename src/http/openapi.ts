@@ -1,0 +1,166 @@
+/**
+ * Shared pieces of the OpenAPI description (issue 4, item 8): the interface's resource shapes as
+ * components (`#/components/schemas/<name>`), registered once with `app.addSchema` by `app.ts`
+ * and referenced from route response schemas with `ref(name)`, plus response helpers.
+ *
+ * These schemas only document: `app.ts` serializes with plain JSON.stringify, and request
+ * validation (http/validate.ts) compiles with its own Ajv, which does not know the components —
+ * so `ref` is for response schemas only.
+ */
+import { Type, type TSchema } from 'typebox';
+
+const Iso = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+const Hex = Type.String({ pattern: '^[0-9a-f]{24}$', description: '24 lower-case hex characters' });
+
+/** The error object of interface §7 (decisions §2), with the RFC 6749 §5.2 fields the token endpoints add. */
+const ErrorObject = Type.Object(
+  {
+    requestId: Type.String({ description: 'Also sent as header X-Request-Id.' }),
+    errors: Type.Array(
+      Type.Object({
+        name: Type.String({ description: 'ValidationError, AuthenticationError, ForbiddenError, NotFoundError, ConflictError, RateLimitError, InternalError' }),
+        message: Type.String(),
+        propertyName: Type.Optional(Type.String({ description: 'A path: rules[2].operator, [3].service' })),
+        propertyValue: Type.Optional(Type.Unknown()),
+        reason: Type.Optional(Type.String()),
+        code: Type.Number({ description: '1001–1006 (400), 2001, 3001, 4001, 4091, 4291, 5001' }),
+      }),
+      { minItems: 1 },
+    ),
+    error: Type.Optional(Type.String({ description: 'Token and revocation endpoints only: the RFC 6749 §5.2 error code.' })),
+    error_description: Type.Optional(Type.String({ description: 'Token and revocation endpoints only (RFC 6749 §5.2).' })),
+  },
+  { $id: 'ErrorObject' },
+);
+
+/** Interface §2.8. */
+const ContentItem = Type.Object(
+  {
+    id: Type.String({ description: '<service>_<native id> (decisions §7)' }),
+    service: Type.String({ description: 'twitter, youtube, instagram, rss, …' }),
+    type: Type.String({ enum: ['video', 'image', 'link', 'status', 'embed', 'comment'] }),
+    title: Type.Optional(Type.String()),
+    text: Type.String({ description: 'May contain HTML.' }),
+    tags: Type.Array(Type.String()),
+    url: Type.Union([Type.String(), Type.Null()]),
+    date: Iso,
+    author: Type.Object({
+      name: Type.Union([Type.String(), Type.Null()]),
+      username: Type.Union([Type.String(), Type.Null()]),
+      userid: Type.Union([Type.String(), Type.Null()]),
+      url: Type.Union([Type.String(), Type.Null()]),
+    }),
+    media: Type.Union([
+      Type.Array(
+        Type.Object({
+          type: Type.String({ enum: ['image', 'embed'] }),
+          url: Type.Optional(Type.String()),
+          embed: Type.Optional(Type.String({ description: 'Markup.' })),
+          duration: Type.Optional(Type.Number()),
+          width: Type.Optional(Type.Number()),
+          height: Type.Optional(Type.Number()),
+        }),
+      ),
+      Type.Null(),
+    ]),
+    kudos: Type.Object({ score: Type.Number() }, { additionalProperties: Type.Number(), description: 'score plus <service>_<metric> numbers' }),
+    location: Type.Optional(Type.Object({ latitude: Type.Number(), longitude: Type.Number(), name: Type.Optional(Type.String()) })),
+    language: Type.Optional(Type.String({ description: 'ISO 639-1' })),
+    state: Type.String({ enum: ['published', 'unpublished'] }),
+    children: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true, description: 'A content item.' }))),
+  },
+  { $id: 'ContentItem' },
+);
+
+/** Interface §2.9. */
+const CollectionSummary = Type.Object(
+  {
+    name: Type.String({ description: 'Display name' }),
+    type: Type.String({ enum: ['realtime', 'ranked'] }),
+    url: Type.String({ description: 'The content endpoint of the collection, with q set' }),
+  },
+  { $id: 'CollectionSummary' },
+);
+
+/** Interface §4.7: the count of published items, a string of digits. */
+const Count = Type.Object({ count: Type.String({ pattern: '^[0-9]+$' }) }, { $id: 'Count' });
+
+/** Interface §2.10. */
+const TokenInfo = Type.Object(
+  {
+    active: Type.Boolean(),
+    expired: Type.Boolean(),
+    expires: Iso,
+    ttl: Type.Integer({ minimum: 0, description: 'Milliseconds; 0 when expired' }),
+  },
+  { $id: 'TokenInfo' },
+);
+
+/** Interface §2.11. */
+const ConsumerDetails = Type.Object(
+  {
+    privileges: Type.Array(Type.String(), { description: 'MY_ACCOUNT for a user; empty for a machine client' }),
+    consumer_id: Hex,
+    consumer_name: Type.String(),
+    consumer_type: Type.String({ enum: ['user', 'client'] }),
+    consumer_email: Type.Union([Type.String(), Type.Null()]),
+    language: Type.Optional(Type.String({ description: 'ISO 639-1; users only' })),
+  },
+  { $id: 'ConsumerDetails' },
+);
+
+/** The components, in the order `app.ts` registers them. */
+export const COMPONENTS: TSchema[] = [ErrorObject, ContentItem, CollectionSummary, Count, TokenInfo, ConsumerDetails];
+
+export type ComponentName = 'ErrorObject' | 'ContentItem' | 'CollectionSummary' | 'Count' | 'TokenInfo' | 'ConsumerDetails';
+
+/** A reference to a shared component, optionally with the response description. */
+export function ref(name: ComponentName, description?: string): TSchema {
+  return { $ref: `${name}#`, ...(description ? { description } : {}) } as unknown as TSchema;
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'ValidationError: a parameter or body property is invalid',
+  401: 'AuthenticationError: missing, unknown or expired token, bad client credentials, or unknown or inactive contract',
+  403: 'ForbiddenError: the consumer lacks access to the contract',
+  404: 'NotFoundError: unknown collection, item or resource',
+  409: 'ConflictError: name in use, or still referenced',
+  413: 'ValidationError: request body over 1 MiB',
+  429: 'RateLimitError: too many failures; see Retry-After',
+};
+
+/** The error responses `statuses` (each the error object of interface §7) plus `default` (500). */
+export function errorResponses(...statuses: number[]): Record<string, TSchema> {
+  const out: Record<string, TSchema> = {};
+  for (const status of statuses) out[status] = ref('ErrorObject', ERROR_DESCRIPTIONS[status]);
+  out.default = ref('ErrorObject', 'InternalError and any other error');
+  return out;
+}
+
+/**
+ * A 200 response that is JSON, or JSONP (`/**\/<callback>(<json>);`, application/javascript,
+ * decisions §7) when `callback` is given.
+ */
+export function jsonOrJsonp(schema: TSchema, description: string): TSchema {
+  return {
+    description,
+    content: {
+      'application/json': { schema },
+      'application/javascript': { schema: Type.String({ description: 'JSONP: /**/<callback>(<the JSON body>);' }) },
+    },
+  } as unknown as TSchema;
+}
+
+/** A response whose body is text of `type` (HTML, JavaScript, CSS, event stream). */
+export function textResponse(type: string, description: string): TSchema {
+  return { description, content: { [type]: { schema: Type.String() } } } as unknown as TSchema;
+}
+
+/** A response without a body (204, 304, redirects), with its description. */
+export const noBody = (description: string): TSchema => Type.Null({ description });
+
+/** Security requirement of token-bearing routes: `access_token` query parameter or `Authorization: Bearer` (decisions §3). */
+export const TOKEN_SECURITY: Security = [{ access_token: [] }, { bearer: [] }];
+
+/** An OpenAPI security requirement list (alternatives; `{}` makes it optional). */
+export type Security = Array<Record<string, string[]>>;

@@ -1,0 +1,64 @@
+/**
+ * Route schemas of the queue and content API (interface §4.7, decisions §7) for validation and
+ * the OpenAPI description: the request schemas of params.ts, which Fastify validates, with the
+ * responses each route gives — JSON, or JSONP (application/javascript) where `callback` applies,
+ * 304 on a matching `If-None-Match` for public reads, and the error object otherwise.
+ */
+import { Type } from 'typebox';
+import { errorResponses, jsonOrJsonp, noBody, ref, textResponse, TOKEN_SECURITY } from '../http/openapi.ts';
+import { CollectionsQuery, ContentQuery, ContractParams, CountQuery, ModerationBody, ModerationQuery, QueueQuery, StreamQuery } from './params.ts';
+
+const tags = ['queue and content'];
+const items = Type.Array(ref('ContentItem'));
+const notModified = noBody('Not Modified: If-None-Match names the current ETag');
+
+export const schemas = {
+  queue: {
+    tags,
+    summary: 'Published and unpublished items of collection q (token with access to the contract)',
+    security: TOKEN_SECURITY,
+    params: ContractParams,
+    querystring: QueueQuery,
+    response: { 200: jsonOrJsonp(items, 'Content items (Cache-Control: no-store)'), ...errorResponses(400, 401, 403, 404) },
+  },
+  moderate: {
+    tags,
+    summary: 'Publish or unpublish item id of collection q',
+    security: TOKEN_SECURITY,
+    params: ContractParams,
+    querystring: ModerationQuery,
+    body: ModerationBody,
+    response: { 200: ref('ContentItem', 'The item with its new state'), ...errorResponses(400, 401, 403, 404, 413) },
+  },
+  content: {
+    tags,
+    summary: 'Published items of collection q (public, cacheable)',
+    params: ContractParams,
+    querystring: ContentQuery,
+    response: { 200: jsonOrJsonp(items, 'Published content items'), 304: notModified, ...errorResponses(400, 401, 404) },
+  },
+  stream: {
+    tags,
+    summary: 'Server-Sent Events of collection q: item, unpublished, reload (public)',
+    params: ContractParams,
+    querystring: StreamQuery,
+    response: {
+      200: textResponse('text/event-stream', 'Events: `item` (data: a content item), `unpublished` (data: {"id"}), `reload`; each `id` is the collection version (send Last-Event-ID to resume)'),
+      ...errorResponses(400, 401, 404),
+    },
+  },
+  count: {
+    tags,
+    summary: 'Count of published items of collection q (public, cacheable)',
+    params: ContractParams,
+    querystring: CountQuery,
+    response: { 200: jsonOrJsonp(ref('Count'), 'The count'), 304: notModified, ...errorResponses(400, 401, 404) },
+  },
+  collections: {
+    tags,
+    summary: 'The active collections of the contract (public, cacheable)',
+    params: ContractParams,
+    querystring: CollectionsQuery,
+    response: { 200: jsonOrJsonp(Type.Array(ref('CollectionSummary')), 'Collection summaries'), 304: notModified, ...errorResponses(400, 401) },
+  },
+};
