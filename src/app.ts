@@ -9,6 +9,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import { Type } from 'typebox';
 import { authRoutes } from './auth/routes.ts';
 import type { Config } from './config.ts';
 import { installErrorHandling } from './http/errors.ts';
@@ -65,8 +66,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(formbody);
   await registerDocs(app);
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
+  const Health = Type.Object({ status: Type.String({ enum: ['ok', 'unavailable'] }), reason: Type.Optional(Type.String()) }, { description: 'ok, or unavailable (503) with the reason' });
+  app.get('/healthz', { schema: { tags: ['health'], response: { 200: Health } } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { tags: ['health'], response: { 200: Health, 503: Health } } }, async (_request, reply) => {
     try {
       await sql`select 1`.execute(deps.db);
       const { state } = await schemaState(deps.db);

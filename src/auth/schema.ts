@@ -53,6 +53,11 @@ const signInForm = (extra: Parameters<typeof Type.Object>[0]) =>
   handlerValidated(Type.Object({ ...AuthorizeQuery.properties, ...extra, _csrf: Type.String({ description: 'The CSRF token of the form' }) }));
 
 const page = (description: string) => textResponse('text/html', description);
+/** An error of the sign-in pages: a page, or the error object for a client that accepts only JSON. */
+const pageError = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: Type.String() }, 'application/json': { schema: ref('ErrorObject') } },
+});
 const redirect = (description: string) => noBody(description);
 
 export const schemas = {
@@ -93,7 +98,7 @@ export const schemas = {
     response: {
       200: page('The login page, or the consent page'),
       302: redirect('Error redirect to redirect_uri once it is trusted'),
-      400: page('Error page: unknown client or redirect_uri (never a redirect); the error object with Accept: application/json'),
+      400: pageError('Error page: unknown client or redirect_uri (never a redirect); the error object with Accept: application/json'),
     },
   },
   decide: {
@@ -104,8 +109,8 @@ export const schemas = {
     response: {
       200: page('The login page when the session ended'),
       303: redirect('To redirect_uri with the token or code (allow) or error=access_denied (deny)'),
-      400: page('Error page'),
-      403: page('Error page: missing or wrong CSRF token'),
+      400: pageError('Error page'),
+      403: pageError('Error page: missing or wrong CSRF token'),
     },
   },
   login: {
@@ -115,9 +120,9 @@ export const schemas = {
     body: signInForm({ username: Type.String(), password: Type.String() }),
     response: {
       303: redirect('Signed in: back to /v1/authorize'),
-      400: page('The login page again with an error, or an error page'),
-      403: page('Error page: missing or wrong CSRF token'),
-      429: page('Too many failed sign-ins; see Retry-After'),
+      400: pageError('The login page again with an error, or an error page'),
+      403: pageError('Error page: missing or wrong CSRF token'),
+      429: pageError('Too many failed sign-ins; see Retry-After'),
     },
   },
   logout: {
@@ -127,8 +132,8 @@ export const schemas = {
     body: signInForm({}),
     response: {
       303: redirect('Back to /v1/authorize'),
-      400: page('Error page'),
-      403: page('Error page: missing or wrong CSRF token'),
+      400: pageError('Error page'),
+      403: pageError('Error page: missing or wrong CSRF token'),
     },
   },
   stylesheet: {
