@@ -1,7 +1,8 @@
 /**
  * Schema pieces every management route declares for its OpenAPI description (decisions §2, §4,
- * §5): the error object, the common record fields of interface §2.1, ids, and the route schema
- * shapes (create, list, get, update, delete, bulk delete).
+ * §5): the common record fields of interface §2.1, ids, and the route schema
+ * shapes (create, list, get, update, delete, bulk delete), with the error responses and security
+ * of http/openapi.ts.
  *
  * A body the handler validates itself (after authentication, naming `[i].property` for bulk
  * bodies) is declared with `handlerValidated`: the schema documents the body, and the
@@ -16,21 +17,6 @@ export const IdParams = Type.Object({ id: Id });
 export const ContractQuery = Type.Object({ contract_id: Id, access_token: Type.Optional(Type.String()) });
 export const TokenQuery = Type.Object({ access_token: Type.Optional(Type.String()) });
 export const BulkDelete = Type.Object({ ids: Type.Array(Id, { minItems: 1, maxItems: 1000 }) });
-
-/** The error object of interface §7. */
-export const ErrorBody = Type.Object({
-  requestId: Type.String(),
-  errors: Type.Array(
-    Type.Object({
-      name: Type.String(),
-      message: Type.String(),
-      propertyName: Type.Optional(Type.String()),
-      propertyValue: Type.Optional(Type.String()),
-      reason: Type.Optional(Type.String()),
-      code: Type.Number(),
-    }),
-  ),
-});
 
 /** The common record fields of interface §2.1. */
 export const common = {

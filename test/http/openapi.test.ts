@@ -55,7 +55,11 @@ const ROUTES: Array<[route: string, status: number, types: string[]]> = [
   ['get /v1/embed.js', 200, ['text/javascript']],
 ];
 
-type Operation = { responses: Record<string, { description: string; content?: Record<string, { schema?: unknown }> }>; security?: unknown[] };
+type Operation = {
+  responses: Record<string, { description: string; content?: Record<string, { schema?: unknown }> }>;
+  security?: unknown[];
+  requestBody?: { content: Record<string, unknown> };
+};
 
 describe('OpenAPI', () => {
   it('serves a valid OpenAPI 3.1 document listing every route, with request and response schemas', async () => {
@@ -113,7 +117,7 @@ describe('OpenAPI', () => {
     expect(operation('post /v1/oauth/token')!.security).toContainEqual({ basic: [] });
     expect(operation('get /v1/content/{contract}')!.security).toBeUndefined();
     expect(doc.components.securitySchemes.basic).toEqual(expect.objectContaining({ type: 'http', scheme: 'basic' }));
-    expect(Object.keys(paths['/v1/oauth/token']!.post!.requestBody.content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    expect(Object.keys(paths['/v1/oauth/token']!.post!.requestBody!.content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
     const sets = doc.paths['/collection/sets'];
     expect(sets.post.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['name', 'contractId', 'rules', 'preCondition']));
     expect(sets.post.responses['201'].content['application/json'].schema.properties).toHaveProperty('preCondition');

@@ -28,25 +28,27 @@ import { hasGrant } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { deleteInputs, findInput, findInputs, insertInputs, listInputs, updateInput } from '../../store/inputs.ts';
 import type { InputRow, NewInput } from '../../store/tables.ts';
-import { BulkDelete, ErrorBody, handlerValidated, TokenQuery } from '../docs.ts';
+import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
+import { BulkDelete, handlerValidated, TokenQuery } from '../docs.ts';
 import { requireFilterIn } from '../references.ts';
 import { presentInput } from './present.ts';
 import { IdParams, Input, InputCreate, InputListQuery, InputReplace, inputRules } from './schema.ts';
 
 const tags = ['inputs'];
-const errors = { default: ErrorBody };
+const security = TOKEN_SECURITY;
 const schemas = {
   create: {
     tags,
+    security,
     querystring: TokenQuery,
     body: handlerValidated(Type.Union([InputCreate, Type.Array(InputCreate, { minItems: 1 })])),
-    response: { 201: Type.Union([Input, Type.Array(Input)]), ...errors },
+    response: { 201: Type.Union([Input, Type.Array(Input)]), ...errorResponses(400, 401, 403, 409, 413) },
   },
-  list: { tags, querystring: InputListQuery, response: { 200: Type.Array(Input), ...errors } },
-  get: { tags, params: IdParams, querystring: TokenQuery, response: { 200: Input, ...errors } },
-  replace: { tags, params: IdParams, querystring: TokenQuery, body: handlerValidated(InputReplace), response: { 200: Input, ...errors } },
-  remove: { tags, params: IdParams, querystring: TokenQuery, response: { 204: Type.Null({ description: 'deleted' }), ...errors } },
-  removeMany: { tags, querystring: TokenQuery, body: handlerValidated(BulkDelete), response: { 204: Type.Null({ description: 'all deleted' }), ...errors } },
+  list: { tags, security, querystring: InputListQuery, response: { 200: Type.Array(Input), ...errorResponses(400, 401, 403) } },
+  get: { tags, security, params: IdParams, querystring: TokenQuery, response: { 200: Input, ...errorResponses(400, 401, 403, 404) } },
+  replace: { tags, security, params: IdParams, querystring: TokenQuery, body: handlerValidated(InputReplace), response: { 200: Input, ...errorResponses(400, 401, 403, 404, 409, 413) } },
+  remove: { tags, security, params: IdParams, querystring: TokenQuery, response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 403, 404, 409) } },
+  removeMany: { tags, security, querystring: TokenQuery, body: handlerValidated(BulkDelete), response: { 204: Type.Null({ description: 'all deleted' }), ...errorResponses(400, 401, 403, 404, 409, 413) } },
 };
 
 /** The columns an input body sets, on create and on replace (defaults for what is not sent). */
