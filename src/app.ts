@@ -20,6 +20,7 @@ import { contractRoutes } from './management/contracts/routes.ts';
 import { chainRoutes } from './management/chains/routes.ts';
 import { collectionRoutes } from './management/collections/routes.ts';
 import { customizationRoutes } from './management/customizations/routes.ts';
+import { filterRoutes } from './management/filters/routes.ts';
 import { inputRoutes } from './management/inputs/routes.ts';
 import { listRoutes } from './management/lists/routes.ts';
 import { setRoutes } from './management/sets/routes.ts';
@@ -89,6 +90,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     chainRoutes(app, ctx);
     customizationRoutes(app, ctx);
     collectionRoutes(app, ctx);
+    filterRoutes(app, ctx);
   }
   if (role === 'all' || role === 'queue') queueRoutes(app, ctx);
   if (role === 'all' || role === 'queue') {

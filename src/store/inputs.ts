@@ -31,9 +31,14 @@ export async function updateInput(db: Db | Transaction<Database>, id: string, ch
   await db.updateTable('inputs').set(changes).where('id', '=', id).execute();
 }
 
-/** Deletes the contract's inputs with these ids; the items they collected stay in their queues. */
+/**
+ * Deletes the contract's inputs with these ids and their record of rejected items; the items
+ * they collected stay in their queues.
+ */
 export async function deleteInputs(trx: Transaction<Database>, contractId: string, ids: string[]): Promise<void> {
-  if (ids.length) await trx.deleteFrom('inputs').where('contractId', '=', contractId).where('id', 'in', ids).execute();
+  if (!ids.length) return;
+  await trx.deleteFrom('rejections').where('contractId', '=', contractId).where('inputId', 'in', ids).execute();
+  await trx.deleteFrom('inputs').where('contractId', '=', contractId).where('id', 'in', ids).execute();
 }
 
 /**

@@ -234,3 +234,21 @@ export async function findPublishedItems(db: Db, collectionId: string, ids: stri
     .orderBy('id', 'desc')
     .execute();
 }
+
+/**
+ * The contract's collection's stored items dated after `sinceMs` as content items (without
+ * `state`), newest first, at most `limit` (the filter dry run re-evaluates them).
+ */
+export async function storedItemsSince(db: Db, contractId: string, collectionId: string, sinceMs: number, limit: number): Promise<ContentItem[]> {
+  const rows = await db
+    .selectFrom('items')
+    .select('body')
+    .where('contractId', '=', contractId)
+    .where('collectionId', '=', collectionId)
+    .where('dateMs', '>', sinceMs)
+    .orderBy('dateMs', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => JSON.parse(row.body) as ContentItem);
+}

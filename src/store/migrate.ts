@@ -10,6 +10,7 @@ import * as management from './migrations/2026-11-22-management.ts';
 import * as initial from './migrations/2026-11-22-initial.ts';
 import * as loginSessions from './migrations/2026-11-22-login-sessions.ts';
 import * as queueReads from './migrations/2026-11-22-queue-reads.ts';
+import * as rejections from './migrations/2026-11-22-rejections.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-login-sessions': loginSessions,
   '2026-11-22-management': management,
   '2026-11-22-queue-reads': queueReads,
+  '2026-11-22-rejections': rejections,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

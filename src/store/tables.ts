@@ -177,6 +177,22 @@ export interface FilterChainTable extends Audited {
   active: number;
 }
 
+/** An item a filter rejected, once per input (migration rejections). */
+export interface RejectionTable {
+  inputId: string;
+  itemId: string;
+  contractId: string;
+  url: string | null;
+  title: string | null;
+  setId: string;
+  setName: string;
+  /** Index of the rule in the set's `rules`. */
+  rule: number;
+  reason: string;
+  /** ms since the epoch. */
+  createdAt: number;
+}
+
 export interface CustomizationTable extends Audited {
   id: string;
   contractId: string;
@@ -203,6 +219,7 @@ export interface Database {
   filterSets: FilterSetTable;
   filterChains: FilterChainTable;
   customizations: CustomizationTable;
+  rejections: RejectionTable;
 }
 
 export type ContractRow = Selectable<ContractTable>;
@@ -219,4 +236,5 @@ export type FilterListRow = Selectable<FilterListTable>;
 export type FilterSetRow = Selectable<FilterSetTable>;
 export type FilterChainRow = Selectable<FilterChainTable>;
 export type CustomizationRow = Selectable<CustomizationTable>;
+export type RejectionRow = Selectable<RejectionTable>;
 export type { Generated };

@@ -2,8 +2,9 @@
  * Input row → the input of interface §2.3 with the common fields of §2.1 and the read-only
  * `status` of decisions §9. `filterId` and the location fields appear only when set.
  */
+import { Type } from 'typebox';
 import { iso } from '../../lib/time.ts';
-import type { InputRow } from '../../store/tables.ts';
+import type { InputRow, RejectionRow } from '../../store/tables.ts';
 
 export function presentInput(row: InputRow): Record<string, unknown> {
   return {
@@ -32,4 +33,20 @@ export function presentInput(row: InputRow): Record<string, unknown> {
       rejected: row.rejected,
     },
   };
+}
+
+/** One entry of `GET /collection/inputs/{id}/rejections` (OpenAPI). */
+export const Rejection = Type.Object({
+  id: Type.String({ description: 'the item id' }),
+  url: Type.Union([Type.String(), Type.Null()]),
+  title: Type.Union([Type.String(), Type.Null()]),
+  set: Type.Object({ id: Type.String(), name: Type.String() }),
+  rule: Type.Integer({ description: "index of the rule in the set's rules, from 0" }),
+  reason: Type.String(),
+  date: Type.String({ format: 'date-time', description: 'when the item was rejected' }),
+});
+
+/** Rejection row → an entry of the rejections list. */
+export function presentRejection(row: RejectionRow): Record<string, unknown> {
+  return { id: row.itemId, url: row.url, title: row.title, set: { id: row.setId, name: row.setName }, rule: row.rule, reason: row.reason, date: iso(Number(row.createdAt)) };
 }

@@ -7,6 +7,8 @@
  *   PUT  /collection/inputs/{id}   replace the updatable fields
  *   DELETE /collection/inputs/{id} delete one → 204
  *   DELETE /collection/inputs      delete {"ids": [...]}, all or nothing → 204
+ *   GET  /collection/inputs/{id}/rejections  the 100 most recent items its filter rejected,
+ *        newest first: [{id, url, title, set: {id, name}, rule, reason, date}] (decisions §6.4)
  *
  * `filterId` must name a filter set or chain of the input's contract (404 unknown, 403 other
  * contract). Deleting an input deletes only the input: the items it collected stay in their
@@ -26,12 +28,13 @@ import { audit, iso } from '../../lib/time.ts';
 import { findCollection } from '../../store/collections.ts';
 import { hasGrant } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
+import { recentRejections } from '../../store/rejections.ts';
 import { deleteInputs, findInput, findInputs, insertInputs, listInputs, updateInput } from '../../store/inputs.ts';
 import type { InputRow, NewInput } from '../../store/tables.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import { BulkDelete, handlerValidated, TokenQuery } from '../docs.ts';
 import { requireFilterIn } from '../references.ts';
-import { presentInput } from './present.ts';
+import { presentInput, presentRejection, Rejection } from './present.ts';
 import { IdParams, Input, InputCreate, InputListQuery, InputReplace, inputRules } from './schema.ts';
 
 const tags = ['inputs'];
@@ -49,6 +52,7 @@ const schemas = {
   replace: { tags, security, params: IdParams, querystring: TokenQuery, body: handlerValidated(InputReplace), response: { 200: Input, ...errorResponses(400, 401, 403, 404, 409, 413) } },
   remove: { tags, security, params: IdParams, querystring: TokenQuery, response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 403, 404, 409) } },
   removeMany: { tags, security, querystring: TokenQuery, body: handlerValidated(BulkDelete), response: { 204: Type.Null({ description: 'all deleted' }), ...errorResponses(400, 401, 403, 404, 409, 413) } },
+  rejections: { tags, security, params: IdParams, querystring: TokenQuery, response: { 200: Type.Array(Rejection), ...errorResponses(400, 401, 403, 404) } },
 };
 
 /** The columns an input body sets, on create and on replace (defaults for what is not sent). */
@@ -140,6 +144,12 @@ export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Conf
   app.get('/collection/inputs/:id', { schema: schemas.get }, async (request) => {
     const principal = await authenticate(db, request);
     return presentInput(await accessibleInput(db, principal, (request.params as { id: string }).id));
+  });
+
+  app.get('/collection/inputs/:id/rejections', { schema: schemas.rejections }, async (request) => {
+    const principal = await authenticate(db, request);
+    const input = await accessibleInput(db, principal, (request.params as { id: string }).id);
+    return (await recentRejections(db, input.contractId, input.id)).map(presentRejection);
   });
 
   app.put('/collection/inputs/:id', { schema: schemas.replace }, async (request) => {

@@ -1,0 +1,109 @@
+/**
+ * The filter dry run on {api_url} (issue 5; decisions §6):
+ *
+ *   POST /collection/filters/test  {contractId, filterId, items: [content items]}
+ *                               or {contractId, filterId, collectionId, since?}
+ *     → 200 {results: [{id, accepted, set, rule, reason}], hits: [{set: {id, name}, rule, count}]}
+ *
+ * Judges the items with the filter (a set or chain of the contract, compiled as the collector
+ * compiles it, inactive parts left out) at the time of the request, and changes nothing. With
+ * `collectionId` it re-judges the collection's stored items dated after `since` (Unix seconds,
+ * default 0), the newest 1000. At most 1000 items per request. `hits` counts the rejections per
+ * set and rule, most first. `set`, `rule` and `reason` are null for accepted items.
+ *
+ * authenticate → validate (400 naming the property) → contract grant (403) → filter and
+ * collection of that contract (404 unknown, 403 other contract) → compile (400 naming filterId
+ * when the stored filter cannot compile) → evaluate.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.ts';
+import { forbiddenError, type Invalid, notFoundError, VALIDATION_CODES, validationError } from '../../errors.ts';
+import { compile, type Decision, evaluate, FilterError } from '../../filter/engine.ts';
+import { authenticate, requireContractAccess } from '../../http/authenticate.ts';
+import { problems } from '../../http/validate.ts';
+import { findCollection } from '../../store/collections.ts';
+import type { Db } from '../../store/db.ts';
+import { loadFilter } from '../../store/filter-sources.ts';
+import { storedItemsSince } from '../../store/items.ts';
+import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
+import { handlerValidated, TokenQuery } from '../docs.ts';
+import { requireFilterIn } from '../references.ts';
+import { FilterTest, FilterTestResult, MAX_ITEMS } from './schema.ts';
+
+const schema = {
+  tags: ['filters'],
+  summary: 'Dry run: judge items with a filter, changing nothing',
+  security: TOKEN_SECURITY,
+  querystring: TokenQuery,
+  body: handlerValidated(FilterTest),
+  response: { 200: FilterTestResult, ...errorResponses(400, 401, 403, 404, 413) },
+};
+
+/** Schema problems, then the rules a schema cannot say: items xor collectionId, items with ids. */
+function invalidOf(body: unknown): Invalid[] {
+  const found = problems(FilterTest, body);
+  if (found.length) return found;
+  const test = body as FilterTest;
+  if ((test.items === undefined) === (test.collectionId === undefined)) {
+    return [{ propertyName: 'items', message: 'send either items or collectionId', code: VALIDATION_CODES.required }];
+  }
+  if (test.since !== undefined && test.collectionId === undefined) return [{ propertyName: 'since', message: 'since goes with collectionId', propertyValue: test.since }];
+  const invalid: Invalid[] = [];
+  (test.items ?? []).forEach((item, i) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) invalid.push({ propertyName: `items[${i}]`, message: `items[${i}] must be an object (a content item)` });
+    else if (typeof (item as { id?: unknown }).id !== 'string') {
+      invalid.push({ propertyName: `items[${i}].id`, message: `items[${i}].id must be a string`, propertyValue: (item as { id?: unknown }).id, code: VALIDATION_CODES.required });
+    }
+  });
+  return invalid;
+}
+
+export function filterRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+  app.post('/collection/filters/test', { schema }, async (request) => {
+    const principal = await authenticate(db, request);
+    const invalid = invalidOf(request.body);
+    if (invalid.length) throw validationError(invalid);
+    const body = request.body as FilterTest;
+    await requireContractAccess(db, principal, body.contractId);
+    await requireFilterIn(db, body.filterId, body.contractId);
+    if (body.collectionId) {
+      const collection = await findCollection(db, body.collectionId);
+      if (!collection) throw notFoundError(`Collection ${body.collectionId} does not exist.`, 'collectionId', body.collectionId);
+      if (collection.contractId !== body.contractId) throw forbiddenError(`Collection ${body.collectionId} belongs to another contract.`, 'collectionId');
+    }
+    const loaded = await loadFilter(db, body.contractId, body.filterId);
+    if (!loaded) throw notFoundError(`No filter set or chain ${body.filterId}.`, 'filterId', body.filterId);
+    let compiled;
+    try {
+      compiled = compile(loaded.source, loaded.lists);
+    } catch (error) {
+      if (!(error instanceof FilterError)) throw error;
+      throw validationError([{ propertyName: 'filterId', message: `the filter cannot compile: ${error.message}`, propertyValue: body.filterId, code: error.code }]);
+    }
+    const items = (body.items as { id: string }[] | undefined) ?? (await storedItemsSince(db, body.contractId, body.collectionId!, (body.since ?? 0) * 1000, MAX_ITEMS));
+    const now = Date.now();
+    const results = items.map((item) => present(item.id, evaluate(compiled, item, now)));
+    return { results, hits: hitsOf(results) };
+  });
+}
+
+type Result = ReturnType<typeof present>;
+
+function present(id: string, decision: Decision) {
+  return decision.accepted
+    ? { id, accepted: true, set: null, rule: null, reason: null }
+    : { id, accepted: false, set: decision.set, rule: decision.rule as number | null, reason: decision.reason as string | null };
+}
+
+/** Rejections per set and rule, most first (ties: set name, then rule). */
+function hitsOf(results: Result[]) {
+  const hits = new Map<string, { set: { id: string; name: string }; rule: number; count: number }>();
+  for (const result of results) {
+    if (result.accepted || !result.set) continue;
+    const key = `${result.set.id}/${result.rule}`;
+    const hit = hits.get(key) ?? { set: result.set, rule: result.rule!, count: 0 };
+    hit.count += 1;
+    hits.set(key, hit);
+  }
+  return [...hits.values()].sort((a, b) => b.count - a.count || a.set.name.localeCompare(b.set.name) || a.rule - b.rule);
+}

@@ -1,0 +1,50 @@
+/**
+ * Items a filter rejected, per input (issue 5; decisions §6.4, §9). An item id is recorded once
+ * per input, so a re-fetched item that was already rejected is not counted again; the most
+ * recent rows are what `GET /collection/inputs/{id}/rejections` lists.
+ */
+import type { Transaction } from 'kysely';
+import type { Db } from './db.ts';
+import type { Database, RejectionRow } from './tables.ts';
+
+/** Rows per INSERT statement (well under the bound-parameter limits of both databases). */
+const BATCH = 100;
+
+export type NewRejection = Omit<RejectionRow, 'inputId' | 'contractId' | 'createdAt'>;
+
+/**
+ * Records the rejections of one poll of input `inputId`; returns how many were new (items this
+ * input had not rejected before). Runs inside the poll's transaction.
+ */
+export async function recordRejections(
+  trx: Transaction<Database>,
+  target: { inputId: string; contractId: string },
+  rejections: NewRejection[],
+  now: number,
+): Promise<number> {
+  const unique = [...new Map(rejections.map((r) => [r.itemId, r])).values()];
+  let added = 0;
+  for (let i = 0; i < unique.length; i += BATCH) {
+    const values = unique.slice(i, i + BATCH).map((r) => ({ ...r, inputId: target.inputId, contractId: target.contractId, createdAt: now }));
+    const result = await trx
+      .insertInto('rejections')
+      .values(values)
+      .onConflict((oc) => oc.columns(['inputId', 'itemId']).doNothing())
+      .executeTakeFirst();
+    added += Number(result.numInsertedOrUpdatedRows ?? 0);
+  }
+  return added;
+}
+
+/** The input's most recent rejections, newest first, at most `limit`. */
+export async function recentRejections(db: Db, contractId: string, inputId: string, limit = 100): Promise<RejectionRow[]> {
+  return db
+    .selectFrom('rejections')
+    .selectAll()
+    .where('contractId', '=', contractId)
+    .where('inputId', '=', inputId)
+    .orderBy('createdAt', 'desc')
+    .orderBy('itemId', 'desc')
+    .limit(limit)
+    .execute();
+}
