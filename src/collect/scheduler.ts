@@ -9,6 +9,7 @@ import type { Db } from '../store/db.ts';
 import { dueInputs } from '../store/inputs.ts';
 import { createFetcher } from './fetch.ts';
 import { refreshInput } from './refresh.ts';
+import { startTicker } from './ticker.ts';
 
 export interface Collector {
   /** Picks and starts due inputs now; resolves when they are started (not finished). */
@@ -25,7 +26,6 @@ export function startCollector(deps: { db: Db; config: Config; log?: FastifyBase
   const fetcher = createFetcher({ allowPrivate: config.allowPrivateFetch });
   const running = new Map<string, Promise<unknown>>();
   let stopping = false;
-  let ticking: Promise<void> | undefined;
 
   async function pick(): Promise<void> {
     const free = config.collectConcurrency - running.size;
@@ -40,26 +40,17 @@ export function startCollector(deps: { db: Db; config: Config; log?: FastifyBase
     }
   }
 
-  function tick(): Promise<void> {
-    ticking ??= pick()
-      .catch((err: unknown) => log?.error({ err }, 'collector tick failed'))
-      .finally(() => (ticking = undefined));
-    return ticking;
-  }
-
-  const timer = setInterval(() => void tick(), tickMs);
-  void tick();
+  const ticker = startTicker(pick, tickMs, log);
 
   return {
-    tick,
+    tick: ticker.tick,
     async idle() {
-      await ticking;
+      await ticker.idle();
       await Promise.all(running.values());
     },
     async stop() {
       stopping = true;
-      clearInterval(timer);
-      await ticking;
+      await ticker.stop();
       await Promise.all(running.values());
       await fetcher.close();
     },

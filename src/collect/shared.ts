@@ -28,6 +28,7 @@ import { claimDueInputs, findInput } from '../store/inputs.ts';
 import { createFetcher } from './fetch.ts';
 import { refreshInput } from './refresh.ts';
 import type { Collector } from './scheduler.ts';
+import { startTicker } from './ticker.ts';
 
 /** The pg-boss queue of polls. */
 export const POLL_QUEUE = 'sluice-poll';
@@ -78,7 +79,6 @@ export async function startSharedCollector(deps: { db: Db; config: Config; log?:
   const fetcher = createFetcher({ allowPrivate: config.allowPrivateFetch });
   const running = new Set<Promise<unknown>>();
   let stopping = false;
-  let ticking: Promise<void> | undefined;
 
   async function poll(job: Job<PollJob>): Promise<void> {
     const input = await findInput(db, job.data.inputId);
@@ -108,26 +108,17 @@ export async function startSharedCollector(deps: { db: Db; config: Config; log?:
     );
   }
 
-  function tick(): Promise<void> {
-    ticking ??= claim()
-      .catch((err: unknown) => log?.error({ err }, 'collector tick failed'))
-      .finally(() => (ticking = undefined));
-    return ticking;
-  }
-
-  const timer = setInterval(() => void tick(), tickMs);
-  void tick();
+  const ticker = startTicker(claim, tickMs, log);
 
   return {
-    tick,
+    tick: ticker.tick,
     async idle() {
-      await ticking;
+      await ticker.idle();
       await Promise.all(running);
     },
     async stop() {
       stopping = true;
-      clearInterval(timer);
-      await ticking;
+      await ticker.stop();
       await boss.stop({ graceful: true, timeout: lease * 1000 });
       await Promise.all(running);
       await fetcher.close();
