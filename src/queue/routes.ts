@@ -38,7 +38,7 @@ import { render, respond, sendPublic } from './respond.ts';
 import { createStreamHub } from './stream.ts';
 
 /** Upper bound of the page cache (serialized pages as UTF-8 bytes, with their keys). */
-const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
+const PAGE_CACHE_BYTES = 16 * 1024 * 1024;
 /** How long a process trusts a collection's version before reading it again (ms). */
 const VERSION_CHECK_MS = 1000;
 
