@@ -15,6 +15,8 @@ interface Entry {
 }
 
 export interface PageCache {
+  /** The cached page for `key` at `version` while fresh, else undefined: the synchronous hit path. */
+  fresh(key: string, version: number, now?: number): RenderedPage | undefined;
   /** The page for `key` at `version`, built by `build` on a miss (concurrent misses share one build). */
   get(key: string, version: number, build: () => Promise<RenderedPage>, now?: number): Promise<RenderedPage>;
   readonly size: number;
@@ -47,21 +49,24 @@ export function createPageCache(options: { maxBytes: number; ttlMs: number }): P
     get size() {
       return entries.size;
     },
-    async get(key, version, build, now = Date.now()) {
+    fresh(key, version, now = Date.now()) {
       const entry = entries.get(key);
-      if (entry && entry.version === version && entry.expiresAt > now) {
-        // Map order is insertion order: re-inserting marks the entry most recently used.
-        entries.delete(key);
-        entries.set(key, entry);
-        return entry.page;
-      }
+      if (!entry || entry.version !== version || entry.expiresAt <= now) return undefined;
+      // Map order is insertion order: re-inserting marks the entry most recently used.
+      entries.delete(key);
+      entries.set(key, entry);
+      return entry.page;
+    },
+    async get(key, version, build, now = Date.now()) {
+      const hit = this.fresh(key, version, now);
+      if (hit) return hit;
       if (options.ttlMs <= 0) return build();
       const flightKey = `${version} ${key}`;
       const pending = building.get(flightKey);
       if (pending) return pending;
       const promise = build()
         .then((page) => {
-          put(key, { page, version, expiresAt: now + options.ttlMs, size: page.body.length * 2 + key.length * 2 + 200 });
+          put(key, { page, version, expiresAt: now + options.ttlMs, size: page.body.length + key.length * 2 + 400 });
           return page;
         })
         .finally(() => building.delete(flightKey));

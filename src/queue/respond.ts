@@ -8,28 +8,40 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** A serialized body with its type and strong entity tag, ready to send or to cache. */
+/**
+ * A serialized page, ready to send or to cache: the body as UTF-8 bytes (sent as is, with no
+ * per-request encoding or length scan) and its response headers, strong entity tag included,
+ * computed once when the page is built. A cached page thus costs a map lookup and a write.
+ */
 export interface RenderedPage {
-  body: string;
-  type: string;
+  body: Buffer;
   etag: string;
+  headers: Record<string, string>;
 }
 
-/** Serializes `payload` as JSON, or as JSONP wrapped in `callback`. */
-export function render(payload: unknown, callback: string | undefined): RenderedPage {
+/**
+ * Serializes `payload` as JSON, or as JSONP wrapped in `callback`, with the headers of a public
+ * read (`Cache-Control: public, max-age=<maxAge>`, `ETag`, nosniff).
+ */
+export function render(payload: unknown, callback: string | undefined, maxAge: number): RenderedPage {
   const json = JSON.stringify(payload);
-  const body = callback ? `/**/${callback}(${json});` : json;
+  const body = Buffer.from(callback ? `/**/${callback}(${json});` : json);
+  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
   return {
     body,
-    type: callback ? 'application/javascript; charset=utf-8' : 'application/json; charset=utf-8',
-    etag: `"${createHash('sha1').update(body).digest('base64url')}"`,
+    etag,
+    headers: {
+      'content-type': callback ? 'application/javascript; charset=utf-8' : 'application/json; charset=utf-8',
+      'x-content-type-options': 'nosniff',
+      'cache-control': `public, max-age=${maxAge}`,
+      etag,
+    },
   };
 }
 
 /** Sends a public, cacheable page: 304 when `If-None-Match` names its ETag. */
-export function sendPublic(request: FastifyRequest, reply: FastifyReply, page: RenderedPage, maxAge: number): FastifyReply {
-  reply.type(page.type).header('x-content-type-options', 'nosniff');
-  reply.header('cache-control', `public, max-age=${maxAge}`).header('etag', page.etag);
+export function sendPublic(request: FastifyRequest, reply: FastifyReply, page: RenderedPage): FastifyReply {
+  reply.headers(page.headers);
   const match = request.headers['if-none-match'];
   if (match && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === page.etag)) return reply.code(304).send();
   return reply.send(page.body);
@@ -42,7 +54,7 @@ export function respond(
   cache: { public: true; maxAge: number } | { public: false },
 ): FastifyReply {
   const callback = (request.query as { callback?: string }).callback;
-  if (cache.public) return sendPublic(request, reply, render(payload, callback), cache.maxAge);
+  if (cache.public) return sendPublic(request, reply, render(payload, callback, cache.maxAge));
   const json = JSON.stringify(payload);
   reply.type(callback ? 'application/javascript; charset=utf-8' : 'application/json; charset=utf-8');
   return reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-store').send(callback ? `/**/${callback}(${json});` : json);

@@ -27,8 +27,8 @@ import { render, respond, sendPublic } from './respond.ts';
 import { schemas } from './schema.ts';
 import { createStreamHub } from './stream.ts';
 
-/** Upper bound of the page cache (serialized pages, UTF-16 in memory). */
-const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
+/** Upper bound of the page cache (serialized pages as UTF-8 bytes, with their keys). */
+const PAGE_CACHE_BYTES = 16 * 1024 * 1024;
 /** How long a process trusts a collection's version before reading it again (ms). */
 const VERSION_CHECK_MS = 1000;
 
@@ -53,14 +53,20 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
    */
   const found = new Map<string, { at: number; collection: { id: string; version: number } }>();
 
+  /** The collection of a public read when recently found (no database read), else undefined. */
+  function knownCollection(request: FastifyRequest, now: number): { id: string; version: number } | undefined {
+    const known = found.get(`${(request.params as { contract: string }).contract}\n${(request.query as { q: string }).q}`);
+    return known && now - known.at < VERSION_CHECK_MS ? known.collection : undefined;
+  }
+
   /** The active collection of a public read with its version: one indexed read at most, else the precise error. */
   async function publicCollection(request: FastifyRequest): Promise<{ id: string; version: number }> {
     const contractSlug = (request.params as { contract: string }).contract;
     const q = (request.query as { q: string }).q;
     const key = `${contractSlug}\n${q}`;
     const now = Date.now();
-    const known = found.get(key);
-    if (known && now - known.at < VERSION_CHECK_MS) return known.collection;
+    const known = knownCollection(request, now);
+    if (known) return known;
     const active = await findActiveCollectionBySlugs(db, contractSlug, q);
     if (active) {
       if (found.size >= 10_000) found.clear();
@@ -108,16 +114,21 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
 
   app.get('/v1/content/:contract', { schema: schemas.content }, async (request, reply) => {
     const query = request.query as ReadQuery;
-    const collection = await publicCollection(request);
+    const now = Date.now();
+    // The hot path: a known collection and a fresh page are answered without awaiting anything.
+    const known = knownCollection(request, now);
+    const hit = known && pages.fresh(keyOf('content', known.id, query), known.version, now);
+    if (hit) return sendPublic(request, reply, hit);
+    const collection = known ?? (await publicCollection(request));
     const page = await pages.get(keyOf('content', collection.id, query), collection.version, async () => {
       const rows = await listItems(
         db,
         { ...itemQuery(collection.id, query), state: 'published' },
         { count: query.count ?? 20, offset: query.offset ?? 0, sort: query.sort ?? 'time', order: query.order ?? 'desc' },
       );
-      return render(rows.map(rowToItem), query.callback);
+      return render(rows.map(rowToItem), query.callback, config.contentMaxAge);
     });
-    return sendPublic(request, reply, page, config.contentMaxAge);
+    return sendPublic(request, reply, page);
   });
 
   app.get('/v1/content/:contract/stream', { schema: schemas.stream }, async (request, reply) => {
@@ -153,9 +164,9 @@ export function queueRoutes(app: FastifyInstance, { db, config }: { db: Db; conf
     const collection = await publicCollection(request);
     const page = await pages.get(keyOf('count', collection.id, query), collection.version, async () => {
       const count = await countItems(db, { ...itemQuery(collection.id, query), state: 'published' });
-      return render({ count: String(count) }, query.callback);
+      return render({ count: String(count) }, query.callback, config.contentMaxAge);
     });
-    return sendPublic(request, reply, page, config.contentMaxAge);
+    return sendPublic(request, reply, page);
   });
 
   app.get('/v1/collections/:contract', { schema: schemas.collections }, async (request, reply) => {

@@ -82,7 +82,7 @@ function withStatementCache(sqlite: SqliteDatabase.Database) {
         statements.delete(text);
       } else {
         statement = sqlite.prepare(text);
-        if (statements.size >= 500) statements.delete(statements.keys().next().value!);
+        if (statements.size >= 200) statements.delete(statements.keys().next().value!);
       }
       statements.set(text, statement);
       return statement;
