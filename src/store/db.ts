@@ -48,7 +48,8 @@ const pgTypes = {
 
 /** Opens the database; throws when the URL's scheme is not supported. */
 export function openDb(databaseUrl: string): Db {
-  const plugins = [new CamelCasePlugin()];
+  // Nested keys stay as stored: jsonb documents (items' body on PostgreSQL) keep their own names.
+  const plugins = [new CamelCasePlugin({ maintainNestedObjectKeys: true })];
   if (isPostgresUrl(databaseUrl)) {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: PG_POOL_SIZE, types: pgTypes, application_name: 'sluice' });
     // An idle connection that the server drops must not crash the process; the pool replaces it.

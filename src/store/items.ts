@@ -218,9 +218,17 @@ export async function changedItems(db: Db, collectionId: string, afterSeq: numbe
     .execute();
 }
 
+/**
+ * A stored item document: JSON text on SQLite, already parsed on PostgreSQL, where the column is
+ * `jsonb` (migration 2026-11-23-items-jsonb).
+ */
+function itemBody(body: unknown): ContentItem {
+  return (typeof body === 'string' ? JSON.parse(body) : body) as ContentItem;
+}
+
 /** The stored row as the content item of interface §2.8, with its state. */
 export function rowToItem(row: ItemRow): ContentItem {
-  return { ...(JSON.parse(row.body) as ContentItem), state: row.state as ItemState };
+  return { ...itemBody(row.body), state: row.state as ItemState };
 }
 
 /** The published items of the collection among `ids` (at most 100), newest first. */
@@ -252,5 +260,5 @@ export async function storedItemsSince(db: Db, contractId: string, collectionId:
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((row) => JSON.parse(row.body) as ContentItem);
+  return rows.map((row) => itemBody(row.body));
 }

@@ -11,6 +11,7 @@ import * as initial from './migrations/2026-11-22-initial.ts';
 import * as loginSessions from './migrations/2026-11-22-login-sessions.ts';
 import * as queueReads from './migrations/2026-11-22-queue-reads.ts';
 import * as rejections from './migrations/2026-11-22-rejections.ts';
+import * as itemsJsonb from './migrations/2026-11-23-items-jsonb.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-management': management,
   '2026-11-22-queue-reads': queueReads,
   '2026-11-22-rejections': rejections,
+  '2026-11-23-items-jsonb': itemsJsonb,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

@@ -139,7 +139,7 @@ export interface ItemTable {
   longitude: number | null;
   /** The collection `version` that last published-on-arrival or moderated the item (streams read what changed); 0 for unpublished arrivals. */
   seq: Generated<number>;
-  /** The content item of interface §2.8 as JSON, without `state`. */
+  /** The content item of interface §2.8 as JSON text (jsonb on PostgreSQL: read with `itemBody`), without `state`. */
   body: string;
   createdAt: number;
 }
