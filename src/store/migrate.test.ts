@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { freshDatabaseUrl } from '../../test/helper.ts';
 import { openDb } from './db.ts';
-import { ensureSchema, migrateToLatest, schemaState } from './migrate.ts';
+import { ensureSchema, MIGRATIONS, migrateToLatest, schemaState } from './migrate.ts';
 
 describe('schema migrations', () => {
   it('migrates an empty database and then reports it current', async () => {
@@ -20,6 +20,20 @@ describe('schema migrations', () => {
     expect((await schemaState(db)).state).toBe('ahead');
     await expect(ensureSchema(db)).rejects.toThrow(/newer/);
     await expect(migrateToLatest(db)).rejects.toThrow(/upgrade Sluice/);
+    await db.destroy();
+  });
+
+  it('refuses to serve a database older than the code until it is migrated', async () => {
+    const db = openDb(await freshDatabaseUrl());
+    await migrateToLatest(db);
+    const last = MIGRATIONS.at(-1)!;
+    // As if the database was made by the previous version, which lacked the last migration
+    // (that migration is a no-op on SQLite and idempotent on PostgreSQL, so it can run again).
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, '=', last as never).execute();
+    expect((await schemaState(db)).state).toBe('behind');
+    await expect(ensureSchema(db)).rejects.toThrow(/older.*sluice migrate/);
+    expect(await migrateToLatest(db)).toEqual([last]);
+    expect((await schemaState(db)).state).toBe('current');
     await db.destroy();
   });
 });
