@@ -8,9 +8,9 @@ import { parseFeed as parseXml } from '@rowanmanning/feed-parser';
 import { SourceError, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../item.ts';
 import { retryAfterMs } from './http.ts';
+import { arr, escapeHtml, httpUrl, type Json, language, num, obj, str } from './normalize.ts';
 
 type XmlElement = ReturnType<typeof parseXml>['element'];
-type Json = Record<string, unknown>;
 type Kind = string | null;
 
 /** What both paths (XML, JSON) take from one entry before it is normalized. */
@@ -35,26 +35,9 @@ const ZONES: Record<string, number> = { ut: 0, utc: 0, gmt: 0, z: 0, est: -5, ed
 const RFC822 =
   /^(?:[^\d\s,]+,?\s*)?(\d{1,2})\s+([^\d\s.,]+)\.?,?\s+(\d{2,4})(?:\s+(\d{1,2}):?(\d{2})(?::(\d{2}))?)?\s*([a-z]+|[+-]\d\d:?\d\d)?\s*$/i;
 
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null);
-const num = (v: unknown): number | undefined =>
-  (typeof v === 'number' || (typeof v === 'string' && v.trim())) && Number.isFinite(Number(v)) ? Number(v) : undefined;
-const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const escapeHtml = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 /** Plain text: tags removed, whitespace collapsed. */
 const plain = (s: string | null) => s?.replace(/<\/?[a-z][^<>]*>/gi, '').replace(/\s+/g, ' ').trim() || null;
-const language = (tag: unknown) => /^([a-z]{2})(?:[-_]|$)/i.exec(str(tag) ?? '')?.[1]?.toLowerCase();
 
-/** An absolute http(s) URL resolved against `base`, or null (other schemes are refused). */
-function safeUrl(url: string | null | undefined, base: string): string | null {
-  try {
-    const u = url ? new URL(url.trim(), base) : null;
-    return u && (u.protocol === 'http:' || u.protocol === 'https:') ? u.href : null;
-  } catch {
-    return null;
-  }
-}
 
 /** A date from RFC 822 text (variants too; no zone means UTC) or anything `Date.parse` reads; else null. */
 function parseDate(text: string | null | undefined): Date | null {
@@ -258,12 +241,12 @@ export function parseFeed(
 /** One normalized item, or null when the entry has neither guid/id, link nor title. */
 function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | null {
   const title = plain(e.title);
-  const url = safeUrl(e.link, feedUrl);
+  const url = httpUrl(e.link, feedUrl);
   const key = e.key ?? url ?? (title ? `${title}\n${e.date?.toISOString() ?? ''}` : null);
   if (!key) return null;
   const bySrc = new Map<string, Entry['media'][number]>(); // one per URL: the first says, later ones fill in
   for (const m of e.media) {
-    const src = safeUrl(m.url, feedUrl);
+    const src = httpUrl(m.url, feedUrl);
     const p = src ? bySrc.get(src) : undefined;
     if (src) {
       bySrc.set(src, { url: src, kind: p?.kind ?? m.kind, width: p?.width ?? m.width, height: p?.height ?? m.height,
@@ -281,7 +264,7 @@ function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | nu
     tags: [...new Set(e.tags.map((t) => t.trim()).filter(Boolean))],
     url,
     date: (e.date ?? fallbackDate).toISOString(),
-    author: { name: e.author?.name ?? null, username: null, userid: null, url: safeUrl(e.author?.url, feedUrl) },
+    author: { name: e.author?.name ?? null, username: null, userid: null, url: httpUrl(e.author?.url, feedUrl) },
     media: media.length ? media : null,
     kudos: { score: 0, rss_score: 0 },
     ...(e.location && { location: e.location }),
