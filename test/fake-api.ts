@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { createFetcher } from '../src/collect/fetch.ts';
 
 export interface FakeRequest {
   path: string;
@@ -26,9 +28,40 @@ export const fixtureBytes = (service: string, file: string) =>
 /** Reads and parses a JSON fixture. */
 export const fixtureJson = (service: string, file: string): any => JSON.parse(fixtureBytes(service, file).toString('utf8'));
 
+export type FakeApi = { base: string; requests: FakeRequest[]; respond: (req: FakeRequest) => FakeResponse; close(): Promise<void> };
+
 /** Starts the server; `respond` may be replaced between polls through the returned `respond` field. */
-export async function fakeApi(respond: (req: FakeRequest) => FakeResponse) {
-  const api = { base: '', requests: [] as FakeRequest[], respond, close: async () => {} };
+export async function fakeApi(respond: (req: FakeRequest) => FakeResponse): Promise<FakeApi> {
+  const api: FakeApi = { base: '', requests: [], respond, close: async () => {} };
+  await listen(api);
+  return api;
+}
+
+/**
+ * A connector test file's fake API and guarded fetcher (private addresses allowed, 1 s limit):
+ * the server starts before the file's tests, its requests are cleared after each test, and both
+ * are closed after all. Unhandled paths answer 404 until a test sets `respond`.
+ */
+export function useFakeApi(respond: (req: FakeRequest) => FakeResponse = () => ({ status: 404, body: {} })) {
+  const api: FakeApi & { fetcher: ReturnType<typeof createFetcher> } = {
+    base: '',
+    requests: [],
+    respond,
+    close: async () => {},
+    fetcher: createFetcher({ allowPrivate: true, timeoutMs: 1000 }),
+  };
+  beforeAll(() => listen(api));
+  afterEach(() => {
+    api.requests.length = 0;
+  });
+  afterAll(async () => {
+    await api.close();
+    await api.fetcher.close();
+  });
+  return api;
+}
+
+async function listen(api: FakeApi): Promise<void> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const request = { path: url.pathname, query: url.searchParams, headers: req.headers };
@@ -45,5 +78,4 @@ export async function fakeApi(respond: (req: FakeRequest) => FakeResponse) {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
-  return api;
 }

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createFetcher } from '../src/collect/fetch.ts';
 
 export interface Recorded {
@@ -71,6 +72,35 @@ export async function startSourceServer(handler: (req: Recorded) => Reply = () =
       server.close(() => resolve());
     }),
   };
+}
+
+/**
+ * A connector test file's source server and guarded fetcher: the server starts before the file's
+ * tests (answering 404 until a test calls `handle`), its requests are cleared before each test,
+ * and both are closed after all. `timeoutMs` is the fetcher's time limit.
+ */
+export function useSourceServer(timeoutMs?: number): SourceServer & { fetcher: ReturnType<typeof testFetcher> } {
+  let started: SourceServer | undefined;
+  const server = {
+    base: '',
+    requests: [] as Recorded[],
+    fetcher: testFetcher(timeoutMs),
+    handle: (handler: (req: Recorded) => Reply) => started!.handle(handler),
+    close: async () => started?.close(),
+  };
+  beforeAll(async () => {
+    started = await startSourceServer();
+    server.base = started.base;
+    server.requests = started.requests;
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+  });
+  afterAll(async () => {
+    await server.close();
+    await server.fetcher.close();
+  });
+  return server;
 }
 
 /** The guarded fetcher as tests use it: private addresses allowed, a short time limit when asked. */

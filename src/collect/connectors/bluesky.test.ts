@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { failureCases, fixtureJson, startSourceServer, testFetcher, type SourceServer } from '../../../test/source-server.ts';
+import { describe, expect, it } from 'vitest';
+import { failureCases, fixtureJson, useSourceServer } from '../../../test/source-server.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
 import { bluesky, blueskyItem, facetsToHtml } from './bluesky.ts';
@@ -15,8 +15,8 @@ const newer = { ...post, uri: 'at://did:plc:kvwvcn5iqfooopmyzvb4qzba/app.bsky.fe
   record: { ...(post.record as object), createdAt: '2023-10-01T08:00:00.123456+00:00', text: 'new #post' }, indexedAt: '2023-10-01T08:00:01.000Z',
   likeCount: 4, repostCount: 1, replyCount: 2, quoteCount: 1 };
 
-let server: SourceServer;
-const fetcher = testFetcher();
+const server = useSourceServer();
+const fetcher = server.fetcher;
 const ctx = (extra: Record<string, string> = {}) => ({
   fetch: fetcher,
   services: loadConfig({ BLUESKY_API_URL: `${server.base}/appview`, BLUESKY_PDS_URL: `${server.base}/pds`, ...extra }).services,
@@ -25,16 +25,6 @@ const ctx = (extra: Record<string, string> = {}) => ({
 const creds = { BLUESKY_IDENTIFIER: 'me.bsky.social', BLUESKY_APP_PASSWORD: 'app-pass' };
 const input = (type: string, value: string): SourceInput => ({ id: 'i1', service: 'bluesky', type, input: value });
 
-beforeAll(async () => {
-  server = await startSourceServer();
-});
-afterAll(async () => {
-  await server.close();
-  await fetcher.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
 
 describe('bluesky', () => {
   it('maps the recorded postView field by field', () => {

@@ -1,24 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fakeApi, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
+import { describe, expect, it } from 'vitest';
+import { useFakeApi, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { createFetcher } from '../fetch.ts';
 import { facebook } from './facebook.ts';
 import { graphNextRunAt } from './graph.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
-const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 1000 });
-let api: Awaited<ReturnType<typeof fakeApi>>;
-beforeAll(async () => {
-  api = await fakeApi(() => ({ status: 404, body: {} }));
-});
-afterAll(async () => {
-  await api.close();
-  await fetcher.close();
-});
-afterEach(() => {
-  api.requests.length = 0;
-});
+const api = useFakeApi();
+const fetcher = api.fetcher;
 const ctx = (env: Record<string, string> = { FACEBOOK_ACCESS_TOKEN: 'page-token' }) =>
   ({ fetch: fetcher, now: NOW, services: loadConfig({ FACEBOOK_API_URL: `${api.base}/v25.0`, ...env }).services });
 const page: SourceInput = { id: 'a'.repeat(24), service: 'facebook', type: 'page', input: 'FacebookforDevelopers' };

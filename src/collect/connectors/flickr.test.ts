@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { failureCases, fixtureJson, startSourceServer, testFetcher, type SourceServer } from '../../../test/source-server.ts';
+import { describe, expect, it } from 'vitest';
+import { failureCases, fixtureJson, useSourceServer } from '../../../test/source-server.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
 import { flickr, flickrItem } from './flickr.ts';
@@ -42,8 +42,8 @@ const atom = `<?xml version="1.0" encoding="utf-8" standalone="yes"?>
   </entry>
 </feed>`;
 
-let server: SourceServer;
-const fetcher = testFetcher();
+const server = useSourceServer();
+const fetcher = server.fetcher;
 const ctx = (env: Record<string, string> = { FLICKR_API_KEY: 'flickr-key' }) => ({
   fetch: fetcher,
   services: loadConfig({ FLICKR_API_URL: `${server.base}/services/rest`, FLICKR_FEED_URL: `${server.base}/feed.gne`, ...env }).services,
@@ -51,16 +51,6 @@ const ctx = (env: Record<string, string> = { FLICKR_API_KEY: 'flickr-key' }) => 
 });
 const input = (type: string, value: string): SourceInput => ({ id: 'i1', service: 'flickr', type, input: value });
 
-beforeAll(async () => {
-  server = await startSourceServer();
-});
-afterAll(async () => {
-  await server.close();
-  await fetcher.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
 
 describe('flickr', () => {
   it('maps the recorded getInfo photo field by field', () => {

@@ -1,23 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fakeApi, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
+import { describe, expect, it } from 'vitest';
+import { useFakeApi, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { createFetcher } from '../fetch.ts';
 import { instagram, NO_LOCATION_SEARCH } from './instagram.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
-const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 1000 });
-let api: Awaited<ReturnType<typeof fakeApi>>;
-beforeAll(async () => {
-  api = await fakeApi(() => ({ status: 404, body: {} }));
-});
-afterAll(async () => {
-  await api.close();
-  await fetcher.close();
-});
-afterEach(() => {
-  api.requests.length = 0;
-});
+const api = useFakeApi();
+const fetcher = api.fetcher;
 const ENV = { INSTAGRAM_ACCESS_TOKEN: 'ig-token', INSTAGRAM_USER_ID: '17841406338772941' };
 const ctx = (env: Record<string, string> = ENV) => ({ fetch: fetcher, now: NOW, services: loadConfig({ INSTAGRAM_API_URL: api.base, ...env }).services });
 const input = (type: string, value: string): SourceInput => ({ id: 'a'.repeat(24), service: 'instagram', type, input: value });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { failureCases, fixtureJson, startSourceServer, testFetcher, type SourceServer } from '../../../test/source-server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { failureCases, fixtureJson, useSourceServer } from '../../../test/source-server.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
 import { linkRel, mastodon, mastodonItem, parseMastodonInput } from './mastodon.ts';
@@ -14,22 +14,14 @@ const NOW = Date.parse('2026-08-01T13:50:00Z');
 const recorded = (c: Cassette) => ({ link: c.headers.link!, 'x-ratelimit-limit': c.headers['x-ratelimit-limit']!,
   'x-ratelimit-remaining': c.headers['x-ratelimit-remaining']!, 'x-ratelimit-reset': c.headers['x-ratelimit-reset']! });
 
-let server: SourceServer;
 let host: string;
-const fetcher = testFetcher();
+const server = useSourceServer();
+const fetcher = server.fetcher;
 const ctx = () => ({ fetch: fetcher, services: loadConfig({}).services, now: NOW });
 const input = (type: string, value: string): SourceInput => ({ id: 'i1', service: 'mastodon', type, input: value });
 
-beforeAll(async () => {
-  server = await startSourceServer();
+beforeAll(() => {
   host = new URL(server.base).host;
-});
-afterAll(async () => {
-  await server.close();
-  await fetcher.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
 });
 
 describe('mastodon input forms', () => {

@@ -1,22 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fakeApi, fixtureJson } from '../../../test/fake-api.ts';
+import { describe, expect, it } from 'vitest';
+import { useFakeApi, fixtureJson } from '../../../test/fake-api.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { createFetcher } from '../fetch.ts';
 import { tumblr } from './tumblr.ts';
 
-const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 1000 });
-let api: Awaited<ReturnType<typeof fakeApi>>;
-beforeAll(async () => {
-  api = await fakeApi(() => ({ status: 404, body: {} }));
-});
-afterAll(async () => {
-  await api.close();
-  await fetcher.close();
-});
-afterEach(() => {
-  api.requests.length = 0;
-});
+const api = useFakeApi();
+const fetcher = api.fetcher;
 const ctx = (env: Record<string, string> = { TUMBLR_API_KEY: 'consumer-key' }) =>
   ({ fetch: fetcher, now: 0, services: loadConfig({ TUMBLR_API_URL: `${api.base}/v2`, ...env }).services });
 const input = (type: string, value: string): SourceInput => ({ id: 'a'.repeat(24), service: 'tumblr', type, input: value });

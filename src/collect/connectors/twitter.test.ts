@@ -1,29 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fakeApi, type FakeResponse, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
+import { describe, expect, it } from 'vitest';
+import { useFakeApi, type FakeResponse, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { createFetcher } from '../fetch.ts';
 import { twitter } from './twitter.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
-const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 1000 });
-let api: Awaited<ReturnType<typeof fakeApi>>;
+const api = useFakeApi();
+const fetcher = api.fetcher;
 const json = (file: string): FakeResponse => ({ body: fixtureBytes('twitter', file), headers: { 'content-type': 'application/json' } });
 const cassette = (file: string): FakeResponse => {
   const [rec] = fixtureJson('twitter', file);
   return { body: rec.body, headers: rec.headers };
 };
 
-beforeAll(async () => {
-  api = await fakeApi(() => ({ status: 404, body: {} }));
-});
-afterAll(async () => {
-  await api.close();
-  await fetcher.close();
-});
-afterEach(() => {
-  api.requests.length = 0;
-});
 
 const ctx = (env: Record<string, string> = { TWITTER_BEARER_TOKEN: 'secret-token' }) =>
   ({ fetch: fetcher, now: NOW, services: loadConfig({ TWITTER_API_URL: api.base, ...env }).services });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { failureCases, fixtureJson, startSourceServer, testFetcher, type SourceServer } from '../../../test/source-server.ts';
+import { describe, expect, it } from 'vitest';
+import { failureCases, fixtureJson, useSourceServer } from '../../../test/source-server.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
 import { FetchError } from '../fetch.ts';
@@ -15,8 +15,8 @@ const newer = { ...video, uri: '/videos/900000001', release_time: '2012-01-01T10
 const newest = { ...video, uri: '/videos/900000002', release_time: '2012-02-01T10:00:00+00:00', name: 'Newest' };
 const page = (data: unknown[], next: string | null = null) => ({ total: data.length, page: 1, per_page: 50, paging: { next, previous: null }, data });
 
-let server: SourceServer;
-const fetcher = testFetcher(1500);
+const server = useSourceServer(1500);
+const fetcher = server.fetcher;
 const ctx = (env: Record<string, string> = {}) => ({
   fetch: fetcher,
   services: loadConfig({ VIMEO_API_URL: server.base, VIMEO_ACCESS_TOKEN: 'vimeo-token', ...env }).services,
@@ -24,16 +24,6 @@ const ctx = (env: Record<string, string> = {}) => ({
 });
 const input = (type: string, value: string): SourceInput => ({ id: 'i1', service: 'vimeo', type, input: value });
 
-beforeAll(async () => {
-  server = await startSourceServer();
-});
-afterAll(async () => {
-  await server.close();
-  await fetcher.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
 
 describe('vimeo', () => {
   it('maps the recorded video object field by field', async () => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { failureCases, startSourceServer, testFetcher, type SourceServer } from '../../../test/source-server.ts';
+import { describe, expect, it } from 'vitest';
+import { failureCases, useSourceServer } from '../../../test/source-server.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
 import { vk, vkOwner } from './vk.ts';
@@ -30,22 +30,12 @@ const wall = (items: unknown[], count = items.length) => ({ response: {
   groups: [{ id: 1, name: 'VK API', screen_name: 'apiclub' }],
 } });
 
-let server: SourceServer;
-const fetcher = testFetcher();
+const server = useSourceServer();
+const fetcher = server.fetcher;
 const ctx = (env: Record<string, string> = { VK_ACCESS_TOKEN: 'vk-token' }) => ({
   fetch: fetcher, services: loadConfig({ VK_API_URL: `${server.base}/method`, ...env }).services, now: NOW });
 const input = (type: string, value: string): SourceInput => ({ id: 'i1', service: 'vk', type, input: value });
 
-beforeAll(async () => {
-  server = await startSourceServer();
-});
-afterAll(async () => {
-  await server.close();
-  await fetcher.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
 
 describe('vk', () => {
   it('reads a group wall and maps posts field by field', async () => {

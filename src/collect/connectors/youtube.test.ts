@@ -1,23 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fakeApi, type FakeResponse, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
+import { describe, expect, it } from 'vitest';
+import { useFakeApi, type FakeResponse, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { createFetcher } from '../fetch.ts';
 import { isoDuration, untilQuotaReset, youtube } from './youtube.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
-const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 1000 });
-let api: Awaited<ReturnType<typeof fakeApi>>;
-beforeAll(async () => {
-  api = await fakeApi(() => ({ status: 404, body: {} }));
-});
-afterAll(async () => {
-  await api.close();
-  await fetcher.close();
-});
-afterEach(() => {
-  api.requests.length = 0;
-});
+const api = useFakeApi();
+const fetcher = api.fetcher;
 const ctx = (env: Record<string, string> = { YOUTUBE_API_KEY: 'yt-key' }) =>
   ({ fetch: fetcher, now: NOW, services: loadConfig({ YOUTUBE_API_URL: `${api.base}/youtube/v3`, YOUTUBE_FEED_URL: `${api.base}/feeds/videos.xml`, ...env }).services });
 const input = (type: string, value: string, extra: Partial<SourceInput> = {}): SourceInput => ({ id: 'a'.repeat(24), service: 'youtube', type, input: value, ...extra });
