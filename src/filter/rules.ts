@@ -83,11 +83,11 @@ const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The field's path (aliases resolved) and kind, or why rules cannot test it. */
 function field(name: unknown, at: string): { path: string[]; kind: FieldKind } | FilterProblem {
-  const path = typeof name === 'string' ? (ALIASES[name] ?? name) : '';
+  const path = typeof name !== 'string' ? '' : Object.hasOwn(ALIASES, name) ? ALIASES[name]! : name;
   if (!path.split('.').every((segment) => SEGMENT.test(segment))) {
     return { path: `${at}.field`, message: `${at}.field must be a dotted path of names, e.g. author.username`, value: name, kind: 'format' };
   }
-  const kind = FIELDS[path] ?? (KUDOS.test(path) ? 'number' : undefined);
+  const kind = Object.hasOwn(FIELDS, path) ? FIELDS[path] : KUDOS.test(path) ? 'number' : undefined;
   if (!kind) return { path: `${at}.field`, message: `${at}.field is not a content item field (text, title, tags, author.username, kudos.score, …)`, value: name, kind: 'enum' };
   return { path: path.split('.'), kind };
 }

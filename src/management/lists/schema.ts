@@ -1,5 +1,5 @@
 /**
- * Filter lists (interface §2.4, §4.3; decisions §6, §10): request and response schemas, and
+ * Filter lists (docs/api.md, docs/filters.md): request and response schemas, and
  * the rule a schema cannot say: every entry of a `patterns` list compiles on re2js (400 naming
  * `entries[i]`, the position in `reason`).
  */

@@ -1,5 +1,5 @@
 /**
- * Filter sets (interface §2.5, §4.4; decisions §6, §10): request and response schemas, and the
+ * Filter sets (docs/api.md, docs/filters.md): request and response schemas, and the
  * rules a schema cannot say: each rule and the preCondition against the rule table of
  * `filter/rules.ts` (the table the engine compiles with, docs/filters.md), and each `listId`
  * naming a list of the same contract whose type fits the operator.
