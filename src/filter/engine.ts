@@ -50,8 +50,7 @@
  * the reason lists every rule. A filter that cannot compile (any rule the table refuses, an
  * unknown list or set, a list of the wrong type or with a bad pattern) throws FilterError.
  */
-import { type FilterList, type FilterProblem, leaves, type ListView, prepareRule, type Rule, type Test } from './rules.ts';
-import type { PatternSet } from './patterns.ts';
+import { type FilterList, type FilterProblem, leaves, type ListCache, type ListView, prepareRule, type Rule, type Test } from './rules.ts';
 
 export type { FilterList, FilterProblem, Rule } from './rules.ts';
 
@@ -131,7 +130,7 @@ export interface CompiledFilter {
  */
 export function compile(filter: FilterSource, lists: readonly FilterList[]): CompiledFilter {
   const byId = new Map(lists.map((list) => [list.id, list]));
-  const cache = new Map<string, PatternSet | Set<string>>();
+  const cache: ListCache = new Map();
   if (filter.kind === 'set') return { sets: filter.set.active ? [compileSet(filter.set, byId, cache)] : [] };
   if (!filter.chain.active) return { sets: [] };
   const sets = new Map(filter.sets.map((set) => [set.id, set]));
@@ -144,7 +143,7 @@ export function compile(filter: FilterSource, lists: readonly FilterList[]): Com
   };
 }
 
-function compileSet(set: FilterSet, lists: Map<string, FilterList>, cache: Map<string, PatternSet | Set<string>>): CompiledSet {
+function compileSet(set: FilterSet, lists: Map<string, FilterList>, cache: ListCache): CompiledSet {
   const rule = (source: Rule, index: number, at: string) => compileRule(source, index, at, set, lists, cache);
   return {
     id: set.id,
@@ -162,7 +161,7 @@ function compileRule(
   at: string,
   set: FilterSet,
   lists: Map<string, FilterList>,
-  cache: Map<string, PatternSet | Set<string>>,
+  cache: ListCache,
 ): CompiledRule | undefined {
   // An inactive list is still checked against the operator, but with no entries to compile.
   const lookup = (id: string): ListView | undefined => {

@@ -155,7 +155,7 @@ export interface ListView {
 }
 
 /** The compiled form of a list, shared by the rules of a filter that use it. */
-type ListCache = Map<string, PatternSet | Set<string>>;
+export type ListCache = Map<string, PatternSet | Set<string>>;
 
 /**
  * One operator. `value` checks a rule's value (never undefined) and makes the test, or records
