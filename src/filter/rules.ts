@@ -19,7 +19,9 @@ export interface Rule {
   not: boolean;
 }
 
-export type ListType = 'strings' | 'patterns';
+/** The types of filter list: entries compared as text, or patterns. */
+export const LIST_TYPES = ['strings', 'patterns'] as const;
+export type ListType = (typeof LIST_TYPES)[number];
 
 /** A filter list as stored. */
 export interface FilterList {

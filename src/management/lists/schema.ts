@@ -6,11 +6,10 @@
 import { Type } from 'typebox';
 import type { Invalid } from '../../errors.ts';
 import { MAX_PATTERN_LENGTH } from '../../filter/patterns.ts';
-import { type ListType, entryProblems as filterEntryProblems } from '../../filter/rules.ts';
+import { type ListType, LIST_TYPES, entryProblems as filterEntryProblems } from '../../filter/rules.ts';
 import { common, Id } from '../docs.ts';
 import { invalidOf } from '../filters/problems.ts';
 
-export const LIST_TYPES = ['strings', 'patterns'] as const;
 /** Entries per list (decisions §10). */
 export const MAX_ENTRIES = 10_000;
 
