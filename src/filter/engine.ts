@@ -1,6 +1,6 @@
 /**
  * The filter engine: decides whether a collected content item is accepted or rejected
- * (decisions §6). Pure: no I/O, no clock, no logging; `compile` once, `evaluate` per item.
+ * (docs/filters.md). Pure: no I/O, no clock, no logging; `compile` once, `evaluate` per item.
  *
  * How a filter decides
  * - A filter is a chain or a set. A chain runs its active sets in the order it lists them; the
@@ -18,25 +18,27 @@
  * - Which filter governs an item (the input's, else the collection's, else the contract's; none
  *   → accepted) is picked by the caller with `governingFilter`.
  *
- * Rules: `{operator, field, value?, listId?, not}`
- * - `field` is a dotted path into the content item (interface §2.8): `text`, `title`, `tags`,
- *   `date`, `author.username`, `kudos.score`, `media.type`, `location.name`, …; `user` is an
- *   alias of `author.username`. A path through an array reaches each element and the rule holds
- *   when it holds for any element. A missing field (absent, null or an empty array) makes every
+ * Rules: `{operator, field, value?, listId?, not}`, checked against the one table of rules.ts
+ * (operators, fields, what each value must be), the same table that checks a set when it is
+ * saved; the language is described in docs/filters.md.
+ * - `field` is a dotted path into the content item (`text`, `title`, `tags`, `date`,
+ *   `author.username`, `kudos.score`, `media.type`, `location.name`, …); `user` is an alias of
+ *   `author.username`. A path through an array reaches each element and the rule holds when it
+ *   holds for any element. A missing field (absent, null or an empty array) makes every
  *   operator false, so with `not: true` the rule is true.
  * - `not: true` flips the result.
  * - Operators (value → true when):
  *   equals    string or number → the field equals it; compared as text, case-insensitively
  *   gt, gte, lt, lte  number → the field is a number greater than / at least / less than / at
- *             most it; ISO 8601 date → the field is a date after / at or after / before / at or
- *             before it (a date-time without an offset is UTC)
+ *             most it; ISO 8601 date, on a date field → the field is a date after / at or
+ *             after / before / at or before it (a date-time without an offset is UTC)
  *   pattern   `/body/flags` → the pattern matches somewhere in the field
- *   in        array of strings, or `listId` of a `strings` list → the field equals an entry,
- *             case-insensitively
- *   patternin array of patterns, or `listId` of a `patterns` list → any pattern matches
- *             somewhere in the field
- *   datediff  number of seconds → the field is a date more than that many seconds before the
- *             time of evaluation (`now`)
+ *   in        non-empty array of strings or numbers, or `listId` of a `strings` list → the
+ *             field equals an entry, case-insensitively
+ *   patternin non-empty array of patterns, or `listId` of a `patterns` list → any pattern
+ *             matches somewhere in the field
+ *   datediff  number of seconds, at least 0 → the field is a date more than that many seconds
+ *             before the time of evaluation (`now`)
  *   exists    no value → the field is present and not empty
  * - Patterns are `/body/flags` with flags from `i`, `m`, `s`, `u`, in RE2 syntax on a linear-time
  *   engine (patterns.ts): no pattern can hang the service. The patterns of a list are combined
@@ -45,31 +47,14 @@
  *
  * A rejection names the set, the index of the rule in the set's `rules` (counted from 0) and a
  * readable reason: `rule 2: text matches /viagra/i`. With `or: true` the rule is the last one and
- * the reason lists every rule. A filter that cannot compile (unknown operator, bad field, bad
- * value, bad pattern with its position, unknown list or set) throws FilterError.
+ * the reason lists every rule. A filter that cannot compile (any rule the table refuses, an
+ * unknown list or set, a list of the wrong type or with a bad pattern) throws FilterError.
  */
-import { fieldPath, leaves } from './fields.ts';
-import { prepare, RuleProblem, type ListView, type Prepared } from './operators.ts';
-import type { PatternSet } from './patterns.ts';
+import { type FilterList, type FilterProblem, leaves, type ListCache, type ListView, prepareRule, type Rule, type Test } from './rules.ts';
 
-/** A filter list as stored (interface §2.4). */
-export interface FilterList {
-  id: string;
-  type: 'strings' | 'patterns';
-  entries: string[];
-  active: boolean;
-}
+export type { FilterList, FilterProblem, Rule } from './rules.ts';
 
-/** A rule object (interface §2.5). */
-export interface Rule {
-  operator: string;
-  field: string;
-  value?: unknown;
-  listId?: string;
-  not: boolean;
-}
-
-/** A filter set as stored (interface §2.5); `or` defaults to false. */
+/** A filter set as stored (docs/filters.md); `or` defaults to false. */
 export interface FilterSet {
   id: string;
   name: string;
@@ -79,7 +64,7 @@ export interface FilterSet {
   active: boolean;
 }
 
-/** A filter chain as stored (interface §2.6): set ids in order. */
+/** A filter chain as stored (docs/filters.md): set ids in order. */
 export interface FilterChain {
   id: string;
   name: string;
@@ -94,26 +79,27 @@ export type Decision =
   | { accepted: false; set: { id: string; name: string }; rule: number; reason: string };
 
 /**
- * A filter that cannot compile. `propertyName` names the property in the set (`rules[2].value`,
- * `preCondition.listId`) or chain (`sets[1]`); `setId` the set, `position` the 0-based offset
- * into a bad pattern; `code` is the validation code of decisions §2. Shaped as errors.ts's
- * `Invalid`, so the API can answer `validationError([error])`.
+ * A filter that cannot compile: the problem (see FilterProblem) of the first rule the table
+ * refuses (`rules[2].value`, `preCondition.listId`) or chain entry (`sets[1]`), and the set
+ * it is in. The message names the set or chain: `set spam: rules[2].value must be …`.
  */
-export class FilterError extends Error {
-  readonly propertyName: string;
-  readonly propertyValue: unknown;
-  readonly setId: string | undefined;
+export class FilterError extends Error implements FilterProblem {
+  readonly path: string;
+  readonly value: unknown;
   readonly position: number | undefined;
-  readonly code: number;
+  readonly reason: string | undefined;
+  readonly kind: FilterProblem['kind'];
+  readonly setId: string | undefined;
 
-  constructor(message: string, details: { propertyName: string; propertyValue?: unknown; setId?: string; position?: number; code: number }) {
-    super(message);
+  constructor(where: string, problem: FilterProblem, setId?: string) {
+    super(`${where}: ${problem.message}`);
     this.name = 'FilterError';
-    this.propertyName = details.propertyName;
-    this.propertyValue = details.propertyValue;
-    this.setId = details.setId;
-    this.position = details.position;
-    this.code = details.code;
+    this.path = problem.path;
+    this.value = problem.value;
+    this.position = problem.position;
+    this.reason = problem.reason;
+    this.kind = problem.kind;
+    this.setId = setId;
   }
 }
 
@@ -122,7 +108,7 @@ interface CompiledRule {
   field: string;
   path: string[];
   not: boolean;
-  prepared: Prepared;
+  prepared: Test;
 }
 
 interface CompiledSet {
@@ -144,21 +130,21 @@ export interface CompiledFilter {
  */
 export function compile(filter: FilterSource, lists: readonly FilterList[]): CompiledFilter {
   const byId = new Map(lists.map((list) => [list.id, list]));
-  const cache = new Map<string, PatternSet | Set<string>>();
+  const cache: ListCache = new Map();
   if (filter.kind === 'set') return { sets: filter.set.active ? [compileSet(filter.set, byId, cache)] : [] };
   if (!filter.chain.active) return { sets: [] };
   const sets = new Map(filter.sets.map((set) => [set.id, set]));
   return {
     sets: filter.chain.sets.flatMap((id, index) => {
       const set = sets.get(id);
-      if (!set) throw new FilterError(`chain ${filter.chain.name}: unknown filter set ${id}`, { propertyName: `sets[${index}]`, propertyValue: id, code: 1002 });
+      if (!set) throw new FilterError(`chain ${filter.chain.name}`, { path: `sets[${index}]`, message: `sets[${index}]: unknown filter set ${id}`, value: id, kind: 'type' });
       return set.active ? [compileSet(set, byId, cache)] : [];
     }),
   };
 }
 
-function compileSet(set: FilterSet, lists: Map<string, FilterList>, cache: Map<string, PatternSet | Set<string>>): CompiledSet {
-  const rule = (source: Rule, index: number, name: string) => compileRule(source, index, name, set, lists, cache);
+function compileSet(set: FilterSet, lists: Map<string, FilterList>, cache: ListCache): CompiledSet {
+  const rule = (source: Rule, index: number, at: string) => compileRule(source, index, at, set, lists, cache);
   return {
     id: set.id,
     name: set.name,
@@ -172,32 +158,24 @@ function compileSet(set: FilterSet, lists: Map<string, FilterList>, cache: Map<s
 function compileRule(
   rule: Rule,
   index: number,
-  name: string,
+  at: string,
   set: FilterSet,
   lists: Map<string, FilterList>,
-  cache: Map<string, PatternSet | Set<string>>,
+  cache: ListCache,
 ): CompiledRule | undefined {
-  const fail = (property: string, message: string, value: unknown, code: number, position?: number) =>
-    new FilterError(`set ${set.name}: ${name}.${property}: ${message}`, { propertyName: `${name}.${property}`, propertyValue: value, setId: set.id, position, code });
-  const path = typeof rule.field === 'string' ? fieldPath(rule.field) : undefined;
-  if (!path) throw fail('field', 'a field is a dotted path of names, e.g. author.username', rule.field, 1005);
-  const list = rule.listId === undefined ? undefined : lists.get(rule.listId);
-  if (rule.listId !== undefined && !list) throw fail('listId', `unknown filter list ${rule.listId}`, rule.listId, 1002);
-  try {
-    // An inactive list is still checked against the operator, but with no entries to compile.
-    const view: ListView | undefined = list && { id: list.id, type: list.type, entries: list.active ? list.entries : [] };
-    const prepared = prepare(rule.operator, rule.value, view, cache);
-    if (list && !list.active) return undefined;
-    return { index, field: rule.field, path, not: rule.not === true, prepared };
-  } catch (error) {
-    if (!(error instanceof RuleProblem)) throw error;
-    const code = error.property === 'operator' ? 1004 : error.position !== undefined ? 1006 : 1002;
-    throw fail(error.property, error.message, rule[error.property], code, error.position);
-  }
+  // An inactive list is still checked against the operator, but with no entries to compile.
+  const lookup = (id: string): ListView | undefined => {
+    const list = lists.get(id);
+    return list && { id: list.id, type: list.type, entries: list.active ? list.entries : [] };
+  };
+  const prepared = prepareRule(rule, at, lookup, cache);
+  if ('problem' in prepared) throw new FilterError(`set ${set.name}`, prepared.problem, set.id);
+  if (rule.listId !== undefined && !lists.get(rule.listId)!.active) return undefined;
+  return { index, field: rule.field, path: prepared.path, not: rule.not === true, prepared: prepared.test };
 }
 
 /**
- * Decides on one item (a content item of interface §2.8, or anything shaped like one) at `now`
+ * Decides on one item (a content item, see docs/filters.md, or anything shaped like one) at `now`
  * (ms since the epoch, used by `datediff`). No I/O, no clock.
  */
 export function evaluate(compiled: CompiledFilter, item: object, now: number): Decision {
@@ -237,7 +215,7 @@ function check(rule: CompiledRule, item: object, now: number): string | undefine
 }
 
 /**
- * The filter that governs an item (decisions §6): the input's, else the collection's, else the
+ * The filter that governs an item (docs/filters.md): the input's, else the collection's, else the
  * contract's, where an inactive filter counts as absent at its level. Undefined → accept.
  */
 export function governingFilter<T extends { active: boolean }>(

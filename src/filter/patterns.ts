@@ -1,5 +1,5 @@
 /**
- * Patterns of filter rules and `patterns` lists (decisions §6): written `/body/flags`, flags from
+ * Patterns of filter rules and `patterns` lists (docs/filters.md): written `/body/flags`, flags from
  * `i` (case-insensitive), `m` (`^`/`$` at line ends), `s` (`.` matches newline) and `u` (accepted
  * for familiarity; matching is always by Unicode code point). The body is RE2 syntax
  * (https://github.com/google/re2/wiki/Syntax): no backreferences, no lookaround, `\x{00e9}`
@@ -33,13 +33,17 @@ export interface ParsedPattern {
   regex: RE2JS;
 }
 
+/** Longest pattern accepted, slashes and flags included (docs/filters.md). */
+export const MAX_PATTERN_LENGTH = 1000;
+
 /**
  * Parses and compiles one `/body/flags` pattern. The last `/` ends the body, so a `/` inside it
- * needs no escape. Throws PatternError with the position of the fault (missing slashes, an
- * empty body, an unknown or repeated flag, or whatever RE2 cannot compile: for RE2 errors the
- * position is where the offending fragment starts).
+ * needs no escape. Throws PatternError with the position of the fault (longer than
+ * MAX_PATTERN_LENGTH, missing slashes, an empty body, an unknown or repeated flag, or whatever
+ * RE2 cannot compile: for RE2 errors the position is where the offending fragment starts).
  */
 export function parsePattern(text: string): ParsedPattern {
+  if (text.length > MAX_PATTERN_LENGTH) throw new PatternError(text.slice(0, 20) + '...', MAX_PATTERN_LENGTH, `a pattern has at most ${MAX_PATTERN_LENGTH} characters`);
   if (!text.startsWith('/')) throw new PatternError(text, 0, 'a pattern is written /body/flags and must start with /');
   const end = text.lastIndexOf('/');
   if (end === 0) throw new PatternError(text, text.length, 'missing the closing / of /body/flags');
@@ -114,29 +118,4 @@ export function patternSet(entries: readonly string[]): PatternSet {
 
 function combine(parsed: readonly ParsedPattern[]): RE2JS {
   return RE2JS.compile(parsed.map(({ source, flags }) => `(?${flags.replace('u', '')}:${source})`).join('|'));
-}
-
-/** Longest pattern entry accepted, slashes and flags included (decisions §10). */
-export const MAX_PATTERN_LENGTH = 1000;
-
-/** Why a pattern entry was refused: a message and the 0-based character position in the entry. */
-export interface PatternProblem {
-  message: string;
-  position: number;
-}
-
-/** The compiled pattern, or the problem with its position (for validators that collect problems). */
-export type Compiled = { ok: true; regex: RE2JS } | { ok: false; problem: PatternProblem };
-
-/** `parsePattern` with the length limit, answering instead of throwing. */
-export function compilePattern(entry: string): Compiled {
-  if (entry.length > MAX_PATTERN_LENGTH) {
-    return { ok: false, problem: { message: `a pattern has at most ${MAX_PATTERN_LENGTH} characters`, position: MAX_PATTERN_LENGTH } };
-  }
-  try {
-    return { ok: true, regex: parsePattern(entry).regex };
-  } catch (error) {
-    if (!(error instanceof PatternError)) throw error;
-    return { ok: false, problem: { message: error.reason, position: error.position } };
-  }
 }

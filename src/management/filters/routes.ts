@@ -78,7 +78,7 @@ export function filterRoutes(app: FastifyInstance, { db }: { db: Db; config: Con
       compiled = compile(loaded.source, loaded.lists);
     } catch (error) {
       if (!(error instanceof FilterError)) throw error;
-      throw validationError([{ propertyName: 'filterId', message: `the filter cannot compile: ${error.message}`, propertyValue: body.filterId, code: error.code }]);
+      throw validationError([{ propertyName: 'filterId', message: `the filter cannot compile: ${error.message}`, propertyValue: body.filterId, code: VALIDATION_CODES[error.kind] }]);
     }
     const items = (body.items as { id: string }[] | undefined) ?? (await storedItemsSince(db, body.contractId, body.collectionId!, (body.since ?? 0) * 1000, MAX_ITEMS));
     const now = Date.now();

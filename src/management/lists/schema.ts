@@ -1,14 +1,15 @@
 /**
- * Filter lists (interface §2.4, §4.3; decisions §6, §10): request and response schemas, and
+ * Filter lists (docs/api.md, docs/filters.md): request and response schemas, and
  * the rule a schema cannot say: every entry of a `patterns` list compiles on re2js (400 naming
  * `entries[i]`, the position in `reason`).
  */
 import { Type } from 'typebox';
-import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
-import { compilePattern, MAX_PATTERN_LENGTH } from '../../filter/patterns.ts';
+import type { Invalid } from '../../errors.ts';
+import { MAX_PATTERN_LENGTH } from '../../filter/patterns.ts';
+import { type ListType, LIST_TYPES, entryProblems as filterEntryProblems } from '../../filter/rules.ts';
 import { common, Id } from '../docs.ts';
+import { invalidOf } from '../filters/problems.ts';
 
-export const LIST_TYPES = ['strings', 'patterns'] as const;
 /** Entries per list (decisions §10). */
 export const MAX_ENTRIES = 10_000;
 
@@ -26,13 +27,7 @@ export const ListUpdate = Type.Object({
 });
 export const List = Type.Object({ ...common, name: Type.String(), type: ListType, entries: Type.Array(Type.String()) });
 
-/** Each pattern entry that does not compile, as `entries[i]` with its position. */
+/** Each pattern entry that does not compile (filter/rules.ts), as `entries[i]` with its position. */
 export function entryProblems(type: string, entries: string[] | undefined): Invalid[] {
-  if (type !== 'patterns' || !entries) return [];
-  return entries.flatMap((entry, i) => {
-    const compiled = compilePattern(entry);
-    if (compiled.ok) return [];
-    const { message, position } = compiled.problem;
-    return [{ propertyName: `entries[${i}]`, message: `entries[${i}]: ${message} (at position ${position})`, propertyValue: entry, reason: `position ${position}: ${message}`, code: VALIDATION_CODES.pattern }];
-  });
+  return entries ? invalidOf(filterEntryProblems(type as ListType, entries)) : [];
 }

@@ -1,17 +1,17 @@
 /**
- * Filter sets (interface §2.5, §4.4; decisions §6, §10): request and response schemas, and the
- * rules a schema cannot say: each rule and the preCondition against the operator table
- * (`filter/rules.ts`), and each `listId` naming a list of the same contract whose type fits
- * the operator (`in` → strings, `patternin` → patterns).
+ * Filter sets (docs/api.md, docs/filters.md): request and response schemas, and the
+ * rules a schema cannot say: each rule and the preCondition against the rule table of
+ * `filter/rules.ts` (the table the engine compiles with, docs/filters.md), and each `listId`
+ * naming a list of the same contract whose type fits the operator.
  */
 import { Type } from 'typebox';
-import { forbiddenError, type Invalid, notFoundError, validationError, VALIDATION_CODES } from '../../errors.ts';
-import { OPERATORS } from '../../filter/rule-kinds.ts';
-import { type Rule, ruleProblems } from '../../filter/rules.ts';
+import { forbiddenError, type Invalid, notFoundError, validationError } from '../../errors.ts';
+import { listProblem, OPERATORS, type Rule, ruleProblems } from '../../filter/rules.ts';
 import type { Db } from '../../store/db.ts';
 import { findRecord } from '../../store/records.ts';
 import type { FilterListRow } from '../../store/tables.ts';
 import { common, Id } from '../docs.ts';
+import { invalidOf } from '../filters/problems.ts';
 
 /** Rules per set (decisions §10). */
 export const MAX_RULES = 100;
@@ -52,9 +52,9 @@ function named(body: Record<string, unknown>): [Rule, string][] {
   return body.preCondition ? [[body.preCondition as Rule, 'preCondition'], ...rules] : rules;
 }
 
-/** Every rule problem of the body (operator table of decisions §6). */
+/** Every rule problem of the body (the rule table, docs/filters.md). */
 export function setProblems(body: Record<string, unknown>): Invalid[] {
-  return named(body).flatMap(([rule, at]) => ruleProblems(rule, at));
+  return invalidOf(named(body).flatMap(([rule, at]) => ruleProblems(rule, at)));
 }
 
 /** Each `listId` names a list of the contract (404, 403) of the operator's list type (400). */
@@ -65,10 +65,8 @@ export async function checkListIds(db: Db, contractId: string, body: Record<stri
     const list = await findRecord<FilterListRow>(db, 'filterLists', rule.listId);
     if (!list) throw notFoundError(`No filter list ${rule.listId}.`, `${at}.listId`, rule.listId);
     if (list.contractId !== contractId) throw forbiddenError(`Filter list ${rule.listId} belongs to another contract.`, `${at}.listId`);
-    const wanted = OPERATORS[rule.operator]?.listType;
-    if (list.type !== wanted) {
-      invalid.push({ propertyName: `${at}.listId`, message: `operator ${rule.operator} needs a ${wanted} list; ${rule.listId} is a ${list.type} list`, propertyValue: rule.listId, code: VALIDATION_CODES.type });
-    }
+    const problem = listProblem(rule, at, list);
+    if (problem) invalid.push(...invalidOf([problem]));
   }
   if (invalid.length) throw validationError(invalid);
 }
