@@ -6,6 +6,7 @@
  *   GET  /v1/oauth/token/info   token information (interface §2.10)
  *   GET  /v1/oauth/me           consumer details (interface §2.11)
  *   GET|POST /v1/authorize, /v1/oauth/authorize, POST /v1/login, /v1/logout   browser sign-in (login/)
+ *   GET  /.well-known/oauth-authorization-server   server metadata (RFC 8414, metadata.ts)
  *
  * Token-endpoint errors carry the error object of interface §7 plus RFC 6749 §5.2 `error` and
  * `error_description`. Failed client authentications and grants count against the client id and
@@ -22,6 +23,7 @@ import { authenticateClient, presentedCredentials } from './client-auth.ts';
 import { param } from './grants/grant.ts';
 import { grants } from './grants/index.ts';
 import { loginRoutes } from './login/routes.ts';
+import { metadataRoutes } from './metadata.ts';
 import { invalidRequest, unsupportedGrantType } from './oauth-errors.ts';
 import { type FailureLimiter, failureLimiter } from './rate-limit.ts';
 import { schemas } from './schema.ts';
@@ -106,4 +108,5 @@ export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; confi
   });
 
   app.register(loginRoutes, { db, config, failures: loginFailures });
+  metadataRoutes(app, { config });
 }
