@@ -11,9 +11,9 @@
  * Every form carries a CSRF token (@fastify/csrf-protection, secret in an HttpOnly cookie):
  * missing or wrong → 403 and nothing happens. Failed sign-ins count against the user name and the
  * address together (../rate-limit.ts, docs/api.md): more than 10 a minute → 429 with Retry-After
- * for that user name from that address only. Errors are pages (or
- * the JSON error object for a client that asks for JSON only); once the redirect URI is trusted,
- * protocol errors go back to the client instead (`request.ts`).
+ * for that user name from that address only. Errors are pages (or the JSON error object for a
+ * client that asks for JSON only); once the redirect URI is trusted, protocol errors go back to
+ * the client instead (`request.ts`).
  */
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
