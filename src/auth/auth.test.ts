@@ -1,8 +1,7 @@
-/** Pure pieces of the authorization server: PKCE S256, redirect encoding, failure limits. */
+/** Pure pieces of the authorization server: PKCE S256, redirect encoding (failure limits: rate-limit.test.ts). */
 import { describe, expect, it } from 'vitest';
 import { errorRedirect, redirectWith } from './login/redirect.ts';
 import { s256, verifyS256 } from './pkce.ts';
-import { failureLimiter } from './rate-limit.ts';
 import { redactUrl } from '../http/redact.ts';
 
 describe('PKCE S256 (RFC 7636)', () => {
@@ -34,22 +33,6 @@ describe('redirects back to the client', () => {
   it('puts errors where the response type puts its results', () => {
     expect(errorRedirect('https://a/cb', 'token', 'access_denied', undefined, 's')).toBe('https://a/cb#error=access_denied&state=s');
     expect(errorRedirect('https://a/cb', 'code', 'access_denied', 'no', undefined)).toBe('https://a/cb?error=access_denied&error_description=no');
-  });
-});
-
-describe('failure limiter', () => {
-  it('allows max failures per window per key, then names the wait in seconds', () => {
-    const limiter = failureLimiter({ max: 3, windowMs: 60_000 });
-    const t0 = 1_000_000;
-    for (let i = 0; i < 3; i++) {
-      expect(limiter.retryAfter(['addr:a'], t0 + i)).toBe(0);
-      limiter.fail(['addr:a', 'account:x'], t0 + i);
-    }
-    expect(limiter.retryAfter(['addr:a'], t0 + 10)).toBe(60);
-    expect(limiter.retryAfter(['addr:b', 'account:x'], t0 + 10)).toBe(60); // the account is over too
-    expect(limiter.retryAfter(['addr:b'], t0 + 10)).toBe(0);
-    expect(limiter.retryAfter(['addr:a'], t0 + 30_000)).toBe(30);
-    expect(limiter.retryAfter(['addr:a'], t0 + 60_001)).toBe(0); // the first failure left the window
   });
 });
 

@@ -6,10 +6,12 @@
  *   GET  /v1/oauth/token/info   token information (interface §2.10)
  *   GET  /v1/oauth/me           consumer details (interface §2.11)
  *   GET|POST /v1/authorize, /v1/oauth/authorize, POST /v1/login, /v1/logout   browser sign-in (login/)
+ *   GET  /.well-known/oauth-authorization-server   server metadata (RFC 8414, metadata.ts)
  *
  * Token-endpoint errors carry the error object of interface §7 plus RFC 6749 §5.2 `error` and
- * `error_description`. Failed client authentications and grants count against the client address
- * and the client id (decisions §10): more than 10 a minute → 429 RateLimitError with Retry-After.
+ * `error_description`. Failed client authentications and grants count against the client id and
+ * the client address together (rate-limit.ts, docs/api.md): more than 10 a minute → 429
+ * RateLimitError with Retry-After for that client from that address only.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
@@ -21,10 +23,18 @@ import { authenticateClient, presentedCredentials } from './client-auth.ts';
 import { param } from './grants/grant.ts';
 import { grants } from './grants/index.ts';
 import { loginRoutes } from './login/routes.ts';
+import { metadataRoutes } from './metadata.ts';
 import { invalidRequest, unsupportedGrantType } from './oauth-errors.ts';
-import { failureLimiter } from './rate-limit.ts';
+import { type FailureLimiter, failureLimiter } from './rate-limit.ts';
 import { schemas } from './schema.ts';
 import { revokeIssued } from './tokens.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The failure limiters of the token and revocation endpoints and of the login form. */
+    authFailures: { token: FailureLimiter; login: FailureLimiter };
+  }
+}
 
 function bodyOf(request: FastifyRequest): Record<string, unknown> {
   return (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
@@ -33,16 +43,17 @@ function bodyOf(request: FastifyRequest): Record<string, unknown> {
 export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }): void {
   const tokenFailures = failureLimiter();
   const loginFailures = failureLimiter();
+  app.decorate('authFailures', { token: tokenFailures, login: loginFailures });
 
-  /** Runs `work`; a 400/401 it throws counts as a failure of the address and the client id. */
+  /** Runs `work`; a 400/401 it throws counts as a failure of the client id from this address. */
   async function limited<T>(request: FastifyRequest, clientId: string | undefined, work: () => Promise<T>): Promise<T> {
-    const keys = [`addr:${request.ip}`, ...(clientId ? [`client:${clientId}`] : [])];
-    const wait = tokenFailures.retryAfter(keys);
+    const identity = clientId ?? '';
+    const wait = tokenFailures.retryAfter(identity, request.ip);
     if (wait > 0) throw rateLimitError(wait);
     try {
       return await work();
     } catch (error) {
-      if (error instanceof ApiError && (error.status === 400 || error.status === 401)) tokenFailures.fail(keys);
+      if (error instanceof ApiError && (error.status === 400 || error.status === 401)) tokenFailures.fail(identity, request.ip);
       throw error;
     }
   }
@@ -97,4 +108,5 @@ export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; confi
   });
 
   app.register(loginRoutes, { db, config, failures: loginFailures });
+  metadataRoutes(app, { config });
 }

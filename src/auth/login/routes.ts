@@ -9,10 +9,11 @@
  *   GET  /v1/assets/sign-in.css               the pages' stylesheet
  *
  * Every form carries a CSRF token (@fastify/csrf-protection, secret in an HttpOnly cookie):
- * missing or wrong → 403 and nothing happens. Failed sign-ins count against the address and the
- * user name (decisions §10): more than 10 a minute → 429 with Retry-After. Errors are pages (or
- * the JSON error object for a client that asks for JSON only); once the redirect URI is trusted,
- * protocol errors go back to the client instead (`request.ts`).
+ * missing or wrong → 403 and nothing happens. Failed sign-ins count against the user name and the
+ * address together (../rate-limit.ts, docs/api.md): more than 10 a minute → 429 with Retry-After
+ * for that user name from that address only. Errors are pages (or the JSON error object for a
+ * client that asks for JSON only); once the redirect URI is trusted, protocol errors go back to
+ * the client instead (`request.ts`).
  */
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
@@ -165,13 +166,13 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
     if (!authorization) return reply;
     const username = text(body, 'username').trim();
     const password = text(body, 'password');
-    const keys = [`addr:${request.ip}`, ...(username ? [`account:${username.toLowerCase()}`] : [])];
-    const wait = failures.retryAfter(keys);
+    const identity = username.toLowerCase();
+    const wait = failures.retryAfter(identity, request.ip);
     if (wait > 0) throw rateLimitError(wait);
     const user = username ? await findUser(db, username) : undefined;
     const matches = await verifySecret(password, user?.passwordHash ?? (await decoyHash()));
     if (!user || !matches || user.disabled || !password) {
-      failures.fail(keys);
+      failures.fail(identity, request.ip);
       return loginPage(reply, 400, authorization, { username, error: 'The user name or password is not correct.' });
     }
     await startSession(db, config, request, reply, user.id);
