@@ -19,7 +19,7 @@ import { hashSecret, randomToken } from '../src/auth/secrets.ts';
 import { issueTokens } from '../src/auth/tokens.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { createCollection } from '../src/store/collections.ts';
-import type { ContentItem } from '../src/collect/item.ts';
+import type { ContentItem } from '../src/item.ts';
 import { createConsumer } from '../src/store/consumers.ts';
 import { createContract, grant } from '../src/store/contracts.ts';
 import { type Db, openDb } from '../src/store/db.ts';

@@ -25,7 +25,7 @@ import { type CollectContext, SourceError } from './connector.ts';
 import { connectorFor } from './connectors/index.ts';
 import { FetchError } from './fetch.ts';
 import { type FilterCache, filterCache } from './filter-cache.ts';
-import type { ContentItem } from './item.ts';
+import type { ContentItem } from '../item.ts';
 
 const MAX_BACKOFF_S = 3600;
 /** A permanent failure parks the input this long; changing the input makes it due at once. */

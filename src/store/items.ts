@@ -8,7 +8,7 @@
  * collection changed (page cache) and what changed (event streams).
  */
 import { type Transaction, sql } from 'kysely';
-import type { ContentItem } from '../collect/item.ts';
+import type { ContentItem } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { detectLanguage } from '../lib/language.ts';
 import type { Db } from './db.ts';

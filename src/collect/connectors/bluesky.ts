@@ -14,7 +14,7 @@
  * (`createdAt`, unless later than `indexedAt`).
  */
 import { SourceError, type CollectContext, type Connector } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
+import type { ContentItem, Media } from '../../item.ts';
 import { arr, embed, escapeHtml, httpUrl, image, isoDate, kudos, language, newestFirst, num, obj, str, textToHtml, type Json, type Seen } from './common.ts';
 import { getJson, quotaExhaustedUntil } from './http.ts';
 
@@ -126,7 +126,6 @@ async function session(ctx: CollectContext, renew: boolean): Promise<string> {
 /** The Bluesky connector; see the module docstring. State: `Seen`. */
 export const bluesky: Connector = {
   service: 'bluesky',
-  types: ['user', 'keyword'],
   async collect(input, state, ctx) {
     const settings = ctx.services.bluesky;
     const seen = state as Seen;

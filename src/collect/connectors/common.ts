@@ -5,7 +5,7 @@
  * the "newest first" page walk that keeps a cursor between polls (issue 7 item 3).
  */
 import { LinkifyIt } from 'linkify-it';
-import type { ContentItem, Media } from '../item.ts';
+import type { ContentItem, Media } from '../../item.ts';
 
 // The JSON-reading, escaping, URL, date and language basics are shared with the other
 // connectors (normalize.ts); re-exported here for this module's users.

@@ -10,7 +10,7 @@
  * limits and throttling errors: see `graph.ts`.
  */
 import type { Connector } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
+import type { ContentItem, Media } from '../../item.ts';
 import { graphGet, graphNextRunAt } from './graph.ts';
 import { requireSetting } from './http.ts';
 import { hashtags, httpUrl, iframe, isoDate, type Json, kudos, linkify, num, obj, objs, str } from './normalize.ts';
@@ -104,7 +104,6 @@ export function postToItem(post: Json, now: number): ContentItem {
 
 export const facebook: Connector = {
   service: 'facebook',
-  types: ['page'],
   async collect(input, state, ctx) {
     const { apiUrl, accessToken } = ctx.services.facebook;
     const token = requireSetting(accessToken, 'FACEBOOK_ACCESS_TOKEN', 'facebook');

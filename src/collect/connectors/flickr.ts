@@ -13,7 +13,7 @@
  *   A user input that is not an NSID needs the key (permanent error naming FLICKR_API_KEY).
  */
 import { SourceError, type CollectContext, type Connector } from '../connector.ts';
-import type { ContentItem } from '../item.ts';
+import type { ContentItem } from '../../item.ts';
 import { arr, embed, idOf, image, isoDate, kudos, newestFirst, num, obj, str, type Json, type Seen } from './common.ts';
 import { getJson, rateLimitResetMs } from './http.ts';
 import { parseFeed } from './rss.ts';
@@ -120,7 +120,6 @@ async function fromFeed(ctx: CollectContext, query: Record<string, string>, stat
 /** The Flickr connector; see the module docstring. State: `Seen` (+ `nsid`, `nsidOf`) or feed validators. */
 export const flickr: Connector = {
   service: 'flickr',
-  types: ['tag', 'user'],
   async collect(input, state, ctx) {
     const value = input.input.trim().replace(/^#/, '');
     const key = ctx.services.flickr.apiKey;

@@ -14,7 +14,7 @@
  * not among those of the previous poll (`state.seen`). Rate limits: see `graph.ts`.
  */
 import { SourceError, type Connector } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
+import type { ContentItem, Media } from '../../item.ts';
 import { graphGet, graphNextRunAt } from './graph.ts';
 import { requireSetting } from './http.ts';
 import { arr, hashtags, httpUrl, isoDate, type Json, kudos, linkify, num, obj, objs, str, videoTag } from './normalize.ts';
@@ -68,7 +68,6 @@ export function mediaToItem(m: Json, now: number, owner: Json = {}): ContentItem
 
 export const instagram: Connector = {
   service: 'instagram',
-  types: ['user', 'tag', 'location'],
   async collect(input, state, ctx) {
     if (input.type === 'location') throw new SourceError(NO_LOCATION_SEARCH, { permanent: true });
     const { apiUrl, accessToken, userId } = ctx.services.instagram;

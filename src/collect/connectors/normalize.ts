@@ -3,7 +3,7 @@
  * loosely typed JSON, dates to ISO 8601 UTC with ms, plain text to safe HTML with links, kudos
  * (decisions §9: score = likes + 2 × shares + comments) and embed markup with escaped attributes.
  */
-import type { ContentItem } from '../item.ts';
+import type { ContentItem } from '../../item.ts';
 
 export type Json = Record<string, unknown>;
 

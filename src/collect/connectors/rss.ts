@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { parseFeed as parseXml } from '@rowanmanning/feed-parser';
 import { SourceError, type Connector } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
+import type { ContentItem, Media } from '../../item.ts';
 import { retryAfterMs } from './http.ts';
 import { arr, escapeHtml, httpUrl, type Json, language, num, obj, str } from './normalize.ts';
 
@@ -280,7 +280,6 @@ function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | nu
  */
 export const rss: Connector = {
   service: 'rss',
-  types: ['feed'],
   async collect(input, state, ctx) {
     const headers: Record<string, string> = {
       Accept: 'application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, */*;q=0.8',

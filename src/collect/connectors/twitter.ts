@@ -13,7 +13,7 @@
  * `x-rate-limit-reset`; a success with `x-rate-limit-remaining: 0` sets the next run there.
  */
 import { SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
+import type { ContentItem, Media } from '../../item.ts';
 import { getJson, rateLimitResetMs, requireSetting } from './http.ts';
 import { arr, hashtags, isoDate, type Json, kudos, language, linkify, num, obj, objs, str, videoTag, escapeHtml } from './normalize.ts';
 
@@ -125,7 +125,6 @@ async function lookUp(ctx: CollectContext, api: string, auth: Record<string, str
 
 export const twitter: Connector = {
   service: 'twitter',
-  types: ['user', 'keyword', 'tag', 'location'],
   async collect(input, state, ctx) {
     const { apiUrl, bearerToken } = ctx.services.twitter;
     const auth = { authorization: `Bearer ${requireSetting(bearerToken, 'TWITTER_BEARER_TOKEN', 'twitter')}` };

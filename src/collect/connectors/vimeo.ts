@@ -6,7 +6,7 @@
  * token. Newest first (`sort=date`); the cursor is the newest `release_time` seen.
  */
 import { SourceError, type Connector } from '../connector.ts';
-import type { ContentItem } from '../item.ts';
+import type { ContentItem } from '../../item.ts';
 import { arr, embed, image, isoDate, kudos, language, newestFirst, num, obj, str, textToHtml, type Json, type Seen } from './common.ts';
 import { getJson, quotaExhaustedUntil, requireSetting } from './http.ts';
 
@@ -70,7 +70,6 @@ export function vimeoItem(video: Json): ContentItem | null {
 /** The Vimeo connector; see the module docstring. State: `Seen` (newest date and ids). */
 export const vimeo: Connector = {
   service: 'vimeo',
-  types: ['user', 'album'],
   async collect(input, state, ctx) {
     const settings = ctx.services.vimeo;
     const token = requireSetting(settings.accessToken, 'VIMEO_ACCESS_TOKEN', 'vimeo');

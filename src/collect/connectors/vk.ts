@@ -14,7 +14,7 @@
  * — is permanent. Ids are `vk_<owner_id>_<post id>` (strings).
  */
 import { SourceError, type CollectContext, type Connector } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
+import type { ContentItem, Media } from '../../item.ts';
 import { arr, embed, escapeHtml, hashtags, idOf, image, isoDate, kudos, newestFirst, num, obj, str, textToHtml, type Json, type Seen } from './common.ts';
 import { getJson, requireSetting } from './http.ts';
 
@@ -121,7 +121,6 @@ export function vkOwner(type: string, input: string): Record<string, string> {
 /** The VK connector; see the module docstring. State: `Seen`. */
 export const vk: Connector = {
   service: 'vk',
-  types: ['user', 'group', 'tag'],
   async collect(input, state, ctx) {
     const token = requireSetting(ctx.services.vk.accessToken, 'VK_ACCESS_TOKEN', 'vk');
     const seen = state as Seen;

@@ -16,7 +16,7 @@
  */
 import { parseFeed as parseXml } from '@rowanmanning/feed-parser';
 import { SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
+import type { ContentItem, Media } from '../../item.ts';
 import { getJson, type JsonResponse, rateLimitResetMs } from './http.ts';
 import { arr, httpUrl, iframe, isoDate, type Json, kudos, language, linkify, num, obj, objs, str, unescapeHtml } from './normalize.ts';
 
@@ -144,7 +144,6 @@ async function videos(ctx: CollectContext, ids: string[], handle: string | null)
 
 export const youtube: Connector = {
   service: 'youtube',
-  types: ['user', 'channel', 'playlist', 'keyword', 'location'],
   async collect(input, state, ctx) {
     const { apiKey, feedUrl } = ctx.services.youtube;
     const value = input.input.trim();
