@@ -13,7 +13,7 @@ import type { Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { graphGet, graphNextRunAt } from './graph.ts';
 import { requireSetting } from './http.ts';
-import { hashtags, httpUrl, iframe, isoDate, type Json, kudos, linkify, num, obj, objs, str } from './normalize.ts';
+import { embed, hashtags, httpUrl, isoDate, type Json, kudos, linkify, num, obj, objs, str } from './normalize.ts';
 
 const COMMENT_FIELDS = 'id,message,created_time,from{id,name},like_count,permalink_url';
 const FIELDS = [
@@ -45,7 +45,7 @@ function attachmentMedia(attachment: Json, permalink: string | null): Media[] {
     const href = httpUrl(obj(attachment.target).url) ?? httpUrl(attachment.url) ?? permalink;
     if (!href) return image(attachment);
     const src = `https://www.facebook.com/plugins/video.php?href=${encodeURIComponent(href)}&show_text=false`;
-    return [{ type: 'embed', url: href, embed: iframe(src) }];
+    return embed('iframe', src, { url: href });
   }
   const subs = objs(obj(attachment.subattachments).data);
   return subs.length ? subs.flatMap(image) : image(attachment);

@@ -14,9 +14,10 @@
  */
 import { SourceError, type CollectContext, type Connector } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
-import { arr, embed, idOf, image, isoDate, kudos, newestFirst, num, obj, str, type Json, type Seen } from './common.ts';
+import { arr, embed, idOf, image, isoDate, kudos, num, obj, str, type Json } from './normalize.ts';
+import { newestFirst, type Seen } from './paging.ts';
 import { getJson, rateLimitResetMs } from './http.ts';
-import { parseFeed } from './rss.ts';
+import { parseFeed } from './feed.ts';
 
 const PER_PAGE = 100;
 const MAX_PAGES = 5;

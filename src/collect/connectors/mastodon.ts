@@ -17,7 +17,7 @@
  */
 import { SourceError, type CollectContext, type Connector } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
-import { arr, embed, idOf, image, isoDate, kudos, language, num, obj, str, type Json } from './common.ts';
+import { arr, embed, idOf, image, isoDate, kudos, language, num, obj, str, type Json } from './normalize.ts';
 import { getJson, quotaExhaustedUntil } from './http.ts';
 
 const LIMIT = 40;

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SourceError, type SourceFetch, type SourceInput, type SourceResponse } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
-import { parseFeed, rss } from './rss.ts';
+import { parseFeed } from './feed.ts';
+import { rss } from './rss.ts';
 import { loadConfig } from '../../config.ts';
 import { SERVICES } from '../../services.ts';
 

@@ -47,7 +47,7 @@ export function postToItem(post: Json): ContentItem {
     author: { name: str(blog.title) ?? name, username: name, userid: str(blog.uuid), url: httpUrl(blog.url) ?? (name ? `https://${name}.tumblr.com/` : null) },
     media: media.length ? media : null,
     // Notes mix likes and reblogs; they count as likes for the score.
-    kudos: kudos('tumblr', { notes }, { likes: notes }),
+    kudos: kudos('tumblr', { likes: notes }, { notes }),
   };
 }
 
