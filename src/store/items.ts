@@ -10,6 +10,7 @@
 import { type Transaction, sql } from 'kysely';
 import type { ContentItem } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
+import { insertNew } from './batch.ts';
 import type { Db } from './db.ts';
 import type { Database, ItemRow } from './tables.ts';
 
@@ -57,37 +58,28 @@ export async function storeItems(
   const fresh = [...new Map(items.filter((item) => !stored.has(item.id)).map((item) => [item.id, item])).values()];
   if (!fresh.length) return 0;
   const seq = await bumpVersion(trx, target.collectionId);
-  let added = 0;
-  for (let i = 0; i < fresh.length; i += BATCH) {
-    const values = fresh.slice(i, i + BATCH).map((item) => {
-      const { state: _ignored, ...body } = item;
-      return {
-        collectionId: target.collectionId,
-        id: item.id,
-        contractId: target.contractId,
-        inputId: target.inputId,
-        service: item.service,
-        type: item.type,
-        state: target.state,
-        dateMs: Date.parse(item.date),
-        score: item.kudos.score,
-        language: item.language ?? null,
-        latitude: item.location?.latitude ?? null,
-        longitude: item.location?.longitude ?? null,
-        // Unpublished arrivals are not news to streams (and their ids stay private) until moderated.
-        seq: target.state === 'published' ? seq : 0,
-        body: JSON.stringify(body),
-        createdAt: now,
-      };
-    });
-    const result = await trx
-      .insertInto('items')
-      .values(values)
-      .onConflict((oc) => oc.columns(['collectionId', 'id']).doNothing())
-      .executeTakeFirst();
-    added += Number(result.numInsertedOrUpdatedRows ?? 0);
-  }
-  return added;
+  const rows = fresh.map((item) => {
+    const { state: _ignored, ...body } = item;
+    return {
+      collectionId: target.collectionId,
+      id: item.id,
+      contractId: target.contractId,
+      inputId: target.inputId,
+      service: item.service,
+      type: item.type,
+      state: target.state,
+      dateMs: Date.parse(item.date),
+      score: item.kudos.score,
+      language: item.language ?? null,
+      latitude: item.location?.latitude ?? null,
+      longitude: item.location?.longitude ?? null,
+      // Unpublished arrivals are not news to streams (and their ids stay private) until moderated.
+      seq: target.state === 'published' ? seq : 0,
+      body: JSON.stringify(body),
+      createdAt: now,
+    };
+  });
+  return insertNew(trx, 'items', rows, ['collectionId', 'id'], BATCH);
 }
 
 /** A circle on the Earth: centre in degrees, radius in meters. */
