@@ -42,7 +42,7 @@ export interface Config {
   logLevel: string;
   /** Seconds between polls per service (POLL_INTERVAL_<SERVICE>, e.g. POLL_INTERVAL_TWITTER); else `pollInterval`. */
   pollIntervals: Record<string, number>;
-  /** Base URLs and credentials of the external services (decisions §9); read as the service table (`services.ts`) lists them. */
+  /** Base URLs and credentials of the external services (`docs/services.md`), as the service table (`services.ts`) lists them. */
   services: ServiceSettings;
 }
 
