@@ -5,8 +5,6 @@
  */
 import { SERVICE_NAMES, SERVICES, type ServiceRow, type ServiceSettings } from './services.ts';
 
-export type { ServiceSettings } from './services.ts';
-
 export interface Config {
   /** TCP port of the HTTP server (PORT, default 8080). */
   port: number;
