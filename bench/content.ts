@@ -23,7 +23,7 @@ import autocannon from 'autocannon';
 import { CompiledQuery } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { issueTokens } from '../src/auth/tokens.ts';
-import type { ContentItem } from '../src/collect/item.ts';
+import type { ContentItem } from '../src/item.ts';
 import { loadConfig } from '../src/config.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { createConsumer } from '../src/store/consumers.ts';

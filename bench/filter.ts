@@ -11,8 +11,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RE2JS } from 're2js';
-import { parseFeed } from '../src/collect/connectors/rss.ts';
-import type { ContentItem } from '../src/collect/item.ts';
+import { parseFeed } from '../src/collect/connectors/feed.ts';
+import type { ContentItem } from '../src/item.ts';
 import { compile, evaluate, type FilterList, type FilterSet } from '../src/filter/engine.ts';
 
 const ITEMS = 10_000;

@@ -3,6 +3,7 @@
  * optional `.env` file, loaded by the entry points) and validated; nothing else reads
  * `process.env`. An invalid value throws `ConfigError` naming the variable, which stops start-up.
  */
+import { SERVICE_NAMES, SERVICES, type ServiceRow, type ServiceSettings } from './services.ts';
 
 export interface Config {
   /** TCP port of the HTTP server (PORT, default 8080). */
@@ -39,53 +40,9 @@ export interface Config {
   logLevel: string;
   /** Seconds between polls per service (POLL_INTERVAL_<SERVICE>, e.g. POLL_INTERVAL_TWITTER); else `pollInterval`. */
   pollIntervals: Record<string, number>;
-  /** Base URLs and credentials of the external services (decisions §9); see `SERVICE_SETTINGS`. */
+  /** Base URLs and credentials of the external services (`docs/services.md`), as the service table (`services.ts`) lists them. */
   services: ServiceSettings;
 }
-
-/**
- * Per service: each setting's environment variable and default (decisions §9). A base URL
- * variable holds everything before the API's own paths; credentials have no default.
- */
-export const SERVICE_SETTINGS = {
-  twitter: { apiUrl: ['TWITTER_API_URL', 'https://api.x.com'], bearerToken: ['TWITTER_BEARER_TOKEN'] },
-  facebook: { apiUrl: ['FACEBOOK_API_URL', 'https://graph.facebook.com/v25.0'], accessToken: ['FACEBOOK_ACCESS_TOKEN'] },
-  instagram: {
-    apiUrl: ['INSTAGRAM_API_URL', 'https://graph.facebook.com/v25.0'],
-    accessToken: ['INSTAGRAM_ACCESS_TOKEN'],
-    userId: ['INSTAGRAM_USER_ID'],
-  },
-  youtube: {
-    apiUrl: ['YOUTUBE_API_URL', 'https://www.googleapis.com/youtube/v3'],
-    feedUrl: ['YOUTUBE_FEED_URL', 'https://www.youtube.com/feeds/videos.xml'],
-    apiKey: ['YOUTUBE_API_KEY'],
-  },
-  tumblr: { apiUrl: ['TUMBLR_API_URL', 'https://api.tumblr.com/v2'], apiKey: ['TUMBLR_API_KEY'] },
-  vimeo: { apiUrl: ['VIMEO_API_URL', 'https://api.vimeo.com'], accessToken: ['VIMEO_ACCESS_TOKEN'] },
-  flickr: {
-    apiUrl: ['FLICKR_API_URL', 'https://api.flickr.com/services/rest'],
-    feedUrl: ['FLICKR_FEED_URL', 'https://www.flickr.com/services/feeds/photos_public.gne'],
-    apiKey: ['FLICKR_API_KEY'],
-  },
-  vk: { apiUrl: ['VK_API_URL', 'https://api.vk.com/method'], accessToken: ['VK_ACCESS_TOKEN'] },
-  mastodon: {},
-  bluesky: {
-    apiUrl: ['BLUESKY_API_URL', 'https://public.api.bsky.app'],
-    /** The PDS that issues sessions (com.atproto.server.createSession) and proxies search for them. */
-    pdsUrl: ['BLUESKY_PDS_URL', 'https://bsky.social'],
-    identifier: ['BLUESKY_IDENTIFIER'],
-    appPassword: ['BLUESKY_APP_PASSWORD'],
-  },
-  rss: {},
-} as const satisfies Record<string, Record<string, readonly [string] | readonly [string, string]>>;
-
-/** The settings of every service: `{twitter: {apiUrl, bearerToken}, …}`; unset credentials are undefined. */
-export type ServiceSettings = {
-  [S in keyof typeof SERVICE_SETTINGS]: { [K in keyof (typeof SERVICE_SETTINGS)[S]]: (typeof SERVICE_SETTINGS)[S][K] extends readonly [string, string] ? string : string | undefined };
-};
-
-/** Names of the settings that hold secrets (masked by `sluice config`). */
-const SECRET_SETTINGS = new Set(['bearerToken', 'accessToken', 'apiKey', 'appPassword']);
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -161,7 +118,7 @@ export function loadConfig(env: Env): Config {
     bootstrap: boolean(env, 'SLUICE_BOOTSTRAP', true),
     logLevel,
     pollIntervals: Object.fromEntries(
-      Object.keys(SERVICE_SETTINGS)
+      SERVICE_NAMES
         .filter((service) => env[`POLL_INTERVAL_${service.toUpperCase()}`])
         .map((service) => [service, integer(env, `POLL_INTERVAL_${service.toUpperCase()}`, 300, 1, 86_400)]),
     ),
@@ -171,22 +128,25 @@ export function loadConfig(env: Env): Config {
 
 function serviceSettings(env: Env): ServiceSettings {
   const out: Record<string, Record<string, string | undefined>> = {};
-  for (const [service, settings] of Object.entries(SERVICE_SETTINGS)) {
+  for (const service of SERVICE_NAMES) {
+    const { urls, credentials } = SERVICES[service] as ServiceRow;
     out[service] = {};
-    for (const [key, [variable, fallback]] of Object.entries(settings as Record<string, readonly [string, string?]>)) {
-      out[service][key] = fallback !== undefined ? baseUrl(env, variable, fallback) : env[variable] || undefined;
-    }
+    for (const [key, [variable, fallback]] of Object.entries(urls)) out[service][key] = baseUrl(env, variable, fallback);
+    for (const [key, { variable }] of Object.entries(credentials)) out[service][key] = env[variable] || undefined;
   }
   return out as ServiceSettings;
 }
 
-/** The configuration with secrets masked (the password of a database URL), for `sluice config`. */
+/** The configuration with secrets masked (credentials the service table marks secret, the password of a database URL), for `sluice config`. */
 export function maskedConfig(config: Config): Config {
   const services = Object.fromEntries(
-    Object.entries(config.services).map(([service, settings]) => [
-      service,
-      Object.fromEntries(Object.entries(settings).map(([key, value]) => [key, SECRET_SETTINGS.has(key) && value ? '***' : value])),
-    ]),
+    Object.entries(config.services).map(([service, settings]) => {
+      const { credentials } = SERVICES[service as keyof typeof SERVICES] as ServiceRow;
+      return [
+        service,
+        Object.fromEntries(Object.entries(settings).map(([key, value]) => [key, credentials[key]?.secret && value ? '***' : value])),
+      ];
+    }),
   ) as ServiceSettings;
   return { ...config, databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'), services };
 }

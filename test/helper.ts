@@ -19,10 +19,11 @@ import { hashSecret, randomToken } from '../src/auth/secrets.ts';
 import { issueTokens } from '../src/auth/tokens.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { createCollection } from '../src/store/collections.ts';
-import type { ContentItem } from '../src/collect/item.ts';
+import type { ContentItem } from '../src/item.ts';
 import { createConsumer } from '../src/store/consumers.ts';
 import { createContract, grant } from '../src/store/contracts.ts';
 import { type Db, openDb } from '../src/store/db.ts';
+import { withLanguage } from '../src/lib/language.ts';
 import { type ItemState, storeItems } from '../src/store/items.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 
@@ -161,15 +162,16 @@ export function buildItem(overrides: Partial<ContentItem> & { id: string }): Con
   };
 }
 
-/** Stores items in the collection's queue in `state`, as the collector does; returns how many were new. */
+/** Stores items in the collection's queue in `state`, their language detected as the collector does; returns how many were new. */
 export async function seedItems(
   db: Db,
   target: { contract: { id: string }; collection: { id: string } },
   items: ContentItem[],
   state: ItemState = 'published',
 ): Promise<number> {
+  const detected = await Promise.all(items.map(withLanguage));
   return db.transaction().execute((trx) =>
-    storeItems(trx, { collectionId: target.collection.id, contractId: target.contract.id, inputId: '0'.repeat(24), state }, items),
+    storeItems(trx, { collectionId: target.collection.id, contractId: target.contract.id, inputId: '0'.repeat(24), state }, detected),
   );
 }
 

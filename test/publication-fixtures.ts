@@ -2,7 +2,7 @@
  * Items and customizations for the publication tests: one item of each type, a malicious one,
  * and inline SVG images (data: URLs), so no test ever loads anything from outside.
  */
-import type { ContentItem } from '../src/collect/item.ts';
+import type { ContentItem } from '../src/item.ts';
 import { newId } from '../src/lib/ids.ts';
 import { audit } from '../src/lib/time.ts';
 import type { Db } from '../src/store/db.ts';

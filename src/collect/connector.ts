@@ -1,12 +1,13 @@
 /**
- * The shape every connector has (one module per service, listed in `connectors/index.ts`).
+ * The shape every connector has (one module per service of the service table, `services.ts`,
+ * listed in `connectors/index.ts`).
  *
  * A connector turns one input's query into content items (interface §2.8). It keeps whatever
  * it needs between polls (HTTP validators, cursors) in `state`, an opaque JSON object that the
  * store saves with the input and hands back on the next poll.
  */
-import type { ServiceSettings } from '../config.ts';
-import type { ContentItem } from './item.ts';
+import type { Service, ServiceSettings } from '../services.ts';
+import type { ContentItem } from '../item.ts';
 
 /** What a connector knows of the input it collects for (interface §2.3). */
 export interface SourceInput {
@@ -53,9 +54,9 @@ export interface CollectResult {
   nextRunAt?: number;
 }
 
+/** A connector collects for every input type its row in the service table lists. */
 export interface Connector {
-  service: string;
-  types: readonly string[];
+  service: Service;
   collect(input: SourceInput, state: Record<string, unknown>, ctx: CollectContext): Promise<CollectResult>;
 }
 

@@ -7,15 +7,20 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, buildTenant, type TestContext } from '../../test/helper.ts';
+import { build, buildItem, buildTenant, type TestContext } from '../../test/helper.ts';
 import { loadConfig } from '../config.ts';
 import { findInput } from '../store/inputs.ts';
+import { storeItems } from '../store/items.ts';
 import { createFetcher } from './fetch.ts';
 import { nextDelaySeconds, refreshInput } from './refresh.ts';
 import { startCollector } from './scheduler.ts';
 
 const guardian = readFileSync(new URL('../../test/fixtures/rss/guardian-rss2-media-content.rss', import.meta.url));
 const heise = readFileSync(new URL('../../test/fixtures/rss/heise-atom.atom', import.meta.url));
+/** A feed that names no language: one German entry, one too short to tell. */
+const unnamed = `<?xml version="1.0"?><rss version="2.0"><channel><title>Lokal</title><link>https://lokal.example/</link>
+<item><guid>de</guid><title>Neue Brücke über den Fluss</title><description>Die Stadt hat heute beschlossen, dass die alte Brücke im nächsten Jahr durch einen Neubau ersetzt wird.</description></item>
+<item><guid>short</guid><title>ok</title></item></channel></rss>`;
 
 let server: Server;
 let base: string;
@@ -27,6 +32,7 @@ beforeAll(async () => {
     hits[path] = (hits[path] ?? 0) + 1;
     if (path === '/guardian') return void res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(guardian);
     if (path === '/heise') return void res.writeHead(200, { 'content-type': 'application/atom+xml' }).end(heise);
+    if (path === '/unnamed') return void res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(unnamed);
     if (path === '/page') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><body>Hello</body></html>');
     if (path === '/limited') return void res.writeHead(429, { 'retry-after': '7200' }).end();
     if (path === '/slow') return; // never answers
@@ -53,7 +59,7 @@ async function createInput(ctx: TestContext, tenant: Awaited<ReturnType<typeof b
 
 async function queue(ctx: TestContext, tenant: Awaited<ReturnType<typeof buildTenant>>) {
   const response = await ctx.app.inject(`/v1/queue/${tenant.contract.slug}?q=${tenant.collection.slug}&since=0&access_token=${tenant.token}`);
-  return response.json() as { id: string; state: string }[];
+  return response.json() as { id: string; state: string; title?: string; language?: string }[];
 }
 
 describe('nextDelaySeconds', () => {
@@ -126,6 +132,21 @@ describe('refreshInput', () => {
     const after = (await findInput(ctx.db, input.id))!;
     expect(after.lastError).toContain('429');
     expect(after.nextRunAt).toBeGreaterThanOrEqual(t0 + 7_200_000);
+  });
+
+  it('detects the language of items whose source names none, before storing them; the store keeps what it is given', async () => {
+    const ctx = await build();
+    const tenant = await buildTenant(ctx.db);
+    const input = await createInput(ctx, tenant, '/unnamed');
+    expect(await refreshInput(ctx.db, input, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 })).toBe(2);
+    const items = await queue(ctx, tenant);
+    expect(items.find((item) => item.title === 'Neue Brücke über den Fluss')?.language).toBe('de');
+    expect(items.find((item) => item.title === 'ok')).not.toHaveProperty('language');
+    // The store itself detects nothing: an item written straight through it keeps no language.
+    const german = buildItem({ id: 'rss_direct', text: 'Die Stadt hat heute beschlossen, dass die alte Brücke im nächsten Jahr ersetzt wird.' });
+    await ctx.db.transaction().execute((trx) =>
+      storeItems(trx, { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: input.id, state: 'published' }, [german]));
+    expect((await queue(ctx, tenant)).find((item) => item.id === 'rss_direct')).not.toHaveProperty('language');
   });
 
   it('queues the items of an input with display false as unpublished', async () => {

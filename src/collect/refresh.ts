@@ -2,10 +2,11 @@
  * Refreshes one input (decisions §9): fetch through its connector → decide on each item with the
  * filter that governs it (decisions §6, `filter-cache.ts`) → store the accepted items that are
  * new to its collection, record the rejected items new to this input → update its schedule and
- * status (`collected`, `rejected`), all writes in one transaction. An item already in the
- * collection is neither filtered again nor counted; one this input already rejected is not
- * counted again. Items are judged at the poll's `now` (`datediff`), with their language detected
- * first so `language` rules see what the queue will show. A filter that cannot compile fails
+ * status (`collected`, `rejected`), all writes in one transaction, through the store. An item
+ * already in the collection (asked once per poll) is neither stored nor counted again; one this
+ * input already rejected is not counted again. Each item's language is detected here, once,
+ * before filtering (the source's own wins), so `language` rules see what the queue will show;
+ * items are judged at the poll's `now` (`datediff`). A filter that cannot compile fails
  * the poll (nothing stored, `lastError` says why) rather than letting everything through. A failure is
  * recorded in the input's status (`lastError`) and pushes the next poll back exponentially, up
  * to 1 h (or the input's interval when that is longer), and never before a source's
@@ -13,19 +14,19 @@
  * affected.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { sql } from 'kysely';
-import { iso } from '../lib/time.ts';
-import { detectLanguage } from '../lib/language.ts';
 import { type Decision, evaluate, FilterError } from '../filter/engine.ts';
+import type { ContentItem } from '../item.ts';
+import { withLanguage } from '../lib/language.ts';
+import { iso } from '../lib/time.ts';
 import type { Db } from '../store/db.ts';
-import { storeItems } from '../store/items.ts';
+import { inputUnchanged, recordPollFailure, recordPollSuccess } from '../store/inputs.ts';
+import { storedItemIds, storeItems } from '../store/items.ts';
 import { type NewRejection, recordRejections } from '../store/rejections.ts';
 import type { InputRow } from '../store/tables.ts';
 import { type CollectContext, SourceError } from './connector.ts';
 import { connectorFor } from './connectors/index.ts';
 import { FetchError } from './fetch.ts';
 import { type FilterCache, filterCache } from './filter-cache.ts';
-import type { ContentItem } from './item.ts';
 
 const MAX_BACKOFF_S = 3600;
 /** A permanent failure parks the input this long; changing the input makes it due at once. */
@@ -59,30 +60,25 @@ export async function refreshInput(
     if (!connector) throw new SourceError(`service ${input.service} is not supported by this version yet`);
     const result = await connector.collect(input, JSON.parse(input.sourceState) as Record<string, unknown>, { fetch: ctx.fetch, services: ctx.services, now });
     const governing = await (ctx.filters ?? filterCache(db)).governing(input);
-    const items = governing ? await withLanguage(result.items) : result.items;
+    const items: ContentItem[] = [];
+    for (const item of result.items) items.push(await withLanguage(item));
     const decisions = new Map<ContentItem, Decision>(governing ? items.map((item) => [item, evaluate(governing.compiled, item, now)]) : []);
     const accepted = items.filter((item) => decisions.get(item)?.accepted !== false);
     const finished = Date.now();
     return await db.transaction().execute(async (trx) => {
-      const current = await trx.selectFrom('inputs').select('lastModified').where('id', '=', input.id).executeTakeFirst();
-      if (current?.lastModified !== input.lastModified) return 0;
+      if (!(await inputUnchanged(trx, input))) return 0;
+      const known = await storedItemIds(trx, input.collectionId, items.map((item) => item.id));
       const state = input.display ? 'published' : 'unpublished';
-      const added = await storeItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state }, accepted, finished);
-      const rejected = await recordRejections(trx, { inputId: input.id, contractId: input.contractId }, await newRejections(trx, input.collectionId, decisions), finished);
-      await trx
-        .updateTable('inputs')
-        .set({
-          sourceState: JSON.stringify(result.state),
-          lastRun: iso(now),
-          lastSuccess: iso(finished),
-          lastError: null,
-          failures: 0,
-          nextRunAt: Math.max(finished + nextDelaySeconds(ctx.pollInterval, 0) * 1000, result.nextRunAt ?? 0),
-          collected: sql<number>`collected + ${added}`,
-          rejected: sql<number>`rejected + ${rejected}`,
-        })
-        .where('id', '=', input.id)
-        .execute();
+      const added = await storeItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state }, accepted, finished, known);
+      const rejected = await recordRejections(trx, { inputId: input.id, contractId: input.contractId }, rejections(decisions, known), finished);
+      await recordPollSuccess(trx, input.id, {
+        sourceState: JSON.stringify(result.state),
+        lastRun: iso(now),
+        lastSuccess: iso(finished),
+        nextRunAt: Math.max(finished + nextDelaySeconds(ctx.pollInterval, 0) * 1000, result.nextRunAt ?? 0),
+        collected: added,
+        rejected,
+      });
       return added;
     });
   } catch (error) {
@@ -90,37 +86,17 @@ export async function refreshInput(
     const failures = input.failures + 1;
     const retryAfterMs = error instanceof SourceError ? error.retryAfterMs : undefined;
     const delayMs = error instanceof SourceError && error.permanent ? PARKED_MS : nextDelaySeconds(ctx.pollInterval, failures, retryAfterMs) * 1000;
-    await db
-      .updateTable('inputs')
-      .set({ lastRun: iso(now), lastError: describe(error), failures, nextRunAt: Date.now() + delayMs })
-      .where('id', '=', input.id)
-      .where('lastModified', '=', input.lastModified)
-      .execute();
+    await recordPollFailure(db, input, { lastRun: iso(now), lastError: describe(error), failures, nextRunAt: Date.now() + delayMs });
     return 0;
   }
 }
 
-/** The items with the language the store would give them (the source's, else detected). */
-async function withLanguage(items: ContentItem[]): Promise<ContentItem[]> {
-  const out: ContentItem[] = [];
-  for (const item of items) {
-    const language = item.language ?? (await detectLanguage(item.title, item.text));
-    out.push(language && !item.language ? { ...item, language } : item);
-  }
-  return out;
-}
-
-/** The rejections among `decisions`, leaving out items already in the collection's queue. */
-async function newRejections(trx: Parameters<typeof storeItems>[0], collectionId: string, decisions: Map<ContentItem, Decision>): Promise<NewRejection[]> {
+/** The rejections among `decisions`, leaving out items the collection already holds (`known`). */
+function rejections(decisions: Map<ContentItem, Decision>, known: Set<string>): NewRejection[] {
   const rejected: NewRejection[] = [];
   for (const [item, decision] of decisions) {
-    if (decision.accepted) continue;
+    if (decision.accepted || known.has(item.id)) continue;
     rejected.push({ itemId: item.id, url: item.url, title: item.title ?? null, setId: decision.set.id, setName: decision.set.name, rule: decision.rule, reason: decision.reason });
   }
-  const stored = new Set<string>();
-  for (let i = 0; i < rejected.length; i += 200) {
-    const ids = rejected.slice(i, i + 200).map((r) => r.itemId);
-    for (const row of await trx.selectFrom('items').select('id').where('collectionId', '=', collectionId).where('id', 'in', ids).execute()) stored.add(row.id);
-  }
-  return rejected.filter((r) => !stored.has(r.itemId));
+  return rejected;
 }

@@ -33,3 +33,14 @@ export async function detectLanguage(...texts: (string | undefined | null)[]): P
   const result = (await load()).detect(text);
   return result.language && result.isReliable() ? result.language : undefined;
 }
+
+/**
+ * The item with its language: the source's own when it names one, else the one detected from its
+ * title and text, else none (`docs/api.md`, "Content items"). Returns the same object when
+ * nothing changes.
+ */
+export async function withLanguage<T extends { title?: string; text: string; language?: string }>(item: T): Promise<T> {
+  if (item.language) return item;
+  const language = await detectLanguage(item.title, item.text);
+  return language ? { ...item, language } : item;
+}

@@ -3,7 +3,7 @@
  * embeds, safe URLs only, the author's initial for the avatar, a relative time and the kudos.
  * Pure functions; `now` is an argument.
  */
-import type { ContentItem } from '../collect/item.ts';
+import type { ContentItem } from '../item.ts';
 import { safeImageUrl, safeUrl, sanitizeEmbed, sanitizeText } from './sanitize.ts';
 
 export interface ItemView {

@@ -4,10 +4,9 @@
  */
 import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES, validationError } from '../errors.ts';
+import { ITEM_TYPES } from '../item.ts';
+import { serviceRow } from '../services.ts';
 import type { Circle, ItemQuery } from '../store/items.ts';
-
-export const SERVICES = ['twitter', 'facebook', 'instagram', 'youtube', 'tumblr', 'vimeo', 'flickr', 'vk', 'rss', 'mastodon', 'bluesky'];
-export const ITEM_TYPES = ['video', 'image', 'link', 'status', 'embed', 'comment'];
 
 /** JSONP callback names (decisions §7). */
 export const CALLBACK = '^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$';
@@ -95,8 +94,8 @@ function circle(value: string | undefined, invalid: Invalid[]): Circle | undefin
  */
 export function itemQuery(collectionId: string, query: ReadQuery, now = Date.now()): ItemQuery {
   const invalid: Invalid[] = [];
-  const services = list(query.service, 'service', (v) => SERVICES.includes(v), invalid);
-  const types = list(query.type, 'type', (v) => ITEM_TYPES.includes(v), invalid);
+  const services = list(query.service, 'service', (v) => serviceRow(v) !== undefined, invalid);
+  const types = list(query.type, 'type', (v) => (ITEM_TYPES as readonly string[]).includes(v), invalid);
   const languages = list(query.language, 'language', (v) => /^[a-z]{2}$/.test(v), invalid);
   const location = circle(query.location, invalid);
   const sinceMs = query.since !== undefined ? query.since * 1000 : now - 24 * 3600 * 1000;

@@ -3,7 +3,7 @@
  * collection; plus the collector's bookkeeping (schedule, errors, counters, source state).
  * Every read by id returns the row whatever its contract: callers check access.
  */
-import type { Transaction } from 'kysely';
+import { type Transaction, sql } from 'kysely';
 import type { Db } from './db.ts';
 import type { Database, InputRow, InputUpdate, NewInput } from './tables.ts';
 
@@ -81,4 +81,52 @@ export async function claimDueInputs(db: Db, now: number, limit: number, leaseMs
     .execute();
   const ids = new Set(won.map((row) => row.id));
   return due.filter((input) => ids.has(input.id)).map((input) => ({ ...input, nextRunAt: until }));
+}
+
+/**
+ * Whether `input` is still as the collector read it (same `lastModified`), inside the poll's
+ * transaction: a poll of an input changed meanwhile is dropped, as the change scheduled a new one.
+ */
+export async function inputUnchanged(trx: Transaction<Database>, input: Pick<InputRow, 'id' | 'lastModified'>): Promise<boolean> {
+  const current = await trx.selectFrom('inputs').select('lastModified').where('id', '=', input.id).executeTakeFirst();
+  return current?.lastModified === input.lastModified;
+}
+
+/**
+ * Records a successful poll of input `id`: the connector's new `sourceState` (JSON), the times
+ * (`lastRun`, `lastSuccess` ISO 8601; `nextRunAt` ms), no error, no failures, and `collected` and
+ * `rejected` grown by this poll's new items and rejections (in SQL, so concurrent writers add up).
+ */
+export async function recordPollSuccess(
+  trx: Transaction<Database>,
+  id: string,
+  poll: { sourceState: string; lastRun: string; lastSuccess: string; nextRunAt: number; collected: number; rejected: number },
+): Promise<void> {
+  await trx
+    .updateTable('inputs')
+    .set({
+      sourceState: poll.sourceState,
+      lastRun: poll.lastRun,
+      lastSuccess: poll.lastSuccess,
+      lastError: null,
+      failures: 0,
+      nextRunAt: poll.nextRunAt,
+      collected: sql<number>`collected + ${poll.collected}`,
+      rejected: sql<number>`rejected + ${poll.rejected}`,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * Records a failed poll of `input` (`lastRun` ISO 8601, `lastError` the message shown in its
+ * status, the count of consecutive `failures`, `nextRunAt` ms), unless the input was changed
+ * since it was read (then the change's own schedule stands).
+ */
+export async function recordPollFailure(
+  db: Db,
+  input: Pick<InputRow, 'id' | 'lastModified'>,
+  poll: { lastRun: string; lastError: string; failures: number; nextRunAt: number },
+): Promise<void> {
+  await db.updateTable('inputs').set(poll).where('id', '=', input.id).where('lastModified', '=', input.lastModified).execute();
 }

@@ -8,9 +8,9 @@
  * collection changed (page cache) and what changed (event streams).
  */
 import { type Transaction, sql } from 'kysely';
-import type { ContentItem } from '../collect/item.ts';
+import type { ContentItem } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
-import { detectLanguage } from '../lib/language.ts';
+import { insertNew } from './batch.ts';
 import type { Db } from './db.ts';
 import type { Database, ItemRow } from './tables.ts';
 
@@ -30,60 +30,56 @@ async function bumpVersion(trx: Transaction<Database>, collectionId: string): Pr
   return Number(row.version);
 }
 
+/** The ids among `ids` that the collection already holds (any number of ids; asked in batches). */
+export async function storedItemIds(db: Db | Transaction<Database>, collectionId: string, ids: string[]): Promise<Set<string>> {
+  const known = new Set<string>();
+  for (let i = 0; i < ids.length; i += BATCH) {
+    const rows = await db.selectFrom('items').select('id').where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
+    for (const row of rows) known.add(row.id);
+  }
+  return known;
+}
+
 /**
  * Stores the items not yet in the collection, in state `state`; returns how many were new.
- * Items already stored (by id) are left untouched, moderation included. An item without a
- * language gets the one detected from its title and text, when the detector is sure.
+ * Items already stored (by id) are left untouched, moderation included; `known` are the ids the
+ * caller already found stored in this transaction (`storedItemIds`), else they are asked here.
+ * An item is stored with the language it has: the collector detects a missing one before
+ * filtering (`lib/language.ts`), so the queue shows what the filter saw.
  */
 export async function storeItems(
   trx: Transaction<Database>,
   target: { collectionId: string; contractId: string; inputId: string; state: ItemState },
   items: ContentItem[],
   now = Date.now(),
+  known?: Set<string>,
 ): Promise<number> {
-  const known = new Set<string>();
-  for (let i = 0; i < items.length; i += BATCH) {
-    const ids = items.slice(i, i + BATCH).map((item) => item.id);
-    const rows = await trx.selectFrom('items').select('id').where('collectionId', '=', target.collectionId).where('id', 'in', ids).execute();
-    for (const row of rows) known.add(row.id);
-  }
-  const fresh = [...new Map(items.filter((item) => !known.has(item.id)).map((item) => [item.id, item])).values()];
+  const stored = known ?? (await storedItemIds(trx, target.collectionId, items.map((item) => item.id)));
+  const fresh = [...new Map(items.filter((item) => !stored.has(item.id)).map((item) => [item.id, item])).values()];
   if (!fresh.length) return 0;
   const seq = await bumpVersion(trx, target.collectionId);
-  let added = 0;
-  for (let i = 0; i < fresh.length; i += BATCH) {
-    const values = [];
-    for (const item of fresh.slice(i, i + BATCH)) {
-      const { state: _ignored, ...body } = item;
-      const language = item.language ?? (await detectLanguage(item.title, item.text));
-      if (language) body.language = language;
-      values.push({
-        collectionId: target.collectionId,
-        id: item.id,
-        contractId: target.contractId,
-        inputId: target.inputId,
-        service: item.service,
-        type: item.type,
-        state: target.state,
-        dateMs: Date.parse(item.date),
-        score: item.kudos.score,
-        language: language ?? null,
-        latitude: item.location?.latitude ?? null,
-        longitude: item.location?.longitude ?? null,
-        // Unpublished arrivals are not news to streams (and their ids stay private) until moderated.
-        seq: target.state === 'published' ? seq : 0,
-        body: JSON.stringify(body),
-        createdAt: now,
-      });
-    }
-    const result = await trx
-      .insertInto('items')
-      .values(values)
-      .onConflict((oc) => oc.columns(['collectionId', 'id']).doNothing())
-      .executeTakeFirst();
-    added += Number(result.numInsertedOrUpdatedRows ?? 0);
-  }
-  return added;
+  const rows = fresh.map((item) => {
+    const { state: _ignored, ...body } = item;
+    return {
+      collectionId: target.collectionId,
+      id: item.id,
+      contractId: target.contractId,
+      inputId: target.inputId,
+      service: item.service,
+      type: item.type,
+      state: target.state,
+      dateMs: Date.parse(item.date),
+      score: item.kudos.score,
+      language: item.language ?? null,
+      latitude: item.location?.latitude ?? null,
+      longitude: item.location?.longitude ?? null,
+      // Unpublished arrivals are not news to streams (and their ids stay private) until moderated.
+      seq: target.state === 'published' ? seq : 0,
+      body: JSON.stringify(body),
+      createdAt: now,
+    };
+  });
+  return insertNew(trx, 'items', rows, ['collectionId', 'id'], BATCH);
 }
 
 /** A circle on the Earth: centre in degrees, radius in meters. */

@@ -4,6 +4,7 @@
  * recent rows are what `GET /collection/inputs/{id}/rejections` lists.
  */
 import type { Transaction } from 'kysely';
+import { insertNew } from './batch.ts';
 import type { Db } from './db.ts';
 import type { Database, RejectionRow } from './tables.ts';
 
@@ -23,17 +24,8 @@ export async function recordRejections(
   now: number,
 ): Promise<number> {
   const unique = [...new Map(rejections.map((r) => [r.itemId, r])).values()];
-  let added = 0;
-  for (let i = 0; i < unique.length; i += BATCH) {
-    const values = unique.slice(i, i + BATCH).map((r) => ({ ...r, inputId: target.inputId, contractId: target.contractId, createdAt: now }));
-    const result = await trx
-      .insertInto('rejections')
-      .values(values)
-      .onConflict((oc) => oc.columns(['inputId', 'itemId']).doNothing())
-      .executeTakeFirst();
-    added += Number(result.numInsertedOrUpdatedRows ?? 0);
-  }
-  return added;
+  const rows = unique.map((r) => ({ ...r, inputId: target.inputId, contractId: target.contractId, createdAt: now }));
+  return insertNew(trx, 'rejections', rows, ['inputId', 'itemId'], BATCH);
 }
 
 /** The input's most recent rejections, newest first, at most `limit`. */

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectorFor } from '../../src/collect/connectors/index.ts';
 import { createFetcher } from '../../src/collect/fetch.ts';
-import type { ContentItem } from '../../src/collect/item.ts';
+import type { ContentItem } from '../../src/item.ts';
 import { refreshInput } from '../../src/collect/refresh.ts';
 import { loadConfig } from '../../src/config.ts';
 import { setContractFilter } from '../../src/store/contracts.ts';

@@ -6,7 +6,7 @@
  */
 import { CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import type { ContentItem } from '../../src/collect/item.ts';
+import type { ContentItem } from '../../src/item.ts';
 import { destination, distanceMeters } from '../../src/lib/geo.ts';
 import { compileCount, compilePage, type ItemQuery } from '../../src/store/items.ts';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';

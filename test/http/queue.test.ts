@@ -4,7 +4,7 @@
  * filters, windows and stable paging.
  */
 import { describe, expect, it } from 'vitest';
-import type { ContentItem } from '../../src/collect/item.ts';
+import type { ContentItem } from '../../src/item.ts';
 import { createCollection } from '../../src/store/collections.ts';
 import { createContract } from '../../src/store/contracts.ts';
 import { build, buildClient, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';

@@ -14,8 +14,9 @@
  * (`createdAt`, unless later than `indexedAt`).
  */
 import { SourceError, type CollectContext, type Connector } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
-import { arr, embed, escapeHtml, httpUrl, image, isoDate, kudos, language, newestFirst, num, obj, str, textToHtml, type Json, type Seen } from './common.ts';
+import type { ContentItem, Media } from '../../item.ts';
+import { anchor, arr, embed, escapeHtml, httpUrl, image, isoDate, kudos, language, linkify, num, obj, str, type Json } from './normalize.ts';
+import { newestFirst, type Seen } from './paging.ts';
 import { getJson, quotaExhaustedUntil } from './http.ts';
 
 const LIMIT = 50;
@@ -37,17 +38,17 @@ export function facetsToHtml(text: string, facets: unknown[]): string {
       : kind === 'app.bsky.richtext.facet#tag' && str(feature.tag) ? hashtagUrl(str(feature.tag)!) : null;
     return { start: num(index.byteStart) ?? -1, end: num(index.byteEnd) ?? -1, href };
   }).filter((s) => s.href && s.start >= 0 && s.end > s.start).sort((a, b) => a.start - b.start);
-  if (!spans.length) return textToHtml(text, { tagUrl: hashtagUrl });
+  if (!spans.length) return linkify(text, { tag: hashtagUrl });
   const bytes = new TextEncoder().encode(text);
-  const decode = (a: number, b: number) => escapeHtml(new TextDecoder().decode(bytes.subarray(a, b)));
+  const decode = (a: number, b: number) => new TextDecoder().decode(bytes.subarray(a, b));
   let html = '';
   let at = 0;
   for (const s of spans) {
     if (s.start < at || s.end > bytes.length) continue;
-    html += decode(at, s.start) + `<a href="${escapeHtml(s.href!)}" rel="nofollow noopener">${decode(s.start, s.end)}</a>`;
+    html += escapeHtml(decode(at, s.start)) + anchor(s.href!, decode(s.start, s.end));
     at = s.end;
   }
-  return (html + decode(at, bytes.length)).replace(/\r?\n/g, '<br>\n');
+  return (html + escapeHtml(decode(at, bytes.length))).replace(/\r?\n/g, '<br>\n');
 }
 
 /** The media and item type of a post's `embed` view (images, video, external link, quote with media). */
@@ -126,7 +127,6 @@ async function session(ctx: CollectContext, renew: boolean): Promise<string> {
 /** The Bluesky connector; see the module docstring. State: `Seen`. */
 export const bluesky: Connector = {
   service: 'bluesky',
-  types: ['user', 'keyword'],
   async collect(input, state, ctx) {
     const settings = ctx.services.bluesky;
     const seen = state as Seen;

@@ -28,7 +28,7 @@ describe('facebook: page posts', () => {
       // 125 reactions + 2 × 10 shares + 13 comments
       kudos: { score: 158, facebook_likes: 125, facebook_shares: 10, facebook_comments: 13 },
     });
-    expect(items[0]!.text).toContain('<a href="https://fb.me/Ninja-Van-Success-Story">https://fb.me/Ninja-Van-Success-Story</a>');
+    expect(items[0]!.text).toContain('<a href="https://fb.me/Ninja-Van-Success-Story" rel="nofollow noopener">https://fb.me/Ninja-Van-Success-Story</a>');
     expect(items[0]).not.toHaveProperty('language');
     expect(items[0]).not.toHaveProperty('children'); // the fixture's comments.data is empty
     expect(items[1]).toMatchObject({ type: 'link', date: '2021-07-08T15:30:19.000Z' });
@@ -56,7 +56,7 @@ describe('facebook: page posts', () => {
     expect(items[0]!.media![0]).toMatchObject({ type: 'image', width: 720, height: 405 });
     expect(items[0]!.children).toEqual([{
       id: 'facebook_10158407654328553_1', service: 'facebook', type: 'comment',
-      text: 'Nice <a href="https://www.facebook.com/hashtag/graph">#graph</a>', tags: ['graph'], url: null,
+      text: 'Nice <a href="https://www.facebook.com/hashtag/graph" rel="nofollow noopener">#graph</a>', tags: ['graph'], url: null,
       date: '2021-08-10T18:45:03.000Z', author: { name: 'Ann', username: null, userid: '42', url: 'https://www.facebook.com/42' },
       media: null, kudos: { score: 2, facebook_likes: 2 },
     }]);

@@ -10,10 +10,10 @@
  * limits and throttling errors: see `graph.ts`.
  */
 import type { Connector } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
+import type { ContentItem, Media } from '../../item.ts';
 import { graphGet, graphNextRunAt } from './graph.ts';
 import { requireSetting } from './http.ts';
-import { hashtags, httpUrl, iframe, isoDate, type Json, kudos, linkify, num, obj, objs, str } from './normalize.ts';
+import { embed, hashtags, httpUrl, isoDate, type Json, kudos, linkify, num, obj, objs, str } from './normalize.ts';
 
 const COMMENT_FIELDS = 'id,message,created_time,from{id,name},like_count,permalink_url';
 const FIELDS = [
@@ -45,7 +45,7 @@ function attachmentMedia(attachment: Json, permalink: string | null): Media[] {
     const href = httpUrl(obj(attachment.target).url) ?? httpUrl(attachment.url) ?? permalink;
     if (!href) return image(attachment);
     const src = `https://www.facebook.com/plugins/video.php?href=${encodeURIComponent(href)}&show_text=false`;
-    return [{ type: 'embed', url: href, embed: iframe(src) }];
+    return embed('iframe', src, { url: href });
   }
   const subs = objs(obj(attachment.subattachments).data);
   return subs.length ? subs.flatMap(image) : image(attachment);
@@ -104,7 +104,6 @@ export function postToItem(post: Json, now: number): ContentItem {
 
 export const facebook: Connector = {
   service: 'facebook',
-  types: ['page'],
   async collect(input, state, ctx) {
     const { apiUrl, accessToken } = ctx.services.facebook;
     const token = requireSetting(accessToken, 'FACEBOOK_ACCESS_TOKEN', 'facebook');

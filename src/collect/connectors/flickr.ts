@@ -13,10 +13,11 @@
  *   A user input that is not an NSID needs the key (permanent error naming FLICKR_API_KEY).
  */
 import { SourceError, type CollectContext, type Connector } from '../connector.ts';
-import type { ContentItem } from '../item.ts';
-import { arr, embed, idOf, image, isoDate, kudos, newestFirst, num, obj, str, type Json, type Seen } from './common.ts';
+import type { ContentItem } from '../../item.ts';
+import { arr, embed, idOf, image, isoDate, kudos, num, obj, str, type Json } from './normalize.ts';
+import { newestFirst, type Seen } from './paging.ts';
 import { getJson, rateLimitResetMs } from './http.ts';
-import { parseFeed } from './rss.ts';
+import { parseFeed } from './feed.ts';
 
 const PER_PAGE = 100;
 const MAX_PAGES = 5;
@@ -120,7 +121,6 @@ async function fromFeed(ctx: CollectContext, query: Record<string, string>, stat
 /** The Flickr connector; see the module docstring. State: `Seen` (+ `nsid`, `nsidOf`) or feed validators. */
 export const flickr: Connector = {
   service: 'flickr',
-  types: ['tag', 'user'],
   async collect(input, state, ctx) {
     const value = input.input.trim().replace(/^#/, '');
     const key = ctx.services.flickr.apiKey;

@@ -1,8 +1,8 @@
 /**
- * The registry of connectors: a list, one module per service, each of the shape in
- * `../connector.ts`. A service without a connector here is accepted as an input but reported in
- * its status as not supported yet.
+ * The registry of connectors: one module per service of the service table (`services.ts`), each
+ * of the shape in `../connector.ts`. The type makes a service without a connector a compile error.
  */
+import type { Service } from '../../services.ts';
 import type { Connector } from '../connector.ts';
 import { bluesky } from './bluesky.ts';
 import { facebook } from './facebook.ts';
@@ -16,8 +16,9 @@ import { vimeo } from './vimeo.ts';
 import { vk } from './vk.ts';
 import { youtube } from './youtube.ts';
 
-export const connectors: readonly Connector[] = [rss, twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, mastodon, bluesky];
+const connectors: { readonly [S in Service]: Connector } = { rss, twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, mastodon, bluesky };
 
+/** The connector of `service`, or undefined for a name that is not a service. */
 export function connectorFor(service: string): Connector | undefined {
-  return connectors.find((connector) => connector.service === service);
+  return Object.hasOwn(connectors, service) ? connectors[service as Service] : undefined;
 }

@@ -41,7 +41,7 @@ describe('instagram: tag', () => {
     const quokka = items.find((i) => i.id === 'instagram_17842849828991925')!;
     expect(quokka).toMatchObject({ type: 'image', url: 'https://www.instagram.com/p/B8gonCEDBH0/', kudos: { score: 2030 + 60 } });
     expect(quokka.tags.slice(0, 3)).toEqual(['quokka', 'quokkas', 'perthlife']);
-    expect(quokka.text).toContain('<a href="https://www.instagram.com/explore/tags/quokka/">#quokka</a>');
+    expect(quokka.text).toContain('<a href="https://www.instagram.com/explore/tags/quokka/" rel="nofollow noopener">#quokka</a>');
     expect(quokka.media![0]).toMatchObject({ type: 'image', url: expect.stringMatching(/^https:\/\/scontent\.xx\.fbcdn\.net\/v\/t51\.2885-15\/84636247_/) });
   });
 });
@@ -60,7 +60,7 @@ describe('instagram: user through Business Discovery', () => {
       kudos: { score: 1, instagram_likes: 1, instagram_comments: 0 },
     });
     expect(items[0]!.media!.map((m) => m.type)).toEqual(['image', 'image', 'embed']);
-    expect((items[0]!.media![2] as { embed: string }).embed).toMatch(/^<video controls poster="https:\/\/scontent-gmp1-1\.cdninstagram\.com\/.+" src="https:\/\/video-gmp1-1\.cdninstagram\.com\/.+&amp;.+"><\/video>$/);
+    expect((items[0]!.media![2] as { embed: string }).embed).toMatch(/^<video controls src="https:\/\/video-gmp1-1\.cdninstagram\.com\/.+&amp;.+" poster="https:\/\/scontent-gmp1-1\.cdninstagram\.com\/.+"><\/video>$/);
   });
 });
 

@@ -14,10 +14,10 @@
  * not among those of the previous poll (`state.seen`). Rate limits: see `graph.ts`.
  */
 import { SourceError, type Connector } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
+import type { ContentItem, Media } from '../../item.ts';
 import { graphGet, graphNextRunAt } from './graph.ts';
 import { requireSetting } from './http.ts';
-import { arr, hashtags, httpUrl, isoDate, type Json, kudos, linkify, num, obj, objs, str, videoTag } from './normalize.ts';
+import { arr, embed, hashtags, httpUrl, isoDate, type Json, kudos, linkify, num, obj, objs, str } from './normalize.ts';
 
 const MEDIA_FIELDS = 'id,caption,media_type,media_url,thumbnail_url,permalink,timestamp,like_count,comments_count,children{media_type,media_url,thumbnail_url}';
 
@@ -31,7 +31,7 @@ function mediaOf(m: Json): Media[] {
     return children.length ? children : url ? [{ type: 'image', url }] : [];
   }
   if (!url) return [];
-  if (m.media_type === 'VIDEO') return [{ type: 'embed', url, embed: videoTag(url, httpUrl(m.thumbnail_url)) }];
+  if (m.media_type === 'VIDEO') return embed('video', url, { poster: m.thumbnail_url });
   return [{ type: 'image', url }];
 }
 
@@ -68,7 +68,6 @@ export function mediaToItem(m: Json, now: number, owner: Json = {}): ContentItem
 
 export const instagram: Connector = {
   service: 'instagram',
-  types: ['user', 'tag', 'location'],
   async collect(input, state, ctx) {
     if (input.type === 'location') throw new SourceError(NO_LOCATION_SEARCH, { permanent: true });
     const { apiUrl, accessToken, userId } = ctx.services.instagram;

@@ -16,8 +16,8 @@
  * `mastodon_<host>:<status id>` because status ids are per instance.
  */
 import { SourceError, type CollectContext, type Connector } from '../connector.ts';
-import type { ContentItem } from '../item.ts';
-import { arr, embed, idOf, image, isoDate, kudos, language, num, obj, str, type Json } from './common.ts';
+import type { ContentItem } from '../../item.ts';
+import { arr, embed, idOf, image, isoDate, kudos, language, num, obj, str, type Json } from './normalize.ts';
 import { getJson, quotaExhaustedUntil } from './http.ts';
 
 const LIMIT = 40;
@@ -108,7 +108,6 @@ async function lookup(ctx: CollectContext, origin: string, acct: string): Promis
 /** The Mastodon connector; see the module docstring. State: `{minId, accountId, accountOf}`. */
 export const mastodon: Connector = {
   service: 'mastodon',
-  types: ['tag', 'user'],
   async collect(input, state, ctx) {
     const { origin, host, name } = parseMastodonInput(input.type, input.input);
     let accountId: string | null = null;

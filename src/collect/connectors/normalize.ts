@@ -1,9 +1,12 @@
 /**
- * Small helpers the API connectors share to build content items (interface §2.8): reading
- * loosely typed JSON, dates to ISO 8601 UTC with ms, plain text to safe HTML with links, kudos
- * (decisions §9: score = likes + 2 × shares + comments) and embed markup with escaped attributes.
+ * The one vocabulary every connector uses to turn a payload into the content item
+ * (`docs/api.md`, "Content items"; `docs/services.md`): reading loosely typed JSON, dates to
+ * ISO 8601 UTC with milliseconds, languages, http(s) URLs, escaping, plain text to HTML with
+ * links (URLs found by linkify-it), hashtags, kudos, and image and embed media with escaped
+ * markup.
  */
-import type { ContentItem } from '../item.ts';
+import { LinkifyIt } from 'linkify-it';
+import type { ContentItem, Media } from '../../item.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -59,61 +62,106 @@ export function httpUrl(url: unknown, base?: string): string | null {
 }
 
 export interface LinkRules {
-  /** Where a URL in the text points and what it shows (e.g. X `t.co` → expanded URL); default: itself. */
+  /**
+   * Where a URL found in the text points and what it shows (e.g. X's `t.co` → the expanded URL
+   * and its display text); default: itself. Null leaves the URL as text.
+   */
   url?: (url: string) => { href: string; label: string } | null;
-  /** The link for `#tag`; null or absent leaves it as text. */
+  /** The link for `#tag` (given without `#`); null or absent leaves it as text. */
   tag?: (tag: string) => string | null;
-  /** The link for `@name`; null or absent leaves it as text. */
+  /** The link for `@name` (given without `@`); null or absent leaves it as text. */
   mention?: (name: string) => string | null;
 }
 
-const TOKEN = /(https?:\/\/[^\s<>"]*[^\s<>".,;:!?)\]'’”])|(?<![\p{L}\p{N}_&/])#([\p{L}\p{N}_]+)|(?<![\p{L}\p{N}_/.])@([A-Za-z0-9_](?:[A-Za-z0-9_.]*[A-Za-z0-9_])?)/gu;
+/**
+ * An `<a>` element for a link in third-party text: `href` and label escaped, and marked
+ * `rel="nofollow noopener"` (user-generated links, as search engines ask them to be marked:
+ * https://developers.google.com/search/docs/crawling-indexing/qualify-outbound-links).
+ */
+export const anchor = (href: string, label: string) => `<a href="${escapeHtml(href)}" rel="nofollow noopener">${escapeHtml(label)}</a>`;
+
+/** Links with a scheme only: bare domains (`fuzzyLink`) and e-mail addresses stay text. */
+const linkifier = new LinkifyIt().set({ fuzzyLink: false, fuzzyEmail: false });
 
 /**
- * Plain text as HTML: every piece escaped first, then http(s) URLs, `#tags` and `@mentions`
- * become `<a href>` links (href escaped too) as `rules` say; line breaks become `<br>`.
+ * `#tag` at a word start with at least one letter or `_` (X, Instagram and Facebook do not make
+ * all-digit hashtags), and `@name` (ASCII letters, digits, `_`, inner dots as Instagram allows) not
+ * inside an e-mail address or a word.
+ */
+const TOKEN = /(?<![\p{L}\p{N}_&/#@])#([\p{L}\p{N}_]*[\p{L}_][\p{L}\p{N}_]*)|(?<![\p{L}\p{N}_&/#@.])@([A-Za-z0-9_](?:[A-Za-z0-9_.]*[A-Za-z0-9_])?)/gu;
+
+/**
+ * Plain text as HTML: every character escaped; URLs with a scheme (found by linkify-it, kept when
+ * http(s)), `#tags` and `@mentions` become links (see `anchor`; every target must be http(s)) as
+ * `rules` say; line breaks become `<br>`.
  */
 export function linkify(text: string, rules: LinkRules = {}): string {
+  const words = (segment: string) => {
+    let out = '';
+    let last = 0;
+    for (const m of segment.matchAll(TOKEN)) {
+      const href = httpUrl(m[1] !== undefined ? rules.tag?.(m[1]) : rules.mention?.(m[2]!));
+      if (!href) continue;
+      out += escapeHtml(segment.slice(last, m.index)) + anchor(href, m[0]);
+      last = m.index + m[0].length;
+    }
+    return out + escapeHtml(segment.slice(last));
+  };
   let html = '';
   let last = 0;
-  const anchor = (href: string | null | undefined, label: string) =>
-    href ? `<a href="${escapeHtml(href)}">${escapeHtml(label)}</a>` : escapeHtml(label);
-  for (const m of text.matchAll(TOKEN)) {
-    html += escapeHtml(text.slice(last, m.index));
-    last = m.index + m[0].length;
-    if (m[1]) {
-      const link = rules.url ? rules.url(m[1]) : { href: m[1], label: m[1] };
-      html += link ? anchor(httpUrl(link.href), link.label) : '';
-    } else if (m[2]) html += anchor(rules.tag?.(m[2]), m[0]);
-    else html += anchor(rules.mention?.(m[3]!), m[0]);
+  for (const m of linkifier.match(text) ?? []) {
+    const link = rules.url ? rules.url(m.url) : { href: m.url, label: m.raw };
+    const href = link && httpUrl(link.href);
+    if (!link || !href) continue;
+    html += words(text.slice(last, m.index)) + anchor(href, link.label);
+    last = m.lastIndex;
   }
-  return (html + escapeHtml(text.slice(last))).replace(/\r?\n/g, '<br>\n');
+  return (html + words(text.slice(last))).replace(/\r?\n/g, '<br>\n');
 }
 
-/** The `#hashtags` of plain text, without `#`, first occurrence order, no duplicates. */
+/** The `#hashtags` of plain text (as `linkify` finds them, outside URLs too), without `#`, first occurrence order, each once. */
 export function hashtags(text: string | null): string[] {
-  const tags = [...(text ?? '').matchAll(TOKEN)].map((m) => m[2]).filter((t): t is string => !!t);
+  const tags = [...(text ?? '').matchAll(TOKEN)].map((m) => m[1]).filter((t): t is string => !!t);
   return [...new Set(tags)];
 }
 
 /**
- * Kudos of decisions §9: `score` = likes + 2 × shares + comments; every counter given is kept as
- * `<service>_<metric>` (absent counters are left out).
+ * Kudos (`docs/api.md`, "Content items"): `score` = likes + 2 × shares + comments of `score`;
+ * every counter of `counters` is kept as `<service>_<metric>` (absent counters are left out).
  */
 export function kudos(
   service: string,
+  score: { likes?: number | undefined; shares?: number | undefined; comments?: number | undefined },
   counters: Record<string, number | undefined>,
-  score: { likes?: number; shares?: number; comments?: number },
 ): ContentItem['kudos'] {
   const out: ContentItem['kudos'] = { score: (score.likes ?? 0) + 2 * (score.shares ?? 0) + (score.comments ?? 0) };
   for (const [metric, value] of Object.entries(counters)) if (value !== undefined) out[`${service}_${metric}`] = value;
   return out;
 }
 
-/** `<iframe>` embed markup (attributes escaped). */
-export const iframe = (src: string, width = 640, height = 360) =>
-  `<iframe width="${width}" height="${height}" src="${escapeHtml(src)}" frameborder="0" allowfullscreen></iframe>`;
+/** An image medium of an http(s) URL, with its size in pixels when known; none for another URL. */
+export function image(url: unknown, width?: number, height?: number): Media[] {
+  const src = httpUrl(url);
+  if (!src) return [];
+  return [{ type: 'image', url: src, ...(width && { width }), ...(height && { height }) }];
+}
 
-/** `<video>` embed markup for a video file, with an optional poster image (attributes escaped). */
-export const videoTag = (src: string, poster?: string | null) =>
-  `<video controls${poster ? ` poster="${escapeHtml(poster)}"` : ''} src="${escapeHtml(src)}"></video>`;
+/**
+ * A playable medium as an `embed` of an http(s) `src` (none for another URL): an `<iframe>`
+ * (640 × 360) for a player page, a `<video>`/`<audio>` element for a file; every attribute
+ * escaped. `url` is the medium's page (default: `src`); `poster` an image for a video;
+ * `duration` in seconds.
+ */
+export function embed(
+  kind: 'iframe' | 'video' | 'audio',
+  src: unknown,
+  options: { url?: string; poster?: unknown; duration?: number | undefined; title?: string | null | undefined } = {},
+): Media[] {
+  const source = httpUrl(src);
+  if (!source) return [];
+  const poster = kind === 'video' ? httpUrl(options.poster) : null;
+  const markup = kind === 'iframe'
+    ? `<iframe width="640" height="360" src="${escapeHtml(source)}"${options.title ? ` title="${escapeHtml(options.title)}"` : ''} frameborder="0" allowfullscreen></iframe>`
+    : `<${kind} controls src="${escapeHtml(source)}"${poster ? ` poster="${escapeHtml(poster)}"` : ''}></${kind}>`;
+  return [{ type: 'embed', url: options.url ?? source, embed: markup, ...(options.duration !== undefined && { duration: options.duration }) }];
+}

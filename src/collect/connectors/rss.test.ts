@@ -1,9 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SourceError, type SourceFetch, type SourceInput, type SourceResponse } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
-import { parseFeed, rss } from './rss.ts';
+import type { ContentItem, Media } from '../../item.ts';
+import { parseFeed } from './feed.ts';
+import { rss } from './rss.ts';
 import { loadConfig } from '../../config.ts';
+import { SERVICES } from '../../services.ts';
 
 const FIXTURES = new URL('../../../test/fixtures/rss/', import.meta.url);
 const FEED_URL = 'https://example.org/feed.xml';
@@ -215,7 +217,7 @@ describe('rss connector', () => {
 
   it('is the rss/feed connector', () => {
     expect(rss.service).toBe('rss');
-    expect(rss.types).toEqual(['feed']);
+    expect(SERVICES[rss.service].types).toEqual(['feed']);
   });
 
   it('sends the validators from state; 304 returns no items and the old state', async () => {

@@ -7,7 +7,7 @@
  * seen) are returned. 429 waits for `Retry-After` when given; 401/403/404 are permanent.
  */
 import type { Connector } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
+import type { ContentItem, Media } from '../../item.ts';
 import { getJson, requireSetting } from './http.ts';
 import { arr, httpUrl, idOf, isoDate, type Json, kudos, num, obj, objs, str } from './normalize.ts';
 
@@ -47,13 +47,12 @@ export function postToItem(post: Json): ContentItem {
     author: { name: str(blog.title) ?? name, username: name, userid: str(blog.uuid), url: httpUrl(blog.url) ?? (name ? `https://${name}.tumblr.com/` : null) },
     media: media.length ? media : null,
     // Notes mix likes and reblogs; they count as likes for the score.
-    kudos: kudos('tumblr', { notes }, { likes: notes }),
+    kudos: kudos('tumblr', { likes: notes }, { notes }),
   };
 }
 
 export const tumblr: Connector = {
   service: 'tumblr',
-  types: ['user', 'tag'],
   async collect(input, state, ctx) {
     const { apiUrl, apiKey } = ctx.services.tumblr;
     const key = requireSetting(apiKey, 'TUMBLR_API_KEY', 'tumblr');

@@ -36,8 +36,8 @@ describe('twitter: keyword search with includes', () => {
       kudos: { score: 0 },
     });
     expect(first!.text).toBe(
-      '<a href="https://x.com/snowman">@snowman</a> Ooo, thanks error message, public_metircs are not the metrics you’re looking for ' +
-      '<a href="https://twitter.com/happycamper/status/1276035977375477760/photo/1">pic.twitter.com/14TzLYBBXi</a>');
+      '<a href="https://x.com/snowman" rel="nofollow noopener">@snowman</a> Ooo, thanks error message, public_metircs are not the metrics you’re looking for ' +
+      '<a href="https://twitter.com/happycamper/status/1276035977375477760/photo/1" rel="nofollow noopener">pic.twitter.com/14TzLYBBXi</a>');
     expect(second).toMatchObject({ type: 'status', author: { username: 'snowman', name: 'Jim Moffitt', userid: '17200003' }, language: 'en' });
     expect(third!.language).toBeUndefined(); // `und`
     expect(state).toEqual({ sinceId: '1276035977375477760' });
@@ -80,8 +80,8 @@ describe('twitter: user timeline through the user lookup', () => {
       // likes 37 + 2 × (10 retweets + 1 quote) + 2 replies
       kudos: { score: 61, twitter_likes: 37, twitter_retweets: 10, twitter_replies: 2, twitter_quotes: 1 },
     });
-    expect(first.items[0]!.text).toContain('<a href="https://x.com/hashtag/TwitterAPI">#TwitterAPI</a>');
-    expect(first.items[0]!.text).toContain('<a href="https://x.com/suhemparack">@suhemparack</a>');
+    expect(first.items[0]!.text).toContain('<a href="https://x.com/hashtag/TwitterAPI" rel="nofollow noopener">#TwitterAPI</a>');
+    expect(first.items[0]!.text).toContain('<a href="https://x.com/suhemparack" rel="nofollow noopener">@suhemparack</a>');
     expect(first.state).toMatchObject({ username: 'TwitterDev', sinceId: '1364275610764201984' });
 
     api.requests.length = 0;

@@ -13,9 +13,9 @@
  * `x-rate-limit-reset`; a success with `x-rate-limit-remaining: 0` sets the next run there.
  */
 import { SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
+import type { ContentItem, Media } from '../../item.ts';
 import { getJson, rateLimitResetMs, requireSetting } from './http.ts';
-import { arr, hashtags, isoDate, type Json, kudos, language, linkify, num, obj, objs, str, videoTag, escapeHtml } from './normalize.ts';
+import { arr, embed, escapeHtml, hashtags, isoDate, type Json, kudos, language, linkify, num, obj, objs, str } from './normalize.ts';
 
 const FIELDS = {
   'tweet.fields': 'created_at,lang,public_metrics,entities,author_id,attachments,geo,referenced_tweets,conversation_id',
@@ -81,10 +81,10 @@ export function tweetToItem(tweet: Json, includes: Json, now: number, owner?: Js
       url: username ? `https://x.com/${username}` : null,
     },
     media: media.length ? media.map((m) => toMedia(m, id)) : null,
-    kudos: kudos('twitter', {
+    kudos: kudos('twitter', { likes: num(metrics.like_count), shares: (num(metrics.retweet_count) ?? 0) + (num(metrics.quote_count) ?? 0), comments: num(metrics.reply_count) }, {
       likes: num(metrics.like_count), retweets: num(metrics.retweet_count), replies: num(metrics.reply_count),
       quotes: num(metrics.quote_count), views: num(metrics.impression_count),
-    }, { likes: num(metrics.like_count), shares: (num(metrics.retweet_count) ?? 0) + (num(metrics.quote_count) ?? 0), comments: num(metrics.reply_count) }),
+    }),
     ...(placeLocation(place, tweet) && { location: placeLocation(place, tweet) }),
     ...(lang && { language: lang }),
   };
@@ -98,10 +98,10 @@ function toMedia(m: Json, tweetId: string): Media {
   }
   const mp4 = objs(m.variants).filter((v) => v.content_type === 'video/mp4').sort((a, b) => (num(b.bit_rate) ?? 0) - (num(a.bit_rate) ?? 0))[0];
   const status = `https://x.com/i/status/${tweetId}`;
-  const embed = mp4 ? videoTag(String(mp4.url), str(m.preview_image_url))
-    : `<blockquote class="twitter-tweet"><a href="${escapeHtml(status)}">${escapeHtml(status)}</a></blockquote>`;
   const ms = num(m.duration_ms);
-  return { type: 'embed', url: status, embed, ...(ms !== undefined && { duration: ms / 1000 }) };
+  const duration = ms !== undefined ? ms / 1000 : undefined;
+  const [video] = mp4 ? embed('video', mp4.url, { url: status, poster: m.preview_image_url, duration }) : [];
+  return video ?? { type: 'embed', url: status, embed: `<blockquote class="twitter-tweet"><a href="${escapeHtml(status)}">${escapeHtml(status)}</a></blockquote>`, ...(duration !== undefined && { duration }) };
 }
 
 /** Exact coordinates when the tweet has them, else the centre of the place's bounding box. */
@@ -125,7 +125,6 @@ async function lookUp(ctx: CollectContext, api: string, auth: Record<string, str
 
 export const twitter: Connector = {
   service: 'twitter',
-  types: ['user', 'keyword', 'tag', 'location'],
   async collect(input, state, ctx) {
     const { apiUrl, bearerToken } = ctx.services.twitter;
     const auth = { authorization: `Bearer ${requireSetting(bearerToken, 'TWITTER_BEARER_TOKEN', 'twitter')}` };

@@ -6,8 +6,9 @@
  * token. Newest first (`sort=date`); the cursor is the newest `release_time` seen.
  */
 import { SourceError, type Connector } from '../connector.ts';
-import type { ContentItem } from '../item.ts';
-import { arr, embed, image, isoDate, kudos, language, newestFirst, num, obj, str, textToHtml, type Json, type Seen } from './common.ts';
+import type { ContentItem } from '../../item.ts';
+import { arr, embed, image, isoDate, kudos, language, linkify, num, obj, str, type Json } from './normalize.ts';
+import { newestFirst, type Seen } from './paging.ts';
 import { getJson, quotaExhaustedUntil, requireSetting } from './http.ts';
 
 const PER_PAGE = 50;
@@ -51,7 +52,7 @@ export function vimeoItem(video: Json): ContentItem | null {
     service: 'vimeo',
     type: 'video',
     ...(title && { title }),
-    text: textToHtml(str(video.description) ?? '', { tagUrl: (t) => `https://vimeo.com/tag:${encodeURIComponent(t)}` }),
+    text: linkify(str(video.description) ?? '', { tag: (t) => `https://vimeo.com/tag:${encodeURIComponent(t)}` }),
     tags: arr(video.tags).map((t) => str(obj(t).name) ?? str(obj(t).tag)).filter((t) => t !== null),
     url: str(video.link),
     date: isoDate(video.release_time) ?? isoDate(video.created_time) ?? new Date(0).toISOString(),
@@ -70,7 +71,6 @@ export function vimeoItem(video: Json): ContentItem | null {
 /** The Vimeo connector; see the module docstring. State: `Seen` (newest date and ids). */
 export const vimeo: Connector = {
   service: 'vimeo',
-  types: ['user', 'album'],
   async collect(input, state, ctx) {
     const settings = ctx.services.vimeo;
     const token = requireSetting(settings.accessToken, 'VIMEO_ACCESS_TOKEN', 'vimeo');

@@ -64,7 +64,7 @@ describe('vk', () => {
       id: 'vk_-1_2171', type: 'video',
       author: { name: 'Павел Дуров', username: 'durov', userid: '100', url: 'https://vk.com/durov' },
       media: [{ type: 'embed', url: 'https://vk.com/video_ext.php?oid=-1&id=456239017', duration: 95,
-        embed: '<iframe src="https://vk.com/video_ext.php?oid=-1&amp;id=456239017" title="Clip &quot;one&quot;" frameborder="0" allowfullscreen></iframe>' }],
+        embed: '<iframe width="640" height="360" src="https://vk.com/video_ext.php?oid=-1&amp;id=456239017" title="Clip &quot;one&quot;" frameborder="0" allowfullscreen></iframe>' }],
     });
     expect(state).toEqual({ latest: '2023-11-14T22:23:20.000Z', ids: ['-1_2171'] });
   });

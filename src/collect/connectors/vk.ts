@@ -14,8 +14,9 @@
  * — is permanent. Ids are `vk_<owner_id>_<post id>` (strings).
  */
 import { SourceError, type CollectContext, type Connector } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
-import { arr, embed, escapeHtml, hashtags, idOf, image, isoDate, kudos, newestFirst, num, obj, str, textToHtml, type Json, type Seen } from './common.ts';
+import type { ContentItem, Media } from '../../item.ts';
+import { anchor, arr, embed, hashtags, idOf, image, isoDate, kudos, linkify, num, obj, str, type Json } from './normalize.ts';
+import { newestFirst, type Seen } from './paging.ts';
 import { getJson, requireSetting } from './http.ts';
 
 const VERSION = '5.199';
@@ -31,7 +32,7 @@ export function vkText(text: string): string {
   const parts = text.split(/(\[(?:id|club|public)\d+\|[^\]]+\])/);
   return parts.map((part) => {
     const m = /^\[((?:id|club|public)\d+)\|([^\]]+)\]$/.exec(part);
-    return m ? `<a href="https://vk.com/${m[1]}" rel="nofollow noopener">${escapeHtml(m[2]!)}</a>` : textToHtml(part, { tagUrl });
+    return m ? anchor(`https://vk.com/${m[1]}`, m[2]!) : linkify(part, { tag: tagUrl });
   }).join('');
 }
 
@@ -121,7 +122,6 @@ export function vkOwner(type: string, input: string): Record<string, string> {
 /** The VK connector; see the module docstring. State: `Seen`. */
 export const vk: Connector = {
   service: 'vk',
-  types: ['user', 'group', 'tag'],
   async collect(input, state, ctx) {
     const token = requireSetting(ctx.services.vk.accessToken, 'VK_ACCESS_TOKEN', 'vk');
     const seen = state as Seen;

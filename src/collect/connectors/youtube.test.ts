@@ -29,8 +29,8 @@ describe('youtube: keyless feed', () => {
       ],
       kudos: { score: 247, youtube_views: 4689, youtube_likes: 247 },
     });
-    expect(items[0]!.text).toContain('<a href="https://kotlinlang.org/docs/whatsnew21.html#multi-dollar-string-interpolation">');
-    expect(items[0]!.text).toContain('<a href="https://www.youtube.com/hashtag/kotlin">#kotlin</a>');
+    expect(items[0]!.text).toContain('<a href="https://kotlinlang.org/docs/whatsnew21.html#multi-dollar-string-interpolation" rel="nofollow noopener">');
+    expect(items[0]!.text).toContain('<a href="https://www.youtube.com/hashtag/kotlin" rel="nofollow noopener">#kotlin</a>');
     expect(state).toEqual({ feedEtag: '"e1"' });
   });
 

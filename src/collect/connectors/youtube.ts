@@ -16,9 +16,9 @@
  */
 import { parseFeed as parseXml } from '@rowanmanning/feed-parser';
 import { SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
-import type { ContentItem, Media } from '../item.ts';
+import type { ContentItem, Media } from '../../item.ts';
 import { getJson, type JsonResponse, rateLimitResetMs } from './http.ts';
-import { arr, httpUrl, iframe, isoDate, type Json, kudos, language, linkify, num, obj, objs, str, unescapeHtml } from './normalize.ts';
+import { arr, embed, httpUrl, isoDate, type Json, kudos, language, linkify, num, obj, objs, str, unescapeHtml } from './normalize.ts';
 
 const RATE_REASONS = new Set(['quotaExceeded', 'rateLimitExceeded', 'userRateLimitExceeded', 'dailyLimitExceeded']);
 const PAGE = '25';
@@ -57,6 +57,10 @@ function apiGet(ctx: CollectContext, path: string, params: Record<string, string
 }
 
 /** One `videos.list` resource as a content item; `handle` is the channel's `@name` when known. */
+/** The video's embedded player (https://developers.google.com/youtube/player_parameters), linked to its watch page. */
+const player = (id: string, duration?: number): Media[] =>
+  embed('iframe', `https://www.youtube.com/embed/${encodeURIComponent(id)}`, { url: `https://www.youtube.com/watch?v=${id}`, duration });
+
 export function videoToItem(v: Json, handle: string | null = null): ContentItem {
   const id = String(v.id);
   const snippet = obj(v.snippet);
@@ -69,8 +73,7 @@ export function videoToItem(v: Json, handle: string | null = null): ContentItem 
   const [latitude, longitude] = [num(place.latitude), num(place.longitude)];
   const [views, likes, comments] = [num(stats.viewCount), num(stats.likeCount), num(stats.commentCount)];
   const lang = language(snippet.defaultAudioLanguage) ?? language(snippet.defaultLanguage);
-  const media: Media[] = [{ type: 'embed', url: `https://www.youtube.com/watch?v=${id}`, embed: iframe(`https://www.youtube.com/embed/${encodeURIComponent(id)}`),
-    ...(duration !== undefined && { duration }) }];
+  const media = player(id, duration);
   const thumbUrl = httpUrl(thumb.url);
   if (thumbUrl) media.push({ type: 'image', url: thumbUrl, ...(num(thumb.width) !== undefined && { width: num(thumb.width)! }), ...(num(thumb.height) !== undefined && { height: num(thumb.height)! }) });
   return {
@@ -84,7 +87,7 @@ export function videoToItem(v: Json, handle: string | null = null): ContentItem 
     date: isoDate(snippet.publishedAt) ?? new Date(0).toISOString(),
     author: { name: str(snippet.channelTitle), username: handle, userid: channelId, url: channelId ? `https://www.youtube.com/channel/${channelId}` : null },
     media,
-    kudos: kudos('youtube', { views, likes, comments }, { likes, comments }),
+    kudos: kudos('youtube', { likes, comments }, { views, likes, comments }),
     ...(latitude !== undefined && longitude !== undefined && { location: { latitude, longitude } }),
     ...(lang && { language: lang }),
   };
@@ -105,7 +108,7 @@ export function feedToItems(body: Uint8Array, now: number): ContentItem[] {
     const likes = num(community?.findElementWithName('starrating')?.getAttribute('count'));
     const channelId = el.findElementWithName('channelid')?.textContent.trim() || null;
     const author = entry.authors[0];
-    const media: Media[] = [{ type: 'embed', url: `https://www.youtube.com/watch?v=${id}`, embed: iframe(`https://www.youtube.com/embed/${encodeURIComponent(id)}`) }];
+    const media = player(id);
     const thumbUrl = httpUrl(thumb?.getAttribute('url'));
     if (thumbUrl) media.push({ type: 'image', url: thumbUrl, ...(num(thumb!.getAttribute('width')) !== undefined && { width: num(thumb!.getAttribute('width'))! }), ...(num(thumb!.getAttribute('height')) !== undefined && { height: num(thumb!.getAttribute('height'))! }) });
     return [{
@@ -120,7 +123,7 @@ export function feedToItems(body: Uint8Array, now: number): ContentItem[] {
       date: isoDate(el.findElementWithName('published')?.textContent) ?? new Date(now).toISOString(),
       author: { name: author?.name ?? null, username: null, userid: channelId, url: httpUrl(author?.url) },
       media,
-      kudos: kudos('youtube', { views, likes }, { likes }),
+      kudos: kudos('youtube', { likes }, { views, likes }),
     }];
   });
 }
@@ -144,7 +147,6 @@ async function videos(ctx: CollectContext, ids: string[], handle: string | null)
 
 export const youtube: Connector = {
   service: 'youtube',
-  types: ['user', 'channel', 'playlist', 'keyword', 'location'],
   async collect(input, state, ctx) {
     const { apiKey, feedUrl } = ctx.services.youtube;
     const value = input.input.trim();

@@ -1,31 +1,18 @@
 /**
  * Request and response schemas of the inputs endpoints (interface §2.3, §4.2; decisions §5, §9),
  * and the rules a schema cannot say: which types each service has, location fields only (and
- * always) for type `location`, and the form of `input` per service.
+ * always) for type `location`, and the form of `input` per service (the last two from the
+ * service table, `services.ts`).
  */
 import { Type, type Static } from 'typebox';
 import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
+import { SERVICE_NAMES, serviceRow } from '../../services.ts';
 
 const Id = Type.String({ pattern: '^[0-9a-f]{24}$' });
 
-/** Services and their input types (decisions §5). */
-export const SERVICE_TYPES: Record<string, readonly string[]> = {
-  twitter: ['user', 'keyword', 'tag', 'location'],
-  facebook: ['page'],
-  instagram: ['user', 'tag', 'location'],
-  youtube: ['user', 'channel', 'playlist', 'keyword', 'location'],
-  tumblr: ['user', 'tag'],
-  vimeo: ['user', 'album'],
-  flickr: ['tag', 'user'],
-  vk: ['user', 'group', 'tag'],
-  rss: ['feed'],
-  mastodon: ['tag', 'user'],
-  bluesky: ['keyword', 'user'],
-};
-
 /** What every input body has: the source (required) and the optional settings. */
 const source = {
-  service: Type.Unsafe<string>({ type: 'string', enum: Object.keys(SERVICE_TYPES) }),
+  service: Type.Unsafe<string>({ type: 'string', enum: SERVICE_NAMES }),
   type: Type.String({ minLength: 1, maxLength: 32 }),
   input: Type.String({ minLength: 1, maxLength: 2048 }),
 };
@@ -71,8 +58,6 @@ export const Input = Type.Object({
   status: Type.Object({ lastRun: Time, lastSuccess: Time, lastError: Type.Union([Type.String(), Type.Null()]), nextRun: Time, collected: Type.Integer(), rejected: Type.Integer() }),
 });
 
-const mastodonInput = /^(?:[#@]?[\w.-]+@[a-z0-9.-]+\.[a-z]{2,}|https:\/\/[a-z0-9.-]+\.[a-z]{2,}\/(?:tags\/[\w.-]+|@[\w.-]+))$/i;
-
 /**
  * The rules of decisions §5 and §9 beyond the schema, for one input body; `prefix` is the
  * element path (`[3]`) for bulk bodies. Returns the offending properties (empty when valid).
@@ -80,7 +65,8 @@ const mastodonInput = /^(?:[#@]?[\w.-]+@[a-z0-9.-]+\.[a-z]{2,}|https:\/\/[a-z0-9
 export function inputRules(body: InputReplace, prefix = ''): Invalid[] {
   const at = (name: string) => (prefix ? `${prefix}.${name}` : name);
   const invalid: Invalid[] = [];
-  const types = SERVICE_TYPES[body.service] ?? [];
+  const service = serviceRow(body.service);
+  const types = service?.types ?? [];
   if (!types.includes(body.type)) {
     invalid.push({
       propertyName: at('type'),
@@ -96,25 +82,7 @@ export function inputRules(body: InputReplace, prefix = ''): Invalid[] {
       invalid.push({ propertyName: at(name), message: `${name} is only allowed for type location`, propertyValue: body[name], code: VALIDATION_CODES.type });
     }
   }
-  if (body.service === 'rss' && !isHttpUrl(body.input)) {
-    invalid.push({ propertyName: at('input'), message: 'input must be an absolute http(s) URL of a feed', propertyValue: body.input, code: VALIDATION_CODES.format });
-  }
-  if (body.service === 'mastodon' && !mastodonInput.test(body.input)) {
-    invalid.push({
-      propertyName: at('input'),
-      message: 'input must be tag@instance.host, user@instance.host, or an https tag or profile URL',
-      propertyValue: body.input,
-      code: VALIDATION_CODES.format,
-    });
-  }
+  const problem = service?.checkInput?.(body.input);
+  if (problem) invalid.push({ propertyName: at('input'), message: problem, propertyValue: body.input, code: VALIDATION_CODES.format });
   return invalid;
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
 }

@@ -1,14 +1,20 @@
 /**
- * The content item of interface §2.8: what every connector produces and what the queue,
- * content and moderation endpoints return. Connectors build it without `state`; the store adds
- * the state from the input's `display` (decisions §6.4).
+ * The content item (`docs/api.md`, "Content items"): what every connector produces, what the
+ * store keeps and what the queue, content and moderation endpoints return. Connectors build it
+ * without `state`; the store adds the state from the input's `display`. It sits at the top of
+ * `src/` so that the store, the collector, the filter and the readers share it without importing
+ * one another.
  */
+
+/** The item types, in the order the API documents them; the `type` read parameter accepts these. */
+export const ITEM_TYPES = ['video', 'image', 'link', 'status', 'embed', 'comment'] as const;
+export type ItemType = (typeof ITEM_TYPES)[number];
+
 export interface ContentItem {
   /** `<service>_<native id>` (decisions §7); for feeds the native id is a hash of guid or link. */
   id: string;
   service: string;
-  /** video, image, link, status, embed or comment. */
-  type: 'video' | 'image' | 'link' | 'status' | 'embed' | 'comment';
+  type: ItemType;
   title?: string;
   /** May contain HTML (kept as the source gives it). */
   text: string;

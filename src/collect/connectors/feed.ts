@@ -1,0 +1,272 @@
+/**
+ * Feed documents as content items: RSS 0.9x / 1.0 (RDF) / 2.0, Atom (RFC 4287) and JSON Feed
+ * 1.0/1.1 (https://www.jsonfeed.org/version/1.1/). XML is parsed by @rowanmanning/feed-parser;
+ * bytes are decoded here and JSON Feed is mapped here. The `rss` connector and Flickr's keyless
+ * public feed both read feeds through `parseFeed`.
+ */
+import { createHash } from 'node:crypto';
+import { parseFeed as parseXml } from '@rowanmanning/feed-parser';
+import type { ContentItem, Media } from '../../item.ts';
+import { SourceError } from '../connector.ts';
+import { arr, embed, escapeHtml, httpUrl, type Json, language, num, obj, str } from './normalize.ts';
+
+type XmlElement = ReturnType<typeof parseXml>['element'];
+type Kind = string | null;
+
+/** What both paths (XML, JSON) take from one entry before it is normalized. */
+interface Entry {
+  key: string | null;
+  title: string | null;
+  text: string;
+  tags: string[];
+  link: string | null;
+  date: Date | null;
+  author: { name: string | null; url: string | null } | null;
+  media: Array<{ url: string | null; kind: Kind; width?: number; height?: number; duration?: number }>;
+  location?: ContentItem['location'];
+  language: string | null;
+}
+
+const MONTHS = ['jan ene gen', 'feb fev fév', 'mar mär mrz', 'apr abr avr', 'may mai mag', 'jun juin giu',
+  'jul juil lug', 'aug ago aoû', 'sep set', 'oct out okt ott', 'nov', 'dec dez dic déc'];
+const ZONES: Record<string, number> = { ut: 0, utc: 0, gmt: 0, z: 0, est: -5, edt: -4, cst: -6, cdt: -5,
+  mst: -7, mdt: -6, pst: -8, pdt: -7, bst: 1, cet: 1, cest: 2 };
+/** RFC 822/2822 and common variants: localized names, 2-digit years, `1500` times, no zone. */
+const RFC822 =
+  /^(?:[^\d\s,]+,?\s*)?(\d{1,2})\s+([^\d\s.,]+)\.?,?\s+(\d{2,4})(?:\s+(\d{1,2}):?(\d{2})(?::(\d{2}))?)?\s*([a-z]+|[+-]\d\d:?\d\d)?\s*$/i;
+
+/** Plain text: tags removed, whitespace collapsed. */
+const plain = (s: string | null) => s?.replace(/<\/?[a-z][^<>]*>/gi, '').replace(/\s+/g, ' ').trim() || null;
+
+
+/** A date from RFC 822 text (variants too; no zone means UTC) or anything `Date.parse` reads; else null. */
+function parseDate(text: string | null | undefined): Date | null {
+  const s = text?.replace(/\s+/g, ' ').trim();
+  if (!s) return null;
+  const m = RFC822.exec(s);
+  const month = m ? MONTHS.findIndex((names) => names.split(' ').some((n) => m[2]!.toLowerCase().startsWith(n))) : -1;
+  if (m && month >= 0) {
+    let year = Number(m[3]);
+    if (m[3]!.length === 2) year += year < 50 ? 2000 : 1900;
+    const zone = m[7] ?? 'gmt';
+    const offset = /^[+-]/.test(zone)
+      ? (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)))
+      : (ZONES[zone.toLowerCase()] ?? 0) * 60;
+    const t = Date.UTC(year, month, Number(m[1]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
+    return new Date(t - offset * 60_000);
+  }
+  // ISO 8601 without a zone is read as UTC rather than as the host's local time.
+  const t = Date.parse(/^\d{4}-\d\d-\d\dT[\d:.]+$/.test(s) ? `${s}Z` : s);
+  return Number.isNaN(t) ? null : new Date(t);
+}
+
+/** The first readable date among `el`'s children named `names` (an HTML `<time datetime>` wins). */
+function firstDate(el: XmlElement, names: string[]): Date | null {
+  for (const child of names.flatMap((n) => el.findElementsWithName(n))) {
+    const date = parseDate(child.findElementWithName('time')?.getAttribute('datetime') ?? child.textContent);
+    if (date) return date;
+  }
+  return null;
+}
+
+/** Seconds from `hh:mm:ss`, `mm:ss` or plain seconds (itunes:duration). */
+const duration = (s: string | null | undefined) =>
+  num(s?.trim() ? s.trim().split(':').reduce((acc, part) => acc * 60 + Number(part), 0) : undefined);
+
+/** The media kind (image, video, audio) from a MIME type or Media RSS medium, else guessed from the URL. */
+function kindOf(type: string | null, url: string | null): Kind {
+  const kind = type?.toLowerCase().split('/')[0];
+  if (kind === 'image' || kind === 'video' || kind === 'audio') return kind;
+  if (/\.(jpe?g|png|gif|webp|avif)([?#]|$)/i.test(url ?? '')) return 'image';
+  if (/\.(mp4|m4v|webm|mov)([?#]|$)/i.test(url ?? '')) return 'video';
+  return /\.(mp3|m4a|aac|oga|ogg|opus|wav)([?#]|$)/i.test(url ?? '') ? 'audio' : null;
+}
+
+/** Media RSS content (also in groups), enclosures (RSS, Atom), media:thumbnail, itunes:image, in that order. */
+function xmlMedia(el: XmlElement): Entry['media'] {
+  const ns = (e: XmlElement, prefix: string, uri: RegExp) => e.namespace === prefix || uri.test(e.namespaceUri ?? '');
+  const mrss = (e: XmlElement) => ns(e, 'media', /search\.yahoo\.com\/mrss/);
+  const scopes = [el, ...el.findElementsWithName('group').filter(mrss)];
+  const itunes = duration(el.findElementsWithName('duration').find((e) => ns(e, 'itunes', /itunes/))?.textContent);
+  const sized = (e: XmlElement) => ({ width: num(e.getAttribute('width')), height: num(e.getAttribute('height')) });
+  const found: Array<Omit<Entry['media'][number], 'kind'> & { type: string | null }> = [
+    ...scopes.flatMap((s) => s.findElementsWithName('content').filter(mrss)).map((e) => ({
+      url: e.getAttributeAsUrl('url'), type: e.getAttribute('medium') ?? e.getAttribute('type'), ...sized(e),
+      duration: num(e.getAttribute('duration')) })),
+    ...el.findElementsWithName('enclosure')
+      .map((e) => ({ url: e.getAttributeAsUrl('url'), type: e.getAttribute('type') })),
+    ...el.findElementsWithName('link').filter((e) => e.getAttribute('rel') === 'enclosure')
+      .map((e) => ({ url: e.getAttributeAsUrl('href'), type: e.getAttribute('type') })),
+    ...scopes.flatMap((s) => s.findElementsWithName('thumbnail').filter(mrss))
+      .map((e) => ({ url: e.getAttributeAsUrl('url'), type: 'image', ...sized(e) })),
+    ...el.findElementsWithName('image').filter((e) => ns(e, 'itunes', /itunes/))
+      .map((e) => ({ url: e.getAttributeAsUrl('href'), type: 'image' })),
+  ];
+  return found.map(({ type, ...m }) => {
+    const kind = kindOf(type, m.url);
+    return { ...m, kind, duration: m.duration ?? (kind === 'video' || kind === 'audio' ? itunes : undefined) };
+  });
+}
+
+/** GeoRSS Simple `georss:point` ("lat lon", with `georss:featurename`) or W3C `geo:lat`/`geo:long`. */
+function xmlLocation(el: XmlElement): ContentItem['location'] {
+  const geo = (name: string) => el.findElementsWithName(name)
+    .find((e) => ['georss', 'geo'].includes(String(e.namespace)) || /georss|wgs84_pos/.test(e.namespaceUri ?? ''))
+    ?.textContent.trim();
+  const point = geo('point')?.split(/[\s,]+/);
+  const [latitude, longitude] = (point ?? [geo('lat'), geo('long')]).map(num);
+  if (latitude === undefined || longitude === undefined) return undefined;
+  if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return undefined;
+  const name = plain(geo('featurename') ?? null);
+  return name ? { latitude, longitude, name } : { latitude, longitude };
+}
+
+/** RSS/Atom entries via @rowanmanning/feed-parser, plus the feed's own date (the entries' fallback). */
+function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null } {
+  const feed = parseXml(text);
+  const feedLanguage = feed.language;
+  const entries = feed.items.map((item): Entry => {
+    const el = item.element;
+    const guid = el.findElementWithName('guid');
+    // RSS 2.0: a guid is the item's permalink unless isPermaLink="false".
+    const permalink = guid !== null && guid.getAttribute('ispermalink') !== 'false' && /^https?:\/\//i.test(item.id ?? '');
+    const ownTags = el.hasElementWithName('category') || el.hasElementWithName('subject');
+    const author = item.authors.find((a) => a.name) ?? item.authors[0];
+    return {
+      key: item.id,
+      title: item.title,
+      text: item.content ?? item.description ?? '',
+      tags: ownTags ? item.categories.map((c) => c.label ?? c.term) : [],
+      link: item.url ?? (permalink ? item.id : null),
+      date: firstDate(el, ['pubdate', 'published', 'issued', 'date', 'created', 'updated', 'modified']),
+      author: author ? { name: author.name, url: author.url } : null,
+      media: xmlMedia(el),
+      location: xmlLocation(el),
+      language: feedLanguage,
+    };
+  });
+  const feedDate = firstDate(feed.element, ['pubdate', 'published', 'date', 'lastbuilddate', 'updated', 'modified']);
+  return { entries, feedDate };
+}
+
+/** JSON Feed 1.0/1.1 items (`author` of 1.0, `authors` and `language` of 1.1). */
+function jsonEntries(text: string): Entry[] {
+  const feed = obj(JSON.parse(text));
+  if (!/jsonfeed\.org\/version\//.test(str(feed.version) ?? '') || !Array.isArray(feed.items)) {
+    throw new SourceError('not a feed: JSON document without a JSON Feed version and items');
+  }
+  return feed.items.map(obj).map((it): Entry => {
+    const author = obj(arr(it.authors)[0] ?? it.author ?? arr(feed.authors)[0] ?? feed.author);
+    const contentText = str(it.content_text);
+    return {
+      key: str(it.id) ?? (typeof it.id === 'number' ? String(it.id) : null),
+      title: str(it.title),
+      text: str(it.content_html) ?? (contentText ? escapeHtml(contentText) : null) ?? str(it.summary) ?? '',
+      tags: arr(it.tags).map(str).filter((t) => t !== null),
+      link: str(it.url) ?? str(it.external_url),
+      date: parseDate(str(it.date_published)) ?? parseDate(str(it.date_modified)),
+      author: str(author.name) || str(author.url) ? { name: str(author.name), url: str(author.url) } : null,
+      media: [
+        ...[it.image, it.banner_image].map((url) => ({ url: str(url), kind: 'image' })),
+        ...arr(it.attachments).map(obj).map((a) => ({
+          url: str(a.url), kind: kindOf(str(a.mime_type), str(a.url)), duration: num(a.duration_in_seconds) })),
+      ],
+      language: str(it.language) ?? str(feed.language),
+    };
+  });
+}
+
+/** An image or an `<audio>`/`<video>` embed (URL escaped for the attribute); other kinds are dropped. */
+function toMedia({ url, kind, width, height, duration }: Entry['media'][number]): Media[] {
+  if (!url) return [];
+  if (kind === 'image') {
+    return [{ type: 'image', url, ...(width !== undefined && { width }), ...(height !== undefined && { height }) }];
+  }
+  return kind === 'video' || kind === 'audio' ? embed(kind, url, { duration }) : [];
+}
+
+/** The bytes as text: BOM, else `charset`, else the XML declaration, else UTF-8; windows-1252 if that fails. */
+function decode(body: Uint8Array, contentType: string | undefined): string {
+  const head = new TextDecoder('windows-1252').decode(body.subarray(0, 1024));
+  const bom = head.startsWith('\xEF\xBB\xBF') ? 'utf-8'
+    : head.startsWith('\xFF\xFE') ? 'utf-16le' : head.startsWith('\xFE\xFF') ? 'utf-16be' : null;
+  let label = bom ?? /charset\s*=\s*["']?([^"';\s]+)/i.exec(contentType ?? '')?.[1]
+    ?? /^\s*<\?xml[^>]*?encoding\s*=\s*["']([^"']+)/.exec(head)?.[1] ?? 'utf-8';
+  if (!bom && /^utf-?16/i.test(label)) label = 'utf-8'; // an ASCII-readable document is not UTF-16
+  try {
+    return new TextDecoder(label, { fatal: true }).decode(body);
+  } catch {
+    return new TextDecoder('windows-1252').decode(body);
+  }
+}
+
+/**
+ * Parses a feed document into content items (pure but for the `now` default).
+ *
+ * - `body`: the raw bytes; `contentType`: the `Content-Type` header (its `charset` wins over the
+ *   XML declaration; unknown labels and bytes that do not decode fall back to windows-1252).
+ * - Formats: RSS 0.9x/1.0 (RDF)/2.0, Atom (RFC 4287), JSON Feed 1.0/1.1; GeoRSS locations.
+ * - `feedUrl`: the document's URL; relative links resolve against it. Only http(s) URLs are kept.
+ * - `now`: the date given to entries when neither the entry nor the feed has a readable date.
+ * - Items: `id` is `rss_` + the first 32 hex digits of SHA-256(guid/id, else link, else title and
+ *   date); duplicates and entries with neither guid, link nor title are dropped. `type` is `video`
+ *   when a media is video, else `link` when there is a link, else `status`.
+ *
+ * @throws SourceError `not a feed: …` when the document is neither an RSS/Atom nor a JSON feed.
+ */
+export function parseFeed(
+  body: Uint8Array, contentType: string | undefined, feedUrl: string, now: Date = new Date(),
+): ContentItem[] {
+  const text = decode(body, contentType).replace(/^[\s\uFEFF]+/, '');
+  let entries: Entry[];
+  let feedDate: Date | null = null;
+  try {
+    if (text.startsWith('{')) entries = jsonEntries(text);
+    else ({ entries, feedDate } = xmlEntries(text));
+  } catch (err) {
+    if (err instanceof SourceError) throw err;
+    throw new SourceError(`not a feed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  const seen = new Set<string>();
+  return entries.flatMap((entry) => {
+    const item = toItem(entry, feedDate ?? now, feedUrl);
+    if (!item || seen.has(item.id)) return [];
+    seen.add(item.id);
+    return [item];
+  });
+}
+
+/** One normalized item, or null when the entry has neither guid/id, link nor title. */
+function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | null {
+  const title = plain(e.title);
+  const url = httpUrl(e.link, feedUrl);
+  const key = e.key ?? url ?? (title ? `${title}\n${e.date?.toISOString() ?? ''}` : null);
+  if (!key) return null;
+  const bySrc = new Map<string, Entry['media'][number]>(); // one per URL: the first says, later ones fill in
+  for (const m of e.media) {
+    const src = httpUrl(m.url, feedUrl);
+    const p = src ? bySrc.get(src) : undefined;
+    if (src) {
+      bySrc.set(src, { url: src, kind: p?.kind ?? m.kind, width: p?.width ?? m.width, height: p?.height ?? m.height,
+        duration: p?.duration ?? m.duration });
+    }
+  }
+  const media = [...bySrc.values()].flatMap(toMedia);
+  const lang = language(e.language);
+  return {
+    id: `rss_${createHash('sha256').update(key).digest('hex').slice(0, 32)}`,
+    service: 'rss',
+    type: media.some((m) => m.type === 'embed' && m.embed.startsWith('<video')) ? 'video' : url ? 'link' : 'status',
+    ...(title && { title }),
+    text: e.text,
+    tags: [...new Set(e.tags.map((t) => t.trim()).filter(Boolean))],
+    url,
+    date: (e.date ?? fallbackDate).toISOString(),
+    author: { name: e.author?.name ?? null, username: null, userid: null, url: httpUrl(e.author?.url, feedUrl) },
+    media: media.length ? media : null,
+    kudos: { score: 0, rss_score: 0 },
+    ...(e.location && { location: e.location }),
+    ...(lang && { language: lang }),
+  };
+}
+
