@@ -24,6 +24,14 @@ export const HANDLER_VALIDATED = 'x-validated-by-handler';
 
 const accept = (() => true) as unknown as ValidateFunction;
 
+/**
+ * `schema` marked as validated by the handler (`HANDLER_VALIDATED`): documented in OpenAPI, not
+ * compiled by Fastify. Its static type is kept, but a handler must still `check` the value.
+ */
+export function handlerValidated<T extends TSchema>(schema: T): T {
+  return { ...schema, [HANDLER_VALIDATED]: true } as T;
+}
+
 /** Compiles a schema for one part of a request (`body` strict; others coerced). */
 export function compileFor(part: string | undefined, schema: object): ValidateFunction {
   if ((schema as Record<string, unknown>)[HANDLER_VALIDATED] === true) return accept;

@@ -5,12 +5,12 @@
  * of http/openapi.ts.
  *
  * A body the handler validates itself (after authentication, naming `[i].property` for bulk
- * bodies) is declared with `handlerValidated`: the schema documents the body, and the
- * validator compiler in `app.ts` skips it (see `http/validate.ts` `compileFor`).
+ * bodies) is declared with `handlerValidated` (`http/validate.ts`): the schema documents the
+ * body, and the validator compiler in `app.ts` skips it.
  */
 import { Type, type TSchema } from 'typebox';
 import { errorResponses, TOKEN_SECURITY } from '../http/openapi.ts';
-import { HANDLER_VALIDATED } from '../http/validate.ts';
+import { handlerValidated } from '../http/validate.ts';
 
 export const Id = Type.String({ pattern: '^[0-9a-f]{24}$', description: '24 lower-case hex characters' });
 export const IdParams = Type.Object({ id: Id });
@@ -28,11 +28,6 @@ export const common = {
   lastModified: Type.String({ format: 'date-time' }),
   lastModifiedBy: Type.String(),
 };
-
-/** `schema` marked as validated by the handler: documented, not compiled by Fastify. */
-export function handlerValidated(schema: TSchema): TSchema {
-  return { ...schema, [HANDLER_VALIDATED]: true } as TSchema;
-}
 
 /** Route schemas of the six record operations, for `tag` (OpenAPI tag) and the record schema. */
 export function recordRoutes(tag: string, record: TSchema, create: TSchema, update: TSchema) {

@@ -17,7 +17,7 @@ import { Type } from 'typebox';
 import type { Config } from '../config.ts';
 import { authenticationError, notFoundError } from '../errors.ts';
 import { errorResponses, textResponse } from '../http/openapi.ts';
-import { handlerValidated } from '../management/docs.ts';
+import { handlerValidated } from '../http/validate.ts';
 import { findCollectionBySlug } from '../store/collections.ts';
 import { findContract } from '../store/contracts.ts';
 import type { Db } from '../store/db.ts';

@@ -10,10 +10,11 @@ import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import { authenticate } from '../../http/authenticate.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
+import { handlerValidated } from '../../http/validate.ts';
 import { grantedContracts } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
 import type { ContractRow } from '../../store/tables.ts';
-import { common, handlerValidated, TokenQuery } from '../docs.ts';
+import { common, TokenQuery } from '../docs.ts';
 
 const { contractId: _contractId, ...fields } = common;
 const Contract = Type.Object({ ...fields, name: Type.String(), slug: Type.String() });

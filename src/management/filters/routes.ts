@@ -20,13 +20,13 @@ import type { Config } from '../../config.ts';
 import { forbiddenError, type Invalid, notFoundError, VALIDATION_CODES, validationError } from '../../errors.ts';
 import { compile, type Decision, evaluate, FilterError } from '../../filter/engine.ts';
 import { authenticate, requireContractAccess } from '../../http/authenticate.ts';
-import { problems } from '../../http/validate.ts';
+import { handlerValidated, problems } from '../../http/validate.ts';
 import { findCollection } from '../../store/collections.ts';
 import type { Db } from '../../store/db.ts';
 import { loadFilter } from '../../store/filter-sources.ts';
 import { storedItemsSince } from '../../store/items.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
-import { handlerValidated, TokenQuery } from '../docs.ts';
+import { TokenQuery } from '../docs.ts';
 import { requireFilterIn } from '../references.ts';
 import { FilterTest, FilterTestResult, MAX_ITEMS } from './schema.ts';
 
