@@ -15,17 +15,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import type { TSchema } from 'typebox';
-import { ApiError, conflictError, forbiddenError, type Invalid, notFoundError, validationError, VALIDATION_CODES } from '../errors.ts';
+import { ApiError, conflictError, type Invalid, validationError, VALIDATION_CODES } from '../errors.ts';
 import { authenticate, type Principal, requireContractAccess } from '../http/authenticate.ts';
 import { check, problems } from '../http/validate.ts';
 import { newId } from '../lib/ids.ts';
 import { audit, iso } from '../lib/time.ts';
-import { hasGrant } from '../store/contracts.ts';
 import type { Db } from '../store/db.ts';
 import type { User } from '../store/filters.ts';
 import { deleteRecords, type Executor, findRecord, insertRecord, listRecords, nameTaken, type RecordRow, type RecordTable, updateRecord } from '../store/records.ts';
 import type { Database } from '../store/tables.ts';
 import { BulkDelete as BulkDeleteSchema } from './docs.ts';
+import { owned, recordKind } from './ownership.ts';
 
 /** What a resource adds to the shared operations. `Body` bodies are schema-valid. */
 export interface Spec<Row extends RecordRow> {
@@ -60,13 +60,9 @@ function duplicate(label: string, name: string): ApiError {
 }
 
 export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
+  const kind = recordKind<Row>(spec.table, spec.label);
   /** The record with this id if the principal may use its contract: 404 unknown, 403 foreign. */
-  async function accessible(principal: Principal, id: string, propertyName = 'id'): Promise<Row> {
-    const row = await findRecord<Row>(db, spec.table, id);
-    if (!row) throw notFoundError(`No ${spec.label} ${id}.`, propertyName, id);
-    if (!(await hasGrant(db, principal.consumer.id, row.contractId))) throw forbiddenError(`No access to ${spec.label} ${id}.`, propertyName);
-    return row;
-  }
+  const accessible = (principal: Principal, id: string, propertyName = 'id') => owned(db, kind, id, principal, propertyName);
 
   function validate(schema: TSchema, body: unknown, current?: Row): Record<string, unknown> {
     const found = problems(schema, body);

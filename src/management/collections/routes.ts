@@ -15,7 +15,7 @@ import { createCollection, deleteCollectionItems, inputsOfCollections } from '..
 import type { Db } from '../../store/db.ts';
 import type { CollectionRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
-import { requireFilterIn } from '../references.ts';
+import { FILTER, owned } from '../ownership.ts';
 import { resource, type Spec } from '../resource.ts';
 import { presentCollection } from './present.ts';
 import { Collection, CollectionCreate, CollectionUpdate } from './schema.ts';
@@ -27,7 +27,7 @@ const spec: Spec<CollectionRow> = {
   update: CollectionUpdate,
   present: presentCollection,
   references: async (db, contractId, body) => {
-    if (typeof body.filterId === 'string') await requireFilterIn(db, body.filterId, contractId);
+    if (typeof body.filterId === 'string') await owned(db, FILTER, body.filterId, contractId, 'filterId');
   },
   columns: (body) => ({ type: body.type ?? 'realtime', filterId: body.filterId ?? null }),
   changes: (body) => ({

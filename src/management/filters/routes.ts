@@ -17,17 +17,16 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
-import { forbiddenError, type Invalid, notFoundError, VALIDATION_CODES, validationError } from '../../errors.ts';
+import { type Invalid, notFoundError, VALIDATION_CODES, validationError } from '../../errors.ts';
 import { compile, type Decision, evaluate, FilterError } from '../../filter/engine.ts';
 import { authenticate, requireContractAccess } from '../../http/authenticate.ts';
 import { handlerValidated, problems } from '../../http/validate.ts';
-import { findCollection } from '../../store/collections.ts';
 import type { Db } from '../../store/db.ts';
 import { loadFilter } from '../../store/filter-sources.ts';
 import { storedItemsSince } from '../../store/items.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import { TokenQuery } from '../docs.ts';
-import { requireFilterIn } from '../references.ts';
+import { COLLECTION, FILTER, owned } from '../ownership.ts';
 import { FilterTest, FilterTestResult, MAX_ITEMS } from './schema.ts';
 
 const schema = {
@@ -65,12 +64,8 @@ export function filterRoutes(app: FastifyInstance, { db }: { db: Db; config: Con
     if (invalid.length) throw validationError(invalid);
     const body = request.body as FilterTest;
     await requireContractAccess(db, principal, body.contractId);
-    await requireFilterIn(db, body.filterId, body.contractId);
-    if (body.collectionId) {
-      const collection = await findCollection(db, body.collectionId);
-      if (!collection) throw notFoundError(`Collection ${body.collectionId} does not exist.`, 'collectionId', body.collectionId);
-      if (collection.contractId !== body.contractId) throw forbiddenError(`Collection ${body.collectionId} belongs to another contract.`, 'collectionId');
-    }
+    await owned(db, FILTER, body.filterId, body.contractId, 'filterId');
+    if (body.collectionId) await owned(db, COLLECTION, body.collectionId, body.contractId, 'collectionId');
     const loaded = await loadFilter(db, body.contractId, body.filterId);
     if (!loaded) throw notFoundError(`No filter set or chain ${body.filterId}.`, 'filterId', body.filterId);
     let compiled;
