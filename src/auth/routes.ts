@@ -11,14 +11,15 @@
  * `error_description`. Failed client authentications and grants count against the client address
  * and the client id (decisions §10): more than 10 a minute → 429 RateLimitError with Retry-After.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { ApiError, authenticationError, rateLimitError } from '../errors.ts';
 import { authenticate, bearerToken, resolveAccessToken } from '../http/authenticate.ts';
+import type { App } from '../http/typed.ts';
 import { iso } from '../lib/time.ts';
 import type { Db } from '../store/db.ts';
 import { authenticateClient, presentedCredentials } from './client-auth.ts';
-import { param } from './grants/grant.ts';
+import { fields, param } from './grants/grant.ts';
 import { grants } from './grants/index.ts';
 import { loginRoutes } from './login/routes.ts';
 import { invalidRequest, unsupportedGrantType } from './oauth-errors.ts';
@@ -26,11 +27,7 @@ import { failureLimiter } from './rate-limit.ts';
 import { schemas } from './schema.ts';
 import { revokeIssued } from './tokens.ts';
 
-function bodyOf(request: FastifyRequest): Record<string, unknown> {
-  return (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
-}
-
-export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }): void {
+export function authRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   const tokenFailures = failureLimiter();
   const loginFailures = failureLimiter();
 
@@ -48,7 +45,7 @@ export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; confi
   }
 
   app.post('/v1/oauth/token', { schema: schemas.token }, async (request, reply) => {
-    const body = bodyOf(request);
+    const body = fields(request.body);
     const credentials = presentedCredentials(request, body);
     const tokens = await limited(request, credentials?.id, async () => {
       const grantType = param(body, 'grant_type');
@@ -63,7 +60,7 @@ export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; confi
   });
 
   app.post('/v1/oauth/revoke', { schema: schemas.revoke }, async (request, reply) => {
-    const body = bodyOf(request);
+    const body = fields(request.body);
     const credentials = presentedCredentials(request, body);
     await limited(request, credentials?.id, async () => {
       const client = await authenticateClient(db, credentials, { allowPublic: true });

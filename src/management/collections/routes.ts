@@ -9,7 +9,7 @@
  *                                         content items are deleted with it, in one transaction.
  *   DELETE /collection/collections        {"ids": [...]}, all or nothing → 204
  */
-import type { FastifyInstance } from 'fastify';
+import type { App } from '../../http/typed.ts';
 import type { Config } from '../../config.ts';
 import { createCollection, deleteCollectionItems, inputsOfCollections } from '../../store/collections.ts';
 import type { Db } from '../../store/db.ts';
@@ -40,7 +40,7 @@ const spec: Spec<CollectionRow> = {
   onDelete: deleteCollectionItems,
 };
 
-export function collectionRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+export function collectionRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const collections = resource(db, spec);
   const schema = recordRoutes('collections', Collection, CollectionCreate, CollectionUpdate);
   app.post('/collection/collections', { schema: schema.create }, collections.create);

@@ -5,12 +5,12 @@
  *
  * Each entry: `_id`, `name`, `slug`, `active` and the common record fields of interface §2.1.
  */
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import { authenticate } from '../../http/authenticate.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import { handlerValidated } from '../../http/validate.ts';
+import type { App } from '../../http/typed.ts';
 import { grantedContracts } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
 import type { ContractRow } from '../../store/tables.ts';
@@ -41,7 +41,7 @@ export function presentContract(row: ContractRow) {
   };
 }
 
-export function contractRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+export function contractRoutes(app: App, { db }: { db: Db; config: Config }): void {
   app.get('/v1/customer/contracts/me', { schema }, async (request) => {
     const { consumer } = await authenticate(db, request);
     return (await grantedContracts(db, consumer.id)).map(presentContract);

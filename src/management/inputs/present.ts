@@ -2,11 +2,12 @@
  * Input row → the input of interface §2.3 with the common fields of §2.1 and the read-only
  * `status` of decisions §9. `filterId` and the location fields appear only when set.
  */
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { iso } from '../../lib/time.ts';
 import type { InputRow, RejectionRow } from '../../store/tables.ts';
+import type { Input } from './schema.ts';
 
-export function presentInput(row: InputRow): Record<string, unknown> {
+export function presentInput(row: InputRow): Static<typeof Input> {
   return {
     _id: row.id,
     service: row.service,
@@ -47,6 +48,6 @@ export const Rejection = Type.Object({
 });
 
 /** Rejection row → an entry of the rejections list. */
-export function presentRejection(row: RejectionRow): Record<string, unknown> {
+export function presentRejection(row: RejectionRow): Static<typeof Rejection> {
   return { id: row.itemId, url: row.url, title: row.title, set: { id: row.setId, name: row.setName }, rule: row.rule, reason: row.reason, date: iso(Number(row.createdAt)) };
 }
