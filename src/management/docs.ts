@@ -29,6 +29,11 @@ export const common = {
   lastModifiedBy: Type.String(),
 };
 
+/** The common record fields (`common`, docs/api.md) of a stored row, besides `_id` and `contractId`. */
+export function recordFields(row: { active: number; created: string; createdBy: string; lastModified: string; lastModifiedBy: string }) {
+  return { active: row.active === 1, created: row.created, createdBy: row.createdBy, lastModified: row.lastModified, lastModifiedBy: row.lastModifiedBy };
+}
+
 /** Route schemas of the six record operations, for `tag` (OpenAPI tag) and the record schema. */
 export function recordRoutes(tag: string, record: TSchema, create: TSchema, update: TSchema) {
   const tags = [tag];

@@ -14,7 +14,7 @@ import type { App } from '../../http/typed.ts';
 import { grantedContracts } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
 import type { ContractRow } from '../../store/tables.ts';
-import { common, TokenQuery } from '../docs.ts';
+import { common, recordFields, TokenQuery } from '../docs.ts';
 
 const { contractId: _contractId, ...fields } = common;
 const Contract = Type.Object({ ...fields, name: Type.String(), slug: Type.String() });
@@ -33,11 +33,7 @@ export function presentContract(row: ContractRow) {
     _id: row.id,
     name: row.name,
     slug: row.slug,
-    active: row.active === 1,
-    created: row.created,
-    createdBy: row.createdBy,
-    lastModified: row.lastModified,
-    lastModifiedBy: row.lastModifiedBy,
+    ...recordFields(row),
   };
 }
 

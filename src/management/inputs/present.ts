@@ -5,6 +5,7 @@
 import { type Static, Type } from 'typebox';
 import { iso } from '../../lib/time.ts';
 import type { InputRow, RejectionRow } from '../../store/tables.ts';
+import { recordFields } from '../docs.ts';
 import type { Input } from './schema.ts';
 
 export function presentInput(row: InputRow): Static<typeof Input> {
@@ -20,11 +21,7 @@ export function presentInput(row: InputRow): Static<typeof Input> {
     ...(row.longitude !== null ? { longitude: row.longitude } : {}),
     ...(row.radius !== null ? { radius: row.radius } : {}),
     display: row.display === 1,
-    active: row.active === 1,
-    created: row.created,
-    createdBy: row.createdBy,
-    lastModified: row.lastModified,
-    lastModifiedBy: row.lastModifiedBy,
+    ...recordFields(row),
     status: {
       lastRun: row.lastRun,
       lastSuccess: row.lastSuccess,
