@@ -43,7 +43,7 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
       sort: query.sort ?? 'time',
       order: query.order ?? 'desc',
     });
-    return respond(request, reply, rows.map(rowToItem), { public: false });
+    return respond(request, reply, rows.map(rowToItem), { public: false, callback: query.callback });
   });
 
   app.patch('/v1/queue/:contract', { schema: schemas.moderate }, async (request, reply) => {
@@ -56,7 +56,7 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     if (!(await findItem(db, collection.id, id))) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
     await setItemState(db, collection.id, id, state);
     reads.forget(contract.slug, q);
-    return respond(request, reply, rowToItem((await findItem(db, collection.id, id))!), { public: false });
+    return respond(request, reply, rowToItem((await findItem(db, collection.id, id))!), { public: false, callback: undefined });
   });
 
   app.get('/v1/content/:contract', { schema: schemas.content }, async (request, reply) => {
@@ -122,6 +122,6 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
       type: c.type,
       url: `${config.queueUrl}/v1/content/${encodeURIComponent(contract.slug)}?q=${encodeURIComponent(c.slug)}`,
     }));
-    return respond(request, reply, summaries, { public: true, maxAge: config.contentMaxAge });
+    return respond(request, reply, summaries, { public: true, maxAge: config.contentMaxAge, callback: request.query.callback });
   });
 }
