@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
@@ -14,6 +15,7 @@ import { authRoutes } from './auth/routes.ts';
 import type { Config } from './config.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { redactUrl } from './http/redact.ts';
+import type { App } from './http/typed.ts';
 import { COMPONENTS } from './http/openapi.ts';
 import { compileFor } from './http/validate.ts';
 import { contractRoutes } from './management/contracts/routes.ts';
@@ -40,7 +42,7 @@ export interface AppDeps {
   role?: Role;
 }
 
-export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const role = deps.role ?? 'all';
   const app = Fastify({
     // Logs go to stderr: stdout carries the CLI's one JSON document (decisions §12).
@@ -58,7 +60,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomBytes(12).toString('hex'),
     routerOptions: { ignoreTrailingSlash: true },
-  });
+  }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(({ schema, httpPart }) => compileFor(httpPart, schema));
   // Response schemas document the API (OpenAPI); they must not reshape responses, which
   // fast-json-stringify would do by dropping what a schema does not list.

@@ -13,14 +13,15 @@
  * the client address together (rate-limit.ts, docs/api.md): more than 10 a minute → 429
  * RateLimitError with Retry-After for that client from that address only.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { ApiError, authenticationError, rateLimitError } from '../errors.ts';
 import { authenticate, bearerToken, resolveAccessToken } from '../http/authenticate.ts';
+import type { App } from '../http/typed.ts';
 import { iso } from '../lib/time.ts';
 import type { Db } from '../store/db.ts';
 import { authenticateClient, presentedCredentials } from './client-auth.ts';
-import { param } from './grants/grant.ts';
+import { fields, param } from './grants/grant.ts';
 import { grants } from './grants/index.ts';
 import { loginRoutes } from './login/routes.ts';
 import { metadataRoutes } from './metadata.ts';
@@ -36,11 +37,7 @@ declare module 'fastify' {
   }
 }
 
-function bodyOf(request: FastifyRequest): Record<string, unknown> {
-  return (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
-}
-
-export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }): void {
+export function authRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   const tokenFailures = failureLimiter();
   const loginFailures = failureLimiter();
   app.decorate('authFailures', { token: tokenFailures, login: loginFailures });
@@ -59,7 +56,7 @@ export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; confi
   }
 
   app.post('/v1/oauth/token', { schema: schemas.token }, async (request, reply) => {
-    const body = bodyOf(request);
+    const body = fields(request.body);
     const credentials = presentedCredentials(request, body);
     const tokens = await limited(request, credentials?.id, async () => {
       const grantType = param(body, 'grant_type');
@@ -74,7 +71,7 @@ export function authRoutes(app: FastifyInstance, { db, config }: { db: Db; confi
   });
 
   app.post('/v1/oauth/revoke', { schema: schemas.revoke }, async (request, reply) => {
-    const body = bodyOf(request);
+    const body = fields(request.body);
     const credentials = presentedCredentials(request, body);
     await limited(request, credentials?.id, async () => {
       const client = await authenticateClient(db, credentials, { allowPublic: true });

@@ -7,7 +7,7 @@
  */
 import { Type } from 'typebox';
 import { errorResponses, noBody, ref, type Security, textResponse, TOKEN_SECURITY } from '../http/openapi.ts';
-import { handlerValidated } from '../management/docs.ts';
+import { handlerValidated } from '../http/validate.ts';
 
 const FORM_OR_JSON = ['application/json', 'application/x-www-form-urlencoded'];
 /** HTTP Basic, or client_id (+ client_secret) in the body. */

@@ -1,9 +1,9 @@
 /**
  * Secrets at rest (decisions §3): passwords and client secrets as argon2id hashes in PHC string
- * form (Node's built-in `crypto.argon2`, OWASP minimum: 19 MiB, 2 passes, 1 lane); tokens as
- * SHA-256 hex; new tokens and secrets as 256-bit random base64url strings.
+ * form (Node's built-in `crypto.argon2`, OWASP minimum: 19 MiB, 2 passes, 1 lane); new tokens and
+ * secrets as 256-bit random base64url strings. Tokens are stored as SHA-256 hex (`store/tokens.ts`).
  */
-import { argon2, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const MEMORY_KIB = 19_456;
 const PASSES = 2;
@@ -35,9 +35,4 @@ export async function verifySecret(secret: string, phc: string): Promise<boolean
 /** A fresh random token or secret: 32 bytes, base64url (43 characters). */
 export function randomToken(): string {
   return randomBytes(32).toString('base64url');
-}
-
-/** SHA-256 hex of a token, the only form in which tokens are stored. */
-export function tokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
 }

@@ -4,9 +4,9 @@
  * use: a rotated refresh token presented again revokes its whole family (RFC 9700 §4.14).
  */
 import type { Db } from '../store/db.ts';
-import { findToken, insertTokens, revokeFamily, revokeToken } from '../store/tokens.ts';
+import { findToken, insertTokens, revokeFamily, revokeToken, tokenHash } from '../store/tokens.ts';
 import type { TokenRow } from '../store/tables.ts';
-import { randomToken, tokenHash } from './secrets.ts';
+import { randomToken } from './secrets.ts';
 
 export const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
 
@@ -42,12 +42,6 @@ export async function issueTokens(
   }
   await insertTokens(db, rows);
   return issued;
-}
-
-/** The stored access token for `token` if it is known and not revoked (it may be expired). */
-export async function lookupAccessToken(db: Db, token: string): Promise<TokenRow | undefined> {
-  const row = await findToken(db, tokenHash(token));
-  return row && row.kind === 'access' && !row.revoked ? row : undefined;
 }
 
 /**

@@ -6,11 +6,11 @@
  * contract only when the operator granted it; otherwise 403 ForbiddenError, with no data.
  */
 import type { FastifyRequest } from 'fastify';
-import { lookupAccessToken } from '../auth/tokens.ts';
 import { authenticationError, forbiddenError } from '../errors.ts';
 import type { Db } from '../store/db.ts';
 import { findConsumer } from '../store/consumers.ts';
 import { hasGrant } from '../store/contracts.ts';
+import { lookupAccessToken } from '../store/tokens.ts';
 import type { ConsumerRow, TokenRow } from '../store/tables.ts';
 
 export interface Principal {

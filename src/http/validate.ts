@@ -8,7 +8,7 @@
  * fields ignored").
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { TSchema } from 'typebox';
+import type { Static, TSchema, TUnsafe } from 'typebox';
 import { type Invalid, VALIDATION_CODES, validationError } from '../errors.ts';
 
 const common = { allErrors: true, removeAdditional: 'all' as const, useDefaults: true, strict: false };
@@ -23,6 +23,14 @@ const texts = new Ajv({ ...common, coerceTypes: 'array' as const });
 export const HANDLER_VALIDATED = 'x-validated-by-handler';
 
 const accept = (() => true) as unknown as ValidateFunction;
+
+/**
+ * `schema` marked as validated by the handler (`HANDLER_VALIDATED`): documented in OpenAPI, not
+ * compiled by Fastify. Its static type is `unknown`, so a typed handler must check the value.
+ */
+export function handlerValidated(schema: TSchema): TUnsafe<unknown> {
+  return { ...schema, [HANDLER_VALIDATED]: true } as unknown as TUnsafe<unknown>;
+}
 
 /** Compiles a schema for one part of a request (`body` strict; others coerced). */
 export function compileFor(part: string | undefined, schema: object): ValidateFunction {
@@ -89,11 +97,21 @@ export function problems(schema: TSchema, value: unknown, prefix = ''): Invalid[
 }
 
 /**
+ * Whether `value` is valid against `schema` (strict, as a body; as `problems`), adding its
+ * problems, paths prefixed, to `invalid` when it is not.
+ */
+export function isValid<S extends TSchema>(schema: S, value: unknown, invalid: Invalid[], prefix = ''): value is Static<S> {
+  const found = problems(schema, value, prefix);
+  invalid.push(...found);
+  return found.length === 0;
+}
+
+/**
  * Validates `value` against `schema` strictly (as a body) and returns it typed, with unknown
  * properties removed and defaults applied; throws a 400 ValidationError naming each property.
  */
-export function check<T>(schema: TSchema & { static?: T }, value: unknown, prefix = ''): T {
+export function check<S extends TSchema>(schema: S, value: unknown, prefix = ''): Static<S> {
   const invalid = problems(schema, value, prefix);
   if (invalid.length) throw validationError(invalid);
-  return value as T;
+  return value as Static<S>;
 }

@@ -5,12 +5,12 @@
  * of http/openapi.ts.
  *
  * A body the handler validates itself (after authentication, naming `[i].property` for bulk
- * bodies) is declared with `handlerValidated`: the schema documents the body, and the
- * validator compiler in `app.ts` skips it (see `http/validate.ts` `compileFor`).
+ * bodies) is declared with `handlerValidated` (`http/validate.ts`): the schema documents the
+ * body, and the validator compiler in `app.ts` skips it.
  */
 import { Type, type TSchema } from 'typebox';
 import { errorResponses, TOKEN_SECURITY } from '../http/openapi.ts';
-import { HANDLER_VALIDATED } from '../http/validate.ts';
+import { handlerValidated } from '../http/validate.ts';
 
 export const Id = Type.String({ pattern: '^[0-9a-f]{24}$', description: '24 lower-case hex characters' });
 export const IdParams = Type.Object({ id: Id });
@@ -29,9 +29,9 @@ export const common = {
   lastModifiedBy: Type.String(),
 };
 
-/** `schema` marked as validated by the handler: documented, not compiled by Fastify. */
-export function handlerValidated(schema: TSchema): TSchema {
-  return { ...schema, [HANDLER_VALIDATED]: true } as TSchema;
+/** The common record fields (`common`, docs/api.md) of a stored row, besides `_id` and `contractId`. */
+export function recordFields(row: { active: number; created: string; createdBy: string; lastModified: string; lastModifiedBy: string }) {
+  return { active: row.active === 1, created: row.created, createdBy: row.createdBy, lastModified: row.lastModified, lastModifiedBy: row.lastModifiedBy };
 }
 
 /** Route schemas of the six record operations, for `tag` (OpenAPI tag) and the record schema. */

@@ -12,20 +12,20 @@
  *
  * Names are unique per resource type inside a contract (409 ConflictError naming `name`).
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import type { TSchema } from 'typebox';
-import { ApiError, conflictError, forbiddenError, type Invalid, notFoundError, validationError, VALIDATION_CODES } from '../errors.ts';
+import { ApiError, conflictError, type Invalid, validationError, VALIDATION_CODES } from '../errors.ts';
 import { authenticate, type Principal, requireContractAccess } from '../http/authenticate.ts';
+import type { TypedReply, TypedRequest } from '../http/typed.ts';
 import { check, problems } from '../http/validate.ts';
 import { newId } from '../lib/ids.ts';
 import { audit, iso } from '../lib/time.ts';
-import { hasGrant } from '../store/contracts.ts';
 import type { Db } from '../store/db.ts';
 import type { User } from '../store/filters.ts';
 import { deleteRecords, type Executor, findRecord, insertRecord, listRecords, nameTaken, type RecordRow, type RecordTable, updateRecord } from '../store/records.ts';
 import type { Database } from '../store/tables.ts';
-import { BulkDelete as BulkDeleteSchema } from './docs.ts';
+import { BulkDelete as BulkDeleteSchema, type recordRoutes } from './docs.ts';
+import { owned, recordKind } from './ownership.ts';
 
 /** What a resource adds to the shared operations. `Body` bodies are schema-valid. */
 export interface Spec<Row extends RecordRow> {
@@ -59,14 +59,13 @@ function duplicate(label: string, name: string): ApiError {
   return conflictError(`A ${label} named ${name} already exists in this contract.`, 'name', name);
 }
 
+/** The route schemas of the six operations (docs.ts), which type their handlers' requests. */
+type Schemas = ReturnType<typeof recordRoutes>;
+
 export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
+  const kind = recordKind<Row>(spec.table, spec.label);
   /** The record with this id if the principal may use its contract: 404 unknown, 403 foreign. */
-  async function accessible(principal: Principal, id: string, propertyName = 'id'): Promise<Row> {
-    const row = await findRecord<Row>(db, spec.table, id);
-    if (!row) throw notFoundError(`No ${spec.label} ${id}.`, propertyName, id);
-    if (!(await hasGrant(db, principal.consumer.id, row.contractId))) throw forbiddenError(`No access to ${spec.label} ${id}.`, propertyName);
-    return row;
-  }
+  const accessible = (principal: Principal, id: string, propertyName = 'id') => owned(db, kind, id, principal, propertyName);
 
   function validate(schema: TSchema, body: unknown, current?: Row): Record<string, unknown> {
     const found = problems(schema, body);
@@ -115,7 +114,7 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
   }
 
   return {
-    async create(request: FastifyRequest, reply: FastifyReply) {
+    async create(request: TypedRequest<Schemas['create']>, reply: TypedReply<Schemas['create']>) {
       const principal = await authenticate(db, request);
       const body = validate(spec.create, request.body);
       const contractId = body.contractId as string;
@@ -135,21 +134,21 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
       return reply.code(201).send(spec.present((await findRecord<Row>(db, spec.table, id))!));
     },
 
-    async list(request: FastifyRequest) {
+    async list(request: TypedRequest<Schemas['list']>) {
       const principal = await authenticate(db, request);
-      const { contract_id: contractId } = request.query as { contract_id: string };
+      const { contract_id: contractId } = request.query;
       await requireContractAccess(db, principal, contractId, 'contract_id');
       return (await listRecords<Row>(db, spec.table, contractId)).map(spec.present);
     },
 
-    async get(request: FastifyRequest) {
+    async get(request: TypedRequest<Schemas['get']>) {
       const principal = await authenticate(db, request);
-      return spec.present(await accessible(principal, (request.params as { id: string }).id));
+      return spec.present(await accessible(principal, request.params.id));
     },
 
-    async update(request: FastifyRequest) {
+    async update(request: TypedRequest<Schemas['update']>) {
       const principal = await authenticate(db, request);
-      const current = await accessible(principal, (request.params as { id: string }).id);
+      const current = await accessible(principal, request.params.id);
       const body = validate(spec.update, request.body, current);
       await spec.references?.(db, current.contractId, body, current);
       const name = (body.name as string | undefined) ?? current.name;
@@ -169,17 +168,17 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
       return spec.present((await findRecord<Row>(db, spec.table, current.id))!);
     },
 
-    async remove(request: FastifyRequest, reply: FastifyReply) {
+    async remove(request: TypedRequest<Schemas['remove']>, reply: TypedReply<Schemas['remove']>) {
       const principal = await authenticate(db, request);
-      await remove(principal, [(request.params as { id: string }).id], () => 'id');
-      return reply.code(204).send();
+      await remove(principal, [request.params.id], () => 'id');
+      return reply.code(204).send(null);
     },
 
-    async removeMany(request: FastifyRequest, reply: FastifyReply) {
+    async removeMany(request: TypedRequest<Schemas['removeMany']>, reply: TypedReply<Schemas['removeMany']>) {
       const principal = await authenticate(db, request);
-      const { ids } = check<{ ids: string[] }>(BulkDeleteSchema, request.body);
+      const { ids } = check(BulkDeleteSchema, request.body);
       await remove(principal, [...new Set(ids)], (i) => `ids[${i}]`);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   };
 }

@@ -12,14 +12,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../config.ts';
-import { authenticationError, notFoundError } from '../errors.ts';
+import { notFoundError } from '../errors.ts';
 import { errorResponses, textResponse } from '../http/openapi.ts';
-import { handlerValidated } from '../management/docs.ts';
-import { findCollectionBySlug } from '../store/collections.ts';
-import { findContract } from '../store/contracts.ts';
+import { publicTarget } from '../http/public.ts';
+import type { App } from '../http/typed.ts';
+import { handlerValidated } from '../http/validate.ts';
 import type { Db } from '../store/db.ts';
 import { findPublishedItems, listItems, rowToItem } from '../store/items.ts';
 import type { ItemRow } from '../store/tables.ts';
@@ -80,25 +80,15 @@ const ASSETS: Record<string, { body: string; type: string }> = {
 };
 const EMBED_JS = asset('embed.js');
 
-export function publicationRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }): void {
-  async function target(request: FastifyRequest) {
-    const slug = (request.params as { contract: string }).contract;
-    const contract = await findContract(db, slug);
-    if (!contract || !contract.active) throw authenticationError(`Unknown or inactive contract ${slug}.`, 'contract');
-    const q = (request.query as { q: string }).q;
-    const collection = await findCollectionBySlug(db, contract.id, q);
-    if (!collection || !collection.active) throw notFoundError(`Unknown collection ${q}.`, 'q', q);
-    return { contract, collection };
-  }
-
+export function publicationRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   function page(collectionId: string, offset: number): Promise<ItemRow[]> {
     const query = { collectionId, state: 'published' as const, sinceMs: -1, untilMs: Date.now() };
     return listItems(db, query, { count: PAGE_SIZE, offset, sort: 'time', order: 'desc' });
   }
 
   app.get('/v1/publication/:contract', { schema: schemas.page }, async (request, reply) => {
-    const { layout = 'grid', offset = 0 } = request.query as { layout?: Layout; offset?: number };
-    const { contract, collection } = await target(request);
+    const { layout = 'grid', offset = 0 } = request.query;
+    const { contract, collection } = await publicTarget(db, request.params.contract, request.query.q);
     const rows = await page(collection.id, offset);
     const now = Date.now();
     const nonce = randomBytes(16).toString('base64');
@@ -129,8 +119,8 @@ export function publicationRoutes(app: FastifyInstance, { db, config }: { db: Db
   });
 
   app.get('/v1/publication/:contract/items', { schema: schemas.items }, async (request, reply) => {
-    const { offset = 0, ids } = request.query as { offset?: number; ids?: string };
-    const { collection } = await target(request);
+    const { offset = 0, ids } = request.query;
+    const { collection } = await publicTarget(db, request.params.contract, request.query.q);
     const rows = ids !== undefined ? await findPublishedItems(db, collection.id, ids.split(',').filter(Boolean)) : await page(collection.id, offset);
     const now = Date.now();
     return reply
@@ -142,8 +132,9 @@ export function publicationRoutes(app: FastifyInstance, { db, config }: { db: Db
       .send(renderItems(rows.map((row) => presentItem(rowToItem(row), now))));
   });
 
-  app.get('/v1/publication/assets/:name', { schema: schemas.asset }, async (request, reply) => {
-    const file = ASSETS[(request.params as { name: string }).name];
+  // The router always sets the path parameter `name`; the handler checks its value.
+  app.get<{ Params: { name: string } }>('/v1/publication/assets/:name', { schema: schemas.asset }, async (request, reply) => {
+    const file = Object.hasOwn(ASSETS, request.params.name) ? ASSETS[request.params.name] : undefined;
     if (!file) throw notFoundError('No such asset.');
     return sendAsset(reply, file.body, file.type);
   });

@@ -47,13 +47,16 @@ export function sendPublic(request: FastifyRequest, reply: FastifyReply, page: R
   return reply.send(page.body);
 }
 
+/**
+ * Sends `payload` as JSON, or as JSONP wrapped in `callback` (validated by the route's schema):
+ * public and cacheable for `maxAge` seconds, or `no-store`.
+ */
 export function respond(
   request: FastifyRequest,
   reply: FastifyReply,
   payload: unknown,
-  cache: { public: true; maxAge: number } | { public: false },
+  { callback, ...cache }: ({ public: true; maxAge: number } | { public: false }) & { callback: string | undefined },
 ): FastifyReply {
-  const callback = (request.query as { callback?: string }).callback;
   if (cache.public) return sendPublic(request, reply, render(payload, callback, cache.maxAge));
   const json = JSON.stringify(payload);
   reply.type(callback ? 'application/javascript; charset=utf-8' : 'application/json; charset=utf-8');

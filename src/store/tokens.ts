@@ -2,8 +2,17 @@
  * Access and refresh tokens (decisions §3), stored by SHA-256 hash only. Tokens issued from one
  * grant share a `family`; revoking the family ends every token in it (RFC 9700 §4.14).
  */
+import { createHash } from 'node:crypto';
 import type { Db } from './db.ts';
 import type { TokenRow } from './tables.ts';
+
+/**
+ * SHA-256 hex of a token, the only form in which tokens, authorization codes and sign-in
+ * sessions are stored (RFC 6749 §10.3: tokens are kept confidential in storage).
+ */
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
 
 export async function insertTokens(db: Db, rows: TokenRow[]): Promise<void> {
   await db.insertInto('tokens').values(rows).execute();
@@ -11,6 +20,12 @@ export async function insertTokens(db: Db, rows: TokenRow[]): Promise<void> {
 
 export async function findToken(db: Db, tokenHash: string): Promise<TokenRow | undefined> {
   return db.selectFrom('tokens').selectAll().where('tokenHash', '=', tokenHash).executeTakeFirst();
+}
+
+/** The stored access token for `token` if it is known and not revoked (it may be expired). */
+export async function lookupAccessToken(db: Db, token: string): Promise<TokenRow | undefined> {
+  const row = await findToken(db, tokenHash(token));
+  return row && row.kind === 'access' && !row.revoked ? row : undefined;
 }
 
 /**

@@ -62,3 +62,37 @@ describe('another contract cannot see, change or delete', () => {
     expect(await db.selectFrom('items').selectAll().execute()).toHaveLength(1);
   });
 });
+
+describe('a body or query naming a record', () => {
+  it('answers 403 naming the property for a record of another contract, and 404 for an unknown one', async () => {
+    const { call, create, bodies, tenant, other } = await setupRecords();
+    const mine = tenant.contract.id;
+    const theirs = (over: Record<string, unknown>) => ({ ...over, contractId: other.contract.id });
+    const set = await create('/collection/sets', bodies.set());
+    const chain = await create('/collection/chains', bodies.chain({ sets: [set._id] }));
+    const collection = await create('/collection/collections', bodies.collection());
+    const theirSet = await create('/collection/sets', theirs(bodies.set()), other.token);
+    const theirChain = await create('/collection/chains', theirs(bodies.chain()), other.token);
+    const theirCollection = await create('/collection/collections', theirs(bodies.collection()), other.token);
+    const unknown = 'd'.repeat(24);
+    const input = { service: 'twitter', type: 'tag', input: 'news', contractId: mine, collectionId: collection._id };
+
+    const cases: [string, 'POST' | 'PATCH', string, (id: string) => unknown, string, string][] = [
+      ['chain sets', 'POST', '/collection/chains', (id) => bodies.chain({ name: `C ${id}`, sets: [set._id, id] }), theirSet._id, 'sets[1]'],
+      ['chain update sets', 'PATCH', `/collection/chains/${chain._id}`, (id) => ({ sets: [id] }), theirSet._id, 'sets[0]'],
+      ['collection filter', 'POST', '/collection/collections', (id) => bodies.collection({ name: `K ${id}`, filterId: id }), theirChain._id, 'filterId'],
+      ['input collection', 'POST', '/collection/inputs', (id) => ({ ...input, collectionId: id }), theirCollection._id, 'collectionId'],
+      ['input filter', 'POST', '/collection/inputs', (id) => ({ ...input, filterId: id }), theirSet._id, 'filterId'],
+      ['dry run filter', 'POST', '/collection/filters/test', (id) => ({ contractId: mine, filterId: id, items: [] }), theirChain._id, 'filterId'],
+      ['dry run collection', 'POST', '/collection/filters/test', (id) => ({ contractId: mine, filterId: set._id, collectionId: id }), theirCollection._id, 'collectionId'],
+    ];
+    for (const [label, method, url, body, theirId, propertyName] of cases) {
+      const forbidden = expectError(await call(method, url, body(theirId)), 403, { name: 'ForbiddenError', code: 3001, propertyName });
+      expect(JSON.stringify(forbidden), label).not.toContain(other.contract.id);
+      expectError(await call(method, url, body(unknown)), 404, { name: 'NotFoundError', code: 4001, propertyName });
+    }
+    const listed = `/collection/inputs?contract_id=${mine}&collection_id=`;
+    expectError(await call('GET', `${listed}${theirCollection._id}`), 403, { name: 'ForbiddenError', code: 3001, propertyName: 'collection_id' });
+    expectError(await call('GET', `${listed}${unknown}`), 404, { name: 'NotFoundError', code: 4001, propertyName: 'collection_id' });
+  });
+});

@@ -6,12 +6,11 @@
  * fails and revokes every token issued from the code (RFC 6749 §4.1.2). Users get no refresh
  * token (interface §3.2: an expired user token needs the browser flow again).
  */
-import { revokeFamily } from '../../store/tokens.ts';
+import { revokeFamily, tokenHash } from '../../store/tokens.ts';
 import { consumeCode, findCode } from '../../store/codes.ts';
 import { findConsumer } from '../../store/consumers.ts';
 import { invalidGrant, invalidRequest } from '../oauth-errors.ts';
 import { verifyS256 } from '../pkce.ts';
-import { tokenHash } from '../secrets.ts';
 import { issueTokens } from '../tokens.ts';
 import { type GrantContext, param } from './grant.ts';
 

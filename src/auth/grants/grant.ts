@@ -22,6 +22,14 @@ export interface Grant {
   handler(ctx: GrantContext): Promise<IssuedTokens>;
 }
 
+/**
+ * The parameters of a body (form or JSON) or query string the handler checks itself
+ * (`handlerValidated` in auth/schema.ts): the object as a record, or `{}` when it is none.
+ */
+export function fields(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
 /** The body parameter `name` as a non-empty string, or undefined (arrays count as missing). */
 export function param(body: Record<string, unknown>, name: string): string | undefined {
   const value = body[name];

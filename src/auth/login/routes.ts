@@ -25,9 +25,11 @@ import type { Db } from '../../store/db.ts';
 import { insertCode } from '../../store/codes.ts';
 import { findUser } from '../../store/consumers.ts';
 import { CODE_TTL_MS } from '../grants/authorization-code.ts';
+import { fields } from '../grants/grant.ts';
 import { schemas } from '../schema.ts';
 import type { FailureLimiter } from '../rate-limit.ts';
-import { hashSecret, randomToken, tokenHash, verifySecret } from '../secrets.ts';
+import { tokenHash } from '../../store/tokens.ts';
+import { hashSecret, randomToken, verifySecret } from '../secrets.ts';
 import { issueTokens } from '../tokens.ts';
 import { type AuthorizationRequest, checkAuthorizationRequest, hiddenFields } from './request.ts';
 import { errorRedirect, redirectWith } from './redirect.ts';
@@ -35,10 +37,6 @@ import { sendPage, STYLESHEET, STYLESHEET_PATH } from './render.ts';
 import { endSession, sessionUser, startSession } from './session.ts';
 
 const TITLES: Record<number, string> = { 400: 'This request cannot be completed', 403: 'This form has expired', 429: 'Too many attempts', 500: 'Something went wrong' };
-
-function bodyOf(request: FastifyRequest): Record<string, unknown> {
-  return (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
-}
 
 function text(params: Record<string, unknown>, name: string): string {
   const value = params[name];
@@ -107,7 +105,7 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
   }
 
   async function showAuthorize(request: FastifyRequest, reply: FastifyReply) {
-    const authorization = await checked(request.query as Record<string, unknown>, reply, 302);
+    const authorization = await checked(fields(request.query), reply, 302);
     if (!authorization) return reply;
     const user = await sessionUser(db, request);
     if (!user) return loginPage(reply, 200, authorization);
@@ -123,7 +121,7 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
   }
 
   async function decide(request: FastifyRequest, reply: FastifyReply) {
-    const body = bodyOf(request);
+    const body = fields(request.body);
     const authorization = await checked(body, reply, 303);
     if (!authorization) return reply;
     const user = await sessionUser(db, request);
@@ -161,7 +159,7 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
   }
 
   app.post('/v1/login', { ...form, schema: schemas.login }, async (request, reply) => {
-    const body = bodyOf(request);
+    const body = fields(request.body);
     const authorization = await checked(body, reply, 303);
     if (!authorization) return reply;
     const username = text(body, 'username').trim();
@@ -182,7 +180,7 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
 
   app.post('/v1/logout', { ...form, schema: schemas.logout }, async (request, reply) => {
     await endSession(db, config, request, reply);
-    const authorization = await checked(bodyOf(request), reply, 303);
+    const authorization = await checked(fields(request.body), reply, 303);
     if (!authorization) return reply;
     return reply.redirect(`/v1/authorize?${new URLSearchParams(hiddenFields(authorization))}`, 303);
   });

@@ -10,7 +10,8 @@ import type { Db } from '../../store/db.ts';
 import { findConsumer } from '../../store/consumers.ts';
 import { deleteExpiredSessions, deleteSession, findSession, insertSession } from '../../store/sessions.ts';
 import type { ConsumerRow } from '../../store/tables.ts';
-import { randomToken, tokenHash } from '../secrets.ts';
+import { tokenHash } from '../../store/tokens.ts';
+import { randomToken } from '../secrets.ts';
 
 export const SESSION_COOKIE = 'sluice_session';
 /** One hour: long enough to consent to a few applications, short enough for a shared computer. */

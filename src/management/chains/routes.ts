@@ -8,7 +8,7 @@
  *   DELETE /collection/chains/{id}   → 204; 409 while an input, collection or the contract uses it
  *   DELETE /collection/chains        {"ids": [...]}, all or nothing → 204
  */
-import type { FastifyInstance } from 'fastify';
+import type { App } from '../../http/typed.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
 import { usersOfFilters } from '../../store/filters.ts';
@@ -30,7 +30,7 @@ const spec: Spec<FilterChainRow> = {
   users: usersOfFilters,
 };
 
-export function chainRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+export function chainRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const chains = resource(db, spec);
   const schema = recordRoutes('filter chains', Chain, ChainCreate, ChainUpdate);
   app.post('/collection/chains', { schema: schema.create }, chains.create);

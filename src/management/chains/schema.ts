@@ -4,11 +4,9 @@
  * 403 other contract, naming `sets[i]`).
  */
 import { Type } from 'typebox';
-import { forbiddenError, notFoundError } from '../../errors.ts';
 import type { Db } from '../../store/db.ts';
-import { findRecord } from '../../store/records.ts';
-import type { FilterSetRow } from '../../store/tables.ts';
 import { common, Id } from '../docs.ts';
+import { FILTER_SET, owned } from '../ownership.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Sets = Type.Array(Id, { maxItems: 100, description: 'filter set ids, run in this order; may be empty' });
@@ -19,8 +17,6 @@ export const Chain = Type.Object({ ...common, name: Type.String(), sets: Type.Ar
 
 export async function checkSetIds(db: Db, contractId: string, body: Record<string, unknown>): Promise<void> {
   for (const [i, id] of ((body.sets as string[] | undefined) ?? []).entries()) {
-    const set = await findRecord<FilterSetRow>(db, 'filterSets', id);
-    if (!set) throw notFoundError(`No filter set ${id}.`, `sets[${i}]`, id);
-    if (set.contractId !== contractId) throw forbiddenError(`Filter set ${id} belongs to another contract.`, `sets[${i}]`);
+    await owned(db, FILTER_SET, id, contractId, `sets[${i}]`);
   }
 }

@@ -1,5 +1,6 @@
 /** Collection row → the collection of decisions §4 with the common fields; `filterId` only when set. */
 import type { CollectionRow } from '../../store/tables.ts';
+import { recordFields } from '../docs.ts';
 
 export function presentCollection(row: CollectionRow): Record<string, unknown> {
   return {
@@ -9,10 +10,6 @@ export function presentCollection(row: CollectionRow): Record<string, unknown> {
     type: row.type,
     contractId: row.contractId,
     ...(row.filterId ? { filterId: row.filterId } : {}),
-    active: row.active === 1,
-    created: row.created,
-    createdBy: row.createdBy,
-    lastModified: row.lastModified,
-    lastModifiedBy: row.lastModifiedBy,
+    ...recordFields(row),
   };
 }

@@ -9,13 +9,13 @@
  *                                         content items are deleted with it, in one transaction.
  *   DELETE /collection/collections        {"ids": [...]}, all or nothing → 204
  */
-import type { FastifyInstance } from 'fastify';
+import type { App } from '../../http/typed.ts';
 import type { Config } from '../../config.ts';
 import { createCollection, deleteCollectionItems, inputsOfCollections } from '../../store/collections.ts';
 import type { Db } from '../../store/db.ts';
 import type { CollectionRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
-import { requireFilterIn } from '../references.ts';
+import { FILTER, owned } from '../ownership.ts';
 import { resource, type Spec } from '../resource.ts';
 import { presentCollection } from './present.ts';
 import { Collection, CollectionCreate, CollectionUpdate } from './schema.ts';
@@ -27,7 +27,7 @@ const spec: Spec<CollectionRow> = {
   update: CollectionUpdate,
   present: presentCollection,
   references: async (db, contractId, body) => {
-    if (typeof body.filterId === 'string') await requireFilterIn(db, body.filterId, contractId);
+    if (typeof body.filterId === 'string') await owned(db, FILTER, body.filterId, contractId, 'filterId');
   },
   columns: (body) => ({ type: body.type ?? 'realtime', filterId: body.filterId ?? null }),
   changes: (body) => ({
@@ -40,7 +40,7 @@ const spec: Spec<CollectionRow> = {
   onDelete: deleteCollectionItems,
 };
 
-export function collectionRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+export function collectionRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const collections = resource(db, spec);
   const schema = recordRoutes('collections', Collection, CollectionCreate, CollectionUpdate);
   app.post('/collection/collections', { schema: schema.create }, collections.create);

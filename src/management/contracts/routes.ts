@@ -5,15 +5,16 @@
  *
  * Each entry: `_id`, `name`, `slug`, `active` and the common record fields of interface §2.1.
  */
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import { authenticate } from '../../http/authenticate.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
+import { handlerValidated } from '../../http/validate.ts';
+import type { App } from '../../http/typed.ts';
 import { grantedContracts } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
 import type { ContractRow } from '../../store/tables.ts';
-import { common, handlerValidated, TokenQuery } from '../docs.ts';
+import { common, recordFields, TokenQuery } from '../docs.ts';
 
 const { contractId: _contractId, ...fields } = common;
 const Contract = Type.Object({ ...fields, name: Type.String(), slug: Type.String() });
@@ -32,15 +33,11 @@ export function presentContract(row: ContractRow) {
     _id: row.id,
     name: row.name,
     slug: row.slug,
-    active: row.active === 1,
-    created: row.created,
-    createdBy: row.createdBy,
-    lastModified: row.lastModified,
-    lastModifiedBy: row.lastModifiedBy,
+    ...recordFields(row),
   };
 }
 
-export function contractRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+export function contractRoutes(app: App, { db }: { db: Db; config: Config }): void {
   app.get('/v1/customer/contracts/me', { schema }, async (request) => {
     const { consumer } = await authenticate(db, request);
     return (await grantedContracts(db, consumer.id)).map(presentContract);

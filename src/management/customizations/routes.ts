@@ -9,7 +9,7 @@
  *   DELETE /publication/customizations/{id}   → 204
  *   DELETE /publication/customizations        {"ids": [...]}, all or nothing → 204
  */
-import type { FastifyInstance } from 'fastify';
+import type { App } from '../../http/typed.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
 import type { CustomizationRow } from '../../store/tables.ts';
@@ -34,7 +34,7 @@ const spec: Spec<CustomizationRow> = {
   }),
 };
 
-export function customizationRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+export function customizationRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const customizations = resource(db, spec);
   const schema = recordRoutes('customizations', Customization, CustomizationCreate, CustomizationUpdate);
   app.post('/publication/customizations', { schema: schema.create }, customizations.create);

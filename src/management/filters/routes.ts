@@ -15,19 +15,18 @@
  * collection of that contract (404 unknown, 403 other contract) → compile (400 naming filterId
  * when the stored filter cannot compile) → evaluate.
  */
-import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
-import { forbiddenError, type Invalid, notFoundError, VALIDATION_CODES, validationError } from '../../errors.ts';
+import { type Invalid, notFoundError, VALIDATION_CODES, validationError } from '../../errors.ts';
 import { compile, type Decision, evaluate, FilterError } from '../../filter/engine.ts';
 import { authenticate, requireContractAccess } from '../../http/authenticate.ts';
-import { problems } from '../../http/validate.ts';
-import { findCollection } from '../../store/collections.ts';
+import { check, handlerValidated } from '../../http/validate.ts';
 import type { Db } from '../../store/db.ts';
 import { loadFilter } from '../../store/filter-sources.ts';
 import { storedItemsSince } from '../../store/items.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
-import { handlerValidated, TokenQuery } from '../docs.ts';
-import { requireFilterIn } from '../references.ts';
+import type { App } from '../../http/typed.ts';
+import { TokenQuery } from '../docs.ts';
+import { COLLECTION, FILTER, owned } from '../ownership.ts';
 import { FilterTest, FilterTestResult, MAX_ITEMS } from './schema.ts';
 
 const schema = {
@@ -39,11 +38,8 @@ const schema = {
   response: { 200: FilterTestResult, ...errorResponses(400, 401, 403, 404, 413) },
 };
 
-/** Schema problems, then the rules a schema cannot say: items xor collectionId, items with ids. */
-function invalidOf(body: unknown): Invalid[] {
-  const found = problems(FilterTest, body);
-  if (found.length) return found;
-  const test = body as FilterTest;
+/** The rules a schema cannot say: items xor collectionId, items with ids. */
+function invalidOf(test: FilterTest): Invalid[] {
   if ((test.items === undefined) === (test.collectionId === undefined)) {
     return [{ propertyName: 'items', message: 'send either items or collectionId', code: VALIDATION_CODES.required }];
   }
@@ -58,19 +54,15 @@ function invalidOf(body: unknown): Invalid[] {
   return invalid;
 }
 
-export function filterRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+export function filterRoutes(app: App, { db }: { db: Db; config: Config }): void {
   app.post('/collection/filters/test', { schema }, async (request) => {
     const principal = await authenticate(db, request);
-    const invalid = invalidOf(request.body);
+    const body = check(FilterTest, request.body);
+    const invalid = invalidOf(body);
     if (invalid.length) throw validationError(invalid);
-    const body = request.body as FilterTest;
     await requireContractAccess(db, principal, body.contractId);
-    await requireFilterIn(db, body.filterId, body.contractId);
-    if (body.collectionId) {
-      const collection = await findCollection(db, body.collectionId);
-      if (!collection) throw notFoundError(`Collection ${body.collectionId} does not exist.`, 'collectionId', body.collectionId);
-      if (collection.contractId !== body.contractId) throw forbiddenError(`Collection ${body.collectionId} belongs to another contract.`, 'collectionId');
-    }
+    await owned(db, FILTER, body.filterId, body.contractId, 'filterId');
+    if (body.collectionId) await owned(db, COLLECTION, body.collectionId, body.contractId, 'collectionId');
     const loaded = await loadFilter(db, body.contractId, body.filterId);
     if (!loaded) throw notFoundError(`No filter set or chain ${body.filterId}.`, 'filterId', body.filterId);
     let compiled;

@@ -2,11 +2,13 @@
  * Input row → the input of interface §2.3 with the common fields of §2.1 and the read-only
  * `status` of decisions §9. `filterId` and the location fields appear only when set.
  */
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { iso } from '../../lib/time.ts';
 import type { InputRow, RejectionRow } from '../../store/tables.ts';
+import { recordFields } from '../docs.ts';
+import type { Input } from './schema.ts';
 
-export function presentInput(row: InputRow): Record<string, unknown> {
+export function presentInput(row: InputRow): Static<typeof Input> {
   return {
     _id: row.id,
     service: row.service,
@@ -19,11 +21,7 @@ export function presentInput(row: InputRow): Record<string, unknown> {
     ...(row.longitude !== null ? { longitude: row.longitude } : {}),
     ...(row.radius !== null ? { radius: row.radius } : {}),
     display: row.display === 1,
-    active: row.active === 1,
-    created: row.created,
-    createdBy: row.createdBy,
-    lastModified: row.lastModified,
-    lastModifiedBy: row.lastModifiedBy,
+    ...recordFields(row),
     status: {
       lastRun: row.lastRun,
       lastSuccess: row.lastSuccess,
@@ -47,6 +45,6 @@ export const Rejection = Type.Object({
 });
 
 /** Rejection row → an entry of the rejections list. */
-export function presentRejection(row: RejectionRow): Record<string, unknown> {
+export function presentRejection(row: RejectionRow): Static<typeof Rejection> {
   return { id: row.itemId, url: row.url, title: row.title, set: { id: row.setId, name: row.setName }, rule: row.rule, reason: row.reason, date: iso(Number(row.createdAt)) };
 }

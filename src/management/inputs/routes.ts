@@ -17,23 +17,21 @@
  * Each handler: authenticate → validate → authorize (contract grant; referenced collection in
  * the same contract) → act → present.
  */
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
-import { type Invalid, forbiddenError, notFoundError, validationError, VALIDATION_CODES } from '../../errors.ts';
-import { authenticate, type Principal, requireContractAccess } from '../../http/authenticate.ts';
-import { check, problems } from '../../http/validate.ts';
+import { type Invalid, validationError, VALIDATION_CODES } from '../../errors.ts';
+import { authenticate, requireContractAccess } from '../../http/authenticate.ts';
+import { check, handlerValidated, isValid } from '../../http/validate.ts';
 import { newId } from '../../lib/ids.ts';
 import { audit, iso } from '../../lib/time.ts';
-import { findCollection } from '../../store/collections.ts';
-import { hasGrant } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { recentRejections } from '../../store/rejections.ts';
 import { deleteInputs, findInput, findInputs, insertInputs, listInputs, updateInput } from '../../store/inputs.ts';
 import type { InputRow, NewInput } from '../../store/tables.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
-import { BulkDelete, handlerValidated, TokenQuery } from '../docs.ts';
-import { requireFilterIn } from '../references.ts';
+import type { App } from '../../http/typed.ts';
+import { BulkDelete, TokenQuery } from '../docs.ts';
+import { COLLECTION, FILTER, INPUT, owned } from '../ownership.ts';
 import { presentInput, presentRejection, Rejection } from './present.ts';
 import { IdParams, Input, InputCreate, InputListQuery, InputReplace, inputRules } from './schema.ts';
 
@@ -70,46 +68,31 @@ function settingsOf(body: InputReplace) {
   };
 }
 
-/** Throws 404 for an unknown collection and 403 for one of another contract. */
-async function requireCollectionIn(db: Db, collectionId: string, contractId: string, propertyName: string): Promise<void> {
-  const collection = await findCollection(db, collectionId);
-  if (!collection) throw notFoundError(`Collection ${collectionId} does not exist.`, propertyName, collectionId);
-  if (collection.contractId !== contractId) throw forbiddenError(`Collection ${collectionId} belongs to another contract.`, propertyName);
-}
-
-/** The input with this id, if the principal may use its contract (404 unknown, 403 foreign). */
-async function accessibleInput(db: Db, principal: Principal, id: string, propertyName = 'id'): Promise<InputRow> {
-  const row = await findInput(db, id);
-  if (!row) throw notFoundError(`Input ${id} does not exist.`, propertyName, id);
-  // 403 without any of the input's data, its contract id included (decisions §2).
-  if (!(await hasGrant(db, principal.consumer.id, row.contractId))) throw forbiddenError(`No access to input ${id}.`, propertyName);
-  return row;
-}
-
-export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+export function inputRoutes(app: App, { db }: { db: Db; config: Config }): void {
   app.post('/collection/inputs', { schema: schemas.create }, async (request, reply) => {
     const principal = await authenticate(db, request);
     const bulk = Array.isArray(request.body);
-    const bodies: unknown[] = bulk ? (request.body as unknown[]) : [request.body];
+    const bodies: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
     if (bulk && bodies.length === 0) {
       throw validationError([{ propertyName: 'body', message: 'the array of inputs must not be empty', code: VALIDATION_CODES.range }]);
     }
     const invalid: Invalid[] = [];
+    const inputs: InputCreate[] = [];
     bodies.forEach((body, i) => {
       const prefix = bulk ? `[${i}]` : '';
-      const found = problems(InputCreate, body, prefix);
-      invalid.push(...(found.length ? found : inputRules(body as InputCreate, prefix)));
+      if (!isValid(InputCreate, body, invalid, prefix)) return;
+      invalid.push(...inputRules(body, prefix));
+      inputs.push(body);
     });
     if (invalid.length) throw validationError(invalid);
 
-    const inputs = bodies as InputCreate[];
     const now = Date.now();
     const rows: NewInput[] = [];
     for (const [i, body] of inputs.entries()) {
       const prefix = bulk ? `[${i}].` : '';
       await requireContractAccess(db, principal, body.contractId, `${prefix}contractId`);
-      await requireCollectionIn(db, body.collectionId, body.contractId, `${prefix}collectionId`);
-      if (body.filterId) await requireFilterIn(db, body.filterId, body.contractId, `${prefix}filterId`);
+      await owned(db, COLLECTION, body.collectionId, body.contractId, `${prefix}collectionId`);
+      if (body.filterId) await owned(db, FILTER, body.filterId, body.contractId, `${prefix}filterId`);
       rows.push({
         id: newId(now),
         contractId: body.contractId,
@@ -135,36 +118,35 @@ export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Conf
 
   app.get('/collection/inputs', { schema: schemas.list }, async (request) => {
     const principal = await authenticate(db, request);
-    const query = request.query as { contract_id: string; collection_id?: string };
+    const { query } = request;
     await requireContractAccess(db, principal, query.contract_id, 'contract_id');
-    if (query.collection_id) await requireCollectionIn(db, query.collection_id, query.contract_id, 'collection_id');
+    if (query.collection_id) await owned(db, COLLECTION, query.collection_id, query.contract_id, 'collection_id');
     return (await listInputs(db, query.contract_id, query.collection_id)).map(presentInput);
   });
 
   app.get('/collection/inputs/:id', { schema: schemas.get }, async (request) => {
     const principal = await authenticate(db, request);
-    return presentInput(await accessibleInput(db, principal, (request.params as { id: string }).id));
+    return presentInput(await owned(db, INPUT, request.params.id, principal));
   });
 
   app.get('/collection/inputs/:id/rejections', { schema: schemas.rejections }, async (request) => {
     const principal = await authenticate(db, request);
-    const input = await accessibleInput(db, principal, (request.params as { id: string }).id);
+    const input = await owned(db, INPUT, request.params.id, principal);
     return (await recentRejections(db, input.contractId, input.id)).map(presentRejection);
   });
 
   app.put('/collection/inputs/:id', { schema: schemas.replace }, async (request) => {
     const principal = await authenticate(db, request);
-    const current = await accessibleInput(db, principal, (request.params as { id: string }).id);
-    const found = problems(InputReplace, request.body);
-    const invalid = found.length ? found : inputRules(request.body as InputReplace);
-    const body = request.body as InputReplace;
-    if (!found.length && body.contractId !== undefined && body.contractId !== current.contractId) {
+    const current = await owned(db, INPUT, request.params.id, principal);
+    const body = check(InputReplace, request.body);
+    const invalid = inputRules(body);
+    if (body.contractId !== undefined && body.contractId !== current.contractId) {
       invalid.push({ propertyName: 'contractId', message: 'contractId cannot be changed', propertyValue: body.contractId, code: VALIDATION_CODES.format });
     }
     if (invalid.length) throw validationError(invalid);
     const collectionId = body.collectionId ?? current.collectionId;
-    if (collectionId !== current.collectionId) await requireCollectionIn(db, collectionId, current.contractId, 'collectionId');
-    if (body.filterId && body.filterId !== current.filterId) await requireFilterIn(db, body.filterId, current.contractId);
+    if (collectionId !== current.collectionId) await owned(db, COLLECTION, collectionId, current.contractId, 'collectionId');
+    if (body.filterId && body.filterId !== current.filterId) await owned(db, FILTER, body.filterId, current.contractId, 'filterId');
     const sourceChanged = body.service !== current.service || body.type !== current.type || body.input !== current.input;
     const now = Date.now();
     await updateInput(db, current.id, {
@@ -182,19 +164,19 @@ export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Conf
 
   app.delete('/collection/inputs/:id', { schema: schemas.remove }, async (request, reply) => {
     const principal = await authenticate(db, request);
-    const row = await accessibleInput(db, principal, (request.params as { id: string }).id);
+    const row = await owned(db, INPUT, request.params.id, principal);
     await db.transaction().execute((trx) => deleteInputs(trx, row.contractId, [row.id]));
-    return reply.code(204).send();
+    return reply.code(204).send(null);
   });
 
   app.delete('/collection/inputs', { schema: schemas.removeMany }, async (request, reply) => {
     const principal = await authenticate(db, request);
-    const ids = [...new Set(check<{ ids: string[] }>(BulkDelete, request.body).ids)];
+    const ids = [...new Set(check(BulkDelete, request.body).ids)];
     const rows: InputRow[] = [];
-    for (const [i, id] of ids.entries()) rows.push(await accessibleInput(db, principal, id, `ids[${i}]`));
+    for (const [i, id] of ids.entries()) rows.push(await owned(db, INPUT, id, principal, `ids[${i}]`));
     await db.transaction().execute(async (trx) => {
       for (const [contractId, group] of Map.groupBy(rows, (row) => row.contractId)) await deleteInputs(trx, contractId, group.map((row) => row.id));
     });
-    return reply.code(204).send();
+    return reply.code(204).send(null);
   });
 }

@@ -1,5 +1,6 @@
 /** Filter list row → the filter list of interface §2.4 with the common fields of §2.1. */
 import type { FilterListRow } from '../../store/tables.ts';
+import { recordFields } from '../docs.ts';
 
 export function presentList(row: FilterListRow): Record<string, unknown> {
   return {
@@ -8,10 +9,6 @@ export function presentList(row: FilterListRow): Record<string, unknown> {
     contractId: row.contractId,
     type: row.type,
     entries: JSON.parse(row.entries),
-    active: row.active === 1,
-    created: row.created,
-    createdBy: row.createdBy,
-    lastModified: row.lastModified,
-    lastModifiedBy: row.lastModifiedBy,
+    ...recordFields(row),
   };
 }

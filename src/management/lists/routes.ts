@@ -8,7 +8,7 @@
  *   DELETE /collection/lists/{id}   → 204; 409 while a set uses it
  *   DELETE /collection/lists        {"ids": [...]}, all or nothing → 204
  */
-import type { FastifyInstance } from 'fastify';
+import type { App } from '../../http/typed.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
 import { setsUsingLists } from '../../store/filters.ts';
@@ -31,7 +31,7 @@ const spec: Spec<FilterListRow> = {
   users: setsUsingLists,
 };
 
-export function listRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+export function listRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const lists = resource(db, spec);
   const schema = recordRoutes('filter lists', List, ListCreate, ListUpdate);
   app.post('/collection/lists', { schema: schema.create }, lists.create);

@@ -8,7 +8,7 @@
  *   DELETE /collection/sets/{id}   → 204; 409 while a chain, input, collection or the contract uses it
  *   DELETE /collection/sets        {"ids": [...]}, all or nothing → 204
  */
-import type { FastifyInstance } from 'fastify';
+import type { App } from '../../http/typed.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
 import { chainsUsingSets, usersOfFilters } from '../../store/filters.ts';
@@ -36,7 +36,7 @@ const spec: Spec<FilterSetRow> = {
   users: async (db: Executor, contractId: string, ids: string[]) => [...(await chainsUsingSets(db, contractId, ids)), ...(await usersOfFilters(db, contractId, ids))],
 };
 
-export function setRoutes(app: FastifyInstance, { db }: { db: Db; config: Config }): void {
+export function setRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const sets = resource(db, spec);
   const schema = recordRoutes('filter sets', FilterSet, SetCreate, SetUpdate);
   app.post('/collection/sets', { schema: schema.create }, sets.create);

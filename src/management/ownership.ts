@@ -1,0 +1,51 @@
+/**
+ * The one check of a record a request names by id (docs/api.md, errors): unknown → 404
+ * NotFoundError, of a contract the caller may not use → 403 ForbiddenError, each naming the
+ * property that carried the id. A 403 carries none of the record's data, its contract id included.
+ *
+ * The owner is either the principal of the request (the record's contract must be granted to the
+ * token's consumer: a record the path names) or a contract id (the record must belong to that
+ * contract: a record a body references, or a query narrows to).
+ */
+import { forbiddenError, notFoundError } from '../errors.ts';
+import { hasGrant } from '../store/contracts.ts';
+import { findCollection } from '../store/collections.ts';
+import type { Db } from '../store/db.ts';
+import { findFilter } from '../store/filters.ts';
+import { findInput } from '../store/inputs.ts';
+import { findRecord, type RecordRow, type RecordTable } from '../store/records.ts';
+import type { CollectionRow, FilterListRow, FilterSetRow, InputRow } from '../store/tables.ts';
+import type { Principal } from '../http/authenticate.ts';
+
+/** A kind of record: its human name (`filter list`) and how to find one by id. */
+export interface Kind<Row extends { contractId: string }> {
+  label: string;
+  find(db: Db, id: string): Promise<Row | undefined>;
+}
+
+/** The kind of the named records of `table` (store/records.ts). */
+export function recordKind<Row extends RecordRow>(table: RecordTable, label: string): Kind<Row> {
+  return { label, find: (db, id) => findRecord<Row>(db, table, id) };
+}
+
+export const COLLECTION: Kind<CollectionRow> = { label: 'collection', find: findCollection };
+export const INPUT: Kind<InputRow> = { label: 'input', find: findInput };
+export const FILTER: Kind<{ kind: 'set' | 'chain'; id: string; contractId: string }> = { label: 'filter set or chain', find: findFilter };
+export const FILTER_SET = recordKind<FilterSetRow>('filterSets', 'filter set');
+export const FILTER_LIST = recordKind<FilterListRow>('filterLists', 'filter list');
+
+/**
+ * The record `id` of `kind` if `owner` may use it: a principal that was granted its contract, or
+ * the contract id it must belong to. Throws 404 (unknown) or 403 (another contract), both naming
+ * `propertyName`.
+ */
+export async function owned<Row extends { contractId: string }>(db: Db, kind: Kind<Row>, id: string, owner: Principal | string, propertyName = 'id'): Promise<Row> {
+  const row = await kind.find(db, id);
+  if (!row) throw notFoundError(`No ${kind.label} ${id}.`, propertyName, id);
+  if (typeof owner === 'string') {
+    if (row.contractId !== owner) throw forbiddenError(`${kind.label[0]!.toUpperCase()}${kind.label.slice(1)} ${id} belongs to another contract.`, propertyName);
+  } else if (!(await hasGrant(db, owner.consumer.id, row.contractId))) {
+    throw forbiddenError(`No access to ${kind.label} ${id}.`, propertyName);
+  }
+  return row;
+}

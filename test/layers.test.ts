@@ -1,0 +1,127 @@
+/**
+ * The layer order of docs/architecture.md, checked over every module in src/: an import points to
+ * the module's own folder or down the layers, never up, and no area imports another area. A
+ * connector never imports another connector. Imports are read from the source text: static
+ * `import`/`export … from` (type-only ones too, since they couple the modules as much) and
+ * dynamic `import('…')`. Imports of packages and of files outside src/ are not layered.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = join(import.meta.dirname, '..', 'src');
+
+/** Top-level modules that put the process together: they may import any layer. */
+const COMPOSITION = new Set(['app.ts', 'server.ts', 'bootstrap.ts', 'cli.ts', 'main.ts']);
+/** The areas: each serves one job, and none imports another. */
+const AREAS = new Set(['auth', 'management', 'queue', 'publication', 'collect']);
+/** Lower folders, lowest first; top-level modules other than COMPOSITION rank with `lib`. */
+const LOWER = ['lib', 'filter', 'store', 'http'];
+const AREA_RANK = LOWER.length;
+const COMPOSITION_RANK = AREA_RANK + 1;
+
+interface Unit {
+  name: string;
+  rank: number;
+}
+
+/** The layer unit of a module path below src/ (`store/items.ts`), or undefined for an unplaced folder. */
+function unitOf(path: string): Unit | undefined {
+  const [top, ...rest] = path.split('/');
+  if (!rest.length) return { name: top!, rank: COMPOSITION.has(top!) ? COMPOSITION_RANK : 0 };
+  if (AREAS.has(top!)) return { name: top!, rank: AREA_RANK };
+  const rank = LOWER.indexOf(top!);
+  return rank < 0 ? undefined : { name: top!, rank };
+}
+
+/** Whether `source` defines a connector (a module of collect/connectors/ exporting a `Connector`). */
+const isConnector = (path: string, source: string) => path.startsWith('collect/connectors/') && /\bexport const \w+: Connector\b|\bsatisfies Connector\b/.test(source);
+
+/** Why an import from module `from` to module `to` (paths below src/) breaks the layers, or undefined. */
+function violation(from: string, to: string, connectors: ReadonlySet<string> = new Set()): string | undefined {
+  const a = unitOf(from);
+  const b = unitOf(to);
+  if (!a) return `${from} is in a folder with no layer: add it to docs/architecture.md and this test`;
+  if (!b) return `${to} is in a folder with no layer: add it to docs/architecture.md and this test`;
+  if (b.rank > a.rank) return `${a.name} (a lower layer) imports ${b.name} (a higher one)`;
+  if (a.rank === AREA_RANK && a.name !== b.name && b.rank === AREA_RANK) return `area ${a.name} imports area ${b.name}`;
+  if (connectors.has(from) && connectors.has(to) && from !== to) return 'a connector imports another connector';
+  return undefined;
+}
+
+const STATIC = /^(?:import|export)\s+(?:type\s+)?[\w*{}\s,$]+?\s+from\s*['"]([^'"]+)['"]/gm;
+const BARE = /^import\s*['"]([^'"]+)['"]/gm;
+const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** The relative module specifiers `source` imports. */
+function importsOf(source: string): string[] {
+  return [STATIC, BARE, DYNAMIC].flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!)).filter((spec) => spec.startsWith('.'));
+}
+
+function modules(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => relative(SRC, join(entry.parentPath, entry.name)).split('\\').join('/'))
+    .sort();
+}
+
+const files = modules(SRC);
+const sources = new Map(files.map((file) => [file, readFileSync(join(SRC, file), 'utf8')]));
+const connectors = new Set(files.filter((file) => isConnector(file, sources.get(file)!)));
+
+/** The imports of `file` inside src/, as paths below src/. */
+function targets(file: string): string[] {
+  return importsOf(sources.get(file)!)
+    .map((spec) => posix.normalize(posix.join(posix.dirname(file), spec)))
+    .filter((target) => !target.startsWith('../'));
+}
+
+describe('the layer rule', () => {
+  it.each([
+    ['store/items.ts', 'collect/item.ts', 'store (a lower layer) imports collect (a higher one)'],
+    ['http/authenticate.ts', 'auth/tokens.ts', 'http (a lower layer) imports auth (a higher one)'],
+    ['filter/rules.ts', 'store/db.ts', 'filter (a lower layer) imports store (a higher one)'],
+    ['errors.ts', 'http/errors.ts', 'errors.ts (a lower layer) imports http (a higher one)'],
+    ['lib/time.ts', 'app.ts', 'lib (a lower layer) imports app.ts (a higher one)'],
+    ['publication/routes.ts', 'management/docs.ts', 'area publication imports area management'],
+    ['auth/schema.ts', 'queue/schema.ts', 'area auth imports area queue'],
+    ['worker/x.ts', 'store/db.ts', 'worker/x.ts is in a folder with no layer: add it to docs/architecture.md and this test'],
+    ['http/authenticate.ts', 'store/tokens.ts', undefined],
+    ['store/filter-sources.ts', 'filter/engine.ts', undefined],
+    ['filter/rules.ts', 'errors.ts', undefined],
+    ['management/resource.ts', 'management/docs.ts', undefined],
+    ['collect/refresh.ts', 'lib/language.ts', undefined],
+    ['app.ts', 'queue/routes.ts', undefined],
+    ['cli.ts', 'server.ts', undefined],
+  ])('%s -> %s: %s', (from, to, expected) => {
+    expect(violation(from, to)).toBe(expected);
+  });
+
+  it('tells connectors apart from their shared modules', () => {
+    const set = new Set(['collect/connectors/flickr.ts', 'collect/connectors/rss.ts']);
+    expect(violation('collect/connectors/flickr.ts', 'collect/connectors/rss.ts', set)).toBe('a connector imports another connector');
+    expect(violation('collect/connectors/flickr.ts', 'collect/connectors/http.ts', set)).toBeUndefined();
+    expect(connectors.has('collect/connectors/rss.ts')).toBe(true);
+    expect(connectors.has('collect/connectors/index.ts')).toBe(false);
+  });
+
+  it.each([
+    ["import { a, type B } from '../store/db.ts';\n", ['../store/db.ts']],
+    ["import type {\n  C,\n  D,\n} from './x.ts';\n", ['./x.ts']],
+    ["export * from './y.ts';\nexport { z } from \"./z.ts\";\n", ['./y.ts', './z.ts']],
+    ["import './side.ts';\nconst m = await import('./lazy.ts');\n", ['./side.ts', './lazy.ts']],
+    ["import { Type } from 'typebox';\n * import x from './doc.ts'\nconst s = 'from \\'./no.ts\\'';\n", []],
+  ])('reads the imports of %j', (source, expected) => {
+    expect(importsOf(source).sort()).toEqual([...expected].sort());
+  });
+});
+
+describe.each(files)('%s', (file) => {
+  it('imports only its own folder, lower layers or shared modules', () => {
+    const broken = targets(file)
+      .map((target) => ({ target, why: violation(file, target, connectors) }))
+      .filter(({ why }) => why !== undefined)
+      .map(({ target, why }) => `${file} -> ${target}: ${why}`);
+    expect(broken).toEqual([]);
+  });
+});
