@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { authRoutes } from './auth/routes.ts';
 import type { Config } from './config.ts';
+import { consoleRoutes } from './console/routes.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { redactUrl } from './http/redact.ts';
 import { COMPONENTS } from './http/openapi.ts';
@@ -91,6 +92,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     customizationRoutes(app, ctx);
     collectionRoutes(app, ctx);
     filterRoutes(app, ctx);
+    // The console lives on {api_url}: its redirect URI is <API_URL>/console/ (auth/first-party.ts).
+    consoleRoutes(app, ctx);
   }
   if (role === 'all' || role === 'queue') queueRoutes(app, ctx);
   if (role === 'all' || role === 'queue') {
