@@ -39,19 +39,26 @@ export interface AppDeps {
   db: Db;
   /** Which APIs this process serves; default all. `collector` serves only the health checks. */
   role?: Role;
+  /** Human-readable log lines (pino-pretty) instead of JSON lines: `npm start` on a terminal. */
+  prettyLogs?: boolean;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const role = deps.role ?? 'all';
+  // Loaded only for a terminal: JSON lines (the default) need no formatter.
+  const stream = deps.prettyLogs
+    ? (await import('pino-pretty')).default({ destination: 2, colorize: process.stderr.isTTY === true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' })
+    : process.stderr;
   const app = Fastify({
-    // Logs go to stderr: stdout carries the CLI's one JSON document (decisions §12).
+    // Logs go to stderr: stdout carries the CLI's one JSON document (README "CLI"); JSON lines,
+    // or pino-pretty's lines when `npm start` runs on a terminal (`prettyLogs`).
     // Tokens travel in query strings (interface §4): request URLs are logged with them redacted.
     logger:
       config.logLevel === 'silent'
         ? false
         : {
             level: config.logLevel,
-            stream: process.stderr,
+            stream,
             serializers: {
               req: (request: { method: string; url: string; ip?: string }) => ({ method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }),
             },

@@ -140,6 +140,9 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     const config = sluice(dir, ['config'], { env: { DATABASE_URL: 'postgres://sluice:s3cret@db/sluice' } });
     expect(config.out.databaseUrl).toBe('postgres://sluice:***@db/sluice');
     expect(config.out.pollInterval).toBe(300);
+    // The console's client follows API_URL.
+    const moved = sluice(dir, ['config'], { env: { API_URL: 'https://sluice.example.com/' } });
+    expect(moved.out.console).toEqual({ url: 'https://sluice.example.com/console/', client_id: 'sluice-console', redirect_uri: 'https://sluice.example.com/console/', public: true });
   });
 
   it('sets and clears a contract filter (set-filter): a set or chain of that contract only', async () => {

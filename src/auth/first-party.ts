@@ -1,5 +1,5 @@
 /**
- * The first-party client of every installation: the console (issue 12, `docs/console.md`), a
+ * The first-party client of every installation: the console (README "Five minutes with the console"), a
  * public OAuth client created by a migration with client id `sluice-console`.
  *
  * - Registered redirect URIs that are paths (`/console/`, only a migration can register one: the

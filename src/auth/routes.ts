@@ -6,6 +6,7 @@
  *   GET  /v1/oauth/token/info   token information (interface §2.10)
  *   GET  /v1/oauth/me           consumer details (interface §2.11)
  *   GET|POST /v1/authorize, /v1/oauth/authorize, POST /v1/login, /v1/logout   browser sign-in (login/)
+ *   POST /v1/oauth/logout       an application signs its user out (login/; the console's sign-out)
  *
  * Token-endpoint errors carry the error object of interface §7 plus RFC 6749 §5.2 `error` and
  * `error_description`. Failed client authentications and grants count against the client address

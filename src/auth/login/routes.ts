@@ -99,7 +99,14 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
   const form = { errorHandler: pageErrors, preHandler: app.csrfProtection };
 
   const loginPage = (reply: FastifyReply, status: number, request: AuthorizationRequest, extra: { username?: string; error?: string } = {}) =>
-    sendPage(reply, status, 'login', { clientName: request.client.name, fields: hiddenFields(request), csrf: reply.generateCsrf(), username: extra.username ?? '', error: extra.error });
+    sendPage(reply, status, 'login', {
+      clientName: request.client.name,
+      asksConsent: !(request.responseType === 'code' && skipsConsent(request.client)),
+      fields: hiddenFields(request),
+      csrf: reply.generateCsrf(),
+      username: extra.username ?? '',
+      error: extra.error,
+    });
 
   /** The checked request, or the reply already sent (error page or error redirect). */
   async function checked(params: Record<string, unknown>, reply: FastifyReply, redirectStatus: number): Promise<AuthorizationRequest | undefined> {
