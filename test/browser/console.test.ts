@@ -6,7 +6,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollection } from '../../src/store/collections.ts';
-import { createContract } from '../../src/store/contracts.ts';
+import { createContract, grant, revokeGrant } from '../../src/store/contracts.ts';
 import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
 let browser: Browser;
@@ -110,6 +110,49 @@ describe('console', () => {
     await expect(page.getByText('Secret Plans').count()).resolves.toBe(0);
     await expect(page.getByRole('button', { name: 'Create collection' }).count()).resolves.toBe(0);
     await expectAccessible(page);
+    await page.context().close();
+  });
+
+  it('switches contract with the Contract menu; the address names the contract', async () => {
+    const sports = await createContract(sluice.db, 'Acme Sports', 'test');
+    await createCollection(sluice.db, sports.id, { name: 'Football' }, 'test');
+    await grant(sluice.db, sluice.user.consumer.id, sports.id);
+    const page = await consolePage(browser);
+    await signIn(page, sluice);
+    await page.getByLabel('Contract', { exact: true }).selectOption({ label: 'Acme Sports' });
+    await page.getByRole('heading', { level: 2, name: 'Collections of Acme Sports' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/console/contracts/${sports.id}`);
+    await page.getByRole('button', { name: 'Rename Football' }).waitFor();
+    await expect(page.getByRole('button', { name: 'Rename World News' }).count()).resolves.toBe(0);
+    // The navigation follows the chosen contract.
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Moderation' }).click();
+    expect(new URL(page.url()).pathname).toBe(`/console/contracts/${sports.id}/moderation`);
+    await revokeGrant(sluice.db, sluice.user.consumer.id, sports.id);
+    await page.context().close();
+  });
+
+  it('works with the keyboard alone: skip link, navigation, rename with Enter', async () => {
+    const page = await consolePage(browser);
+    await signIn(page, sluice);
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('main');
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Filters' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Filters' }).waitFor();
+    // Focus moves to the new screen's heading, so the next Tab starts in the screen.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('screen-title');
+    await page.goBack();
+    await page.getByRole('button', { name: 'Rename World News' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.value)).toBe('World News');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('World News Daily');
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Rename World News Daily' }).waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Rename World News Daily');
+    await sluice.db.updateTable('collections').set({ name: 'World News' }).where('id', '=', sluice.tenant.collection.id).execute();
     await page.context().close();
   });
 

@@ -10,7 +10,7 @@
  *   contract; an `ApiError` shows its messages; anything else its message.
  */
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type ErrorEntry } from './api.ts';
 import { useDraft } from './drafts.ts';
 import { html } from './html.ts';
@@ -57,6 +57,7 @@ export interface FieldProps {
   /** `select` options as [value, label]. */
   options?: [string, string][];
   multiline?: boolean;
+  /** Take focus when it appears (a form opened by a button). */
   autoFocus?: boolean;
 }
 
@@ -65,13 +66,18 @@ export function Field(props: FieldProps) {
   const id = useId(props.name.replace(/\W/g, '-'));
   const errors = errorsFor(props.error, props.name);
   const describedBy = [props.hint ? `${id}-hint` : '', errors.length ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  const ref = useRef<HTMLElement>(null);
+  // `autofocus` counts only while a page loads: a field that appears later takes focus here.
+  useEffect(() => {
+    if (props.autoFocus) ref.current?.focus();
+  }, []);
   const common = {
+    ref,
     id,
     name: props.name,
     required: props.required,
     'aria-invalid': errors.length ? 'true' : undefined,
     'aria-describedby': describedBy,
-    autoFocus: props.autoFocus,
     onInput: (event: Event) => props.onInput((event.currentTarget as HTMLInputElement).value),
   };
   const control = props.options

@@ -21,10 +21,14 @@ import { createStore, useStore } from './store.ts';
 const unexpected = createStore<unknown>(undefined);
 if (typeof window !== 'undefined') window.addEventListener('unhandledrejection', (event) => unexpected.set(event.reason));
 
-class ErrorBoundary extends Component<{ children?: ComponentChildren }, { error?: unknown }> {
+/** Shows a screen's rendering error in its place; going to another address clears it. */
+class ErrorBoundary extends Component<{ path: string; children?: ComponentChildren }, { error?: unknown }> {
   override state: { error?: unknown } = {};
   override componentDidCatch(error: unknown) {
     this.setState({ error });
+  }
+  override componentDidUpdate(previous: { path: string }) {
+    if (previous.path !== this.props.path && this.state.error !== undefined) this.setState({ error: undefined });
   }
   override render() {
     if (this.state.error !== undefined) {
@@ -110,8 +114,17 @@ function NotFound() {
   return html`<${Screen} title="Page not found"><p>There is no console screen at this address. <a href="/console/">Go to the start</a>.</p><//>`;
 }
 
-/** Moves focus to the new screen's heading (or `<main>`), so keyboard and reader users follow. */
-function focusScreen() {
+let shownPath = typeof location === 'undefined' ? '' : location.pathname;
+
+/**
+ * After a navigation, moves focus to the new screen's heading (or `<main>`), so keyboard and
+ * screen reader users follow. Not for the start page's redirect to a contract: focus then stays
+ * at the top of the page, where the skip link is.
+ */
+function focusScreen(url: string) {
+  const from = shownPath.replace(/\/+$/, '');
+  shownPath = new URL(url, location.origin).pathname;
+  if (from === '/console') return;
   requestAnimationFrame(() => (document.querySelector<HTMLElement>('#screen-title') ?? document.getElementById('main'))?.focus());
 }
 
@@ -124,7 +137,7 @@ export function Shell() {
     <${UnexpectedBanner} />
     <main id="main" tabindex="-1">
       ${error ? html`<${ErrorBanner} error=${error} />` : null}
-      <${ErrorBoundary} key=${path}>
+      <${ErrorBoundary} path=${path}>
         <${Router} onRouteChange=${focusScreen}>
           <${Route} path="/console" component=${Home} />
           ${SCREENS.map((entry) => html`<${Route} path=${routePattern(entry)} component=${entry.component} />`)}

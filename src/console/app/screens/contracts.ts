@@ -6,7 +6,7 @@
  * the API's 403 as "no access", and nothing of it.
  */
 import { useRoute } from 'preact-iso/router';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { hasDraft } from '../drafts.ts';
 import { ErrorBanner, Field, useForm } from '../forms.ts';
@@ -61,6 +61,13 @@ function RenameForm({ collection, onDone }: { collection: Collection; onDone: (r
 function CollectionRow({ collection, contractId, onRenamed }: { collection: Collection; contractId: string; onRenamed: (c: Collection) => void }) {
   // A rename interrupted by a re-sign-in or a reload reopens with its draft.
   const [editing, setEditing] = useState(() => hasDraft(`rename:${collection._id}`));
+  // Focus goes back to the Rename button when the form closes (saved or cancelled).
+  const rename = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(editing);
+  useEffect(() => {
+    if (wasEditing.current && !editing) rename.current?.focus();
+    wasEditing.current = editing;
+  }, [editing]);
   return html`<li class="collection">
     ${editing
       ? html`<${RenameForm} collection=${collection} onDone=${(renamed?: Collection) => {
@@ -74,7 +81,7 @@ function CollectionRow({ collection, contractId, onRenamed }: { collection: Coll
         <div class="buttons">
           <a href=${`${screenPath(contractId, 'sources')}?collection=${encodeURIComponent(collection._id)}`}>Sources<span class="visually-hidden"> of ${collection.name}</span></a>
           <a href=${`${screenPath(contractId, 'moderation')}?collection=${encodeURIComponent(collection._id)}`}>Moderation<span class="visually-hidden"> of ${collection.name}</span></a>
-          <button type="button" class="secondary" aria-label=${`Rename ${collection.name}`} onClick=${() => setEditing(true)}>Rename</button>
+          <button type="button" class="secondary" ref=${rename} aria-label=${`Rename ${collection.name}`} onClick=${() => setEditing(true)}>Rename</button>
         </div>`}
   </li>`;
 }
