@@ -20,7 +20,7 @@
  * When `dist/console` is missing (no `npm install`/`npm run build` yet) the console paths answer
  * 503 with a page that says how to build it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -76,13 +76,34 @@ export function consoleIndex(template: string, config: Pick<Config, 'apiUrl' | '
   return template.replace('<!--config-->', `<meta name="sluice-console" content="${escapeAttribute(JSON.stringify(settings))}">`);
 }
 
-function loadAssets(dir: string): Map<string, Asset> {
+interface Built {
+  template: string;
+  assets: Map<string, Asset>;
+}
+
+const loaded = new Map<string, { stamp: number; built: Built }>();
+
+/**
+ * The build in `dir` with every asset compressed once, kept per process (every app of a test run
+ * shares it) until the build's manifest changes; undefined when there is no build.
+ */
+function loadBuild(dir: string): Built | undefined {
+  let stamp: number;
+  try {
+    stamp = statSync(join(dir, 'manifest.json')).mtimeMs;
+  } catch {
+    return undefined;
+  }
+  const cached = loaded.get(dir);
+  if (cached?.stamp === stamp) return cached.built;
   const assets = new Map<string, Asset>();
-  for (const name of readdirSync(dir)) {
-    const raw = readFileSync(join(dir, name));
+  for (const name of readdirSync(join(dir, 'assets'))) {
+    const raw = readFileSync(join(dir, 'assets', name));
     assets.set(name, { type: TYPES[extname(name)] ?? 'application/octet-stream', raw, gzip: gzipSync(raw), br: brotliCompressSync(raw) });
   }
-  return assets;
+  const built = { template: readFileSync(join(dir, 'index.html'), 'utf8'), assets };
+  loaded.set(dir, { stamp, built });
+  return built;
 }
 
 function accepts(request: FastifyRequest, encoding: string): boolean {
@@ -90,14 +111,9 @@ function accepts(request: FastifyRequest, encoding: string): boolean {
 }
 
 export function consoleRoutes(app: FastifyInstance, { config, distDir = DIST_DIR }: { config: Config; distDir?: string }): void {
-  let index: string | undefined;
-  let assets = new Map<string, Asset>();
-  try {
-    index = consoleIndex(readFileSync(join(distDir, 'index.html'), 'utf8'), config);
-    assets = loadAssets(join(distDir, 'assets'));
-  } catch {
-    index = undefined;
-  }
+  const built = loadBuild(distDir);
+  const index = built && consoleIndex(built.template, config);
+  const assets = built?.assets ?? new Map<string, Asset>();
   const csp = consoleCsp(config);
   const hidden = { schema: { hide: true } };
 

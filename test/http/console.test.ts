@@ -8,12 +8,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { s256 } from '../../src/auth/pkce.ts';
 import { randomToken } from '../../src/auth/secrets.ts';
 import { DIST_DIR, type Manifest } from '../../src/console/build.ts';
+import { consoleRoutes } from '../../src/console/routes.ts';
+import { loadConfig } from '../../src/config.ts';
 import { findClient } from '../../src/store/consumers.ts';
-import { build, buildUser } from '../helper.ts';
+import { build, buildUser, tempDir } from '../helper.ts';
 import { Browser, formFields } from './browser-jar.ts';
 
 const API = 'https://sluice.example.com';
@@ -84,6 +87,16 @@ describe('the console app', () => {
     expect(firstLoad.files).toContain(css);
     expect(firstLoad.gzip).toBeLessThan(150 * 1024);
     expect(firstLoad.brotli).toBeLessThan(150 * 1024);
+  });
+
+  it('says how to build the console when the build is missing, instead of a blank page', async () => {
+    const app = Fastify();
+    consoleRoutes(app, { config: loadConfig({}), distDir: join(tempDir(), 'no-build') });
+    const res = await app.inject({ method: 'GET', url: '/console/contracts/x' });
+    expect(res.statusCode).toBe(503);
+    expect(res.body).toContain('npm run build');
+    expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+    await app.close();
   });
 
   it('sends a browser from / to the console; other clients get where things are', async () => {

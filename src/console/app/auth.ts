@@ -118,6 +118,8 @@ export async function completeSignIn(): Promise<Start> {
 export async function signOut(): Promise<void> {
   const value = token?.value;
   token = undefined;
+  // Unsaved input stays with the person who typed it: not left in the tab for the next one.
+  for (const key of Object.keys(sessionStorage)) if (key.startsWith('sluice.draft:')) sessionStorage.removeItem(key);
   sessionStorage.setItem(SIGNED_OUT, '1');
   if (!value) return location.assign(config.redirectUri);
   await fetch(`${config.authUrl}/v1/oauth/revoke`, {
