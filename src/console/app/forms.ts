@@ -10,17 +10,10 @@
  *   contract; an `ApiError` shows its messages; anything else its message.
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError, type ErrorEntry } from './api.ts';
 import { useDraft } from './drafts.ts';
 import { html } from './html.ts';
-
-let ids = 0;
-/** A page-unique id for label/input pairs. */
-export function useId(prefix = 'f'): string {
-  const [id] = useState(() => `${prefix}-${++ids}`);
-  return id;
-}
 
 /** Entries of `error` that name `propertyName` (exactly, or as `propertyName[...]`/`propertyName.…`). */
 export function errorsFor(error: unknown, propertyName: string): ErrorEntry[] {
@@ -63,7 +56,7 @@ export interface FieldProps {
 
 /** A labelled control with its hint and its errors (by `propertyName`). */
 export function Field(props: FieldProps) {
-  const id = useId(props.name.replace(/\W/g, '-'));
+  const id = useId();
   const errors = errorsFor(props.error, props.name);
   const describedBy = [props.hint ? `${id}-hint` : '', errors.length ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   const ref = useRef<HTMLElement>(null);

@@ -5,6 +5,7 @@
  * (`useContractId`); the last one chosen is remembered for links that need one.
  */
 import { useRoute } from 'preact-iso/router';
+import { useEffect } from 'preact/hooks';
 import { api } from './api.ts';
 import { config } from './config.ts';
 import { createStore, useStore } from './store.ts';
@@ -56,7 +57,9 @@ const LAST = 'sluice.contract';
 export function useContractId(): string | undefined {
   const { params } = useRoute();
   const id = params.contract;
-  if (id) sessionStorage.setItem(LAST, id);
+  useEffect(() => {
+    if (id) sessionStorage.setItem(LAST, id);
+  }, [id]);
   return id;
 }
 

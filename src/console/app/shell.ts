@@ -7,10 +7,10 @@
  */
 import { Component, type ComponentChildren } from 'preact';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso/router';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import { network, retryWaiting } from './api.ts';
 import { signOut } from './auth.ts';
-import { ErrorBanner, useId } from './forms.ts';
+import { ErrorBanner } from './forms.ts';
 import { html } from './html.ts';
 import { locate, routePattern, SCREENS, screenPath } from './routes.ts';
 import { Screen } from './screen.ts';
@@ -58,7 +58,7 @@ function UnexpectedBanner() {
 function ContractSwitcher({ current, segment }: { current: string | undefined; segment: string }) {
   const { contracts } = useSession();
   const { route } = useLocation();
-  const id = useId('contract');
+  const id = useId();
   if (!contracts?.length) return null;
   const known = contracts.some((contract) => contract._id === current);
   return html`<div class="switcher">
