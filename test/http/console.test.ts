@@ -155,7 +155,11 @@ describe('the console’s OAuth client', () => {
     const login = await s.browser.get(authorize());
     expect(login.body).toContain('to continue to <strong>Sluice console</strong>');
     expect(login.body).not.toContain('asked whether');
-    const back = await signIn(s);
+    const posted = await s.browser.post('/v1/login', { ...formFields(login.body, '/v1/login'), username: s.user.username, password: s.user.password });
+    // The session lasts SESSION_TTL (a working day by default): the console renews hourly tokens within it.
+    const cookie = ([] as string[]).concat(posted.headers['set-cookie'] as string[]).find((c) => c.startsWith('sluice_session='))!;
+    expect(cookie).toMatch(/Max-Age=28800/);
+    const back = await s.browser.get(posted.headers.location as string);
     expect(back.statusCode, back.body).toBe(302);
     const location = new URL(back.headers.location as string);
     expect(`${location.origin}${location.pathname}`).toBe(CONSOLE);
