@@ -89,6 +89,12 @@ describe('console', () => {
     await page.getByRole('alert').filter({ hasText: 'The server cannot be reached' }).waitFor();
     await expect(name.inputValue()).resolves.toBe('Weather');
     // Back online: the waiting request goes out (the browser's `online` event) and succeeds.
+    // A screen not loaded yet cannot come while offline: it says so, with a way to reload.
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Publication' }).click();
+    await page.getByRole('heading', { level: 1, name: 'This screen could not be loaded' }).waitFor();
+    await page.getByRole('button', { name: 'Reload' }).waitFor();
+    await page.goBack();
+    await page.getByRole('heading', { level: 1, name: 'Contracts and collections' }).waitFor();
     await page.context().setOffline(false);
     await page.getByRole('button', { name: 'Rename Weather' }).waitFor();
     await expect(page.getByText('The server cannot be reached').count()).resolves.toBe(0);
