@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { authRoutes } from './auth/routes.ts';
 import type { Config } from './config.ts';
+import { consoleRoutes } from './console/routes.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { redactUrl } from './http/redact.ts';
 import type { App } from './http/typed.ts';
@@ -40,19 +41,26 @@ export interface AppDeps {
   db: Db;
   /** Which APIs this process serves; default all. `collector` serves only the health checks. */
   role?: Role;
+  /** Human-readable log lines (pino-pretty) instead of JSON lines: `npm start` on a terminal. */
+  prettyLogs?: boolean;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const role = deps.role ?? 'all';
+  // Loaded only for a terminal: JSON lines (the default) need no formatter.
+  const stream = deps.prettyLogs
+    ? (await import('pino-pretty')).default({ destination: 2, colorize: process.stderr.isTTY === true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' })
+    : process.stderr;
   const app = Fastify({
-    // Logs go to stderr: stdout carries the CLI's one JSON document (decisions §12).
+    // Logs go to stderr: stdout carries the CLI's one JSON document (README "CLI"); JSON lines,
+    // or pino-pretty's lines when `npm start` runs on a terminal (`prettyLogs`).
     // Tokens travel in query strings (interface §4): request URLs are logged with them redacted.
     logger:
       config.logLevel === 'silent'
         ? false
         : {
             level: config.logLevel,
-            stream: process.stderr,
+            stream,
             serializers: {
               req: (request: { method: string; url: string; ip?: string }) => ({ method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }),
             },
@@ -93,6 +101,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     customizationRoutes(app, ctx);
     collectionRoutes(app, ctx);
     filterRoutes(app, ctx);
+    // The console lives on {api_url}: its redirect URI is <API_URL>/console/ (auth/first-party.ts).
+    consoleRoutes(app, ctx);
   }
   if (role === 'all' || role === 'queue') queueRoutes(app, ctx);
   if (role === 'all' || role === 'queue') {

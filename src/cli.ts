@@ -4,7 +4,7 @@
  *
  *   serve [--role all|auth|api|queue|collector]
  *   migrate
- *   config
+ *   config   (also the console's URL and its OAuth client: client id, redirect URI)
  *   admin contract create --name <name>
  *   admin collection create --contract <id|slug> --name <name> [--type realtime|ranked]
  *   admin client create --name <name> [--email <e>] [--redirect-uri <uri> ...] [--public]
@@ -17,13 +17,16 @@
  *   admin grant  --consumer <consumer id|username|client id> --contract <id|slug>
  *   admin revoke --consumer <consumer id|username|client id> --contract <id|slug>
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from './app.ts';
+import { CONSOLE_CLIENT_ID, consoleUrl } from './auth/first-party.ts';
 import { hashSecret, randomToken } from './auth/secrets.ts';
 import { type Config, ConfigError, loadConfig, maskedConfig } from './config.ts';
 import { ApiError, conflictError, forbiddenError, notFoundError, validationError, VALIDATION_CODES } from './errors.ts';
-import { serve } from './server.ts';
+import { greeting, type GreetingFacts } from './greeting.ts';
+import { type Server, serve } from './server.ts';
 import { COLLECTION_TYPES, createCollection } from './store/collections.ts';
 import { createConsumer, disableConsumer, findConsumerByRef, setPasswordHash } from './store/consumers.ts';
 import { createContract, findContract, grant, revokeGrant, setContractFilter } from './store/contracts.ts';
@@ -231,13 +234,26 @@ function errorObject(error: unknown): { errors: object[] } {
   return { errors: [{ name: 'InternalError', message: error instanceof Error ? error.message : String(error), code: 5001 }] };
 }
 
+/** The greeting's facts: the demo user's name and credentials file, when that file exists. */
+function greetingFacts(summary: Server['summary'], config: Config): GreetingFacts {
+  const path = summary.credentials ?? resolve(join(config.dataDir, 'credentials.json'));
+  try {
+    const username = (JSON.parse(readFileSync(path, 'utf8')) as { user?: { username?: string } }).user?.username;
+    return { role: summary.role, url: summary.url, ...(username ? { credentials: path, username } : {}) };
+  } catch {
+    return { role: summary.role, url: summary.url };
+  }
+}
+
 async function serveUntilSignal(args: string[], config: Config): Promise<unknown> {
   const { values } = parseArgs({ args, options: { role: { type: 'string', default: 'all' } } });
   if (!(ROLES as readonly string[]).includes(values.role)) {
     throw validationError([{ propertyName: '--role', message: `--role must be one of ${ROLES.join(', ')}`, propertyValue: values.role, code: VALIDATION_CODES.enum }]);
   }
-  const server = await serve(config, values.role as Role);
-  process.stdout.write(`${JSON.stringify(server.summary)}\n`);
+  // A person at a terminal (`npm start`) gets a greeting and readable logs; a program, JSON.
+  const terminal = process.stdout.isTTY === true;
+  const server = await serve(config, values.role as Role, { prettyLogs: terminal });
+  process.stdout.write(terminal ? greeting(greetingFacts(server.summary, config), config) : `${JSON.stringify(server.summary)}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => void server.close().then(resolve);
     process.once('SIGTERM', stop);
@@ -265,7 +281,8 @@ export async function run(argv: string[]): Promise<number> {
         }
       })();
     } else if (command === 'config') {
-      result = maskedConfig(config);
+      // The console's built-in OAuth client (auth/first-party.ts), with its redirect URI as resolved from API_URL.
+      result = { ...maskedConfig(config), console: { url: consoleUrl(config), client_id: CONSOLE_CLIENT_ID, redirect_uri: consoleUrl(config), public: true } };
     } else if (command === 'admin') {
       const [first, second, ...more] = rest;
       const key = second && admin[`${first} ${second}`] ? `${first} ${second}` : (first ?? '');

@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       pollInterval: 300,
       allowPrivateFetch: false,
       tokenTtl: 3600,
+      sessionTtl: 28_800,
       contentMaxAge: 5,
       bootstrap: true,
     });
@@ -30,6 +31,7 @@ describe('loadConfig', () => {
       POLL_INTERVAL: '60',
       ALLOW_PRIVATE_FETCH: 'true',
       TOKEN_TTL: '120',
+      SESSION_TTL: '600',
       CONTENT_MAX_AGE: '0',
       SLUICE_BOOTSTRAP: 'false',
     });
@@ -43,6 +45,7 @@ describe('loadConfig', () => {
       pollInterval: 60,
       allowPrivateFetch: true,
       tokenTtl: 120,
+      sessionTtl: 600,
       contentMaxAge: 0,
       bootstrap: false,
     });

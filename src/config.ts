@@ -32,6 +32,12 @@ export interface Config {
   allowPrivateFetch: boolean;
   /** Access token lifetime in seconds (TOKEN_TTL, default 3600). */
   tokenTtl: number;
+  /**
+   * Lifetime of a browser sign-in session in seconds (SESSION_TTL, default 28800: a working day).
+   * While it lasts, an application (the console) gets a new token without the password; signing
+   * out ends it.
+   */
+  sessionTtl: number;
   /** `max-age` of public reads in seconds (CONTENT_MAX_AGE, default 5). */
   contentMaxAge: number;
   /** Create the demo contract, collection, client and user on an empty database (SLUICE_BOOTSTRAP, default true). */
@@ -114,6 +120,7 @@ export function loadConfig(env: Env): Config {
     collectLease: integer(env, 'COLLECT_LEASE', 120, 2, 3600),
     allowPrivateFetch: boolean(env, 'ALLOW_PRIVATE_FETCH', false),
     tokenTtl: integer(env, 'TOKEN_TTL', 3600, 1, 86_400),
+    sessionTtl: integer(env, 'SESSION_TTL', 28_800, 60, 604_800),
     contentMaxAge: integer(env, 'CONTENT_MAX_AGE', 5, 0, 86_400),
     bootstrap: boolean(env, 'SLUICE_BOOTSTRAP', true),
     logLevel,

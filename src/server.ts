@@ -22,12 +22,13 @@ export interface Server {
   close(): Promise<void>;
 }
 
-export async function serve(config: Config, role: Role = 'all'): Promise<Server> {
+/** `options.prettyLogs`: human-readable logs (a terminal) instead of JSON lines. */
+export async function serve(config: Config, role: Role = 'all', options: { prettyLogs?: boolean } = {}): Promise<Server> {
   const db = openDb(config.databaseUrl);
   // Several processes may start at once against one PostgreSQL: one migrates and bootstraps.
   const credentials = await ensureSchemaOnce(db, async (wasEmpty) => (wasEmpty && config.bootstrap ? bootstrapDemo(db, config) : undefined));
 
-  const app = await buildApp(config, { db, role });
+  const app = await buildApp(config, { db, role, prettyLogs: options.prettyLogs });
   await app.listen({ port: config.port, host: config.host });
   // SQLite: the in-process scheduler. PostgreSQL: collector processes share the inputs through pg-boss.
   const collects = role === 'all' || role === 'collector';

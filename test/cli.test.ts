@@ -78,7 +78,8 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     const client = sluice(dir, ['admin', 'client', 'create', '--name', 'robot']);
     sluice(dir, ['admin', 'user', 'create', '--name', 'Bo', '--username', 'bo', '--email', 'bo@example.com'], { env: { SLUICE_PASSWORD: 'hunter2hunter2' } });
     const db = openDb(loadConfig({ DATA_DIR: dir.dir, ...dir.env }).databaseUrl);
-    const rows = await db.selectFrom('consumers').selectAll().execute();
+    // Every consumer but the console's public client (created by a migration; it has no secret).
+    const rows = (await db.selectFrom('consumers').selectAll().execute()).filter((row) => row.clientId !== 'sluice-console');
     await db.destroy();
     const dump = JSON.stringify(rows);
     expect(dump).not.toContain(client.out.client_secret);
@@ -140,6 +141,9 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     const config = sluice(dir, ['config'], { env: { DATABASE_URL: 'postgres://sluice:s3cret@db/sluice' } });
     expect(config.out.databaseUrl).toBe('postgres://sluice:***@db/sluice');
     expect(config.out.pollInterval).toBe(300);
+    // The console's client follows API_URL.
+    const moved = sluice(dir, ['config'], { env: { API_URL: 'https://sluice.example.com/' } });
+    expect(moved.out.console).toEqual({ url: 'https://sluice.example.com/console/', client_id: 'sluice-console', redirect_uri: 'https://sluice.example.com/console/', public: true });
   });
 
   it('sets and clears a contract filter (set-filter): a set or chain of that contract only', async () => {

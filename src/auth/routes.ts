@@ -7,6 +7,7 @@
  *   GET  /v1/oauth/me           consumer details (interface §2.11)
  *   GET|POST /v1/authorize, /v1/oauth/authorize, POST /v1/login, /v1/logout   browser sign-in (login/)
  *   GET  /.well-known/oauth-authorization-server   server metadata (RFC 8414, metadata.ts)
+ *   POST /v1/oauth/logout       an application signs its user out (login/; the console's sign-out)
  *
  * Token-endpoint errors carry the error object of interface §7 plus RFC 6749 §5.2 `error` and
  * `error_description`. Failed client authentications and grants count against the client id and

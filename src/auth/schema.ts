@@ -136,6 +136,27 @@ export const schemas = {
       403: pageError('Error page: missing or wrong CSRF token'),
     },
   },
+  clientLogout: {
+    tags,
+    summary: 'Sign out of a browser application: revoke its token and end the sign-in session',
+    description:
+      'A top-level form post from the application (e.g. the console). `token` (an access token the client got for the signed-in user, ' +
+      'even one already revoked or expired) proves the request comes from that application: only then is the token revoked (RFC 7009) ' +
+      'and the sign-in session cookie ended, so the next sign-in asks for the password. The browser then goes to ' +
+      '`post_logout_redirect_uri`, which must be registered for the client.',
+    consumes: ['application/x-www-form-urlencoded'],
+    body: handlerValidated(
+      Type.Object({
+        client_id: Type.String(),
+        token: Type.String({ description: 'An access token issued to the client for the signed-in user' }),
+        post_logout_redirect_uri: Type.String({ description: 'A redirect URI registered for the client' }),
+      }),
+    ),
+    response: {
+      303: redirect('Signed out (when the token proves it): to post_logout_redirect_uri'),
+      400: pageError('Error page: unknown client or unregistered post_logout_redirect_uri'),
+    },
+  },
   stylesheet: {
     tags,
     summary: 'The stylesheet of the sign-in pages',

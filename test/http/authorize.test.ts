@@ -11,6 +11,7 @@ import { createConsumer, disableConsumer } from '../../src/store/consumers.ts';
 import { createContract, grant, revokeGrant } from '../../src/store/contracts.ts';
 import type { Db } from '../../src/store/db.ts';
 import { build, buildClient, buildUser, expectError } from '../helper.ts';
+import { Browser, formFields } from './browser-jar.ts';
 
 const REDIRECT = 'https://app.example.com/callback';
 const VERIFIER = randomToken() + randomToken(); // 86 characters
@@ -30,48 +31,6 @@ async function browserClient(db: Db, options: { name?: string; redirectUris?: st
     redirectUris: options.redirectUris ?? [REDIRECT, 'https://app.example.com/other?x=1'],
   });
   return { consumer, clientId };
-}
-
-/** A tiny cookie jar: what the responses set, sent back on the next requests. */
-class Browser {
-  readonly app: FastifyInstance;
-  readonly jar = new Map<string, string>();
-  remoteAddress = '127.0.0.1';
-  constructor(app: FastifyInstance) {
-    this.app = app;
-  }
-  private keep(res: LightMyRequestResponse) {
-    for (const c of res.cookies as { name: string; value: string; maxAge?: number }[]) {
-      if (c.value === '' || c.maxAge === 0) this.jar.delete(c.name);
-      else this.jar.set(c.name, c.value);
-    }
-    return res;
-  }
-  private get cookie() {
-    return [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-  async get(url: string) {
-    return this.keep(await this.app.inject({ method: 'GET', url, headers: { cookie: this.cookie, accept: 'text/html' }, remoteAddress: this.remoteAddress }));
-  }
-  async post(url: string, form: Record<string, string>) {
-    return this.keep(
-      await this.app.inject({
-        method: 'POST',
-        url,
-        headers: { cookie: this.cookie, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-        payload: new URLSearchParams(form).toString(),
-        remoteAddress: this.remoteAddress,
-      }),
-    );
-  }
-}
-
-/** The hidden fields of the first form whose action is `action`, from an HTML page. */
-function formFields(html: string, action: string): Record<string, string> {
-  const form = html.split(`action="${action}"`)[1]?.split('</form>')[0];
-  expect(form, `no form ${action}`).toBeDefined();
-  const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  return Object.fromEntries([...form!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, unescape(m[2]!)]));
 }
 
 function authorizeUrl(params: Record<string, string>, path = '/v1/authorize') {

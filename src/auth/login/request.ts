@@ -3,16 +3,19 @@
  * decisions §3), checked in the RFC's order:
  *
  * 1. `client_id` must name an enabled client and `redirect_uri` be exactly (string equality,
- *    RFC 9700 §4.1.3) one of its registered URIs. Otherwise the user agent must not be sent
+ *    RFC 9700 §4.1.3) one of its registered URIs (a registered path is relative to API_URL,
+ *    `first-party.ts`). Otherwise the user agent must not be sent
  *    anywhere: an error page (RFC 6749 §4.1.2.1, §4.2.2.1).
  * 2. Once the redirect URI is trusted, other faults go back to the client as `error=` on the
  *    redirect: `response_type` missing (`invalid_request`) or not `token`/`code`
  *    (`unsupported_response_type`); for `code`, a missing or malformed `code_challenge` or a
  *    `code_challenge_method` other than S256 (`invalid_request`).
  */
+import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
 import { findClient, redirectUrisOf } from '../../store/consumers.ts';
 import type { ConsumerRow } from '../../store/tables.ts';
+import { resolveRedirectUris } from '../first-party.ts';
 import { PKCE_VALUE } from '../pkce.ts';
 import { errorRedirect } from './redirect.ts';
 
@@ -37,14 +40,14 @@ function single(params: Record<string, unknown>, name: string): string | undefin
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-export async function checkAuthorizationRequest(db: Db, params: Record<string, unknown>): Promise<Checked> {
+export async function checkAuthorizationRequest(db: Db, config: Pick<Config, 'apiUrl'>, params: Record<string, unknown>): Promise<Checked> {
   const clientId = single(params, 'client_id');
   const client = clientId ? await findClient(db, clientId) : undefined;
   if (!client || client.disabled) {
     return { kind: 'page', title: 'Unknown application', message: 'The application that sent you here is not registered with this service, so you cannot sign in to it. Contact its developer.' };
   }
   const redirectUri = single(params, 'redirect_uri');
-  if (!redirectUri || !redirectUrisOf(client).includes(redirectUri)) {
+  if (!redirectUri || !resolveRedirectUris(redirectUrisOf(client), config).includes(redirectUri)) {
     return {
       kind: 'page',
       title: 'Unregistered return address',

@@ -3,9 +3,11 @@
  * cookies and CSRF protection:
  *
  *   GET  /v1/authorize, /v1/oauth/authorize   check the request; login page, or consent page when signed in
+ *                                             (the console, `first-party.ts`: straight back with a code)
  *   POST /v1/login                            username + password → session cookie → back to authorize
  *   POST /v1/authorize, /v1/oauth/authorize   the consent decision (`decision=allow|deny`) → redirect
  *   POST /v1/logout                           end the session → back to the login page
+ *   POST /v1/oauth/logout                     an application signs its user out: revoke + end the session
  *   GET  /v1/assets/sign-in.css               the pages' stylesheet
  *
  * Every form carries a CSRF token (@fastify/csrf-protection, secret in an HttpOnly cookie):
@@ -23,14 +25,17 @@ import { forbiddenError, rateLimitError, validationError, VALIDATION_CODES } fro
 import { send, toApiError } from '../../http/errors.ts';
 import type { Db } from '../../store/db.ts';
 import { insertCode } from '../../store/codes.ts';
-import { findUser } from '../../store/consumers.ts';
+import { findClient, findUser, redirectUrisOf } from '../../store/consumers.ts';
+import { findToken } from '../../store/tokens.ts';
+import type { ConsumerRow } from '../../store/tables.ts';
+import { resolveRedirectUris, skipsConsent } from '../first-party.ts';
 import { CODE_TTL_MS } from '../grants/authorization-code.ts';
 import { fields } from '../grants/grant.ts';
 import { schemas } from '../schema.ts';
 import type { FailureLimiter } from '../rate-limit.ts';
 import { tokenHash } from '../../store/tokens.ts';
 import { hashSecret, randomToken, verifySecret } from '../secrets.ts';
-import { issueTokens } from '../tokens.ts';
+import { issueTokens, revokeIssued } from '../tokens.ts';
 import { type AuthorizationRequest, checkAuthorizationRequest, hiddenFields } from './request.ts';
 import { errorRedirect, redirectWith } from './redirect.ts';
 import { sendPage, STYLESHEET, STYLESHEET_PATH } from './render.ts';
@@ -93,11 +98,18 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
   const form = { errorHandler: pageErrors, preHandler: app.csrfProtection };
 
   const loginPage = (reply: FastifyReply, status: number, request: AuthorizationRequest, extra: { username?: string; error?: string } = {}) =>
-    sendPage(reply, status, 'login', { clientName: request.client.name, fields: hiddenFields(request), csrf: reply.generateCsrf(), username: extra.username ?? '', error: extra.error });
+    sendPage(reply, status, 'login', {
+      clientName: request.client.name,
+      asksConsent: !(request.responseType === 'code' && skipsConsent(request.client)),
+      fields: hiddenFields(request),
+      csrf: reply.generateCsrf(),
+      username: extra.username ?? '',
+      error: extra.error,
+    });
 
   /** The checked request, or the reply already sent (error page or error redirect). */
   async function checked(params: Record<string, unknown>, reply: FastifyReply, redirectStatus: number): Promise<AuthorizationRequest | undefined> {
-    const result = await checkAuthorizationRequest(db, params);
+    const result = await checkAuthorizationRequest(db, config, params);
     if (result.kind === 'ok') return result.request;
     if (result.kind === 'page') sendPage(reply, 400, 'error', { title: result.title, message: result.message, status: 400 });
     else reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(result.location, redirectStatus);
@@ -109,6 +121,8 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
     if (!authorization) return reply;
     const user = await sessionUser(db, request);
     if (!user) return loginPage(reply, 200, authorization);
+    // The console (first-party.ts) is part of Sluice: no consent page for it.
+    if (authorization.responseType === 'code' && skipsConsent(authorization.client)) return redirectWithCode(reply, authorization, user, 302);
     return sendPage(reply, 200, 'consent', {
       clientName: authorization.client.name,
       userName: user.name,
@@ -137,20 +151,26 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
       const issued = await issueTokens(db, user.id, { ttlSeconds: config.tokenTtl, withRefresh: false, clientId: client.id });
       return reply.redirect(redirectWith(redirectUri, 'token', { access_token: issued.access_token, token_type: 'Bearer', expires_in: String(issued.expires_in), state }), 303);
     }
+    return redirectWithCode(reply, authorization, user, 303);
+  }
+
+  /** Issues an authorization code for the user and sends the browser back to the client with it. */
+  async function redirectWithCode(reply: FastifyReply, authorization: AuthorizationRequest, user: ConsumerRow, status: number) {
     const code = randomToken();
     const now = Date.now();
     await insertCode(db, {
       codeHash: tokenHash(code),
-      clientId: client.id,
+      clientId: authorization.client.id,
       consumerId: user.id,
-      redirectUri,
+      redirectUri: authorization.redirectUri,
       codeChallenge: authorization.codeChallenge!,
       family: randomToken(),
       expiresAt: now + CODE_TTL_MS,
       used: 0,
       createdAt: now,
     });
-    return reply.redirect(redirectWith(redirectUri, 'code', { code, state }), 303);
+    reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+    return reply.redirect(redirectWith(authorization.redirectUri, 'code', { code, state: authorization.state }), status);
   }
 
   for (const path of ['/v1/authorize', '/v1/oauth/authorize']) {
@@ -183,6 +203,23 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
     const authorization = await checked(fields(request.body), reply, 303);
     if (!authorization) return reply;
     return reply.redirect(`/v1/authorize?${new URLSearchParams(hiddenFields(authorization))}`, 303);
+  });
+
+  // Sign-out of a browser application (the console): the token it holds proves the request is its.
+  app.post('/v1/oauth/logout', { ...page, schema: schemas.clientLogout }, async (request, reply) => {
+    const body = fields(request.body);
+    const client = await findClient(db, text(body, 'client_id'));
+    const back = text(body, 'post_logout_redirect_uri');
+    if (!client || client.disabled || !resolveRedirectUris(redirectUrisOf(client), config).includes(back)) {
+      return sendPage(reply, 400, 'error', { title: 'Unknown application or return address', message: 'Signing out stopped here: the application or its return address is not registered.', status: 400 });
+    }
+    const row = await findToken(db, tokenHash(text(body, 'token')));
+    if (row && row.clientId === client.id) {
+      await revokeIssued(db, text(body, 'token'), client.id);
+      const user = await sessionUser(db, request);
+      if (user && user.id === row.consumerId) await endSession(db, config, request, reply);
+    }
+    return reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(back, 303);
   });
 
   app.get(STYLESHEET_PATH, { schema: schemas.stylesheet }, async (_request, reply) =>

@@ -1,6 +1,7 @@
 /**
  * The login session of the browser sign-in: a random 256-bit cookie value, stored only as its
- * SHA-256, valid `SESSION_TTL_MS`. The cookie is HttpOnly, SameSite=Lax, Path=/v1, and Secure when
+ * SHA-256, valid SESSION_TTL seconds (`config.sessionTtl`, default a working day: the console
+ * renews its hourly tokens without the password while it lasts; signing out ends it). The cookie is HttpOnly, SameSite=Lax, Path=/v1, and Secure when
  * the Authorization API is served over https (AUTH_URL, or the request itself). A new value is
  * issued at every sign-in (no session fixation); signing out deletes the row.
  */
@@ -14,8 +15,6 @@ import { tokenHash } from '../../store/tokens.ts';
 import { randomToken } from '../secrets.ts';
 
 export const SESSION_COOKIE = 'sluice_session';
-/** One hour: long enough to consent to a few applications, short enough for a shared computer. */
-export const SESSION_TTL_MS = 3600_000;
 
 /** Whether cookies must be Secure: the Authorization API is served over https. */
 export function secureCookies(config: Config, request: FastifyRequest): boolean {
@@ -25,8 +24,8 @@ export function secureCookies(config: Config, request: FastifyRequest): boolean 
 export async function startSession(db: Db, config: Config, request: FastifyRequest, reply: FastifyReply, consumerId: string, now = Date.now()): Promise<void> {
   const value = randomToken();
   await deleteExpiredSessions(db, now);
-  await insertSession(db, { sessionHash: tokenHash(value), consumerId, expiresAt: now + SESSION_TTL_MS, createdAt: now });
-  reply.setCookie(SESSION_COOKIE, value, { path: '/v1', httpOnly: true, sameSite: 'lax', secure: secureCookies(config, request), maxAge: SESSION_TTL_MS / 1000 });
+  await insertSession(db, { sessionHash: tokenHash(value), consumerId, expiresAt: now + config.sessionTtl * 1000, createdAt: now });
+  reply.setCookie(SESSION_COOKIE, value, { path: '/v1', httpOnly: true, sameSite: 'lax', secure: secureCookies(config, request), maxAge: config.sessionTtl });
 }
 
 /** The signed-in user of the request's session, or undefined (none, expired, disabled). */

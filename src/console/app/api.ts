@@ -1,0 +1,118 @@
+/**
+ * The console's one API client: every screen talks to Sluice through `api` (or `request`).
+ *
+ * - Adds `Authorization: Bearer <access token>` (`auth.ts`); bodies go and come as JSON.
+ * - A non-2xx answer throws `ApiError` with the interface's error object: `status`,
+ *   `errors[]` (`{name, message, propertyName?, code}`), `requestId`. Show it with `forms.ts`
+ *   (`errorsFor` at a field by `propertyName`, `ErrorBanner` otherwise; 403 → "no access").
+ * - 401 (token expired or revoked): the browser signs in again and comes back to the same
+ *   address; the request never settles (the page goes away). Unsaved input is kept by `drafts.ts`.
+ * - The network lost (fetch rejects): the request waits, the shell shows a banner with a Retry
+ *   button (`network` store); Retry, or the browser coming back online, sends every waiting
+ *   request again. Screens need no code of their own for either case.
+ *
+ * `api.get('/collection/collections', {contract_id})` → parsed JSON; `api.post(path, body)`,
+ * `api.patch`, `api.put`, `api.del`. Paths are on API_URL; pass an absolute URL for the queue
+ * (`${config.queueUrl}/v1/queue/…`) or the auth API.
+ */
+import { accessToken, signIn, signInWorked } from './auth.ts';
+import { config } from './config.ts';
+import { createStore } from './store.ts';
+
+export interface ErrorEntry {
+  name: string;
+  message: string;
+  propertyName?: string;
+  propertyValue?: unknown;
+  reason?: string;
+  code?: number;
+}
+
+/** An error answer of the API: the interface's error object, with the HTTP status. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly errors: ErrorEntry[];
+  readonly requestId: string | undefined;
+  constructor(status: number, errors: ErrorEntry[], requestId?: string) {
+    super(errors.map((entry) => entry.message).join(' ') || `The server answered ${status}.`);
+    this.name = 'ApiError';
+    this.status = status;
+    this.errors = errors;
+    this.requestId = requestId;
+  }
+}
+
+/** Whether the network is lost, and how many requests wait for it. */
+export const network = createStore<{ lost: boolean; waiting: number }>({ lost: false, waiting: 0 });
+let waiting: (() => void)[] = [];
+
+/** Sends every request that waits for the network again (the banner's Retry). */
+export function retryWaiting(): void {
+  const again = waiting;
+  waiting = [];
+  network.set({ lost: false, waiting: 0 });
+  for (const resend of again) resend();
+}
+if (typeof window !== 'undefined') window.addEventListener('online', () => waiting.length && retryWaiting());
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  /** Send without the access token (public endpoints). */
+  anonymous?: boolean;
+}
+
+function urlOf(path: string, query?: Query): string {
+  const url = new URL(/^https?:/.test(path) ? path : `${config.apiUrl}${path}`);
+  for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+  return url.toString();
+}
+
+async function send(method: string, url: string, options: RequestOptions): Promise<Response> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const token = accessToken();
+  if (token && !options.anonymous) headers.authorization = `Bearer ${token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const init: RequestInit = { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) };
+  for (;;) {
+    try {
+      return await fetch(url, init);
+    } catch {
+      // fetch rejects only when no answer came: wait for Retry (or `online`), then send again.
+      await new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        network.set({ lost: true, waiting: waiting.length });
+      });
+    }
+  }
+}
+
+/** Sends one request; resolves to the parsed JSON body (undefined for an empty one). */
+export async function request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const response = await send(method, urlOf(path, options.query), options);
+  if (response.status === 401 && !options.anonymous) return signIn();
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok) {
+    const object = (body ?? {}) as { errors?: ErrorEntry[]; requestId?: string };
+    const errors = Array.isArray(object.errors) ? object.errors : [{ name: 'HttpError', message: `The server answered ${response.status} ${response.statusText}.` }];
+    throw new ApiError(response.status, errors, object.requestId ?? response.headers.get('x-request-id') ?? undefined);
+  }
+  if (!options.anonymous) signInWorked();
+  return body as T;
+}
+
+export const api = {
+  get: <T = unknown>(path: string, query?: Query) => request<T>('GET', path, { query }),
+  post: <T = unknown>(path: string, body?: unknown, query?: Query) => request<T>('POST', path, { body, query }),
+  patch: <T = unknown>(path: string, body?: unknown, query?: Query) => request<T>('PATCH', path, { body, query }),
+  put: <T = unknown>(path: string, body?: unknown, query?: Query) => request<T>('PUT', path, { body, query }),
+  del: <T = unknown>(path: string, body?: unknown, query?: Query) => request<T>('DELETE', path, { body, query }),
+};

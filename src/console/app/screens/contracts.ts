@@ -1,0 +1,134 @@
+/**
+ * Contracts and collections (`/console/contracts/<contract id>`): the user's contracts
+ * (`GET /v1/customer/contracts/me`) to switch between, and the chosen contract's collections
+ * (`GET /collection/collections?contract_id=`), with create (`POST /collection/collections`)
+ * and rename (`PATCH /collection/collections/{id}`). A contract the user was not granted shows
+ * the API's 403 as "no access", and nothing of it.
+ */
+import { useRoute } from 'preact-iso/router';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { hasDraft } from '../drafts.ts';
+import { ErrorBanner, Field, useForm } from '../forms.ts';
+import { html } from '../html.ts';
+import { screenPath } from '../routes.ts';
+import { Screen } from '../screen.ts';
+import { useContractId, useSession } from '../session.ts';
+
+export interface Collection {
+  _id: string;
+  name: string;
+  slug: string;
+  type: string;
+  contractId: string;
+  active: boolean;
+  filterId?: string;
+}
+
+const TYPES: [string, string][] = [
+  ['realtime', 'Realtime (newest first)'],
+  ['ranked', 'Ranked (by kudos)'],
+];
+
+function CreateCollection({ contractId, onCreated }: { contractId: string; onCreated: (collection: Collection) => void }) {
+  const form = useForm(`create-collection`, { name: '', type: 'realtime' });
+  return html`<form class="card" aria-labelledby="create-title" onSubmit=${form.submit(async (values) => onCreated(await api.post<Collection>('/collection/collections', { ...values, contractId })))}>
+    <h2 id="create-title">New collection</h2>
+    <${ErrorBanner} error=${form.formError} />
+    <div class="row">
+      <${Field} label="Name" name="name" required value=${form.values.name} onInput=${form.set('name')} error=${form.error} />
+      <${Field} label="Order" name="type" value=${form.values.type} onInput=${form.set('type')} options=${TYPES} error=${form.error} />
+    </div>
+    <button type="submit" disabled=${form.busy}>Create collection</button>
+  </form>`;
+}
+
+function RenameForm({ collection, onDone }: { collection: Collection; onDone: (renamed?: Collection) => void }) {
+  const form = useForm(`rename:${collection._id}`, { name: collection.name });
+  return html`<form class="inline" onSubmit=${form.submit(async (values) => onDone(await api.patch<Collection>(`/collection/collections/${collection._id}`, values)))}>
+    <${ErrorBanner} error=${form.formError} />
+    <${Field} label=${`New name for ${collection.name}`} name="name" required autoFocus value=${form.values.name} onInput=${form.set('name')} error=${form.error} />
+    <div class="buttons">
+      <button type="submit" disabled=${form.busy}>Save</button>
+      <button type="button" class="secondary" onClick=${() => {
+        form.reset();
+        onDone();
+      }}>Cancel</button>
+    </div>
+  </form>`;
+}
+
+function CollectionRow({ collection, contractId, onRenamed }: { collection: Collection; contractId: string; onRenamed: (c: Collection) => void }) {
+  // A rename interrupted by a re-sign-in or a reload reopens with its draft.
+  const [editing, setEditing] = useState(() => hasDraft(`rename:${collection._id}`));
+  // Focus goes back to the Rename button when the form closes (saved or cancelled).
+  const rename = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(editing);
+  useEffect(() => {
+    if (wasEditing.current && !editing) rename.current?.focus();
+    wasEditing.current = editing;
+  }, [editing]);
+  return html`<li class="collection">
+    ${editing
+      ? html`<${RenameForm} collection=${collection} onDone=${(renamed?: Collection) => {
+          setEditing(false);
+          if (renamed) onRenamed(renamed);
+        }} />`
+      : html`<div class="collection__main">
+          <span class="collection__name">${collection.name}</span>
+          <span class="muted"> · ${collection.slug} · ${collection.type}${collection.active ? '' : ' · inactive'}</span>
+        </div>
+        <div class="buttons">
+          <a href=${`${screenPath(contractId, 'sources')}?collection=${encodeURIComponent(collection._id)}`}>Sources<span class="visually-hidden"> of ${collection.name}</span></a>
+          <a href=${`${screenPath(contractId, 'moderation')}?collection=${encodeURIComponent(collection._id)}`}>Moderation<span class="visually-hidden"> of ${collection.name}</span></a>
+          <button type="button" class="secondary" ref=${rename} aria-label=${`Rename ${collection.name}`} onClick=${() => setEditing(true)}>Rename</button>
+        </div>`}
+  </li>`;
+}
+
+export default function Contracts() {
+  const contractId = useContractId()!;
+  const { params } = useRoute();
+  const { contracts } = useSession();
+  const [collections, setCollections] = useState<Collection[] | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const contract = contracts?.find((c) => c._id === contractId);
+
+  const load = useCallback(async () => {
+    setError(undefined);
+    try {
+      setCollections(await api.get<Collection[]>('/collection/collections', { contract_id: contractId }));
+    } catch (caught) {
+      setCollections(undefined);
+      setError(caught);
+    }
+  }, [contractId]);
+  useEffect(() => {
+    setCollections(undefined);
+    void load();
+  }, [load, params.contract]);
+
+  return html`<${Screen} title="Contracts and collections">
+    <section aria-labelledby="contracts-title">
+      <h2 id="contracts-title">Your contracts</h2>
+      ${contracts
+        ? html`<ul class="contracts">
+            ${contracts.map((c) => html`<li><a href=${screenPath(c._id, '')} aria-current=${c._id === contractId ? 'page' : undefined}>${c.name}</a> <span class="muted">${c.slug}</span></li>`)}
+          </ul>`
+        : html`<p class="muted">Loading…</p>`}
+    </section>
+    <section aria-labelledby="collections-title">
+      <h2 id="collections-title">Collections${contract ? html` of ${contract.name}` : null}</h2>
+      <${ErrorBanner} error=${error} />
+      ${collections === undefined && !error ? html`<p class="muted">Loading…</p>` : null}
+      ${collections
+        ? html`${collections.length
+              ? html`<ul class="collections">
+                  ${collections.map((c) => html`<${CollectionRow} key=${c._id} collection=${c} contractId=${contractId} onRenamed=${(renamed: Collection) => setCollections(collections.map((x) => (x._id === renamed._id ? renamed : x)))} />`)}
+                </ul>`
+              : html`<p>No collections yet: create the first one below.</p>`}
+            <${CreateCollection} contractId=${contractId} onCreated=${(created: Collection) => setCollections([...collections, created])} />`
+        : null}
+    </section>
+  <//>`;
+}

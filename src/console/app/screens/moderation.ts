@@ -1,0 +1,10 @@
+/**
+ * The Moderation screen (issue 12): a placeholder until it is built. Replace this module; keep its
+ * default export (the route table, `routes.ts`, loads it lazily).
+ */
+import { html } from '../html.ts';
+import { Screen } from '../screen.ts';
+
+export default function Moderation() {
+  return html`<${Screen} title="Moderation"><p>This screen is not built yet.</p><//>`;
+}

@@ -1,0 +1,153 @@
+/**
+ * The console on {api_url} (issue 12, README "Five minutes with the console"):
+ *
+ *   GET /console/assets/<name>   the built assets (`build.ts`): `cache-control: public,
+ *                                max-age=31536000, immutable` (names carry a content hash);
+ *                                brotli or gzip when the browser accepts it
+ *   GET /console/, /console/*    index.html for every other path (the single-page app routes
+ *                                itself, so a reload or a shared link opens the same screen),
+ *                                `cache-control: no-cache`, with the strict CSP below
+ *   GET /                        a browser (Accept: text/html) is redirected to /console/;
+ *                                other clients get a JSON pointer to the console and the APIs
+ *
+ * index.html carries the configuration the app needs (`<meta name="sluice-console">`: the
+ * auth, API and queue base URLs, the client id and redirect URI) so that no inline script is
+ * needed. Content-Security-Policy (W3C CSP Level 3): scripts and styles only from this origin
+ * (no inline, no eval), connections only to the auth, API and queue origins, frames only from
+ * the queue origin (the publication preview), forms only to this origin and the auth origin (the
+ * sign-out), no framing of the console (clickjacking).
+ *
+ * When `dist/console` is missing (no `npm install`/`npm run build` yet) the console paths answer
+ * 503 with a page that says how to build it.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CONSOLE_CLIENT_ID, consoleUrl } from '../auth/first-party.ts';
+import type { Config } from '../config.ts';
+import { DIST_DIR } from './build.ts';
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+};
+
+interface Asset {
+  type: string;
+  raw: Buffer;
+  gzip: Buffer;
+  br: Buffer;
+}
+
+function origin(url: string): string {
+  return new URL(url).origin;
+}
+
+/** The console's Content-Security-Policy for this configuration. */
+export function consoleCsp(config: Pick<Config, 'apiUrl' | 'authUrl' | 'queueUrl'>): string {
+  const apis = [...new Set([origin(config.apiUrl), origin(config.authUrl), origin(config.queueUrl)])].join(' ');
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' https: data:",
+    "font-src 'self'",
+    `connect-src 'self' ${apis}`,
+    `frame-src ${origin(config.queueUrl)}`,
+    `form-action 'self' ${origin(config.authUrl)}`,
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    "manifest-src 'self'",
+  ].join('; ');
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** index.html with the configuration meta element in place of `<!--config-->`. */
+export function consoleIndex(template: string, config: Pick<Config, 'apiUrl' | 'authUrl' | 'queueUrl'>): string {
+  const settings = { authUrl: config.authUrl, apiUrl: config.apiUrl, queueUrl: config.queueUrl, clientId: CONSOLE_CLIENT_ID, redirectUri: consoleUrl(config) };
+  return template.replace('<!--config-->', `<meta name="sluice-console" content="${escapeAttribute(JSON.stringify(settings))}">`);
+}
+
+interface Built {
+  template: string;
+  assets: Map<string, Asset>;
+}
+
+const loaded = new Map<string, { stamp: number; built: Built }>();
+
+/**
+ * The build in `dir` with every asset compressed once, kept per process (every app of a test run
+ * shares it) until the build's manifest changes; undefined when there is no build.
+ */
+function loadBuild(dir: string): Built | undefined {
+  let stamp: number;
+  try {
+    stamp = statSync(join(dir, 'manifest.json')).mtimeMs;
+  } catch {
+    return undefined;
+  }
+  const cached = loaded.get(dir);
+  if (cached?.stamp === stamp) return cached.built;
+  const assets = new Map<string, Asset>();
+  for (const name of readdirSync(join(dir, 'assets'))) {
+    const raw = readFileSync(join(dir, 'assets', name));
+    assets.set(name, { type: TYPES[extname(name)] ?? 'application/octet-stream', raw, gzip: gzipSync(raw), br: brotliCompressSync(raw) });
+  }
+  const built = { template: readFileSync(join(dir, 'index.html'), 'utf8'), assets };
+  loaded.set(dir, { stamp, built });
+  return built;
+}
+
+function accepts(request: FastifyRequest, encoding: string): boolean {
+  return new RegExp(`(^|[\\s,])${encoding}(;q=(?!0(\\.0*)?\\b)[\\d.]+)?(\\s*,|\\s*$)`).test(String(request.headers['accept-encoding'] ?? ''));
+}
+
+export function consoleRoutes(app: FastifyInstance, { config, distDir = DIST_DIR }: { config: Config; distDir?: string }): void {
+  const built = loadBuild(distDir);
+  const index = built && consoleIndex(built.template, config);
+  const assets = built?.assets ?? new Map<string, Asset>();
+  const csp = consoleCsp(config);
+  const hidden = { schema: { hide: true } };
+
+  const page = (reply: FastifyReply) => {
+    reply.headers({
+      'content-security-policy': csp,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+    });
+    if (!index) {
+      return reply
+        .code(503)
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send('<!doctype html><html lang="en"><meta charset="utf-8"><title>Console not built</title><h1>The console has not been built</h1><p>Run <code>npm run build</code> (or <code>npm install</code>) in the Sluice folder, then restart.</p></html>');
+    }
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(index);
+  };
+
+  app.get('/console', hidden, async (_request, reply) => page(reply));
+  app.get('/console/*', hidden, async (request, reply) => {
+    const path = (request.params as { '*': string })['*'];
+    if (!path.startsWith('assets/')) return page(reply);
+    const asset = assets.get(path.slice('assets/'.length));
+    if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+    reply.headers({ 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff', vary: 'accept-encoding' }).type(asset.type);
+    if (accepts(request, 'br')) return reply.header('content-encoding', 'br').send(asset.br);
+    if (accepts(request, 'gzip')) return reply.header('content-encoding', 'gzip').send(asset.gzip);
+    return reply.send(asset.raw);
+  });
+
+  app.get('/', hidden, async (request, reply) => {
+    if (String(request.headers.accept ?? '').includes('text/html')) return reply.redirect('/console/', 302);
+    return { name: 'Sluice', console: consoleUrl(config), openapi: `${config.apiUrl}/openapi.json`, docs: `${config.apiUrl}/docs` };
+  });
+}
