@@ -101,7 +101,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     customizationRoutes(app, ctx);
     collectionRoutes(app, ctx);
     filterRoutes(app, ctx);
-    // The console lives on {api_url}: its redirect URI is <API_URL>/console/ (auth/first-party.ts).
+    // The console lives on {api_url}: its redirect URI is <API_URL>/console/ (first-party.ts).
     consoleRoutes(app, ctx);
   }
   if (role === 'all' || role === 'queue') queueRoutes(app, ctx);

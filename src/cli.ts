@@ -21,7 +21,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from './app.ts';
-import { CONSOLE_CLIENT_ID, consoleUrl } from './auth/first-party.ts';
+import { CONSOLE_CLIENT_ID, consoleUrl } from './first-party.ts';
 import { hashSecret, randomToken } from './auth/secrets.ts';
 import { type Config, ConfigError, loadConfig, maskedConfig } from './config.ts';
 import { ApiError, conflictError, forbiddenError, notFoundError, validationError, VALIDATION_CODES } from './errors.ts';
@@ -281,7 +281,7 @@ export async function run(argv: string[]): Promise<number> {
         }
       })();
     } else if (command === 'config') {
-      // The console's built-in OAuth client (auth/first-party.ts), with its redirect URI as resolved from API_URL.
+      // The console's built-in OAuth client (first-party.ts), with its redirect URI as resolved from API_URL.
       result = { ...maskedConfig(config), console: { url: consoleUrl(config), client_id: CONSOLE_CLIENT_ID, redirect_uri: consoleUrl(config), public: true } };
     } else if (command === 'admin') {
       const [first, second, ...more] = rest;

@@ -3,7 +3,7 @@
  * console is, who to sign in as, and where that user's password is (never the password itself).
  * A pure function of the summary and the configuration (tested in greeting.test.ts).
  */
-import { consoleUrl } from './auth/first-party.ts';
+import { consoleUrl } from './first-party.ts';
 import type { Config } from './config.ts';
 
 export interface GreetingFacts {

@@ -14,7 +14,7 @@ const SRC = join(import.meta.dirname, '..', 'src');
 /** Top-level modules that put the process together: they may import any layer. */
 const COMPOSITION = new Set(['app.ts', 'server.ts', 'bootstrap.ts', 'cli.ts', 'main.ts']);
 /** The areas: each serves one job, and none imports another. */
-const AREAS = new Set(['auth', 'management', 'queue', 'publication', 'collect']);
+const AREAS = new Set(['auth', 'management', 'queue', 'publication', 'collect', 'console']);
 /** Lower folders, lowest first; top-level modules other than COMPOSITION rank with `lib`. */
 const LOWER = ['lib', 'filter', 'store', 'http'];
 const AREA_RANK = LOWER.length;

@@ -24,7 +24,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CONSOLE_CLIENT_ID, consoleUrl } from '../auth/first-party.ts';
+import { CONSOLE_CLIENT_ID, consoleUrl } from '../first-party.ts';
 import type { Config } from '../config.ts';
 import { DIST_DIR } from './build.ts';
 

@@ -15,7 +15,7 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
 import { findClient, redirectUrisOf } from '../../store/consumers.ts';
 import type { ConsumerRow } from '../../store/tables.ts';
-import { resolveRedirectUris } from '../first-party.ts';
+import { resolveRedirectUris } from '../../first-party.ts';
 import { PKCE_VALUE } from '../pkce.ts';
 import { errorRedirect } from './redirect.ts';
 

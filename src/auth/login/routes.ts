@@ -28,7 +28,7 @@ import { insertCode } from '../../store/codes.ts';
 import { findClient, findUser, redirectUrisOf } from '../../store/consumers.ts';
 import { findToken } from '../../store/tokens.ts';
 import type { ConsumerRow } from '../../store/tables.ts';
-import { resolveRedirectUris, skipsConsent } from '../first-party.ts';
+import { resolveRedirectUris, skipsConsent } from '../../first-party.ts';
 import { CODE_TTL_MS } from '../grants/authorization-code.ts';
 import { fields } from '../grants/grant.ts';
 import { schemas } from '../schema.ts';

@@ -1,7 +1,7 @@
 /**
  * The console's OAuth client (issue 12), present in every installation: a public client (no
  * secret; PKCE) with client id `sluice-console` and the registered redirect URI `/console/`.
- * A registered redirect URI that is a path is relative to API_URL (`auth/first-party.ts`), so the
+ * A registered redirect URI that is a path is relative to API_URL (`first-party.ts`), so the
  * console follows API_URL without a migration when the address changes.
  * Frozen; named after the 2026-11-23 topics so that it runs after them (Kysely orders by name).
  */

@@ -9,8 +9,7 @@
  *   PKCE: the console is part of Sluice, so asking whether Sluice may use Sluice would be noise.
  *   The sign-in page is still shown when there is no sign-in session.
  */
-import type { Config } from '../config.ts';
-import type { ConsumerRow } from '../store/tables.ts';
+import type { Config } from './config.ts';
 
 export const CONSOLE_CLIENT_ID = 'sluice-console';
 export const CONSOLE_PATH = '/console/';
@@ -26,6 +25,6 @@ export function resolveRedirectUris(uris: string[], config: Pick<Config, 'apiUrl
 }
 
 /** Whether the consent page is skipped for this client (the console only). */
-export function skipsConsent(client: ConsumerRow): boolean {
+export function skipsConsent(client: { clientId: string | null }): boolean {
   return client.clientId === CONSOLE_CLIENT_ID;
 }
