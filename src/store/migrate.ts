@@ -12,6 +12,7 @@ import * as loginSessions from './migrations/2026-11-22-login-sessions.ts';
 import * as queueReads from './migrations/2026-11-22-queue-reads.ts';
 import * as rejections from './migrations/2026-11-22-rejections.ts';
 import * as itemsJsonb from './migrations/2026-11-23-items-jsonb.ts';
+import * as pollWarnings from './migrations/2026-11-23-poll-warnings.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-queue-reads': queueReads,
   '2026-11-22-rejections': rejections,
   '2026-11-23-items-jsonb': itemsJsonb,
+  '2026-11-23-poll-warnings': pollWarnings,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

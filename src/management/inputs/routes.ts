@@ -175,7 +175,7 @@ export function inputRoutes(app: FastifyInstance, { db }: { db: Db; config: Conf
       // A changed input is polled within seconds (decisions §9); a new source starts afresh.
       nextRunAt: now,
       failures: 0,
-      ...(sourceChanged ? { sourceState: '{}', lastError: null } : {}),
+      ...(sourceChanged ? { sourceState: '{}', lastError: null, warnings: '[]' } : {}),
     });
     return presentInput((await findInput(db, current.id))!);
   });
