@@ -28,7 +28,7 @@ describe('schema migrations', () => {
     await migrateToLatest(db);
     const last = MIGRATIONS.at(-1)!;
     // As if the database was made by the previous version, which lacked the last migration
-    // (that migration is a no-op on SQLite and idempotent on PostgreSQL, so it can run again).
+    // (the last migration is idempotent, so it can run again).
     await db.deleteFrom('schema_migrations' as never).where('name' as never, '=', last as never).execute();
     expect((await schemaState(db)).state).toBe('behind');
     await expect(ensureSchema(db)).rejects.toThrow(/older.*sluice migrate/);
