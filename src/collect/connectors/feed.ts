@@ -168,6 +168,8 @@ const xmlParser = new XMLParser({
  *   well-formedness faults are left to the tolerant parser), or when it is neither RSS nor Atom.
  */
 export function readXmlFeed(text: string): XmlFeed {
+  // The two errors fast-xml-parser 5.12.1's validator (src/validator.js) gives when elements are
+  // still open at the end of the text: one (`Unclosed tag 'x'.`) or several (`Invalid '[…]' found.`).
   const check = XMLValidator.validate(text);
   if (check !== true && (/^Unclosed tag /.test(check.err.msg) || /^Invalid '\[.*\]' found\.$/s.test(check.err.msg))) {
     throw new SourceError('not a feed: the document ends before its root element is closed (truncated?)');
@@ -177,11 +179,11 @@ export function readXmlFeed(text: string): XmlFeed {
   } catch (err) {
     const raw = xmlParser.parse(text) as Array<Record<string, unknown>>;
     const entry = new Document(raw).findElementWithName('entry');
-    if (!entry || !/^http:\/\/www\.w3\.org\/2005\/Atom$/.test(entry.namespaceUri ?? '')) {
+    if (entry?.namespaceUri !== 'http://www.w3.org/2005/Atom') {
       throw new SourceError(`not a feed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
     // The entry document's nodes become the children of a feed element without metadata.
-    return new AtomFeed(new Document([{ feed: raw }])) as unknown as XmlFeed;
+    return new AtomFeed(new Document([{ feed: raw }]));
   }
 }
 

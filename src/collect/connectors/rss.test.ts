@@ -289,6 +289,7 @@ describe('parseFeed: inline documents', () => {
     ['an empty body', new Uint8Array()],
     ['JSON that is not a JSON Feed', bytes('{"hello": "world"}')],
     ['broken JSON', bytes('{"version": ')],
+    ['an entry element outside the Atom namespace', bytes('<?xml version="1.0"?><entry><title>Not Atom</title><id>1</id></entry>')],
   ])('throws SourceError for %s', (_, body) => {
     expect(() => parseFeed(body, undefined, FEED_URL, NOW)).toThrow(SourceError);
     expect(() => parseFeed(body, undefined, FEED_URL, NOW)).toThrow(/^not a feed: /);
