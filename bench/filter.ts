@@ -21,7 +21,7 @@ const dir = process.env.SLUICE_FIXTURES ?? fileURLToPath(new URL('../test/fixtur
 
 const parsed = readdirSync(dir).flatMap((name) => {
   try {
-    return parseFeed(readFileSync(join(dir, name)), undefined, 'https://feeds.example.org/feed', new Date(NOW));
+    return parseFeed(readFileSync(join(dir, name)), undefined, 'https://feeds.example.org/feed', new Date(NOW)).items;
   } catch {
     return []; // a fixture that is broken on purpose
   }

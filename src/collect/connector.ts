@@ -46,8 +46,22 @@ export interface CollectContext {
   now: number;
 }
 
+/**
+ * What a poll had to do to a source's entries, shown in the input's status
+ * (docs/api.md#input-status): `dropped` entries were left out, `undated` ones got a made-up date.
+ */
+export interface PollWarning {
+  code: 'dropped' | 'undated';
+  /** How many entries, in this poll. */
+  count: number;
+  /** The count and the reason, in English. */
+  message: string;
+}
+
 export interface CollectResult {
   items: ContentItem[];
+  /** Entries dropped or changed on the way (feeds: `connectors/feed.ts`); none when absent. */
+  warnings?: PollWarning[];
   /** Saved with the input and passed to the next `collect` call. */
   state: Record<string, unknown>;
   /** Earliest next poll, ms since the epoch (e.g. a rate-limit reset); the interval applies otherwise. */

@@ -17,6 +17,9 @@ import { startCollector } from './scheduler.ts';
 
 const guardian = readFileSync(new URL('../../test/fixtures/rss/guardian-rss2-media-content.rss', import.meta.url));
 const heise = readFileSync(new URL('../../test/fixtures/rss/heise-atom.atom', import.meta.url));
+const userland = readFileSync(new URL('../../test/fixtures/rss/userland-rss092-description-only.rss', import.meta.url));
+/** What `/changing` serves next: a whole feed with an ETag, or the same feed cut short. */
+let changing: 'whole' | 'truncated' = 'whole';
 /** A feed that names no language: one German entry, one too short to tell. */
 const unnamed = `<?xml version="1.0"?><rss version="2.0"><channel><title>Lokal</title><link>https://lokal.example/</link>
 <item><guid>de</guid><title>Neue Brücke über den Fluss</title><description>Die Stadt hat heute beschlossen, dass die alte Brücke im nächsten Jahr durch einen Neubau ersetzt wird.</description></item>
@@ -32,6 +35,11 @@ beforeAll(async () => {
     hits[path] = (hits[path] ?? 0) + 1;
     if (path === '/guardian') return void res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(guardian);
     if (path === '/heise') return void res.writeHead(200, { 'content-type': 'application/atom+xml' }).end(heise);
+    if (path === '/userland') return void res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(userland);
+    if (path === '/changing') {
+      const body = changing === 'whole' ? heise : heise.subarray(0, Math.floor(heise.length / 2));
+      return void res.writeHead(200, { 'content-type': 'application/atom+xml', etag: changing === 'whole' ? '"v1"' : '"v2"' }).end(body);
+    }
     if (path === '/unnamed') return void res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(unnamed);
     if (path === '/page') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><body>Hello</body></html>');
     if (path === '/limited') return void res.writeHead(429, { 'retry-after': '7200' }).end();
@@ -81,6 +89,55 @@ describe('nextDelaySeconds', () => {
 describe('refreshInput', () => {
   const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 500 });
   afterAll(() => fetcher.close());
+
+  it("reports a feed's dropped and undated entries in the input's status (HTTP API), and only the last poll's", async () => {
+    const ctx = await build();
+    const tenant = await buildTenant(ctx.db);
+    const input = await createInput(ctx, tenant, '/userland');
+    const status = async () => {
+      const res = await ctx.app.inject(`/collection/inputs/${input.id}?access_token=${tenant.token}`);
+      expect(res.statusCode).toBe(200);
+      return res.json().status as Record<string, unknown>;
+    };
+    expect((await status()).warnings).toEqual([]);
+    expect(await refreshInput(ctx.db, input, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 })).toBe(4);
+    expect(await status()).toMatchObject({
+      lastError: null,
+      collected: 4,
+      warnings: [
+        { code: 'dropped', count: 1, message: '1 entry dropped: no guid, link, title, description or media to identify it' },
+        { code: 'undated', count: 4, message: "4 entries have no readable date: dated with the feed's date" },
+      ],
+    });
+    // Another tenant sees neither the input nor its status.
+    const other = await buildTenant(ctx.db, 'Other Corp');
+    expect((await ctx.app.inject(`/collection/inputs/${input.id}?access_token=${other.token}`)).statusCode).toBe(403);
+
+    // Pointed at a clean feed, the next poll replaces the warnings.
+    const put = await ctx.app.inject({ method: 'PUT', url: `/collection/inputs/${input.id}?access_token=${tenant.token}`,
+      payload: { service: 'rss', type: 'feed', input: `${base}/heise`, contractId: tenant.contract.id } });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json().status.warnings).toEqual([]);
+    await refreshInput(ctx.db, (await findInput(ctx.db, input.id))!, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 });
+    expect(await status()).toMatchObject({ collected: 19, warnings: [] });
+  });
+
+  it('fails the poll on a truncated feed and keeps the cursor and the stored items', async () => {
+    const ctx = await build();
+    const tenant = await buildTenant(ctx.db);
+    changing = 'whole';
+    const input = await createInput(ctx, tenant, '/changing');
+    expect(await refreshInput(ctx.db, input, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 })).toBe(15);
+    const polled = (await findInput(ctx.db, input.id))!;
+    expect(JSON.parse(polled.sourceState)).toEqual({ etag: '"v1"' });
+
+    changing = 'truncated';
+    expect(await refreshInput(ctx.db, polled, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 })).toBe(0);
+    const failed = (await findInput(ctx.db, input.id))!;
+    expect(failed).toMatchObject({ failures: 1, collected: 15, sourceState: polled.sourceState, lastSuccess: polled.lastSuccess,
+      lastError: 'not a feed: the document ends before its root element is closed (truncated?)' });
+    expect((await queue(ctx, tenant)).length).toBe(15);
+  });
 
   it('stores a feed once, records success and schedules the next poll', async () => {
     const ctx = await build();

@@ -2,7 +2,8 @@
  * Refreshes one input (decisions §9): fetch through its connector → decide on each item with the
  * filter that governs it (decisions §6, `filter-cache.ts`) → store the accepted items that are
  * new to its collection, record the rejected items new to this input → update its schedule and
- * status (`collected`, `rejected`), all writes in one transaction, through the store. An item
+ * status (`collected`, `rejected`, the connector's `warnings` about entries it dropped or dated
+ * itself), all writes in one transaction, through the store. An item
  * already in the collection (asked once per poll) is neither stored nor counted again; one this
  * input already rejected is not counted again. Each item's language is detected here, once,
  * before filtering (the source's own wins), so `language` rules see what the queue will show;
@@ -78,6 +79,7 @@ export async function refreshInput(
         nextRunAt: Math.max(finished + nextDelaySeconds(ctx.pollInterval, 0) * 1000, result.nextRunAt ?? 0),
         collected: added,
         rejected,
+        warnings: JSON.stringify(result.warnings ?? []),
       });
       return added;
     });

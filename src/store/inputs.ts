@@ -94,13 +94,14 @@ export async function inputUnchanged(trx: Transaction<Database>, input: Pick<Inp
 
 /**
  * Records a successful poll of input `id`: the connector's new `sourceState` (JSON), the times
- * (`lastRun`, `lastSuccess` ISO 8601; `nextRunAt` ms), no error, no failures, and `collected` and
- * `rejected` grown by this poll's new items and rejections (in SQL, so concurrent writers add up).
+ * (`lastRun`, `lastSuccess` ISO 8601; `nextRunAt` ms), no error, no failures, this poll's
+ * `warnings` (a JSON array, docs/api.md#input-status) in place of the last ones, and `collected`
+ * and `rejected` grown by this poll's new items and rejections (in SQL, so concurrent writers add up).
  */
 export async function recordPollSuccess(
   trx: Transaction<Database>,
   id: string,
-  poll: { sourceState: string; lastRun: string; lastSuccess: string; nextRunAt: number; collected: number; rejected: number },
+  poll: { sourceState: string; lastRun: string; lastSuccess: string; nextRunAt: number; collected: number; rejected: number; warnings: string },
 ): Promise<void> {
   await trx
     .updateTable('inputs')
@@ -111,6 +112,7 @@ export async function recordPollSuccess(
       lastError: null,
       failures: 0,
       nextRunAt: poll.nextRunAt,
+      warnings: poll.warnings,
       collected: sql<number>`collected + ${poll.collected}`,
       rejected: sql<number>`rejected + ${poll.rejected}`,
     })

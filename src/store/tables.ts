@@ -4,7 +4,7 @@
  * and times of records as ISO 8601 text; times the code compares (schedules, expiry, item
  * dates) are integers in ms since the epoch.
  */
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /** The common record fields of interface §2.1 (without `_id`, `contractId` and `active`). */
 interface Audited {
@@ -120,6 +120,8 @@ export interface InputTable extends Audited {
   failures: number;
   collected: number;
   rejected: number;
+  /** JSON array of the last successful poll's warnings (`{code, count, message}`); `[]` by default. */
+  warnings: ColumnType<string, string | undefined, string>;
 }
 
 export interface ItemTable {

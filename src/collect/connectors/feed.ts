@@ -1,23 +1,32 @@
 /**
- * Feed documents as content items: RSS 0.9x / 1.0 (RDF) / 2.0, Atom (RFC 4287) and JSON Feed
- * 1.0/1.1 (https://www.jsonfeed.org/version/1.1/). XML is parsed by @rowanmanning/feed-parser;
+ * Feed documents as content items: RSS 0.9x / 1.0 (RDF) / 2.0, Atom (RFC 4287, feed and entry
+ * documents) and JSON Feed 1.0/1.1 (https://www.jsonfeed.org/version/1.1/). XML is parsed by
+ * @rowanmanning/feed-parser (over fast-xml-parser, whose validator tells a truncated document);
  * bytes are decoded here and JSON Feed is mapped here. The `rss` connector and Flickr's keyless
- * public feed both read feeds through `parseFeed`.
+ * public feed read feeds through `parseFeed`, YouTube's keyless feed through `readXmlFeed`.
+ * What is read, and what is reported in the input's status, is in docs/services.md#rss.
  */
 import { createHash } from 'node:crypto';
 import { parseFeed as parseXml } from '@rowanmanning/feed-parser';
+import { AtomFeed } from '@rowanmanning/feed-parser/lib/feed/atom.js';
+import { Document } from '@rowanmanning/feed-parser/lib/xml/document.js';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import sanitizeHtml from 'sanitize-html';
 import type { ContentItem, Media } from '../../item.ts';
-import { SourceError } from '../connector.ts';
-import { arr, embed, escapeHtml, httpUrl, type Json, language, num, obj, str } from './normalize.ts';
+import { type PollWarning, SourceError } from '../connector.ts';
+import { arr, embed, escapeHtml, httpUrl, type Json, language, linkify, num, obj, str } from './normalize.ts';
 
-type XmlElement = ReturnType<typeof parseXml>['element'];
+type XmlFeed = ReturnType<typeof parseXml>;
+type XmlElement = XmlFeed['element'];
 type Kind = string | null;
 
 /** What both paths (XML, JSON) take from one entry before it is normalized. */
 interface Entry {
   key: string | null;
   title: string | null;
+  /** HTML; relative URLs in it are resolved against `base` (then the feed URL) by `toItem`. */
   text: string;
+  base: string | null;
   tags: string[];
   link: string | null;
   date: Date | null;
@@ -39,8 +48,17 @@ const RFC822 =
 const plain = (s: string | null) => s?.replace(/<\/?[a-z][^<>]*>/gi, '').replace(/\s+/g, ' ').trim() || null;
 
 
-/** A date from RFC 822 text (variants too; no zone means UTC) or anything `Date.parse` reads; else null. */
-function parseDate(text: string | null | undefined): Date | null {
+/**
+ * A zone at the end of a date: `Z` or an offset after a time, or a zone name (`EST`, `GMT+0200
+ * (CEST)`), but not `AM`/`PM`.
+ */
+const ZONED = /(?:\d[zZ]|:\d\d(?:\.\d+)?\s*[+-]\d\d(?::?\d\d)?|\s(?!(?:am|pm)\b)[a-z]{1,5}(?:[+-]\d\d:?\d\d)?(?:\s*\([^)]*\))?)\s*$/i;
+
+/**
+ * A date from RFC 822 text (variants too) or anything `Date.parse` reads; else null. A date
+ * without a zone is read as UTC, never in the host's time zone (which `Date.parse` would use).
+ */
+export function parseDate(text: string | null | undefined): Date | null {
   const s = text?.replace(/\s+/g, ' ').trim();
   if (!s) return null;
   const m = RFC822.exec(s);
@@ -55,9 +73,14 @@ function parseDate(text: string | null | undefined): Date | null {
     const t = Date.UTC(year, month, Number(m[1]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
     return new Date(t - offset * 60_000);
   }
-  // ISO 8601 without a zone is read as UTC rather than as the host's local time.
-  const t = Date.parse(/^\d{4}-\d\d-\d\dT[\d:.]+$/.test(s) ? `${s}Z` : s);
-  return Number.isNaN(t) ? null : new Date(t);
+  let t = Date.parse(s);
+  if (Number.isNaN(t)) return null;
+  if (!ZONED.test(s)) {
+    // Read again with UTC named: `Z` after an ISO 8601 time, ` GMT` after any other form.
+    const utc = Date.parse(/^\d{4}-\d\d-\d\dT[\d:.]+$/.test(s) ? `${s}Z` : `${s} GMT`);
+    t = Number.isNaN(utc) ? t - new Date(t).getTimezoneOffset() * 60_000 : utc;
+  }
+  return new Date(t);
 }
 
 /** The first readable date among `el`'s children named `names` (an HTML `<time datetime>` wins). */
@@ -82,22 +105,26 @@ function kindOf(type: string | null, url: string | null): Kind {
   return /\.(mp3|m4a|aac|oga|ogg|opus|wav)([?#]|$)/i.test(url ?? '') ? 'audio' : null;
 }
 
-/** Media RSS content (also in groups), enclosures (RSS, Atom), media:thumbnail, itunes:image, in that order. */
+/**
+ * Media RSS content (also in groups), enclosures (RSS, Atom), media:thumbnail (of the item, its
+ * groups and its media:content, as the Media RSS spec allows), itunes:image, in that order.
+ */
 function xmlMedia(el: XmlElement): Entry['media'] {
   const ns = (e: XmlElement, prefix: string, uri: RegExp) => e.namespace === prefix || uri.test(e.namespaceUri ?? '');
   const mrss = (e: XmlElement) => ns(e, 'media', /search\.yahoo\.com\/mrss/);
   const scopes = [el, ...el.findElementsWithName('group').filter(mrss)];
+  const contents = scopes.flatMap((s) => s.findElementsWithName('content').filter(mrss));
   const itunes = duration(el.findElementsWithName('duration').find((e) => ns(e, 'itunes', /itunes/))?.textContent);
   const sized = (e: XmlElement) => ({ width: num(e.getAttribute('width')), height: num(e.getAttribute('height')) });
   const found: Array<Omit<Entry['media'][number], 'kind'> & { type: string | null }> = [
-    ...scopes.flatMap((s) => s.findElementsWithName('content').filter(mrss)).map((e) => ({
+    ...contents.map((e) => ({
       url: e.getAttributeAsUrl('url'), type: e.getAttribute('medium') ?? e.getAttribute('type'), ...sized(e),
       duration: num(e.getAttribute('duration')) })),
     ...el.findElementsWithName('enclosure')
       .map((e) => ({ url: e.getAttributeAsUrl('url'), type: e.getAttribute('type') })),
     ...el.findElementsWithName('link').filter((e) => e.getAttribute('rel') === 'enclosure')
       .map((e) => ({ url: e.getAttributeAsUrl('href'), type: e.getAttribute('type') })),
-    ...scopes.flatMap((s) => s.findElementsWithName('thumbnail').filter(mrss))
+    ...[...scopes, ...contents].flatMap((s) => s.findElementsWithName('thumbnail').filter(mrss))
       .map((e) => ({ url: e.getAttributeAsUrl('url'), type: 'image', ...sized(e) })),
     ...el.findElementsWithName('image').filter((e) => ns(e, 'itunes', /itunes/))
       .map((e) => ({ url: e.getAttributeAsUrl('href'), type: 'image' })),
@@ -121,25 +148,107 @@ function xmlLocation(el: XmlElement): ContentItem['location'] {
   return name ? { latitude, longitude, name } : { latitude, longitude };
 }
 
+/** The options @rowanmanning/feed-parser 2.1.5 gives fast-xml-parser (`lib/xml/document.js`). */
+const xmlParser = new XMLParser({
+  attributeNamePrefix: '',
+  ignoreAttributes: false,
+  ignoreDeclaration: true,
+  parseTagValue: false,
+  preserveOrder: true,
+  trimValues: false,
+  processEntities: { maxTotalExpansions: Infinity },
+});
+
+/**
+ * An RSS or Atom document read by @rowanmanning/feed-parser; a standalone Atom Entry Document
+ * (RFC 4287 §4.1.2, root `entry`) is read as a feed of that one entry.
+ *
+ * @throws SourceError `not a feed: …` when the document ends before its root element is closed
+ *   (a truncated download: fast-xml-parser's validator finds open elements at the end; other
+ *   well-formedness faults are left to the tolerant parser), or when it is neither RSS nor Atom.
+ */
+export function readXmlFeed(text: string): XmlFeed {
+  // The two errors fast-xml-parser 5.12.1's validator (src/validator.js) gives when elements are
+  // still open at the end of the text: one (`Unclosed tag 'x'.`) or several (`Invalid '[…]' found.`).
+  const check = XMLValidator.validate(text);
+  if (check !== true && (/^Unclosed tag /.test(check.err.msg) || /^Invalid '\[.*\]' found\.$/s.test(check.err.msg))) {
+    throw new SourceError('not a feed: the document ends before its root element is closed (truncated?)');
+  }
+  try {
+    return parseXml(text);
+  } catch (err) {
+    const raw = xmlParser.parse(text) as Array<Record<string, unknown>>;
+    const entry = new Document(raw).findElementWithName('entry');
+    if (entry?.namespaceUri !== 'http://www.w3.org/2005/Atom') {
+      throw new SourceError(`not a feed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    // The entry document's nodes become the children of a feed element without metadata.
+    return new AtomFeed(new Document([{ feed: raw }]));
+  }
+}
+
+/**
+ * The entry's own authors (RSS `author`, `dc:creator`, `itunes:author`): an RSS channel's
+ * `managingEditor` is not the author of its items (RSS 2.0 spec). In Atom an entry without
+ * `author` takes its `source`'s, else the feed's (RFC 4287 §4.2.1). A name, else the e-mail
+ * address, is the author's name.
+ */
+function entryAuthor(item: XmlFeed['items'][number], atom: boolean): Entry['author'] {
+  const el = item.element;
+  let authors = item.authors;
+  if (!atom && !el.hasElementWithName('author') && !el.hasElementWithName('creator')) authors = [];
+  if (atom && !el.hasElementWithName('author')) {
+    const source = el.findElementWithName('source')?.findElementsWithName('author') ?? [];
+    const fromSource = source.map((a) => ({ name: a.findElementWithName('name')?.textContentNormalized || null,
+      email: a.findElementWithName('email')?.textContentNormalized || null, url: a.findElementWithName('uri')?.textContentAsUrl || null }));
+    if (fromSource.length) authors = fromSource;
+  }
+  const author = authors.find((a) => a.name) ?? authors.find((a) => a.email) ?? authors[0];
+  return author && (author.name || author.email || author.url) ? { name: author.name ?? author.email, url: author.url } : null;
+}
+
+/**
+ * The entry's HTML and the element it came from (for its `xml:base`): content (content:encoded,
+ * atom:content), else description/summary, else Media RSS `media:description` of the entry or its
+ * `media:group` (plain text unless `type="html"`, Media RSS spec), as YouTube's feed has it.
+ */
+function entryText(item: XmlFeed['items'][number], atom: boolean): { text: string; from: XmlElement | null } {
+  const el = item.element;
+  const mrss = (e: XmlElement) => e.namespace === 'media' || /search\.yahoo\.com\/mrss/.test(e.namespaceUri ?? '');
+  const content = item.content;
+  if (content) return { text: content, from: el.findElementWithName(atom ? 'content' : 'encoded') };
+  const description = item.description;
+  if (description) return { text: description, from: el.findElementWithName(atom ? 'summary' : 'description') };
+  const media = [el, ...el.findElementsWithName('group').filter(mrss)]
+    .flatMap((s) => s.findElementsWithName('description').filter(mrss))
+    .find((d) => d.textContentNormalized);
+  if (!media) return { text: '', from: null };
+  const value = media.textContentNormalized;
+  // Plain text is indented by pretty-printing (YouTube): each line is trimmed.
+  return { text: media.getAttribute('type') === 'html' ? value : linkify(value.replace(/[ \t]*\n[ \t]*/g, '\n')), from: media };
+}
+
 /** RSS/Atom entries via @rowanmanning/feed-parser, plus the feed's own date (the entries' fallback). */
 function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null } {
-  const feed = parseXml(text);
+  const feed = readXmlFeed(text);
   const feedLanguage = feed.language;
+  const atom = feed.meta.type === 'atom';
   const entries = feed.items.map((item): Entry => {
     const el = item.element;
     const guid = el.findElementWithName('guid');
     // RSS 2.0: a guid is the item's permalink unless isPermaLink="false".
     const permalink = guid !== null && guid.getAttribute('ispermalink') !== 'false' && /^https?:\/\//i.test(item.id ?? '');
     const ownTags = el.hasElementWithName('category') || el.hasElementWithName('subject');
-    const author = item.authors.find((a) => a.name) ?? item.authors[0];
+    const { text, from } = entryText(item, atom);
     return {
       key: item.id,
       title: item.title,
-      text: item.content ?? item.description ?? '',
+      text,
+      base: (from ?? el).baseUrl,
       tags: ownTags ? item.categories.map((c) => c.label ?? c.term) : [],
       link: item.url ?? (permalink ? item.id : null),
       date: firstDate(el, ['pubdate', 'published', 'issued', 'date', 'created', 'updated', 'modified']),
-      author: author ? { name: author.name, url: author.url } : null,
+      author: entryAuthor(item, atom),
       media: xmlMedia(el),
       location: xmlLocation(el),
       language: feedLanguage,
@@ -162,6 +271,7 @@ function jsonEntries(text: string): Entry[] {
       key: str(it.id) ?? (typeof it.id === 'number' ? String(it.id) : null),
       title: str(it.title),
       text: str(it.content_html) ?? (contentText ? escapeHtml(contentText) : null) ?? str(it.summary) ?? '',
+      base: null,
       tags: arr(it.tags).map(str).filter((t) => t !== null),
       link: str(it.url) ?? str(it.external_url),
       date: parseDate(str(it.date_published)) ?? parseDate(str(it.date_modified)),
@@ -200,23 +310,77 @@ function decode(body: Uint8Array, contentType: string | undefined): string {
   }
 }
 
+/** Attributes that hold one URL (HTML 4.01 §6.4 and HTML's `poster`); `srcset` holds a list. */
+const URL_ATTRIBUTES = ['href', 'src', 'poster', 'cite', 'longdesc', 'background'];
+const ABSOLUTE = /^[a-z][a-z\d+.-]*:/i;
+
+/**
+ * `html` with relative URLs in its attributes resolved against `base` (the entry's `xml:base`,
+ * itself resolved against the feed URL; XML Base, RFC 3986 §5), as feed readers must before the
+ * HTML is shown elsewhere. Re-serialized by sanitize-html with every tag and attribute allowed
+ * (sanitizing happens later, when shown: `publication/sanitize.ts`); returned unchanged when
+ * nothing was relative.
+ */
+function absoluteHtml(html: string, base: string): string {
+  if (!/<[a-z]/i.test(html)) return html;
+  let changed = false;
+  const resolve = (value: string) => {
+    const v = value.trim();
+    if (!v || ABSOLUTE.test(v)) return value;
+    try {
+      changed = true;
+      return new URL(v, base).href;
+    } catch {
+      return value;
+    }
+  };
+  const out = sanitizeHtml(html, {
+    allowedTags: false,
+    allowedAttributes: false,
+    allowVulnerableTags: true,
+    allowedSchemes: ['http', 'https', 'ftp', 'mailto', 'tel', 'data'],
+    transformTags: {
+      '*': (tagName, attribs) => {
+        const next = { ...attribs };
+        for (const name of URL_ATTRIBUTES) if (typeof next[name] === 'string') next[name] = resolve(next[name]);
+        if (typeof next.srcset === 'string') {
+          next.srcset = next.srcset.split(',').map((c) => c.trim().replace(/^\S+/, (u) => resolve(u))).join(', ');
+        }
+        return { tagName, attribs: next };
+      },
+    },
+  });
+  return changed ? out : html;
+}
+
+/** What a feed gave: its items, and what had to be dropped or made up (docs/api.md#input-status). */
+export interface FeedResult {
+  items: ContentItem[];
+  warnings: PollWarning[];
+}
+
 /**
  * Parses a feed document into content items (pure but for the `now` default).
  *
  * - `body`: the raw bytes; `contentType`: the `Content-Type` header (its `charset` wins over the
  *   XML declaration; unknown labels and bytes that do not decode fall back to windows-1252).
- * - Formats: RSS 0.9x/1.0 (RDF)/2.0, Atom (RFC 4287), JSON Feed 1.0/1.1; GeoRSS locations.
- * - `feedUrl`: the document's URL; relative links resolve against it. Only http(s) URLs are kept.
+ * - Formats: RSS 0.9x/1.0 (RDF)/2.0, Atom (RFC 4287) feed and entry documents, JSON Feed 1.0/1.1;
+ *   GeoRSS locations.
+ * - `feedUrl`: the document's URL; relative links, and relative URLs in the entry's HTML, resolve
+ *   against the entry's `xml:base` and then it. Only http(s) URLs are kept as links.
  * - `now`: the date given to entries when neither the entry nor the feed has a readable date.
  * - Items: `id` is `rss_` + the first 32 hex digits of SHA-256(guid/id, else link, else title and
- *   date); duplicates and entries with neither guid, link nor title are dropped. `type` is `video`
- *   when a media is video, else `link` when there is a link, else `status`.
+ *   date, else description and date, else the first media URL). `type` is `video` when a media
+ *   is video, else `link` when there is a link, else `status`.
+ * - Warnings: entries with none of those (or an id seen before in the document) are dropped and
+ *   counted (`dropped`); entries without a readable date of their own are counted (`undated`).
  *
- * @throws SourceError `not a feed: …` when the document is neither an RSS/Atom nor a JSON feed.
+ * @throws SourceError `not a feed: …` when the document is neither an RSS/Atom nor a JSON feed,
+ *   or is truncated (`readXmlFeed`).
  */
 export function parseFeed(
   body: Uint8Array, contentType: string | undefined, feedUrl: string, now: Date = new Date(),
-): ContentItem[] {
+): FeedResult {
   const text = decode(body, contentType).replace(/^[\s\uFEFF]+/, '');
   let entries: Entry[];
   let feedDate: Date | null = null;
@@ -228,20 +392,38 @@ export function parseFeed(
     throw new SourceError(`not a feed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   const seen = new Set<string>();
-  return entries.flatMap((entry) => {
+  let anonymous = 0;
+  let repeated = 0;
+  let undated = 0;
+  const items = entries.flatMap((entry) => {
     const item = toItem(entry, feedDate ?? now, feedUrl);
+    if (!item) anonymous++;
+    else if (seen.has(item.id)) repeated++;
     if (!item || seen.has(item.id)) return [];
     seen.add(item.id);
+    if (!entry.date) undated++;
     return [item];
   });
+  const warnings: PollWarning[] = [];
+  if (anonymous) {
+    warnings.push({ code: 'dropped', count: anonymous,
+      message: `${anonymous} ${anonymous === 1 ? 'entry' : 'entries'} dropped: no guid, link, title, description or media to identify ${anonymous === 1 ? 'it' : 'them'}` });
+  }
+  if (repeated) {
+    warnings.push({ code: 'dropped', count: repeated,
+      message: `${repeated} ${repeated === 1 ? 'entry' : 'entries'} dropped: the same guid or id as an earlier entry of the feed` });
+  }
+  if (undated) {
+    warnings.push({ code: 'undated', count: undated,
+      message: `${undated} ${undated === 1 ? 'entry has' : 'entries have'} no readable date: dated ${feedDate ? "with the feed's date" : 'at the time of the poll'}` });
+  }
+  return { items, warnings };
 }
 
-/** One normalized item, or null when the entry has neither guid/id, link nor title. */
+/** One normalized item, or null when nothing identifies the entry (see `parseFeed`). */
 function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | null {
   const title = plain(e.title);
   const url = httpUrl(e.link, feedUrl);
-  const key = e.key ?? url ?? (title ? `${title}\n${e.date?.toISOString() ?? ''}` : null);
-  if (!key) return null;
   const bySrc = new Map<string, Entry['media'][number]>(); // one per URL: the first says, later ones fill in
   for (const m of e.media) {
     const src = httpUrl(m.url, feedUrl);
@@ -251,14 +433,19 @@ function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | nu
         duration: p?.duration ?? m.duration });
     }
   }
+  const date = e.date?.toISOString() ?? '';
+  const key = e.key ?? url ?? (title ? `${title}\n${date}` : null) ?? (e.text.trim() ? `\n${e.text}\n${date}` : null)
+    ?? bySrc.keys().next().value ?? null;
+  if (!key) return null;
   const media = [...bySrc.values()].flatMap(toMedia);
   const lang = language(e.language);
+  const base = httpUrl(e.base ?? feedUrl, feedUrl) ?? httpUrl(feedUrl);
   return {
     id: `rss_${createHash('sha256').update(key).digest('hex').slice(0, 32)}`,
     service: 'rss',
     type: media.some((m) => m.type === 'embed' && m.embed.startsWith('<video')) ? 'video' : url ? 'link' : 'status',
     ...(title && { title }),
-    text: e.text,
+    text: base ? absoluteHtml(e.text, base) : e.text,
     tags: [...new Set(e.tags.map((t) => t.trim()).filter(Boolean))],
     url,
     date: (e.date ?? fallbackDate).toISOString(),
@@ -269,4 +456,3 @@ function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | nu
     ...(lang && { language: lang }),
   };
 }
-

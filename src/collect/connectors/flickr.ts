@@ -105,7 +105,8 @@ async function fromFeed(ctx: CollectContext, query: Record<string, string>, stat
   if (res.status === 304) return { items: [], state };
   if (res.status === 429 || res.status === 503) throw new SourceError(`HTTP ${res.status}`, { retryAfterMs: rateLimitResetMs(res.headers, ctx.now) });
   if (res.status < 200 || res.status > 299) throw new SourceError(`HTTP ${res.status}`, { permanent: res.status >= 400 && res.status < 500 && res.status !== 408 });
-  const items = parseFeed(res.body, res.headers['content-type'], res.url || url, new Date(ctx.now)).flatMap((item): ContentItem[] => {
+  const feed = parseFeed(res.body, res.headers['content-type'], res.url || url, new Date(ctx.now));
+  const items = feed.items.flatMap((item): ContentItem[] => {
     const m = /\/photos\/([^/]+)\/(\d+)/.exec(item.url ?? '');
     if (!m) return [];
     const [, user, id] = m as unknown as [string, string, string];
@@ -115,7 +116,7 @@ async function fromFeed(ctx: CollectContext, query: Record<string, string>, stat
   const next: Json = {};
   if (res.headers.etag) next.etag = res.headers.etag;
   if (res.headers['last-modified']) next.lastModified = res.headers['last-modified'];
-  return { items, state: next };
+  return { items, state: next, warnings: feed.warnings };
 }
 
 /** The Flickr connector; see the module docstring. State: `Seen` (+ `nsid`, `nsidOf`) or feed validators. */

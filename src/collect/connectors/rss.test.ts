@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SourceError, type SourceFetch, type SourceInput, type SourceResponse } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
-import { parseFeed } from './feed.ts';
+import { parseDate, parseFeed } from './feed.ts';
 import { rss } from './rss.ts';
 import { loadConfig } from '../../config.ts';
 import { SERVICES } from '../../services.ts';
@@ -12,7 +12,7 @@ const FEED_URL = 'https://example.org/feed.xml';
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 const fixture = (file: string) => readFileSync(new URL(file, FIXTURES));
 const bytes = (text: string) => new TextEncoder().encode(text);
-const parse = (file: string) => parseFeed(fixture(file), undefined, FEED_URL, NOW);
+const parse = (file: string) => parseFeed(fixture(file), undefined, FEED_URL, NOW).items;
 
 interface FixtureCase {
   file: string;
@@ -39,11 +39,12 @@ const cases: FixtureCase[] = [
       url: 'http://feedproxy.google.com/~r/blogspot/lQlzL/~3/2o8ZNtoKrZc/new-release-schedule-for-adwords-api.html',
       location: { latitude: 37.3860517, longitude: -122.0838511, name: 'Mountain View, CA, USA' } },
     author: 'Google Ads Developer Advisor', tag: 'new_features' },
+  // The channel's itunes:author is not copied onto the items, which name no author (RSS 2.0 spec).
   { file: 'cbn-podcast-bogus-encoding-decl.xml', count: 5, index: 0, language: 'pt',
     fields: { title: 'Arnaldo Jabor - O Comentário de Arnaldo Jabor - 29/10/2015 08h', date: '2015-10-29T11:17:52.000Z',
       url: 'http://cbn.globoradio.globo.com//comentaristas/arnaldo-jabor/2015/10/29/PECO-CIANURETO-OU-TACA-DE-CHAMPANHE.htm',
       text: 'Peço cianureto ou taça de champanhe?' },
-    author: 'CBN - Arnaldo Jabor - O Comentário de Arnaldo Jabor',
+    author: null,
     media: { type: 'embed', duration: 170.232,
       url: 'http://cbn.globoradio.globo.com/global/podcast.mp3?audio=2015/colunas/jabor_151029.mp3&materiaId=1229087&categoriaId=160',
       embed: '<audio controls src="http://cbn.globoradio.globo.com/global/podcast.mp3?audio=2015/colunas/jabor_151029.mp3&amp;materiaId=1229087&amp;categoriaId=160"></audio>' } },
@@ -80,13 +81,15 @@ const cases: FixtureCase[] = [
       url: 'https://motor.ru/news/kia-stinger-future-25-04-2020.htm' },
     media: { type: 'embed', url: 'https://motor.media.eagleplatform.com/index/player?record_id=1410861',
       embed: '<video controls src="https://motor.media.eagleplatform.com/index/player?record_id=1410861"></video>' } },
-  { file: 'narro-podcast-enclosure.rss', count: 1, index: 0, language: 'en', author: null,
+  // `<author>foobar@gmail.com</author>`: an author given only as an e-mail address (RSS 2.0 spec).
+  { file: 'narro-podcast-enclosure.rss', count: 1, index: 0, language: 'en', author: 'foobar@gmail.com',
     fields: { type: 'link', title: 'FAQ for Narro', date: '2015-02-20T09:51:15.000Z',
       url: 'https://www.narro.co/article/54e703933058540300000069' },
     media: { type: 'embed', duration: 74,
       url: 'https://s3.amazonaws.com/nareta-articles/audio/54d046c293f79c0300000003/7e2d2b00-a945-441a-f49b-063786a319a4.mp3',
       embed: '<audio controls src="https://s3.amazonaws.com/nareta-articles/audio/54d046c293f79c0300000003/7e2d2b00-a945-441a-f49b-063786a319a4.mp3"></audio>' } },
-  // The items have no date: the feed's `03 Apr 02 1500 GMT` is used.
+  // The items have no date: the feed's `03 Apr 02 1500 GMT` is used. The channel's managingEditor
+  // is not the items' author.
   { file: 'oreilly-rss092-odd-date.rss', count: 2, index: 1, language: 'en', author: null,
     tag: 'Business/Industries/Publishing/Publishers/Nonfiction/',
     fields: { title: 'The Second Item', url: 'http://www.oreilly.com/example/002.html', date: '2002-04-03T15:00:00.000Z' },
@@ -99,6 +102,27 @@ const cases: FixtureCase[] = [
     fields: { title: 'Ibope: Bolsonaro perde de Haddad, Ciro e Alckmin em simulações de 2º turno', date: '2018-09-24T22:42:40.000Z',
       url: 'https://noticias.uol.com.br/politica/eleicoes/2018/noticias/2018/09/24/ibope-bolsonaro-perde-de-haddad-ciro-e-alckmin-em-simulacoes-de-2-turno.htm',
       tags: [] } },
+  // A standalone Atom Entry Document (RFC 4287 §4.1.2), read as a feed of one entry.
+  { file: 'gdata-atom-entry-document.atom', count: 1, index: 0, language: undefined, author: 'Provider Host',
+    fields: { type: 'link', title: 'Testing 2000 series laptop', text: 'A Testing Laptop', url: 'http://www.provider-host.com/123456789',
+      date: '2006-11-14T18:30:02.000Z' }, tag: 'products' },
+  // `08/02/2013 12:00:00`: no zone, read as UTC (month first, as Date.parse reads it).
+  { file: 'norfolk-schools-zoneless-dates.rss', count: 5, index: 0, language: 'en', author: null, tag: 'news',
+    fields: { title: 'Inspection of Private Fostering Service', date: '2013-08-02T12:00:00.000Z',
+      url: 'https://csapps.norfolk.gov.uk/csshared/ecourier2/misheet.asp?misheetid=19176' } },
+  // Relative URLs in the entry's HTML resolve against the feed's xml:base (XML Base).
+  { file: 'tpm-style-relative-html.atom', count: 2, index: 0, language: 'en', author: 'Cameron Joseph',
+    fields: { title: 'Hannity Announces Fox Has Hired Sebastian Gorka As NatSec Strategist', date: '2017-11-08T23:15:58.000Z',
+      url: 'https://talkingpointsmemo.com/livewire/hannity-announces-fox-hired-sebastian-gorka-national-security-strategist' } },
+  // Items with a description only (RSS 0.92: every item element is optional).
+  { file: 'userland-rss092-description-only.rss', count: 4, index: 1, language: undefined, author: null,
+    fields: { type: 'status', url: null, date: '2001-04-13T19:23:02.000Z',
+      text: 'Kevin Drennan started a <a href="http://deadend.editthispage.com/">Grateful Dead Weblog</a>. Hey it\'s cool, he even has a <a href="http://deadend.editthispage.com/directory/61">directory</a>. <i>A Frontier 7 feature.</i>' } },
+  // media:thumbnail inside media:content (Media RSS spec 2.0 §5.7 allows it there).
+  { file: 'wally-cms-media-content-thumbnail.rss', count: 1, index: 0, language: 'fr', author: 'Rédaction',
+    fields: { type: 'video', title: 'Les images de la manifestation nationale à Bruxelles', date: '2011-11-09T13:32:00.000Z',
+      url: 'http://www.example.be/videos/2011-11-09/les-images-de-la-manifestation-nationale' },
+    media: { type: 'image', width: 480, height: 360, url: 'http://www.example.be/sites/default/files/imagecache/480x360/videos/manif-20111109.jpg' } },
 ];
 
 describe('parseFeed: fixtures', () => {
@@ -129,6 +153,75 @@ describe('parseFeed: fixtures', () => {
     }
   });
 
+  it('reads dates without a zone as UTC whatever the host time zone', () => {
+    const tz = process.env.TZ;
+    try {
+      for (const zone of ['America/New_York', 'Asia/Kolkata', 'UTC']) {
+        process.env.TZ = zone;
+        expect(parse('norfolk-schools-zoneless-dates.rss').map((i) => i.date)).toEqual(Array(5).fill('2013-08-02T12:00:00.000Z'));
+        expect(parseDate('2019-05-15 20:48:02')?.toISOString()).toBe('2019-05-15T20:48:02.000Z');
+        expect(parseDate('May 15, 2019 8:48 PM')?.toISOString()).toBe('2019-05-15T20:48:00.000Z');
+        expect(parseDate('2019-05-15T20:48')?.toISOString()).toBe('2019-05-15T20:48:00.000Z');
+        // A zone, when given, is kept.
+        expect(parseDate('2019-05-15 20:48:02 +0200')?.toISOString()).toBe('2019-05-15T18:48:02.000Z');
+        expect(parseDate('May 15, 2019 20:48 EST')?.toISOString()).toBe('2019-05-16T01:48:00.000Z');
+        expect(parseDate('Wed May 15 2019 20:48:02 GMT+0200 (CEST)')?.toISOString()).toBe('2019-05-15T18:48:02.000Z');
+      }
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+  });
+
+  it('resolves relative URLs in item HTML against xml:base, then the feed URL', () => {
+    const [first, second] = parse('tpm-style-relative-html.atom');
+    expect(first!.text).toContain('<a href="https://talkingpointsmemo.com/news/gorka-leaves-white-house">formerly deputy assistant</a>');
+    expect(first!.text).toContain('<img src="https://talkingpointsmemo.com/images/gorka.jpg" alt="Gorka" />');
+    expect(first!.text).toContain('<a href="https://www.mediamatters.org/video/2017/11/08/');
+    // The content's own xml:base="/edblog/" applies inside it; other schemes are left alone.
+    expect(second!.text).toContain('<a href="https://talkingpointsmemo.com/edblog/jobs">See the listing</a>');
+    expect(second!.text).toContain('<a href="mailto:jobs@talkingpointsmemo.com">');
+    // Without xml:base, the feed's own URL is the base.
+    const [item] = parseFeed(bytes('<rss version="2.0"><channel><title>T</title><item><title>A</title><description>&lt;p&gt;&lt;a href="../b"&gt;b&lt;/a&gt; &lt;img src="//cdn.example.org/c.png" srcset="d.png 2x"&gt;&lt;/p&gt;</description></item></channel></rss>'),
+      undefined, 'https://example.org/blog/feed.xml', NOW).items;
+    expect(item!.text).toBe('<p><a href="https://example.org/b">b</a> <img src="https://cdn.example.org/c.png" srcset="https://example.org/blog/d.png 2x" /></p>');
+    // HTML without relative URLs is returned as it came.
+    expect(parse('medium-content-encoded.rss')[0]!.text).toMatch(/^<h4>Using Wild Ingredients in the\u00A0Kitchen<\/h4><figure>/);
+  });
+
+  it('reads media:description from a media:group when the entry has no content (YouTube)', () => {
+    const { items } = parseFeed(readFileSync(new URL('../youtube/channel-videos-feed-atom.xml', FIXTURES)), 'application/atom+xml', FEED_URL, NOW);
+    expect(items.length).toBeGreaterThan(0);
+    for (const item of items) expect(item.text).not.toBe('');
+    expect(items[0]!.media).toContainEqual(expect.objectContaining({ type: 'image', url: expect.stringMatching(/^https:\/\/i\d\.ytimg\.com\//) }));
+  });
+
+  it('reports dropped entries and entries dated by the feed or the poll', () => {
+    expect(parseFeed(fixture('userland-rss092-description-only.rss'), undefined, FEED_URL, NOW).warnings).toEqual([
+      { code: 'dropped', count: 1, message: '1 entry dropped: no guid, link, title, description or media to identify it' },
+      { code: 'undated', count: 4, message: "4 entries have no readable date: dated with the feed's date" },
+    ]);
+    expect(parseFeed(fixture('heise-atom.atom'), undefined, FEED_URL, NOW).warnings).toEqual([]);
+    const { items, warnings } = parseFeed(bytes('<rss version="2.0"><channel><title>T</title><item><guid>g</guid><title>A</title></item><item><guid>g</guid><title>B</title></item></channel></rss>'),
+      undefined, FEED_URL, NOW);
+    expect(items.map((i) => [i.title, i.date])).toEqual([['A', NOW.toISOString()]]);
+    expect(warnings).toEqual([
+      { code: 'dropped', count: 1, message: '1 entry dropped: the same guid or id as an earlier entry of the feed' },
+      { code: 'undated', count: 1, message: '1 entry has no readable date: dated at the time of the poll' },
+    ]);
+  });
+
+  it('refuses a truncated document rather than reading part of it', () => {
+    const full = fixture('heise-atom.atom').toString('utf8');
+    for (const cut of [0.25, 0.5, 0.9, 0.999]) {
+      const body = bytes(full.slice(0, Math.floor(full.length * cut)));
+      expect(() => parseFeed(body, undefined, FEED_URL, NOW), String(cut)).toThrow(/^not a feed: /);
+    }
+    const rss = fixture('guardian-rss2-media-content.rss').toString('utf8');
+    expect(() => parseFeed(bytes(rss.slice(0, rss.lastIndexOf('</item>') + 7)), undefined, FEED_URL, NOW))
+      .toThrow('not a feed: the document ends before its root element is closed (truncated?)');
+  });
+
   it('takes the author url and the entry-level tags only', () => {
     expect(parse('github-commits-atom.atom')[0]!.author.url).toBe('https://github.com/cantino');
     // The channel's <category>Notícias</category> is not an entry tag.
@@ -141,7 +234,7 @@ describe('parseFeed: fixtures', () => {
   });
 
   it('falls back to windows-1252 when the declared charset does not fit the bytes', () => {
-    const items = parseFeed(fixture('jn-iso-8859-1-odd-dates.rss'), 'application/rss+xml; charset=utf-8', FEED_URL, NOW);
+    const items = parseFeed(fixture('jn-iso-8859-1-odd-dates.rss'), 'application/rss+xml; charset=utf-8', FEED_URL, NOW).items;
     expect(items[0]!.title).toBe('Mãe de utente é a nova presidente da Raríssimas');
   });
 });
@@ -150,12 +243,13 @@ describe('parseFeed: inline documents', () => {
   const rss2 = (items: string) =>
     bytes(`\uFEFF  <?xml version="1.0"?><rss version="2.0" xmlns:geo="http://www.w3.org/2003/01/geo/wgs84_pos#"><channel><title>T</title>${items}</channel></rss>`);
 
-  it('resolves links against the feed URL, refuses other schemes, uses `now` without dates, skips empty entries', () => {
+  it('resolves links against the feed URL, refuses other schemes, uses `now` without dates, keys description-only entries', () => {
     const items = parseFeed(rss2(`
       <item><title>Relative &amp; &lt;b&gt;bold&lt;/b&gt;</title><link>/a/1</link><geo:lat>52.5</geo:lat><geo:long>13.4</geo:long></item>
       <item><title>Script</title><link>javascript:alert(1)</link></item>
-      <item><description>nothing to identify it</description></item>`), 'text/xml', FEED_URL, NOW);
-    expect(items).toHaveLength(2);
+      <item><description>nothing to identify it</description></item>`), 'text/xml', FEED_URL, NOW).items;
+    expect(items).toHaveLength(3);
+    expect(items[2]).toMatchObject({ type: 'status', url: null, text: 'nothing to identify it' });
     expect(items[0]).toMatchObject({ title: 'Relative & bold', url: 'https://example.org/a/1', type: 'link',
       date: NOW.toISOString(), location: { latitude: 52.5, longitude: 13.4 }, media: null, tags: [], text: '' });
     expect(items[1]).toMatchObject({ title: 'Script', url: null, type: 'status' });
@@ -174,7 +268,7 @@ describe('parseFeed: inline documents', () => {
         { id: 2, content_text: 'a < b', date_modified: '2024-02-04T00:00:00Z', authors: [{ name: 'Item Author' }] },
       ],
     };
-    const items = parseFeed(bytes(JSON.stringify(doc)), 'application/feed+json', FEED_URL, NOW);
+    const items = parseFeed(bytes(JSON.stringify(doc)), 'application/feed+json', FEED_URL, NOW).items;
     expect(items).toHaveLength(2);
     expect(items[0]).toMatchObject({
       type: 'link', title: 'One', text: '<p>Hi</p>', tags: ['a', 'b'], url: 'https://example.org/1', language: 'de',
@@ -195,6 +289,7 @@ describe('parseFeed: inline documents', () => {
     ['an empty body', new Uint8Array()],
     ['JSON that is not a JSON Feed', bytes('{"hello": "world"}')],
     ['broken JSON', bytes('{"version": ')],
+    ['an entry element outside the Atom namespace', bytes('<?xml version="1.0"?><entry><title>Not Atom</title><id>1</id></entry>')],
   ])('throws SourceError for %s', (_, body) => {
     expect(() => parseFeed(body, undefined, FEED_URL, NOW)).toThrow(SourceError);
     expect(() => parseFeed(body, undefined, FEED_URL, NOW)).toThrow(/^not a feed: /);

@@ -9,7 +9,8 @@ import { retryAfterMs } from './http.ts';
 /**
  * The `rss` connector, type `feed`: `input.input` is the feed URL. Sends `If-None-Match` /
  * `If-Modified-Since` from `state.etag` / `state.lastModified`; 304 gives no items and the same
- * state; 2xx gives the parsed items and `{etag, lastModified}` from the response. Throws
+ * state; 2xx gives the parsed items, the entries dropped or dated at the poll time (`warnings`)
+ * and `{etag, lastModified}` from the response. Throws
  * SourceError `HTTP <status>` otherwise (with `retryAfterMs` on 429 and 503), or from parseFeed.
  */
 export const rss: Connector = {
@@ -26,10 +27,10 @@ export const rss: Connector = {
       throw new SourceError(`HTTP ${res.status}`, { retryAfterMs: retryAfterMs(res.headers['retry-after'], ctx.now) });
     }
     if (res.status < 200 || res.status > 299) throw new SourceError(`HTTP ${res.status}`);
-    const items = parseFeed(res.body, res.headers['content-type'], res.url || input.input);
+    const { items, warnings } = parseFeed(res.body, res.headers['content-type'], res.url || input.input, new Date(ctx.now));
     const next: Record<string, unknown> = {};
     if (res.headers.etag) next.etag = res.headers.etag;
     if (res.headers['last-modified']) next.lastModified = res.headers['last-modified'];
-    return { items, state: next };
+    return { items, state: next, warnings };
   },
 };

@@ -45,6 +45,14 @@ describe('youtube: keyless feed', () => {
     expect(again.items).toEqual([]);
   });
 
+  it('fails on a truncated feed rather than returning part of it', async () => {
+    const whole = fixtureBytes('youtube', 'channel-videos-feed-atom-full.xml');
+    api.respond = () => ({ body: whole.subarray(0, Math.floor(whole.length * 0.6)), headers: { 'content-type': 'application/atom+xml' } });
+    const error = await youtube.collect(input('channel', 'UCx'), {}, ctx({})).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error).toMatchObject({ message: 'not a feed: the document ends before its root element is closed (truncated?)', permanent: false });
+  });
+
   it.each(['keyword', 'user', 'location'])('reports %s inputs as not configured without a key', async (type) => {
     await expect(youtube.collect(input(type, 'x', { latitude: 1, longitude: 2, radius: 3 }), {}, ctx({}))).rejects.toMatchObject({
       permanent: true, message: `youtube ${type} inputs need the Data API: set YOUTUBE_API_KEY` });

@@ -14,9 +14,9 @@
  * Errors: 403 `quotaExceeded` (and the other rate reasons) are transient until the daily reset at
  * midnight Pacific (08:00 UTC is used: never early); `keyInvalid` and other 4xx are permanent.
  */
-import { parseFeed as parseXml } from '@rowanmanning/feed-parser';
 import { SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
+import { readXmlFeed } from './feed.ts';
 import { getJson, type JsonResponse, rateLimitResetMs } from './http.ts';
 import { arr, embed, httpUrl, isoDate, type Json, kudos, language, linkify, num, obj, objs, str, unescapeHtml } from './normalize.ts';
 
@@ -93,9 +93,9 @@ export function videoToItem(v: Json, handle: string | null = null): ContentItem 
   };
 }
 
-/** The keyless Atom feed's entries, with yt:videoId, media:group and media:community read. */
+/** The keyless Atom feed's entries, with yt:videoId, media:group and media:community read. @throws SourceError for a truncated or unreadable document (`readXmlFeed`). */
 export function feedToItems(body: Uint8Array, now: number): ContentItem[] {
-  const feed = parseXml(Buffer.from(body).toString('utf8'));
+  const feed = readXmlFeed(Buffer.from(body).toString('utf8'));
   return feed.items.flatMap((entry): ContentItem[] => {
     const el = entry.element;
     const id = el.findElementWithName('videoid')?.textContent.trim();
@@ -163,6 +163,7 @@ export const youtube: Connector = {
       try {
         items = feedToItems(res.body, ctx.now);
       } catch (err) {
+        if (err instanceof SourceError) throw err;
         throw new SourceError(`not a feed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       }
       return { items, state: res.headers.etag ? { feedEtag: res.headers.etag } : {} };

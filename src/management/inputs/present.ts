@@ -1,6 +1,6 @@
 /**
  * Input row → the input of interface §2.3 with the common fields of §2.1 and the read-only
- * `status` of decisions §9. `filterId` and the location fields appear only when set.
+ * `status` (docs/api.md#input-status). `filterId` and the location fields appear only when set.
  */
 import { type Static, Type } from 'typebox';
 import { iso } from '../../lib/time.ts';
@@ -29,6 +29,7 @@ export function presentInput(row: InputRow): Static<typeof Input> {
       nextRun: row.active === 1 ? iso(row.nextRunAt) : null,
       collected: row.collected,
       rejected: row.rejected,
+      warnings: JSON.parse(row.warnings) as Static<typeof Input>['status']['warnings'],
     },
   };
 }

@@ -157,7 +157,7 @@ export function inputRoutes(app: App, { db }: { db: Db; config: Config }): void 
       // A changed input is polled within seconds (decisions §9); a new source starts afresh.
       nextRunAt: now,
       failures: 0,
-      ...(sourceChanged ? { sourceState: '{}', lastError: null } : {}),
+      ...(sourceChanged ? { sourceState: '{}', lastError: null, warnings: '[]' } : {}),
     });
     return presentInput((await findInput(db, current.id))!);
   });

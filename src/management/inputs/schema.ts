@@ -42,6 +42,12 @@ export const InputListQuery = Type.Object({
 export const IdParams = Type.Object({ id: Id });
 
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+/** One warning of a poll (`collect/connector.ts` `PollWarning`). */
+const PollWarning = Type.Object({
+  code: Type.Union([Type.Literal('dropped'), Type.Literal('undated')], { description: 'dropped: entries left out; undated: entries dated by the feed or the poll' }),
+  count: Type.Integer({ minimum: 1, description: 'how many entries, in that poll' }),
+  message: Type.String(),
+});
 /** The input of a response (interface §2.1, §2.3; decisions §9 `status`). */
 export const Input = Type.Object({
   _id: Id,
@@ -55,7 +61,10 @@ export const Input = Type.Object({
   createdBy: Type.String(),
   lastModified: Type.String({ format: 'date-time' }),
   lastModifiedBy: Type.String(),
-  status: Type.Object({ lastRun: Time, lastSuccess: Time, lastError: Type.Union([Type.String(), Type.Null()]), nextRun: Time, collected: Type.Integer(), rejected: Type.Integer() }),
+  status: Type.Object({
+    lastRun: Time, lastSuccess: Time, lastError: Type.Union([Type.String(), Type.Null()]), nextRun: Time, collected: Type.Integer(), rejected: Type.Integer(),
+    warnings: Type.Array(PollWarning, { description: "what the last successful poll dropped or made up (docs/api.md#input-status)" }),
+  }),
 });
 
 /**
