@@ -16,7 +16,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CamelCasePlugin, Kysely, PostgresAdapter, PostgresDialect, sql, SqliteDialect, type Transaction } from 'kysely';
+import { CamelCasePlugin, type DatabaseIntrospector, Kysely, PostgresAdapter, PostgresDialect, PostgresIntrospector, sql, SqliteDialect, type TableMetadata, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './tables.ts';
 
@@ -46,6 +46,36 @@ const pgTypes = {
   },
 } as pg.CustomTypesConfig;
 
+/**
+ * Kysely's PostgreSQL introspector lists the tables of every schema of the database, calling
+ * `pg_get_serial_sequence` on each: a schema dropped at that moment by another client (another
+ * installation, or a test's own schema) makes the listing fail with "schema … does not exist".
+ * Sluice, and Kysely's Migrator, only ask about tables of the connection's current schema, so the
+ * introspector lists those alone (names; columns are not needed and not read).
+ */
+class OwnSchemaIntrospector implements DatabaseIntrospector {
+  readonly #db: Kysely<any>;
+  constructor(db: Kysely<any>) {
+    this.#db = db;
+  }
+  getSchemas() {
+    return new PostgresIntrospector(this.#db).getSchemas();
+  }
+  async getTables(): Promise<TableMetadata[]> {
+    const { rows } = await sql<{ schema: string; name: string; kind: string }>`
+      select n.nspname as schema, c.relname as name, c.relkind as kind
+      from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = current_schema() and c.relkind in ('r', 'p', 'v')`.execute(this.#db);
+    return rows.map((row) => ({ schema: row.schema, name: row.name, isView: row.kind === 'v', isForeign: false, columns: [] }));
+  }
+}
+
+class OwnSchemaPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new OwnSchemaIntrospector(db);
+  }
+}
+
 /** Opens the database; throws when the URL's scheme is not supported. */
 export function openDb(databaseUrl: string): Db {
   // Nested keys stay as stored: jsonb documents (items' body on PostgreSQL) keep their own names.
@@ -54,7 +84,7 @@ export function openDb(databaseUrl: string): Db {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: PG_POOL_SIZE, types: pgTypes, application_name: 'sluice' });
     // An idle connection that the server drops must not crash the process; the pool replaces it.
     pool.on('error', () => {});
-    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
+    return new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }), plugins });
   }
   if (!databaseUrl.startsWith('sqlite:')) throw new Error('DATABASE_URL must be sqlite:<path> or postgres://…');
   const path = databaseUrl.slice('sqlite:'.length);
