@@ -5,13 +5,12 @@
  * naming a list of the same contract whose type fits the operator.
  */
 import { Type } from 'typebox';
-import { forbiddenError, type Invalid, notFoundError, validationError } from '../../errors.ts';
+import { type Invalid, validationError } from '../../errors.ts';
 import { listProblem, OPERATORS, type Rule, ruleProblems } from '../../filter/rules.ts';
 import type { Db } from '../../store/db.ts';
-import { findRecord } from '../../store/records.ts';
-import type { FilterListRow } from '../../store/tables.ts';
 import { common, Id } from '../docs.ts';
 import { invalidOf } from '../filters/problems.ts';
+import { FILTER_LIST, owned } from '../ownership.ts';
 
 /** Rules per set (decisions §10). */
 export const MAX_RULES = 100;
@@ -62,9 +61,7 @@ export async function checkListIds(db: Db, contractId: string, body: Record<stri
   const invalid: Invalid[] = [];
   for (const [rule, at] of named(body)) {
     if (!rule.listId) continue;
-    const list = await findRecord<FilterListRow>(db, 'filterLists', rule.listId);
-    if (!list) throw notFoundError(`No filter list ${rule.listId}.`, `${at}.listId`, rule.listId);
-    if (list.contractId !== contractId) throw forbiddenError(`Filter list ${rule.listId} belongs to another contract.`, `${at}.listId`);
+    const list = await owned(db, FILTER_LIST, rule.listId, contractId, `${at}.listId`);
     const problem = listProblem(rule, at, list);
     if (problem) invalid.push(...invalidOf([problem]));
   }
