@@ -12,13 +12,13 @@
  * set and rule, most first. `set`, `rule` and `reason` are null for accepted items.
  *
  * authenticate → validate (400 naming the property) → contract grant (403) → filter and
- * collection of that contract (404 unknown, 403 other contract) → compile (400 naming filterId
- * when the stored filter cannot compile) → evaluate.
+ * collection of that contract (404 unknown, 403 other contract) → judge in the filter pool
+ * (dry-run.ts: 400 naming filterId when the stored filter cannot compile or runs over its budget).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import { forbiddenError, type Invalid, notFoundError, VALIDATION_CODES, validationError } from '../../errors.ts';
-import { compile, type Decision, evaluate, FilterError } from '../../filter/engine.ts';
+import type { Decision } from '../../filter/engine.ts';
 import { authenticate, requireContractAccess } from '../../http/authenticate.ts';
 import { problems } from '../../http/validate.ts';
 import { findCollection } from '../../store/collections.ts';
@@ -28,6 +28,7 @@ import { storedItemsSince } from '../../store/items.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import { handlerValidated, TokenQuery } from '../docs.ts';
 import { requireFilterIn } from '../references.ts';
+import { judgeDryRun } from './dry-run.ts';
 import { FilterTest, FilterTestResult, MAX_ITEMS } from './schema.ts';
 
 const schema = {
@@ -73,16 +74,9 @@ export function filterRoutes(app: FastifyInstance, { db }: { db: Db; config: Con
     }
     const loaded = await loadFilter(db, body.contractId, body.filterId);
     if (!loaded) throw notFoundError(`No filter set or chain ${body.filterId}.`, 'filterId', body.filterId);
-    let compiled;
-    try {
-      compiled = compile(loaded.source, loaded.lists);
-    } catch (error) {
-      if (!(error instanceof FilterError)) throw error;
-      throw validationError([{ propertyName: 'filterId', message: `the filter cannot compile: ${error.message}`, propertyValue: body.filterId, code: VALIDATION_CODES[error.kind] }]);
-    }
     const items = (body.items as { id: string }[] | undefined) ?? (await storedItemsSince(db, body.contractId, body.collectionId!, (body.since ?? 0) * 1000, MAX_ITEMS));
-    const now = Date.now();
-    const results = items.map((item) => present(item.id, evaluate(compiled, item, now)));
+    const decisions = await judgeDryRun(db, body, loaded, items, Date.now());
+    const results = items.map((item, i) => present(item.id, decisions[i]!));
     return { results, hits: hitsOf(results) };
   });
 }

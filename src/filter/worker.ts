@@ -1,0 +1,94 @@
+/**
+ * The filter worker: runs in a worker thread of the pool (pool.ts), never on the event loop.
+ * A task is plain data (a filter's source, the contract's lists, items); the worker compiles the
+ * filter, keeping compiled filters by the caller's key (the `lastModified` signature of the
+ * filter, its sets and the contract's lists), and returns plain decisions.
+ *
+ * - `judge`: decides on the items in order, `evaluate` of engine.ts at the task's `now`, and
+ *   stops after the first item that ends past `budgetMs` of running: `decisions` then holds the
+ *   items judged so far and `complete` is false.
+ * - `check`: compiles the filter and reports why it cannot be used (FilterError as data), or
+ *   nothing.
+ * A filter that cannot compile gives `{error}` (FilterError's data), never a throw. The worker
+ * posts `{started: token}` to the pool as it starts a task, so the pool's hard limit counts
+ * running time, not time spent waiting in the queue.
+ */
+import { parentPort } from 'node:worker_threads';
+import { compile, type CompiledFilter, type Decision, evaluate, FilterError, type FilterList, type FilterSource } from './engine.ts';
+
+export interface JudgeTask {
+  op: 'judge';
+  token: number;
+  /** Cache key: equal keys promise the same filter and lists. */
+  key: string;
+  filter: FilterSource;
+  lists: FilterList[];
+  items: object[];
+  /** ms since the epoch, for `datediff`. */
+  now: number;
+  budgetMs: number;
+}
+
+export interface CheckTask {
+  op: 'check';
+  token: number;
+  filter: FilterSource;
+  lists: FilterList[];
+}
+
+/** A FilterError as plain data (structured clone drops class and own fields of errors). */
+export interface FilterErrorData {
+  message: string;
+  path: string;
+  value: unknown;
+  position: number | undefined;
+  reason: string | undefined;
+  kind: FilterError['kind'];
+  setId: string | undefined;
+}
+
+export type JudgeResult = { decisions: Decision[]; complete: boolean } | { error: FilterErrorData };
+export type CheckResult = { error?: FilterErrorData };
+
+/** Compiled filters (or why they cannot compile) by key, most recently used last. */
+const compiled = new Map<string, CompiledFilter | FilterErrorData>();
+const MAX_COMPILED = 100;
+
+function compiledFor(key: string, filter: FilterSource, lists: FilterList[]): CompiledFilter | FilterErrorData {
+  let entry = compiled.get(key);
+  if (entry === undefined) {
+    entry = compileOrError(filter, lists);
+    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
+  }
+  compiled.delete(key);
+  compiled.set(key, entry);
+  return entry;
+}
+
+function compileOrError(filter: FilterSource, lists: FilterList[]): CompiledFilter | FilterErrorData {
+  try {
+    return compile(filter, lists);
+  } catch (error) {
+    if (!(error instanceof FilterError)) throw error;
+    const { message, path, value, position, reason, kind, setId } = error;
+    return { message, path, value, position, reason, kind, setId };
+  }
+}
+
+/** Runs one task (piscina's default export). */
+export default function run(task: JudgeTask | CheckTask): JudgeResult | CheckResult {
+  parentPort?.postMessage({ started: task.token });
+  if (task.op === 'check') {
+    const result = compileOrError(task.filter, task.lists);
+    return 'sets' in result ? {} : { error: result };
+  }
+  const start = performance.now();
+  const filter = compiledFor(task.key, task.filter, task.lists);
+  if (!('sets' in filter)) return { error: filter };
+  const decisions: Decision[] = [];
+  for (const item of task.items) {
+    decisions.push(evaluate(filter, item, task.now));
+    if (performance.now() - start > task.budgetMs) break;
+  }
+  return { decisions, complete: decisions.length === task.items.length };
+}
