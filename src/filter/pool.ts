@@ -15,8 +15,9 @@
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { type Decision, FilterError, type FilterList, type FilterSource } from './engine.ts';
-import type { CheckResult, CheckTask, FilterErrorData, JudgeResult, JudgeTask } from './worker.ts';
+import { type Decision, FilterError, type FilterList, type FilterProblem, type FilterSource } from './engine.ts';
+import { sizeProblem } from './rules.ts';
+import type { CheckResult, CheckTask, FilterErrorData, JudgeResult, JudgeTask, ProblemsTask } from './worker.ts';
 
 /** Running time one dry run may spend judging (ms). */
 export const DRY_RUN_BUDGET_MS = 5_000;
@@ -47,6 +48,11 @@ export interface FilterPool {
   judge(job: JudgeJob, budgetMs: number): Promise<Judgement>;
   /** Compiles the filter off the event loop; the FilterError that stops it, or undefined. */
   check(filter: FilterSource, lists: FilterList[]): Promise<FilterError | undefined>;
+  /**
+   * The problems of a list's entries or of a set's rules (with their paths) as they are saved,
+   * checked off the event loop (every pattern is compiled); empty when they may be saved.
+   */
+  problems(of: ProblemsTask['of']): Promise<FilterProblem[]>;
   /** Stops the threads. */
   close(): Promise<void>;
 }
@@ -75,7 +81,7 @@ export function createFilterPool(threads = defaultThreads()): FilterPool {
   let next = 0;
 
   /** Runs a task, cutting it off HARD_LIMIT_MS past `budgetMs` of running; undefined when cut off. */
-  async function run<T>(task: JudgeTask | CheckTask, budgetMs: number): Promise<T | undefined> {
+  async function run<T>(task: JudgeTask | CheckTask | ProblemsTask, budgetMs: number): Promise<T | undefined> {
     const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     started.set(task.token, () => {
@@ -105,6 +111,10 @@ export function createFilterPool(threads = defaultThreads()): FilterPool {
         return new FilterError('filter', { path: 'rules', message: `compiling takes longer than ${POLL_BUDGET_MS} ms; simplify its patterns`, kind: 'range' });
       }
       return result.error && revive(result.error);
+    },
+    async problems(of) {
+      const result = await run<FilterProblem[]>({ op: 'problems', token: next++, of }, POLL_BUDGET_MS);
+      return result ?? [sizeProblem('list' in of ? 'entries' : 'rules', `compiling takes longer than ${POLL_BUDGET_MS} ms; simplify the patterns`)];
     },
     close: () => piscina.close(),
   };

@@ -9,12 +9,19 @@
  *   items judged so far and `complete` is false.
  * - `check`: compiles the filter and reports why it cannot be used (FilterError as data), or
  *   nothing.
+ * - `problems`: the problems of a list's entries or a set's rules as they are saved
+ *   (`entryProblems`, `setRuleProblems` of rules.ts), which compile every pattern.
  * A filter that cannot compile gives `{error}` (FilterError's data), never a throw. The worker
  * posts `{started: token}` to the pool as it starts a task, so the pool's hard limit counts
  * running time, not time spent waiting in the queue.
  */
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import { compile, type CompiledFilter, type Decision, evaluate, FilterError, type FilterList, type FilterSource } from './engine.ts';
+import { compile, type CompiledFilter, type Decision, evaluate, FilterError, type FilterList, type FilterProblem, type FilterSource, type Rule } from './engine.ts';
+import { entryProblems, type ListType, setRuleProblems } from './rules.ts';
+
+/** The nice value of a filter worker thread (0 = normal, 19 = lowest). */
+const WORKER_NICE = 10;
 
 export interface JudgeTask {
   op: 'judge';
@@ -36,6 +43,13 @@ export interface CheckTask {
   lists: FilterList[];
 }
 
+export interface ProblemsTask {
+  op: 'problems';
+  token: number;
+  /** A list's entries, or a set's rules and preCondition each with its path (`rules[2]`). */
+  of: { list: { type: ListType; entries: string[] } } | { set: [Rule, string][] };
+}
+
 /** A FilterError as plain data (structured clone drops class and own fields of errors). */
 export interface FilterErrorData {
   message: string;
@@ -49,6 +63,14 @@ export interface FilterErrorData {
 
 export type JudgeResult = { decisions: Decision[]; complete: boolean } | { error: FilterErrorData };
 export type CheckResult = { error?: FilterErrorData };
+
+// Filters yield the CPU to the event loop: on Linux a thread's nice value is its own, so this
+// lowers the priority of this worker thread only (setpriority(2), "NOTES": per-thread nice).
+try {
+  setPriority(WORKER_NICE);
+} catch {
+  // not permitted on this platform: the thread keeps the process's priority
+}
 
 /** Compiled filters (or why they cannot compile) by key, most recently used last. */
 const compiled = new Map<string, CompiledFilter | FilterErrorData>();
@@ -76,8 +98,9 @@ function compileOrError(filter: FilterSource, lists: FilterList[]): CompiledFilt
 }
 
 /** Runs one task (piscina's default export). */
-export default function run(task: JudgeTask | CheckTask): JudgeResult | CheckResult {
+export default function run(task: JudgeTask | CheckTask | ProblemsTask): JudgeResult | CheckResult | FilterProblem[] {
   parentPort?.postMessage({ started: task.token });
+  if (task.op === 'problems') return 'list' in task.of ? entryProblems(task.of.list.type, task.of.list.entries) : setRuleProblems(task.of.set);
   if (task.op === 'check') {
     const result = compileOrError(task.filter, task.lists);
     return 'sets' in result ? {} : { error: result };
