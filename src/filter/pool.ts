@@ -9,7 +9,8 @@
  * (`complete: false`). A single item or a compile that runs HARD_LIMIT_MS past the budget (the
  * worker cannot stop inside one) is cut off: its thread is terminated and replaced, and the
  * judgement is `{decisions: [], complete: false}`. Time spent waiting in the queue does not
- * count (the worker reports when it starts).
+ * count (the worker reports when it starts). A task sent again because its worker lacked the
+ * filter (see worker.ts) gets a budget of its own.
  *
  * Errors: a filter that cannot compile rejects with FilterError (as engine.ts `compile`).
  */
@@ -25,6 +26,8 @@ export const DRY_RUN_BUDGET_MS = 5_000;
 export const POLL_BUDGET_MS = 5_000;
 /** How long past its budget a task may run before its thread is terminated (ms). */
 const HARD_LIMIT_MS = 1_000;
+/** Keys remembered as sent to the workers (each worker keeps its last 100 compiled filters). */
+const MAX_SENT_KEYS = 100;
 
 /** Decisions on the first `decisions.length` items; `complete` when every item was judged. */
 export interface Judgement {
@@ -79,6 +82,14 @@ export function createFilterPool(threads = defaultThreads()): FilterPool {
     if (typeof token === 'number') started.get(token)?.();
   });
   let next = 0;
+  // Keys already sent to some worker: later tasks leave the filter and lists out (a list of
+  // thousands of patterns is costly to copy per poll); a worker that lacks one asks again.
+  const sent = new Set<string>();
+  const remember = (key: string) => {
+    sent.delete(key);
+    sent.add(key);
+    if (sent.size > MAX_SENT_KEYS) sent.delete(sent.keys().next().value!);
+  };
 
   /** Runs a task, cutting it off HARD_LIMIT_MS past `budgetMs` of running; undefined when cut off. */
   async function run<T>(task: JudgeTask | CheckTask | ProblemsTask, budgetMs: number): Promise<T | undefined> {
@@ -100,9 +111,14 @@ export function createFilterPool(threads = defaultThreads()): FilterPool {
 
   return {
     async judge(job, budgetMs) {
-      const result = await run<JudgeResult>({ op: 'judge', token: next++, budgetMs, ...job }, budgetMs);
+      const { key, filter, lists, items, now } = job;
+      const task = (withSource: boolean): JudgeTask => ({ op: 'judge', token: next++, budgetMs, key, items, now, ...(withSource ? { source: { filter, lists } } : {}) });
+      let result = await run<JudgeResult>(task(!sent.has(key)), budgetMs);
+      if (result && 'missing' in result) result = await run<JudgeResult>(task(true), budgetMs);
+      remember(key);
       if (!result) return { decisions: [], complete: false };
       if ('error' in result) throw revive(result.error);
+      if ('missing' in result) throw new Error('a filter worker lost a filter it was just sent');
       return result;
     },
     async check(filter, lists) {

@@ -2,7 +2,9 @@
  * The filter worker: runs in a worker thread of the pool (pool.ts), never on the event loop.
  * A task is plain data (a filter's source, the contract's lists, items); the worker compiles the
  * filter, keeping compiled filters by the caller's key (the `lastModified` signature of the
- * filter, its sets and the contract's lists), and returns plain decisions.
+ * filter, its sets and the contract's lists), and returns plain decisions. A task may leave the
+ * source out when the pool has sent that key before: a worker that does not hold it answers
+ * `{missing: true}` and the pool sends the task again with it.
  *
  * - `judge`: decides on the items in order, `evaluate` of engine.ts at the task's `now`, and
  *   stops after the first item that ends past `budgetMs` of running: `decisions` then holds the
@@ -28,8 +30,8 @@ export interface JudgeTask {
   token: number;
   /** Cache key: equal keys promise the same filter and lists. */
   key: string;
-  filter: FilterSource;
-  lists: FilterList[];
+  /** The filter and lists; left out when the pool expects the worker to hold `key` already. */
+  source?: { filter: FilterSource; lists: FilterList[] };
   items: object[];
   /** ms since the epoch, for `datediff`. */
   now: number;
@@ -61,7 +63,8 @@ export interface FilterErrorData {
   setId: string | undefined;
 }
 
-export type JudgeResult = { decisions: Decision[]; complete: boolean } | { error: FilterErrorData };
+/** `missing`: the task came without `source` and this worker does not hold `key`: send it again with it. */
+export type JudgeResult = { decisions: Decision[]; complete: boolean } | { error: FilterErrorData } | { missing: true };
 export type CheckResult = { error?: FilterErrorData };
 
 // Filters yield the CPU to the event loop: on Linux a thread's nice value is its own, so this
@@ -76,10 +79,11 @@ try {
 const compiled = new Map<string, CompiledFilter | FilterErrorData>();
 const MAX_COMPILED = 100;
 
-function compiledFor(key: string, filter: FilterSource, lists: FilterList[]): CompiledFilter | FilterErrorData {
+function compiledFor(key: string, source: JudgeTask['source']): CompiledFilter | FilterErrorData | undefined {
   let entry = compiled.get(key);
   if (entry === undefined) {
-    entry = compileOrError(filter, lists);
+    if (!source) return undefined;
+    entry = compileOrError(source.filter, source.lists);
     if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
   }
   compiled.delete(key);
@@ -106,7 +110,8 @@ export default function run(task: JudgeTask | CheckTask | ProblemsTask): JudgeRe
     return 'sets' in result ? {} : { error: result };
   }
   const start = performance.now();
-  const filter = compiledFor(task.key, task.filter, task.lists);
+  const filter = compiledFor(task.key, task.source);
+  if (!filter) return { missing: true };
   if (!('sets' in filter)) return { error: filter };
   const decisions: Decision[] = [];
   for (const item of task.items) {
