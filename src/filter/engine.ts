@@ -43,6 +43,10 @@
  * - Patterns are `/body/flags` with flags from `i`, `m`, `s`, `u`, in RE2 syntax on a linear-time
  *   engine (patterns.ts): no pattern can hang the service. The patterns of a list are combined
  *   into one alternation, so a list of thousands costs about one scan of the text.
+ * - Bounds (limits.ts, docs/filters.md#bounds): a set whose patterns, with each list counted per
+ *   rule naming it, compile to more than MAX_COMPILED_SIZE instructions does not compile
+ *   (FilterError, kind `range`, path `rules`); a rule reads at most MAX_FIELD_CHARS of a field.
+ *   The time an evaluation may take is the caller's to bound: pool.ts runs it in worker threads.
  * - `listId` only with `in` and `patternin`, and the list's type must fit the operator.
  *
  * A rejection names the set, the index of the rule in the set's `rules` (counted from 0) and a
