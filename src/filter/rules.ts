@@ -1,7 +1,7 @@
 /**
  * The rule table of the filter language (docs/filters.md): the content-item fields a rule may
  * test and the operators, one entry each, with what `value` and `listId` must be and how a rule
- * becomes a test of one value. Saving a set (`ruleProblems`) and compiling it (`prepareRule`,
+ * becomes a test of one value. Saving a set (`setRuleProblems`) and compiling it (`prepareRule`,
  * called by engine.ts) run the same `check`, so a rule that saves is exactly a rule that runs;
  * a new operator is one entry of OPERATORS.
  *
@@ -353,11 +353,6 @@ function check(rule: Rule, at: string, lookup?: (id: string) => ListView | undef
   }
   const test = operator.value(value, { at, operator: rule.operator, field: 'message' in found ? undefined : found.kind, problems });
   return done(test, path);
-}
-
-/** The problems of a rule written at `at` (`rules[2]`, `preCondition`); empty when it may be saved. Lists are not looked up. */
-export function ruleProblems(rule: Rule, at: string): FilterProblem[] {
-  return check(rule, at).problems;
 }
 
 /**

@@ -71,7 +71,11 @@ export async function checkSet(db: Db, contractId: string, body: Record<string, 
   const listIds = new Set(named(saved).flatMap(([rule]) => (rule.listId ? [rule.listId] : [])));
   if (listIds.size === 0) return;
   const lists: FilterList[] = [];
-  for (const id of listIds) lists.push(toList((await findRecord<FilterListRow>(db, 'filterLists', id))!));
+  for (const id of listIds) {
+    const row = await findRecord<FilterListRow>(db, 'filterLists', id);
+    // A list gone since the set was saved (a database edited by hand): compiling names it.
+    if (row?.contractId === contractId) lists.push(toList(row));
+  }
   const set = { id: String(saved.id), name: String(saved.name), rules: saved.rules as Rule[], preCondition: saved.preCondition as Rule, active: true };
   const error = await filterPool().check({ kind: 'set', set }, lists.map((list) => ({ ...list, active: true })));
   if (error) throw validationError([{ propertyName: error.path, message: error.message, code: VALIDATION_CODES[error.kind] }]);
