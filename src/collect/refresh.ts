@@ -1,5 +1,5 @@
 /**
- * Refreshes one input (decisions §9): fetch through its connector → decide on each item new to
+ * Refreshes one input (docs/filters.md#when-filters-run): fetch through its connector → decide on each item new to
  * its collection with the filter that governs it (docs/filters.md, `filter-cache.ts`), in the
  * filter pool's worker threads (`filter/pool.ts`) within POLL_BUDGET_MS → store the accepted
  * items, record the rejected items new to this input → update its schedule and status
