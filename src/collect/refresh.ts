@@ -1,6 +1,6 @@
 /**
- * Refreshes one input (docs/filters.md#when-filters-run): fetch through its connector → decide on each item new to
- * its collection with the filter that governs it (docs/filters.md, `filter-cache.ts`), in the
+ * Refreshes one input (docs/filters.md#when-filters-run): fetch through its connector → decide
+ * on each item new to its collection with the filter that governs it (`filter-cache.ts`), in the
  * filter pool's worker threads (`filter/pool.ts`) within POLL_BUDGET_MS → store the accepted
  * items, record the rejected items new to this input → update its schedule and status
  * (`collected`, `rejected`), all writes in one transaction, through the store. An item already
