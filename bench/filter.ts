@@ -4,7 +4,10 @@
  * with varied authors, go through a chain of 3 sets: a 5 000-entry patterns list on text and
  * title, a 10 000-entry strings list on the author, and datediff plus numeric rules. Baselines,
  * measured in the same run on the same texts: one `String.prototype.includes` scan and one
- * re2js scan with a single pattern. Also times the pattern that hangs a backtracking engine.
+ * re2js scan with a single pattern. Also times the pattern that hangs a backtracking engine, and
+ * the same chain through the filter pool (`src/filter/pool.ts`, one worker thread) against the
+ * in-process evaluation of the same run: all items in one task, and in tasks of 50 items (a
+ * poll's new items), sent as a poll sends them (the filter and its lists only with the first).
  * Prints readable lines, then one JSON object as the last line.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { RE2JS } from 're2js';
 import { parseFeed } from '../src/collect/connectors/feed.ts';
 import type { ContentItem } from '../src/item.ts';
-import { compile, evaluate, type FilterList, type FilterSet } from '../src/filter/engine.ts';
+import { compile, evaluate, type FilterList, type FilterSet, type FilterSource } from '../src/filter/engine.ts';
+import { createFilterPool } from '../src/filter/pool.ts';
 
 const ITEMS = 10_000;
 const NOW = Date.parse('2026-11-22T12:00:00.000Z');
@@ -71,8 +75,9 @@ function time(run: () => void): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-const compileMs = time(() => compile({ kind: 'chain', chain: { id: 'c', name: 'main', sets: sets.map((s) => s.id), active: true }, sets }, lists));
-const filter = compile({ kind: 'chain', chain: { id: 'c', name: 'main', sets: sets.map((s) => s.id), active: true }, sets }, lists);
+const source: FilterSource = { kind: 'chain', chain: { id: 'c', name: 'main', sets: sets.map((s) => s.id), active: true }, sets };
+const compileMs = time(() => compile(source, lists));
+const filter = compile(source, lists);
 
 const rejectedBy: Record<string, number> = {};
 const firstPassMs = time(() => {
@@ -103,6 +108,27 @@ const hangMs = time(() => {
   for (let n = 0; n < HANG_RUNS; n++) evaluate(hang, hangItem, NOW);
 });
 
+// The pool: the worker compiles once and makes a first pass (not timed, as in-process above),
+// then keeps the filter by key.
+const pool = createFilterPool(1);
+const BATCH = 50;
+await pool.judge({ key: 'bench', filter: source, lists, items, now: NOW }, 600_000);
+async function timeAsync(run: () => Promise<void>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await run();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+let poolComplete = true;
+const poolOneTaskMs = await timeAsync(async () => {
+  poolComplete &&= (await pool.judge({ key: 'bench', filter: source, lists, items, now: NOW }, 600_000)).complete;
+});
+const poolBatchesMs = await timeAsync(async () => {
+  for (let start = 0; start < ITEMS; start += BATCH) {
+    poolComplete &&= (await pool.judge({ key: 'bench', filter: source, lists, items: items.slice(start, start + BATCH), now: NOW }, 600_000)).complete;
+  }
+});
+await pool.close();
+
 const perSecond = (ms: number) => Math.round((ITEMS / ms) * 1000);
 const result = {
   items: ITEMS,
@@ -122,6 +148,12 @@ const result = {
   baselineMatches: sink,
   catastrophicAccepted: hangAccepted,
   catastrophicMicrosPerEvaluation: +((hangMs * 1000) / HANG_RUNS).toFixed(2),
+  poolOneTaskItemsPerSecond: perSecond(poolOneTaskMs),
+  poolBatchesItemsPerSecond: perSecond(poolBatchesMs),
+  poolBatchItems: BATCH,
+  ratioPoolOneTaskToInProcess: +(filterMs / poolOneTaskMs).toFixed(3),
+  ratioPoolBatchesToInProcess: +(filterMs / poolBatchesMs).toFixed(3),
+  poolComplete,
 };
 
 console.log(`${ITEMS} items (${parsed.length} distinct from ${dir}, ${averageLength} chars of text on average)`);
@@ -130,4 +162,6 @@ console.log(`filter chain:       ${result.filterItemsPerSecond} items/s, ${resul
 console.log(`includes baseline:  ${result.includesItemsPerSecond} items/s (filter is ${result.ratioToIncludes} of it)`);
 console.log(`re2js one pattern:  ${result.re2jsSingleItemsPerSecond} items/s (filter is ${result.ratioToRe2jsSingle} of it)`);
 console.log(`/(a+)+$/ on 60 a and !: ${result.catastrophicMicrosPerEvaluation} µs per evaluation (accepted: ${hangAccepted})`);
+console.log(`pool, one task:     ${result.poolOneTaskItemsPerSecond} items/s (${result.ratioPoolOneTaskToInProcess} of in-process)`);
+console.log(`pool, tasks of ${BATCH}:  ${result.poolBatchesItemsPerSecond} items/s (${result.ratioPoolBatchesToInProcess} of in-process)`);
 console.log(JSON.stringify(result));

@@ -1,11 +1,11 @@
 /**
- * The compiled-filter cache against a real database: reused while nothing changed, rebuilt when
+ * The filter cache against a real database: reused while nothing changed, reloaded under a new key when
  * a list changes through another database handle (another process), and the precedence of
  * input, collection and contract filters with inactive and vanished filters counting as absent.
  */
 import { describe, expect, it } from 'vitest';
 import { build, buildTenant } from '../../test/helper.ts';
-import { evaluate } from '../filter/engine.ts';
+import { compile, evaluate } from '../filter/engine.ts';
 import { iso } from '../lib/time.ts';
 import { setContractFilter } from '../store/contracts.ts';
 import { openDb } from '../store/db.ts';
@@ -28,8 +28,9 @@ describe('createFilterCache', () => {
 
     const first = (await cache.governing(input))!;
     expect(first.filterId).toBe('b'.repeat(24));
-    expect((await cache.governing(input))!.compiled).toBe(first.compiled);
-    expect(evaluate(first.compiled, { id: 'x', title: 'ham' }, 0).accepted).toBe(true);
+    expect((await cache.governing(input))!.filter).toBe(first.filter);
+    expect((await cache.governing(input))!.key).toBe(first.key);
+    expect(evaluate(compile(first.filter, first.lists), { id: 'x', title: 'ham' }, 0).accepted).toBe(true);
 
     const other = openDb(ctx.config.databaseUrl);
     try {
@@ -38,8 +39,8 @@ describe('createFilterCache', () => {
       await other.destroy();
     }
     const second = (await cache.governing(input))!;
-    expect(second.compiled).not.toBe(first.compiled);
-    expect(evaluate(second.compiled, { id: 'x', title: 'ham' }, 0).accepted).toBe(false);
+    expect(second.key).not.toBe(first.key);
+    expect(evaluate(compile(second.filter, second.lists), { id: 'x', title: 'ham' }, 0).accepted).toBe(false);
 
     // Precedence: input → collection → contract; inactive or vanished filters are absent.
     const level = (filterId: string | null) => cache.governing({ ...input, filterId }).then((g) => g?.filterId);

@@ -1,21 +1,25 @@
 /**
- * Refreshes one input (decisions §9): fetch through its connector → decide on each item with the
- * filter that governs it (decisions §6, `filter-cache.ts`) → store the accepted items that are
- * new to its collection, record the rejected items new to this input → update its schedule and
- * status (`collected`, `rejected`, the connector's `warnings` about entries it dropped or dated
- * itself), all writes in one transaction, through the store. An item
- * already in the collection (asked once per poll) is neither stored nor counted again; one this
- * input already rejected is not counted again. Each item's language is detected here, once,
- * before filtering (the source's own wins), so `language` rules see what the queue will show;
- * items are judged at the poll's `now` (`datediff`). A filter that cannot compile fails
- * the poll (nothing stored, `lastError` says why) rather than letting everything through. A failure is
+ * Refreshes one input (docs/filters.md#when-filters-run): fetch through its connector → decide
+ * on each item new to its collection with the filter that governs it (`filter-cache.ts`), in the
+ * filter pool's worker threads (`filter/pool.ts`) within POLL_BUDGET_MS → store the accepted
+ * items, record the rejected items new to this input → update its schedule and status
+ * (`collected`, `rejected`, the connector's `warnings` about entries it dropped or dated
+ * itself), all writes in one transaction, through the store. An item already
+ * in the collection (asked before judging, and again in the transaction) is neither judged,
+ * stored nor counted again; one this input already rejected is not counted again; an item that
+ * was not judged is never stored. Each item's language is detected here, once, before filtering
+ * (the source's own wins), so `language` rules see what the queue will show; items are judged at
+ * the poll's `now` (`datediff`). A filter that cannot compile, or that does not judge every new
+ * item within the budget, fails the poll (nothing stored, `lastError` says why) rather than
+ * letting anything through unjudged. A failure is
  * recorded in the input's status (`lastError`) and pushes the next poll back exponentially, up
  * to 1 h (or the input's interval when that is longer), and never before a source's
  * `Retry-After`; a permanent failure parks the input until it is changed. Other inputs are not
  * affected.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { type Decision, evaluate, FilterError } from '../filter/engine.ts';
+import { type Decision, FilterError } from '../filter/engine.ts';
+import { filterPool, type FilterPool, POLL_BUDGET_MS } from '../filter/pool.ts';
 import type { ContentItem } from '../item.ts';
 import { withLanguage } from '../lib/language.ts';
 import { iso } from '../lib/time.ts';
@@ -39,8 +43,11 @@ export function nextDelaySeconds(pollInterval: number, failures: number, retryAf
   return Math.max(backoff, Math.ceil(retryAfterMs / 1000));
 }
 
+/** The governing filter did not judge every new item within POLL_BUDGET_MS. */
+class FilterBudgetError extends Error {}
+
 function describe(error: unknown): string {
-  if (error instanceof SourceError || error instanceof FetchError) return error.message;
+  if (error instanceof SourceError || error instanceof FetchError || error instanceof FilterBudgetError) return error.message;
   if (error instanceof FilterError) return `the filter cannot be applied: ${error.message}`;
   return 'internal error while collecting (see the server log)';
 }
@@ -53,7 +60,7 @@ function describe(error: unknown): string {
 export async function refreshInput(
   db: Db,
   input: InputRow,
-  ctx: Omit<CollectContext, 'now'> & { pollInterval: number; log?: FastifyBaseLogger; filters?: FilterCache },
+  ctx: Omit<CollectContext, 'now'> & { pollInterval: number; log?: FastifyBaseLogger; filters?: FilterCache; pool?: FilterPool },
   now = Date.now(),
 ): Promise<number> {
   const connector = connectorFor(input.service);
@@ -61,10 +68,19 @@ export async function refreshInput(
     if (!connector) throw new SourceError(`service ${input.service} is not supported by this version yet`);
     const result = await connector.collect(input, JSON.parse(input.sourceState) as Record<string, unknown>, { fetch: ctx.fetch, services: ctx.services, now });
     const governing = await (ctx.filters ?? filterCache(db)).governing(input);
+    const stored = await storedItemIds(db, input.collectionId, result.items.map((item) => item.id));
     const items: ContentItem[] = [];
-    for (const item of result.items) items.push(await withLanguage(item));
-    const decisions = new Map<ContentItem, Decision>(governing ? items.map((item) => [item, evaluate(governing.compiled, item, now)]) : []);
-    const accepted = items.filter((item) => decisions.get(item)?.accepted !== false);
+    for (const item of result.items) if (!stored.has(item.id)) items.push(await withLanguage(item));
+    const decisions = new Map<ContentItem, Decision>();
+    if (governing && items.length > 0) {
+      const { key, filter, lists } = governing;
+      const judged = await (ctx.pool ?? filterPool()).judge({ key, filter, lists, items, now }, POLL_BUDGET_MS);
+      if (!judged.complete) {
+        throw new FilterBudgetError(`the filter did not judge the ${items.length} new items within ${POLL_BUDGET_MS} ms (judged ${judged.decisions.length}); nothing was stored: simplify the filter`);
+      }
+      judged.decisions.forEach((decision, i) => decisions.set(items[i]!, decision));
+    }
+    const accepted = items.filter((item) => !governing || decisions.get(item)?.accepted === true);
     const finished = Date.now();
     return await db.transaction().execute(async (trx) => {
       if (!(await inputUnchanged(trx, input))) return 0;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compile, evaluate, FilterError, governingFilter, type FilterChain, type FilterList, type FilterSet, type Rule } from './engine.ts';
+import { MAX_COMPILED_SIZE, MAX_FIELD_CHARS } from './limits.ts';
 import { parsePattern, PatternError, patternSet } from './patterns.ts';
+import { entryProblems, setRuleProblems } from './rules.ts';
 
 const NOW = Date.parse('2026-11-22T12:00:00.000Z');
 
@@ -334,5 +336,74 @@ describe('governingFilter', () => {
     [undefined, undefined, undefined, undefined],
   ])('%j, %j, %j → %s', (a, b, c, expected) => {
     expect(governingFilter(a, b, c)?.id).toBe(expected);
+  });
+});
+
+describe('bounds (limits.ts)', () => {
+  // `/a[ab]{990}c/` compiles to 994 instructions.
+  const costly = (n: number) => Array.from({ length: n }, (_, i) => `/a[ab]{990}c${i}/`);
+  const size = (patterns: string[]) => patternSet(patterns).size;
+
+  it('measures a pattern and a pattern set by their compiled size', () => {
+    expect(parsePattern('/a[ab]{990}c/').size).toBe(994);
+    expect(size(costly(3))).toBe(3 * parsePattern('/a[ab]{990}c0/').size);
+    expect(patternSet([]).size).toBe(0);
+  });
+
+  const perRule = size(costly(66));
+  const cases: { name: string; rules: Rule[]; lists?: FilterList[]; refused: boolean }[] = [
+    { name: 'three rules just under the bound', rules: [0, 1, 2].map(() => ({ operator: 'patternin', field: 'text', value: costly(66), not: false })), refused: false },
+    { name: 'four such rules', rules: [0, 1, 2, 3].map(() => ({ operator: 'patternin', field: 'text', value: costly(66), not: false })), refused: true },
+    {
+      name: 'one list named by four rules counts four times',
+      rules: [0, 1, 2, 3].map(() => ({ operator: 'patternin', field: 'text', listId: 'big', not: false })),
+      lists: [{ id: 'big', type: 'patterns', entries: costly(66), active: true }],
+      refused: true,
+    },
+    {
+      name: 'an inactive list counts nothing',
+      rules: [0, 1, 2, 3].map(() => ({ operator: 'patternin', field: 'text', listId: 'big', not: false })),
+      lists: [{ id: 'big', type: 'patterns', entries: costly(66), active: false }],
+      refused: false,
+    },
+  ];
+  it.each(cases)('a set: $name', ({ rules, lists: own = [], refused }) => {
+    expect(3 * perRule).toBeLessThanOrEqual(MAX_COMPILED_SIZE);
+    expect(4 * perRule).toBeGreaterThan(MAX_COMPILED_SIZE);
+    const run = () => compile({ kind: 'set', set: set(rules) }, own);
+    if (!refused) return void expect(run).not.toThrow();
+    expect(run).toThrow(FilterError);
+    try {
+      run();
+    } catch (error) {
+      expect(error).toMatchObject({ kind: 'range', path: 'rules', setId: 'set-1' });
+      expect((error as Error).message).toMatch(/^set spam: rules: .* compile to \d+ instructions, more than 200000/);
+    }
+  });
+
+  it('refuses a list over the bound when it is saved, naming the entry where it crossed', () => {
+    const entries = costly(250);
+    let total = 0;
+    const crossing = entries.findIndex((entry) => (total += parsePattern(entry).size) > MAX_COMPILED_SIZE);
+    const problems = entryProblems('patterns', entries);
+    expect(problems).toEqual([expect.objectContaining({ path: 'entries', kind: 'range' })]);
+    expect(problems[0]!.message).toContain(`crossed at entries[${crossing}]`);
+    expect(entryProblems('patterns', entries.slice(0, crossing))).toEqual([]);
+    expect(entryProblems('strings', entries)).toEqual([]);
+  });
+
+  it('refuses a set whose inline patterns exceed the bound when it is saved', () => {
+    const named = (n: number) => Array.from({ length: n }, (_, i): [Rule, string] => [{ operator: 'patternin', field: 'text', value: costly(66), not: false }, `rules[${i}]`]);
+    expect(setRuleProblems(named(3))).toEqual([]);
+    expect(setRuleProblems(named(4))).toEqual([expect.objectContaining({ path: 'rules', kind: 'range' })]);
+  });
+
+  it(`reads at most ${MAX_FIELD_CHARS} characters of a field, over all its values`, () => {
+    const filter = set([{ operator: 'pattern', field: 'tags', value: '/needle/', not: false }]);
+    const pad = 'x'.repeat(MAX_FIELD_CHARS - 6);
+    expect(decide(filter, { ...base, tags: [`${pad}needle`] }).accepted).toBe(false);
+    expect(decide(filter, { ...base, tags: [`${pad}Xneedle`] }).accepted).toBe(true);
+    expect(decide(filter, { ...base, tags: [pad, 'needle'] }).accepted).toBe(false);
+    expect(decide(filter, { ...base, tags: [pad, 'xxxxxxx', 'needle'] }).accepted).toBe(true);
   });
 });

@@ -43,6 +43,10 @@
  * - Patterns are `/body/flags` with flags from `i`, `m`, `s`, `u`, in RE2 syntax on a linear-time
  *   engine (patterns.ts): no pattern can hang the service. The patterns of a list are combined
  *   into one alternation, so a list of thousands costs about one scan of the text.
+ * - Bounds (limits.ts, docs/filters.md#bounds): a set whose patterns, with each list counted per
+ *   rule naming it, compile to more than MAX_COMPILED_SIZE instructions does not compile
+ *   (FilterError, kind `range`, path `rules`); a rule reads at most MAX_FIELD_CHARS of a field.
+ *   The time an evaluation may take is the caller's to bound: pool.ts runs it in worker threads.
  * - `listId` only with `in` and `patternin`, and the list's type must fit the operator.
  *
  * A rejection names the set, the index of the rule in the set's `rules` (counted from 0) and a
@@ -50,7 +54,8 @@
  * the reason lists every rule. A filter that cannot compile (any rule the table refuses, an
  * unknown list or set, a list of the wrong type or with a bad pattern) throws FilterError.
  */
-import { type FilterList, type FilterProblem, leaves, type ListCache, type ListView, prepareRule, type Rule, type Test } from './rules.ts';
+import { MAX_COMPILED_SIZE, MAX_FIELD_CHARS } from './limits.ts';
+import { type FilterList, type FilterProblem, leaves, type ListCache, type ListView, prepareRule, type Rule, sizeProblem, type Test } from './rules.ts';
 
 export type { FilterList, FilterProblem, Rule } from './rules.ts';
 
@@ -104,6 +109,7 @@ export class FilterError extends Error implements FilterProblem {
 }
 
 interface CompiledRule {
+  size: number;
   index: number;
   field: string;
   path: string[];
@@ -145,13 +151,19 @@ export function compile(filter: FilterSource, lists: readonly FilterList[]): Com
 
 function compileSet(set: FilterSet, lists: Map<string, FilterList>, cache: ListCache): CompiledSet {
   const rule = (source: Rule, index: number, at: string) => compileRule(source, index, at, set, lists, cache);
-  return {
+  const compiled = {
     id: set.id,
     name: set.name,
     or: set.or === true,
     preCondition: set.preCondition ? rule(set.preCondition, -1, 'preCondition') : undefined,
     rules: set.rules.flatMap((source, index) => rule(source, index, `rules[${index}]`) ?? []),
   };
+  const size = [compiled.preCondition, ...compiled.rules].reduce((sum, part) => sum + (part?.size ?? 0), 0);
+  if (size > MAX_COMPILED_SIZE) {
+    const problem = sizeProblem('rules', `the set's patterns and the lists its rules name compile to ${size} instructions, more than ${MAX_COMPILED_SIZE}`);
+    throw new FilterError(`set ${set.name}`, problem, set.id);
+  }
+  return compiled;
 }
 
 /** The compiled rule, or undefined when its list is inactive (the rule counts as absent). */
@@ -171,7 +183,7 @@ function compileRule(
   const prepared = prepareRule(rule, at, lookup, cache);
   if ('problem' in prepared) throw new FilterError(`set ${set.name}`, prepared.problem, set.id);
   if (rule.listId !== undefined && !lists.get(rule.listId)!.active) return undefined;
-  return { index, field: rule.field, path: prepared.path, not: rule.not === true, prepared: prepared.test };
+  return { size: prepared.test.size ?? 0, index, field: rule.field, path: prepared.path, not: rule.not === true, prepared: prepared.test };
 }
 
 /**
@@ -207,11 +219,26 @@ function reject(set: CompiledSet, rule: number, reason: string): Decision {
 
 /** Undefined when the rule is false; else why it is true, e.g. `text matches /viagra/i`. */
 function check(rule: CompiledRule, item: object, now: number): string | undefined {
-  const values = leaves(item, rule.path);
+  const values = bounded(leaves(item, rule.path));
   const hit = values.findIndex((leaf) => rule.prepared.test(leaf, now));
   if (!rule.not) return hit < 0 ? undefined : `${rule.field} ${rule.prepared.holds(values[hit])}`;
   if (hit >= 0) return undefined;
   return values.length === 0 ? `${rule.field} is missing` : `${rule.field} ${rule.prepared.fails}`;
+}
+
+/** The values of a field with its strings cut where their lengths add up to MAX_FIELD_CHARS (limits.ts). */
+function bounded(values: unknown[]): unknown[] {
+  let left = MAX_FIELD_CHARS;
+  const kept: unknown[] = [];
+  for (const value of values) {
+    if (typeof value !== 'string') kept.push(value);
+    else if (left <= 0) break;
+    else {
+      kept.push(value.length > left ? value.slice(0, left) : value);
+      left -= value.length;
+    }
+  }
+  return kept;
 }
 
 /**

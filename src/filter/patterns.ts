@@ -26,11 +26,13 @@ export class PatternError extends Error {
   }
 }
 
-/** A checked pattern: its RE2 body, its flags (a subset of `imsu`) and the compiled form. */
+/** A checked pattern: its RE2 body, its flags (a subset of `imsu`), the compiled form and its size. */
 export interface ParsedPattern {
   source: string;
   flags: string;
   regex: RE2JS;
+  /** re2js `programSize()`: instructions of the compiled program, the measure of its cost per character scanned. */
+  size: number;
 }
 
 /** Longest pattern accepted, slashes and flags included (docs/filters.md). */
@@ -59,7 +61,8 @@ export function parsePattern(text: string): ParsedPattern {
     bits |= FLAG_BITS[flag]!;
   }
   try {
-    return { source, flags, regex: RE2JS.compile(source, bits) };
+    const regex = RE2JS.compile(source, bits);
+    return { source, flags, regex, size: regex.programSize() };
   } catch (error) {
     if (!(error instanceof RE2JSSyntaxException)) throw error;
     const fragment = error.getPattern();
@@ -71,6 +74,8 @@ export function parsePattern(text: string): ParsedPattern {
 
 /** Any of several patterns, tested in one scan; `first` names the entry that matched. */
 export interface PatternSet {
+  /** The sum of the entries' compiled sizes (ParsedPattern.size). */
+  size: number;
   /** True when any pattern matches somewhere in `text`. */
   test(text: string): boolean;
   /** The first entry (as written) that matches `text`, or undefined. */
@@ -93,19 +98,21 @@ export function patternSet(entries: readonly string[]): PatternSet {
       throw error;
     }
   });
-  if (parsed.length === 0) return { test: () => false, first: () => undefined };
+  const size = parsed.reduce((sum, pattern) => sum + pattern.size, 0);
+  if (parsed.length === 0) return { size, test: () => false, first: () => undefined };
   if (parsed.length === 1) {
     const only = parsed[0]!.regex;
-    return { test: (text) => only.test(text), first: (text) => (only.test(text) ? entries[0] : undefined) };
+    return { size, test: (text) => only.test(text), first: (text) => (only.test(text) ? entries[0] : undefined) };
   }
   const all = combine(parsed);
-  const size = Math.ceil(Math.sqrt(parsed.length));
+  const width = Math.ceil(Math.sqrt(parsed.length));
   const groups: (RE2JS | undefined)[] = [];
   return {
+    size,
     test: (text) => all.test(text),
     first(text) {
-      for (let start = 0, group = 0; start < parsed.length; start += size, group++) {
-        const part = parsed.slice(start, start + size);
+      for (let start = 0, group = 0; start < parsed.length; start += width, group++) {
+        const part = parsed.slice(start, start + width);
         const regex = (groups[group] ??= combine(part));
         if (!regex.test(text)) continue;
         const hit = part.findIndex((pattern) => pattern.regex.test(text));

@@ -1,13 +1,14 @@
 /**
  * The rule table of the filter language (docs/filters.md): the content-item fields a rule may
  * test and the operators, one entry each, with what `value` and `listId` must be and how a rule
- * becomes a test of one value. Saving a set (`ruleProblems`) and compiling it (`prepareRule`,
+ * becomes a test of one value. Saving a set (`setRuleProblems`) and compiling it (`prepareRule`,
  * called by engine.ts) run the same `check`, so a rule that saves is exactly a rule that runs;
  * a new operator is one entry of OPERATORS.
  *
  * Problems are plain data (FilterProblem: the property at fault, a message and a kind); the
  * management API turns them into its error objects.
  */
+import { MAX_COMPILED_SIZE } from './limits.ts';
 import { PatternError, parsePattern, patternSet, type PatternSet } from './patterns.ts';
 
 /** A rule object as saved (docs/filters.md). Stored rules are JSON, so `value` is checked here. */
@@ -37,7 +38,7 @@ export interface FilterList {
  * `position` is the 0-based offset of the fault in it and `reason` reads `position N: why`.
  * `kind`: a property that is missing (`required`), of the wrong type or shape (`type`), not one
  * of the known names (`enum`), not written as a name can be (`format`), a pattern that does
- * not compile (`pattern`).
+ * not compile (`pattern`), patterns whose compiled size exceeds MAX_COMPILED_SIZE (`range`).
  */
 export interface FilterProblem {
   path: string;
@@ -45,7 +46,7 @@ export interface FilterProblem {
   value?: unknown;
   position?: number;
   reason?: string;
-  kind: 'required' | 'type' | 'enum' | 'format' | 'pattern';
+  kind: 'required' | 'type' | 'enum' | 'format' | 'pattern' | 'range';
 }
 
 /** A rule made executable: a test of one leaf, and words for a rejection's reason. */
@@ -55,6 +56,8 @@ export interface Test {
   holds(leaf: unknown): string;
   /** Words after the field when `not` makes the rule hold, e.g. `does not match /viagra/i`. */
   fails: string;
+  /** The compiled size of its patterns (limits.ts); absent for a rule without patterns. */
+  size?: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -207,8 +210,8 @@ export const OPERATORS: Readonly<Record<string, Operator>> = {
     value(value, rule) {
       const parsed = pattern(value, `${rule.at}.value`, rule.problems);
       if (!parsed) return undefined;
-      const { regex } = parsed;
-      return { test: (leaf) => isScalar(leaf) && regex.test(String(leaf)), holds: () => `matches ${value}`, fails: `does not match ${value}` };
+      const { regex, size } = parsed;
+      return { test: (leaf) => isScalar(leaf) && regex.test(String(leaf)), holds: () => `matches ${value}`, fails: `does not match ${value}`, size };
     },
   },
   in: {
@@ -252,7 +255,7 @@ function membership(set: Set<string>, where: string): Test {
 }
 
 function anyPattern(patterns: PatternSet, fails: string, of: string): Test {
-  return { test: (leaf) => isScalar(leaf) && patterns.test(String(leaf)), holds: (leaf) => `matches ${patterns.first(String(leaf))}${of}`, fails };
+  return { test: (leaf) => isScalar(leaf) && patterns.test(String(leaf)), holds: (leaf) => `matches ${patterns.first(String(leaf))}${of}`, fails, size: patterns.size };
 }
 
 function cached<T extends PatternSet | Set<string>>(cache: ListCache, key: string, make: () => T): T {
@@ -352,9 +355,21 @@ function check(rule: Rule, at: string, lookup?: (id: string) => ListView | undef
   return done(test, path);
 }
 
-/** The problems of a rule written at `at` (`rules[2]`, `preCondition`); empty when it may be saved. Lists are not looked up. */
-export function ruleProblems(rule: Rule, at: string): FilterProblem[] {
-  return check(rule, at).problems;
+/**
+ * The problems of a set's rules and preCondition (`named`: each with its path), then, when they
+ * all compile, whether their inline patterns together exceed MAX_COMPILED_SIZE (`rules`, kind
+ * `range`). Lists are not looked up: the lists a set names are counted when it is compiled.
+ */
+export function setRuleProblems(named: readonly (readonly [Rule, string])[]): FilterProblem[] {
+  const problems: FilterProblem[] = [];
+  let size = 0;
+  for (const [rule, at] of named) {
+    const checked = check(rule, at);
+    problems.push(...checked.problems);
+    size += checked.test?.size ?? 0;
+  }
+  if (problems.length === 0 && size > MAX_COMPILED_SIZE) problems.push(sizeProblem('rules', `the set's patterns compile to ${size} instructions, more than ${MAX_COMPILED_SIZE}; split the set or simplify its patterns`));
+  return problems;
 }
 
 /** The problem of a rule's `listId` naming `list` (found, in the right contract), if its type does not fit the operator. */
@@ -376,9 +391,26 @@ export function prepareRule(
   return test && path ? { path, test } : { problem: problems[0]! };
 }
 
-/** The problems of a list's entries: each `patterns` entry must compile, as `entries[i]`. */
+/**
+ * The problems of a list's entries: each `patterns` entry must compile, as `entries[i]`, and
+ * together they must not exceed MAX_COMPILED_SIZE (`entries`, kind `range`, naming the entry
+ * where the sum crosses it). Compiling stops there, so checking costs at most about the bound.
+ */
 export function entryProblems(type: ListType, entries: readonly string[]): FilterProblem[] {
   const problems: FilterProblem[] = [];
-  if (type === 'patterns') entries.forEach((entry, i) => pattern(entry, `entries[${i}]`, problems));
+  if (type !== 'patterns') return problems;
+  let size = 0;
+  for (const [i, entry] of entries.entries()) {
+    size += pattern(entry, `entries[${i}]`, problems)?.size ?? 0;
+    if (size > MAX_COMPILED_SIZE) {
+      problems.push(sizeProblem('entries', `the list's patterns compile to more than ${MAX_COMPILED_SIZE} instructions (crossed at entries[${i}]); split the list or simplify its patterns`));
+      break;
+    }
+  }
   return problems;
+}
+
+/** A `range` problem of compiled size at `path` (docs/filters.md#bounds). */
+export function sizeProblem(path: string, message: string): FilterProblem {
+  return { path, message: `${path}: ${message}`, kind: 'range' };
 }

@@ -50,6 +50,29 @@ export interface FilterState {
 }
 
 /**
+ * The signature of what filter `filterId` compiles from (`id@lastModified` of it, of each set a
+ * chain names, and of every list of the contract): while it is unchanged, so is the compiled
+ * filter. Caches key compiled filters on it (collect/filter-cache.ts, filter/worker.ts).
+ */
+export function filterSignature(state: Pick<FilterState, 'filters' | 'lists'>, filterId: string): string {
+  const filter = state.filters.get(filterId);
+  const parts = [`${filterId}@${filter?.lastModified ?? 'none'}`];
+  for (const setId of filter?.sets ?? []) parts.push(`${setId}@${state.filters.get(setId)?.lastModified ?? 'none'}`);
+  return [...parts, '|', ...state.lists].join(' ');
+}
+
+/** The sets, chains and lists part of FilterState for a contract (no list entries, no rules). */
+export async function contractFilters(db: Executor, contractId: string): Promise<Pick<FilterState, 'filters' | 'lists'>> {
+  const sets = await db.selectFrom('filterSets').select(['id', 'active', 'lastModified']).where('contractId', '=', contractId).execute();
+  const chains = await db.selectFrom('filterChains').select(['id', 'active', 'lastModified', 'sets']).where('contractId', '=', contractId).execute();
+  const lists = await db.selectFrom('filterLists').select(['id', 'lastModified']).where('contractId', '=', contractId).execute();
+  const filters: FilterState['filters'] = new Map();
+  for (const set of sets) filters.set(set.id, { active: set.active === 1, lastModified: set.lastModified });
+  for (const chain of chains) filters.set(chain.id, { active: chain.active === 1, lastModified: chain.lastModified, sets: JSON.parse(chain.sets) as string[] });
+  return { filters, lists: lists.map((list) => `${list.id}@${list.lastModified}`).sort() };
+}
+
+/**
  * Reads, without any list entries or rules, what `FilterState` holds for an input: one row for
  * the collection and contract, and the ids, flags and lastModified of the contract's sets,
  * chains and lists (a contract holds few of them).
@@ -62,15 +85,5 @@ export async function filterState(db: Executor, input: { contractId: string; col
     .where('collections.id', '=', input.collectionId)
     .where('collections.contractId', '=', input.contractId)
     .executeTakeFirst();
-  const sets = await db.selectFrom('filterSets').select(['id', 'active', 'lastModified']).where('contractId', '=', input.contractId).execute();
-  const chains = await db.selectFrom('filterChains').select(['id', 'active', 'lastModified', 'sets']).where('contractId', '=', input.contractId).execute();
-  const lists = await db.selectFrom('filterLists').select(['id', 'lastModified']).where('contractId', '=', input.contractId).execute();
-  const filters: FilterState['filters'] = new Map();
-  for (const set of sets) filters.set(set.id, { active: set.active === 1, lastModified: set.lastModified });
-  for (const chain of chains) filters.set(chain.id, { active: chain.active === 1, lastModified: chain.lastModified, sets: JSON.parse(chain.sets) as string[] });
-  return {
-    candidates: [input.filterId, owner?.collectionFilter ?? null, owner?.contractFilter ?? null],
-    filters,
-    lists: lists.map((list) => `${list.id}@${list.lastModified}`).sort(),
-  };
+  return { candidates: [input.filterId, owner?.collectionFilter ?? null, owner?.contractFilter ?? null], ...(await contractFilters(db, input.contractId)) };
 }

@@ -11,6 +11,7 @@ import { connectorFor } from '../../src/collect/connectors/index.ts';
 import { createFetcher } from '../../src/collect/fetch.ts';
 import type { ContentItem } from '../../src/item.ts';
 import { refreshInput } from '../../src/collect/refresh.ts';
+import { filterPool, type JudgeJob } from '../../src/filter/pool.ts';
 import { loadConfig } from '../../src/config.ts';
 import { setContractFilter } from '../../src/store/contracts.ts';
 import { findInput } from '../../src/store/inputs.ts';
@@ -179,6 +180,22 @@ describe('filters at every level, end to end', () => {
     const heise2 = await create('/collection/collections', { name: 'Tech' });
     const input4 = await create('/collection/inputs', { service: 'rss', type: 'feed', input: `${server.base}/heise`, collectionId: heise2._id });
     expect(await poll(input4._id)).toBe(heise.length);
+  });
+
+  it('judges only items new to the collection, in the filter pool', async () => {
+    const noNba = await create('/collection/sets', { name: 'no NBA', preCondition: always, rules: [{ operator: 'pattern', field: 'title', value: '/\\bNBA\\b/' }] });
+    const input = await create('/collection/inputs', { service: 'rss', type: 'feed', input: `${server.base}/guardian`, collectionId: tenant.collection.id, filterId: noNba._id });
+    const judged: string[][] = [];
+    const pool = { ...filterPool(), judge: (job: JudgeJob, budgetMs: number) => (judged.push(job.items.map((item) => (item as { id: string }).id)), filterPool().judge(job, budgetMs)) };
+    const pollWith = async () => refreshInput(ctx.db, (await findInput(ctx.db, input._id))!, { fetch: fetcher, services, pollInterval: 300, pool });
+    const guardian = await parsed('/guardian');
+    const nba = guardian.filter((item) => /\bNBA\b/.test(item.title ?? '')).map((item) => item.id);
+    expect(await pollWith()).toBe(55 - nba.length);
+    expect(judged).toEqual([guardian.map((item) => item.id)]);
+    // Polled again: the stored items are not judged again; the rejected ones are not in the collection, so they are.
+    expect(await pollWith()).toBe(0);
+    expect(judged[1]!.sort()).toEqual([...nba].sort());
+    expect((await api('GET', `/collection/inputs/${input._id}`)).body.status).toMatchObject({ rejected: nba.length, lastError: null });
   });
 
   it('validates the dry run and keeps contracts apart', async () => {

@@ -46,6 +46,19 @@ describe('filter lists', () => {
     expect((await call('POST', '/collection/lists', bodies.list({ name: 'S', entries: ['/a(b/'] }))).statusCode).toBe(201);
   });
 
+  it('refuses a patterns list whose compiled size exceeds the bound (400 naming entries, 1003), on create and update', async () => {
+    const { call, bodies, other } = await setupRecords();
+    // `/a[ab]{990}c…/` compiles to about 995 instructions: 250 of them exceed 200 000.
+    const costly = Array.from({ length: 250 }, (_, i) => `/a[ab]{990}c${i}/`);
+    const body = expectError(await call('POST', '/collection/lists', bodies.list({ type: 'patterns', entries: costly })), 400, v(1003, 'entries'));
+    expect(body.errors[0]!.message).toMatch(/^entries: the list's patterns compile to more than 200000 instructions \(crossed at entries\[\d+\]\)/);
+    const small = await call('POST', '/collection/lists', bodies.list({ type: 'patterns', entries: costly.slice(0, 100) }));
+    expect(small.statusCode, small.body).toBe(201);
+    expectError(await call('PATCH', `/collection/lists/${small.json()._id}`, { entries: costly }), 400, v(1003, 'entries'));
+    // Another contract's token gets 403 before any pattern is compiled.
+    expectError(await call('PATCH', `/collection/lists/${small.json()._id}`, { entries: costly }, other.token), 403, { name: 'ForbiddenError', code: 3001 });
+  });
+
   it('validates the body: required fields, type enum, limits; type and contractId cannot change', async () => {
     const { call, bodies, tenant, other } = await setupRecords();
     expectError(await call('POST', '/collection/lists', { contractId: tenant.contract.id }), 400, v(1001, 'name'), v(1001, 'type'), v(1001, 'entries'));

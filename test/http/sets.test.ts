@@ -95,6 +95,26 @@ describe('filter sets', () => {
     expectError(await call('PATCH', `/collection/sets/${ok.json()._id}`, { rules: [rule({ operator: 'patternin', value: undefined, listId: strings._id })] }), 400, v(1002, 'rules[0].listId'));
   });
 
+  it('refuses a set whose patterns, with the lists its rules name, exceed the compiled-size bound (400 naming rules, 1003)', async () => {
+    const { call, create, bodies, rule } = await setupRecords();
+    // 66 `/a[ab]{990}c…/` patterns compile to about 65 700 instructions: three fit in 200 000, four do not.
+    const costly = Array.from({ length: 66 }, (_, i) => `/a[ab]{990}c${i}/`);
+    const inline = (n: number) => Array.from({ length: n }, () => rule({ operator: 'patternin', field: 'text', value: costly }));
+    expect((await call('POST', '/collection/sets', bodies.set({ name: 'three', rules: inline(3) }))).statusCode).toBe(201);
+    const body = expectError(await call('POST', '/collection/sets', bodies.set({ name: 'four', rules: inline(4) })), 400, v(1003, 'rules'));
+    expect(body.errors[0]!.message).toMatch(/^rules: the set's patterns compile to \d+ instructions, more than 200000/);
+
+    // A list counts once per rule that names it.
+    const list = await create('/collection/lists', bodies.list({ name: 'costly', type: 'patterns', entries: costly }));
+    const byList = (n: number) => Array.from({ length: n }, () => rule({ operator: 'patternin', field: 'text', value: undefined, listId: list._id }));
+    const fits = await create('/collection/sets', bodies.set({ name: 'by list', rules: byList(3) }));
+    const over = expectError(await call('POST', '/collection/sets', bodies.set({ name: 'by list 4', rules: byList(4) })), 400, v(1003, 'rules'));
+    expect(over.errors[0]!.message).toMatch(/the lists its rules name compile to \d+ instructions, more than 200000/);
+    // On update, the set as it would be saved: its rules plus a preCondition naming the list again.
+    expectError(await call('PATCH', `/collection/sets/${fits._id}`, { preCondition: rule({ operator: 'patternin', field: 'text', value: undefined, listId: list._id }) }), 400, v(1003, 'rules'));
+    expect((await call('PATCH', `/collection/sets/${fits._id}`, { name: 'renamed' })).statusCode).toBe(200);
+  });
+
   it('delete → 409 naming the chain, input, collection and contract that use the set', async () => {
     const { call, bodies, create, tenant, db } = await setupRecords();
     const set = await create('/collection/sets', bodies.set());

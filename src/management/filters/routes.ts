@@ -12,12 +12,12 @@
  * set and rule, most first. `set`, `rule` and `reason` are null for accepted items.
  *
  * authenticate → validate (400 naming the property) → contract grant (403) → filter and
- * collection of that contract (404 unknown, 403 other contract) → compile (400 naming filterId
- * when the stored filter cannot compile) → evaluate.
+ * collection of that contract (404 unknown, 403 other contract) → judge in the filter pool
+ * (dry-run.ts: 400 naming filterId when the stored filter cannot compile or runs over its budget).
  */
 import type { Config } from '../../config.ts';
 import { type Invalid, notFoundError, VALIDATION_CODES, validationError } from '../../errors.ts';
-import { compile, type Decision, evaluate, FilterError } from '../../filter/engine.ts';
+import type { Decision } from '../../filter/engine.ts';
 import { authenticate, requireContractAccess } from '../../http/authenticate.ts';
 import { check, handlerValidated } from '../../http/validate.ts';
 import type { Db } from '../../store/db.ts';
@@ -27,6 +27,7 @@ import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { TokenQuery } from '../docs.ts';
 import { COLLECTION, FILTER, owned } from '../ownership.ts';
+import { judgeDryRun } from './dry-run.ts';
 import { FilterTest, FilterTestResult, MAX_ITEMS } from './schema.ts';
 
 const schema = {
@@ -65,16 +66,9 @@ export function filterRoutes(app: App, { db }: { db: Db; config: Config }): void
     if (body.collectionId) await owned(db, COLLECTION, body.collectionId, body.contractId, 'collectionId');
     const loaded = await loadFilter(db, body.contractId, body.filterId);
     if (!loaded) throw notFoundError(`No filter set or chain ${body.filterId}.`, 'filterId', body.filterId);
-    let compiled;
-    try {
-      compiled = compile(loaded.source, loaded.lists);
-    } catch (error) {
-      if (!(error instanceof FilterError)) throw error;
-      throw validationError([{ propertyName: 'filterId', message: `the filter cannot compile: ${error.message}`, propertyValue: body.filterId, code: VALIDATION_CODES[error.kind] }]);
-    }
     const items = (body.items as { id: string }[] | undefined) ?? (await storedItemsSince(db, body.contractId, body.collectionId!, (body.since ?? 0) * 1000, MAX_ITEMS));
-    const now = Date.now();
-    const results = items.map((item) => present(item.id, evaluate(compiled, item, now)));
+    const decisions = await judgeDryRun(db, body, loaded, items, Date.now());
+    const results = items.map((item, i) => present(item.id, decisions[i]!));
     return { results, hits: hitsOf(results) };
   });
 }

@@ -16,7 +16,7 @@ import type { FilterListRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
 import { resource, type Spec } from '../resource.ts';
 import { presentList } from './present.ts';
-import { entryProblems, List, ListCreate, ListUpdate } from './schema.ts';
+import { checkEntries, List, ListCreate, ListUpdate } from './schema.ts';
 
 const spec: Spec<FilterListRow> = {
   table: 'filterLists',
@@ -25,7 +25,7 @@ const spec: Spec<FilterListRow> = {
   update: ListUpdate,
   present: presentList,
   fixed: ['type'],
-  rules: (body, current) => entryProblems((current?.type ?? body.type) as string, body.entries as string[] | undefined),
+  references: checkEntries,
   columns: (body) => ({ type: body.type, entries: JSON.stringify(body.entries) }),
   changes: (body) => (body.entries ? { entries: JSON.stringify(body.entries) } : {}),
   users: setsUsingLists,

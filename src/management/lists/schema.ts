@@ -1,12 +1,16 @@
 /**
  * Filter lists (docs/api.md, docs/filters.md): request and response schemas, and
  * the rule a schema cannot say: every entry of a `patterns` list compiles on re2js (400 naming
- * `entries[i]`, the position in `reason`).
+ * `entries[i]`, the position in `reason`) and together they stay within the compiled-size bound
+ * (400 naming `entries`, docs/filters.md#bounds), checked in the filter pool, off the event loop.
  */
 import { Type } from 'typebox';
-import type { Invalid } from '../../errors.ts';
+import { validationError } from '../../errors.ts';
 import { MAX_PATTERN_LENGTH } from '../../filter/patterns.ts';
-import { type ListType, LIST_TYPES, entryProblems as filterEntryProblems } from '../../filter/rules.ts';
+import { filterPool } from '../../filter/pool.ts';
+import { type ListType, LIST_TYPES } from '../../filter/rules.ts';
+import type { Db } from '../../store/db.ts';
+import type { FilterListRow } from '../../store/tables.ts';
 import { common, Id } from '../docs.ts';
 import { invalidOf } from '../filters/problems.ts';
 
@@ -27,7 +31,14 @@ export const ListUpdate = Type.Object({
 });
 export const List = Type.Object({ ...common, name: Type.String(), type: ListType, entries: Type.Array(Type.String()) });
 
-/** Each pattern entry that does not compile (filter/rules.ts), as `entries[i]` with its position. */
-export function entryProblems(type: string, entries: string[] | undefined): Invalid[] {
-  return entries ? invalidOf(filterEntryProblems(type as ListType, entries)) : [];
+/**
+ * Throws 400 naming each `patterns` entry that does not compile (filter/rules.ts), as
+ * `entries[i]` with its position, or `entries` when they exceed the compiled-size bound.
+ */
+export async function checkEntries(_db: Db, _contractId: string, body: Record<string, unknown>, current?: FilterListRow): Promise<void> {
+  const type = (current?.type ?? body.type) as ListType;
+  const entries = body.entries as string[] | undefined;
+  if (!entries || type !== 'patterns') return;
+  const invalid = invalidOf(await filterPool().problems({ list: { type, entries } }));
+  if (invalid.length) throw validationError(invalid);
 }

@@ -17,7 +17,7 @@ import type { FilterSetRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
 import { resource, type Spec } from '../resource.ts';
 import { presentSet } from './present.ts';
-import { checkListIds, FilterSet, SetCreate, setProblems, SetUpdate } from './schema.ts';
+import { checkSet, FilterSet, SetCreate, SetUpdate } from './schema.ts';
 
 const spec: Spec<FilterSetRow> = {
   table: 'filterSets',
@@ -25,8 +25,7 @@ const spec: Spec<FilterSetRow> = {
   create: SetCreate,
   update: SetUpdate,
   present: presentSet,
-  rules: setProblems,
-  references: checkListIds,
+  references: checkSet,
   columns: (body) => ({ rules: JSON.stringify(body.rules), preCondition: JSON.stringify(body.preCondition), anyRule: body.or === true ? 1 : 0 }),
   changes: (body) => ({
     ...(body.rules ? { rules: JSON.stringify(body.rules) } : {}),

@@ -1,13 +1,19 @@
 /**
  * Filter sets (docs/api.md, docs/filters.md): request and response schemas, and the
  * rules a schema cannot say: each rule and the preCondition against the rule table of
- * `filter/rules.ts` (the table the engine compiles with, docs/filters.md), and each `listId`
- * naming a list of the same contract whose type fits the operator.
+ * `filter/rules.ts` (the table the engine compiles with, docs/filters.md), each `listId`
+ * naming a list of the same contract whose type fits the operator, and the set with the lists
+ * it names within the compiled-size bound (docs/filters.md#bounds). Patterns are compiled in the
+ * filter pool, off the event loop.
  */
 import { Type } from 'typebox';
-import { type Invalid, validationError } from '../../errors.ts';
-import { listProblem, OPERATORS, type Rule, ruleProblems } from '../../filter/rules.ts';
+import { type Invalid, VALIDATION_CODES, validationError } from '../../errors.ts';
+import { filterPool } from '../../filter/pool.ts';
+import { type FilterList, listProblem, OPERATORS, type Rule } from '../../filter/rules.ts';
 import type { Db } from '../../store/db.ts';
+import { findRecord } from '../../store/records.ts';
+import type { FilterListRow, FilterSetRow } from '../../store/tables.ts';
+import { toList, toSet } from '../../store/filter-sources.ts';
 import { common, Id } from '../docs.ts';
 import { invalidOf } from '../filters/problems.ts';
 import { FILTER_LIST, owned } from '../ownership.ts';
@@ -51,9 +57,28 @@ function named(body: Record<string, unknown>): [Rule, string][] {
   return body.preCondition ? [[body.preCondition as Rule, 'preCondition'], ...rules] : rules;
 }
 
-/** Every rule problem of the body (the rule table, docs/filters.md). */
-export function setProblems(body: Record<string, unknown>): Invalid[] {
-  return invalidOf(named(body).flatMap(([rule, at]) => ruleProblems(rule, at)));
+/**
+ * The checks of a set's body on create and update (`current`), in order: every rule problem
+ * (the rule table, docs/filters.md) and the size of its inline patterns (400), then each listId
+ * (checkListIds), then the set as it will be saved compiled with the lists it names: over the
+ * compiled-size bound → 400 naming `rules`.
+ */
+export async function checkSet(db: Db, contractId: string, body: Record<string, unknown>, current?: FilterSetRow): Promise<void> {
+  const invalid = invalidOf(await filterPool().problems({ set: named(body) }));
+  if (invalid.length) throw validationError(invalid);
+  await checkListIds(db, contractId, body);
+  const saved = { ...(current ? toSet(current) : { id: 'new', name: String(body.name), or: false, active: true }), ...body } as Record<string, unknown>;
+  const listIds = new Set(named(saved).flatMap(([rule]) => (rule.listId ? [rule.listId] : [])));
+  if (listIds.size === 0) return;
+  const lists: FilterList[] = [];
+  for (const id of listIds) {
+    const row = await findRecord<FilterListRow>(db, 'filterLists', id);
+    // A list gone since the set was saved (a database edited by hand): compiling names it.
+    if (row?.contractId === contractId) lists.push(toList(row));
+  }
+  const set = { id: String(saved.id), name: String(saved.name), rules: saved.rules as Rule[], preCondition: saved.preCondition as Rule, active: true };
+  const error = await filterPool().check({ kind: 'set', set }, lists.map((list) => ({ ...list, active: true })));
+  if (error) throw validationError([{ propertyName: error.path, message: error.message, code: VALIDATION_CODES[error.kind] }]);
 }
 
 /** Each `listId` names a list of the contract (404, 403) of the operator's list type (400). */

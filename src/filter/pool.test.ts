@@ -1,0 +1,97 @@
+/**
+ * The filter pool with real worker threads: decisions equal the engine's in-process ones, a
+ * task stops after its budget with the items judged so far, a task that cannot stop inside one
+ * item is cut off and its thread replaced, compile failures come back as FilterError with their
+ * fields, and the save-time checks run there too.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { compile, evaluate, FilterError, type FilterList, type FilterSet } from './engine.ts';
+import { createFilterPool } from './pool.ts';
+
+const pool = createFilterPool(1);
+afterAll(() => pool.close());
+
+const NOW = Date.parse('2026-11-22T12:00:00.000Z');
+const always = { operator: 'exists', field: 'id', not: false };
+const spam: FilterSet = {
+  id: 's1',
+  name: 'spam',
+  active: true,
+  preCondition: always,
+  rules: [
+    { operator: 'patternin', field: 'text', listId: 'words', not: false },
+    { operator: 'datediff', field: 'date', value: 3600, not: false },
+  ],
+};
+const lists: FilterList[] = [{ id: 'words', type: 'patterns', entries: ['/viagra/i', '/casino/'], active: true }];
+const items = [
+  { id: 'a', text: 'Buy Viagra', date: '2026-11-22T11:59:00Z' },
+  { id: 'b', text: 'hello', date: '2026-11-22T11:59:00Z' },
+  { id: 'c', text: 'hello', date: '2026-11-20T00:00:00Z' },
+];
+
+/** Pseudo-random a and b: `/a[ab]{990}c/i` patterns keep ~990 threads each alive per character. */
+function ab(length: number): string {
+  let x = 1;
+  let text = '';
+  for (let i = 0; i < length; i++) {
+    x = (x * 1_103_515_245 + 12_345) % 2_147_483_648;
+    text += x & 0x10000 ? 'a' : 'b';
+  }
+  return text;
+}
+const costly: FilterSet = {
+  id: 'c1',
+  name: 'costly',
+  active: true,
+  rules: [0, 1, 2].map((r) => ({ operator: 'patternin', field: 'text', value: Array.from({ length: 66 }, (_, i) => `/a[ab]{990}c${r}_${i}/i`), not: false })),
+};
+
+describe('the filter pool', () => {
+  it('decides as the engine does in-process, and reuses the compiled filter by key', async () => {
+    const expected = items.map((item) => evaluate(compile({ kind: 'set', set: spam }, lists), item, NOW));
+    for (let round = 0; round < 2; round++) {
+      expect(await pool.judge({ key: 'k1', filter: { kind: 'set', set: spam }, lists, items, now: NOW }, 5_000)).toEqual({ decisions: expected, complete: true });
+    }
+    expect(expected.map((decision) => decision.accepted)).toEqual([false, true, false]);
+    // Same key, other source: the key promises the same filter, so the cached one is used.
+    const other = { ...spam, rules: [] };
+    expect((await pool.judge({ key: 'k1', filter: { kind: 'set', set: other }, lists, items, now: NOW }, 5_000)).decisions).toEqual(expected);
+    expect((await pool.judge({ key: 'k2', filter: { kind: 'set', set: other }, lists, items, now: NOW }, 5_000)).decisions.every((d) => d.accepted)).toBe(true);
+  });
+
+  it('rejects with FilterError, fields included, for a filter that cannot compile', async () => {
+    const broken: FilterSet = { ...spam, rules: [{ operator: 'patternin', field: 'text', listId: 'gone', not: false }] };
+    const error = await pool.judge({ key: 'k3', filter: { kind: 'set', set: broken }, lists, items, now: NOW }, 5_000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FilterError);
+    expect(error).toMatchObject({ path: 'rules[0].listId', kind: 'type', setId: 's1', message: 'set spam: rules[0].listId: unknown filter list gone' });
+    expect(await pool.check({ kind: 'set', set: broken }, lists)).toMatchObject({ path: 'rules[0].listId' });
+    expect(await pool.check({ kind: 'set', set: spam }, lists)).toBeUndefined();
+  });
+
+  it('stops after the item that ends past the budget and says how far it got', async () => {
+    const many = Array.from({ length: 200 }, (_, i) => ({ id: `x${i}`, text: ab(300) }));
+    const judged = await pool.judge({ key: 'k4', filter: { kind: 'set', set: costly }, lists: [], items: many, now: NOW }, 50);
+    expect(judged.complete).toBe(false);
+    expect(judged.decisions.length).toBeGreaterThan(0);
+    expect(judged.decisions.length).toBeLessThan(many.length);
+    expect(judged.decisions.every((decision) => decision.accepted)).toBe(true);
+  });
+
+  it('cuts off a task that cannot stop inside one item, and the replaced thread serves the next', async () => {
+    const huge = [{ id: 'h', text: ab(40_000) }]; // seconds of work in one item
+    const judged = await pool.judge({ key: 'k5', filter: { kind: 'set', set: costly }, lists: [], items: huge, now: NOW }, 10);
+    expect(judged).toEqual({ decisions: [], complete: false });
+    // The new thread lacks k1, sent before: it says so and the pool sends the filter again.
+    const again = await pool.judge({ key: 'k1', filter: { kind: 'set', set: spam }, lists, items, now: NOW }, 5_000);
+    expect(again.decisions.map((decision) => decision.accepted)).toEqual([false, true, false]);
+  });
+
+  it('checks what is saved: pattern entries and rules, with their paths', async () => {
+    expect(await pool.problems({ list: { type: 'patterns', entries: ['/ok/', '/a(b/'] } })).toEqual([expect.objectContaining({ path: 'entries[1]', kind: 'pattern' })]);
+    expect(await pool.problems({ set: [[{ operator: 'pattern', field: 'text', value: '/(/', not: false }, 'rules[0]']] })).toEqual([
+      expect.objectContaining({ path: 'rules[0].value', kind: 'pattern' }),
+    ]);
+    expect(await pool.problems({ set: [[always, 'preCondition']] })).toEqual([]);
+  });
+});

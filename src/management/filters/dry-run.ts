@@ -1,0 +1,41 @@
+/**
+ * The judging step of the filter dry run (routes.ts, docs/api.md#filter-dry-run): the items go
+ * to the filter pool's worker threads (`filter/pool.ts`) with the filter's source and the
+ * contract's lists, under the filter's `lastModified` signature, so the event loop keeps serving
+ * other requests while they are judged, and a worker reuses the compiled filter across requests.
+ *
+ * Errors (400 ValidationError naming `filterId`): the stored filter cannot compile (the code of
+ * the problem: 1006 for a pattern, 1003 for a set over the compiled-size bound, …), or it did
+ * not judge every item within DRY_RUN_BUDGET_MS of running (code 1003, the message says how many
+ * it judged); a partial result is never answered.
+ */
+import { type Invalid, VALIDATION_CODES, validationError } from '../../errors.ts';
+import { type Decision, FilterError, type FilterList, type FilterSource } from '../../filter/engine.ts';
+import { DRY_RUN_BUDGET_MS, filterPool } from '../../filter/pool.ts';
+import type { Db } from '../../store/db.ts';
+import { contractFilters, filterSignature } from '../../store/filter-sources.ts';
+
+/** The decision on each of `items`, in order, at `now`. Throws the 400 ApiErrors above. */
+export async function judgeDryRun(
+  db: Db,
+  filterRef: { contractId: string; filterId: string },
+  loaded: { source: FilterSource; lists: FilterList[] },
+  items: object[],
+  now: number,
+): Promise<Decision[]> {
+  const { contractId, filterId } = filterRef;
+  const key = `${contractId}/${filterId} ${filterSignature(await contractFilters(db, contractId), filterId)}`;
+  const invalid = (message: string, code: number): Invalid => ({ propertyName: 'filterId', message, propertyValue: filterId, code });
+  let judged;
+  try {
+    judged = await filterPool().judge({ key, filter: loaded.source, lists: loaded.lists, items, now }, DRY_RUN_BUDGET_MS);
+  } catch (error) {
+    if (!(error instanceof FilterError)) throw error;
+    throw validationError([invalid(`the filter cannot compile: ${error.message}`, VALIDATION_CODES[error.kind])]);
+  }
+  if (!judged.complete) {
+    const message = `the filter did not judge the ${items.length} items within ${DRY_RUN_BUDGET_MS} ms (judged ${judged.decisions.length}); send fewer items or simplify the filter`;
+    throw validationError([invalid(message, VALIDATION_CODES.range)]);
+  }
+  return judged.decisions;
+}
