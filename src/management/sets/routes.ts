@@ -25,8 +25,8 @@ const spec: Spec<FilterSetRow> = {
   create: SetCreate,
   update: SetUpdate,
   present: presentSet,
-  rules: setProblems,
-  references: checkListIds,
+  rules: (body) => setProblems(body),
+  references: (db, contractId, body) => checkListIds(db, contractId, body),
   columns: (body) => ({ rules: JSON.stringify(body.rules), preCondition: JSON.stringify(body.preCondition), anyRule: body.or === true ? 1 : 0 }),
   changes: (body) => ({
     ...(body.rules ? { rules: JSON.stringify(body.rules) } : {}),

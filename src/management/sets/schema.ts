@@ -44,23 +44,37 @@ export const SetUpdate = Type.Object({
   active: Type.Optional(Type.Boolean()),
   contractId: Type.Optional(Id),
 });
+/**
+ * A set not saved, judged by the dry run (`set` of `POST /collection/filters/test`): the rules,
+ * preCondition and `or` of a set, validated as a saved set's; `name` (default `unsaved set`)
+ * names it in the results.
+ */
+export const UnsavedSet = Type.Object({
+  name: Type.Optional(Name),
+  rules: Rules,
+  preCondition: RuleSchema,
+  or: Type.Optional(Type.Boolean()),
+});
 export const FilterSet = Type.Object({ ...common, name: Type.String(), rules: Type.Array(RuleSchema), preCondition: RuleSchema, or: Type.Boolean() });
 
-/** The rules and preCondition of a body with their paths. */
-function named(body: Record<string, unknown>): [Rule, string][] {
-  const rules = ((body.rules as Rule[] | undefined) ?? []).map((rule, i): [Rule, string] => [rule, `rules[${i}]`]);
-  return body.preCondition ? [[body.preCondition as Rule, 'preCondition'], ...rules] : rules;
+/** The rules and preCondition of a body with their paths, each after `prefix` (`set.` for the dry run's unsaved set). */
+function named(body: Record<string, unknown>, prefix = ''): [Rule, string][] {
+  const rules = ((body.rules as Rule[] | undefined) ?? []).map((rule, i): [Rule, string] => [rule, `${prefix}rules[${i}]`]);
+  return body.preCondition ? [[body.preCondition as Rule, `${prefix}preCondition`], ...rules] : rules;
 }
 
-/** Every rule problem of the body (the rule table, docs/filters.md). */
-export function setProblems(body: Record<string, unknown>): Invalid[] {
-  return invalidOf(named(body).flatMap(([rule, at]) => ruleProblems(rule, at)));
+/** Every rule problem of the body (the rule table, docs/filters.md); paths after `prefix`. */
+export function setProblems(body: Record<string, unknown>, prefix = ''): Invalid[] {
+  return invalidOf(named(body, prefix).flatMap(([rule, at]) => ruleProblems(rule, at)));
 }
 
-/** Each `listId` names a list of the contract (404, 403) of the operator's list type (400). */
-export async function checkListIds(db: Db, contractId: string, body: Record<string, unknown>): Promise<void> {
+/**
+ * Each `listId` names a list of the contract (404, 403) of the operator's list type (400);
+ * paths after `prefix`.
+ */
+export async function checkListIds(db: Db, contractId: string, body: Record<string, unknown>, prefix = ''): Promise<void> {
   const invalid: Invalid[] = [];
-  for (const [rule, at] of named(body)) {
+  for (const [rule, at] of named(body, prefix)) {
     if (!rule.listId) continue;
     const list = await findRecord<FilterListRow>(db, 'filterLists', rule.listId);
     if (!list) throw notFoundError(`No filter list ${rule.listId}.`, `${at}.listId`, rule.listId);
