@@ -81,9 +81,9 @@ export const FIELDS: Readonly<Record<string, FieldKind>> = {
   children: 'object',
 };
 /** `user` is `author.username`. */
-const ALIASES: Record<string, string> = { user: 'author.username' };
+export const ALIASES: Record<string, string> = { user: 'author.username' };
 /** Per-service kudos counters, `kudos.<service>_<metric>` (e.g. `kudos.twitter_likes`). */
-const KUDOS = /^kudos\.[a-z]+_[a-z0-9_]+$/;
+export const KUDOS = /^kudos\.[a-z]+_[a-z0-9_]+$/;
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The field's path (aliases resolved) and kind, or why rules cannot test it. */
@@ -168,17 +168,30 @@ export type ListCache = Map<string, PatternSet | Set<string>>;
  * is the list type `listId` may name, and `entries` makes the test from such a list.
  */
 interface Operator {
+  /** What `value` must be (see VALUE_KINDS), for clients that offer the operators. */
+  takes: ValueKind;
   value?: (value: unknown, rule: Context) => Test | undefined;
   test?: Test;
   list?: ListType;
   entries?: (list: ListView, cache: ListCache) => Test;
 }
 
+/**
+ * What an operator's `value` is, as the operators endpoint tells clients (docs/filters.md,
+ * operators): `scalar` a string or a number; `numberOrDate` a number, or an ISO 8601 date on a
+ * date field; `pattern` one `/body/flags` pattern; `values` a non-empty array of strings or
+ * numbers; `patterns` a non-empty array of patterns; `seconds` a number of seconds, at least 0;
+ * `none` no value at all.
+ */
+export const VALUE_KINDS = ['scalar', 'numberOrDate', 'pattern', 'values', 'patterns', 'seconds', 'none'] as const;
+export type ValueKind = (typeof VALUE_KINDS)[number];
+
 type Compare = (field: number, bound: number) => boolean;
 
 /** gt, gte, lt, lte: a number on any field, or an ISO 8601 date on a date field. */
 function comparison(holds: Compare, number: string, date: string): Operator {
   return {
+    takes: 'numberOrDate',
     value(value, rule) {
       if (typeof value === 'number' && Number.isFinite(value)) {
         return { test: (leaf) => typeof leaf === 'number' && holds(leaf, value), holds: (leaf) => `${show(leaf)} is ${number} ${value}`, fails: `is not ${number} ${value}` };
@@ -196,6 +209,7 @@ function comparison(holds: Compare, number: string, date: string): Operator {
 /** The operators (docs/filters.md). */
 export const OPERATORS: Readonly<Record<string, Operator>> = {
   equals: {
+    takes: 'scalar',
     value(value, rule) {
       if (typeof value !== 'string' && typeof value !== 'number') return wrong(rule, value, 'a string or a number');
       const wanted = String(value).toLowerCase();
@@ -207,6 +221,7 @@ export const OPERATORS: Readonly<Record<string, Operator>> = {
   lt: comparison((a, b) => a < b, 'less than', 'before'),
   lte: comparison((a, b) => a <= b, 'at most', 'at or before'),
   pattern: {
+    takes: 'pattern',
     value(value, rule) {
       const parsed = pattern(value, `${rule.at}.value`, rule.problems);
       if (!parsed) return undefined;
@@ -215,6 +230,7 @@ export const OPERATORS: Readonly<Record<string, Operator>> = {
     },
   },
   in: {
+    takes: 'values',
     list: 'strings',
     value(value, rule) {
       if (!Array.isArray(value) || value.length === 0 || !value.every((entry) => typeof entry === 'string' || typeof entry === 'number')) {
@@ -226,6 +242,7 @@ export const OPERATORS: Readonly<Record<string, Operator>> = {
     entries: (list, cache) => membership(cached(cache, list.id, () => new Set(list.entries.map((entry) => entry.toLowerCase()))), `list ${list.id}`),
   },
   patternin: {
+    takes: 'patterns',
     list: 'patterns',
     value(value, rule) {
       if (!Array.isArray(value) || value.length === 0) return wrong(rule, value, 'a non-empty array of patterns');
@@ -240,6 +257,7 @@ export const OPERATORS: Readonly<Record<string, Operator>> = {
     },
   },
   datediff: {
+    takes: 'seconds',
     value(value, rule) {
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return wrong(rule, value, 'a number of seconds, at least 0');
       const ms = value * 1000;
@@ -247,7 +265,7 @@ export const OPERATORS: Readonly<Record<string, Operator>> = {
       return { test: (leaf, now) => now - isoMs(leaf) > ms, holds: (leaf) => `${show(leaf)} ${words}`, fails: `is not a date more than ${value} s before the time of evaluation` };
     },
   },
-  exists: { test: { test: nonEmpty, holds: () => 'exists', fails: 'is missing or empty' } },
+  exists: { takes: 'none', test: { test: nonEmpty, holds: () => 'exists', fails: 'is missing or empty' } },
 };
 
 function membership(set: Set<string>, where: string): Test {
@@ -413,4 +431,22 @@ export function entryProblems(type: ListType, entries: readonly string[]): Filte
 /** A `range` problem of compiled size at `path` (docs/filters.md#bounds). */
 export function sizeProblem(path: string, message: string): FilterProblem {
   return { path, message: `${path}: ${message}`, kind: 'range' };
+}
+
+/**
+ * The rule table as data, for clients that build rules (the console's rule builder through
+ * `GET /collection/filters/operators`, docs/api.md): each operator with the kind of `value` it
+ * takes and the list type its `listId` may name (null: no list), and each field with its kind
+ * (an alias with the field it stands for). Fields `kudos.<service>_<metric>` (numbers) are
+ * accepted too and not listed one by one.
+ */
+export function ruleTable() {
+  return {
+    operators: Object.entries(OPERATORS).map(([operator, entry]) => ({ operator, value: entry.takes, list: entry.list ?? null })),
+    fields: [
+      ...Object.entries(FIELDS).map(([name, kind]) => ({ field: name, kind, aliasOf: null as string | null })),
+      ...Object.entries(ALIASES).map(([name, target]) => ({ field: name, kind: FIELDS[target]!, aliasOf: target as string | null })),
+    ],
+    listTypes: [...LIST_TYPES],
+  };
 }

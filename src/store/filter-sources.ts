@@ -39,6 +39,11 @@ export async function loadFilter(db: Executor, contractId: string, filterId: str
   return { source, lists: lists.map(toList) };
 }
 
+/** Every list of the contract, as the engine reads them (for a set that is not stored: the dry run's). */
+export async function contractLists(db: Executor, contractId: string): Promise<FilterList[]> {
+  return (await db.selectFrom('filterLists').selectAll().where('contractId', '=', contractId).execute()).map(toList);
+}
+
 /** What decides which filter governs an input's items, and whether its compiled form is current. */
 export interface FilterState {
   /** The candidates in precedence order: the input's, the collection's, the contract's filterId. */

@@ -5,14 +5,28 @@
  */
 import { mkdirSync } from 'node:fs';
 import { expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { createCollection } from '../../src/store/collections.ts';
-import { consolePage, DESKTOP, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { buildItem, seedItems } from '../helper.ts';
+import { consolePage, type ConsoleServer, DESKTOP, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+
+/** Filters: a set in the rule builder that uses a patterns list, previewed over stored items. */
+async function filtersShot(page: Page, sluice: ConsoleServer, suffix: string): Promise<void> {
+  await page.goto(`${sluice.origin}/console/contracts/${sluice.tenant.contract.id}/filters/sets`);
+  await page.getByRole('heading', { name: 'New set' }).waitFor();
+  await page.getByLabel('Set name').fill('No spam');
+  const rule = page.getByRole('group', { name: 'Rule 1' });
+  await rule.getByLabel('Operator').selectOption('patternin');
+  await rule.getByLabel('List').selectOption({ label: 'Spam words' });
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.getByRole('table', { name: 'Rejections by rule' }).waitFor();
+  await page.screenshot({ path: `docs/console-filters-${suffix}.png`, fullPage: true });
+}
 
 const SCREENS = [
   ['contracts', ''],
   ['sources', '/sources'],
   ['moderation', '/moderation'],
-  ['filters', '/filters'],
   ['publication', '/publication'],
 ] as const;
 
@@ -22,6 +36,13 @@ it('writes the console screenshots', async () => {
   const sluice = await startConsole();
   try {
     for (const name of ['Sports', 'Conference 2026']) await createCollection(sluice.db, sluice.tenant.contract.id, { name }, 'test');
+    const token = `?access_token=${encodeURIComponent(sluice.user.token)}`;
+    await sluice.app.inject({ method: 'POST', url: `/collection/lists${token}`, payload: { name: 'Spam words', contractId: sluice.tenant.contract.id, type: 'patterns', entries: ['/viagra/i', '/casino/i'] } });
+    await seedItems(sluice.db, sluice.tenant, [
+      buildItem({ id: 'rss_spam', text: 'Buy VIAGRA now' }),
+      buildItem({ id: 'rss_news', text: 'The council met today' }),
+      buildItem({ id: 'rss_casino', text: 'Casino night in town' }),
+    ]);
     for (const [viewport, suffix] of [[DESKTOP, 'desktop'], [PHONE, 'phone']] as const) {
       const page = await consolePage(browser, viewport);
       await signIn(page, sluice);
@@ -30,6 +51,7 @@ it('writes the console screenshots', async () => {
         await page.locator('#screen-title').waitFor();
         await page.screenshot({ path: `docs/console-${name}-${suffix}.png`, fullPage: true });
       }
+      await filtersShot(page, sluice, suffix);
       await page.context().close();
     }
   } finally {

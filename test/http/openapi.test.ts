@@ -31,6 +31,9 @@ const ROUTES: Array<[route: string, status: number, types: string[]]> = [
   ['post /v1/logout', 303, []],
   // Management API (interface §4.2–§4.6, decisions §4, §5).
   ['get /v1/customer/contracts/me', 200, [JSON_TYPE]],
+  ['patch /collection/contracts/{id}', 200, [JSON_TYPE]],
+  ['post /collection/filters/test', 200, [JSON_TYPE]],
+  ['get /collection/filters/operators', 200, [JSON_TYPE]],
   ...['/collection/inputs', '/collection/lists', '/collection/sets', '/collection/chains', '/publication/customizations', '/collection/collections'].flatMap(
     (path): Array<[string, number, string[]]> => [
       [`post ${path}`, 201, [JSON_TYPE]],

@@ -1,23 +1,42 @@
 /**
- * Contracts of the caller on {api_url} (decisions §4):
+ * Contracts of the caller on {api_url} (docs/api.md, contracts):
  *
- *   GET /v1/customer/contracts/me   the contracts the token's consumer was granted → 200 array
+ *   GET   /v1/customer/contracts/me   the contracts the token's consumer was granted → 200 array
+ *   PATCH /collection/contracts/{id}  {filterId: id | null} → 200 the contract: sets (null:
+ *                                     clears) the contract's filter, the last level of the
+ *                                     governing filter (docs/filters.md, governing filter)
  *
- * Each entry: `_id`, `name`, `slug`, `active` and the common record fields of interface §2.1.
+ * Each contract: `_id`, `name`, `slug`, `filterId` (only when set), `active` and the common
+ * record fields. PATCH: authenticate → validate (400 naming the property) → the contract (404
+ * unknown, 403 not granted, without its data) → the filter, a set or chain of that contract (404
+ * unknown, 403 another contract's, naming `filterId`) → update. The CLI's
+ * `admin contract set-filter` does the same for the operator.
  */
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
+import { forbiddenError, notFoundError } from '../../errors.ts';
 import { authenticate } from '../../http/authenticate.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
-import { handlerValidated } from '../../http/validate.ts';
+import { check, handlerValidated } from '../../http/validate.ts';
 import type { App } from '../../http/typed.ts';
-import { grantedContracts } from '../../store/contracts.ts';
+import { grantedContracts, hasGrant, setContractFilter } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
 import type { ContractRow } from '../../store/tables.ts';
-import { common, recordFields, TokenQuery } from '../docs.ts';
+import { common, Id, IdParams, recordFields, TokenQuery } from '../docs.ts';
+import { FILTER, owned } from '../ownership.ts';
 
 const { contractId: _contractId, ...fields } = common;
-const Contract = Type.Object({ ...fields, name: Type.String(), slug: Type.String() });
+const Contract = Type.Object({
+  ...fields,
+  name: Type.String(),
+  slug: Type.String(),
+  filterId: Type.Optional({ ...Id, description: "the contract's filter (a set or chain of the contract); absent when none" }),
+});
+
+/** The body of `PATCH /collection/contracts/{id}`. */
+export const ContractUpdate = Type.Object({
+  filterId: Type.Union([Id, Type.Null()], { description: 'a filter set or chain of the contract; null removes the filter' }),
+});
 
 /** `GET /v1/customer/contracts/me` for the OpenAPI description; the handler reads only the token. */
 const schema = {
@@ -28,18 +47,45 @@ const schema = {
   response: { 200: Type.Array(Contract), ...errorResponses(401) },
 };
 
+const updateSchema = {
+  tags: ['contracts'],
+  summary: "Set or clear the contract's filter (the filter of items whose input and collection name none)",
+  security: TOKEN_SECURITY,
+  params: IdParams,
+  querystring: TokenQuery,
+  body: handlerValidated(ContractUpdate),
+  response: { 200: Contract, ...errorResponses(400, 401, 403, 404, 413) },
+};
+
 export function presentContract(row: ContractRow) {
   return {
     _id: row.id,
     name: row.name,
     slug: row.slug,
+    ...(row.filterId ? { filterId: row.filterId } : {}),
     ...recordFields(row),
   };
+}
+
+async function contractById(db: Db, id: string): Promise<ContractRow | undefined> {
+  return db.selectFrom('contracts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export function contractRoutes(app: App, { db }: { db: Db; config: Config }): void {
   app.get('/v1/customer/contracts/me', { schema }, async (request) => {
     const { consumer } = await authenticate(db, request);
     return (await grantedContracts(db, consumer.id)).map(presentContract);
+  });
+
+  app.patch('/collection/contracts/:id', { schema: updateSchema }, async (request) => {
+    const principal = await authenticate(db, request);
+    const { filterId } = check(ContractUpdate, request.body);
+    const { id } = request.params;
+    const contract = await contractById(db, id);
+    if (!contract) throw notFoundError(`No contract ${id}.`, 'id', id);
+    if (!(await hasGrant(db, principal.consumer.id, id))) throw forbiddenError(`No access to contract ${id}.`, 'id');
+    if (filterId !== null) await owned(db, FILTER, filterId, id, 'filterId');
+    await setContractFilter(db, id, filterId, principal.consumer.name);
+    return presentContract((await contractById(db, id))!);
   });
 }

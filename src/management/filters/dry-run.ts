@@ -4,11 +4,15 @@
  * contract's lists, under the filter's `lastModified` signature, so the event loop keeps serving
  * other requests while they are judged, and a worker reuses the compiled filter across requests.
  *
- * Errors (400 ValidationError naming `filterId`): the stored filter cannot compile (the code of
- * the problem: 1006 for a pattern, 1003 for a set over the compiled-size bound, …), or it did
- * not judge every item within DRY_RUN_BUDGET_MS of running (code 1003, the message says how many
- * it judged); a partial result is never answered.
+ * An unsaved set (`set` in the request, checked like a saved one before it gets here) is keyed
+ * by a digest of its source and the lists, so a worker reuses it only for the same rules and lists.
+ *
+ * Errors (400 ValidationError naming `filterId`, or `set` for an unsaved set): the stored filter
+ * cannot compile (the code of the problem: 1006 for a pattern, 1003 for a set over the
+ * compiled-size bound, …), or it did not judge every item within DRY_RUN_BUDGET_MS of running
+ * (code 1003, the message says how many it judged); a partial result is never answered.
  */
+import { createHash } from 'node:crypto';
 import { type Invalid, VALIDATION_CODES, validationError } from '../../errors.ts';
 import { type Decision, FilterError, type FilterList, type FilterSource } from '../../filter/engine.ts';
 import { DRY_RUN_BUDGET_MS, filterPool } from '../../filter/pool.ts';
@@ -18,14 +22,17 @@ import { contractFilters, filterSignature } from '../../store/filter-sources.ts'
 /** The decision on each of `items`, in order, at `now`. Throws the 400 ApiErrors above. */
 export async function judgeDryRun(
   db: Db,
-  filterRef: { contractId: string; filterId: string },
+  filterRef: { contractId: string; filterId?: string | undefined },
   loaded: { source: FilterSource; lists: FilterList[] },
   items: object[],
   now: number,
 ): Promise<Decision[]> {
   const { contractId, filterId } = filterRef;
-  const key = `${contractId}/${filterId} ${filterSignature(await contractFilters(db, contractId), filterId)}`;
-  const invalid = (message: string, code: number): Invalid => ({ propertyName: 'filterId', message, propertyValue: filterId, code });
+  const key = filterId
+    ? `${contractId}/${filterId} ${filterSignature(await contractFilters(db, contractId), filterId)}`
+    : `${contractId}/unsaved ${createHash('sha256').update(JSON.stringify(loaded)).digest('base64url')}`;
+  const invalid = (message: string, code: number): Invalid =>
+    filterId ? { propertyName: 'filterId', message, propertyValue: filterId, code } : { propertyName: 'set', message, code };
   let judged;
   try {
     judged = await filterPool().judge({ key, filter: loaded.source, lists: loaded.lists, items, now }, DRY_RUN_BUDGET_MS);

@@ -49,24 +49,36 @@ export const SetUpdate = Type.Object({
   active: Type.Optional(Type.Boolean()),
   contractId: Type.Optional(Id),
 });
+/**
+ * A set not saved, judged by the dry run (`set` of `POST /collection/filters/test`): the rules,
+ * preCondition and `or` of a set, validated as a saved set's; `name` (default `unsaved set`)
+ * names it in the results.
+ */
+export const UnsavedSet = Type.Object({
+  name: Type.Optional(Name),
+  rules: Rules,
+  preCondition: RuleSchema,
+  or: Type.Optional(Type.Boolean()),
+});
 export const FilterSet = Type.Object({ ...common, name: Type.String(), rules: Type.Array(RuleSchema), preCondition: RuleSchema, or: Type.Boolean() });
 
-/** The rules and preCondition of a body with their paths. */
-function named(body: Record<string, unknown>): [Rule, string][] {
-  const rules = ((body.rules as Rule[] | undefined) ?? []).map((rule, i): [Rule, string] => [rule, `rules[${i}]`]);
-  return body.preCondition ? [[body.preCondition as Rule, 'preCondition'], ...rules] : rules;
+/** The rules and preCondition of a body with their paths, each after `prefix` (`set.` for the dry run's unsaved set). */
+function named(body: Record<string, unknown>, prefix = ''): [Rule, string][] {
+  const rules = ((body.rules as Rule[] | undefined) ?? []).map((rule, i): [Rule, string] => [rule, `${prefix}rules[${i}]`]);
+  return body.preCondition ? [[body.preCondition as Rule, `${prefix}preCondition`], ...rules] : rules;
 }
 
 /**
  * The checks of a set's body on create and update (`current`), in order: every rule problem
  * (the rule table, docs/filters.md) and the size of its inline patterns (400), then each listId
  * (checkListIds), then the set as it will be saved compiled with the lists it names: over the
- * compiled-size bound → 400 naming `rules`.
+ * compiled-size bound → 400 naming `rules`. Paths after `prefix` (`set.` for the dry run's
+ * unsaved set).
  */
-export async function checkSet(db: Db, contractId: string, body: Record<string, unknown>, current?: FilterSetRow): Promise<void> {
-  const invalid = invalidOf(await filterPool().problems({ set: named(body) }));
+export async function checkSet(db: Db, contractId: string, body: Record<string, unknown>, current?: FilterSetRow, prefix = ''): Promise<void> {
+  const invalid = invalidOf(await filterPool().problems({ set: named(body, prefix) }));
   if (invalid.length) throw validationError(invalid);
-  await checkListIds(db, contractId, body);
+  await checkListIds(db, contractId, body, prefix);
   const saved = { ...(current ? toSet(current) : { id: 'new', name: String(body.name), or: false, active: true }), ...body } as Record<string, unknown>;
   const listIds = new Set(named(saved).flatMap(([rule]) => (rule.listId ? [rule.listId] : [])));
   if (listIds.size === 0) return;
@@ -78,13 +90,16 @@ export async function checkSet(db: Db, contractId: string, body: Record<string, 
   }
   const set = { id: String(saved.id), name: String(saved.name), rules: saved.rules as Rule[], preCondition: saved.preCondition as Rule, active: true };
   const error = await filterPool().check({ kind: 'set', set }, lists.map((list) => ({ ...list, active: true })));
-  if (error) throw validationError([{ propertyName: error.path, message: error.message, code: VALIDATION_CODES[error.kind] }]);
+  if (error) throw validationError([{ propertyName: `${prefix}${error.path}`, message: error.message, code: VALIDATION_CODES[error.kind] }]);
 }
 
-/** Each `listId` names a list of the contract (404, 403) of the operator's list type (400). */
-export async function checkListIds(db: Db, contractId: string, body: Record<string, unknown>): Promise<void> {
+/**
+ * Each `listId` names a list of the contract (404, 403) of the operator's list type (400);
+ * paths after `prefix`.
+ */
+export async function checkListIds(db: Db, contractId: string, body: Record<string, unknown>, prefix = ''): Promise<void> {
   const invalid: Invalid[] = [];
-  for (const [rule, at] of named(body)) {
+  for (const [rule, at] of named(body, prefix)) {
     if (!rule.listId) continue;
     const list = await owned(db, FILTER_LIST, rule.listId, contractId, `${at}.listId`);
     const problem = listProblem(rule, at, list);

@@ -1,0 +1,240 @@
+/**
+ * Filter sets (`/collection/sets`, docs/api.md) and the rule builder: a set's name, its
+ * preCondition and rules (each a field, an operator, a value or a list, and `not`), `or` and
+ * active. Fields and operators are the API's (`GET /collection/filters/operators`); what the
+ * value control is depends on the operator's value kind. Before saving, Preview runs the dry
+ * run with the unsaved set over a collection's stored items (`POST /collection/filters/test`
+ * with `set`) and shows how many would be rejected, by which rule, with examples. API errors
+ * show at the rule's control (`rules[2].value`, `preCondition.listId`).
+ */
+import { useId, useState } from 'preact/hooks';
+import { api, ApiError } from '../../api.ts';
+import { ErrorBanner, Field, useForm } from '../../forms.ts';
+import { html } from '../../html.ts';
+import { type ApiRule, type Collection, type DraftRule, EVERY_ITEM, type FilterList, type FilterSet, NEW_RULE, type RuleTable, toApiRule, toDraftRule, type ValueKind, withoutSetPrefix } from './data.ts';
+import { Confirm } from './parts.ts';
+
+const VALUE_LABELS: Record<ValueKind, [label: string, hint: string]> = {
+  scalar: ['Value', 'text or a number, compared as text'],
+  numberOrDate: ['Value', 'a number, or an ISO 8601 date (2026-11-22) on date'],
+  pattern: ['Pattern', '/body/flags, e.g. /free money/i'],
+  values: ['Values, one a line', 'or choose a list'],
+  patterns: ['Patterns, one a line', '/body/flags each, or choose a list'],
+  seconds: ['Seconds', 'at least 0; 86400 is a day'],
+  none: ['', ''],
+};
+
+interface RuleEditorProps {
+  legend: string;
+  /** The API's path of this rule: `rules[2]` or `preCondition`. */
+  path: string;
+  rule: DraftRule;
+  table: RuleTable;
+  lists: FilterList[];
+  error: unknown;
+  onChange: (rule: DraftRule) => void;
+  onRemove?: () => void;
+}
+
+function RuleEditor({ legend, path, rule, table, lists, error, onChange, onRemove }: RuleEditorProps) {
+  const operator = table.operators.find((entry) => entry.operator === rule.operator);
+  const kind = operator?.value;
+  const fields: [string, string][] = table.fields.map((entry) => [entry.field, entry.aliasOf ? `${entry.field} (${entry.aliasOf})` : entry.field]);
+  if (!table.fields.some((entry) => entry.field === rule.field)) fields.unshift([rule.field, rule.field]);
+  const operators: [string, string][] = table.operators.map((entry) => [entry.operator, entry.operator]);
+  const change = (part: Partial<DraftRule>) => onChange({ ...rule, ...part });
+  const usable = operator?.list ? lists.filter((list) => list.type === operator.list) : [];
+  const [valueLabel, valueHint] = kind ? VALUE_LABELS[kind] : ['Value', ''];
+  return html`<fieldset class="filters-rule">
+    <legend>${legend}</legend>
+    <div class="row">
+      <${Field} label="Field" name=${`${path}.field`} value=${rule.field} options=${fields} error=${error} onInput=${(field: string) => change({ field })} />
+      <${Field} label="Operator" name=${`${path}.operator`} value=${rule.operator} options=${operators} error=${error} onInput=${(next: string) => change({ operator: next, listId: '' })} />
+      ${operator?.list
+        ? html`<${Field} label="List" name=${`${path}.listId`} value=${rule.listId} error=${error}
+            options=${[['', 'none: values typed here'], ...usable.map((list): [string, string] => [list._id, list.name])]} onInput=${(listId: string) => change({ listId })} />`
+        : null}
+    </div>
+    ${kind !== 'none' && !(operator?.list && rule.listId)
+      ? html`<${Field} label=${valueLabel} hint=${valueHint} name=${`${path}.value`} value=${rule.value} error=${error}
+          multiline=${kind === 'values' || kind === 'patterns'} type=${kind === 'seconds' ? 'number' : 'text'} onInput=${(value: string) => change({ value })} />`
+      : null}
+    <div class="buttons">
+      <label class="filters-check"><input type="checkbox" checked=${rule.not} onChange=${(event: Event) => change({ not: (event.currentTarget as HTMLInputElement).checked })} /> not</label>
+      ${onRemove ? html`<button type="button" class="secondary" aria-label=${`Remove ${legend.toLowerCase()}`} onClick=${onRemove}>Remove</button>` : null}
+    </div>
+  </fieldset>`;
+}
+
+interface Draft {
+  [key: string]: unknown;
+  name: string;
+  preCondition: DraftRule;
+  rules: DraftRule[];
+  or: boolean;
+  active: boolean;
+}
+
+type DryRun = {
+  results: { id: string; accepted: boolean; rule: number | null; reason: string | null }[];
+  hits: { rule: number; count: number }[];
+};
+
+/** How a draft rule reads in the preview: `not text patternin Spam words`. */
+function describe(rule: DraftRule | undefined, lists: FilterList[]): string {
+  if (!rule) return '';
+  const what = rule.listId ? (lists.find((list) => list._id === rule.listId)?.name ?? rule.listId) : rule.value.split('\n').join(', ');
+  return `${rule.not ? 'not ' : ''}${rule.field} ${rule.operator} ${what}`.trim();
+}
+
+/** A rejection's reason without its `rule N: ` (the table names the rule), lists by name. */
+function readable(reason: string, lists: FilterList[]): string {
+  return lists.reduce((text, list) => text.replaceAll(`list ${list._id}`, `list ${list.name}`), reason.replace(/^rule \d+: /, ''));
+}
+
+function Preview({ result, draft, lists, collection }: { result: DryRun; draft: Draft; lists: FilterList[]; collection: string }) {
+  const rejected = result.results.filter((r) => !r.accepted);
+  return html`<div class="filters-preview">
+    <p><strong>${rejected.length}</strong> of ${result.results.length} stored items in ${collection} would be rejected.</p>
+    ${result.hits.length
+      ? html`<table class="filters-hits">
+          <caption>Rejections by rule</caption>
+          <thead><tr><th scope="col">Rule</th><th scope="col">Rejected</th><th scope="col">Examples</th></tr></thead>
+          <tbody>
+            ${result.hits.map(
+              (hit) => html`<tr>
+                <th scope="row">Rule ${hit.rule + 1}: ${describe(draft.rules[hit.rule], lists)}</th>
+                <td data-label="Rejected: ">${hit.count}</td>
+                <td><ul>${rejected
+                  .filter((r) => r.rule === hit.rule)
+                  .slice(0, 3)
+                  .map((r) => html`<li><code>${r.id}</code> ${readable(r.reason ?? '', lists)}</li>`)}</ul></td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>`
+      : null}
+  </div>`;
+}
+
+/** Errors of `error` that no control of the builder shows (for the banner). */
+function unplaced(error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  const rest = error.errors.filter((entry) => !/^(name|rules|preCondition|or)\b/.test(entry.propertyName ?? ''));
+  return rest.length ? new ApiError(error.status, rest, error.requestId) : undefined;
+}
+
+function SetForm({ contractId, set, table, lists, collections, onDone }: { contractId: string; set?: FilterSet; table: RuleTable; lists: FilterList[]; collections: Collection[]; onDone: (saved?: FilterSet) => void }) {
+  const initial: Draft = set
+    ? { name: set.name, preCondition: toDraftRule(set.preCondition), rules: set.rules.map(toDraftRule), or: set.or, active: set.active }
+    : { name: '', preCondition: EVERY_ITEM, rules: [NEW_RULE], or: false, active: true };
+  const form = useForm<Draft>(`set:${set?._id ?? 'new'}`, initial, ['name', 'rules', 'preCondition', 'or']);
+  const id = useId();
+  const [collectionId, setCollectionId] = useState(collections[0]?._id ?? '');
+  const [preview, setPreview] = useState<{ result?: DryRun; error?: unknown; busy?: boolean }>({});
+  const draft = form.values;
+  const kindOf = (rule: DraftRule) => table.operators.find((entry) => entry.operator === rule.operator)?.value;
+  const body = () => ({ name: draft.name || undefined, preCondition: toApiRule(draft.preCondition, kindOf(draft.preCondition)), rules: draft.rules.map((rule) => toApiRule(rule, kindOf(rule))) as ApiRule[], or: draft.or });
+  /** Changes one part of the draft; a preview of the previous draft no longer holds. */
+  const update = (part: Partial<Draft>) => {
+    const [name, value] = Object.entries(part)[0]!;
+    form.set(name)(value);
+    setPreview({});
+  };
+  const fieldError = form.error ?? preview.error;
+
+  const runPreview = async () => {
+    setPreview({ busy: true });
+    try {
+      setPreview({ result: await api.post<DryRun>('/collection/filters/test', { contractId, set: body(), collectionId }) });
+    } catch (caught) {
+      setPreview({ error: caught instanceof ApiError ? new ApiError(caught.status, withoutSetPrefix(caught.errors), caught.requestId) : caught });
+    }
+  };
+  const save = form.submit(async () => {
+    const { name: _name, ...rest } = body();
+    const sent = { ...rest, name: draft.name, active: draft.active };
+    onDone(set ? await api.patch<FilterSet>(`/collection/sets/${set._id}`, sent) : await api.post<FilterSet>('/collection/sets', { ...sent, contractId }));
+  });
+  const collection = collections.find((c) => c._id === collectionId);
+
+  return html`<form class="card filters-form" aria-labelledby=${`${id}-title`} onSubmit=${save}>
+    <h3 id=${`${id}-title`}>${set ? `Edit set ${set.name}` : 'New set'}</h3>
+    <${ErrorBanner} error=${form.formError} />
+    <${Field} label="Set name" name="name" required value=${draft.name} error=${form.error} onInput=${(name: string) => update({ name })} />
+    <${RuleEditor} legend="preCondition" path="preCondition" rule=${draft.preCondition} table=${table} lists=${lists} error=${fieldError}
+      onChange=${(preCondition: DraftRule) => update({ preCondition })} />
+    <p class="muted">The set applies to an item only when its preCondition is true (exists id: every item).</p>
+    <fieldset class="filters-rules">
+      <legend>Rules</legend>
+      ${draft.rules.length ? null : html`<p class="muted">No rules: this set rejects nothing.</p>`}
+      ${draft.rules.map(
+        (rule, i) => html`<${RuleEditor} key=${i} legend=${`Rule ${i + 1}`} path=${`rules[${i}]`} rule=${rule} table=${table} lists=${lists} error=${fieldError}
+          onChange=${(next: DraftRule) => update({ rules: draft.rules.map((r, j) => (j === i ? next : r)) })}
+          onRemove=${() => update({ rules: draft.rules.filter((_, j) => j !== i) })} />`,
+      )}
+      <button type="button" class="secondary" onClick=${() => update({ rules: [...draft.rules, NEW_RULE] })}>Add rule</button>
+    </fieldset>
+    <label class="filters-check"><input type="checkbox" checked=${draft.or} onChange=${(event: Event) => update({ or: (event.currentTarget as HTMLInputElement).checked })} /> or: reject only when every rule is true</label>
+    <label class="filters-check"><input type="checkbox" checked=${draft.active} onChange=${(event: Event) => update({ active: (event.currentTarget as HTMLInputElement).checked })} /> active</label>
+
+    <fieldset class="filters-rules">
+      <legend>Preview before saving</legend>
+      ${collections.length
+        ? html`<div class="row">
+            <${Field} label="Collection to preview over" name="collectionId" value=${collectionId} options=${collections.map((c): [string, string] => [c._id, c.name])} onInput=${setCollectionId} error=${preview.error} />
+          </div>
+          <button type="button" class="secondary" disabled=${preview.busy} onClick=${runPreview}>Preview</button>`
+        : html`<p class="muted">No collection to preview over yet.</p>`}
+      <div role="status" class="filters-status">
+        ${preview.busy ? html`<p class="muted">Judging the stored items…</p>` : null}
+        ${preview.result ? html`<${Preview} result=${preview.result} draft=${draft} lists=${lists} collection=${collection?.name ?? ''} />` : null}
+      </div>
+      <${ErrorBanner} error=${unplaced(preview.error)} />
+    </fieldset>
+    <div class="buttons">
+      <button type="submit" disabled=${form.busy}>Save set</button>
+      <button type="button" class="secondary" onClick=${() => {
+        form.reset();
+        onDone();
+      }}>Cancel</button>
+    </div>
+  </form>`;
+}
+
+export function Sets(props: { contractId: string; sets: FilterSet[]; table: RuleTable; lists: FilterList[]; collections: Collection[]; onChange: () => void }) {
+  const { sets, onChange } = props;
+  const [editing, setEditing] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(undefined);
+  const done = (saved?: FilterSet) => {
+    setEditing(null);
+    if (saved) onChange();
+  };
+  return html`<section aria-labelledby="filters-sets-title">
+    <h2 id="filters-sets-title">Sets</h2>
+    <p class="muted">A set rejects an item when one of its rules is true (with or: when every rule is true).</p>
+    <${ErrorBanner} error=${error} />
+    ${sets.length
+      ? html`<ul class="filters-items">
+          ${sets.map(
+            (set) => html`<li key=${set._id}>
+              <div><span class="filters-name">${set.name}</span> <span class="muted">· ${set.rules.length} ${set.rules.length === 1 ? 'rule' : 'rules'}${set.or ? ' · or' : ''}${set.active ? '' : ' · inactive'}</span></div>
+              <div class="buttons">
+                <button type="button" class="secondary" aria-label=${`Edit set ${set.name}`} onClick=${() => setEditing(set._id)}>Edit</button>
+                <${Confirm} label=${`Delete set ${set.name}`} question=${`Delete set ${set.name}?`} onConfirm=${async () => {
+                  setError(undefined);
+                  try {
+                    await api.del(`/collection/sets/${set._id}`);
+                    onChange();
+                  } catch (caught) {
+                    setError(caught);
+                  }
+                }} />
+              </div>
+            </li>`,
+          )}
+        </ul>`
+      : html`<p>No sets yet.</p>`}
+    <${SetForm} key=${editing ?? 'new'} ...${props} set=${sets.find((set) => set._id === editing)} onDone=${done} />
+  </section>`;
+}
