@@ -10,7 +10,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Collector, startCollector } from '../../src/collect/scheduler.ts';
+import type { Config } from '../../src/config.ts';
+import type { Db } from '../../src/store/db.ts';
 import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
 const rss = (title: string, entries: string[]) => `<?xml version="1.0" encoding="UTF-8"?>
@@ -24,6 +25,13 @@ const FEEDS: Record<string, string> = {
   '/b.xml': rss('B', ['B one']),
   '/c.xml': rss('C', ['C one']),
 };
+
+/** `startCollector` of src/collect/scheduler.ts (its own shape, type-checked by the main program). */
+type Collector = { stop(): Promise<void> };
+type StartCollector = (deps: { db: Db; config: Config }, tickMs: number) => Collector;
+// Loaded by a computed specifier so that this program (with the DOM library, tsconfig.json here)
+// does not type-check the collector's Node stream code, which the service's own program checks.
+const SCHEDULER = '../../src/collect/scheduler.ts';
 
 let browser: Browser;
 let sluice: ConsoleServer;
@@ -41,6 +49,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => feeds.listen(0, '127.0.0.1', resolve));
   feedOrigin = `http://127.0.0.1:${(feeds.address() as AddressInfo).port}`;
+  const { startCollector } = (await import(SCHEDULER)) as { startCollector: StartCollector };
   collector = startCollector({ db: sluice.db, config: sluice.config }, 200);
   // The collection's filter rejects sponsored titles: the screen shows what it rejected, and why.
   const token = encodeURIComponent(sluice.user.token);
