@@ -436,11 +436,11 @@ function InputRow(props: {
 
   return html`
     <tr role="row" class=${input.active ? '' : 'sources__inactive'}>
-      <td role="cell"><span class="sources__label" aria-hidden="true">Service</span>${input.service}</td>
-      <td role="cell"><span class="sources__label" aria-hidden="true">Type</span>${input.type}</td>
+      <td role="cell" class="sources__short"><span class="sources__label" aria-hidden="true">Service</span>${input.service}</td>
+      <td role="cell" class="sources__short"><span class="sources__label" aria-hidden="true">Type</span>${input.type}</td>
       <th role="rowheader" scope="row" class="sources__input"><span class="sources__label" aria-hidden="true">Input</span>${input.input}${input.type === 'location' ? html`<span class="muted"> (${input.latitude}, ${input.longitude}, ${input.radius} m)</span>` : null}</th>
-      <td role="cell"><span class="sources__label" aria-hidden="true">Active</span>${input.active ? 'yes' : 'no'}</td>
-      <td role="cell"><span class="sources__label" aria-hidden="true">Display</span>${input.display ? 'yes' : 'no'}</td>
+      <td role="cell" class="sources__short"><span class="sources__label" aria-hidden="true">Active</span>${input.active ? 'yes' : 'no'}</td>
+      <td role="cell" class="sources__short"><span class="sources__label" aria-hidden="true">Display</span>${input.display ? 'yes' : 'no'}</td>
       <td role="cell"><span class="sources__label" aria-hidden="true">Health</span><${Health} input=${input} now=${props.now} /></td>
       <td role="cell"><span class="sources__label" aria-hidden="true">Actions</span>
         <div class="buttons">
