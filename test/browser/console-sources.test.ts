@@ -10,6 +10,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCollection } from '../../src/store/collections.ts';
+import { createContract } from '../../src/store/contracts.ts';
 import type { Config } from '../../src/config.ts';
 import type { Db } from '../../src/store/db.ts';
 import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
@@ -203,6 +205,28 @@ describe('console Sources', () => {
     await row(page, url).waitFor({ state: 'detached' });
     expect((await inputsOf()).some((input) => input.input === url)).toBe(false);
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('sources-title');
+    await page.context().close();
+  });
+
+  it('switches collection with the chooser, and never shows another contract’s collection or sources', async () => {
+    const sports = await createCollection(sluice.db, sluice.tenant.contract.id, { name: 'Sports' }, 'test');
+    const rival = await createContract(sluice.db, 'Rival Media', 'test');
+    const secret = await createCollection(sluice.db, rival.id, { name: 'Secret Plans' }, 'test');
+    const page = await consolePage(browser);
+    // A collection of another contract in the address: the contract's own first collection instead.
+    await signIn(page, sluice, `/console/contracts/${sluice.tenant.contract.id}/sources?collection=${secret.id}`);
+    await page.getByRole('heading', { level: 2, name: 'Sources of World News' }).waitFor();
+    await expect(page.getByLabel('Collection', { exact: true }).locator('option').allTextContents()).resolves.toEqual(['World News', 'Sports']);
+    await page.getByLabel('Collection', { exact: true }).selectOption({ label: 'Sports' });
+    await page.getByRole('heading', { level: 2, name: 'Sources of Sports' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('collection')).toBe(sports.id);
+    await expect(page.getByRole('table').count()).resolves.toBe(0);
+    // The other contract's address: no access, nothing of it.
+    await page.goto(`${sluice.origin}/console/contracts/${rival.id}/sources?collection=${secret.id}`);
+    await page.getByRole('alert').filter({ hasText: 'You have no access to this contract' }).waitFor();
+    await expect(page.getByRole('button', { name: 'Add source' }).count()).resolves.toBe(0);
+    await expect(page.getByText('Secret Plans').count()).resolves.toBe(0);
+    await expectAccessible(page);
     await page.context().close();
   });
 
