@@ -127,6 +127,16 @@ describe('POST /collection/inputs', () => {
     expectError(await post([]), 400, { name: 'ValidationError', code: 1003, propertyName: 'body' });
   });
 
+  it('creates 1000 inputs at once, and refuses 1001 with 400 naming body, storing none', async () => {
+    const { post, list, tenant } = await setup();
+    const feeds = (count: number) => Array.from({ length: count }, (_, i) => inputBody(tenant, { service: 'rss', type: 'feed', input: `https://example.com/${i}.xml` }));
+    expectError(await post(feeds(1001)), 400, { name: 'ValidationError', code: 1003, propertyName: 'body' });
+    expect((await list(`contract_id=${tenant.contract.id}`)).json()).toEqual([]);
+    const res = await post(feeds(1000));
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().map((input: { input: string }) => input.input)).toEqual(feeds(1000).map((body) => body.input));
+  });
+
   it('answers a missing, unknown or expired token with 401', async () => {
     const { app, db, tenant, post } = await setup();
     const entry = { name: 'AuthenticationError', code: 2001, propertyName: 'access_token' };

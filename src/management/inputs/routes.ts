@@ -9,6 +9,9 @@
  *   DELETE /collection/inputs      delete {"ids": [...]}, all or nothing → 204
  *   GET  /collection/inputs/{id}/rejections  the 100 most recent items its filter rejected,
  *        newest first: [{id, url, title, set: {id, name}, rule, reason, date}] (decisions §6.4)
+ *   GET  /collection/services      the services an input may name, their types and fields (services.ts)
+ *
+ * A bulk create holds 1 to `MAX_BULK_INPUTS` inputs (400 naming `body` beyond).
  *
  * `filterId` must name a filter set or chain of the input's contract (404 unknown, 403 other
  * contract). Deleting an input deletes only the input: the items it collected stay in their
@@ -33,7 +36,8 @@ import type { App } from '../../http/typed.ts';
 import { BulkDelete, TokenQuery } from '../docs.ts';
 import { COLLECTION, FILTER, INPUT, owned } from '../ownership.ts';
 import { presentInput, presentRejection, Rejection } from './present.ts';
-import { IdParams, Input, InputCreate, InputListQuery, InputReplace, inputRules } from './schema.ts';
+import { IdParams, Input, InputCreate, InputListQuery, InputReplace, inputRules, MAX_BULK_INPUTS } from './schema.ts';
+import { serviceRoutes } from './services.ts';
 
 const tags = ['inputs'];
 const security = TOKEN_SECURITY;
@@ -42,7 +46,7 @@ const schemas = {
     tags,
     security,
     querystring: TokenQuery,
-    body: handlerValidated(Type.Union([InputCreate, Type.Array(InputCreate, { minItems: 1 })])),
+    body: handlerValidated(Type.Union([InputCreate, Type.Array(InputCreate, { minItems: 1, maxItems: MAX_BULK_INPUTS })])),
     response: { 201: Type.Union([Input, Type.Array(Input)]), ...errorResponses(400, 401, 403, 409, 413) },
   },
   list: { tags, security, querystring: InputListQuery, response: { 200: Type.Array(Input), ...errorResponses(400, 401, 403) } },
@@ -68,13 +72,17 @@ function settingsOf(body: InputReplace) {
   };
 }
 
-export function inputRoutes(app: App, { db }: { db: Db; config: Config }): void {
+export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
+  serviceRoutes(app, { db, config });
   app.post('/collection/inputs', { schema: schemas.create }, async (request, reply) => {
     const principal = await authenticate(db, request);
     const bulk = Array.isArray(request.body);
     const bodies: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
     if (bulk && bodies.length === 0) {
       throw validationError([{ propertyName: 'body', message: 'the array of inputs must not be empty', code: VALIDATION_CODES.range }]);
+    }
+    if (bodies.length > MAX_BULK_INPUTS) {
+      throw validationError([{ propertyName: 'body', message: `at most ${MAX_BULK_INPUTS} inputs can be created at once`, propertyValue: bodies.length, code: VALIDATION_CODES.range }]);
     }
     const invalid: Invalid[] = [];
     const inputs: InputCreate[] = [];

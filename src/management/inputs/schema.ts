@@ -67,6 +67,21 @@ export const Input = Type.Object({
   }),
 });
 
+/** The fields of an input body that only type `location` has, and always has (`docs/api.md#inputs`). */
+export const LOCATION_FIELDS = ['latitude', 'longitude', 'radius'] as const;
+
+/** Most inputs a bulk create may hold (`docs/api.md#limits`). */
+export const MAX_BULK_INPUTS = 1000;
+
+/**
+ * The body fields an input of `type` needs besides `service` and `type`: `input`, and for type
+ * `location` the circle (`LOCATION_FIELDS`). `GET /collection/services` and `inputRules` both
+ * read it, so the console's form asks for what the validation requires.
+ */
+export function fieldsOf(type: string): string[] {
+  return type === 'location' ? ['input', ...LOCATION_FIELDS] : ['input'];
+}
+
 /**
  * The rules of decisions §5 and §9 beyond the schema, for one input body; `prefix` is the
  * element path (`[3]`) for bulk bodies. Returns the offending properties (empty when valid).
@@ -84,7 +99,7 @@ export function inputRules(body: InputReplace, prefix = ''): Invalid[] {
       code: VALIDATION_CODES.enum,
     });
   }
-  for (const name of ['latitude', 'longitude', 'radius'] as const) {
+  for (const name of LOCATION_FIELDS) {
     if (body.type === 'location' && body[name] === undefined) {
       invalid.push({ propertyName: at(name), message: `${name} is required for type location`, code: VALIDATION_CODES.required });
     } else if (body.type !== 'location' && body[name] !== undefined) {

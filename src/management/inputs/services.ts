@@ -1,0 +1,68 @@
+/**
+ * `GET /collection/services` on {api_url} (`docs/api.md#services`): the service table
+ * (`src/services.ts`) as clients need it to build an input: per service, its input types with the
+ * body fields each needs (`fieldsOf`), and its credentials, each with whether this installation
+ * has it set. Values are never sent, only the environment variable names and `configured`.
+ *
+ *   200 [{service: "twitter",
+ *         types: [{type: "user", fields: ["input"]}, …, {type: "location", fields: ["input", "latitude", "longitude", "radius"]}],
+ *         credentials: [{variable: "TWITTER_BEARER_TOKEN", configured: false}],
+ *         configured: false}, …]
+ *
+ * In the table's order. Any valid access token may read it (the table is the same for every
+ * contract); without one → 401.
+ */
+import { Type } from 'typebox';
+import type { Config } from '../../config.ts';
+import { authenticate } from '../../http/authenticate.ts';
+import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
+import type { App } from '../../http/typed.ts';
+import { SERVICE_NAMES, SERVICES, type ServiceRow } from '../../services.ts';
+import type { Db } from '../../store/db.ts';
+import { TokenQuery } from '../docs.ts';
+import { fieldsOf } from './schema.ts';
+
+/** One entry of `GET /collection/services` (OpenAPI). */
+export const ServiceEntry = Type.Object({
+  service: Type.String({ description: 'the `service` of an input' }),
+  types: Type.Array(
+    Type.Object({
+      type: Type.String({ description: 'the `type` of an input' }),
+      fields: Type.Array(Type.String(), { description: 'the body fields an input of this type needs besides service and type' }),
+    }),
+  ),
+  credentials: Type.Array(
+    Type.Object({
+      variable: Type.String({ description: 'the environment variable that holds it' }),
+      configured: Type.Boolean({ description: 'whether this installation has it set' }),
+    }),
+  ),
+  configured: Type.Boolean({ description: 'every credential is set (true for a service that needs none); when false, some or all types collect nothing' }),
+});
+
+/** The entries of the service table for `settings` (the installation's configuration). */
+export function serviceEntries(settings: Config['services']) {
+  return SERVICE_NAMES.map((service) => {
+    const row: ServiceRow = SERVICES[service];
+    const values = settings[service] as Record<string, string | undefined>;
+    const credentials = Object.entries(row.credentials).map(([key, credential]) => ({ variable: credential.variable, configured: Boolean(values[key]) }));
+    return {
+      service,
+      types: row.types.map((type) => ({ type, fields: fieldsOf(type) })),
+      credentials,
+      configured: credentials.every((credential) => credential.configured),
+    };
+  });
+}
+
+export function serviceRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
+  const entries = serviceEntries(config.services);
+  app.get(
+    '/collection/services',
+    { schema: { tags: ['inputs'], security: TOKEN_SECURITY, querystring: TokenQuery, response: { 200: Type.Array(ServiceEntry), ...errorResponses(400, 401) } } },
+    async (request) => {
+      await authenticate(db, request);
+      return entries;
+    },
+  );
+}

@@ -1,0 +1,48 @@
+/**
+ * The Sources screen's words (src/console/app/screens/sources-text.ts): last errors in plain
+ * words, relative times, pasted feed lines. Table-driven.
+ */
+import { describe, expect, it } from 'vitest';
+import { ago, feedLines, plainError } from '../src/console/app/screens/sources-text.ts';
+
+describe('plainError', () => {
+  it.each([
+    ['HTTP 404', 'Nothing was found at this address (HTTP 404).'],
+    ['HTTP 410', 'The source is gone for good (HTTP 410).'],
+    ['HTTP 429', 'The source asked to slow down (HTTP 429).'],
+    ['HTTP 418', 'The source answered with an error (HTTP 418).'],
+    ['HTTP 503 Service Unavailable', 'The source is unavailable for now (HTTP 503 Service Unavailable).'],
+    ['twitter is not configured: set TWITTER_BEARER_TOKEN', 'twitter is not configured: set TWITTER_BEARER_TOKEN'],
+    ['HTTP 4040', 'HTTP 4040'],
+    ['malformed JSON from api.example.com', 'malformed JSON from api.example.com'],
+  ])('%s → %s', (lastError, words) => {
+    expect(plainError(lastError)).toBe(words);
+  });
+});
+
+describe('ago', () => {
+  const now = Date.parse('2026-11-23T12:00:00.000Z');
+  it.each([
+    ['2026-11-23T12:00:00.000Z', 'now'],
+    ['2026-11-23T11:59:30.000Z', '30 seconds ago'],
+    ['2026-11-23T12:00:01.000Z', 'in 1 second'],
+    ['2026-11-23T11:58:00.000Z', '2 minutes ago'],
+    ['2026-11-23T12:05:00.000Z', 'in 5 minutes'],
+    ['2026-11-23T10:00:00.000Z', '2 hours ago'],
+    ['2026-11-22T12:00:00.000Z', 'yesterday'],
+    ['2026-11-20T12:00:00.000Z', '3 days ago'],
+  ])('%s → %s', (iso, words) => {
+    expect(ago(iso, now)).toBe(words);
+  });
+});
+
+describe('feedLines', () => {
+  it.each([
+    ['', []],
+    ['https://a.example/feed\n', ['https://a.example/feed']],
+    ['  https://a.example/feed  \r\n\r\nhttps://b.example/rss\n', ['https://a.example/feed', 'https://b.example/rss']],
+    ['https://a.example/feed\nhttps://a.example/feed\nnot a url', ['https://a.example/feed', 'not a url']],
+  ])('%j → %j', (text, lines) => {
+    expect(feedLines(text)).toEqual(lines);
+  });
+});
