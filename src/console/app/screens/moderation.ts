@@ -110,7 +110,7 @@ function httpUrl(url: string | null | undefined): string | undefined {
 function imageUrl(item: Item): string | undefined {
   const image = item.media?.find((m) => m.type === 'image');
   const url = image?.url;
-  return url && (/^https:\/\//i.test(url) || /^data:image\/(png|jpeg|gif|webp)[;,]/i.test(url)) ? url : undefined;
+  return url && (/^https:\/\//i.test(url) || /^data:image\/(png|jpeg|gif|webp|svg\+xml)[;,]/i.test(url)) ? url : undefined;
 }
 
 /** Whether an item from the stream belongs in the list under the filters (as the API would select it). */
@@ -402,7 +402,7 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
         <${Field} label="Service" name="service" value=${filters.service} onInput=${set('service')} error=${filterError} hint="e.g. rss,twitter" />
         <${Field} label="Type" name="type" value=${filters.type} onInput=${set('type')} error=${filterError} options=${[['', 'all'], ...TYPES.map((t) => [t, t])]} />
         <${Field} label="Language" name="language" value=${filters.language} onInput=${set('language')} error=${filterError} hint="e.g. en,de" />
-        <${Field} label="Text" name="text" type="search" value=${filters.text} onInput=${set('text')} error=${filterError} hint="in title and text; press / to search" />
+        <${Field} label="Text" name="text" type="search" value=${filters.text} onInput=${set('text')} error=${filterError} hint="in title and text (key /)" />
       </div>
       <div class="buttons">
         <button type="submit">Apply filters</button>
