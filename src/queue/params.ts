@@ -30,12 +30,36 @@ const paging = (maxCount: number) => ({
   sort: Type.Optional(Type.Unsafe<'time' | 'kudos'>({ type: 'string', enum: ['time', 'kudos'] })),
 });
 
-export const QueueQuery = Type.Object({ ...common, ...paging(500) });
+/** The text search's longest needle (characters). */
+export const MAX_TEXT = 200;
+/**
+ * The moderator's additions to the queue read (docs/api.md): `state` and `text`. Both accept ''
+ * as absent, like every optional query parameter.
+ */
+const moderatorFilters = {
+  state: Type.Optional(Type.Unsafe<'published' | 'unpublished' | ''>({ type: 'string', enum: ['published', 'unpublished', ''] })),
+  text: Type.Optional(Type.String({ maxLength: MAX_TEXT })),
+};
+export const QueueQuery = Type.Object({ ...common, ...paging(500), ...moderatorFilters });
 export const ContentQuery = Type.Object({ ...common, ...paging(100) });
 export const CountQuery = Type.Object(common);
 export const CollectionsQuery = Type.Object({ callback: common.callback });
-export const ModerationQuery = Type.Object({ q: common.q, id: Type.String({ minLength: 1, maxLength: 300 }), access_token: common.access_token });
-export const ModerationBody = Type.Object({ state: Type.Unsafe<'published' | 'unpublished'>({ type: 'string', enum: ['published', 'unpublished'] }) });
+/** Item ids: `<service>_<native id>` (docs/api.md, content items). */
+const ItemId = Type.String({ minLength: 1, maxLength: 300 });
+/** Most ids one bulk moderation takes (docs/api.md, PATCH /v1/queue/{contract}). */
+export const MAX_BULK_IDS = 100;
+/**
+ * `id` names the one item of the single-item form; it may be left out only when the body has
+ * `ids` (the bulk form); an empty `id` counts as absent. Which of the two was sent is checked by
+ * `moderationTarget`.
+ */
+export const ModerationQuery = Type.Object({ q: common.q, id: Type.Optional(Type.String({ maxLength: 300 })), access_token: common.access_token });
+export const ModerationBody = Type.Object({
+  state: Type.Unsafe<'published' | 'unpublished'>({ type: 'string', enum: ['published', 'unpublished'] }),
+  ids: Type.Optional(Type.Array(ItemId, { minItems: 1, maxItems: MAX_BULK_IDS, description: `Bulk form: 1 to ${MAX_BULK_IDS} item ids, moderated all or none` })),
+});
+export const QueueCountQuery = Type.Object(common);
+export const QueueStreamQuery = Type.Object({ q: common.q, access_token: common.access_token });
 export const StreamQuery = Type.Object({ q: common.q });
 export const ContractParams = Type.Object({ contract: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -113,4 +137,19 @@ export function itemQuery(collectionId: string, query: ReadQuery, now = Date.now
     ...(languages ? { languages } : {}),
     ...(location ? { location } : {}),
   };
+}
+
+/**
+ * The items a moderation names (docs/api.md, PATCH /v1/queue/{contract}): the query's `id` (the
+ * single-item form, answered with the item) or the body's `ids`, duplicates dropped (the bulk
+ * form, answered with the items). Throws 400 naming `id` when neither is given (as before the bulk
+ * form existed) and naming `ids` when both are.
+ */
+export function moderationTarget(id: string | undefined, ids: string[] | undefined): { bulk: boolean; ids: string[] } {
+  if (id !== undefined && id !== '' && ids !== undefined) {
+    throw validationError([{ propertyName: 'ids', message: 'give either the query parameter id or the body property ids, not both', propertyValue: ids.join(','), code: VALIDATION_CODES.format }]);
+  }
+  if (ids !== undefined) return { bulk: true, ids: [...new Set(ids)] };
+  if (id === undefined || id === '') throw validationError([{ propertyName: 'id', message: 'id is required (or ids in the body)', code: VALIDATION_CODES.required }]);
+  return { bulk: false, ids: [id] };
 }

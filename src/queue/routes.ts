@@ -2,7 +2,11 @@
  * The content queue and content reading API on {queue_url} (interface §4.7, decisions §7):
  *
  *   GET   /v1/queue/{contract}           token; published and unpublished items of collection q
- *   PATCH /v1/queue/{contract}           token; moderate item `id` of collection q → its new state
+ *                                        (moderators' filters `state` and `text`, search.ts)
+ *   PATCH /v1/queue/{contract}           token; moderate item `id` of collection q → its new state,
+ *                                        or the body's `ids` all or none → the items
+ *   GET   /v1/queue/{contract}/count     token; {published, unpublished} item counts of collection q
+ *   GET   /v1/queue/{contract}/stream    token; Server-Sent Events of items arriving or moderated (stream.ts)
  *   GET   /v1/content/{contract}         public; published items of collection q
  *   GET   /v1/content/{contract}/stream  public; Server-Sent Events of newly published items (stream.ts)
  *   GET   /v1/count/{contract}           public; {count: "<digits>"} of published items
@@ -12,6 +16,7 @@
  * Public content and count pages are served from an in-process cache keyed on the collection's
  * version (read-path.ts), so the hot path is one indexed read plus a cached string.
  */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { notFoundError } from '../errors.ts';
 import { authenticate, requireContractAccess } from '../http/authenticate.ts';
@@ -19,17 +24,22 @@ import { activeContract, collectionOf } from '../http/public.ts';
 import type { App } from '../http/typed.ts';
 import { listCollections } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
-import { countItems, findItem, listItems, rowToItem, setItemState } from '../store/items.ts';
-import { itemQuery } from './params.ts';
+import { countItems, findItem, findItems, listItems, rowToItem, setItemState, setItemsState } from '../store/items.ts';
+import { itemQuery, moderationTarget } from './params.ts';
 import { createReadPath } from './read-path.ts';
 import { render, respond, sendPublic } from './respond.ts';
 import { schemas } from './schema.ts';
-import { createStreamHub } from './stream.ts';
+import { searchItems } from './search.ts';
+import { createStreamHub, type StreamHub } from './stream.ts';
 
 export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   const reads = createReadPath(db, config);
   const streams = createStreamHub(db);
-  app.addHook('preClose', async () => streams.close());
+  const moderatorStreams = createStreamHub(db, { audience: 'moderator' });
+  app.addHook('preClose', async () => {
+    streams.close();
+    moderatorStreams.close();
+  });
 
   app.get('/v1/queue/:contract', { schema: schemas.queue }, async (request, reply) => {
     const principal = await authenticate(db, request);
@@ -37,26 +47,58 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     const contract = await activeContract(db, request.params.contract);
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, query.q, { activeOnly: false });
-    const rows = await listItems(db, itemQuery(collection.id, query), {
-      count: query.count ?? 500,
-      offset: query.offset ?? 0,
-      sort: query.sort ?? 'time',
-      order: query.order ?? 'desc',
-    });
-    return respond(request, reply, rows.map(rowToItem), { public: false, callback: query.callback });
+    const { state, text, ...read } = query;
+    const selection = { ...itemQuery(collection.id, read), ...(state ? { state } : {}) };
+    const page = { count: query.count ?? 500, offset: query.offset ?? 0, sort: query.sort ?? 'time', order: query.order ?? 'desc' } as const;
+    const items = text ? await searchItems(db, selection, page, text) : (await listItems(db, selection, page)).map(rowToItem);
+    return respond(request, reply, items, { public: false, callback: query.callback });
   });
 
   app.patch('/v1/queue/:contract', { schema: schemas.moderate }, async (request, reply) => {
     const principal = await authenticate(db, request);
     const { q, id } = request.query;
-    const { state } = request.body;
+    const { state, ids } = request.body;
     const contract = await activeContract(db, request.params.contract);
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, q, { activeOnly: false });
-    if (!(await findItem(db, collection.id, id))) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
-    await setItemState(db, collection.id, id, state);
+    const target = moderationTarget(id, ids);
+    if (!target.bulk) {
+      const one = target.ids[0]!;
+      if (!(await findItem(db, collection.id, one))) throw notFoundError(`Unknown content item ${one}.`, 'id', one);
+      await setItemState(db, collection.id, one, state);
+      reads.forget(contract.slug, q);
+      return respond(request, reply, rowToItem((await findItem(db, collection.id, one))!), { public: false, callback: undefined });
+    }
+    const missing = await setItemsState(db, collection.id, target.ids, state);
+    if (missing.length) throw notFoundError(`Unknown content items: ${missing.join(', ')}. Nothing was moderated.`, 'ids', missing.join(','));
     reads.forget(contract.slug, q);
-    return respond(request, reply, rowToItem((await findItem(db, collection.id, id))!), { public: false, callback: undefined });
+    const rows = new Map((await findItems(db, collection.id, target.ids)).map((row) => [row.id, row]));
+    return respond(request, reply, target.ids.map((one) => rowToItem(rows.get(one)!)), { public: false, callback: undefined });
+  });
+
+  app.get('/v1/queue/:contract/count', { schema: schemas.queueCount }, async (request, reply) => {
+    const principal = await authenticate(db, request);
+    const { access_token: _token, ...query } = request.query;
+    const contract = await activeContract(db, request.params.contract);
+    await requireContractAccess(db, principal, contract.id, 'contract');
+    const collection = await collectionOf(db, contract, query.q, { activeOnly: false });
+    const selection = itemQuery(collection.id, query);
+    const [published, unpublished] = await Promise.all([
+      countItems(db, { ...selection, state: 'published' }),
+      countItems(db, { ...selection, state: 'unpublished' }),
+    ]);
+    return respond(request, reply, { published, unpublished }, { public: false, callback: query.callback });
+  });
+
+  app.get('/v1/queue/:contract/stream', { schema: schemas.queueStream }, async (request, reply) => {
+    const principal = await authenticate(db, request);
+    const contract = await activeContract(db, request.params.contract);
+    await requireContractAccess(db, principal, contract.id, 'contract');
+    const collection = await collectionOf(db, contract, request.query.q, { activeOnly: false });
+    openStream(request, reply, { public: false });
+    // The stream ends when the token that opened it expires; the client opens a new one with its new token.
+    const expiry = setTimeout(() => reply.raw.end(), Math.max(0, Math.min(principal.token.expiresAt - Date.now(), 2 ** 31 - 1)));
+    await attach(request, reply, moderatorStreams, collection.id, undefined, () => clearTimeout(expiry));
   });
 
   app.get('/v1/content/:contract', { schema: schemas.content }, async (request, reply) => {
@@ -80,28 +122,8 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     const collection = await reads.collection(request.params.contract, request.query.q);
     const header = request.headers['last-event-id'];
     const lastEventId = typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : undefined;
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      'x-content-type-options': 'nosniff',
-      // Public data, and EventSource has no JSONP: any page may listen.
-      'access-control-allow-origin': '*',
-      'x-request-id': request.id,
-    });
-    raw.write('retry: 3000\n: connected\n\n');
-    let closed = false;
-    let unsubscribe = () => {};
-    request.raw.on('close', () => {
-      closed = true;
-      unsubscribe();
-    });
-    const subscriber = { write: (chunk: string) => void raw.write(chunk), end: () => raw.end() };
-    unsubscribe = await streams.subscribe(collection.id, subscriber, lastEventId);
-    if (closed) unsubscribe();
+    openStream(request, reply, { public: true });
+    await attach(request, reply, streams, collection.id, lastEventId);
   });
 
   app.get('/v1/count/:contract', { schema: schemas.count }, async (request, reply) => {
@@ -124,4 +146,37 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     }));
     return respond(request, reply, summaries, { public: true, maxAge: config.contentMaxAge, callback: request.query.callback });
   });
+}
+
+/**
+ * Takes the reply over and starts an event stream (text/event-stream, never cached). A public
+ * stream carries public data, and EventSource has no JSONP: any page may listen (CORS `*`).
+ */
+function openStream(request: FastifyRequest, reply: FastifyReply, options: { public: boolean }): void {
+  reply.hijack();
+  reply.raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'x-content-type-options': 'nosniff',
+    ...(options.public ? { 'access-control-allow-origin': '*' } : {}),
+    'x-request-id': request.id,
+  });
+  reply.raw.write('retry: 3000\n: connected\n\n');
+}
+
+/** Subscribes the opened stream to the collection's hub until the client goes away. */
+async function attach(request: FastifyRequest, reply: FastifyReply, hub: StreamHub, collectionId: string, lastEventId: number | undefined, onClose = () => {}): Promise<void> {
+  const raw = reply.raw;
+  let closed = false;
+  let unsubscribe = () => {};
+  request.raw.on('close', () => {
+    closed = true;
+    unsubscribe();
+    onClose();
+  });
+  const subscriber = { write: (chunk: string) => void raw.write(chunk), end: () => raw.end() };
+  unsubscribe = await hub.subscribe(collectionId, subscriber, lastEventId);
+  if (closed) unsubscribe();
 }

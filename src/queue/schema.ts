@@ -4,9 +4,20 @@
  * responses each route gives — JSON, or JSONP (application/javascript) where `callback` applies,
  * 304 on a matching `If-None-Match` for public reads, and the error object otherwise.
  */
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { errorResponses, jsonOrJsonp, noBody, ref, textResponse, TOKEN_SECURITY } from '../http/openapi.ts';
-import { CollectionsQuery, ContentQuery, ContractParams, CountQuery, ModerationBody, ModerationQuery, QueueQuery, StreamQuery } from './params.ts';
+import {
+  CollectionsQuery,
+  ContentQuery,
+  ContractParams,
+  CountQuery,
+  ModerationBody,
+  ModerationQuery,
+  QueueCountQuery,
+  QueueQuery,
+  QueueStreamQuery,
+  StreamQuery,
+} from './params.ts';
 
 const tags = ['queue and content'];
 const items = Type.Array(ref('ContentItem'));
@@ -15,7 +26,7 @@ const notModified = noBody('Not Modified: If-None-Match names the current ETag')
 export const schemas = {
   queue: {
     tags,
-    summary: 'Published and unpublished items of collection q (token with access to the contract)',
+    summary: 'Published and unpublished items of collection q (token with access to the contract); moderators filter by state and text',
     security: TOKEN_SECURITY,
     params: ContractParams,
     querystring: QueueQuery,
@@ -23,12 +34,43 @@ export const schemas = {
   },
   moderate: {
     tags,
-    summary: 'Publish or unpublish item id of collection q',
+    summary: 'Publish or unpublish item id of collection q, or every item of the body\'s ids (all or none)',
     security: TOKEN_SECURITY,
     params: ContractParams,
     querystring: ModerationQuery,
     body: ModerationBody,
-    response: { 200: ref('ContentItem', 'The item with its new state'), ...errorResponses(400, 401, 403, 404, 413) },
+    response: {
+      200: {
+        description: 'With id: the item with its new state. With ids: the items with their new state, in the order of ids',
+        content: { 'application/json': { schema: Type.Union([ref('ContentItem'), items]) } },
+      } as unknown as TSchema,
+      ...errorResponses(400, 401, 403, 404, 413),
+    },
+  },
+  queueCount: {
+    tags,
+    summary: 'Counts of published and unpublished items of collection q (token with access to the contract)',
+    security: TOKEN_SECURITY,
+    params: ContractParams,
+    querystring: QueueCountQuery,
+    response: {
+      200: jsonOrJsonp(
+        Type.Object({ published: Type.Integer({ minimum: 0 }), unpublished: Type.Integer({ minimum: 0 }) }),
+        'Item counts by state, with the same filters as the queue read (Cache-Control: no-store)',
+      ),
+      ...errorResponses(400, 401, 403, 404),
+    },
+  },
+  queueStream: {
+    tags,
+    summary: 'Server-Sent Events of collection q for moderators: item (any state), on arrival and on moderation (token in access_token)',
+    security: TOKEN_SECURITY,
+    params: ContractParams,
+    querystring: QueueStreamQuery,
+    response: {
+      200: textResponse('text/event-stream', 'Events: `item` (data: a content item with its state) for every item that arrives or is moderated after the stream opened, `reload`; the stream ends when the token expires'),
+      ...errorResponses(400, 401, 403, 404),
+    },
   },
   content: {
     tags,

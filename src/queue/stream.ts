@@ -15,9 +15,19 @@
  * Each event's `id` is the collection version, so a client reconnecting with `Last-Event-ID`
  * receives what it missed. A comment line every `heartbeatMs` keeps proxies from closing the
  * connection.
+ *
+ * The moderators' hub (`audience: 'moderator'`, `GET /v1/queue/{contract}/stream`, token-bearing)
+ * sends one kind of event instead, for every item that arrived (in any state: unpublished
+ * arrivals are news to a moderator) or was moderated since the stream opened:
+ *
+ *   event: item          data: the content item with its state
+ *
+ * Arrivals are read by `createdAt` (index items_arrivals), moderations by `seq`. It does not
+ * resume from `Last-Event-ID` (a client re-reads the queue after reconnecting) and may send an
+ * item twice (arrived and then moderated in between two reads): clients key items on `id`.
  */
 import type { Db } from '../store/db.ts';
-import { changedItems, collectionVersion, rowToItem } from '../store/items.ts';
+import { arrivedItems, changedItems, collectionVersion, latestArrival, rowToItem } from '../store/items.ts';
 import type { ItemRow } from '../store/tables.ts';
 
 export interface Subscriber {
@@ -49,14 +59,27 @@ function events(rows: ItemRow[]): string {
   return out;
 }
 
+/** The moderators' events: every row as an `item` with its state. */
+function moderatorEvents(rows: ItemRow[], version: number): string {
+  let out = '';
+  for (const row of rows) out += `id: ${version}\nevent: item\ndata: ${JSON.stringify(rowToItem(row))}\n\n`;
+  if (rows.length >= CHANGES_PER_READ) out += `event: reload\ndata: {}\n\n`;
+  return out;
+}
+
 interface Poller {
   subscribers: Set<Subscriber>;
   cursor: number;
+  /** Moderator hub: arrivals at or after this moment (ms) are still to be read… */
+  arrivedFrom: number;
+  /** …except these ids, already sent, that arrived exactly at `arrivedFrom`. */
+  sentAtFrom: Set<string>;
   timer: NodeJS.Timeout;
   busy: boolean;
 }
 
-export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?: number } = {}): StreamHub {
+export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?: number; audience?: 'public' | 'moderator' } = {}): StreamHub {
+  const moderator = options.audience === 'moderator';
   const pollers = new Map<string, Poller>();
   const heartbeat = setInterval(() => {
     for (const poller of pollers.values()) for (const s of poller.subscribers) s.write(': heartbeat\n\n');
@@ -69,7 +92,8 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
     try {
       const version = await collectionVersion(db, collectionId);
       if (version === undefined || version <= poller.cursor) return;
-      const text = events(await changedItems(db, collectionId, poller.cursor, version, CHANGES_PER_READ));
+      const changed = await changedItems(db, collectionId, poller.cursor, version, CHANGES_PER_READ);
+      const text = moderator ? moderatorEvents(await withArrivals(collectionId, poller, changed), version) : events(changed);
       poller.cursor = version;
       if (text) for (const s of poller.subscribers) s.write(text);
     } catch {
@@ -79,13 +103,31 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
     }
   }
 
+  /** The moderated rows plus the arrivals not sent yet, oldest arrival first; moves the arrival mark. */
+  async function withArrivals(collectionId: string, poller: Poller, changed: ItemRow[]): Promise<ItemRow[]> {
+    const arrived = (await arrivedItems(db, collectionId, poller.arrivedFrom, CHANGES_PER_READ)).filter(
+      (row) => !(row.createdAt === poller.arrivedFrom && poller.sentAtFrom.has(row.id)),
+    );
+    for (const row of arrived) {
+      if (row.createdAt > poller.arrivedFrom) {
+        poller.arrivedFrom = row.createdAt;
+        poller.sentAtFrom = new Set();
+      }
+      poller.sentAtFrom.add(row.id);
+    }
+    const arrivedIds = new Set(arrived.map((row) => row.id));
+    return [...arrived, ...changed.filter((row) => !arrivedIds.has(row.id))];
+  }
+
   async function pollerFor(collectionId: string): Promise<Poller> {
     const existing = pollers.get(collectionId);
     if (existing) return existing;
     const cursor = (await collectionVersion(db, collectionId)) ?? 0;
+    // Arrivals before the stream opened are not news; one past the latest is the first to send.
+    const arrivedFrom = moderator ? (await latestArrival(db, collectionId)) + 1 : 0;
     const raced = pollers.get(collectionId);
     if (raced) return raced;
-    const poller: Poller = { subscribers: new Set(), cursor, busy: false, timer: setInterval(() => void tick(collectionId, poller), options.pollMs ?? 1000) };
+    const poller: Poller = { subscribers: new Set(), cursor, arrivedFrom, sentAtFrom: new Set(), busy: false, timer: setInterval(() => void tick(collectionId, poller), options.pollMs ?? 1000) };
     poller.timer.unref();
     pollers.set(collectionId, poller);
     return poller;
@@ -100,7 +142,7 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
       // From here the poller sends every change after its cursor; catch up to the cursor first.
       const upTo = poller.cursor;
       poller.subscribers.add(subscriber);
-      if (lastEventId !== undefined && lastEventId < upTo) subscriber.write(events(await changedItems(db, collectionId, lastEventId, upTo, CHANGES_PER_READ)));
+      if (!moderator && lastEventId !== undefined && lastEventId < upTo) subscriber.write(events(await changedItems(db, collectionId, lastEventId, upTo, CHANGES_PER_READ)));
       return () => {
         poller.subscribers.delete(subscriber);
         if (poller.subscribers.size === 0 && pollers.get(collectionId) === poller) {

@@ -194,6 +194,53 @@ export async function setItemState(db: Db, collectionId: string, id: string, sta
   });
 }
 
+/**
+ * Sets the state of every item among `ids` (deduplicated by the caller) and bumps the
+ * collection's version once, in one transaction: all or none. Returns the ids the collection
+ * does not hold, in which case nothing changed.
+ */
+export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    const known = await storedItemIds(trx, collectionId, ids);
+    const missing = ids.filter((id) => !known.has(id));
+    if (missing.length) return missing;
+    const seq = await bumpVersion(trx, collectionId);
+    for (let i = 0; i < ids.length; i += BATCH) {
+      await trx.updateTable('items').set({ state, seq }).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
+    }
+    return [];
+  });
+}
+
+/** The items of the collection in `ids` (any state), in no particular order. */
+export async function findItems(db: Db, collectionId: string, ids: string[]): Promise<ItemRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
+}
+
+/** When the collection's latest item arrived (`createdAt`, ms), or 0 before any (index items_arrivals). */
+export async function latestArrival(db: Db, collectionId: string): Promise<number> {
+  const row = await db
+    .selectFrom('items')
+    .select((eb) => eb.fn.max('createdAt').as('at'))
+    .where('collectionId', '=', collectionId)
+    .executeTakeFirst();
+  return Number(row?.at ?? 0);
+}
+
+/** Items that arrived at or after `fromMs` (any state), oldest arrival first, at most `limit` (index items_arrivals). */
+export async function arrivedItems(db: Db, collectionId: string, fromMs: number, limit = 500): Promise<ItemRow[]> {
+  return db
+    .selectFrom('items')
+    .selectAll()
+    .where('collectionId', '=', collectionId)
+    .where('createdAt', '>=', fromMs)
+    .orderBy('createdAt')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
 /** The collection's current version (0 before any item), or undefined for an unknown collection. */
 export async function collectionVersion(db: Db, collectionId: string): Promise<number | undefined> {
   const row = await db.selectFrom('collections').select('version').where('id', '=', collectionId).executeTakeFirst();

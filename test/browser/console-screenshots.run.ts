@@ -26,7 +26,7 @@ async function filtersShot(page: Page, sluice: ConsoleServer, suffix: string): P
 const SCREENS = [
   ['contracts', ''],
   ['sources', '/sources'],
-  ['moderation', '/moderation'],
+  ['moderation', '/moderation?collection=<collection>'],
   ['publication', '/publication'],
 ] as const;
 
@@ -44,13 +44,15 @@ it('writes the console screenshots', async () => {
       buildItem({ id: 'rss_casino', text: 'Casino night in town' }),
     ]);
     await seedSources(sluice);
+    await seedModeration(sluice);
     for (const [viewport, suffix] of [[DESKTOP, 'desktop'], [PHONE, 'phone']] as const) {
       const page = await consolePage(browser, viewport);
       await signIn(page, sluice);
       for (const [name, path] of SCREENS) {
-        await page.goto(`${sluice.origin}/console/contracts/${sluice.tenant.contract.id}${path}`);
+        await page.goto(`${sluice.origin}/console/contracts/${sluice.tenant.contract.id}${path.replace('<collection>', sluice.tenant.collection.id)}`);
         await page.locator('#screen-title').waitFor();
         if (name === 'sources') await page.getByRole('table').waitFor();
+        if (name === 'moderation') await page.getByText(/\d+ published · \d+ unpublished/).waitFor();
         await page.screenshot({ path: `docs/console-${name}-${suffix}.png`, fullPage: true });
       }
       await filtersShot(page, sluice, suffix);
@@ -83,4 +85,21 @@ async function seedSources(sluice: Awaited<ReturnType<typeof startConsole>>): Pr
     { lastRun: at(86_400), lastSuccess: null, lastError: 'twitter is not configured: set TWITTER_BEARER_TOKEN', collected: 0, rejected: 0 },
   ];
   for (const [i, id] of ids.entries()) await sluice.db.updateTable('inputs').set(health[i]!).where('id', '=', id).execute();
+}
+
+/** A few items in World News for the Moderation screen, one of them waiting unpublished. */
+async function seedModeration(sluice: Awaited<ReturnType<typeof startConsole>>): Promise<void> {
+  const at = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+  const image = (color: string) => `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="640" height="360"><rect width="640" height="360" fill="${color}"/></svg>`).toString('base64')}`;
+  await seedItems(sluice.db, sluice.tenant, [
+    buildItem({ id: 'rss_harbour', title: 'Harbour festival opens with a parade of tall ships', text: 'Thousands lined the quays on Saturday as the festival began.', date: at(3), author: { name: 'Harbour Times', username: 'harbourtimes', userid: null, url: null }, media: [{ type: 'image', url: image('#7aa2c8') }] }),
+    buildItem({ id: 'rss_council', title: 'Council approves the new budget', text: 'The vote passed 31 to 12 after a long debate.', date: at(25), author: { name: 'City Desk', username: 'citydesk', userid: null, url: null } }),
+    buildItem({ id: 'rss_weather', type: 'status', title: undefined, text: 'Rain expected tonight: bring an umbrella to the concert.', date: at(60), author: { name: 'Weather Now', username: 'weathernow', userid: null, url: null } }),
+  ]);
+  await seedItems(
+    sluice.db,
+    sluice.tenant,
+    [buildItem({ id: 'rss_rumour', title: 'Unconfirmed: headliner cancels', text: 'A post claims the headliner will not appear.', date: at(10), author: { name: 'Anonymous', username: 'anon', userid: null, url: null } })],
+    'unpublished',
+  );
 }

@@ -95,7 +95,10 @@ describe('OpenAPI', () => {
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['ErrorObject', 'ContentItem', 'CollectionSummary', 'Count', 'TokenInfo', 'ConsumerDetails']));
     const schemaOf = (route: string, status: number, type = 'application/json') => operation(route)!.responses[status]!.content![type]!.schema;
     expect(schemaOf('get /v1/content/{contract}', 200)).toEqual({ type: 'array', items: { $ref: '#/components/schemas/ContentItem' } });
-    expect(schemaOf('patch /v1/queue/{contract}', 200)).toEqual({ $ref: '#/components/schemas/ContentItem' });
+    // The single-item form answers the item; the bulk form (body `ids`) the items.
+    expect(schemaOf('patch /v1/queue/{contract}', 200)).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/ContentItem' }, { type: 'array', items: { $ref: '#/components/schemas/ContentItem' } }],
+    });
     expect(schemaOf('get /v1/count/{contract}', 200)).toEqual({ $ref: '#/components/schemas/Count' });
     expect(schemaOf('get /v1/collections/{contract}', 200)).toEqual({ type: 'array', items: { $ref: '#/components/schemas/CollectionSummary' } });
     expect(schemaOf('get /v1/oauth/token/info', 200)).toEqual({ $ref: '#/components/schemas/TokenInfo' });

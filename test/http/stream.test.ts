@@ -4,57 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
-
-interface Event {
-  id?: string;
-  event: string;
-  data: string;
-}
-
-/** Connects to the stream and collects events as they arrive. */
-async function connect(url: string, headers: Record<string, string> = {}) {
-  const controller = new AbortController();
-  const res = await fetch(url, { headers, signal: controller.signal });
-  const events: Event[] = [];
-  let comments = 0;
-  let buffer = '';
-  const waiters: (() => void)[] = [];
-  const reading = (async () => {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of res.body!) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event: Event = { event: 'message', data: '' };
-          let hasData = false;
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) comments++;
-            else if (line.startsWith('id: ')) event.id = line.slice(4);
-            else if (line.startsWith('event: ')) event.event = line.slice(7);
-            else if (line.startsWith('data: ')) (event.data = line.slice(6)), (hasData = true);
-          }
-          if (hasData) events.push(event);
-          while (waiters.length) waiters.shift()!();
-        }
-      }
-    } catch {
-      // aborted
-    }
-  })();
-  /** Waits until `count` events arrived (the test's own timeout bounds the wait). */
-  const until = async (count: number) => {
-    while (events.length < count) await new Promise<void>((resolve) => waiters.push(resolve));
-    return events.slice(0, count);
-  };
-  const close = async () => {
-    controller.abort();
-    await reading;
-  };
-  return { res, events, until, close, comments: () => comments };
-}
+import { connect } from './sse.ts';
 
 async function setup() {
   const ctx = await build();

@@ -1,10 +1,486 @@
 /**
- * The Moderation screen (issue 12): a placeholder until it is built. Replace this module; keep its
- * default export (the route table, `routes.ts`, loads it lazily).
+ * Moderation (`/console/contracts/<contract id>/moderation?collection=<collection id>`): a
+ * collection's queue as cards like the wall's, newest first, to publish and unpublish.
+ *
+ * API (docs/api.md, "Queue and content API"):
+ * - the queue: `GET /v1/queue/{contract}?q=<slug>&since=0&count=50&offset=…` with the filters
+ *   `state`, `service`, `type`, `language`, `text` (an empty one is left out);
+ * - the counts: `GET /v1/queue/{contract}/count?q=<slug>&since=0` → `{published, unpublished}`;
+ * - moderation: `PATCH /v1/queue/{contract}?q=<slug>&id=<id>` `{state}` for one item, and
+ *   `PATCH /v1/queue/{contract}?q=<slug>` `{state, ids}` for the selected ones (all or none);
+ * - live: `GET /v1/queue/{contract}/stream?q=<slug>&access_token=…` (EventSource cannot send
+ *   headers), which sends every item that arrives (published or not) or is moderated. An item
+ *   already on screen is updated in place; a new one is only counted in the announcement at the
+ *   top ("3 new items — show"), which has its own reserved line, so what the moderator is
+ *   reading does not move until they ask for the new items.
+ *
+ * Item HTML is never injected: the text (HTML from the source) is reduced to its words by string
+ * operations (`plainText`), which Preact renders as text; images
+ * are `<img>` of https (or `data:image/…`) URLs only, links only http(s). The wall shows the
+ * source's formatting (sanitized server-side, src/publication/sanitize.ts); the moderator sees
+ * the same words and pictures without it.
+ *
+ * Keyboard (ignored while typing in a field): `j`/`k` next/previous card, `p` publish,
+ * `u` unpublish, `x` select, `/` search, `?` the shortcuts (a modal `<dialog>`).
  */
+import { useLocation, useRoute } from 'preact-iso/router';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, ApiError } from '../api.ts';
+import { accessToken } from '../auth.ts';
+import { config } from '../config.ts';
+import { ErrorBanner, Field } from '../forms.ts';
 import { html } from '../html.ts';
+import { screenPath } from '../routes.ts';
 import { Screen } from '../screen.ts';
+import { useContractId, useSession } from '../session.ts';
+import type { Collection } from './contracts.ts';
+
+/** A content item as the queue answers it (docs/api.md, "Content item"). */
+export interface Item {
+  id: string;
+  service: string;
+  type: string;
+  title?: string;
+  text: string;
+  url: string | null;
+  date: string;
+  author: { name: string | null; username: string | null; url: string | null };
+  media: ({ type: 'image'; url: string } | { type: 'embed'; url?: string })[] | null;
+  kudos: { score: number };
+  language?: string;
+  state: 'published' | 'unpublished';
+}
+
+type State = Item['state'];
+
+interface Filters {
+  state: string;
+  service: string;
+  type: string;
+  language: string;
+  text: string;
+}
+
+const NO_FILTERS: Filters = { state: '', service: '', type: '', language: '', text: '' };
+const PAGE = 50;
+const TYPES = ['video', 'image', 'link', 'status', 'embed', 'comment'];
+
+const SHORTCUTS: [string, string][] = [
+  ['j', 'next item'],
+  ['k', 'previous item'],
+  ['p', 'publish the current item'],
+  ['u', 'unpublish the current item'],
+  ['x', 'select or deselect the current item'],
+  ['/', 'search the text'],
+  ['?', 'this list of shortcuts'],
+];
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+
+/**
+ * The plain text of source HTML, by string operations only: no parser that could run a handler
+ * or load anything (Chromium reports an `onerror` attribute even in a `DOMParser` document).
+ * Tags are dropped, `<script>`/`<style>` with their content, and character references decoded;
+ * the result is rendered as text, so anything left over shows as characters, never as markup.
+ */
+export function plainText(source: string): string {
+  if (!/[<&]/.test(source)) return source;
+  return source
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<br\s*\/?>|<\/(p|div|li|h[1-6])\s*>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,6});/gi, (whole, name: string) => {
+      if (name[0] !== '#') return ENTITIES[name.toLowerCase()] ?? whole;
+      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    })
+    .trim();
+}
+
+/** What a control names the item by: its title, else the start of its text, else its id. */
+function labelOf(item: Item): string {
+  const words = (item.title || plainText(item.text)).replace(/\s+/g, ' ').trim();
+  return words ? (words.length > 60 ? `${words.slice(0, 57)}…` : words) : item.id;
+}
+
+function httpUrl(url: string | null | undefined): string | undefined {
+  return url && /^https?:\/\//i.test(url) ? url : undefined;
+}
+
+function imageUrl(item: Item): string | undefined {
+  const image = item.media?.find((m) => m.type === 'image');
+  const url = image?.url;
+  return url && (/^https:\/\//i.test(url) || /^data:image\/(png|jpeg|gif|webp|svg\+xml)[;,]/i.test(url)) ? url : undefined;
+}
+
+/** Whether an item from the stream belongs in the list under the filters (as the API would select it). */
+function matches(item: Item, filters: Filters): boolean {
+  const list = (value: string) => value.split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
+  if (filters.state && item.state !== filters.state) return false;
+  if (filters.service && !list(filters.service).includes(item.service)) return false;
+  if (filters.type && !list(filters.type).includes(item.type)) return false;
+  if (filters.language && !list(filters.language).includes(item.language ?? '')) return false;
+  if (filters.text && !`${item.title ?? ''}\n${plainText(item.text)}`.toLowerCase().includes(filters.text.toLowerCase())) return false;
+  return true;
+}
+
+/** The query of a queue read or count: the filters that are set. */
+function filterQuery(filters: Filters): Record<string, string> {
+  return Object.fromEntries(Object.entries(filters).filter(([, value]) => value.trim() !== '').map(([name, value]) => [name, value.trim()]));
+}
+
+function when(date: string): string {
+  const at = new Date(date);
+  return Number.isNaN(at.getTime()) ? date : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+function Card(props: {
+  item: Item;
+  current: boolean;
+  selected: boolean;
+  busy: boolean;
+  onFocus: () => void;
+  onSelect: () => void;
+  onModerate: (state: State) => void;
+}) {
+  const { item } = props;
+  const label = labelOf(item);
+  const image = imageUrl(item);
+  const link = httpUrl(item.url);
+  const headingId = `item-${item.id}`;
+  const name = item.author.name || item.author.username;
+  const next: State = item.state === 'published' ? 'unpublished' : 'published';
+  return html`<li class=${`moderation__item${props.current ? ' is-current' : ''}${props.selected ? ' is-selected' : ''}`}>
+    <article class=${`moderation__card moderation__card--${item.state}`} tabindex="-1" data-id=${item.id} aria-labelledby=${headingId} aria-current=${props.current ? 'true' : undefined} onFocusIn=${props.onFocus} onClick=${props.onFocus}>
+      <div class="moderation__top">
+        <label class="moderation__select">
+          <input type="checkbox" checked=${props.selected} onChange=${props.onSelect} />
+          <span class="visually-hidden">Select ${label}</span>
+        </label>
+        <span class=${`moderation__state moderation__state--${item.state}`}>${item.state}</span>
+        <span class="moderation__service">${item.service} · ${item.type}</span>
+      </div>
+      ${image ? html`<img class="moderation__media" src=${image} alt="" loading="lazy" decoding="async" />` : null}
+      <div class="moderation__body">
+        ${name
+          ? html`<p class="moderation__author"><span class="moderation__avatar" aria-hidden="true">${name.slice(0, 1).toUpperCase()}</span>${name}${item.author.username && item.author.username !== name ? html` <span class="muted">@${item.author.username}</span>` : null}</p>`
+          : null}
+        <h3 id=${headingId} class="moderation__title">${item.title || label}</h3>
+        ${item.title ? html`<p class="moderation__text">${plainText(item.text)}</p>` : null}
+        <p class="moderation__meta muted">
+          <time datetime=${item.date}>${when(item.date)}</time>
+          ${item.language ? html` · ${item.language}` : null}
+          ${item.kudos?.score ? html` · ${item.kudos.score} kudos` : null}
+          ${link ? html` · <a href=${link} target="_blank" rel="noopener noreferrer nofollow">Original<span class="visually-hidden"> of ${label}</span></a>` : null}
+        </p>
+      </div>
+      <div class="buttons moderation__actions">
+        <button type="button" class=${next === 'unpublished' ? 'secondary' : ''} disabled=${props.busy} onClick=${() => props.onModerate(next)}>
+          ${next === 'published' ? 'Publish' : 'Unpublish'}<span class="visually-hidden"> ${label}</span>
+        </button>
+      </div>
+    </article>
+  </li>`;
+}
+
+function Shortcuts({ dialog }: { dialog: { current: HTMLDialogElement | null } }) {
+  return html`<dialog ref=${dialog} class="moderation__dialog" aria-labelledby="shortcuts-title">
+    <h2 id="shortcuts-title">Keyboard shortcuts</h2>
+    <dl class="moderation__keys">
+      ${SHORTCUTS.map(([key, what]) => html`<div><dt><kbd>${key}</kbd></dt><dd>${what}</dd></div>`)}
+    </dl>
+    <p class="muted">Shortcuts work when no field has the focus; Escape closes this list.</p>
+    <form method="dialog"><button type="submit">Close</button></form>
+  </dialog>`;
+}
+
+/** The collection chooser: every collection of the contract; choosing one opens its queue. */
+function Chooser({ collections, chosen, contractId }: { collections: Collection[]; chosen: string | undefined; contractId: string }) {
+  const { route } = useLocation();
+  return html`<div class="field moderation__chooser">
+    <label for="moderation-collection">Collection</label>
+    <select id="moderation-collection" value=${chosen ?? ''} onChange=${(event: Event) => route(`${screenPath(contractId, 'moderation')}?collection=${encodeURIComponent((event.currentTarget as HTMLSelectElement).value)}`)}>
+      ${chosen ? null : html`<option value="">Choose a collection</option>`}
+      ${collections.map((c) => html`<option value=${c._id}>${c.name}</option>`)}
+    </select>
+  </div>`;
+}
+
+function Queue({ contractSlug, collection }: { contractSlug: string; collection: Collection }) {
+  const base = `${config.queueUrl}/v1/queue/${encodeURIComponent(contractSlug)}`;
+  const q = collection.slug;
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [applied, setApplied] = useState<Filters>(NO_FILTERS);
+  const [items, setItems] = useState<Item[] | undefined>(undefined);
+  const [more, setMore] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const [actionError, setActionError] = useState<unknown>(undefined);
+  const [counts, setCounts] = useState<{ published: number; unpublished: number } | undefined>(undefined);
+  const [current, setCurrentState] = useState(-1);
+  // Keys pressed in quick succession (j then u) must see the card j chose before a re-render.
+  const currentRef = useRef(-1);
+  const setCurrent = useCallback((index: number) => {
+    currentRef.current = index;
+    setCurrentState(index);
+  }, []);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [busy, setBusy] = useState<Set<string>>(new Set());
+  const [fresh, setFresh] = useState<Set<string>>(new Set());
+  const [said, setSaid] = useState('');
+  const list = useRef<HTMLOListElement>(null);
+  const search = useRef<HTMLFormElement>(null);
+  const dialog = useRef<HTMLDialogElement>(null);
+  // The stream's handler reads the latest values through these.
+  const latest = useRef({ items, applied });
+  latest.current = { items, applied };
+
+  const loadCounts = useCallback(async () => {
+    try {
+      setCounts(await api.get(`${base}/count`, { q, since: 0 }));
+    } catch {
+      // The list shows the error; the counts keep their last value.
+    }
+  }, [base, q]);
+
+  const load = useCallback(
+    async (offset = 0) => {
+      setError(undefined);
+      try {
+        const page = await api.get<Item[]>(base, { q, since: 0, count: PAGE, offset, ...filterQuery(applied) });
+        setItems((before) => (offset ? [...(before ?? []), ...page] : page));
+        setMore(page.length === PAGE);
+        if (!offset) {
+          setFresh(new Set());
+          setCurrent(-1);
+        }
+      } catch (caught) {
+        setError(caught);
+        if (!offset) setItems([]);
+      }
+    },
+    [base, q, applied],
+  );
+
+  useEffect(() => {
+    setItems(undefined);
+    setSelected(new Set());
+    void load();
+  }, [load]);
+  useEffect(() => void loadCounts(), [loadCounts]);
+
+  // Filters apply as they change; the text waits for a pause in typing.
+  useEffect(() => {
+    const timer = setTimeout(() => setApplied(filters), filters.text === applied.text ? 0 : 300);
+    return () => clearTimeout(timer);
+  }, [filters]);
+
+  // Live: items arriving or moderated elsewhere.
+  useEffect(() => {
+    let source: EventSource | undefined;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    const open = () => {
+      const token = accessToken();
+      if (stopped || !token) return;
+      source = new EventSource(`${base}/stream?q=${encodeURIComponent(q)}&access_token=${encodeURIComponent(token)}`);
+      source.addEventListener('item', (event) => {
+        const item = JSON.parse((event as MessageEvent<string>).data) as Item;
+        const { items: shown, applied: now } = latest.current;
+        if (shown?.some((i) => i.id === item.id)) setItems((before) => before?.map((i) => (i.id === item.id ? item : i)));
+        else if (matches(item, now)) setFresh((before) => new Set(before).add(item.id));
+        void loadCounts();
+      });
+      source.addEventListener('reload', () => void loadCounts());
+      source.onerror = () => {
+        if (source?.readyState !== EventSource.CLOSED) return;
+        // Closed: the token expired (the counts' request renews it) or the server went away.
+        retry = setTimeout(() => void loadCounts().then(open), 3000);
+      };
+    };
+    open();
+    return () => {
+      stopped = true;
+      source?.close();
+      clearTimeout(retry);
+    };
+  }, [base, q, loadCounts]);
+
+  const moderate = useCallback(
+    async (ids: string[], state: State) => {
+      if (!ids.length) return;
+      setActionError(undefined);
+      setBusy((before) => new Set([...before, ...ids]));
+      try {
+        const changed =
+          ids.length === 1
+            ? [await api.patch<Item>(base, { state }, { q, id: ids[0] })]
+            : await api.patch<Item[]>(base, { state, ids }, { q });
+        const byId = new Map(changed.map((item) => [item.id, item]));
+        setItems((before) => before?.map((item) => byId.get(item.id) ?? item));
+        setSaid(`${changed.length === 1 ? labelOf(changed[0]!) : `${changed.length} items`} ${state}.`);
+        if (ids.length > 1) setSelected(new Set());
+        void loadCounts();
+      } catch (caught) {
+        setActionError(caught);
+      } finally {
+        setBusy((before) => new Set([...before].filter((id) => !ids.includes(id))));
+      }
+    },
+    [base, q, loadCounts],
+  );
+
+  const toggle = useCallback((id: string) => {
+    setSelected((before) => {
+      const after = new Set(before);
+      if (!after.delete(id)) after.add(id);
+      return after;
+    });
+  }, []);
+
+  const focusCard = useCallback(
+    (index: number) => {
+      const cards = list.current?.querySelectorAll<HTMLElement>('.moderation__card');
+      const card = cards?.[index];
+      if (!card) return;
+      setCurrent(index);
+      card.focus({ preventScroll: true });
+      card.scrollIntoView({ block: 'nearest' });
+    },
+    [setCurrent],
+  );
+
+  // The keyboard shortcuts, while no field has the focus and the dialog is closed.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+      const target = event.target as HTMLElement | null;
+      if (target?.closest('input, textarea, select, [contenteditable="true"], dialog[open]')) return;
+      const shown = latest.current.items ?? [];
+      const current = currentRef.current;
+      const item = shown[current];
+      switch (event.key) {
+        case 'j':
+          focusCard(Math.min(current + 1, shown.length - 1));
+          break;
+        case 'k':
+          focusCard(Math.max(current - 1, 0));
+          break;
+        case 'p':
+        case 'u':
+          if (item) void moderate([item.id], event.key === 'p' ? 'published' : 'unpublished');
+          break;
+        case 'x':
+          if (item) toggle(item.id);
+          break;
+        case '/':
+          search.current?.querySelector<HTMLInputElement>('input[name="text"]')?.focus();
+          break;
+        case '?':
+          dialog.current?.showModal();
+          break;
+        default:
+          return;
+      }
+      event.preventDefault();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [focusCard, moderate, toggle]);
+
+  const selectedIds = useMemo(() => (items ?? []).filter((item) => selected.has(item.id)).map((item) => item.id), [items, selected]);
+  const set = (name: keyof Filters) => (value: string) => setFilters((before) => ({ ...before, [name]: value }));
+  const filterError = error instanceof ApiError && error.status === 400 ? error : undefined;
+
+  return html`<div class="moderation">
+    <form ref=${search} class="card moderation__filters" role="search" aria-label="Filter the queue" onSubmit=${(event: Event) => {
+      event.preventDefault();
+      setApplied(filters);
+    }}>
+      <div class="row">
+        <${Field} label="State" name="state" value=${filters.state} onInput=${set('state')} error=${filterError}
+          options=${[['', 'all'], ['published', 'published'], ['unpublished', 'unpublished']]} />
+        <${Field} label="Service" name="service" value=${filters.service} onInput=${set('service')} error=${filterError} hint="e.g. rss,twitter" />
+        <${Field} label="Type" name="type" value=${filters.type} onInput=${set('type')} error=${filterError} options=${[['', 'all'], ...TYPES.map((t) => [t, t])]} />
+        <${Field} label="Language" name="language" value=${filters.language} onInput=${set('language')} error=${filterError} hint="e.g. en,de" />
+        <${Field} label="Text" name="text" type="search" value=${filters.text} onInput=${set('text')} error=${filterError} hint="in title and text (key /)" />
+      </div>
+      <div class="buttons">
+        <button type="submit">Apply filters</button>
+        <button type="button" class="secondary" onClick=${() => {
+          setFilters(NO_FILTERS);
+          setApplied(NO_FILTERS);
+        }}>Clear filters</button>
+      </div>
+    </form>
+
+    <div class="moderation__bar">
+      <h2 id="queue-title">Queue of ${collection.name}</h2>
+      <p class="moderation__counts" aria-live="polite">
+        ${counts ? html`<strong>${counts.published}</strong> published · <strong>${counts.unpublished}</strong> unpublished` : 'Counting…'}
+      </p>
+    </div>
+    <div class="buttons moderation__bulk" role="group" aria-label="Selected items">
+      <button type="button" disabled=${!selectedIds.length} onClick=${() => moderate(selectedIds, 'published')}>Publish selected (${selectedIds.length})</button>
+      <button type="button" class="secondary" disabled=${!selectedIds.length} onClick=${() => moderate(selectedIds, 'unpublished')}>Unpublish selected (${selectedIds.length})</button>
+      <button type="button" class="secondary" disabled=${!items?.length} onClick=${() => setSelected(new Set((items ?? []).map((i) => i.id)))}>Select all shown</button>
+      <button type="button" class="secondary" onClick=${() => dialog.current?.showModal()}>Keyboard shortcuts</button>
+    </div>
+    <${ErrorBanner} error=${actionError} />
+    <p class="visually-hidden" aria-live="polite">${said}</p>
+    <div class="moderation__news" role="status">
+      ${fresh.size
+        ? html`<button type="button" class="moderation__show" onClick=${async () => {
+            await load();
+            window.scrollTo({ top: 0 });
+            focusCard(0);
+          }}>${fresh.size} new ${fresh.size === 1 ? 'item' : 'items'} — show</button>`
+        : null}
+    </div>
+    ${filterError ? null : html`<${ErrorBanner} error=${error} />`}
+    ${items === undefined
+      ? html`<p class="muted">Loading…</p>`
+      : items.length
+        ? html`<ol ref=${list} class="moderation__list" aria-labelledby="queue-title">
+            ${items.map(
+              (item, index) => html`<${Card}
+                key=${item.id}
+                item=${item}
+                current=${index === current}
+                selected=${selected.has(item.id)}
+                busy=${busy.has(item.id)}
+                onFocus=${() => setCurrent(index)}
+                onSelect=${() => toggle(item.id)}
+                onModerate=${(state: State) => moderate([item.id], state)}
+              />`,
+            )}
+          </ol>`
+        : html`<p>No items${Object.keys(filterQuery(applied)).length ? ' match these filters' : ' in this collection yet'}.</p>`}
+    ${more ? html`<button type="button" class="secondary" onClick=${() => load(items?.length ?? 0)}>Load more</button>` : null}
+    <${Shortcuts} dialog=${dialog} />
+  </div>`;
+}
 
 export default function Moderation() {
-  return html`<${Screen} title="Moderation"><p>This screen is not built yet.</p><//>`;
+  const contractId = useContractId()!;
+  const { query } = useRoute();
+  const { contracts } = useSession();
+  const contract = contracts?.find((c) => c._id === contractId);
+  const [collections, setCollections] = useState<Collection[] | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+
+  useEffect(() => {
+    setCollections(undefined);
+    setError(undefined);
+    api.get<Collection[]>('/collection/collections', { contract_id: contractId }).then(setCollections, setError);
+  }, [contractId]);
+
+  const chosen = collections?.find((c) => c._id === query.collection);
+  return html`<${Screen} title=${chosen ? `Moderation of ${chosen.name}` : 'Moderation'}>
+    <${ErrorBanner} error=${error} />
+    ${collections === undefined && !error ? html`<p class="muted">Loading…</p>` : null}
+    ${collections && !collections.length ? html`<p>No collections yet: create one on <a href=${screenPath(contractId, '')}>Contracts and collections</a>.</p>` : null}
+    ${collections?.length ? html`<${Chooser} collections=${collections} chosen=${chosen?._id} contractId=${contractId} />` : null}
+    ${collections && query.collection && !chosen ? html`<div class="banner banner--error" role="alert"><p>This contract has no collection ${query.collection}: choose one above.</p></div>` : null}
+    ${chosen && contract ? html`<${Queue} key=${chosen._id} contractSlug=${contract.slug} collection=${chosen} />` : null}
+  <//>`;
 }

@@ -1,0 +1,134 @@
+/**
+ * The console's Moderation screen in Chromium (issue 12): a collection's queue seeded through the
+ * store (as the collector stores items), one item unpublished with the mouse and one with the
+ * keyboard (j/k/u) and the public content API leaving both out, bulk publish of selected items, a
+ * new item announced through the queue stream without moving the list, the state and text
+ * filters, the shortcuts dialog, axe, and 375 px. Role and label locators only.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildItem, seedItems } from '../helper.ts';
+import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+
+let browser: Browser;
+let sluice: ConsoleServer;
+
+const MIN = 60_000;
+const at = (ms: number) => new Date(Date.now() - ms).toISOString();
+
+beforeAll(async () => {
+  browser = await launch();
+  sluice = await startConsole();
+  await seedItems(sluice.db, sluice.tenant, [
+    buildItem({ id: 'rss_a', title: 'Harbour festival opens', text: '<p>Boats and <b>music</b> <img src=x onerror="document.title=\'pwned\'"></p>', date: at(1 * MIN) }),
+    buildItem({ id: 'rss_b', title: 'Council vote', text: 'The budget passed', date: at(2 * MIN) }),
+    buildItem({ id: 'rss_c', title: 'Rain tonight', text: 'Bring an umbrella', date: at(3 * MIN) }),
+  ]);
+  await seedItems(sluice.db, sluice.tenant, [buildItem({ id: 'rss_d', title: 'Waiting for a moderator', text: 'Held back', date: at(4 * MIN) })], 'unpublished');
+});
+
+afterAll(async () => {
+  await sluice?.close();
+  await browser?.close();
+});
+
+const screen = () => `/console/contracts/${sluice.tenant.contract.id}/moderation?collection=${sluice.tenant.collection.id}`;
+
+/** The ids the public content API returns for the collection. */
+async function published(): Promise<string[]> {
+  const res = await fetch(`${sluice.origin}/v1/content/${sluice.tenant.contract.slug}?q=${sluice.tenant.collection.slug}&since=0`);
+  return ((await res.json()) as { id: string }[]).map((item) => item.id);
+}
+
+const card = (page: Page, title: string) => page.getByRole('article', { name: title });
+
+describe('console: Moderation', () => {
+  it('moderates by mouse, keyboard and selection; the content API follows; news waits at the top', { timeout: 60_000 }, async () => {
+    const page = await consolePage(browser);
+    await signIn(page, sluice, screen());
+    await page.getByRole('heading', { level: 1, name: 'Moderation of World News' }).waitFor();
+    await page.getByText('3 published · 1 unpublished').waitFor();
+    // Newest first; the item's HTML is shown as text only (its onerror never ran).
+    const titles = await page.getByRole('list', { name: 'Queue of World News' }).getByRole('heading', { level: 3 }).allTextContents();
+    expect(titles).toEqual(['Harbour festival opens', 'Council vote', 'Rain tonight', 'Waiting for a moderator']);
+    await card(page, 'Harbour festival opens').getByText('Boats and music').waitFor();
+    expect(await page.title()).not.toBe('pwned');
+    await expectAccessible(page);
+
+    // The mouse unpublishes the first item…
+    await page.getByRole('button', { name: 'Unpublish Harbour festival opens', exact: true }).click();
+    await page.getByRole('button', { name: 'Publish Harbour festival opens', exact: true }).waitFor();
+    // …and the keyboard the second: the click made the first card current; j (second), u.
+    await page.keyboard.press('j');
+    await page.keyboard.press('u');
+    await page.getByRole('button', { name: 'Publish Council vote', exact: true }).waitFor();
+    await page.getByText('1 published · 3 unpublished').waitFor();
+    expect(await published()).toEqual(['rss_c']);
+
+    // Bulk: one selected with x, one with the mouse, then published together.
+    await page.keyboard.press('k');
+    await page.keyboard.press('x');
+    await page.getByRole('checkbox', { name: 'Select Harbour festival opens', exact: true }).isChecked().then((checked) => expect(checked).toBe(true));
+    await page.getByRole('checkbox', { name: 'Select Waiting for a moderator', exact: true }).check();
+    await page.getByRole('button', { name: 'Publish selected (2)', exact: true }).click();
+    await page.getByRole('button', { name: 'Unpublish Waiting for a moderator', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Unpublish Harbour festival opens', exact: true }).waitFor();
+    expect(await published()).toEqual(['rss_a', 'rss_c', 'rss_d']);
+    await page.getByRole('button', { name: 'Publish selected (0)', exact: true }).waitFor();
+
+    // A new item arrives (unpublished, as the collector stores it for a display=false input):
+    // announced at the top, the list unmoved until asked.
+    const before = await card(page, 'Harbour festival opens').boundingBox();
+    await seedItems(sluice.db, sluice.tenant, [buildItem({ id: 'rss_new', title: 'Breaking news', date: at(0) })], 'unpublished');
+    await page.getByRole('button', { name: '1 new item — show', exact: true }).waitFor({ timeout: 15_000 });
+    expect(await card(page, 'Harbour festival opens').boundingBox()).toEqual(before);
+    expect(await card(page, 'Breaking news').count()).toBe(0);
+    await page.getByText('3 published · 2 unpublished').waitFor();
+    await page.getByRole('button', { name: '1 new item — show', exact: true }).click();
+    await card(page, 'Breaking news').waitFor();
+    expect(await page.getByRole('list', { name: 'Queue of World News' }).getByRole('heading', { level: 3 }).first().textContent()).toBe('Breaking news');
+
+    // Filters: state, then text.
+    await page.getByLabel('State').selectOption('unpublished');
+    await card(page, 'Rain tonight').waitFor({ state: 'detached' });
+    expect(await page.getByRole('list', { name: 'Queue of World News' }).getByRole('heading', { level: 3 }).allTextContents()).toEqual(['Breaking news', 'Council vote']);
+    await page.getByLabel('State').selectOption('');
+    await page.getByRole('heading', { level: 1 }).click();
+    await page.keyboard.press('/');
+    await page.keyboard.type('UMBRELLA');
+    await card(page, 'Council vote').waitFor({ state: 'detached' });
+    expect(await page.getByRole('list', { name: 'Queue of World News' }).getByRole('heading', { level: 3 }).allTextContents()).toEqual(['Rain tonight']);
+    await page.getByLabel('Text').fill('no such words');
+    await page.getByText('No items match these filters.').waitFor();
+    await page.getByRole('button', { name: 'Clear filters', exact: true }).click();
+    await card(page, 'Council vote').waitFor();
+
+    // ? lists the shortcuts in a dialog; Escape closes it.
+    await page.getByRole('heading', { level: 1 }).click();
+    await page.keyboard.press('?');
+    const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await dialog.waitFor();
+    await dialog.getByText('unpublish the current item').waitFor();
+    await expectAccessible(page);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+
+    expect(cspViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  it('is usable at 375 px: the chooser, the cards and their buttons fit', { timeout: 40_000 }, async () => {
+    await seedItems(sluice.db, sluice.tenant, [buildItem({ id: 'rss_phone', title: 'Small screens', date: at(0) })]);
+    const page = await consolePage(browser, PHONE);
+    await signIn(page, sluice, `/console/contracts/${sluice.tenant.contract.id}/moderation`);
+    await page.getByLabel('Collection').selectOption({ label: 'World News' });
+    await page.getByRole('heading', { level: 1, name: 'Moderation of World News' }).waitFor();
+    await page.getByRole('button', { name: 'Unpublish Small screens', exact: true }).click();
+    await page.getByRole('button', { name: 'Publish Small screens', exact: true }).waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await expectAccessible(page);
+    expect(cspViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+});

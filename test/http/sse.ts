@@ -1,0 +1,56 @@
+/**
+ * A Server-Sent Events reader for HTTP tests: a streaming fetch that parses events as they
+ * arrive (https://html.spec.whatwg.org/multipage/server-sent-events.html), used by the public
+ * content stream's and the moderators' queue stream's tests.
+ */
+export interface Event {
+  id?: string;
+  event: string;
+  data: string;
+}
+
+/** Connects to the stream and collects events as they arrive. */
+export async function connect(url: string, headers: Record<string, string> = {}) {
+  const controller = new AbortController();
+  const res = await fetch(url, { headers, signal: controller.signal });
+  const events: Event[] = [];
+  let comments = 0;
+  let buffer = '';
+  const waiters: (() => void)[] = [];
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of res.body!) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event: Event = { event: 'message', data: '' };
+          let hasData = false;
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) comments++;
+            else if (line.startsWith('id: ')) event.id = line.slice(4);
+            else if (line.startsWith('event: ')) event.event = line.slice(7);
+            else if (line.startsWith('data: ')) (event.data = line.slice(6)), (hasData = true);
+          }
+          if (hasData) events.push(event);
+          while (waiters.length) waiters.shift()!();
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  /** Waits until `count` events arrived (the test's own timeout bounds the wait). */
+  const until = async (count: number) => {
+    while (events.length < count) await new Promise<void>((resolve) => waiters.push(resolve));
+    return events.slice(0, count);
+  };
+  const close = async () => {
+    controller.abort();
+    await reading;
+  };
+  return { res, events, until, close, comments: () => comments };
+}
+
