@@ -13,6 +13,7 @@ import * as queueReads from './migrations/2026-11-22-queue-reads.ts';
 import * as rejections from './migrations/2026-11-22-rejections.ts';
 import * as itemsJsonb from './migrations/2026-11-23-items-jsonb.ts';
 import * as consoleClient from './migrations/2026-11-24-console-client.ts';
+import * as customizationVersions from './migrations/2026-11-25-customization-versions.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-rejections': rejections,
   '2026-11-23-items-jsonb': itemsJsonb,
   '2026-11-24-console-client': consoleClient,
+  '2026-11-25-customization-versions': customizationVersions,
 };
 
 /** The names of every migration this version knows, in the order they apply. */
