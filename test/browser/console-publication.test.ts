@@ -80,6 +80,10 @@ describe('console: Publication', () => {
     await waitForBackground(page, 'rgb(122, 31, 92)');
     expect(await storedData()).toBe(STORED);
     await page.getByRole('status').filter({ hasText: 'Unsaved changes' }).waitFor();
+    // A reload (a silent re-sign-in) keeps the unsaved change, in the editor and in the preview.
+    await page.reload();
+    await expect(page.getByRole('textbox', { name: 'data of Brand' }).textContent()).resolves.toBe(DRAFT);
+    await waitForBackground(page, 'rgb(122, 31, 92)');
 
     // Save: the previous version appears in the history, with its diff.
     await page.getByRole('button', { name: 'Save Brand' }).click();

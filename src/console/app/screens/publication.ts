@@ -316,7 +316,6 @@ export default function Publication() {
     setCustomizations((list) => list?.map((c) => (c._id === saved._id ? saved : c)));
     setReloads((n) => n + 1);
   };
-  useEffect(() => setDraft(undefined), [selected?._id]);
 
   const collection = collections?.find((c) => c._id === view.collection) ?? collections?.[0];
   const src =
@@ -350,7 +349,7 @@ export default function Publication() {
                 <${Field} label="collection" name="collection" value=${collection?._id ?? ''} onInput=${(value: string) => setView({ ...view, collection: value })} options=${collections.map((c) => [c._id, c.name] as [string, string])} />
                 <${Field} label="layout" name="layout" value=${view.layout} onInput=${(value: string) => setView({ ...view, layout: value })} options=${LAYOUTS} />
               </div>
-              ${src ? html`<${Preview} key=${`${src}#${reloads}`} src=${src} draft=${draft} />` : html`<p class="muted">No collection yet: create one on Contracts & collections to preview the wall.</p>`}
+              ${src ? html`<${Preview} key=${`${src}#${selected?._id ?? ''}#${reloads}`} src=${src} draft=${draft?.id === selected?._id ? draft : undefined} />` : html`<p class="muted">No collection yet: create one on Contracts & collections to preview the wall.</p>`}
             </section>
           </div>
           ${selected ? html`<${History} customization=${selected} onRestored=${replace} />` : null}
