@@ -6,7 +6,7 @@
  *   list        authenticate → contract grant (contract_id) → the contract's records, oldest first
  *   get         authenticate → 404 unknown / 403 other contract (no data) → record
  *   update      authenticate → access → validate (contractId and fixed fields unchanged) →
- *               references → unique name → update → 200
+ *               references → unique name → update (with `onUpdate`, one transaction) → 200
  *   remove      authenticate → access → no user left (409 naming it) → delete → 204
  *   removeMany  the same for `{"ids": [...]}`, all or nothing, in one transaction
  *
@@ -49,6 +49,8 @@ export interface Spec<Row extends RecordRow> {
   insert?(db: Db, row: RecordRow & Record<string, unknown>, by: string, now: number): Promise<string>;
   /** Who still uses these records: each blocks the deletion (409). */
   users?(db: Executor, contractId: string, ids: string[]): Promise<User[]>;
+  /** More work in the update transaction, before the change (a customization keeps its previous state). */
+  onUpdate?(trx: Transaction<Database>, current: Row, by: string, now: number): Promise<void>;
   /** More work in the delete transaction (a collection's items). */
   onDelete?(trx: Transaction<Database>, contractId: string, ids: string[]): Promise<void>;
 }
@@ -161,7 +163,10 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
         lastModifiedBy: principal.consumer.name,
       };
       try {
-        await updateRecord(db, spec.table, current.contractId, current.id, changes);
+        await db.transaction().execute(async (trx) => {
+          await spec.onUpdate?.(trx, current, principal.consumer.name, Date.now());
+          await updateRecord(trx, spec.table, current.contractId, current.id, changes);
+        });
       } catch (error) {
         throw isUniqueViolation(error) ? duplicate(spec.label, name) : error;
       }

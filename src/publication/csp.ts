@@ -8,11 +8,12 @@
  * - frames: only the video players of `EMBED_HOSTS`, over https;
  * - connections (fetch, EventSource): the queue origin only;
  * - fonts: https and `data:` (customizations may bring web fonts);
- * - `frame-ancestors *`: the page exists to be embedded by any site.
+ * - `frame-ancestors *`: the page exists to be embedded by any site; the console's preview
+ *   (`?preview=true`) only by the console's origin (`ancestors`).
  */
 import { EMBED_HOSTS } from './sanitize.ts';
 
-export function publicationCsp(nonce: string): string {
+export function publicationCsp(nonce: string, ancestors = '*'): string {
   return [
     "default-src 'none'",
     `script-src 'nonce-${nonce}'`,
@@ -24,6 +25,6 @@ export function publicationCsp(nonce: string): string {
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
-    'frame-ancestors *',
+    `frame-ancestors ${ancestors}`,
   ].join('; ');
 }

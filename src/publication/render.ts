@@ -28,6 +28,11 @@ export interface PageModel {
   pageSize: number;
   pollSeconds: number;
   customizations: AppliedCustomization[];
+  /**
+   * The console's origin when the page is its preview: the page script accepts unsaved CSS from
+   * that origin only (`wall.js`, "preview"); undefined on the public wall.
+   */
+  previewOrigin?: string | undefined;
 }
 
 /**

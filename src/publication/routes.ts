@@ -2,6 +2,9 @@
  * The publication on {queue_url} (decisions §8), public like the content API:
  *
  *   GET /v1/publication/{contract}?q=&layout=&offset=   the wall: a complete server-rendered page
+ *       &preview=true                                   the console's preview: framed only by the
+ *                                                       console's origin (API_URL), which may send
+ *                                                       unsaved CSS to the page script (postMessage)
  *   GET /v1/publication/{contract}/items?q=&offset=|ids= more cards as an HTML fragment (page script)
  *   GET /v1/publication/assets/wall.js|wall.css         the page's own script and style
  *   GET /v1/embed.js                                    the embed script for other sites
@@ -37,6 +40,7 @@ const PageQuery = Type.Object({
   q: Type.String({ minLength: 1, maxLength: 200 }),
   layout: Type.Optional(Layout),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  preview: Type.Optional(Type.Boolean({ description: "The console's preview (docs/api.md): framed only by the console, which may apply unsaved CSS" })),
 });
 const ItemsQuery = Type.Object({
   ...PageQuery.properties,
@@ -87,7 +91,8 @@ export function publicationRoutes(app: App, { db, config }: { db: Db; config: Co
   }
 
   app.get('/v1/publication/:contract', { schema: schemas.page }, async (request, reply) => {
-    const { layout = 'grid', offset = 0 } = request.query;
+    const { layout = 'grid', offset = 0, preview = false } = request.query;
+    const consoleOrigin = new URL(config.apiUrl).origin;
     const { contract, collection } = await publicTarget(db, request.params.contract, request.query.q);
     const rows = await page(collection.id, offset);
     const now = Date.now();
@@ -108,10 +113,11 @@ export function publicationRoutes(app: App, { db, config }: { db: Db; config: Co
       pageSize: PAGE_SIZE,
       pollSeconds: Math.max(1, config.contentMaxAge),
       customizations: await activeCustomizations(db, contract.id),
+      previewOrigin: preview ? consoleOrigin : undefined,
     });
     return reply
       .type('text/html; charset=utf-8')
-      .header('content-security-policy', publicationCsp(nonce))
+      .header('content-security-policy', publicationCsp(nonce, preview ? consoleOrigin : '*'))
       .header('cache-control', 'no-store')
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'strict-origin-when-cross-origin')

@@ -15,6 +15,7 @@ import * as itemsJsonb from './migrations/2026-11-23-items-jsonb.ts';
 import * as consoleClient from './migrations/2026-11-24-console-client.ts';
 import * as pollWarnings from './migrations/2026-11-25-poll-warnings.ts';
 import * as moderationArrivals from './migrations/2026-11-25-moderation-arrivals.ts';
+import * as customizationVersions from './migrations/2026-11-25-customization-versions.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-24-console-client': consoleClient,
   '2026-11-25-poll-warnings': pollWarnings,
   '2026-11-25-moderation-arrivals': moderationArrivals,
+  '2026-11-25-customization-versions': customizationVersions,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

@@ -207,6 +207,24 @@ export interface CustomizationTable extends Audited {
   active: number;
 }
 
+/** A customization as it was before an update (migration 2026-11-25-customization-versions). */
+export interface CustomizationVersionTable {
+  id: string;
+  customizationId: string;
+  contractId: string;
+  name: string;
+  type: string;
+  data: string;
+  version: string;
+  description: string | null;
+  active: number;
+  lastModified: string;
+  lastModifiedBy: string;
+  /** When the update replaced this state (ISO 8601), and the consumer who sent it. */
+  replaced: string;
+  replacedBy: string;
+}
+
 export interface Database {
   contracts: ContractTable;
   collections: CollectionTable;
@@ -221,6 +239,7 @@ export interface Database {
   filterSets: FilterSetTable;
   filterChains: FilterChainTable;
   customizations: CustomizationTable;
+  customizationVersions: CustomizationVersionTable;
   rejections: RejectionTable;
 }
 
@@ -238,5 +257,6 @@ export type FilterListRow = Selectable<FilterListTable>;
 export type FilterSetRow = Selectable<FilterSetTable>;
 export type FilterChainRow = Selectable<FilterChainTable>;
 export type CustomizationRow = Selectable<CustomizationTable>;
+export type CustomizationVersionRow = Selectable<CustomizationVersionTable>;
 export type RejectionRow = Selectable<RejectionTable>;
 export type { Generated };

@@ -8,6 +8,7 @@ import { expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { createCollection } from '../../src/store/collections.ts';
 import { buildItem, seedItems } from '../helper.ts';
+import { addCustomization } from '../publication-fixtures.ts';
 import { consolePage, type ConsoleServer, DESKTOP, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
 /** Filters: a set in the rule builder that uses a patterns list, previewed over stored items. */
@@ -45,6 +46,14 @@ it('writes the console screenshots', async () => {
     ]);
     await seedSources(sluice);
     await seedModeration(sluice);
+    // Publication: published items for the preview, a customization with an earlier version.
+    await seedItems(sluice.db, sluice.tenant, [
+      buildItem({ id: 'rss_harbour_works', title: 'The harbour reopens after two years of works', text: 'Ferries run again from Monday.' }),
+      buildItem({ id: 'rss_park', title: 'A new park by the river', text: 'Four hectares of meadow and trees.' }),
+      buildItem({ id: 'rss_market', title: 'The night market is back', text: 'Every Friday until October.' }),
+    ]);
+    const brand = await addCustomization(sluice.db, sluice.tenant.contract.id, { name: 'Brand', type: 'css', data: '.card {\n  border-radius: 12px;\n}\n' });
+    await sluice.app.inject({ method: 'PATCH', url: `/publication/customizations/${brand}`, headers: { authorization: `Bearer ${sluice.user.token}` }, payload: { data: '.card {\n  border-radius: 12px;\n  border-color: #1d4ed8;\n}\n' } });
     for (const [viewport, suffix] of [[DESKTOP, 'desktop'], [PHONE, 'phone']] as const) {
       const page = await consolePage(browser, viewport);
       await signIn(page, sluice);
@@ -53,6 +62,21 @@ it('writes the console screenshots', async () => {
         await page.locator('#screen-title').waitFor();
         if (name === 'sources') await page.getByRole('table').waitFor();
         if (name === 'moderation') await page.getByText(/\d+ published · \d+ unpublished/).waitFor();
+        if (name === 'publication') {
+          await page.getByRole('textbox', { name: 'data of Brand' }).waitFor();
+          await page.getByLabel('Preview of the wall').contentFrame().getByRole('main').waitFor();
+          await page.getByRole('heading', { name: 'version 1', exact: true }).waitFor();
+          await page.getByRole('button', { name: 'Show changes from version 1 to version 2' }).click();
+          await page.getByLabel('Preview of the wall').contentFrame().getByRole('heading', { name: 'The night market is back' }).waitFor();
+          // The preview is a sandboxed (out-of-process) frame, which a stitched full-page shot leaves
+          // blank below the first screen: make the viewport as tall as the page instead.
+          const height = await page.evaluate(() => document.documentElement.scrollHeight);
+          await page.setViewportSize({ width: viewport.width, height });
+          await page.getByLabel('Preview of the wall').contentFrame().getByRole('heading', { name: 'The night market is back' }).waitFor();
+          await page.screenshot({ path: `docs/console-${name}-${suffix}.png` });
+          await page.setViewportSize(viewport);
+          continue;
+        }
         await page.screenshot({ path: `docs/console-${name}-${suffix}.png`, fullPage: true });
       }
       await filtersShot(page, sluice, suffix);

@@ -88,11 +88,24 @@ describe('GET /v1/publication/{contract}', () => {
     await addCustomization(db, other.contract.id, { name: 'theirs', type: 'js', data: 'window.theirs = 1' });
     const html = (await get(url())).body;
     expect([...html.matchAll(/data-customization="([^"]+)"/g)].map((m) => m[1])).toEqual(['first-css', 'second-css', 'first-js']);
-    expect(html).toMatch(/<style nonce="[^"]+" data-customization="first-css" data-version="1">\.a\{\}<\\\/style><script>alert\(2\)<\/script><\/style>/);
+    expect(html).toMatch(/<style nonce="[^"]+" data-customization="first-css" data-version="1" data-customization-id="[0-9a-f]{24}">\.a\{\}<\\\/style><script>alert\(2\)<\/script><\/style>/);
     expect(html).toMatch(/<script nonce="[^"]+" data-customization="first-js" data-version="1">var a = "<\\\/script><script>alert\(1\)<\\\/script>";<\/script>/);
     expect(html).not.toContain('window.theirs');
     // customization scripts come after the wall and its script
     expect(html.indexOf('data-customization="first-js"')).toBeGreaterThan(html.indexOf('/wall.js'));
+  });
+
+  it("as the console's preview, may be framed by the console's origin only and names it to the page script", async () => {
+    const { get, url, config } = await setup();
+    const consoleOrigin = new URL(config.apiUrl).origin;
+    const preview = await get(url('&preview=true'));
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(String(preview.headers['content-security-policy'])).toMatch(new RegExp(`; frame-ancestors ${consoleOrigin.replace(/\./g, '\\.')}$`));
+    expect(preview.body).toContain(`data-preview-origin="${consoleOrigin}"`);
+    const wall = await get(url());
+    expect(String(wall.headers['content-security-policy'])).toMatch(/; frame-ancestors \*$/);
+    expect(wall.body).not.toContain('data-preview-origin');
+    expectError(await get(url('&preview=maybe')), 400, { name: 'ValidationError', code: 1002, propertyName: 'preview' });
   });
 
   it('pages without JavaScript: "Older posts" links to the next page', async () => {

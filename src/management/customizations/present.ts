@@ -1,6 +1,8 @@
 /** Customization row → the customization of interface §2.7 with the common fields of §2.1; `description` only when set. */
-import type { CustomizationRow } from '../../store/tables.ts';
+import type { CustomizationRow, CustomizationVersionRow } from '../../store/tables.ts';
+import type { Static } from 'typebox';
 import { recordFields } from '../docs.ts';
+import type { CustomizationVersion } from './schema.ts';
 
 export function presentCustomization(row: CustomizationRow): Record<string, unknown> {
   return {
@@ -12,5 +14,24 @@ export function presentCustomization(row: CustomizationRow): Record<string, unkn
     version: row.version,
     ...(row.description !== null ? { description: row.description } : {}),
     ...recordFields(row),
+  };
+}
+
+/** Version row → an earlier state of a customization (docs/api.md "Customization versions"). */
+export function presentVersion(row: CustomizationVersionRow): Static<typeof CustomizationVersion> {
+  return {
+    _id: row.id,
+    customizationId: row.customizationId,
+    contractId: row.contractId,
+    name: row.name,
+    type: row.type,
+    data: row.data,
+    version: row.version,
+    ...(row.description !== null ? { description: row.description } : {}),
+    active: row.active === 1,
+    lastModified: row.lastModified,
+    lastModifiedBy: row.lastModifiedBy,
+    replaced: row.replaced,
+    replacedBy: row.replacedBy,
   };
 }

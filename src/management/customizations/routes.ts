@@ -8,15 +8,25 @@
  *                                             version incremented unless sent
  *   DELETE /publication/customizations/{id}   → 204
  *   DELETE /publication/customizations        {"ids": [...]}, all or nothing → 204
+ *   GET    /publication/customizations/{id}/versions   earlier states, newest first (count, offset)
+ *
+ * Every PATCH stores the state it replaces as a version in its own transaction (docs/api.md
+ * "Customization versions"); a restore is a PATCH with an old version's fields, which keeps the
+ * state it replaces in turn. Versions go with their customization (ON DELETE CASCADE).
  */
+import { Type } from 'typebox';
+import { authenticate } from '../../http/authenticate.ts';
+import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
+import { keepVersion, listVersions } from '../../store/customization-versions.ts';
 import type { CustomizationRow } from '../../store/tables.ts';
-import { recordRoutes } from '../docs.ts';
+import { IdParams, recordRoutes } from '../docs.ts';
+import { owned, recordKind } from '../ownership.ts';
 import { resource, type Spec } from '../resource.ts';
-import { presentCustomization } from './present.ts';
-import { Customization, CustomizationCreate, CustomizationUpdate, dataProblems, nextVersion } from './schema.ts';
+import { presentCustomization, presentVersion } from './present.ts';
+import { Customization, CustomizationCreate, CustomizationUpdate, CustomizationVersion, dataProblems, nextVersion, VersionsQuery } from './schema.ts';
 
 const spec: Spec<CustomizationRow> = {
   table: 'customizations',
@@ -32,6 +42,18 @@ const spec: Spec<CustomizationRow> = {
     ...(body.data !== undefined ? { data: body.data } : {}),
     ...(body.description !== undefined ? { description: body.description } : {}),
   }),
+  onUpdate: (trx, current, by, now) => keepVersion(trx, current, by, now),
+};
+
+const CUSTOMIZATION = recordKind<CustomizationRow>('customizations', 'customization');
+
+const versionsSchema = {
+  tags: ['customizations'],
+  summary: 'Earlier versions of a customization, newest first (each update keeps the state it replaces)',
+  security: TOKEN_SECURITY,
+  params: IdParams,
+  querystring: VersionsQuery,
+  response: { 200: Type.Array(CustomizationVersion), ...errorResponses(400, 401, 403, 404) },
 };
 
 export function customizationRoutes(app: App, { db }: { db: Db; config: Config }): void {
@@ -43,4 +65,10 @@ export function customizationRoutes(app: App, { db }: { db: Db; config: Config }
   app.patch('/publication/customizations/:id', { schema: schema.update }, customizations.update);
   app.delete('/publication/customizations/:id', { schema: schema.remove }, customizations.remove);
   app.delete('/publication/customizations', { schema: schema.removeMany }, customizations.removeMany);
+  app.get('/publication/customizations/:id/versions', { schema: versionsSchema }, async (request) => {
+    const principal = await authenticate(db, request);
+    const current = await owned(db, CUSTOMIZATION, request.params.id, principal);
+    const { count = 20, offset = 0 } = request.query;
+    return (await listVersions(db, current.contractId, current.id, { count, offset })).map(presentVersion);
+  });
 }

@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
-import { common, Id } from '../docs.ts';
+import { common, Id, TokenQuery } from '../docs.ts';
 
 /** Largest `data`, in UTF-8 bytes (decisions §10). */
 export const MAX_DATA_BYTES = 256 * 1024;
@@ -35,6 +35,29 @@ export const CustomizationUpdate = Type.Object({
   type: Type.Optional(Kind),
 });
 export const Customization = Type.Object({ ...common, name: Type.String(), type: Kind, data: Type.String(), version: Type.String(), description: Type.Optional(Type.String()) });
+
+/** An earlier state of a customization (docs/api.md "Customization versions"). */
+export const CustomizationVersion = Type.Object({
+  _id: Id,
+  customizationId: Id,
+  contractId: Id,
+  name: Type.String(),
+  type: Kind,
+  data: Type.String(),
+  version: Type.String(),
+  description: Type.Optional(Type.String()),
+  active: Type.Boolean(),
+  lastModified: Type.String({ format: 'date-time', description: 'when this state was saved' }),
+  lastModifiedBy: Type.String({ description: 'who saved this state' }),
+  replaced: Type.String({ format: 'date-time', description: 'when an update replaced this state' }),
+  replacedBy: Type.String({ description: 'who sent that update' }),
+});
+/** Paging of the versions list: newest first, `count` (1–100, default 20) from `offset`. */
+export const VersionsQuery = Type.Object({
+  ...TokenQuery.properties,
+  count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+});
 
 /** The next version after `version` (decisions §5). */
 export function nextVersion(version: string): string {

@@ -17,6 +17,12 @@
  *   time range but are missing from it (unpublished by moderation) are removed.
  * - Embedded (in an iframe of embed.js): the page posts {type: "sluice:height", height} to its
  *   parent whenever its height changes.
+ * - Preview (the console's Publication screen, `?preview=true`): the page is framed by the
+ *   console only (frame-ancestors), announces {type: "sluice:preview-ready"} to its parent, and
+ *   applies {type: "sluice:preview-css", id, css} messages whose origin is the console's
+ *   (data-preview-origin) and whose source is its parent: the CSS replaces the <style> of
+ *   customization `id` (or is added) as a new element carrying this page's nonce, so the CSP
+ *   stays nonce-only. Nothing else is accepted; JavaScript is never taken from a message.
  * - window.sluice: the small API customizations use (README "Publication").
  */
 (function () {
@@ -32,6 +38,7 @@
   var pollMs = (Number(wall.dataset.poll) || 5) * 1000;
   var contract = wall.dataset.contract;
   var listeners = {};
+  var nonce = (document.currentScript && document.currentScript.nonce) || '';
 
   function emit(event, arg) {
     (listeners[event] || []).slice().forEach(function (fn) {
@@ -247,6 +254,23 @@
       var height = Math.ceil(document.documentElement.getBoundingClientRect().height);
       if (height !== last) { last = height; window.parent.postMessage({ type: 'sluice:height', height: height }, '*'); }
     }).observe(document.documentElement);
+  }
+
+  /* ---- the console's preview: unsaved CSS ---- */
+  var previewOrigin = wall.dataset.previewOrigin;
+  if (previewOrigin && window.parent !== window) {
+    window.addEventListener('message', function (event) {
+      if (event.origin !== previewOrigin || event.source !== window.parent) return;
+      var data = event.data;
+      if (!data || data.type !== 'sluice:preview-css' || typeof data.id !== 'string' || typeof data.css !== 'string') return;
+      var old = Array.prototype.filter.call(document.querySelectorAll('style[data-customization-id]'), function (el) { return el.dataset.customizationId === data.id; })[0];
+      var style = document.createElement('style');
+      style.nonce = nonce;
+      style.dataset.customizationId = data.id;
+      style.textContent = data.css;
+      if (old) old.replaceWith(style); else document.head.appendChild(style);
+    });
+    window.parent.postMessage({ type: 'sluice:preview-ready' }, previewOrigin);
   }
 
   /* ---- the customization API ---- */
