@@ -15,7 +15,7 @@ import { authRoutes } from './auth/routes.ts';
 import type { Config } from './config.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
-import { installBodyLimits } from './http/limits.ts';
+import { installBodyLimits, installBodyTimeout } from './http/limits.ts';
 import { ROUTER_OPTIONS } from './http/methods.ts';
 import { redactUrl } from './http/redact.ts';
 import type { App } from './http/typed.ts';
@@ -50,8 +50,8 @@ export interface AppDeps {
 }
 
 /**
- * A request (headers and body) must arrive within 30 s, else 408 with the error object: a client
- * sending its body slowly cannot hold a connection (docs/api.md#limits).
+ * A request's headers, and then its body, must each arrive within 30 s, else 408 with the error
+ * object: a client sending slowly cannot hold a connection (docs/api.md#limits).
  */
 export const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -93,6 +93,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandling(app);
   installBodyLimits(app);
+  installBodyTimeout(app, requestTimeoutMs);
   installEmptyQueryAsAbsent(app);
   await app.register(formbody);
   await registerDocs(app);

@@ -9,7 +9,11 @@
  * The depth is measured on the text, before `JSON.parse` builds anything; the sizes on the parsed
  * value, by an iterative walk. Parsing itself is Fastify's own (secure-json-parse, with
  * `__proto__` and `constructor.prototype` keys refused).
+ *
+ * A body must also arrive in time (`installBodyTimeout`): Node's `requestTimeout` stops waiting
+ * for headers, but not for a body the request listener already reads.
  */
+import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Invalid, VALIDATION_CODES, validationError } from '../errors.ts';
 
@@ -99,5 +103,37 @@ export function installBodyLimits(app: FastifyInstance): void {
       const invalid = oversized(value);
       return invalid ? done(validationError([invalid]), undefined) : done(null, value);
     });
+  });
+}
+
+/** Whether the request announces a body (RFC 9112 §6.3: a Transfer-Encoding, or a Content-Length above 0). */
+function hasBody(headers: FastifyRequest['headers']): boolean {
+  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+}
+
+/**
+ * Answers 408 with the error object (and `Connection: close`) a request whose body has not
+ * arrived `ms` milliseconds after its headers: the body reaches the parser through a stream that
+ * fails with the 408 at the deadline (Fastify's `preParsing` hook may replace the body stream).
+ * The connection is not cut before the answer is written.
+ */
+export function installBodyTimeout(app: FastifyInstance, ms: number): void {
+  app.addHook('preParsing', async (request, reply, payload) => {
+    if (!hasBody(request.headers)) return payload;
+    const body = new PassThrough();
+    const timer = setTimeout(() => {
+      payload.unpipe(body);
+      payload.pause();
+      reply.header('connection', 'close');
+      body.destroy(validationError([{ propertyName: 'request', message: `The request body did not arrive within ${ms} ms.`, code: VALIDATION_CODES.range }], 408));
+    }, ms);
+    timer.unref();
+    payload.on('end', () => clearTimeout(timer));
+    payload.on('error', (error) => {
+      clearTimeout(timer);
+      body.destroy(error);
+    });
+    payload.on('close', () => clearTimeout(timer));
+    return payload.pipe(body);
   });
 }
