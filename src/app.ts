@@ -84,8 +84,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     frameworkErrors,
     clientErrorHandler,
     requestTimeout: requestTimeoutMs,
-    // Node checks request timeouts this often (its default, 30 s, would let a short timeout run long).
-    http: { connectionsCheckingInterval: Math.max(50, Math.min(requestTimeoutMs / 4, 30_000)) },
+    // Headers within the same time; Node checks for late ones this often (its default, 30 s,
+    // would let a short timeout run long). The body has its own deadline (`installBodyTimeout`).
+    http: { headersTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.max(50, Math.min(requestTimeoutMs / 4, 30_000)) },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(({ schema, httpPart }) => compileFor(httpPart, schema));
   // Response schemas document the API (OpenAPI); they must not reshape responses, which
