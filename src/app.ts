@@ -14,11 +14,13 @@ import { Type } from 'typebox';
 import { authRoutes } from './auth/routes.ts';
 import type { Config } from './config.ts';
 import { consoleRoutes } from './console/routes.ts';
-import { installErrorHandling } from './http/errors.ts';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
+import { installBodyLimits, installBodyTimeout } from './http/limits.ts';
+import { ROUTER_OPTIONS } from './http/methods.ts';
 import { redactUrl } from './http/redact.ts';
 import type { App } from './http/typed.ts';
 import { COMPONENTS } from './http/openapi.ts';
-import { compileFor } from './http/validate.ts';
+import { compileFor, installEmptyQueryAsAbsent } from './http/validate.ts';
 import { contractRoutes } from './management/contracts/routes.ts';
 import { chainRoutes } from './management/chains/routes.ts';
 import { collectionRoutes } from './management/collections/routes.ts';
@@ -43,10 +45,20 @@ export interface AppDeps {
   role?: Role;
   /** Human-readable log lines (pino-pretty) instead of JSON lines: `npm start` on a terminal. */
   prettyLogs?: boolean;
+  /** Milliseconds a client has to send a whole request, body included (default `REQUEST_TIMEOUT_MS`). */
+  requestTimeoutMs?: number;
 }
+
+/**
+ * A request's headers, and then its body, must each arrive within 30 s, else 408 with the error
+ * object: a client sending slowly cannot hold a connection (docs/api.md#limits).
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const role = deps.role ?? 'all';
+  const requestTimeoutMs = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   // Loaded only for a terminal: JSON lines (the default) need no formatter.
   const stream = deps.prettyLogs
     ? (await import('pino-pretty')).default({ destination: 2, colorize: process.stderr.isTTY === true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' })
@@ -67,13 +79,23 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
           },
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomBytes(12).toString('hex'),
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: ROUTER_OPTIONS,
+    // Errors met before a route runs (router, HTTP parser) answer with the error object too.
+    frameworkErrors,
+    clientErrorHandler,
+    requestTimeout: requestTimeoutMs,
+    // Headers within the same time; Node checks for late ones this often (its default, 30 s,
+    // would let a short timeout run long). The body has its own deadline (`installBodyTimeout`).
+    http: { headersTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.max(50, Math.min(requestTimeoutMs / 4, 30_000)) },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(({ schema, httpPart }) => compileFor(httpPart, schema));
   // Response schemas document the API (OpenAPI); they must not reshape responses, which
   // fast-json-stringify would do by dropping what a schema does not list.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandling(app);
+  installBodyLimits(app);
+  installBodyTimeout(app, requestTimeoutMs);
+  installEmptyQueryAsAbsent(app);
   await app.register(formbody);
   await registerDocs(app);
 

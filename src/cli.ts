@@ -8,6 +8,7 @@
  *   admin contract create --name <name>
  *   admin collection create --contract <id|slug> --name <name> [--type realtime|ranked]
  *   admin client create --name <name> [--email <e>] [--redirect-uri <uri> ...] [--public]
+ *                     (without --email: <consumer id>@clients.sluice.invalid, docs/api.md#consumer-details)
  *   admin user create --name <name> --username <u> --email <e> [--language <iso>]
  *                     (password from SLUICE_PASSWORD or standard input)
  *   admin user set-password --username <u>   (password from SLUICE_PASSWORD or standard input;
@@ -36,6 +37,8 @@ import { ensureSchema, migrateToLatest, schemaState } from './store/migrate.ts';
 import type { ConsumerRow, ContractRow } from './store/tables.ts';
 
 const BY = 'operator';
+/** An e-mail address as far as the operator's typing goes: one `@`, something on each side, no spaces. */
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 function usage(message: string): ApiError {
   return validationError([{ propertyName: 'command', message, code: VALIDATION_CODES.required }]);
@@ -140,13 +143,20 @@ const admin: Record<string, Command> = {
     if (values.public && redirectUris.length === 0) {
       throw validationError([{ propertyName: '--redirect-uri', message: 'a public client needs at least one --redirect-uri (it can only use the browser flows)', code: VALIDATION_CODES.required }]);
     }
+    const email = values.email ?? null;
+    if (email !== null && !EMAIL.test(email)) {
+      throw validationError([{ propertyName: '--email', message: '--email must be an e-mail address (local@domain)', propertyValue: email, code: VALIDATION_CODES.format }]);
+    }
     const clientId = randomToken().slice(0, 24);
     const clientSecret = values.public ? undefined : randomToken();
     return withDb(config, async (db) => {
+      if (email !== null && (await db.selectFrom('consumers').select('id').where('email', '=', email).executeTakeFirst())) {
+        throw conflictError(`A consumer with the e-mail address ${email} already exists.`, '--email', email);
+      }
       const consumer = await createConsumer(db, {
         type: 'client',
         name,
-        email: values.email ?? null,
+        email,
         language: null,
         username: null,
         passwordHash: null,
@@ -154,7 +164,7 @@ const admin: Record<string, Command> = {
         secretHash: clientSecret ? await hashSecret(clientSecret) : null,
         redirectUris,
       });
-      return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}), consumer_id: consumer.id, name, redirect_uris: redirectUris };
+      return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}), consumer_id: consumer.id, name, email: consumer.email, redirect_uris: redirectUris };
     });
   },
   'user create': async (args, config) => {

@@ -50,7 +50,13 @@ export interface Invalid {
 /** Renders a value as the error object's `propertyValue` string (at most 200 characters). */
 export function displayValue(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  } catch {
+    // Too deep or circular to serialize: say what it is rather than fail the error response.
+    text = Array.isArray(value) ? '[array]' : `[${typeof value}]`;
+  }
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 

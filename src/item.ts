@@ -19,7 +19,8 @@ export interface ContentItem {
   /** May contain HTML (kept as the source gives it). */
   text: string;
   tags: string[];
-  url: string | null;
+  /** Always a string: the source's link, else an enclosure's, a guid URL, the feed's or account's page (`inShape`). */
+  url: string;
   /** ISO 8601 UTC with milliseconds. */
   date: string;
   author: { name: string | null; username: string | null; userid: string | null; url: string | null };
@@ -29,6 +30,7 @@ export interface ContentItem {
   /** ISO 639-1. */
   language?: string;
   state?: 'published' | 'unpublished';
+  /** Related items (comments); `inShape` makes it an array, empty when there are none. */
   children?: ContentItem[];
 }
 
@@ -36,3 +38,64 @@ export interface ContentItem {
 export type Media =
   | { type: 'image'; url: string; width?: number; height?: number }
   | { type: 'embed'; url?: string; embed: string; duration?: number };
+
+type Loose = Record<string, unknown>;
+const isObject = (v: unknown): v is Loose => v !== null && typeof v === 'object' && !Array.isArray(v);
+const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isHttp = (v: unknown): v is string => typeof v === 'string' && /^https?:\/\//i.test(v);
+
+/** How deep children of children are kept (a comment's replies); deeper ones are left out. */
+const CHILD_DEPTH = 3;
+
+function mediaInShape(value: unknown): Media[] | null {
+  if (!Array.isArray(value)) return null;
+  const media = value.filter(isObject).flatMap((m): Media[] => {
+    const size = { ...(finite(m.width) && { width: m.width }), ...(finite(m.height) && { height: m.height }) };
+    if (m.type === 'image' && typeof m.url === 'string') return [{ type: 'image', url: m.url, ...size }];
+    if (m.type === 'embed' && typeof m.embed === 'string') {
+      return [{ type: 'embed', ...(typeof m.url === 'string' && { url: m.url }), embed: m.embed, ...(finite(m.duration) && { duration: m.duration }) }];
+    }
+    return [];
+  });
+  return media.length ? media : null;
+}
+
+/**
+ * `item` with exactly the shape of a content item (docs/api.md#content-items), whatever it was
+ * stored or made with: every field of its type (`text` a string, `tags` strings, `author` its
+ * four fields, string or null, `kudos` numbers, `media` an array or null), `url` always a string
+ * (its own; else the first medium's URL, the author's page or `fallbackUrl`; else `''`),
+ * `children` always an array (empty when none; each child in shape too, at most `CHILD_DEPTH`
+ * levels), and no other property. A property of the wrong type is dropped (optional) or
+ * replaced by its empty value (required). Pure; never throws on any JSON value.
+ */
+export function inShape(item: ContentItem | Loose, fallbackUrl = '', depth = 0): ContentItem {
+  const it = item as Loose;
+  const author = isObject(it.author) ? it.author : {};
+  const media = mediaInShape(it.media);
+  const kudos: ContentItem['kudos'] = { score: 0 };
+  if (isObject(it.kudos)) for (const [metric, value] of Object.entries(it.kudos)) if (finite(value)) kudos[metric] = value;
+  const location = isObject(it.location) && finite(it.location.latitude) && finite(it.location.longitude) ? it.location : undefined;
+  const url = [it.url, ...(media ?? []).map((m) => m.url), author.url, fallbackUrl].find(isHttp) ?? (text(it.url) ?? '');
+  const children = depth < CHILD_DEPTH && Array.isArray(it.children) ? it.children.filter(isObject).map((child) => inShape(child, url, depth + 1)) : [];
+  return {
+    id: String(it.id ?? ''),
+    service: text(it.service) ?? '',
+    type: (ITEM_TYPES as readonly unknown[]).includes(it.type) ? (it.type as ItemType) : 'status',
+    ...(typeof it.title === 'string' && { title: it.title }),
+    text: text(it.text) ?? '',
+    tags: Array.isArray(it.tags) ? it.tags.filter((tag): tag is string => typeof tag === 'string') : [],
+    url,
+    date: text(it.date) ?? new Date(0).toISOString(),
+    author: { name: text(author.name), username: text(author.username), userid: text(author.userid), url: text(author.url) },
+    media,
+    kudos,
+    ...(location && {
+      location: { latitude: location.latitude as number, longitude: location.longitude as number, ...(typeof location.name === 'string' && { name: location.name }) },
+    }),
+    ...(typeof it.language === 'string' && { language: it.language }),
+    ...((it.state === 'published' || it.state === 'unpublished') && { state: it.state }),
+    children,
+  };
+}

@@ -73,6 +73,21 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     expect(sluice(dir, ['admin', 'revoke', '--consumer', 'ada', '--contract', 'world-news']).out).toMatchObject({ revoked: false });
   }, 60_000); // nine CLI runs, each a Node start-up (4 s apiece on a loaded 2-core machine)
 
+  it('gives a client created without --email the address derived from its id, and refuses a bad or taken --email', async () => {
+    const dir = await place();
+    const plain = sluice(dir, ['admin', 'client', 'create', '--name', 'robot']);
+    expect(plain.status).toBe(0);
+    expect(plain.out.email).toBe(`${plain.out.consumer_id}@clients.sluice.invalid`);
+    const own = sluice(dir, ['admin', 'client', 'create', '--name', 'mailer', '--email', 'mailer@example.com']);
+    expect(own.out.email).toBe('mailer@example.com');
+    const taken = sluice(dir, ['admin', 'client', 'create', '--name', 'copy', '--email', 'mailer@example.com']);
+    expect(taken.status).toBe(1);
+    expect(taken.err.errors[0]).toMatchObject({ name: 'ConflictError', code: 4091, propertyName: '--email' });
+    const bad = sluice(dir, ['admin', 'client', 'create', '--name', 'bad', '--email', 'not an address']);
+    expect(bad.status).toBe(1);
+    expect(bad.err.errors[0]).toMatchObject({ name: 'ValidationError', code: 1005, propertyName: '--email' });
+  }, 60_000);
+
   it('stores secrets hashed, never in clear', async () => {
     const dir = await place();
     const client = sluice(dir, ['admin', 'client', 'create', '--name', 'robot']);

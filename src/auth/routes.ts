@@ -21,6 +21,7 @@ import { authenticate, bearerToken, resolveAccessToken } from '../http/authentic
 import type { App } from '../http/typed.ts';
 import { iso } from '../lib/time.ts';
 import type { Db } from '../store/db.ts';
+import { consumerEmail } from '../store/consumers.ts';
 import { authenticateClient, presentedCredentials } from './client-auth.ts';
 import { fields, param } from './grants/grant.ts';
 import { grants } from './grants/index.ts';
@@ -99,7 +100,7 @@ export function authRoutes(app: App, { db, config }: { db: Db; config: Config })
       consumer_id: consumer.id,
       consumer_name: consumer.name,
       consumer_type: consumer.type,
-      consumer_email: consumer.email,
+      consumer_email: consumerEmail(consumer),
     };
     if (consumer.type === 'user' && consumer.language) me.language = consumer.language;
     return me;

@@ -117,10 +117,19 @@ export function leaves(item: object, path: readonly string[]): unknown[] {
   return current;
 }
 
+/**
+ * Adds `value` to `into`, arrays flattened at any depth in document order, null and undefined
+ * dropped. Iterative (a stack of pending values), so an array nested however deep cannot
+ * exhaust the call stack.
+ */
 function collect(value: unknown, into: unknown[]): void {
-  if (value === null || value === undefined) return;
-  if (Array.isArray(value)) for (const element of value) collect(element, into);
-  else into.push(value);
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const next = pending.pop();
+    if (next === null || next === undefined) continue;
+    if (!Array.isArray(next)) into.push(next);
+    else for (let i = next.length - 1; i >= 0; i--) pending.push(next[i]);
+  }
 }
 
 /** ISO 8601 date or date-time, the one form rule values and item dates are read in. */

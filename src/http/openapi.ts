@@ -33,43 +33,62 @@ const ErrorObject = Type.Object(
   { $id: 'ErrorObject' },
 );
 
-/** Interface §2.8. */
-const ContentItem = Type.Object(
-  {
-    id: Type.String({ description: '<service>_<native id> (decisions §7)' }),
-    service: Type.String({ description: 'twitter, youtube, instagram, rss, …' }),
-    type: Type.String({ enum: ['video', 'image', 'link', 'status', 'embed', 'comment'] }),
-    title: Type.Optional(Type.String()),
-    text: Type.String({ description: 'May contain HTML.' }),
-    tags: Type.Array(Type.String()),
-    url: Type.Union([Type.String(), Type.Null()]),
-    date: Iso,
-    author: Type.Object({
-      name: Type.Union([Type.String(), Type.Null()]),
-      username: Type.Union([Type.String(), Type.Null()]),
-      userid: Type.Union([Type.String(), Type.Null()]),
-      url: Type.Union([Type.String(), Type.Null()]),
-    }),
-    media: Type.Union([
-      Type.Array(
-        Type.Object({
+const nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
+
+/** The fields of a content item and of its children (docs/api.md#content-items). */
+const itemFields = {
+  id: Type.String({ description: '<service>_<native id>' }),
+  service: Type.String({ description: 'twitter, youtube, instagram, rss, …' }),
+  type: Type.String({ enum: ['video', 'image', 'link', 'status', 'embed', 'comment'] }),
+  title: Type.Optional(Type.String()),
+  text: Type.String({ description: 'May contain HTML.' }),
+  tags: Type.Array(Type.String()),
+  url: Type.String({ description: "The original's address; else an enclosure's, a guid URL, the page of the feed or account" }),
+  date: Iso,
+  author: Type.Object(
+    { name: nullable(Type.String()), username: nullable(Type.String()), userid: nullable(Type.String()), url: nullable(Type.String()) },
+    { additionalProperties: false },
+  ),
+  media: nullable(
+    Type.Array(
+      Type.Object(
+        {
           type: Type.String({ enum: ['image', 'embed'] }),
           url: Type.Optional(Type.String()),
           embed: Type.Optional(Type.String({ description: 'Markup.' })),
           duration: Type.Optional(Type.Number()),
           width: Type.Optional(Type.Number()),
           height: Type.Optional(Type.Number()),
-        }),
+        },
+        { additionalProperties: false },
       ),
-      Type.Null(),
-    ]),
-    kudos: Type.Object({ score: Type.Number() }, { additionalProperties: Type.Number(), description: 'score plus <service>_<metric> numbers' }),
-    location: Type.Optional(Type.Object({ latitude: Type.Number(), longitude: Type.Number(), name: Type.Optional(Type.String()) })),
-    language: Type.Optional(Type.String({ description: 'ISO 639-1' })),
-    state: Type.String({ enum: ['published', 'unpublished'] }),
-    children: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true, description: 'A content item.' }))),
+    ),
+  ),
+  kudos: Type.Object({ score: Type.Number() }, { additionalProperties: Type.Number(), description: 'score plus <service>_<metric> numbers' }),
+  location: Type.Optional(
+    Type.Object({ latitude: Type.Number(), longitude: Type.Number(), name: Type.Optional(Type.String()) }, { additionalProperties: false }),
+  ),
+  language: Type.Optional(Type.String({ description: 'ISO 639-1' })),
+};
+
+/** A related item (a comment): the fields of a content item, without a state of its own. */
+const ContentChild = Type.Object(
+  {
+    ...itemFields,
+    state: Type.Optional(Type.String({ enum: ['published', 'unpublished'] })),
+    children: Type.Array(Type.Object({}, { additionalProperties: true, description: 'A related item of the same shape.' })),
   },
-  { $id: 'ContentItem' },
+  { additionalProperties: false },
+);
+
+/** Interface §2.8: every field present with its type, `children` always an array, nothing else. */
+const ContentItem = Type.Object(
+  {
+    ...itemFields,
+    state: Type.String({ enum: ['published', 'unpublished'] }),
+    children: Type.Array(ContentChild, { description: 'Related items such as comments; empty when none.' }),
+  },
+  { $id: 'ContentItem', additionalProperties: false },
 );
 
 /** Interface §2.9. */
@@ -103,7 +122,7 @@ const ConsumerDetails = Type.Object(
     consumer_id: Hex,
     consumer_name: Type.String(),
     consumer_type: Type.String({ enum: ['user', 'client'] }),
-    consumer_email: Type.Union([Type.String(), Type.Null()]),
+    consumer_email: Type.String({ description: 'Unique; <consumer_id>@clients.sluice.invalid for a consumer registered without an address' }),
     language: Type.Optional(Type.String({ description: 'ISO 639-1; users only' })),
   },
   { $id: 'ConsumerDetails' },

@@ -38,6 +38,31 @@ export function compileFor(part: string | undefined, schema: object): ValidateFu
   return (part === 'body' ? bodies : texts).compile(schema);
 }
 
+/**
+ * Removes the query parameters given empty (`callback=`, `since=`): an empty parameter is the
+ * parameter absent, on every route (docs/api.md#empty-parameters; the interface makes JSONP
+ * "given and non-empty"), so a default applies and a required one is reported missing. A
+ * repeated parameter keeps its non-empty values. Changes `query` in place.
+ */
+export function dropEmpty(query: unknown): void {
+  if (query === null || typeof query !== 'object') return;
+  const params = query as Record<string, unknown>;
+  for (const [name, value] of Object.entries(params)) {
+    if (value === '') delete params[name];
+    else if (Array.isArray(value)) {
+      const given = value.filter((v) => v !== '');
+      if (given.length === 0) delete params[name];
+      else if (given.length === 1) params[name] = given[0];
+      else if (given.length !== value.length) params[name] = given;
+    }
+  }
+}
+
+/** Applies `dropEmpty` to every request's query before validation, on every route. */
+export function installEmptyQueryAsAbsent(app: { addHook(name: 'preValidation', hook: (request: { query: unknown }) => Promise<void>): unknown }): void {
+  app.addHook('preValidation', async (request) => dropEmpty(request.query));
+}
+
 function path(instancePath: string, prefix: string): string {
   const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   let out = prefix;

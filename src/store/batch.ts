@@ -1,7 +1,8 @@
 /**
- * Inserts that skip what is already stored, in batches: what storing items and recording
- * rejections share (each row once per key whatever the interleaving of writers, as ON CONFLICT DO
- * NOTHING guarantees on SQLite and PostgreSQL alike).
+ * Inserts of many rows, in batches that keep every statement under the bound-parameter limits
+ * (32 766 on SQLite, 65 535 on PostgreSQL): plain (`insertAll`), or skipping what is already
+ * stored (`insertNew`: what storing items and recording rejections share, each row once per key
+ * whatever the interleaving of writers, as ON CONFLICT DO NOTHING guarantees on both).
  */
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { Database } from './tables.ts';
@@ -30,4 +31,19 @@ export async function insertNew<T extends keyof Database & string>(
     added += Number(result.numInsertedOrUpdatedRows ?? 0);
   }
   return added;
+}
+
+/** Bound parameters per statement: SQLite's limit (SQLITE_MAX_VARIABLE_NUMBER, 32 766), the lower of the two. */
+export const MAX_PARAMETERS = 32_766;
+
+/**
+ * Inserts `rows` into `table` in as few statements as the parameter limit allows (counting the
+ * first row's columns); throws what the database throws (the caller's transaction makes it all
+ * or nothing).
+ */
+export async function insertAll<T extends keyof Database & string>(trx: Transaction<Database>, table: T, rows: Insertable<Database[T]>[]): Promise<void> {
+  if (rows.length === 0) return;
+  const db = trx as unknown as Kysely<any>;
+  const batch = Math.max(1, Math.floor(MAX_PARAMETERS / Math.max(1, Object.keys(rows[0]!).length)));
+  for (let i = 0; i < rows.length; i += batch) await db.insertInto(table).values(rows.slice(i, i + batch)).execute();
 }

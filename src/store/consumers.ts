@@ -10,9 +10,30 @@ import type { ConsumerRow } from './tables.ts';
 
 export type NewConsumer = Omit<ConsumerRow, 'id' | 'created' | 'redirectUris' | 'disabled'> & { redirectUris?: string[] };
 
-/** Inserts a consumer; throws on a duplicate username, e-mail or client id (unique constraints). */
+/**
+ * The domain of the addresses given to consumers created without an e-mail address
+ * (docs/api.md#consumer-details): `.invalid` is reserved by RFC 2606 and RFC 6761 §6.4, so such
+ * an address is unique, stable and can never reach anyone.
+ */
+export const CLIENT_EMAIL_DOMAIN = 'clients.sluice.invalid';
+
+/** The address of a consumer created without one: `<consumer id>@clients.sluice.invalid`. */
+export function derivedEmail(consumerId: string): string {
+  return `${consumerId}@${CLIENT_EMAIL_DOMAIN}`;
+}
+
+/** The consumer's e-mail address as `/v1/oauth/me` gives it: its own, else the derived one; always a string. */
+export function consumerEmail(consumer: Pick<ConsumerRow, 'id' | 'email'>): string {
+  return consumer.email ?? derivedEmail(consumer.id);
+}
+
+/**
+ * Inserts a consumer, with the derived address (`derivedEmail`) when `email` is null; throws on
+ * a duplicate username, e-mail or client id (unique constraints).
+ */
 export async function createConsumer(db: Db, fields: NewConsumer): Promise<ConsumerRow> {
-  const row: ConsumerRow = { ...fields, id: newId(), created: iso(), redirectUris: JSON.stringify(fields.redirectUris ?? []), disabled: 0 };
+  const id = newId();
+  const row: ConsumerRow = { ...fields, email: fields.email ?? derivedEmail(id), id, created: iso(), redirectUris: JSON.stringify(fields.redirectUris ?? []), disabled: 0 };
   await db.insertInto('consumers').values(row).execute();
   return row;
 }

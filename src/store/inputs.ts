@@ -4,11 +4,13 @@
  * Every read by id returns the row whatever its contract: callers check access.
  */
 import { type Transaction, sql } from 'kysely';
+import { insertAll } from './batch.ts';
 import type { Db } from './db.ts';
 import type { Database, InputRow, InputUpdate, NewInput } from './tables.ts';
 
+/** Inserts the inputs, any number of them (in batches under the parameter limit, `insertAll`). */
 export async function insertInputs(trx: Transaction<Database>, rows: NewInput[]): Promise<void> {
-  if (rows.length) await trx.insertInto('inputs').values(rows).execute();
+  await insertAll(trx, 'inputs', rows);
 }
 
 export async function findInput(db: Db, id: string): Promise<InputRow | undefined> {

@@ -8,7 +8,7 @@
  * collection changed (page cache) and what changed (event streams).
  */
 import { type Transaction, sql } from 'kysely';
-import type { ContentItem } from '../item.ts';
+import { type ContentItem, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { insertNew } from './batch.ts';
 import type { Db } from './db.ts';
@@ -269,9 +269,12 @@ function itemBody(body: unknown): ContentItem {
   return (typeof body === 'string' ? JSON.parse(body) : body) as ContentItem;
 }
 
-/** The stored row as the content item of interface §2.8, with its state. */
+/**
+ * The stored row as the content item (docs/api.md#content-items), with its state, in shape
+ * whatever version stored it (`inShape`: `children` an array, `url` a string).
+ */
 export function rowToItem(row: ItemRow): ContentItem {
-  return { ...itemBody(row.body), state: row.state as ItemState };
+  return inShape({ ...itemBody(row.body), state: row.state as ItemState });
 }
 
 /** The published items of the collection among `ids` (at most 100), newest first. */
@@ -303,5 +306,5 @@ export async function storedItemsSince(db: Db, contractId: string, collectionId:
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((row) => itemBody(row.body));
+  return rows.map((row) => inShape(itemBody(row.body)));
 }

@@ -78,8 +78,8 @@ describe('GET /v1/queue/{contract}', () => {
     const items = res.json() as ContentItem[];
     expect(items.find((i) => i.id === 'youtube_u1')!.state).toBe('unpublished');
     expect(items.find((i) => i.id === 'rss_p1')!.state).toBe('published');
-    // The stored item comes back whole, plus its state.
-    expect(items.find((i) => i.id === 'youtube_p2')).toEqual({ ...published[1], state: 'published' });
+    // The stored item comes back whole, plus its state (and `children`, empty when it has none).
+    expect(items.find((i) => i.id === 'youtube_p2')).toEqual({ ...published[1], state: 'published', children: [] });
   });
 
   it('sorts ascending with order=asc (ties by id ascending) and by kudos with sort=kudos', async () => {
@@ -382,7 +382,14 @@ describe('unknown routes', () => {
   it('answer 404 NotFoundError with the error object', async () => {
     const { app } = await build();
     expectError(await app.inject({ method: 'GET', url: '/v1/nothing/here' }), 404, { name: 'NotFoundError', code: 4001 });
-    expectError(await app.inject({ method: 'DELETE', url: '/v1/content/acme-news' }), 404, { name: 'NotFoundError', code: 4001 });
+    expectError(await app.inject({ method: 'DELETE', url: '/v1/contents/acme-news' }), 404, { name: 'NotFoundError', code: 4001 });
+  });
+
+  it('answer a known path with another method 405 with Allow and the error object', async () => {
+    const { app } = await build();
+    const res = await app.inject({ method: 'DELETE', url: '/v1/content/acme-news' });
+    expectError(res, 405, { name: 'ValidationError', code: 1004, propertyName: 'method' });
+    expect(res.headers.allow).toBe('GET, HEAD');
   });
 });
 

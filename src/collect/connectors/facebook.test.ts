@@ -56,7 +56,7 @@ describe('facebook: page posts', () => {
     expect(items[0]!.media![0]).toMatchObject({ type: 'image', width: 720, height: 405 });
     expect(items[0]!.children).toEqual([{
       id: 'facebook_10158407654328553_1', service: 'facebook', type: 'comment',
-      text: 'Nice <a href="https://www.facebook.com/hashtag/graph" rel="nofollow noopener">#graph</a>', tags: ['graph'], url: null,
+      text: 'Nice <a href="https://www.facebook.com/hashtag/graph" rel="nofollow noopener">#graph</a>', tags: ['graph'], url: 'https://www.facebook.com/42',
       date: '2021-08-10T18:45:03.000Z', author: { name: 'Ann', username: null, userid: '42', url: 'https://www.facebook.com/42' },
       media: null, kudos: { score: 2, facebook_likes: 2 },
     }]);

@@ -13,7 +13,7 @@ import type { Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { graphGet, graphNextRunAt } from './graph.ts';
 import { requireSetting } from './http.ts';
-import { embed, hashtags, httpUrl, isoDate, type Json, kudos, linkify, num, obj, objs, str } from './normalize.ts';
+import { embed, hashtags, httpUrl, isoDate, itemUrl, type Json, kudos, linkify, num, obj, objs, str } from './normalize.ts';
 
 const COMMENT_FIELDS = 'id,message,created_time,from{id,name},like_count,permalink_url';
 const FIELDS = [
@@ -54,15 +54,16 @@ function attachmentMedia(attachment: Json, permalink: string | null): Media[] {
 /** A comment returned inline with its post, as a `comment` child. */
 function commentToItem(c: Json, now: number): ContentItem {
   const message = str(c.message);
+  const by = author(obj(c.from), null);
   return {
     id: `facebook_${String(c.id)}`,
     service: 'facebook',
     type: 'comment',
     text: facebookText(message),
     tags: hashtags(message),
-    url: httpUrl(c.permalink_url),
+    url: itemUrl(c.permalink_url, by.url),
     date: isoDate(c.created_time) ?? new Date(now).toISOString(),
-    author: author(obj(c.from), null),
+    author: by,
     media: null,
     kudos: kudos('facebook', { likes: num(c.like_count) }, { likes: num(c.like_count) }),
   };
@@ -85,6 +86,7 @@ export function postToItem(post: Json, now: number): ContentItem {
   const [latitude, longitude] = [num(obj(place.location).latitude), num(obj(place.location).longitude)];
   const children = objs(obj(post.comments).data).map((c) => commentToItem(c, now));
   const title = kind === 'link' || kind === 'share' ? str(attachment?.title) : null;
+  const by = author(obj(post.from), /^(\d+)_/.exec(id)?.[1] ?? null);
   return {
     id: `facebook_${id}`,
     service: 'facebook',
@@ -92,9 +94,9 @@ export function postToItem(post: Json, now: number): ContentItem {
     ...(title && { title }),
     text: facebookText(message),
     tags: hashtags(message),
-    url: permalink,
+    url: itemUrl(permalink, media[0]?.url, by.url),
     date: isoDate(post.created_time) ?? new Date(now).toISOString(),
-    author: author(obj(post.from), /^(\d+)_/.exec(id)?.[1] ?? null),
+    author: by,
     media: media.length ? media : null,
     kudos: kudos('facebook', { likes, shares, comments }, { likes, shares, comments }),
     ...(latitude !== undefined && longitude !== undefined && { location: { latitude, longitude, ...(str(place.name) && { name: str(place.name)! }) } }),

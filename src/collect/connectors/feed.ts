@@ -14,7 +14,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import sanitizeHtml from 'sanitize-html';
 import type { ContentItem, Media } from '../../item.ts';
 import { type PollWarning, SourceError } from '../connector.ts';
-import { arr, embed, escapeHtml, httpUrl, type Json, language, linkify, num, obj, str } from './normalize.ts';
+import { arr, embed, escapeHtml, httpUrl, itemUrl, type Json, language, linkify, num, obj, str } from './normalize.ts';
 
 type XmlFeed = ReturnType<typeof parseXml>;
 type XmlElement = XmlFeed['element'];
@@ -29,6 +29,8 @@ interface Entry {
   base: string | null;
   tags: string[];
   link: string | null;
+  /** The page the feed belongs to (RSS channel `link`, Atom `link rel=alternate`, JSON Feed `home_page_url`). */
+  page: string | null;
   date: Date | null;
   author: { name: string | null; url: string | null } | null;
   media: Array<{ url: string | null; kind: Kind; width?: number; height?: number; duration?: number }>;
@@ -247,6 +249,7 @@ function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null } {
       base: (from ?? el).baseUrl,
       tags: ownTags ? item.categories.map((c) => c.label ?? c.term) : [],
       link: item.url ?? (permalink ? item.id : null),
+      page: feed.url,
       date: firstDate(el, ['pubdate', 'published', 'issued', 'date', 'created', 'updated', 'modified']),
       author: entryAuthor(item, atom),
       media: xmlMedia(el),
@@ -272,6 +275,7 @@ function jsonEntries(text: string): Entry[] {
       title: str(it.title),
       text: str(it.content_html) ?? (contentText ? escapeHtml(contentText) : null) ?? str(it.summary) ?? '',
       base: null,
+      page: str(feed.home_page_url),
       tags: arr(it.tags).map(str).filter((t) => t !== null),
       link: str(it.url) ?? str(it.external_url),
       date: parseDate(str(it.date_published)) ?? parseDate(str(it.date_modified)),
@@ -423,7 +427,7 @@ export function parseFeed(
 /** One normalized item, or null when nothing identifies the entry (see `parseFeed`). */
 function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | null {
   const title = plain(e.title);
-  const url = httpUrl(e.link, feedUrl);
+  const link = httpUrl(e.link, feedUrl);
   const bySrc = new Map<string, Entry['media'][number]>(); // one per URL: the first says, later ones fill in
   for (const m of e.media) {
     const src = httpUrl(m.url, feedUrl);
@@ -434,7 +438,7 @@ function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | nu
     }
   }
   const date = e.date?.toISOString() ?? '';
-  const key = e.key ?? url ?? (title ? `${title}\n${date}` : null) ?? (e.text.trim() ? `\n${e.text}\n${date}` : null)
+  const key = e.key ?? link ?? (title ? `${title}\n${date}` : null) ?? (e.text.trim() ? `\n${e.text}\n${date}` : null)
     ?? bySrc.keys().next().value ?? null;
   if (!key) return null;
   const media = [...bySrc.values()].flatMap(toMedia);
@@ -443,11 +447,12 @@ function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | nu
   return {
     id: `rss_${createHash('sha256').update(key).digest('hex').slice(0, 32)}`,
     service: 'rss',
-    type: media.some((m) => m.type === 'embed' && m.embed.startsWith('<video')) ? 'video' : url ? 'link' : 'status',
+    type: media.some((m) => m.type === 'embed' && m.embed.startsWith('<video')) ? 'video' : link ? 'link' : 'status',
     ...(title && { title }),
     text: base ? absoluteHtml(e.text, base) : e.text,
     tags: [...new Set(e.tags.map((t) => t.trim()).filter(Boolean))],
-    url,
+    // No link of its own: an enclosure's, else a guid that is a URL, else the feed's page, else the feed.
+    url: itemUrl(link, ...bySrc.keys(), e.key, httpUrl(e.page, feedUrl), feedUrl),
     date: (e.date ?? fallbackDate).toISOString(),
     author: { name: e.author?.name ?? null, username: null, userid: null, url: httpUrl(e.author?.url, feedUrl) },
     media: media.length ? media : null,

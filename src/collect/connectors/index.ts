@@ -1,7 +1,10 @@
 /**
  * The registry of connectors: one module per service of the service table (`services.ts`), each
  * of the shape in `../connector.ts`. The type makes a service without a connector a compile error.
+ * Every item a connector returns leaves here in the content item's shape (`inShape`:
+ * `children` an array, `url` a string, no property of the wrong type).
  */
+import { inShape } from '../../item.ts';
 import type { Service } from '../../services.ts';
 import type { Connector } from '../connector.ts';
 import { bluesky } from './bluesky.ts';
@@ -16,9 +19,32 @@ import { vimeo } from './vimeo.ts';
 import { vk } from './vk.ts';
 import { youtube } from './youtube.ts';
 
-const connectors: { readonly [S in Service]: Connector } = { rss, twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, mastodon, bluesky };
+/** `connector` with every item it collects put in shape (`inShape`). */
+function shaped(connector: Connector): Connector {
+  return {
+    ...connector,
+    async collect(input, state, ctx) {
+      const result = await connector.collect(input, state, ctx);
+      return { ...result, items: result.items.map((item) => inShape(item)) };
+    },
+  };
+}
 
-/** The connector of `service`, or undefined for a name that is not a service. */
+const connectors: { readonly [S in Service]: Connector } = Object.freeze({
+  rss: shaped(rss),
+  twitter: shaped(twitter),
+  facebook: shaped(facebook),
+  instagram: shaped(instagram),
+  youtube: shaped(youtube),
+  tumblr: shaped(tumblr),
+  vimeo: shaped(vimeo),
+  flickr: shaped(flickr),
+  vk: shaped(vk),
+  mastodon: shaped(mastodon),
+  bluesky: shaped(bluesky),
+});
+
+/** The connector of `service` (its items in shape), or undefined for a name that is not a service. */
 export function connectorFor(service: string): Connector | undefined {
   return Object.hasOwn(connectors, service) ? connectors[service as Service] : undefined;
 }

@@ -22,7 +22,8 @@ describe('instagram: tag', () => {
     expect(api.requests[1]!.headers.authorization).toBe('Bearer ig-token');
     expect(first.items).toHaveLength(5);
     expect(first.items[0]).toEqual({
-      id: 'instagram_18088158883149835', service: 'instagram', type: 'image', text: '', tags: [], url: null,
+      // No permalink, medium or author: the item links to the tag's page.
+      id: 'instagram_18088158883149835', service: 'instagram', type: 'image', text: '', tags: [], url: 'https://www.instagram.com/explore/tags/developers/',
       date: new Date(NOW).toISOString(), // hashtag media without a timestamp: first seen
       author: { name: null, username: null, userid: null, url: null }, media: null,
       kudos: { score: 804 + 8, instagram_likes: 804, instagram_comments: 8 },

@@ -17,7 +17,7 @@ import { SourceError, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { graphGet, graphNextRunAt } from './graph.ts';
 import { requireSetting } from './http.ts';
-import { arr, embed, hashtags, httpUrl, isoDate, type Json, kudos, linkify, num, obj, objs, str } from './normalize.ts';
+import { arr, embed, hashtags, httpUrl, isoDate, itemUrl, type Json, kudos, linkify, num, obj, objs, str } from './normalize.ts';
 
 const MEDIA_FIELDS = 'id,caption,media_type,media_url,thumbnail_url,permalink,timestamp,like_count,comments_count,children{media_type,media_url,thumbnail_url}';
 
@@ -39,7 +39,7 @@ function mediaOf(m: Json): Media[] {
  * One IG media object as a content item. `owner` is the account of a Business Discovery read;
  * hashtag media carry no author (Meta does not return it). `now` stands in for a missing timestamp.
  */
-export function mediaToItem(m: Json, now: number, owner: Json = {}): ContentItem {
+export function mediaToItem(m: Json, now: number, owner: Json = {}, page: string | null = null): ContentItem {
   const caption = str(m.caption);
   const media = mediaOf(m);
   const username = str(owner.username) ?? str(m.username);
@@ -53,7 +53,7 @@ export function mediaToItem(m: Json, now: number, owner: Json = {}): ContentItem
       mention: (u) => `https://www.instagram.com/${u}/`,
     }),
     tags: hashtags(caption),
-    url: httpUrl(m.permalink),
+    url: itemUrl(m.permalink, media[0]?.url, username ? `https://www.instagram.com/${username}/` : null, page),
     date: isoDate(m.timestamp) ?? new Date(now).toISOString(),
     author: {
       name: str(owner.name),
@@ -102,6 +102,8 @@ export const instagram: Connector = {
     const fresh = data.filter((m) => !seen.has(m.id));
     next.seen = data.map((m) => m.id);
     const nextRunAt = graphNextRunAt(headers, ctx.now);
-    return { items: fresh.map((m) => mediaToItem(m, ctx.now, owner)), state: next, ...(nextRunAt !== undefined && { nextRunAt }) };
+    // An item without a permalink or medium links to the page of its tag or account.
+    const page = input.type === 'tag' ? `https://www.instagram.com/explore/tags/${encodeURIComponent(name.toLowerCase())}/` : `https://www.instagram.com/${encodeURIComponent(name)}/`;
+    return { items: fresh.map((m) => mediaToItem(m, ctx.now, owner, page)), state: next, ...(nextRunAt !== undefined && { nextRunAt }) };
   },
 };

@@ -17,7 +17,7 @@
  */
 import { SourceError, type CollectContext, type Connector } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
-import { arr, embed, idOf, image, isoDate, kudos, language, num, obj, str, type Json } from './normalize.ts';
+import { arr, embed, idOf, image, isoDate, itemUrl, kudos, language, num, obj, str, type Json } from './normalize.ts';
 import { getJson, quotaExhaustedUntil } from './http.ts';
 
 const LIMIT = 40;
@@ -87,7 +87,7 @@ export function mastodonItem(raw: Json, host: string): ContentItem | null {
     ...(title && { title }),
     text: str(status.content) ?? '',
     tags: arr(status.tags).map((t) => str(obj(t).name)).filter((t) => t !== null),
-    url: str(status.url) ?? str(status.uri),
+    url: itemUrl(status.url, status.uri, account.url),
     date: isoDate(status.created_at) ?? new Date(0).toISOString(),
     author: { name: str(account.display_name) ?? str(account.username), username: str(account.acct), userid: idOf(account.id), url: str(account.url) },
     media: media.length ? media : null,

@@ -61,6 +61,19 @@ export function httpUrl(url: unknown, base?: string): string | null {
   }
 }
 
+/**
+ * An item's `url` (docs/api.md#content-items), always a string: the first http(s) URL among
+ * `candidates`, given in the order they should win (the item's own link; then its enclosure or
+ * medium, its guid; last the page of the feed or account it comes from); `''` when none is one.
+ */
+export function itemUrl(...candidates: unknown[]): string {
+  for (const candidate of candidates) {
+    const url = httpUrl(candidate);
+    if (url) return url;
+  }
+  return '';
+}
+
 export interface LinkRules {
   /**
    * Where a URL found in the text points and what it shows (e.g. X's `t.co` → the expanded URL

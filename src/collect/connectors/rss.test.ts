@@ -72,7 +72,9 @@ const cases: FixtureCase[] = [
     fields: { title: 'THE CREATIVE FORAGER', date: '2018-04-09T18:55:38.000Z',
       url: 'https://medium.com/invironment/the-creative-forager-125af37d838f?source=rss----d12c403d4976--food' } },
   { file: 'megaphone-podcast-itunes.rss', count: 1, index: 0, language: 'en', author: 'iHeartRadio',
-    fields: { type: 'status', title: 'SYSK Selects: How Gold Works', url: null, date: '2020-03-07T10:00:00.000Z' },
+    // No link: the item's url is its enclosure's.
+    fields: { type: 'status', title: 'SYSK Selects: How Gold Works', date: '2020-03-07T10:00:00.000Z',
+      url: 'https://www.podtrac.com/pts/redirect.mp3/chtbl.com/track/5899E/traffic.megaphone.fm/HSW3157672398.mp3' },
     media: { type: 'embed', duration: 3122,
       url: 'https://www.podtrac.com/pts/redirect.mp3/chtbl.com/track/5899E/traffic.megaphone.fm/HSW3157672398.mp3',
       embed: '<audio controls src="https://www.podtrac.com/pts/redirect.mp3/chtbl.com/track/5899E/traffic.megaphone.fm/HSW3157672398.mp3"></audio>' } },
@@ -116,7 +118,8 @@ const cases: FixtureCase[] = [
       url: 'https://talkingpointsmemo.com/livewire/hannity-announces-fox-hired-sebastian-gorka-national-security-strategist' } },
   // Items with a description only (RSS 0.92: every item element is optional).
   { file: 'userland-rss092-description-only.rss', count: 4, index: 1, language: undefined, author: null,
-    fields: { type: 'status', url: null, date: '2001-04-13T19:23:02.000Z',
+    // No link, enclosure or guid: the item's url is the page of the feed (the channel's link).
+    fields: { type: 'status', url: 'http://www.scripting.com/blog/categories/gratefulDead.html', date: '2001-04-13T19:23:02.000Z',
       text: 'Kevin Drennan started a <a href="http://deadend.editthispage.com/">Grateful Dead Weblog</a>. Hey it\'s cool, he even has a <a href="http://deadend.editthispage.com/directory/61">directory</a>. <i>A Frontier 7 feature.</i>' } },
   // media:thumbnail inside media:content (Media RSS spec 2.0 §5.7 allows it there).
   { file: 'wally-cms-media-content-thumbnail.rss', count: 1, index: 0, language: 'fr', author: 'Rédaction',
@@ -249,10 +252,27 @@ describe('parseFeed: inline documents', () => {
       <item><title>Script</title><link>javascript:alert(1)</link></item>
       <item><description>nothing to identify it</description></item>`), 'text/xml', FEED_URL, NOW).items;
     expect(items).toHaveLength(3);
-    expect(items[2]).toMatchObject({ type: 'status', url: null, text: 'nothing to identify it' });
+    // No link of its own, and the channel names no page: the item's url is the feed's.
+    expect(items[2]).toMatchObject({ type: 'status', url: FEED_URL, text: 'nothing to identify it' });
     expect(items[0]).toMatchObject({ title: 'Relative & bold', url: 'https://example.org/a/1', type: 'link',
       date: NOW.toISOString(), location: { latitude: 52.5, longitude: 13.4 }, media: null, tags: [], text: '' });
-    expect(items[1]).toMatchObject({ title: 'Script', url: null, type: 'status' });
+    expect(items[1]).toMatchObject({ title: 'Script', url: FEED_URL, type: 'status' });
+  });
+
+  it('gives an entry without a link the URL of its enclosure, else its guid URL, else the page of the feed, else the feed', () => {
+    const channel = (link: string, items: string) =>
+      bytes(`<?xml version="1.0"?><rss version="2.0"><channel><title>T</title>${link}${items}</channel></rss>`);
+    const entries = `
+      <item><title>Enclosure</title><enclosure url="/audio/1.mp3" type="audio/mpeg" length="1"/></item>
+      <item><title>Guid</title><guid isPermaLink="false">https://example.org/posts/7</guid></item>
+      <item><title>Tag guid</title><guid isPermaLink="false">tag:example.org,2024:8</guid></item>`;
+    const withPage = parseFeed(channel('<link>https://example.org/blog/</link>', entries), 'text/xml', FEED_URL, NOW).items;
+    expect(withPage.map((item) => item.url)).toEqual(['https://example.org/audio/1.mp3', 'https://example.org/posts/7', 'https://example.org/blog/']);
+    expect(withPage.map((item) => item.type)).toEqual(['status', 'status', 'status']);
+    const noPage = parseFeed(channel('', entries), 'text/xml', FEED_URL, NOW).items;
+    expect(noPage[2]!.url).toBe(FEED_URL);
+    const json = { version: 'https://jsonfeed.org/version/1.1', title: 'J', home_page_url: 'https://example.org/home', items: [{ id: 'x', content_text: 'hi' }] };
+    expect(parseFeed(bytes(JSON.stringify(json)), 'application/feed+json', FEED_URL, NOW).items[0]!.url).toBe('https://example.org/home');
   });
 
   it('maps a JSON Feed 1.1 document', () => {
@@ -278,7 +298,7 @@ describe('parseFeed: inline documents', () => {
         { type: 'embed', url: 'https://example.org/1.mp3', embed: '<audio controls src="https://example.org/1.mp3"></audio>', duration: 61 },
       ],
     });
-    expect(items[1]).toMatchObject({ type: 'status', text: 'a &lt; b', url: null, date: '2024-02-04T00:00:00.000Z',
+    expect(items[1]).toMatchObject({ type: 'status', text: 'a &lt; b', url: FEED_URL, date: '2024-02-04T00:00:00.000Z',
       author: { name: 'Item Author' } });
     expect(items[1]!.id).not.toBe(items[0]!.id);
   });

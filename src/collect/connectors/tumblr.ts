@@ -9,7 +9,7 @@
 import type { Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { getJson, requireSetting } from './http.ts';
-import { arr, httpUrl, idOf, isoDate, type Json, kudos, num, obj, objs, str } from './normalize.ts';
+import { arr, httpUrl, idOf, isoDate, itemUrl, type Json, kudos, num, obj, objs, str } from './normalize.ts';
 
 const TYPES: Record<string, ContentItem['type']> = { photo: 'image', video: 'video', link: 'link', audio: 'embed' };
 const detail = (body: unknown) => str(obj(obj(body).meta).msg) ?? undefined;
@@ -42,7 +42,7 @@ export function postToItem(post: Json): ContentItem {
     ...(title && { title }),
     text: str(post.body) ?? str(post.caption) ?? str(post.text) ?? '',
     tags: arr(post.tags).map(str).filter((t): t is string => !!t),
-    url: httpUrl(post.post_url) ?? httpUrl(post.short_url),
+    url: itemUrl(post.post_url, post.short_url, blog.url, name ? `https://${name}.tumblr.com/` : null),
     date: isoDate(post.timestamp) ?? isoDate(post.date) ?? new Date(0).toISOString(),
     author: { name: str(blog.title) ?? name, username: name, userid: str(blog.uuid), url: httpUrl(blog.url) ?? (name ? `https://${name}.tumblr.com/` : null) },
     media: media.length ? media : null,

@@ -7,7 +7,7 @@
  */
 import { SourceError, type Connector } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
-import { arr, embed, image, isoDate, kudos, language, linkify, num, obj, str, type Json } from './normalize.ts';
+import { arr, embed, image, isoDate, itemUrl, kudos, language, linkify, num, obj, str, type Json } from './normalize.ts';
 import { newestFirst, type Seen } from './paging.ts';
 import { getJson, quotaExhaustedUntil, requireSetting } from './http.ts';
 
@@ -54,7 +54,7 @@ export function vimeoItem(video: Json): ContentItem | null {
     ...(title && { title }),
     text: linkify(str(video.description) ?? '', { tag: (t) => `https://vimeo.com/tag:${encodeURIComponent(t)}` }),
     tags: arr(video.tags).map((t) => str(obj(t).name) ?? str(obj(t).tag)).filter((t) => t !== null),
-    url: str(video.link),
+    url: itemUrl(video.link, user.link),
     date: isoDate(video.release_time) ?? isoDate(video.created_time) ?? new Date(0).toISOString(),
     author: { name: str(user.name), username: lastSegment(user.link), userid: lastSegment(user.uri), url: str(user.link) },
     media: [

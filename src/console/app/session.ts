@@ -14,7 +14,7 @@ export interface Me {
   consumer_id: string;
   consumer_name: string;
   consumer_type: string;
-  consumer_email: string | null;
+  consumer_email: string;
   language?: string;
 }
 

@@ -1,0 +1,139 @@
+/**
+ * Bounds on what a request may hold, checked at the edge before any route sees it
+ * (docs/api.md#limits): a JSON body nests at most `MAX_DEPTH` levels, holds arrays of at most
+ * `MAX_ARRAY` elements (a bulk body, an array at the top, at most `MAX_BULK`) and strings of at
+ * most `MAX_STRING` characters. Anything beyond answers 400 ValidationError (code 1003) naming
+ * the offending path, so no route, validator or error renderer ever walks a structure deep or
+ * large enough to exhaust the stack or the event loop.
+ *
+ * The depth is measured on the text, before `JSON.parse` builds anything; the sizes on the parsed
+ * value, by an iterative walk. Parsing itself is Fastify's own (secure-json-parse, with
+ * `__proto__` and `constructor.prototype` keys refused).
+ *
+ * A body must also arrive in time (`installBodyTimeout`): Node's `requestTimeout` stops waiting
+ * for headers, but not for a body the request listener already reads.
+ */
+import { PassThrough } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type Invalid, VALIDATION_CODES, validationError } from '../errors.ts';
+
+/** Nesting levels of objects and arrays in a JSON body (the deepest body the API takes, a dry run's item with children, needs six). */
+export const MAX_DEPTH = 32;
+/** Elements of any array in a body (a filter list holds at most 10 000 entries). */
+export const MAX_ARRAY = 10_000;
+/** Elements of a bulk body (an array at the top: `POST /collection/inputs`). */
+export const MAX_BULK = 1_000;
+/** Characters of any string in a body, keys included (a customization's data is at most 256 KiB). */
+export const MAX_STRING = 256 * 1024;
+
+/**
+ * The nesting depth of JSON `text` as its brackets say (brackets inside strings do not count),
+ * stopping as soon as it passes `limit`: linear, no allocation.
+ */
+export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > deepest && (deepest = depth) > limit) return deepest;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
+}
+
+/** `base` extended by a key or index as `toInvalid` writes paths: `rules[2].value`, `[3].service`. */
+function pathOf(base: string, key: string | number): string {
+  if (typeof key === 'number') return `${base}[${key}]`;
+  return base ? `${base}.${key}` : key;
+}
+
+/**
+ * The first array or string of `value` beyond the bounds (arrays `MAX_ARRAY`, the top-level one
+ * `MAX_BULK`; strings and keys `MAX_STRING`), or undefined. Iterative: the depth was bounded
+ * before parsing, the walk does not recurse anyway.
+ */
+export function oversized(value: unknown): Invalid | undefined {
+  const stack: { value: unknown; path: string }[] = [{ value, path: '' }];
+  while (stack.length) {
+    const { value: current, path } = stack.pop()!;
+    const name = path || 'body';
+    if (typeof current === 'string') {
+      if (current.length > MAX_STRING) {
+        return { propertyName: name, message: `${name} is longer than ${MAX_STRING} characters`, code: VALIDATION_CODES.range };
+      }
+    } else if (Array.isArray(current)) {
+      const max = path === '' ? MAX_BULK : MAX_ARRAY;
+      if (current.length > max) {
+        return { propertyName: name, message: `${name} has more than ${max} elements`, reason: `${current.length} elements`, code: VALIDATION_CODES.range };
+      }
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: pathOf(path, i) });
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, inner] of Object.entries(current)) {
+        if (key.length > MAX_STRING) {
+          return { propertyName: name, message: `${name} has a key longer than ${MAX_STRING} characters`, code: VALIDATION_CODES.range };
+        }
+        stack.push({ value: inner, path: pathOf(path, key) });
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Replaces Fastify's JSON body parser with the same parser behind the bounds above: a body
+ * nested deeper than `MAX_DEPTH`, or with an array or string beyond its bound, is refused with
+ * 400 before any route sees it.
+ */
+export function installBodyLimits(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (jsonDepth(text, MAX_DEPTH) > MAX_DEPTH) {
+      return done(validationError([{ propertyName: 'body', message: `body is nested deeper than ${MAX_DEPTH} levels`, code: VALIDATION_CODES.range }]), undefined);
+    }
+    parse(request, text, (error: Error | null, value?: unknown) => {
+      if (error) return done(error, undefined);
+      const invalid = oversized(value);
+      return invalid ? done(validationError([invalid]), undefined) : done(null, value);
+    });
+  });
+}
+
+/** Whether the request announces a body (RFC 9112 §6.3: a Transfer-Encoding, or a Content-Length above 0). */
+function hasBody(headers: FastifyRequest['headers']): boolean {
+  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+}
+
+/**
+ * Answers 408 with the error object (and `Connection: close`) a request whose body has not
+ * arrived `ms` milliseconds after its headers: the body reaches the parser through a stream that
+ * fails with the 408 at the deadline (Fastify's `preParsing` hook may replace the body stream).
+ * The connection is not cut before the answer is written.
+ */
+export function installBodyTimeout(app: FastifyInstance, ms: number): void {
+  app.addHook('preParsing', async (request, reply, payload) => {
+    if (!hasBody(request.headers)) return payload;
+    const body = new PassThrough();
+    const timer = setTimeout(() => {
+      payload.unpipe(body);
+      payload.pause();
+      reply.header('connection', 'close');
+      body.destroy(validationError([{ propertyName: 'request', message: `The request body did not arrive within ${ms} ms.`, code: VALIDATION_CODES.range }], 408));
+    }, ms);
+    timer.unref();
+    payload.on('end', () => clearTimeout(timer));
+    payload.on('error', (error) => {
+      clearTimeout(timer);
+      body.destroy(error);
+    });
+    payload.on('close', () => clearTimeout(timer));
+    return payload.pipe(body);
+  });
+}

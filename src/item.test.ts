@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { inShape } from './item.ts';
+
+const base = { id: 'rss_1', service: 'rss', type: 'link', text: 't', tags: [], url: 'https://example.org/1', date: '2024-01-01T00:00:00.000Z',
+  author: { name: null, username: null, userid: null, url: null }, media: null, kudos: { score: 0 } };
+
+describe('inShape', () => {
+  it.each([
+    ['keeps its own url', {}, 'https://example.org/1'],
+    ['takes the first medium when url is null', { url: null, media: [{ type: 'image', url: 'https://img.example/1.jpg' }] }, 'https://img.example/1.jpg'],
+    ['takes the author page after the media', { url: null, author: { url: 'https://example.org/@a' } }, 'https://example.org/@a'],
+    ['gives an empty string when nothing is a URL', { url: null }, ''],
+  ])('url: %s', (_, change, url) => {
+    expect(inShape({ ...base, ...change } as never).url).toBe(url);
+  });
+
+  it('gives children an array, in shape, and drops what has the wrong type or is not a field', () => {
+    const item = inShape({ ...base, title: 3, tags: ['a', 2], kudos: { score: 2, rss_x: 'y' }, language: null, location: { latitude: 'n' }, extra: 1,
+      children: [{ id: 'c', url: null, children: 'no' }, 'junk'] } as never);
+    expect(item.children).toEqual([expect.objectContaining({ id: 'c', url: 'https://example.org/1', children: [], text: '', tags: [] })]);
+    expect(item).not.toHaveProperty('title');
+    expect(item).not.toHaveProperty('extra');
+    expect(item).not.toHaveProperty('language');
+    expect(item).not.toHaveProperty('location');
+    expect(item.tags).toEqual(['a']);
+    expect(item.kudos).toEqual({ score: 2 });
+    expect(inShape({ ...base } as never).children).toEqual([]);
+  });
+
+  it('bounds how deep children of children go', () => {
+    let child: Record<string, unknown> = { ...base, id: 'leaf' };
+    for (let i = 0; i < 50; i++) child = { ...base, id: `c${i}`, children: [child] };
+    let depth = 0;
+    for (let node = inShape(child as never); node.children?.length; node = node.children[0]!) depth++;
+    expect(depth).toBe(3);
+  });
+});
