@@ -1,4 +1,4 @@
-/** Customization row → the customization of interface §2.7 with the common fields of §2.1; `description` only when set. */
+/** Customization row → the customization (docs/api.md#customizations) with the common record fields; `description` only when set. */
 import type { CustomizationRow, CustomizationVersionRow } from '../../store/tables.ts';
 import type { Static } from 'typebox';
 import { recordFields } from '../docs.ts';
