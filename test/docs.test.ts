@@ -4,7 +4,8 @@
  * comments point at docs/ or at an RFC or vendor document instead), and every link to a section
  * of docs/ — `docs/<page>.md#<anchor>` in code, README.md and docs/, and the relative
  * `<page>.md#<anchor>` / `#<anchor>` links inside docs/ and README.md — names a page that exists
- * and a heading it has. Anchors are GitHub's: the heading's text, lower-cased, punctuation other
+ * and a heading it has; so does a section named by its title, `README "CLI"` or
+ * `docs/api.md "Item ids"`. Anchors are GitHub's: the heading's text, lower-cased, punctuation other
  * than `-` and `_` dropped, spaces turned into `-`, and `-1`, `-2`, … after repeated headings.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -86,6 +87,9 @@ function linksIn(from: string, source: string): Link[] {
     for (const match of content.matchAll(/(?<![\w./-])(docs\/[\w.-]+\.md)#([\w-]+)/g)) {
       links.push({ from, line, page: match[1]!, anchor: match[2]! });
     }
+    for (const match of content.matchAll(/(?<![\w./-])(docs\/[\w.-]+\.md|README\.md|README) "([^"]+)"/g)) {
+      links.push({ from, line, page: match[1] === 'README' ? 'README.md' : match[1]!, anchor: slug(match[2]!) });
+    }
     if (!markdown) return;
     for (const match of content.matchAll(/\]\(((?:[\w.-]+\/)*[\w.-]*\.md)?#([\w-]+)\)/g)) {
       const target = match[1] ?? posix.basename(from);
@@ -129,6 +133,10 @@ describe('slug', () => {
 
   it('finds links in code and in pages', () => {
     expect(linksIn('src/x.ts', ' * kudos (docs/api.md#kudos); not mydocs/a.md#b')).toEqual([{ from: 'src/x.ts', line: 1, page: 'docs/api.md', anchor: 'kudos' }]);
+    expect(linksIn('src/x.ts', '// (README "Five minutes with Sluice", docs/api.md "Item ids")')).toEqual([
+      { from: 'src/x.ts', line: 1, page: 'README.md', anchor: 'five-minutes-with-sluice' },
+      { from: 'src/x.ts', line: 1, page: 'docs/api.md', anchor: 'item-ids' },
+    ]);
     expect(linksIn('docs/services.md', 'see [kudos](api.md#kudos) and [here](#rss)\n[r](../README.md#layout)')).toEqual([
       { from: 'docs/services.md', line: 1, page: 'docs/api.md', anchor: 'kudos' },
       { from: 'docs/services.md', line: 1, page: 'docs/services.md', anchor: 'rss' },

@@ -1,6 +1,6 @@
 /**
  * The `mastodon` connector (docs/services.md#mastodon). No credential:
- * the instance is the one the input names, in any form docs/services.md#mastodon lists —
+ * the instance is the one the input names, in any form docs/services.md#overview lists —
  * `tag@host`, `#tag@host`, `user@host`, `@user@host` (these mean https://host), or a URL
  * `https://host/tags/x` / `https://host/@user`. URL forms may also be `http://` to a loopback
  * address (127.0.0.0/8, localhost) with a port, for tests and local demos; requests still go

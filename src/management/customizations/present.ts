@@ -17,7 +17,7 @@ export function presentCustomization(row: CustomizationRow): Record<string, unkn
   };
 }
 
-/** Version row → an earlier state of a customization (docs/api.md "Customization versions"). */
+/** Version row → an earlier state of a customization (docs/api.md#customization-versions). */
 export function presentVersion(row: CustomizationVersionRow): Static<typeof CustomizationVersion> {
   return {
     _id: row.id,

@@ -37,7 +37,7 @@ export const CustomizationUpdate = Type.Object({
 });
 export const Customization = Type.Object({ ...common, name: Type.String(), type: Kind, data: Type.String(), version: Type.String(), description: Type.Optional(Type.String()) });
 
-/** An earlier state of a customization (docs/api.md "Customization versions"). */
+/** An earlier state of a customization (docs/api.md#customization-versions). */
 export const CustomizationVersion = Type.Object({
   _id: Id,
   customizationId: Id,
@@ -60,7 +60,7 @@ export const VersionsQuery = Type.Object({
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
 });
 
-/** The next version after `version` (docs/api.md#customization-versions). */
+/** The next version after `version` (docs/api.md#customizations). */
 export function nextVersion(version: string): string {
   const match = /(\d+)(?!.*\d)/.exec(version);
   if (!match) return `${version}.1`;
