@@ -1,7 +1,7 @@
 /**
  * `buildApp(config, deps)`: the HTTP application without listening (tests build it in-process
  * and use `inject`; `main.ts` listens). It registers, in order, error handling, health checks
- * and the route table of each area the process's roles serve (decisions §1).
+ * and the route table of each area the process's roles serve (docs/operations.md#roles).
  */
 import { randomBytes } from 'node:crypto';
 import formbody from '@fastify/formbody';
@@ -36,7 +36,7 @@ import { schemaState } from './store/migrate.ts';
 export const ROLES = ['all', 'auth', 'api', 'queue', 'collector'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Request bodies at most 1 MiB (decisions §10). */
+/** Request bodies at most 1 MiB (docs/api.md#limits). */
 export const BODY_LIMIT = 1024 * 1024;
 
 export interface AppDeps {
@@ -64,9 +64,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     ? (await import('pino-pretty')).default({ destination: 2, colorize: process.stderr.isTTY === true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' })
     : process.stderr;
   const app = Fastify({
-    // Logs go to stderr: stdout carries the CLI's one JSON document (README "CLI"); JSON lines,
+    // Logs go to stderr: stdout carries the CLI's one JSON document (docs/operations.md#cli); JSON lines,
     // or pino-pretty's lines when `npm start` runs on a terminal (`prettyLogs`).
-    // Tokens travel in query strings (interface §4): request URLs are logged with them redacted.
+    // Tokens travel in query strings (docs/api.md#authentication): request URLs are logged with them redacted.
     logger:
       config.logLevel === 'silent'
         ? false

@@ -1,8 +1,8 @@
 /**
- * First-start bootstrap (decisions §12): on an empty database, create contract `demo` with
- * collection `news`, a confidential machine client and a user `admin` with a random password,
- * both granted `demo`, and write their credentials to `<DATA_DIR>/credentials.json` (mode 0600).
- * The secrets are written only there, never printed.
+ * First-start bootstrap (docs/operations.md#first-start): on an empty database, create contract
+ * `demo` with collection `news`, a confidential machine client and a user `admin` with a random
+ * password, both granted `demo`, and write their credentials to `<DATA_DIR>/credentials.json` (mode
+ * 0600). The secrets are written only there, never printed.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -1,6 +1,7 @@
 /**
- * The operator CLI (decisions §12), run as `npm run --silent sluice -- <command>`. Every command
- * prints one JSON document on stdout; a failure prints an error object on stderr and exits 1.
+ * The operator CLI (docs/operations.md#cli), run as `npm run --silent sluice -- <command>`. Every
+ * command prints one JSON document on stdout; a failure prints an error object on stderr and exits
+ * 1.
  *
  *   serve [--role all|auth|api|queue|collector]
  *   migrate
@@ -99,7 +100,7 @@ const admin: Record<string, Command> = {
     const name = required(values, 'name');
     return withDb(config, async (db) => presentRecord(await createContract(db, name, BY)));
   },
-  // The contract's filter: used for items whose input and collection name none (decisions §6).
+  // The contract's filter: used for items whose input and collection name none (docs/filters.md#governing-filter).
   'contract set-filter': async (args, config) => {
     const { values } = parseArgs({ args, options: { contract: { type: 'string' }, filter: { type: 'string' }, none: { type: 'boolean' } } });
     const ref = required(values, 'contract');

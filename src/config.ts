@@ -1,6 +1,6 @@
 /**
- * The one configuration object (decisions §11). It is read once from the environment (and an
- * optional `.env` file, loaded by the entry points) and validated; nothing else reads
+ * The one configuration object (docs/configuration.md). It is read once from the environment (and
+ * an optional `.env` file, loaded by the entry points) and validated; nothing else reads
  * `process.env`. An invalid value throws `ConfigError` naming the variable, which stops start-up.
  */
 import { SERVICE_NAMES, SERVICES, type ServiceRow, type ServiceSettings } from './services.ts';
@@ -14,7 +14,7 @@ export interface Config {
   databaseUrl: string;
   /** Folder for the default database and the bootstrap credentials (DATA_DIR, default ./data). */
   dataDir: string;
-  /** Public base addresses used in generated links (decisions §1); no trailing slash. */
+  /** Public base addresses used in generated links (docs/api.md#conventions); no trailing slash. */
   authUrl: string;
   apiUrl: string;
   queueUrl: string;

@@ -1,10 +1,10 @@
 /**
- * The closed catalogue of API errors and the error object of interface §7, with the statuses,
- * names and numeric codes of decisions §2. Throw an `ApiError` from anywhere; the HTTP error
- * handler (`http/errors.ts`) renders it.
+ * The closed catalogue of API errors and the error object, with the statuses, names and
+ * numeric codes of docs/api.md#errors and docs/api.md#error-codes. Throw an `ApiError` from
+ * anywhere; the HTTP error handler (`http/errors.ts`) renders it.
  */
 
-/** One entry of `errors[]` (interface §7). */
+/** One entry of `errors[]` (docs/api.md#errors). */
 export interface ErrorEntry {
   name: string;
   message: string;
@@ -14,7 +14,7 @@ export interface ErrorEntry {
   code: number;
 }
 
-/** Numeric codes of decisions §2 for validation failures, by rule. */
+/** Numeric codes (docs/api.md#error-codes) for validation failures, by rule. */
 export const VALIDATION_CODES = { required: 1001, type: 1002, range: 1003, enum: 1004, format: 1005, pattern: 1006 } as const;
 
 export class ApiError extends Error {

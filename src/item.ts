@@ -11,7 +11,7 @@ export const ITEM_TYPES = ['video', 'image', 'link', 'status', 'embed', 'comment
 export type ItemType = (typeof ITEM_TYPES)[number];
 
 export interface ContentItem {
-  /** `<service>_<native id>` (decisions §7); for feeds the native id is a hash of guid or link. */
+  /** `<service>_<native id>` (docs/api.md#item-ids); for feeds the native id is a hash of guid or link. */
   id: string;
   service: string;
   type: ItemType;
@@ -62,7 +62,7 @@ function mediaInShape(value: unknown): Media[] | null {
 }
 
 /**
- * `item` with exactly the shape of a content item (docs/api.md#content-items), whatever it was
+ * `item` with exactly the shape of a content item (docs/api.md#content-item), whatever it was
  * stored or made with: every field of its type (`text` a string, `tags` strings, `author` its
  * four fields, string or null, `kudos` numbers, `media` an array or null), `url` always a string
  * (its own; else the first medium's URL, the author's page or `fallbackUrl`; else `''`),

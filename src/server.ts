@@ -1,9 +1,9 @@
 /**
  * `serve`: opens the database, brings its schema up (an empty database is migrated and, unless
  * SLUICE_BOOTSTRAP=false, bootstrapped; an older or newer one is refused), then starts the HTTP
- * server and/or the collector for the role (decisions §1), and shuts down gracefully: HTTP first,
- * then the collector, then the database. On PostgreSQL any number of processes of any role may
- * run against one database (README "Several processes").
+ * server and/or the collector for the role (docs/operations.md#roles), and shuts down gracefully:
+ * HTTP first, then the collector, then the database. On PostgreSQL any number of processes of any
+ * role may run against one database (docs/operations.md#several-processes).
  */
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type Role } from './app.ts';

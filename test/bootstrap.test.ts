@@ -1,6 +1,7 @@
 /**
- * First start (decisions §12): `serve` on an empty database creates the demo and writes its
- * credentials, mode 0600, which work at once; it never does so twice, nor when turned off.
+ * First start (docs/operations.md#first-start): `serve` on an empty database creates the demo and
+ * writes its credentials, mode 0600, which work at once; it never does so twice, nor when turned
+ * off.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -145,7 +145,7 @@ export async function buildUser(db: Db, options: { name?: string; username?: str
   return { consumer, username, password, token };
 }
 
-/** A content item (interface §2.8) with sensible defaults; `date` defaults to now. */
+/** A content item (docs/api.md#content-item) with sensible defaults; `date` defaults to now. */
 export function buildItem(overrides: Partial<ContentItem> & { id: string }): ContentItem {
   return {
     service: 'rss',
@@ -175,7 +175,7 @@ export async function seedItems(
   );
 }
 
-/** One expected entry of an error object's `errors[]` (decisions §2). */
+/** One expected entry of an error object's `errors[]` (docs/api.md#errors). */
 export interface ExpectedEntry {
   name: string;
   code: number;
@@ -183,8 +183,8 @@ export interface ExpectedEntry {
 }
 
 /**
- * Asserts an error response: exactly `status`, the error object of interface §7 with exactly the
- * given entries (any order; `propertyName` checked when given, absent when `null`), and the
+ * Asserts an error response: exactly `status`, the error object (docs/api.md#errors) with exactly
+ * the given entries (any order; `propertyName` checked when given, absent when `null`), and the
  * `X-Request-Id` header equal to `requestId`. Returns the parsed body.
  */
 export function expectError(

@@ -2,7 +2,7 @@
  * Client authentication at the token and revocation endpoints (RFC 6749 §2.3, §3.2.1):
  *
  * - confidential clients: HTTP Basic with the URL-encoded id and secret (RFC 6749 §2.3.1,
- *   interface §4.1), or `client_id` + `client_secret` in the body;
+ *   docs/api.md#token-endpoint), or `client_id` + `client_secret` in the body;
  * - public clients (registered without a secret, `admin client create --public`): `client_id`
  *   in the body, accepted only where the caller allows it (the authorization_code grant, whose
  *   PKCE verifier proves possession, and revocation).

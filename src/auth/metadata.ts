@@ -8,7 +8,7 @@
  * the well-known prefix (§3.1: `https://host/.well-known/oauth-authorization-server/<path>`).
  *
  * What it announces is what the routes do: response types `code` (with PKCE, S256 only, RFC 7636;
- * `plain` is refused, RFC 9700 §2.1.1) and `token` (implicit, interface §4.1); grants
+ * `plain` is refused, RFC 9700 §2.1.1) and `token` (implicit, docs/api.md#browser-sign-in); grants
  * authorization_code, implicit, client_credentials and refresh_token; client authentication by
  * HTTP Basic or in the body for confidential clients and `none` for public ones, at the token
  * and revocation endpoints alike (client-auth.ts). No scopes: access follows the contracts a

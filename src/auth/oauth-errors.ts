@@ -1,7 +1,7 @@
 /**
- * Token-endpoint errors (decisions §2, RFC 6749 §5.2): the error object of interface §7 with the
- * RFC's `error` and `error_description` in the same body. `invalid_client` is 401 with
- * `WWW-Authenticate: Basic` (RFC 6749 §5.2); the others are 400.
+ * Token-endpoint errors (docs/api.md#token-endpoint, RFC 6749 §5.2): the error object
+ * (docs/api.md#errors) with the RFC's `error` and `error_description` in the same body.
+ * `invalid_client` is 401 with `WWW-Authenticate: Basic` (RFC 6749 §5.2); the others are 400.
  */
 import { ApiError, VALIDATION_CODES } from '../errors.ts';
 

@@ -1,15 +1,15 @@
 /**
- * The Authorization API's route table (interface §4.1, decisions §3):
+ * The Authorization API's route table (docs/api.md#authorization-api):
  *
  *   POST /v1/oauth/token        client_credentials, refresh_token, authorization_code (grants/)
  *   POST /v1/oauth/revoke       token revocation (RFC 7009)
- *   GET  /v1/oauth/token/info   token information (interface §2.10)
- *   GET  /v1/oauth/me           consumer details (interface §2.11)
+ *   GET  /v1/oauth/token/info   token information (docs/api.md#token-info)
+ *   GET  /v1/oauth/me           consumer details (docs/api.md#me)
  *   GET|POST /v1/authorize, /v1/oauth/authorize, POST /v1/login, /v1/logout   browser sign-in (login/)
  *   GET  /.well-known/oauth-authorization-server   server metadata (RFC 8414, metadata.ts)
  *   POST /v1/oauth/logout       an application signs its user out (login/; the console's sign-out)
  *
- * Token-endpoint errors carry the error object of interface §7 plus RFC 6749 §5.2 `error` and
+ * Token-endpoint errors carry the error object (docs/api.md#errors) plus RFC 6749 §5.2 `error` and
  * `error_description`. Failed client authentications and grants count against the client id and
  * the client address together (rate-limit.ts, docs/api.md): more than 10 a minute → 429
  * RateLimitError with Retry-After for that client from that address only.

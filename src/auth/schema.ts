@@ -1,5 +1,5 @@
 /**
- * Route schemas of the Authorization API (interface §4.1, decisions §3) for its OpenAPI
+ * Route schemas of the Authorization API (docs/api.md#authorization-api) for its OpenAPI
  * description. Every request schema here is `handlerValidated`: the token and revocation
  * endpoints check their JSON or form bodies themselves and answer RFC 6749 §5.2 errors, and the
  * sign-in pages check their parameters in `login/request.ts` and answer with pages or redirects,
@@ -79,14 +79,14 @@ export const schemas = {
   },
   tokenInfo: {
     tags,
-    summary: 'Token information (interface §2.10)',
+    summary: 'Token information',
     security: TOKEN_SECURITY,
     querystring: handlerValidated(TokenQuery),
     response: { 200: ref('TokenInfo', 'The token inspected'), ...errorResponses(401) },
   },
   me: {
     tags,
-    summary: 'Consumer details (interface §2.11)',
+    summary: 'Consumer details',
     security: TOKEN_SECURITY,
     querystring: handlerValidated(TokenQuery),
     response: { 200: ref('ConsumerDetails', 'The consumer the token belongs to'), ...errorResponses(401) },

@@ -1,7 +1,8 @@
 /**
- * Secrets at rest (decisions §3): passwords and client secrets as argon2id hashes in PHC string
- * form (Node's built-in `crypto.argon2`, OWASP minimum: 19 MiB, 2 passes, 1 lane); new tokens and
- * secrets as 256-bit random base64url strings. Tokens are stored as SHA-256 hex (`store/tokens.ts`).
+ * Secrets at rest (docs/api.md#authentication): passwords and client secrets as argon2id hashes in
+ * PHC string form (Node's built-in `crypto.argon2`, OWASP minimum: 19 MiB, 2 passes, 1 lane); new
+ * tokens and secrets as 256-bit random base64url strings. Tokens are stored as SHA-256 hex
+ * (`store/tokens.ts`).
  */
 import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
 

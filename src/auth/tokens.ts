@@ -1,7 +1,7 @@
 /**
- * Issuing and checking OAuth 2.0 bearer tokens (RFC 6749 §1.4–1.5, decisions §3). Access tokens
- * live `TOKEN_TTL` seconds; refresh tokens (machine clients only) 30 days and rotate on every
- * use: a rotated refresh token presented again revokes its whole family (RFC 9700 §4.14).
+ * Issuing and checking OAuth 2.0 bearer tokens (RFC 6749 §1.4–1.5, docs/api.md#authentication).
+ * Access tokens live `TOKEN_TTL` seconds; refresh tokens (machine clients only) 30 days and rotate
+ * on every use: a rotated refresh token presented again revokes its whole family (RFC 9700 §4.14).
  */
 import type { Db } from '../store/db.ts';
 import { findToken, insertTokens, revokeFamily, revokeToken, tokenHash } from '../store/tokens.ts';

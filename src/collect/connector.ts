@@ -2,14 +2,14 @@
  * The shape every connector has (one module per service of the service table, `services.ts`,
  * listed in `connectors/index.ts`).
  *
- * A connector turns one input's query into content items (interface §2.8). It keeps whatever
- * it needs between polls (HTTP validators, cursors) in `state`, an opaque JSON object that the
- * store saves with the input and hands back on the next poll.
+ * A connector turns one input's query into content items (docs/api.md#content-item). It keeps
+ * whatever it needs between polls (HTTP validators, cursors) in `state`, an opaque JSON object that
+ * the store saves with the input and hands back on the next poll.
  */
 import type { Service, ServiceSettings } from '../services.ts';
 import type { ContentItem } from '../item.ts';
 
-/** What a connector knows of the input it collects for (interface §2.3). */
+/** What a connector knows of the input it collects for (docs/api.md#inputs). */
 export interface SourceInput {
   id: string;
   service: string;
@@ -35,12 +35,12 @@ export interface SourceRequest {
   body?: string;
 }
 
-/** Outbound HTTP as the collector allows it: guarded, time- and size-limited (decisions §9). GET unless `request` says POST. */
+/** Outbound HTTP as the collector allows it: guarded, time- and size-limited (docs/services.md#outbound-requests). GET unless `request` says POST. */
 export type SourceFetch = (url: string, headers?: Record<string, string>, request?: SourceRequest) => Promise<SourceResponse>;
 
 export interface CollectContext {
   fetch: SourceFetch;
-  /** Base URLs and credentials of every service (decisions §9); a connector reads its own. */
+  /** Base URLs and credentials of every service (docs/configuration.md#services); a connector reads its own. */
   services: ServiceSettings;
   /** The time of the poll, ms since the epoch. */
   now: number;
@@ -77,9 +77,9 @@ export interface Connector {
 /**
  * A failure of the source (HTTP error, rate limit, unreadable document). The collector records
  * `message` in the input's status and backs off; `retryAfterMs` (from `Retry-After`,
- * `x-rate-limit-reset` and the like) sets the earliest next poll (decisions §9). A `permanent`
- * failure (bad or missing credentials, unknown user, removed API) stops polling the input until
- * it is changed.
+ * `x-rate-limit-reset` and the like) sets the earliest next poll (docs/services.md#rate-limits). A
+ * `permanent` failure (bad or missing credentials, unknown user, removed API) stops polling the
+ * input until it is changed.
  */
 export class SourceError extends Error {
   readonly retryAfterMs: number | undefined;

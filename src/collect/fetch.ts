@@ -1,7 +1,7 @@
 /**
- * Outbound HTTP for the collector (decisions §9): "Outbound requests refuse loopback, private,
- * link-local and metadata addresses unless `ALLOW_PRIVATE_FETCH=true` (tests and local demos set
- * it), time out after 15 s, follow at most 5 redirects, and read at most 10 MiB."
+ * Outbound HTTP for the collector (docs/services.md#outbound-requests): requests refuse loopback,
+ * private, link-local and metadata addresses unless `ALLOW_PRIVATE_FETCH=true` (tests and local
+ * demos set it), time out after 15 s, follow at most 5 redirects, and read at most 10 MiB.
  *
  * The address check sits in the socket connector, so it applies to the address actually dialled
  * (after DNS resolution, on every connection, every redirect hop) and cannot be dodged by DNS
@@ -15,11 +15,11 @@ import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import type { SourceFetch, SourceRequest, SourceResponse } from './connector.ts';
 
-/** Default whole-request time limit, ms (decisions §9). */
+/** Default whole-request time limit, ms (docs/services.md#outbound-requests). */
 export const DEFAULT_TIMEOUT_MS = 15_000;
-/** Default body size limit, bytes: 10 MiB (decisions §9). */
+/** Default body size limit, bytes: 10 MiB (docs/services.md#outbound-requests). */
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
-/** Default number of redirects followed (decisions §9). */
+/** Default number of redirects followed (docs/services.md#outbound-requests). */
 export const DEFAULT_MAX_REDIRECTS = 5;
 /** Default `User-Agent` request header. */
 export const DEFAULT_USER_AGENT = 'Sluice/0.1 (content aggregator)';
@@ -131,8 +131,8 @@ export interface FetcherOptions {
 }
 
 /**
- * Makes the collector's guarded `fetch` (decisions §9), backed by undici's `fetch` with its own
- * `Agent` (so no global dispatcher or proxy settings apply).
+ * Makes the collector's guarded `fetch` (docs/services.md#outbound-requests), backed by undici's
+ * `fetch` with its own `Agent` (so no global dispatcher or proxy settings apply).
  *
  * The returned function does a GET (or the POST `request` asks for) of `url` with the given extra request headers (they override
  * the default `User-Agent`) and resolves to a {@link SourceResponse}: status, headers with

@@ -1,7 +1,7 @@
 /**
- * The collector (decisions §9): every tick, pick the due inputs (active, in an active collection
- * of an active contract) and refresh them, at most `COLLECT_CONCURRENCY` at once, never one input
- * twice at once. A new or changed input is due at once, so it is polled within a tick.
+ * The collector (docs/services.md#polling): every tick, pick the due inputs (active, in an active
+ * collection of an active contract) and refresh them, at most `COLLECT_CONCURRENCY` at once, never
+ * one input twice at once. A new or changed input is due at once, so it is polled within a tick.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';

@@ -1,7 +1,8 @@
 /**
- * The collector when several processes share one PostgreSQL (decisions §1, §9): the same shape as
- * the in-process scheduler (`scheduler.ts`: tick → due inputs → refresh one input), with the due
- * inputs handed out through pg-boss so that each is polled by exactly one process at a time.
+ * The collector when several processes share one PostgreSQL (docs/operations.md#several-processes):
+ * the same shape as the in-process scheduler (`scheduler.ts`: tick → due inputs → refresh one
+ * input), with the due inputs handed out through pg-boss so that each is polled by exactly one
+ * process at a time.
  *
  * - Tick (every `tickMs`, each collector process): claim due inputs in the database
  *   (`claimDueInputs` pushes their `nextRunAt` by the lease, so one claimer wins each input) and

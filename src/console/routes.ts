@@ -1,5 +1,5 @@
 /**
- * The console on {api_url} (issue 12, README "Five minutes with the console"):
+ * The console on {api_url} (issue 12, docs/api.md#console):
  *
  *   GET /console/assets/<name>   the built assets (`build.ts`): `cache-control: public,
  *                                max-age=31536000, immutable` (names carry a content hash);

@@ -1,9 +1,10 @@
 /**
- * Bearer tokens on token-bearing endpoints (interface §4, decisions §3): the token comes as the
+ * Bearer tokens on token-bearing endpoints (docs/api.md#authentication): the token comes as the
  * query parameter `access_token` or as `Authorization: Bearer …`. Missing, unknown, revoked or
  * expired → 401 AuthenticationError; so is a token whose consumer, or whose client, the operator
- * disabled (`admin client disable`): it stops working at once. Contract access (decisions §4): a consumer may act on a
- * contract only when the operator granted it; otherwise 403 ForbiddenError, with no data.
+ * disabled (`admin client disable`): it stops working at once. Contract access
+ * (docs/api.md#contract-access): a consumer may act on a contract only when the operator granted
+ * it; otherwise 403 ForbiddenError, with no data.
  */
 import type { FastifyRequest } from 'fastify';
 import { authenticationError, forbiddenError } from '../errors.ts';

@@ -12,7 +12,7 @@ import { Type, type TSchema } from 'typebox';
 const Iso = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
 const Hex = Type.String({ pattern: '^[0-9a-f]{24}$', description: '24 lower-case hex characters' });
 
-/** The error object of interface §7 (decisions §2), with the RFC 6749 §5.2 fields the token endpoints add. */
+/** The error object (docs/api.md#errors), with the RFC 6749 §5.2 fields the token endpoints add. */
 const ErrorObject = Type.Object(
   {
     requestId: Type.String({ description: 'Also sent as header X-Request-Id.' }),
@@ -35,7 +35,7 @@ const ErrorObject = Type.Object(
 
 const nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
 
-/** The fields of a content item and of its children (docs/api.md#content-items). */
+/** The fields of a content item and of its children (docs/api.md#content-item). */
 const itemFields = {
   id: Type.String({ description: '<service>_<native id>' }),
   service: Type.String({ description: 'twitter, youtube, instagram, rss, …' }),
@@ -81,7 +81,7 @@ const ContentChild = Type.Object(
   { additionalProperties: false },
 );
 
-/** Interface §2.8: every field present with its type, `children` always an array, nothing else. */
+/** The content item (docs/api.md#content-item): every field present with its type, `children` always an array, nothing else. */
 const ContentItem = Type.Object(
   {
     ...itemFields,
@@ -91,7 +91,7 @@ const ContentItem = Type.Object(
   { $id: 'ContentItem', additionalProperties: false },
 );
 
-/** Interface §2.9. */
+/** An entry of the collections listing (docs/api.md#collections-listing). */
 const CollectionSummary = Type.Object(
   {
     name: Type.String({ description: 'Display name' }),
@@ -101,10 +101,10 @@ const CollectionSummary = Type.Object(
   { $id: 'CollectionSummary' },
 );
 
-/** Interface §4.7: the count of published items, a string of digits. */
+/** The count of published items (docs/api.md#count), a string of digits. */
 const Count = Type.Object({ count: Type.String({ pattern: '^[0-9]+$' }) }, { $id: 'Count' });
 
-/** Interface §2.10. */
+/** Token information (docs/api.md#token-info). */
 const TokenInfo = Type.Object(
   {
     active: Type.Boolean(),
@@ -115,7 +115,7 @@ const TokenInfo = Type.Object(
   { $id: 'TokenInfo' },
 );
 
-/** Interface §2.11. */
+/** Consumer details (docs/api.md#me). */
 const ConsumerDetails = Type.Object(
   {
     privileges: Type.Array(Type.String(), { description: 'MY_ACCOUNT for a user; empty for a machine client' }),
@@ -148,7 +148,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   429: 'RateLimitError: too many failures; see Retry-After',
 };
 
-/** The error responses `statuses` (each the error object of interface §7) plus `default` (500). */
+/** The error responses `statuses` (each the error object of docs/api.md#errors) plus `default` (500). */
 export function errorResponses(...statuses: number[]): Record<string, TSchema> {
   const out: Record<string, TSchema> = {};
   for (const status of statuses) out[status] = ref('ErrorObject', ERROR_DESCRIPTIONS[status]);
@@ -158,7 +158,7 @@ export function errorResponses(...statuses: number[]): Record<string, TSchema> {
 
 /**
  * A 200 response that is JSON, or JSONP (`/**\/<callback>(<json>);`, application/javascript,
- * decisions §7) when `callback` is given.
+ * docs/api.md#jsonp) when `callback` is given.
  */
 export function jsonOrJsonp(schema: TSchema, description: string): TSchema {
   return {
@@ -178,7 +178,7 @@ export function textResponse(type: string, description: string): TSchema {
 /** A response without a body (204, 304, redirects), with its description. */
 export const noBody = (description: string): TSchema => Type.Null({ description });
 
-/** Security requirement of token-bearing routes: `access_token` query parameter or `Authorization: Bearer` (decisions §3). */
+/** Security requirement of token-bearing routes: `access_token` query parameter or `Authorization: Bearer` (docs/api.md#authentication). */
 export const TOKEN_SECURITY: Security = [{ access_token: [] }, { bearer: [] }];
 
 /** An OpenAPI security requirement list (alternatives; `{}` makes it optional). */

@@ -4,7 +4,7 @@
  * Bodies and headers are not logged at all (Fastify's default request serializer).
  */
 
-/** Query parameters whose values are credentials (interface §4 sends tokens in the query). */
+/** Query parameters whose values are credentials (tokens may travel in the query: docs/api.md#authentication). */
 const SECRET_PARAMS = new Set(['access_token', 'refresh_token', 'code', 'code_verifier', 'client_secret', 'password', 'token', 'id_token']);
 
 /** `url` (path and query) with secret query values redacted; other parameters unchanged. */

@@ -1,5 +1,5 @@
 /**
- * Request validation at the edge (decisions §2): JSON Schemas (TypeBox) compiled by Ajv, and
+ * Request validation at the edge (docs/api.md#errors): JSON Schemas (TypeBox) compiled by Ajv, and
  * Ajv's errors turned into the interface's error entries, one per offending property, with
  * `propertyName` as a path (`rules[2].operator`, `[3].service`).
  *

@@ -1,7 +1,8 @@
 /**
- * Great-circle geometry for the `location` filter (decisions §7): distances on a sphere of the
- * mean Earth radius (IUGG, 6 371 008.8 m) by the haversine formula, and the latitude/longitude
- * box that surely contains a circle, so an index can narrow candidates before the exact check.
+ * Great-circle geometry for the `location` filter (docs/api.md#location-parameter): distances on a
+ * sphere of the mean Earth radius (IUGG, 6 371 008.8 m) by the haversine formula, and the
+ * latitude/longitude box that surely contains a circle, so an index can narrow candidates before
+ * the exact check.
  */
 
 export const EARTH_RADIUS_M = 6_371_008.8;

@@ -1,6 +1,6 @@
 /**
- * Language of an item whose source names none (decisions §9: "detected from the text (ISO
- * 639-1), else absent"). Uses eld (Efficient Language Detector, medium n-gram set: ~40 µs per
+ * Language of an item whose source names none (docs/api.md#language: detected from the text, ISO
+ * 639-1, else absent). Uses eld (Efficient Language Detector, medium n-gram set: ~40 µs per
  * text, 60 languages, ISO 639-1 codes) and answers undefined when eld does not call its own
  * result reliable, so short or mixed texts stay without a language rather than a wrong one.
  */

@@ -1,7 +1,7 @@
 /**
- * Slugs (decisions §4): lower-case ASCII words joined by `-` ("World News" → `world-news`).
- * Accents are folded to their base letter (ß → ss, æ → ae …); a name with no ASCII letters or digits slugs to
- * `item`.
+ * Slugs (docs/api.md#collections): lower-case ASCII words joined by `-` ("World News" →
+ * `world-news`). Accents are folded to their base letter (ß → ss, æ → ae …); a name with no ASCII
+ * letters or digits slugs to `item`.
  */
 const LETTERS: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', ł: 'l', þ: 'th', ı: 'i' };
 

@@ -1,8 +1,8 @@
 /**
- * Schema pieces every management route declares for its OpenAPI description (decisions §2, §4,
- * §5): the common record fields of interface §2.1, ids, and the route schema
- * shapes (create, list, get, update, delete, bulk delete), with the error responses and security
- * of http/openapi.ts.
+ * Schema pieces every management route declares for its OpenAPI description
+ * (docs/api.md#management-api): the common record fields (docs/api.md#common-record-fields), ids,
+ * and the route schema shapes (create, list, get, update, delete, bulk delete), with the error
+ * responses and security of http/openapi.ts.
  *
  * A body the handler validates itself (after authentication, naming `[i].property` for bulk
  * bodies) is declared with `handlerValidated` (`http/validate.ts`): the schema documents the
@@ -18,7 +18,7 @@ export const ContractQuery = Type.Object({ contract_id: Id, access_token: Type.O
 export const TokenQuery = Type.Object({ access_token: Type.Optional(Type.String()) });
 export const BulkDelete = Type.Object({ ids: Type.Array(Id, { minItems: 1, maxItems: 1000 }) });
 
-/** The common record fields of interface §2.1. */
+/** The common record fields (docs/api.md#common-record-fields). */
 export const common = {
   _id: Id,
   contractId: Id,

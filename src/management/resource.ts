@@ -1,6 +1,7 @@
 /**
- * The six operations every named management record shares (interface §2.1, §4.3–§4.6;
- * decisions §2, §4, §5, §10), as handlers built from a resource's `Spec`:
+ * The six operations every named management record shares (docs/api.md#record-operations,
+ * docs/api.md#deleting, docs/api.md#common-record-fields), as handlers built from a resource's
+ * `Spec`:
  *
  *   create      authenticate → validate → contract grant → references → unique name → insert → 201
  *   list        authenticate → contract grant (contract_id) → the contract's records, oldest first

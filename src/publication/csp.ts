@@ -1,6 +1,6 @@
 /**
- * The Content-Security-Policy of the publication page (decisions §8, CSP Level 3): nothing runs
- * or loads unless listed here.
+ * The Content-Security-Policy of the publication page (docs/api.md#publication, CSP Level 3):
+ * nothing runs or loads unless listed here.
  *
  * - scripts and styles: only elements carrying this response's nonce (the page's own
  *   wall.js/wall.css and each active customization); no inline handlers, no `eval`;

@@ -1,6 +1,7 @@
 /**
- * The customizations a publication applies (interface §2.7, decisions §8): every active one of
- * the contract, in creation order (ids are time-ordered, so `created` then `id` decides ties).
+ * The customizations a publication applies (docs/api.md#customizations, docs/api.md#publication):
+ * every active one of the contract, in creation order (ids are time-ordered, so `created` then `id`
+ * decides ties).
  */
 import type { Db } from '../store/db.ts';
 

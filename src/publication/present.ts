@@ -1,6 +1,6 @@
 /**
- * Content items (interface §2.8) as what the publication templates show: sanitized text and
- * embeds, safe URLs only, the author's initial for the avatar, a relative time and the kudos.
+ * Content items (docs/api.md#content-item) as what the publication templates show: sanitized text
+ * and embeds, safe URLs only, the author's initial for the avatar, a relative time and the kudos.
  * Pure functions; `now` is an argument.
  */
 import type { ContentItem } from '../item.ts';

@@ -1,5 +1,5 @@
 /**
- * The publication on {queue_url} (decisions §8), public like the content API:
+ * The publication on {queue_url} (docs/api.md#publication), public like the content API:
  *
  *   GET /v1/publication/{contract}?q=&layout=&offset=   the wall: a complete server-rendered page
  *       &preview=true                                   the console's preview: framed only by the
@@ -11,7 +11,7 @@
  *
  * The wall shows every published item of the collection, newest first (not only the last 24 h
  * the content API reads by default). Unknown or inactive contract → 401, unknown or inactive
- * collection → 404, as on the content API (decisions §7).
+ * collection → 404, as on the content API (docs/api.md#queue-and-content-api).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -48,7 +48,7 @@ const ItemsQuery = Type.Object({
 });
 
 const tags = ['publication'];
-/** Route schemas (decisions §8): the request schemas Fastify validates and the responses for OpenAPI. */
+/** Route schemas (docs/api.md#publication): the request schemas Fastify validates and the responses for OpenAPI. */
 const schemas = {
   page: {
     tags,

@@ -1,4 +1,4 @@
-/** The sanitizer of outside HTML (decisions §8): table-driven, input → what must (not) remain. */
+/** The sanitizer of outside HTML (docs/api.md#publication): table-driven, input → what must (not) remain. */
 import { describe, expect, it } from 'vitest';
 import { safeImageUrl, safeUrl, sanitizeEmbed, sanitizeText } from './sanitize.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Outside HTML made safe for the publication page (decisions §8), with sanitize-html (an
+ * Outside HTML made safe for the publication page (docs/api.md#publication), with sanitize-html (an
  * allow-list parser built on htmlparser2; maintained since 2013).
  *
  * - Item text keeps simple formatting, links and https images. Everything else is dropped:

@@ -2,8 +2,9 @@
  * In-process cache of serialized public pages (content and count reads, issue 6). An entry is
  * reused only while the collection's `version` (bumped with every new item and moderation, in
  * the same transaction, by any process) is unchanged and for at most `ttlMs` — the default
- * `since`/`until` window moves with the clock, and decisions §7 allows readers to see a change
- * up to CONTENT_MAX_AGE seconds late. Bounded by total size, least recently used evicted first.
+ * `since`/`until` window moves with the clock, and docs/api.md#caching allows readers to see a
+ * change up to CONTENT_MAX_AGE seconds late. Bounded by total size, least recently used evicted
+ * first.
  */
 import type { RenderedPage } from './respond.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Query parameters of the queue and content API (interface §4.7, §8; decisions §7): their
+ * Query parameters of the queue and content API (docs/api.md#read-parameters): their
  * schemas, limits and defaults, and the step from a validated query to an `ItemQuery`.
  */
 import { Type } from 'typebox';
@@ -8,7 +8,7 @@ import { ITEM_TYPES } from '../item.ts';
 import { serviceRow } from '../services.ts';
 import type { Circle, ItemQuery } from '../store/items.ts';
 
-/** JSONP callback names (decisions §7). */
+/** JSONP callback names (docs/api.md#jsonp). */
 export const CALLBACK = '^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$';
 
 const Seconds = Type.Integer({ minimum: 0, maximum: 253_402_300_799 });
@@ -89,8 +89,8 @@ function list(value: string | undefined, name: string, allowed: (v: string) => b
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 
 /**
- * `location=<longitude>,<latitude>,<radius>` (decisions §7: the stated order, with the
- * geographic ranges longitude −180..180 and latitude −90..90; radius 10..200 meters).
+ * `location=<longitude>,<latitude>,<radius>` (docs/api.md#location-parameter: the stated order,
+ * with the geographic ranges longitude −180..180 and latitude −90..90; radius 10..200 meters).
  */
 function circle(value: string | undefined, invalid: Invalid[]): Circle | undefined {
   if (value === undefined || value === '') return undefined;
@@ -113,8 +113,8 @@ function circle(value: string | undefined, invalid: Invalid[]): Circle | undefin
 
 /**
  * The item selection of a read: `since` defaults to now − 24 h and `until` to now (Unix
- * seconds, decisions §7); comma lists checked against the known values. Throws 400 naming the
- * parameter.
+ * seconds, docs/api.md#read-parameters); comma lists checked against the known values. Throws 400
+ * naming the parameter.
  */
 export function itemQuery(collectionId: string, query: ReadQuery, now = Date.now()): ItemQuery {
   const invalid: Invalid[] = [];

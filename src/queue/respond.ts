@@ -1,6 +1,6 @@
 /**
  * Response bodies of the queue and content API: JSON, or JSONP when `callback` is given
- * (decisions §7: `/**\/<callback>(<json>);` as application/javascript with nosniff). Public
+ * (docs/api.md#jsonp: `/**\/<callback>(<json>);` as application/javascript with nosniff). Public
  * reads are cacheable (`Cache-Control: public, max-age=CONTENT_MAX_AGE`, a strong `ETag`, 304
  * on `If-None-Match`); token-bearing reads are `no-store`. The callback was validated by the
  * route's schema before it reaches here, so it is never echoed unchecked.

@@ -1,5 +1,5 @@
 /**
- * The content queue and content reading API on {queue_url} (interface §4.7, decisions §7):
+ * The content queue and content reading API on {queue_url} (docs/api.md#queue-and-content-api):
  *
  *   GET   /v1/queue/{contract}           token; published and unpublished items of collection q
  *                                        (moderators' filters `state` and `text`, search.ts)

@@ -1,5 +1,5 @@
 /**
- * Route schemas of the queue and content API (interface §4.7, decisions §7) for validation and
+ * Route schemas of the queue and content API (docs/api.md#queue-and-content-api) for validation and
  * the OpenAPI description: the request schemas of params.ts, which Fastify validates, with the
  * responses each route gives — JSON, or JSONP (application/javascript) where `callback` applies,
  * 304 on a matching `If-None-Match` for public reads, and the error object otherwise.

@@ -8,7 +8,7 @@
  * versions and sends them. This works when another process stored or moderated the items,
  * because it reads only the shared database. Events (https://html.spec.whatwg.org/multipage/server-sent-events.html):
  *
- *   event: item          data: the content item (interface §2.8), newly published
+ *   event: item          data: the content item (docs/api.md#content-item), newly published
  *   event: unpublished   data: {"id": "<item id>"}, moderated to unpublished
  *   event: reload        more changes at once than one read sends: re-read the content
  *

@@ -1,6 +1,6 @@
 /**
- * Collections (decisions §4): belong to a contract; their slug, unique in the contract, is the
- * `q` parameter of the queue and content API.
+ * Collections (docs/api.md#collections): belong to a contract; their slug, unique in the contract,
+ * is the `q` parameter of the queue and content API.
  */
 import { newId } from '../lib/ids.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';

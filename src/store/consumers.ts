@@ -1,7 +1,7 @@
 /**
- * Consumers (decisions §3): users, who log in with a username and password, and machine
- * clients, who authenticate with a client id and secret. Secrets are stored as argon2id hashes
- * only (`auth/secrets.ts`).
+ * Consumers (docs/api.md#authentication): users, who log in with a username and password, and
+ * machine clients, who authenticate with a client id and secret. Secrets are stored as argon2id
+ * hashes only (`auth/secrets.ts`).
  */
 import { newId } from '../lib/ids.ts';
 import { iso } from '../lib/time.ts';

@@ -1,6 +1,6 @@
 /**
- * Contracts (decisions §4): the ownership scope of every resource, and the grants that give a
- * consumer access to one. Contract slugs are unique globally.
+ * Contracts (docs/api.md#contract-access): the ownership scope of every resource, and the grants
+ * that give a consumer access to one. Contract slugs are unique globally.
  */
 import { newId } from '../lib/ids.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
@@ -62,7 +62,7 @@ export async function revokeGrant(db: Db, consumerId: string, contractId: string
   return Number(result.numDeletedRows) > 0;
 }
 
-/** The contracts the consumer was granted, in creation order (decisions §4). */
+/** The contracts the consumer was granted, in creation order (docs/api.md#contracts). */
 export async function grantedContracts(db: Db, consumerId: string): Promise<ContractRow[]> {
   return db
     .selectFrom('contracts')
@@ -73,7 +73,7 @@ export async function grantedContracts(db: Db, consumerId: string): Promise<Cont
     .execute();
 }
 
-/** Sets (or, with null, clears) the contract's filter (decisions §6: the last-resort filter). */
+/** Sets (or, with null, clears) the contract's filter (docs/filters.md#governing-filter: the last-resort filter). */
 export async function setContractFilter(db: Db, contractId: string, filterId: string | null, by: string): Promise<void> {
   await db.updateTable('contracts').set({ filterId, lastModified: iso(), lastModifiedBy: by }).where('id', '=', contractId).execute();
 }

@@ -1,6 +1,6 @@
 /**
- * Opens the database named by `DATABASE_URL` (decisions §1) as a Kysely instance: SQLite
- * (better-sqlite3) is the embedded default, its file's folder created when missing;
+ * Opens the database named by `DATABASE_URL` (docs/configuration.md#database) as a Kysely instance:
+ * SQLite (better-sqlite3) is the embedded default, its file's folder created when missing;
  * `postgres://…` (or `postgresql://…`) opens PostgreSQL (15 or newer) through a `pg` pool, so that
  * several processes on several machines share one state.
  *

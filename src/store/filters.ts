@@ -1,5 +1,5 @@
 /**
- * Filters (interface §2.4–§2.6, decisions §6): lists, sets and chains, and who uses them. A
+ * Filters (docs/filters.md#filters): lists, sets and chains, and who uses them. A
  * "filter" is a set or a chain; inputs, collections and contracts name one by `filterId`.
  * References inside sets (rule `listId`) and chains (`sets`) are JSON in their record, so the
  * users of a list or set are found by reading the contract's sets or chains; a contract holds

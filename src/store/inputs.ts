@@ -1,6 +1,6 @@
 /**
- * Inputs (interface §2.3, decisions §5, §9): what to collect, from which service, for which
- * collection; plus the collector's bookkeeping (schedule, errors, counters, source state).
+ * Inputs (docs/api.md#inputs, docs/services.md#polling): what to collect, from which service, for
+ * which collection; plus the collector's bookkeeping (schedule, errors, counters, source state).
  * Every read by id returns the row whatever its contract: callers check access.
  */
 import { type Transaction, sql } from 'kysely';

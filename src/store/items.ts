@@ -1,7 +1,7 @@
 /**
- * Content items in the queue of a collection (interface §2.8, §3.1; decisions §7). An item is
- * stored once per collection, keyed by its id (`<service>_<native id>`); the item itself is kept
- * as a JSON document beside the columns that reads filter and sort on.
+ * Content items in the queue of a collection (docs/api.md#content-item, docs/api.md#item-state). An
+ * item is stored once per collection, keyed by its id (`<service>_<native id>`); the item itself is
+ * kept as a JSON document beside the columns that reads filter and sort on.
  *
  * Every insert and moderation bumps the collection's `version` in the same transaction and
  * stamps the touched items with it (`seq`), so any process can tell cheaply whether a
@@ -99,7 +99,7 @@ export interface ItemQuery {
   services?: string[];
   types?: string[];
   languages?: string[];
-  /** Only items located within the circle (great-circle distance, decisions §7). */
+  /** Only items located within the circle (great-circle distance, docs/api.md#location-parameter). */
   location?: Circle;
 }
 
@@ -270,7 +270,7 @@ function itemBody(body: unknown): ContentItem {
 }
 
 /**
- * The stored row as the content item (docs/api.md#content-items), with its state, in shape
+ * The stored row as the content item (docs/api.md#content-item), with its state, in shape
  * whatever version stored it (`inShape`: `children` an array, `url` a string).
  */
 export function rowToItem(row: ItemRow): ContentItem {

@@ -1,6 +1,6 @@
 /**
- * Items a filter rejected, per input (issue 5; decisions §6.4, §9). An item id is recorded once
- * per input, so a re-fetched item that was already rejected is not counted again; the most
+ * Items a filter rejected, per input (issue 5; docs/filters.md#rejections). An item id is recorded
+ * once per input, so a re-fetched item that was already rejected is not counted again; the most
  * recent rows are what `GET /collection/inputs/{id}/rejections` lists.
  */
 import type { Transaction } from 'kysely';

@@ -6,7 +6,7 @@
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
-/** The common record fields of interface §2.1 (without `_id`, `contractId` and `active`). */
+/** The common record fields (docs/api.md#common-record-fields; without `_id`, `contractId` and `active`). */
 interface Audited {
   created: string;
   createdBy: string;
@@ -36,7 +36,7 @@ export interface CollectionTable extends Audited {
 
 export interface ConsumerTable {
   id: string;
-  /** `user` or `client` (interface §2.11 consumer_type). */
+  /** `user` or `client` (`consumer_type` of docs/api.md#me). */
   type: string;
   name: string;
   email: string | null;
@@ -136,12 +136,12 @@ export interface ItemTable {
   dateMs: number;
   score: number;
   language: string | null;
-  /** The item's location in degrees, or null (filter `location`, decisions §7). */
+  /** The item's location in degrees, or null (filter `location`, docs/api.md#location-parameter). */
   latitude: number | null;
   longitude: number | null;
   /** The collection `version` that last published-on-arrival or moderated the item (streams read what changed); 0 for unpublished arrivals. */
   seq: Generated<number>;
-  /** The content item of interface §2.8 as JSON text (jsonb on PostgreSQL: read with `itemBody`), without `state`. */
+  /** The content item (docs/api.md#content-item) as JSON text (jsonb on PostgreSQL: read with `itemBody`), without `state`. */
   body: string;
   createdAt: number;
 }
@@ -161,7 +161,7 @@ export interface FilterSetTable extends Audited {
   id: string;
   contractId: string;
   name: string;
-  /** JSON array of rule objects (interface §2.5). */
+  /** JSON array of rule objects (docs/filters.md#rules). */
   rules: string;
   /** JSON rule object. */
   preCondition: string;

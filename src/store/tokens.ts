@@ -1,6 +1,7 @@
 /**
- * Access and refresh tokens (decisions §3), stored by SHA-256 hash only. Tokens issued from one
- * grant share a `family`; revoking the family ends every token in it (RFC 9700 §4.14).
+ * Access and refresh tokens (docs/api.md#authentication), stored by SHA-256 hash only. Tokens
+ * issued from one grant share a `family`; revoking the family ends every token in it (RFC 9700
+ * §4.14).
  */
 import { createHash } from 'node:crypto';
 import type { Db } from './db.ts';

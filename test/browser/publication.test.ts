@@ -1,8 +1,8 @@
 /**
- * The publication in real Chromium (decisions §8): a site on another local port embeds it with
- * embed.js; items render per type; the overlay works with mouse and keyboard; customizations
- * apply (CSS) and run only inside the iframe (JS); malicious item text does nothing; moderation
- * shows up live; more items load on scroll.
+ * The publication in real Chromium (docs/api.md#publication): a site on another local port embeds
+ * it with embed.js; items render per type; the overlay works with mouse and keyboard;
+ * customizations apply (CSS) and run only inside the iframe (JS); malicious item text does nothing;
+ * moderation shows up live; more items load on scroll.
  */
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

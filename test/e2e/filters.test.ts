@@ -1,5 +1,6 @@
 /**
- * Filters end to end (issue 5, decisions §6, §9): real feeds (test/fixtures/rss) served on
+ * Filters end to end (issue 5, docs/filters.md#when-filters-run): real feeds (test/fixtures/rss)
+ * served on
  * 127.0.0.1, inputs and filters (list, sets, chain) made over HTTP at each level (input,
  * collection, contract), collected with `refreshInput` and the guarded fetcher. Exactly the
  * accepted items reach the queue; rejections are counted once and listed; the dry run agrees

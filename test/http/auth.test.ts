@@ -1,7 +1,8 @@
 /**
- * The Authorization API over HTTP (interface §4.1, §2.10, §2.11; decisions §2, §3): the token
- * endpoint's client_credentials and refresh_token grants with HTTP Basic client authentication,
- * refresh rotation and reuse detection, token information and consumer details.
+ * The Authorization API over HTTP (docs/api.md#authorization-api, docs/api.md#token-info,
+ * docs/api.md#me): the token endpoint's client_credentials and refresh_token grants with HTTP Basic
+ * client authentication, refresh rotation and reuse detection, token information and consumer
+ * details.
  */
 import { describe, expect, it } from 'vitest';
 import { hashSecret, randomToken } from '../../src/auth/secrets.ts';
@@ -12,7 +13,7 @@ import { build, buildClient, buildUser, expectError } from '../helper.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** A client id with characters that must be URL-encoded before base64 (interface §4.1). */
+/** A client id with characters that must be URL-encoded before base64 (RFC 6749 §2.3.1, docs/api.md#token-endpoint). */
 const AWKWARD_ID = 'acme:robot 100%/ü+x';
 const AWKWARD_SECRET = 's3cr:et %20 ü+';
 
@@ -30,7 +31,7 @@ async function awkwardClient(db: Db) {
   return consumer;
 }
 
-/** `Basic base64(urlencode(id):urlencode(secret))` (interface §4.1). */
+/** `Basic base64(urlencode(id):urlencode(secret))` (RFC 6749 §2.3.1). */
 function basic(id: string, secret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 }

@@ -1,5 +1,5 @@
 /**
- * The browser sign-in over HTTP (interface §4.1, decisions §3, issue 3): the implicit grant and
+ * The browser sign-in over HTTP (docs/api.md#browser-sign-in, issue 3): the implicit grant and
  * the code grant with PKCE through the real login and consent forms, with cookies and CSRF
  * tokens carried as a browser carries them; every error the issue lists.
  */

@@ -1,5 +1,5 @@
 /**
- * Customizations (interface §2.7, §4.6; decisions §5, §10) and collections (decisions §4):
+ * Customizations (docs/api.md#customizations) and collections (docs/api.md#collections):
  * CRUD, the version rule, slugs, filterId references, deleting a collection with inputs (409)
  * and with items (they go with it); deleting an input leaves its items.
  */

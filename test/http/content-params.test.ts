@@ -1,8 +1,8 @@
 /**
- * Every parameter, limit and error of the queue, content and count reads (issue 6; interface
- * §4.7, §8; decisions §7): location circles at the edge of their radius, languages (given and
- * detected), whole-collection paging under both sorts and orders, limits, contract isolation,
- * and query plans that never scan the whole items table.
+ * Every parameter, limit and error of the queue, content and count reads (issue 6;
+ * docs/api.md#read-parameters, docs/api.md#limits): location circles at the edge of their radius,
+ * languages (given and detected), whole-collection paging under both sorts and orders, limits,
+ * contract isolation, and query plans that never scan the whole items table.
  */
 import { CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';

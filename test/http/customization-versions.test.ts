@@ -1,5 +1,5 @@
 /**
- * GET /publication/customizations/{id}/versions (docs/api.md "Customization versions"): every
+ * GET /publication/customizations/{id}/versions (docs/api.md#customization-versions): every
  * PATCH keeps the state it replaces, newest first; a restore is a PATCH with an old version's
  * data and keeps a version in turn; another contract's token gets 403 without data; bad input
  * gets 400 naming the property; versions go with their customization.

@@ -1,5 +1,5 @@
 /**
- * Inputs on the management API (interface §2.1, §2.3, §4.2; decisions §2, §5, §9): create one or
+ * Inputs on the management API (docs/api.md#inputs, docs/api.md#input-status): create one or
  * several (all or nothing), list, get, replace; token, contract access and validation errors.
  */
 import { describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ async function setup() {
   const get = (id: string, token = tenant.token) => ctx.app.inject({ method: 'GET', url: `/collection/inputs/${id}?access_token=${encodeURIComponent(token)}` });
   const put = (id: string, body: unknown, token = tenant.token) =>
     ctx.app.inject({ method: 'PUT', url: `/collection/inputs/${id}?access_token=${encodeURIComponent(token)}`, payload: body as object });
-  // filterId must name a filter set or chain of the contract (decisions §6).
+  // filterId must name a filter set or chain of the contract (docs/api.md#inputs).
   const set = await ctx.app.inject({
     method: 'POST',
     url: `/collection/sets?access_token=${encodeURIComponent(tenant.token)}`,
@@ -165,7 +165,7 @@ describe('POST /collection/inputs', () => {
     expectError(await post(inputBody(tenant, { collectionId: 'bbbbbbbbbbbbbbbbbbbbbbbb' })), 404, { name: 'NotFoundError', code: 4001, propertyName: 'collectionId' });
   });
 
-  it('validates the body: one entry per offending property with the codes of decisions §2', async () => {
+  it('validates the body: one entry per offending property with the codes of docs/api.md#error-codes', async () => {
     const { app, post, tenant } = await setup();
     const v = (code: number, propertyName: string) => ({ name: 'ValidationError', code, propertyName });
 

@@ -1,7 +1,7 @@
 /**
- * Contract isolation (decisions §2, §4): every management endpoint, called with a token of
- * another contract, answers 403 ForbiddenError and leaks none of the resource's data, and
- * changes nothing.
+ * Contract isolation (docs/api.md#contract-access, docs/api.md#errors): every management endpoint,
+ * called with a token of another contract, answers 403 ForbiddenError and leaks none of the
+ * resource's data, and changes nothing.
  */
 import { describe, expect, it } from 'vitest';
 import { buildItem, expectError, seedItems } from '../helper.ts';

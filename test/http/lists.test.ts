@@ -1,6 +1,7 @@
 /**
- * Filter lists (interface §2.4, §4.3; decisions §2, §5, §6, §10): create, read, list, update,
- * delete; pattern entries compiled on re2js; fixed fields; names unique; referential 409.
+ * Filter lists (docs/api.md#filter-lists, docs/filters.md#lists, docs/api.md#limits): create, read,
+ * list, update, delete; pattern entries compiled on re2js; fixed fields; names unique; referential
+ * 409.
  */
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../helper.ts';

@@ -1,8 +1,9 @@
 /**
  * The self-description (issue 4, item 8): `GET /openapi.json` is an OpenAPI 3.1 document that a
- * maintained validator accepts, that lists every route of interface §4 and decisions §3–§8 with
+ * maintained validator accepts, that lists every route of docs/api.md with
  * a response schema for its success status (JSONP, event stream, HTML where they apply), the
- * shared components of interface §2.8–§2.11 and §7, and the security of each route;
+ * shared components (the content item, the collections listing, token info, consumer details
+ * and the error object of docs/api.md), and the security of each route;
  * `GET /docs` renders it.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -14,11 +15,11 @@ const JSONP = ['application/json', 'application/javascript'];
 const HTML = ['text/html'];
 
 /**
- * Every route of interface §4.1–§4.7 and decisions §3, §4, §7, §8 with its success status and
+ * Every route of docs/api.md with its success status and
  * the media types its success response documents (none: a response without a body).
  */
 const ROUTES: Array<[route: string, status: number, types: string[]]> = [
-  // Authorization API (interface §4.1, decisions §3).
+  // Authorization API (docs/api.md#authorization-api).
   ['post /v1/oauth/token', 200, [JSON_TYPE]],
   ['post /v1/oauth/revoke', 200, []],
   ['get /v1/oauth/token/info', 200, [JSON_TYPE]],
@@ -29,7 +30,7 @@ const ROUTES: Array<[route: string, status: number, types: string[]]> = [
   ['post /v1/oauth/authorize', 303, []],
   ['post /v1/login', 303, []],
   ['post /v1/logout', 303, []],
-  // Management API (interface §4.2–§4.6, decisions §4, §5).
+  // Management API (docs/api.md#management-api).
   ['get /v1/customer/contracts/me', 200, [JSON_TYPE]],
   ['patch /collection/contracts/{id}', 200, [JSON_TYPE]],
   ['post /collection/filters/test', 200, [JSON_TYPE]],
@@ -44,14 +45,14 @@ const ROUTES: Array<[route: string, status: number, types: string[]]> = [
       [`delete ${path}/{id}`, 204, []],
     ],
   ),
-  // Queue and content API (interface §4.7, decisions §7).
+  // Queue and content API (docs/api.md#queue-and-content-api).
   ['get /v1/queue/{contract}', 200, JSONP],
   ['patch /v1/queue/{contract}', 200, [JSON_TYPE]],
   ['get /v1/content/{contract}', 200, JSONP],
   ['get /v1/content/{contract}/stream', 200, ['text/event-stream']],
   ['get /v1/count/{contract}', 200, JSONP],
   ['get /v1/collections/{contract}', 200, JSONP],
-  // Publication (decisions §8).
+  // Publication (docs/api.md#publication).
   ['get /v1/publication/{contract}', 200, HTML],
   ['get /v1/publication/{contract}/items', 200, HTML],
   ['get /v1/publication/assets/{name}', 200, ['text/javascript', 'text/css']],

@@ -1,7 +1,7 @@
 /**
- * The publication over HTTP (decisions §8): the server-rendered page (items by type, escaping,
- * sanitizing, customizations in creation order, CSP), the item fragments, the assets, embed.js,
- * the size budget, and contract isolation.
+ * The publication over HTTP (docs/api.md#publication): the server-rendered page (items by type,
+ * escaping, sanitizing, customizations in creation order, CSP), the item fragments, the assets,
+ * embed.js, the size budget, and contract isolation.
  */
 import { describe, expect, it } from 'vitest';
 import { createCollection } from '../../src/store/collections.ts';

@@ -1,7 +1,7 @@
 /**
- * The content queue and content reading API (interface §4.7, §3.1; decisions §2, §7): token-bearing
- * queue reads and moderation, public content, count and collections reads with caching and JSONP,
- * filters, windows and stable paging.
+ * The content queue and content reading API (docs/api.md#queue-and-content-api,
+ * docs/api.md#moderation): token-bearing queue reads and moderation, public content, count and
+ * collections reads with caching and JSONP, filters, windows and stable paging.
  */
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/item.ts';

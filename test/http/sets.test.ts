@@ -1,7 +1,7 @@
 /**
- * Filter sets and chains (interface §2.5, §2.6, §4.4, §4.5; decisions §5, §6, §10): CRUD, the
- * rule validation of the operator table with its propertyName paths, list and set references,
- * referential 409s.
+ * Filter sets and chains (docs/api.md#filter-sets, docs/api.md#filter-chains,
+ * docs/filters.md#rules): CRUD, the rule validation of the operator table with its propertyName
+ * paths, list and set references, referential 409s.
  */
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../helper.ts';
@@ -25,7 +25,7 @@ describe('filter sets', () => {
     expect((await call('GET', `/collection/sets?contract_id=${tenant.contract.id}`)).json()).toEqual([]);
   });
 
-  it('accepts every operator of decisions §6 with the right value', async () => {
+  it('accepts every operator of docs/filters.md#operators with the right value', async () => {
     const { call, bodies, rule } = await setupRecords();
     const rules = [
       rule({ operator: 'equals', field: 'kudos.score', value: 3 }),

@@ -1,10 +1,11 @@
 /**
- * authorization_code with PKCE S256 (RFC 6749 §4.1.3, RFC 7636 §4.5–4.6, decisions §3): the
- * browser client exchanges the code from `/v1/authorize` for an access token of the user. The
- * code is single use, lives `CODE_TTL_MS`, and is bound to the client, the redirect URI and the
- * code challenge. It is marked used before anything else is checked, atomically; a second use
- * fails and revokes every token issued from the code (RFC 6749 §4.1.2). Users get no refresh
- * token (interface §3.2: an expired user token needs the browser flow again).
+ * authorization_code with PKCE S256 (RFC 6749 §4.1.3, RFC 7636 §4.5–4.6,
+ * docs/api.md#token-endpoint): the browser client exchanges the code from `/v1/authorize` for an
+ * access token of the user. The code is single use, lives `CODE_TTL_MS`, and is bound to the
+ * client, the redirect URI and the code challenge. It is marked used before anything else is
+ * checked, atomically; a second use fails and revokes every token issued from the code (RFC 6749
+ * §4.1.2). Users get no refresh token (docs/api.md#authentication: an expired user token needs the
+ * browser flow again).
  */
 import { revokeFamily, tokenHash } from '../../store/tokens.ts';
 import { consumeCode, findCode } from '../../store/codes.ts';

@@ -1,6 +1,6 @@
 /**
- * client_credentials (RFC 6749 §4.4, interface §4.1): a confidential machine client gets an
- * access token and a refresh token (decisions §3) for itself.
+ * client_credentials (RFC 6749 §4.4, docs/api.md#token-endpoint): a confidential machine client
+ * gets an access token and a refresh token (docs/api.md#authentication) for itself.
  */
 import { issueTokens } from '../tokens.ts';
 import type { GrantContext } from './grant.ts';

@@ -1,6 +1,7 @@
 /**
- * refresh_token (RFC 6749 §6, interface §3.2): rotates the machine client's refresh token; a
- * rotated token presented again revokes its whole family (RFC 9700 §4.14, `rotateRefreshToken`).
+ * refresh_token (RFC 6749 §6, docs/api.md#token-endpoint): rotates the machine client's refresh
+ * token; a rotated token presented again revokes its whole family (RFC 9700 §4.14,
+ * `rotateRefreshToken`).
  */
 import { invalidGrant, invalidRequest } from '../oauth-errors.ts';
 import { rotateRefreshToken } from '../tokens.ts';

@@ -1,6 +1,6 @@
 /**
  * The authorization request of `/v1/authorize` (RFC 6749 §4.1.1, §4.2.1; RFC 7636 §4.3;
- * decisions §3), checked in the RFC's order:
+ * docs/api.md#browser-sign-in), checked in the RFC's order:
  *
  * 1. `client_id` must name an enabled client and `redirect_uri` be exactly (string equality,
  *    RFC 9700 §4.1.3) one of its registered URIs (a registered path is relative to API_URL,

@@ -1,5 +1,5 @@
 /**
- * The browser sign-in (interface §4.1, decisions §3), registered in its own Fastify scope with
+ * The browser sign-in (docs/api.md#browser-sign-in), registered in its own Fastify scope with
  * cookies and CSRF protection:
  *
  *   GET  /v1/authorize, /v1/oauth/authorize   check the request; login page, or consent page when signed in

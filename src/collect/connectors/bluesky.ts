@@ -1,5 +1,5 @@
 /**
- * The `bluesky` connector (research note connectors.md §12; decisions §9).
+ * The `bluesky` connector (docs/services.md#bluesky).
  *
  * - user (a handle or DID) → `app.bsky.feed.getAuthorFeed?actor=…&filter=posts_no_replies` on
  *   `BLUESKY_API_URL` (the public AppView; no auth). Reposts are skipped (they are someone

@@ -1,5 +1,5 @@
 /**
- * The `flickr` connector (research note connectors.md §8; decisions §9).
+ * The `flickr` connector (docs/services.md#flickr).
  *
  * - With `FLICKR_API_KEY`: type `tag` uses REST `flickr.photos.search` (`tags`, newest uploads
  *   first); type `user` uses `flickr.people.getPhotos` with the user's NSID (`12345678@N01`; a

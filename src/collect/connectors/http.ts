@@ -50,7 +50,7 @@ export function quotaExhaustedUntil(headers: Record<string, string>, now: number
   return wait === undefined ? undefined : now + wait;
 }
 
-/** The setting's value, or a permanent SourceError naming the variable to set (decisions §9). */
+/** The setting's value, or a permanent SourceError naming the variable to set (docs/services.md#credentials). */
 export function requireSetting(value: string | undefined, variable: string, service: string): string {
   if (!value) throw new SourceError(`${service} is not configured: set ${variable}`, { permanent: true });
   return value;

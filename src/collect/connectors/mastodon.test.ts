@@ -62,7 +62,7 @@ describe('mastodon', () => {
       author: { name: 'mastodonpy_test_2', username: 'mastodonpy_test_2', userid: '117020566092212359', url: 'http://localhost:3000/@mastodonpy_test_2' },
       media: null,
       kudos: { score: 0, mastodon_favourites: 0, mastodon_reblogs: 0, mastodon_replies: 0, mastodon_quotes: 0 },
-      language: 'ja', // as recorded, although the toot is English: the source's own value wins (decisions §9)
+      language: 'ja', // as recorded, although the toot is English: the source's own value wins (docs/api.md#language)
     }]);
     expect(state).toEqual({ minId: '117020593741189701' });
     expect(nextRunAt).toBeUndefined(); // 299 of 300 requests left

@@ -1,7 +1,7 @@
 /**
- * The `mastodon` connector (research note connectors.md §11; decisions §5, §9). No credential:
- * the instance is the one the input names, in any form of decisions §9 — `tag@host`,
- * `#tag@host`, `user@host`, `@user@host` (these mean https://host), or a URL
+ * The `mastodon` connector (docs/services.md#mastodon). No credential:
+ * the instance is the one the input names, in any form docs/services.md#overview lists —
+ * `tag@host`, `#tag@host`, `user@host`, `@user@host` (these mean https://host), or a URL
  * `https://host/tags/x` / `https://host/@user`. URL forms may also be `http://` to a loopback
  * address (127.0.0.0/8, localhost) with a port, for tests and local demos; requests still go
  * through the guarded fetcher.

@@ -62,7 +62,7 @@ export function httpUrl(url: unknown, base?: string): string | null {
 }
 
 /**
- * An item's `url` (docs/api.md#content-items), always a string: the first http(s) URL among
+ * An item's `url` (docs/api.md#content-item), always a string: the first http(s) URL among
  * `candidates`, given in the order they should win (the item's own link; then its enclosure or
  * medium, its guid; last the page of the feed or account it comes from); `''` when none is one.
  */

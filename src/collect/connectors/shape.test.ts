@@ -1,6 +1,6 @@
 /**
  * Every item every connector makes from the recorded payloads has exactly the content item's
- * shape (docs/api.md#content-items): validated strictly (no other property, every type exact)
+ * shape (docs/api.md#content-item): validated strictly (no other property, every type exact)
  * against the `ContentItem` schema the API documents, `url` a non-empty http(s) string and
  * `children` an array. The connectors run as the collector runs them (`connectorFor`), against a
  * local server answering with the recorded payloads.

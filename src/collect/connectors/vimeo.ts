@@ -2,8 +2,8 @@
  * The `vimeo` connector (Vimeo API 3.4; research note connectors.md §7): type `user` (a user
  * name, id or profile URL) reads `/users/{user}/videos`; type `album` (a showcase id, a
  * `user/album` pair or a showcase URL) reads `/albums/{id}/videos` or
- * `/users/{user}/albums/{id}/videos`. Needs `VIMEO_ACCESS_TOKEN` (decisions §9), sent as a Bearer
- * token. Newest first (`sort=date`); the cursor is the newest `release_time` seen.
+ * `/users/{user}/albums/{id}/videos`. Needs `VIMEO_ACCESS_TOKEN` (docs/services.md#vimeo), sent as
+ * a Bearer token. Newest first (`sort=date`); the cursor is the newest `release_time` seen.
  */
 import { SourceError, type Connector } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';

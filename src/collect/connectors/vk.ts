@@ -1,5 +1,5 @@
 /**
- * The `vk` connector (VK API 5.199; research note connectors.md §9; decisions §9). Needs
+ * The `vk` connector (VK API 5.199; docs/services.md#vk). Needs
  * `VK_ACCESS_TOKEN` (a VK app's service token suffices for public walls), sent as
  * `access_token` with `v=5.199`.
  *

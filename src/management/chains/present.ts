@@ -1,4 +1,4 @@
-/** Filter chain row → the filter chain of interface §2.6 with the common fields of §2.1. */
+/** Filter chain row → the filter chain (docs/api.md#filter-chains) with the common record fields. */
 import type { FilterChainRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 

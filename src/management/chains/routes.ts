@@ -1,5 +1,5 @@
 /**
- * Filter chains on {api_url} (interface §4.5; decisions §5: read and list like the others):
+ * Filter chains on {api_url} (docs/api.md#filter-chains: read and list like the others):
  *
  *   POST   /collection/chains        create → 201 (sets may be empty)
  *   GET    /collection/chains        the contract's chains (contract_id)

@@ -1,6 +1,6 @@
 /**
- * Filter chains (interface §2.6, §4.5; decisions §5, §6): request and response schemas, and
- * the check a schema cannot make: every set id names a set of the same contract (404 unknown,
+ * Filter chains (docs/api.md#filter-chains, docs/filters.md#filters): request and response schemas,
+ * and the check a schema cannot make: every set id names a set of the same contract (404 unknown,
  * 403 other contract, naming `sets[i]`).
  */
 import { Type } from 'typebox';

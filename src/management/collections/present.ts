@@ -1,4 +1,4 @@
-/** Collection row → the collection of decisions §4 with the common fields; `filterId` only when set. */
+/** Collection row → the collection (docs/api.md#collections) with the common fields; `filterId` only when set. */
 import type { CollectionRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 

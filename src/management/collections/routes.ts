@@ -1,5 +1,5 @@
 /**
- * Collections on {api_url} (decisions §4):
+ * Collections on {api_url} (docs/api.md#collections):
  *
  *   POST   /collection/collections        create → 201; slug derived, unique in the contract
  *   GET    /collection/collections        the contract's collections (contract_id)

@@ -1,6 +1,6 @@
 /**
- * Collections (decisions §4): request and response schemas. The slug is derived from the name
- * on create and then kept, so queue paths and embeds stay valid when the name changes.
+ * Collections (docs/api.md#collections): request and response schemas. The slug is derived from the
+ * name on create and then kept, so queue paths and embeds stay valid when the name changes.
  */
 import { Type } from 'typebox';
 import { COLLECTION_TYPES } from '../../store/collections.ts';

@@ -41,7 +41,7 @@ export const ContractUpdate = Type.Object({
 /** `GET /v1/customer/contracts/me` for the OpenAPI description; the handler reads only the token. */
 const schema = {
   tags: ['contracts'],
-  summary: 'The contracts the consumer of the token was granted (decisions §4)',
+  summary: 'The contracts the consumer of the token was granted',
   security: TOKEN_SECURITY,
   querystring: handlerValidated(TokenQuery),
   response: { 200: Type.Array(Contract), ...errorResponses(401) },

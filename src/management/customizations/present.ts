@@ -1,4 +1,4 @@
-/** Customization row → the customization of interface §2.7 with the common fields of §2.1; `description` only when set. */
+/** Customization row → the customization (docs/api.md#customizations) with the common record fields; `description` only when set. */
 import type { CustomizationRow, CustomizationVersionRow } from '../../store/tables.ts';
 import type { Static } from 'typebox';
 import { recordFields } from '../docs.ts';
@@ -17,7 +17,7 @@ export function presentCustomization(row: CustomizationRow): Record<string, unkn
   };
 }
 
-/** Version row → an earlier state of a customization (docs/api.md "Customization versions"). */
+/** Version row → an earlier state of a customization (docs/api.md#customization-versions). */
 export function presentVersion(row: CustomizationVersionRow): Static<typeof CustomizationVersion> {
   return {
     _id: row.id,

@@ -1,5 +1,5 @@
 /**
- * Customizations on {api_url} (interface §4.6, decisions §5):
+ * Customizations on {api_url} (docs/api.md#customizations):
  *
  *   POST   /publication/customizations        create → 201 (version defaults to "1")
  *   GET    /publication/customizations        the contract's customizations (contract_id)

@@ -1,5 +1,6 @@
 /**
- * Customizations (interface §2.7, §4.6; decisions §5, §10): request and response schemas, the
+ * Customizations (docs/api.md#customizations, docs/api.md#limits): request and response schemas,
+ * the
  * 256 KiB limit of `data` (UTF-8 bytes), and the version rule: when an update does not send
  * `version`, the last run of digits is incremented ("1"→"2", "1.9"→"1.10"; no digits → ".1").
  */
@@ -7,7 +8,7 @@ import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
 import { common, Id, TokenQuery } from '../docs.ts';
 
-/** Largest `data`, in UTF-8 bytes (decisions §10). */
+/** Largest `data`, in UTF-8 bytes (docs/api.md#limits). */
 export const MAX_DATA_BYTES = 256 * 1024;
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
@@ -36,7 +37,7 @@ export const CustomizationUpdate = Type.Object({
 });
 export const Customization = Type.Object({ ...common, name: Type.String(), type: Kind, data: Type.String(), version: Type.String(), description: Type.Optional(Type.String()) });
 
-/** An earlier state of a customization (docs/api.md "Customization versions"). */
+/** An earlier state of a customization (docs/api.md#customization-versions). */
 export const CustomizationVersion = Type.Object({
   _id: Id,
   customizationId: Id,
@@ -59,7 +60,7 @@ export const VersionsQuery = Type.Object({
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
 });
 
-/** The next version after `version` (decisions §5). */
+/** The next version after `version` (docs/api.md#customizations). */
 export function nextVersion(version: string): string {
   const match = /(\d+)(?!.*\d)/.exec(version);
   if (!match) return `${version}.1`;

@@ -1,5 +1,5 @@
 /**
- * The filter dry run on {api_url} (issue 5; decisions §6):
+ * The filter dry run on {api_url} (issue 5; docs/api.md#filter-dry-run, docs/filters.md#dry-run):
  *
  *   POST /collection/filters/test  {contractId, filterId | set, items: [content items]}
  *                               or {contractId, filterId | set, collectionId, since?}

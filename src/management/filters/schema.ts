@@ -8,7 +8,7 @@ import { LIST_TYPES, type ListType, VALUE_KINDS, type ValueKind } from '../../fi
 import { Id } from '../docs.ts';
 import { UnsavedSet } from '../sets/schema.ts';
 
-/** Items per dry run (decisions §10-style bound on one request's work). */
+/** Items per dry run (docs/api.md#limits: a bound on one request's work). */
 export const MAX_ITEMS = 1000;
 
 export const FilterTest = Type.Object({
@@ -16,7 +16,7 @@ export const FilterTest = Type.Object({
   filterId: Type.Optional(Type.Unsafe<string>({ ...Id, description: 'a filter set or chain of the contract; or set' })),
   set: Type.Optional({ ...UnsavedSet, description: 'a set not saved (rules, preCondition, or; lists by id of the contract), validated as a saved set; or filterId' }),
   items: Type.Optional(
-    Type.Array(Type.Unknown({ description: 'a content item (interface §2.8) with its id' }), { maxItems: MAX_ITEMS, description: 'the items to judge; or collectionId' }),
+    Type.Array(Type.Unknown({ description: 'a content item with its id' }), { maxItems: MAX_ITEMS, description: 'the items to judge; or collectionId' }),
   ),
   collectionId: Type.Optional(Type.Unsafe<string>({ ...Id, description: "re-judge this collection's stored items (the newest 1000); or items" })),
   since: Type.Optional(Type.Integer({ minimum: 0, maximum: 253_402_300_799, description: 'with collectionId: only items dated after this Unix time (seconds); default 0' })),

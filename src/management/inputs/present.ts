@@ -1,5 +1,5 @@
 /**
- * Input row → the input of interface §2.3 with the common fields of §2.1 and the read-only
+ * Input row → the input (docs/api.md#inputs) with the common record fields and the read-only
  * `status` (docs/api.md#input-status). `filterId` and the location fields appear only when set.
  */
 import { type Static, Type } from 'typebox';

@@ -1,5 +1,5 @@
 /**
- * Inputs on {api_url} (interface §4.2, decisions §5):
+ * Inputs on {api_url} (docs/api.md#inputs):
  *
  *   POST /collection/inputs        create one (object) or several (array, all or nothing) → 201
  *   GET  /collection/inputs        list by contract_id, optional collection_id
@@ -8,7 +8,7 @@
  *   DELETE /collection/inputs/{id} delete one → 204
  *   DELETE /collection/inputs      delete {"ids": [...]}, all or nothing → 204
  *   GET  /collection/inputs/{id}/rejections  the 100 most recent items its filter rejected,
- *        newest first: [{id, url, title, set: {id, name}, rule, reason, date}] (decisions §6.4)
+ *        newest first: [{id, url, title, set: {id, name}, rule, reason, date}] (docs/api.md#rejections)
  *   GET  /collection/services      the services an input may name, their types and fields (services.ts)
  *
  * A bulk create holds 1 to `MAX_BULK_INPUTS` inputs (400 naming `body` beyond).
@@ -162,7 +162,7 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
       collectionId,
       lastModified: iso(now),
       lastModifiedBy: principal.consumer.name,
-      // A changed input is polled within seconds (decisions §9); a new source starts afresh.
+      // A changed input is polled within seconds (docs/services.md#polling); a new source starts afresh.
       nextRunAt: now,
       failures: 0,
       ...(sourceChanged ? { sourceState: '{}', lastError: null, warnings: '[]' } : {}),

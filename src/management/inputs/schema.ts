@@ -1,5 +1,5 @@
 /**
- * Request and response schemas of the inputs endpoints (interface §2.3, §4.2; decisions §5, §9),
+ * Request and response schemas of the inputs endpoints (docs/api.md#inputs, docs/services.md),
  * and the rules a schema cannot say: which types each service has, location fields only (and
  * always) for type `location`, and the form of `input` per service (the last two from the
  * service table, `services.ts`).
@@ -25,11 +25,11 @@ const settings = {
   active: Type.Optional(Type.Boolean()),
 };
 
-/** POST body: contract and collection required (interface §4.2). */
+/** POST body: contract and collection required (docs/api.md#inputs). */
 export const InputCreate = Type.Object({ ...source, contractId: Id, collectionId: Id, ...settings });
 export type InputCreate = Static<typeof InputCreate>;
 
-/** PUT body: the source required, the rest replaced by what is sent or its default (decisions §5). */
+/** PUT body: the source required, the rest replaced by what is sent or its default (docs/api.md#record-operations). */
 export const InputReplace = Type.Object({ ...source, contractId: Type.Optional(Id), collectionId: Type.Optional(Id), ...settings });
 export type InputReplace = Static<typeof InputReplace>;
 
@@ -48,7 +48,7 @@ const PollWarning = Type.Object({
   count: Type.Integer({ minimum: 1, description: 'how many entries, in that poll' }),
   message: Type.String(),
 });
-/** The input of a response (interface §2.1, §2.3; decisions §9 `status`). */
+/** The input of a response (docs/api.md#inputs; `status`: docs/api.md#input-status). */
 export const Input = Type.Object({
   _id: Id,
   ...source,
@@ -83,8 +83,9 @@ export function fieldsOf(type: string): string[] {
 }
 
 /**
- * The rules of decisions §5 and §9 beyond the schema, for one input body; `prefix` is the
- * element path (`[3]`) for bulk bodies. Returns the offending properties (empty when valid).
+ * The rules of docs/api.md#inputs and docs/services.md beyond the schema, for one input body;
+ * `prefix` is the element path (`[3]`) for bulk bodies. Returns the offending properties (empty
+ * when valid).
  */
 export function inputRules(body: InputReplace, prefix = ''): Invalid[] {
   const at = (name: string) => (prefix ? `${prefix}.${name}` : name);

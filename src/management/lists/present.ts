@@ -1,4 +1,4 @@
-/** Filter list row → the filter list of interface §2.4 with the common fields of §2.1. */
+/** Filter list row → the filter list (docs/api.md#filter-lists) with the common record fields. */
 import type { FilterListRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Filter lists on {api_url} (interface §4.3, decisions §5):
+ * Filter lists on {api_url} (docs/api.md#filter-lists):
  *
  *   POST   /collection/lists        create → 201
  *   GET    /collection/lists        the contract's lists (contract_id)

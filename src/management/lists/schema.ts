@@ -14,7 +14,7 @@ import type { FilterListRow } from '../../store/tables.ts';
 import { common, Id } from '../docs.ts';
 import { invalidOf } from '../filters/problems.ts';
 
-/** Entries per list (decisions §10). */
+/** Entries per list (docs/api.md#limits). */
 export const MAX_ENTRIES = 10_000;
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });

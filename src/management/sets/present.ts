@@ -1,4 +1,4 @@
-/** Filter set row → the filter set of interface §2.5 with the common fields of §2.1. */
+/** Filter set row → the filter set (docs/api.md#filter-sets) with the common record fields. */
 import type { FilterSetRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 

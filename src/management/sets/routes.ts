@@ -1,5 +1,5 @@
 /**
- * Filter sets on {api_url} (interface §4.4, decisions §5, §6):
+ * Filter sets on {api_url} (docs/api.md#filter-sets, docs/filters.md#rules):
  *
  *   POST   /collection/sets        create → 201 (rules and preCondition validated)
  *   GET    /collection/sets        the contract's sets (contract_id)

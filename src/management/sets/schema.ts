@@ -18,7 +18,7 @@ import { common, Id } from '../docs.ts';
 import { invalidOf } from '../filters/problems.ts';
 import { FILTER_LIST, owned } from '../ownership.ts';
 
-/** Rules per set (decisions §10). */
+/** Rules per set (docs/api.md#limits). */
 export const MAX_RULES = 100;
 
 const Scalar = Type.Union([Type.String({ maxLength: 1000 }), Type.Number()]);

@@ -1,6 +1,6 @@
 /*
- * Sluice publication wall: the page script (decisions §8). The server renders the first page;
- * this script adds what needs JavaScript. Without it the wall still shows its items, and
+ * Sluice publication wall: the page script (docs/api.md#publication). The server renders the first
+ * page; this script adds what needs JavaScript. Without it the wall still shows its items, and
  * "Older posts" is a plain link to the next page.
  *
  * - Overlay: activating an item opens it in a modal <dialog> (focus moves in and stays in,

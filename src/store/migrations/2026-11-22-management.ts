@@ -1,5 +1,6 @@
 /**
- * Filter lists, filter sets, filter chains (interface §2.4–§2.6) and customizations (§2.7).
+ * Filter lists, filter sets, filter chains (docs/filters.md#filters) and customizations
+ * (docs/api.md#customizations).
  * Frozen: a later change is a new migration. Lists of values (entries, rules, set ids) are JSON
  * text, read and written whole with their record. Names are unique per resource type inside a
  * contract.

@@ -3,7 +3,7 @@
  *
  * - `items.latitude`/`longitude` (degrees, null when the item has no location) and a partial
  *   index on them, so the `location` filter narrows by a bounding box before the exact
- *   great-circle check (decisions §7).
+ *   great-circle check (docs/api.md#location-parameter).
  * - `collections.version`, bumped in the same transaction as every item insert or moderation,
  *   and `items.seq`, the collection version that last added or moderated the item. Every process
  *   can check the one row cheaply, so in-process page caches and Server-Sent Event streams stay

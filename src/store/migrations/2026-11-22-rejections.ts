@@ -1,5 +1,5 @@
 /**
- * Items a filter rejected (issue 5, decisions §6.4, §9). Frozen: a later change is a new
+ * Items a filter rejected (issue 5, docs/filters.md#rejections). Frozen: a later change is a new
  * migration.
  *
  * One row per input and rejected item id: the collector counts an item as rejected once over

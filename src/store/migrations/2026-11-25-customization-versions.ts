@@ -1,5 +1,5 @@
 /**
- * Earlier versions of customizations (issue 12, docs/api.md "Customization versions"): every
+ * Earlier versions of customizations (issue 12, docs/api.md#customization-versions): every
  * update of a customization stores the state it replaces here, in the update's transaction.
  * A row is the whole customization as it was (name, type, data, version, description, active,
  * its last change) plus when and by whom it was replaced. Rows go with their customization.

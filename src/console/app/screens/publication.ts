@@ -11,7 +11,7 @@
  * reach the console and its token). The unsaved CSS goes to the wall's script by postMessage
  * (`{type: "sluice:preview-css", id, css}`) when the wall announces `sluice:preview-ready` and
  * on every change; the wall accepts it from the console's origin only and applies it as a
- * `<style>` with its own nonce, so both CSPs stay strict (docs/api.md "The publication"). A
+ * `<style>` with its own nonce, so both CSPs stay strict (docs/api.md#publication). A
  * JavaScript draft is not run in the preview (no code by message): saving reloads the preview.
  */
 import type { ComponentChildren } from 'preact';
