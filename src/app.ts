@@ -15,6 +15,7 @@ import { authRoutes } from './auth/routes.ts';
 import type { Config } from './config.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { registerRateLimits } from './http/rate-limit.ts';
 import { redactUrl } from './http/redact.ts';
 import type { App } from './http/typed.ts';
 import { COMPONENTS } from './http/openapi.ts';
@@ -74,6 +75,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   // fast-json-stringify would do by dropping what a schema does not list.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandling(app);
+  await registerRateLimits(app, { db: deps.db, config });
   await app.register(formbody);
   await registerDocs(app);
 

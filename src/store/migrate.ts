@@ -14,6 +14,7 @@ import * as rejections from './migrations/2026-11-22-rejections.ts';
 import * as itemsJsonb from './migrations/2026-11-23-items-jsonb.ts';
 import * as consoleClient from './migrations/2026-11-24-console-client.ts';
 import * as pollWarnings from './migrations/2026-11-25-poll-warnings.ts';
+import * as rateLimits from './migrations/2026-11-26-rate-limits.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-23-items-jsonb': itemsJsonb,
   '2026-11-24-console-client': consoleClient,
   '2026-11-25-poll-warnings': pollWarnings,
+  '2026-11-26-rate-limits': rateLimits,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

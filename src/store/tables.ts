@@ -207,6 +207,13 @@ export interface CustomizationTable extends Audited {
   active: number;
 }
 
+/** A rate-limit counter (store/rate-limits.ts): hits of the key's window, which ends at `resetAt` (ms). */
+export interface RateLimitTable {
+  key: string;
+  hits: number;
+  resetAt: number;
+}
+
 export interface Database {
   contracts: ContractTable;
   collections: CollectionTable;
@@ -222,6 +229,7 @@ export interface Database {
   filterChains: FilterChainTable;
   customizations: CustomizationTable;
   rejections: RejectionTable;
+  rateLimits: RateLimitTable;
 }
 
 export type ContractRow = Selectable<ContractTable>;
