@@ -31,6 +31,7 @@ import { rateLimitError } from '../errors.ts';
 import { isPostgres, type Db } from '../store/db.ts';
 import { rateLimitStore } from '../store/rate-limits.ts';
 import { requestPrincipal } from './authenticate.ts';
+import { ref } from './openapi.ts';
 
 /** How a route is limited: per consumer (token-bearing), per client address (public), or not at all. */
 export type RateLimitClass = 'consumer' | 'address' | 'exempt';
@@ -91,6 +92,13 @@ export async function registerRateLimits(app: FastifyInstance, { db, config }: {
     address: config.rateLimitPublic > 0 ? app.createRateLimit({ max: config.rateLimitPublic, timeWindow: windowMs, keyGenerator: keyOf }) : undefined,
   };
   const quotas = { consumer: config.rateLimitConsumer, address: config.rateLimitPublic };
+
+  // The 429 is part of every limited route's description (GET /openapi.json).
+  app.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    if (!response || response[429] || rateLimitClass(route.url) === 'exempt') return;
+    route.schema = { ...route.schema, response: { ...response, 429: ref('ErrorObject', 'RateLimitError: too many requests; see Retry-After and RateLimit') } };
+  });
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const kind = rateLimitClass(request.routeOptions.url);
