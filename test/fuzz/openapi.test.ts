@@ -13,7 +13,8 @@
  * - be the error object when it is an error with a JSON body.
  *
  * `FUZZ_REQUESTS` (default 2000) is the number of requests, shared evenly by the operations;
- * `FUZZ_SEED` the seed (default fixed, so that CI runs the same cases; set another to explore).
+ * `FUZZ_SEED` the seed (default fixed, so that CI runs the same cases; set another to explore);
+ * `FUZZ_POSTGRES=1` fuzzes the PostgreSQL database of TEST_DATABASE_URL instead of SQLite.
  * A failure prints the operation, the seed and the request. Rate limits are off here (their own
  * tests are in test/http/rate-limits.test.ts).
  */
@@ -21,7 +22,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import fc, { type Arbitrary } from 'fast-check';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect, it } from 'vitest';
-import { build, buildItem, buildTenant, seedItems, tempDir } from '../helper.ts';
+import { build, buildItem, buildTenant, seedItems, tempDir, testPostgresUrl } from '../helper.ts';
 import { type Hints, type Schema, schemaArbitraries } from './arbitraries.ts';
 
 const REQUESTS = Number(process.env.FUZZ_REQUESTS || 2000);
@@ -33,7 +34,21 @@ const SEED = Number(process.env.FUZZ_SEED || 14);
  * failure that matches an entry is counted apart and does not fail the test; this list is emptied
  * once that work is merged. Never a whole operation without a reason.
  */
-const KNOWN_FAILURES: { operation: RegExp; problem: RegExp; reason: string }[] = [];
+const KNOWN_FAILURES: { operation: RegExp; problem: RegExp; response: RegExp; reason: string }[] = [
+  // Issue 14 item 11 (router errors), seeds 14 and others at FUZZ_REQUESTS=20000.
+  {
+    operation: /\{\w+\}/,
+    problem: /^undocumented status 414$/,
+    response: /"code":"FST_ERR_MAX_PARAM_LENGTH"/,
+    reason: 'a path parameter over 100 characters: the router answers 414 in its own shape',
+  },
+  {
+    operation: /\{\w+\}/,
+    problem: /^(schema mismatch \(400\)|error 400 is not the error object)/,
+    response: /"code":"FST_ERR_BAD_URL"/,
+    reason: 'a path segment that is not UTF-8 once decoded (%ED%A0%80): the router answers 400 in its own shape',
+  },
+];
 
 /** Whether `value`, as a path segment, leaves the request on its route: not empty, `.` or `..`. */
 const nonEmptySegment = (value: unknown) => !['', '.', '..'].includes(typeof value === 'string' ? value : JSON.stringify(value));
@@ -139,7 +154,9 @@ async function seed(app: FastifyInstance, db: Parameters<typeof buildTenant>[0])
 
 it('answers every generated request of every operation as /openapi.json documents it', { timeout: 600_000 }, async () => {
   const dir = tempDir();
-  const { app, db } = await build({ DATABASE_URL: `sqlite:${dir}/fuzz.db`, RATE_LIMIT_CONSUMER: '0', RATE_LIMIT_PUBLIC: '0' });
+  // SQLite, also in the suite's PostgreSQL run, unless FUZZ_POSTGRES=1 asks for TEST_DATABASE_URL.
+  const database: Record<string, string> = process.env.FUZZ_POSTGRES === '1' && testPostgresUrl ? {} : { DATABASE_URL: `sqlite:${dir}/fuzz.db` };
+  const { app, db } = await build({ ...database, RATE_LIMIT_CONSUMER: '0', RATE_LIMIT_PUBLIC: '0' });
   const { tokens, hints } = await seed(app, db);
   /** The slugs of every collection (the fuzzed creations included), read before the stream is fuzzed. */
   const slugs = new Set<string>();
@@ -285,7 +302,7 @@ it('answers every generated request of every operation as /openapi.json document
         statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
         for (const problem of problemsOf(operation, res)) {
           const failure = { operation: operation.name, problem, request: JSON.stringify({ ...options, response: res.body.slice(0, 300) }) };
-          if (KNOWN_FAILURES.some((k) => k.operation.test(operation.name) && k.problem.test(problem))) known.push(failure);
+          if (KNOWN_FAILURES.some((k) => k.operation.test(operation.name) && k.problem.test(problem) && k.response.test(res.body))) known.push(failure);
           else failures.push(failure);
         }
       }),
