@@ -51,7 +51,7 @@ const KNOWN_FAILURES: { operation: RegExp; problem: RegExp; response: RegExp; re
 ];
 
 /** Whether `value`, as a path segment, leaves the request on its route: not empty, `.` or `..`. */
-const nonEmptySegment = (value: unknown) => !['', '.', '..'].includes(typeof value === 'string' ? value : JSON.stringify(value));
+const nonEmptySegment = (value: unknown) => !['', '.', '..'].includes(String(value));
 
 interface Operation {
   method: string;
