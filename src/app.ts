@@ -17,6 +17,7 @@ import { consoleRoutes } from './console/routes.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { installBodyLimits, installBodyTimeout } from './http/limits.ts';
 import { ROUTER_OPTIONS } from './http/methods.ts';
+import { registerRateLimits } from './http/rate-limit.ts';
 import { redactUrl } from './http/redact.ts';
 import type { App } from './http/typed.ts';
 import { COMPONENTS } from './http/openapi.ts';
@@ -96,6 +97,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   installBodyLimits(app);
   installBodyTimeout(app, requestTimeoutMs);
   installEmptyQueryAsAbsent(app);
+  await registerRateLimits(app, { db: deps.db, config });
   await app.register(formbody);
   await registerDocs(app);
 

@@ -33,6 +33,9 @@ describe('loadConfig', () => {
       TOKEN_TTL: '120',
       SESSION_TTL: '600',
       CONTENT_MAX_AGE: '0',
+      RATE_LIMIT_CONSUMER: '0',
+      RATE_LIMIT_PUBLIC: '100',
+      RATE_LIMIT_WINDOW: '10',
       SLUICE_BOOTSTRAP: 'false',
     });
     expect(config).toMatchObject({
@@ -47,6 +50,9 @@ describe('loadConfig', () => {
       tokenTtl: 120,
       sessionTtl: 600,
       contentMaxAge: 0,
+      rateLimitConsumer: 0,
+      rateLimitPublic: 100,
+      rateLimitWindow: 10,
       bootstrap: false,
     });
   });
@@ -63,6 +69,9 @@ describe('loadConfig', () => {
     ['ALLOW_PRIVATE_FETCH', 'maybe'],
     ['TOKEN_TTL', '-1'],
     ['CONTENT_MAX_AGE', 'x'],
+    ['RATE_LIMIT_CONSUMER', '-1'],
+    ['RATE_LIMIT_PUBLIC', '6k'],
+    ['RATE_LIMIT_WINDOW', '0'],
     ['SLUICE_BOOTSTRAP', '2'],
     ['LOG_LEVEL', 'loud'],
   ])('stops on a bad %s (%s), naming it', (variable, value) => {

@@ -38,6 +38,16 @@ export interface Config {
    * out ends it.
    */
   sessionTtl: number;
+  /**
+   * Requests one consumer may make to the token-bearing endpoints per rate-limit window
+   * (RATE_LIMIT_CONSUMER, default 600; 0 turns the limit off). Beyond it: 429 RateLimitError
+   * (`docs/api.md#rate-limits`).
+   */
+  rateLimitConsumer: number;
+  /** Requests one client address may make to the public reads per window (RATE_LIMIT_PUBLIC, default 6000; 0 turns it off). */
+  rateLimitPublic: number;
+  /** The rate-limit window in seconds (RATE_LIMIT_WINDOW, default 60). */
+  rateLimitWindow: number;
   /** `max-age` of public reads in seconds (CONTENT_MAX_AGE, default 5). */
   contentMaxAge: number;
   /** Create the demo contract, collection, client and user on an empty database (SLUICE_BOOTSTRAP, default true). */
@@ -121,6 +131,9 @@ export function loadConfig(env: Env): Config {
     allowPrivateFetch: boolean(env, 'ALLOW_PRIVATE_FETCH', false),
     tokenTtl: integer(env, 'TOKEN_TTL', 3600, 1, 86_400),
     sessionTtl: integer(env, 'SESSION_TTL', 28_800, 60, 604_800),
+    rateLimitConsumer: integer(env, 'RATE_LIMIT_CONSUMER', 600, 0, 1_000_000_000),
+    rateLimitPublic: integer(env, 'RATE_LIMIT_PUBLIC', 6000, 0, 1_000_000_000),
+    rateLimitWindow: integer(env, 'RATE_LIMIT_WINDOW', 60, 1, 86_400),
     contentMaxAge: integer(env, 'CONTENT_MAX_AGE', 5, 0, 86_400),
     bootstrap: boolean(env, 'SLUICE_BOOTSTRAP', true),
     logLevel,

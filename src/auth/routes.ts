@@ -17,7 +17,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { ApiError, authenticationError, rateLimitError } from '../errors.ts';
-import { authenticate, bearerToken, resolveAccessToken } from '../http/authenticate.ts';
+import { authenticate, requestPrincipal } from '../http/authenticate.ts';
 import type { App } from '../http/typed.ts';
 import { iso } from '../lib/time.ts';
 import type { Db } from '../store/db.ts';
@@ -85,9 +85,9 @@ export function authRoutes(app: App, { db, config }: { db: Db; config: Config })
   });
 
   app.get('/v1/oauth/token/info', { schema: schemas.tokenInfo }, async (request) => {
-    const token = bearerToken(request);
-    if (!token) await authenticate(db, request); // throws the 401 for a missing token
-    const principal = await resolveAccessToken(db, token!);
+    const lookup = requestPrincipal(db, request);
+    if (!lookup) await authenticate(db, request); // throws the 401 for a missing token
+    const principal = await lookup;
     if (!principal) throw authenticationError('The access token is unknown or revoked.', 'access_token');
     const ttl = Math.max(0, principal.token.expiresAt - Date.now());
     return { active: ttl > 0, expired: ttl === 0, expires: iso(principal.token.expiresAt), ttl };

@@ -111,6 +111,7 @@ export const schemas = {
       303: redirect('To redirect_uri with the token or code (allow) or error=access_denied (deny)'),
       400: pageError('Error page'),
       403: pageError('Error page: missing or wrong CSRF token'),
+      415: pageError('Error page: the body is not a form'),
     },
   },
   login: {
@@ -122,6 +123,7 @@ export const schemas = {
       303: redirect('Signed in: back to /v1/authorize'),
       400: pageError('The login page again with an error, or an error page'),
       403: pageError('Error page: missing or wrong CSRF token'),
+      415: pageError('Error page: the body is not a form'),
       429: pageError('Too many failed sign-ins; see Retry-After'),
     },
   },
@@ -134,6 +136,7 @@ export const schemas = {
       303: redirect('Back to /v1/authorize'),
       400: pageError('Error page'),
       403: pageError('Error page: missing or wrong CSRF token'),
+      415: pageError('Error page: the body is not a form'),
     },
   },
   clientLogout: {
@@ -155,6 +158,7 @@ export const schemas = {
     response: {
       303: redirect('Signed out (when the token proves it): to post_logout_redirect_uri'),
       400: pageError('Error page: unknown client or unregistered post_logout_redirect_uri'),
+      415: pageError('Error page: the body is not a form'),
     },
   },
   stylesheet: {

@@ -44,11 +44,28 @@ export async function resolveAccessToken(db: Db, token: string): Promise<Princip
   return { consumer, token: row };
 }
 
+/** The lookup of each request's token, made once: the rate limiter keys on its consumer before the handler authenticates. */
+const lookups = new WeakMap<FastifyRequest, { token: string; principal: Promise<Principal | undefined> }>();
+
+/**
+ * `resolveAccessToken` of the request's token, looked up at most once per request (the rate
+ * limiter, `http/rate-limit.ts`, and then the handler both ask); undefined without a token.
+ */
+export function requestPrincipal(db: Db, request: FastifyRequest): Promise<Principal | undefined> | undefined {
+  const token = bearerToken(request);
+  if (!token) return undefined;
+  const known = lookups.get(request);
+  if (known?.token === token) return known.principal;
+  const principal = resolveAccessToken(db, token);
+  lookups.set(request, { token, principal });
+  return principal;
+}
+
 /** The consumer behind the request's access token; throws 401 when there is none valid. */
 export async function authenticate(db: Db, request: FastifyRequest, now = Date.now()): Promise<Principal> {
-  const token = bearerToken(request);
-  if (!token) throw authenticationError('An access token is required (query access_token or Authorization: Bearer).', 'access_token');
-  const principal = await resolveAccessToken(db, token);
+  const lookup = requestPrincipal(db, request);
+  if (!lookup) throw authenticationError('An access token is required (query access_token or Authorization: Bearer).', 'access_token');
+  const principal = await lookup;
   if (!principal) throw authenticationError('The access token is unknown or revoked.', 'access_token');
   if (principal.token.expiresAt <= now) throw authenticationError('The access token has expired.', 'access_token');
   return principal;

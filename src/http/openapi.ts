@@ -145,13 +145,17 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'NotFoundError: unknown collection, item or resource',
   409: 'ConflictError: name in use, or still referenced',
   413: 'ValidationError: request body over 1 MiB',
+  415: 'ValidationError: the body is not JSON (Content-Type)',
   429: 'RateLimitError: too many failures; see Retry-After',
 };
 
-/** The error responses `statuses` (each the error object of docs/api.md#errors) plus `default` (500). */
+/**
+ * The error responses `statuses` (each the error object of docs/api.md#errors) plus `default` (500).
+ * A route with a body (413 listed) also answers 415 for a body of another media type.
+ */
 export function errorResponses(...statuses: number[]): Record<string, TSchema> {
   const out: Record<string, TSchema> = {};
-  for (const status of statuses) out[status] = ref('ErrorObject', ERROR_DESCRIPTIONS[status]);
+  for (const status of statuses.includes(413) ? [...statuses, 415] : statuses) out[status] = ref('ErrorObject', ERROR_DESCRIPTIONS[status]);
   out.default = ref('ErrorObject', 'InternalError and any other error');
   return out;
 }

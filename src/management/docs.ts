@@ -39,7 +39,8 @@ export function recordRoutes(tag: string, record: TSchema, create: TSchema, upda
   const tags = [tag];
   const security = TOKEN_SECURITY;
   return {
-    create: { tags, security, querystring: TokenQuery, body: handlerValidated(create), response: { 201: record, ...errorResponses(400, 401, 403, 409, 413) } },
+    // 404: a resource the body names (a set's list, a chain's sets, a collection's filter) is unknown.
+    create: { tags, security, querystring: TokenQuery, body: handlerValidated(create), response: { 201: record, ...errorResponses(400, 401, 403, 404, 409, 413) } },
     list: { tags, security, querystring: ContractQuery, response: { 200: Type.Array(record), ...errorResponses(400, 401, 403) } },
     get: { tags, security, params: IdParams, querystring: TokenQuery, response: { 200: record, ...errorResponses(400, 401, 403, 404) } },
     update: { tags, security, params: IdParams, querystring: TokenQuery, body: handlerValidated(update), response: { 200: record, ...errorResponses(400, 401, 403, 404, 409, 413) } },

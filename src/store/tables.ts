@@ -225,6 +225,13 @@ export interface CustomizationVersionTable {
   replacedBy: string;
 }
 
+/** A rate-limit counter (store/rate-limits.ts): hits of the key's window, which ends at `resetAt` (ms). */
+export interface RateLimitTable {
+  key: string;
+  hits: number;
+  resetAt: number;
+}
+
 export interface Database {
   contracts: ContractTable;
   collections: CollectionTable;
@@ -241,6 +248,7 @@ export interface Database {
   customizations: CustomizationTable;
   customizationVersions: CustomizationVersionTable;
   rejections: RejectionTable;
+  rateLimits: RateLimitTable;
 }
 
 export type ContractRow = Selectable<ContractTable>;
