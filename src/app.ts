@@ -15,7 +15,7 @@ import { authRoutes } from './auth/routes.ts';
 import type { Config } from './config.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
-import { installBodyLimits, installBodyTimeout } from './http/limits.ts';
+import { installBodyTimeout, installRequestBounds } from './http/limits.ts';
 import { ROUTER_OPTIONS } from './http/methods.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { redactUrl } from './http/redact.ts';
@@ -94,7 +94,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   // fast-json-stringify would do by dropping what a schema does not list.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandling(app);
-  installBodyLimits(app);
+  installRequestBounds(app);
   installBodyTimeout(app, requestTimeoutMs);
   installEmptyQueryAsAbsent(app);
   await registerRateLimits(app, { db: deps.db, config });

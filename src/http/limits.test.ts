@@ -27,6 +27,8 @@ describe('oversized', () => {
     ['an inner array over the bound', { rules: [{ value: Array(MAX_ARRAY + 1).fill(1) }] }, 'rules[0].value'],
     ['a string over the bound', [{ input: 'x'.repeat(MAX_STRING + 1) }], '[0].input'],
     ['a key over the bound', { ['k'.repeat(MAX_STRING + 1)]: 1 }, 'body'],
+    ['a string holding U+0000', { rules: [{ value: ['a', 'b\u0000'] }] }, 'rules[0].value[1]'],
+    ['a key holding U+0000', { ['a\u0000']: 1 }, 'body'],
     ['scalars', 5, undefined],
   ])('%s', (_, value, propertyName) => {
     expect(oversized(value)?.propertyName).toBe(propertyName);

@@ -4,10 +4,12 @@
  * `MAX_ARRAY` elements (a bulk body, an array at the top, at most `MAX_BULK`) and strings of at
  * most `MAX_STRING` characters. Anything beyond answers 400 ValidationError (code 1003) naming
  * the offending path, so no route, validator or error renderer ever walks a structure deep or
- * large enough to exhaust the stack or the event loop.
+ * large enough to exhaust the stack or the event loop. No text of a request — path and query
+ * parameters, body strings and keys, JSON or form — may hold U+0000 (400, code 1005): it means
+ * nothing in any field of the API, and PostgreSQL's text types cannot store it.
  *
- * The depth is measured on the text, before `JSON.parse` builds anything; the sizes on the parsed
- * value, by an iterative walk. Parsing itself is Fastify's own (secure-json-parse, with
+ * The depth is measured on the text, before `JSON.parse` builds anything; the sizes and the
+ * characters on the parsed values, by an iterative walk (`installRequestBounds`). Parsing itself is Fastify's own (secure-json-parse, with
  * `__proto__` and `constructor.prototype` keys refused).
  *
  * A body must also arrive in time (`installBodyTimeout`): Node's `requestTimeout` stops waiting
@@ -53,20 +55,24 @@ function pathOf(base: string, key: string | number): string {
   return base ? `${base}.${key}` : key;
 }
 
+const NUL = '\u0000';
+
 /**
  * The first array or string of `value` beyond the bounds (arrays `MAX_ARRAY`, the top-level one
- * `MAX_BULK`; strings and keys `MAX_STRING`), or undefined. Iterative: the depth was bounded
- * before parsing, the walk does not recurse anyway.
+ * `MAX_BULK`; strings and keys `MAX_STRING`), or string or key holding U+0000, or undefined;
+ * `top` names the value itself (`body`). Iterative: the depth was bounded before parsing, the
+ * walk does not recurse anyway.
  */
-export function oversized(value: unknown): Invalid | undefined {
+export function oversized(value: unknown, top = 'body'): Invalid | undefined {
   const stack: { value: unknown; path: string }[] = [{ value, path: '' }];
   while (stack.length) {
     const { value: current, path } = stack.pop()!;
-    const name = path || 'body';
+    const name = path || top;
     if (typeof current === 'string') {
       if (current.length > MAX_STRING) {
         return { propertyName: name, message: `${name} is longer than ${MAX_STRING} characters`, code: VALIDATION_CODES.range };
       }
+      if (current.includes(NUL)) return { propertyName: name, message: `${name} holds the character U+0000, which no text of the API may hold`, code: VALIDATION_CODES.format };
     } else if (Array.isArray(current)) {
       const max = path === '' ? MAX_BULK : MAX_ARRAY;
       if (current.length > max) {
@@ -78,6 +84,7 @@ export function oversized(value: unknown): Invalid | undefined {
         if (key.length > MAX_STRING) {
           return { propertyName: name, message: `${name} has a key longer than ${MAX_STRING} characters`, code: VALIDATION_CODES.range };
         }
+        if (key.includes(NUL)) return { propertyName: name, message: `${name} has a key holding the character U+0000`, code: VALIDATION_CODES.format };
         stack.push({ value: inner, path: pathOf(path, key) });
       }
     }
@@ -86,11 +93,19 @@ export function oversized(value: unknown): Invalid | undefined {
 }
 
 /**
- * Replaces Fastify's JSON body parser with the same parser behind the bounds above: a body
- * nested deeper than `MAX_DEPTH`, or with an array or string beyond its bound, is refused with
- * 400 before any route sees it.
+ * Replaces Fastify's JSON body parser with the same parser behind the depth bound (a body nested
+ * deeper than `MAX_DEPTH` is refused with 400 before it is parsed), and checks every request's
+ * path parameters, query and parsed body (JSON or form) with `oversized` before validation.
  */
-export function installBodyLimits(app: FastifyInstance): void {
+export function installRequestBounds(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const parts: [string, unknown][] = [['path', request.params], ['query', request.query], ['body', request.body]];
+    for (const [top, value] of parts) {
+      // Parameters are named by themselves (`q`, `contract`); the body by its path under `body`.
+      const invalid = oversized(value, top);
+      if (invalid) throw validationError([invalid]);
+    }
+  });
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
@@ -98,11 +113,7 @@ export function installBodyLimits(app: FastifyInstance): void {
     if (jsonDepth(text, MAX_DEPTH) > MAX_DEPTH) {
       return done(validationError([{ propertyName: 'body', message: `body is nested deeper than ${MAX_DEPTH} levels`, code: VALIDATION_CODES.range }]), undefined);
     }
-    parse(request, text, (error: Error | null, value?: unknown) => {
-      if (error) return done(error, undefined);
-      const invalid = oversized(value);
-      return invalid ? done(validationError([invalid]), undefined) : done(null, value);
-    });
+    parse(request, text, done);
   });
 }
 

@@ -141,6 +141,22 @@ describe('bodies are bounded at the edge', () => {
     expect(created.statusCode, created.body.slice(0, 300)).toBe(201);
     expect((created.json() as unknown[]).length).toBe(MAX_BULK);
   });
+
+  it('refuses U+0000 in path and query parameters, JSON and form bodies (PostgreSQL cannot store it), naming where', async () => {
+    const { app, db } = await build();
+    const tenant = await buildTenant(db);
+    const { slug } = tenant.contract;
+    const nul = async (method: 'GET' | 'POST', url: string, propertyName: string, payload?: string, type = 'application/json') => {
+      const res = await app.inject({ method, url, ...(payload === undefined ? {} : { headers: { 'content-type': type }, payload }) });
+      expectError(res, 400, { name: 'ValidationError', code: 1005, propertyName });
+    };
+    await nul('GET', `/v1/content/a%00b/stream?q=${tenant.collection.slug}`, 'contract');
+    await nul('GET', `/v1/content/${slug}?q=news%00`, 'q');
+    await nul('GET', `/v1/queue/${slug}?q=${tenant.collection.slug}&text=a%00&access_token=${tenant.token}`, 'text');
+    await nul('POST', `/collection/lists?access_token=${tenant.token}`, 'entries[1]', JSON.stringify({ contractId: tenant.contract.id, name: 'n', type: 'words', entries: ['ok', 'a\u0000b'] }));
+    await nul('POST', `/collection/lists?access_token=${tenant.token}`, 'body', JSON.stringify({ ['k\u0000']: 1 }));
+    await nul('POST', '/v1/oauth/token', 'client_id', 'grant_type=client_credentials&client_id=a%00b&client_secret=x', 'application/x-www-form-urlencoded');
+  });
 });
 
 describe('the router answers with the error object', () => {
