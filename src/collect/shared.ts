@@ -19,7 +19,7 @@
  * - `stop()` (SIGTERM): no more ticks or fetches of jobs; the polls under way finish (pg-boss
  *   graceful stop, bounded by the lease); jobs still waiting stay in the queue for the others.
  *
- * pg-boss's cron is minute-level (stack.md §6), so the tick is our own timer, not `schedule`.
+ * pg-boss's cron is minute-level (its `schedule` takes cron expressions of minutes), so the tick is our own timer, not `schedule`.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { type Job, PgBoss } from 'pg-boss';

@@ -1,5 +1,5 @@
 /**
- * Real-browser set-up: Debian's Chromium driven by playwright-core (stack.md §10), a Sluice
+ * Real-browser set-up: Debian's Chromium driven by playwright-core (no browser download; docs/operations.md#tests), a Sluice
  * server listening on 127.0.0.1 (port 0), and an "embedding site" on another local port, so the
  * publication runs cross-origin exactly as on a customer's site. Nothing leaves loopback.
  */

@@ -6,7 +6,7 @@ import { bluesky, blueskyItem, facetsToHtml } from './bluesky.ts';
 
 // The postView is real (getPostThread_postView_recordWithMedia.json: `thread.post`); the
 // getAuthorFeed ({cursor, feed:[{post, reason?}]}) and searchPosts ({cursor, hitsTotal, posts})
-// envelopes around it are built from the documented shapes (connectors.md §12), as no recorded
+// envelopes around it are built from the documented shapes (docs/services.md#bluesky), as no recorded
 // envelope was saved.
 const thread = fixtureJson('bluesky/getPostThread_postView_recordWithMedia.json') as { thread: { post: Record<string, unknown> } };
 const post = thread.thread.post;

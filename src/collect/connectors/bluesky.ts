@@ -73,7 +73,7 @@ function postDate(post: Json): string | null {
   return created && indexed ? (created < indexed ? created : indexed) : created ?? indexed;
 }
 
-/** One `postView` as a content item (mapping of connectors.md §12), or null without a post uri. */
+/** One `postView` as a content item (mapping of docs/services.md#bluesky), or null without a post uri. */
 export function blueskyItem(post: Json): ContentItem | null {
   const m = /^at:\/\/([^/]+)\/app\.bsky\.feed\.post\/([^/]+)$/.exec(str(post.uri) ?? '');
   if (!m) return null;

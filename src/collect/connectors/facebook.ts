@@ -1,5 +1,5 @@
 /**
- * The Facebook Page connector (Graph API; research/connectors.md §3,
+ * The Facebook Page connector (Graph API; docs/services.md#facebook,
  * https://developers.facebook.com/docs/graph-api/reference/page/feed/). Type `page`: `input` is
  * the page name or id. Needs FACEBOOK_ACCESS_TOKEN (a Page token, or an app token with Page
  * Public Content Access).

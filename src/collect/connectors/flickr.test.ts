@@ -8,7 +8,7 @@ const getInfo = fixtureJson('flickr/photos_getInfo.json') as { photo: Record<str
 const getPhotos = fixtureJson('flickr/people_getPhotos.json');
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 
-// A flickr.photos.search page with extras, built from the documented shape (connectors.md §8:
+// A flickr.photos.search page with extras, built from the documented shape (docs/services.md#flickr:
 // extras as flat fields, `dateupload` and `views` as strings, `tags` space-separated) with the
 // values of the recorded getInfo photo; no recorded search page with extras was saved.
 const searchPhoto = {

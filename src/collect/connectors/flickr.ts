@@ -29,7 +29,7 @@ const content = (v: unknown) => str(v) ?? str(obj(v)._content);
 
 /**
  * One photo as a content item, from a search/getPhotos entry with extras or a `photos.getInfo`
- * record (both shapes of connectors.md §8); `now` (epoch ms) dates a photo without an upload date.
+ * record (both shapes of docs/services.md#flickr); `now` (epoch ms) dates a photo without an upload date.
  */
 export function flickrItem(photo: Json, now: number): ContentItem | null {
   const id = idOf(photo.id);

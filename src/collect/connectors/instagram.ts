@@ -1,6 +1,6 @@
 /**
- * The Instagram connector (Instagram Graph API through a Business/Creator account; research/
- * connectors.md §4, https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/).
+ * The Instagram connector (Instagram Graph API through a Business/Creator account;
+ * docs/services.md#instagram, https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/).
  * Needs INSTAGRAM_ACCESS_TOKEN and INSTAGRAM_USER_ID (the IG user the calls are made as).
  *
  * - `tag`: GET /ig_hashtag_search?user_id&q → hashtag id (kept in state: Meta allows 30 distinct

@@ -1,5 +1,5 @@
 /**
- * The Tumblr connector (API v2, legacy post format; research/connectors.md §6,
+ * The Tumblr connector (API v2, legacy post format; docs/services.md#tumblr,
  * https://www.tumblr.com/docs/en/api/v2). Needs TUMBLR_API_KEY (the OAuth consumer key).
  * - `user`: GET /blog/{blog}.tumblr.com/posts (a name with a dot is taken as the blog's host);
  * - `tag`: GET /tagged?tag=….

@@ -1,6 +1,6 @@
 /**
  * The X (Twitter) connector, API v2 with an app-only Bearer token (TWITTER_BEARER_TOKEN;
- * research/connectors.md §2, https://docs.x.com/x-api/posts/search-recent-posts).
+ * docs/services.md#twitter, https://docs.x.com/x-api/posts/search-recent-posts).
  *
  * - `user`: `input` is the user name (a leading @ is dropped). GET /2/users/by/username/:u gives
  *   the id (kept in state), then GET /2/users/:id/tweets (retweets excluded).

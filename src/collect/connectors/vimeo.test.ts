@@ -7,7 +7,7 @@ import { vimeo, vimeoPath } from './vimeo.ts';
 
 // The video object is real (vimeo/video_object_from_programmed_list.json); the list envelope
 // around it ({total, page, per_page, paging, data}) is built from the documented shape
-// (connectors.md §7), as no recorded list page was saved.
+// (docs/services.md#vimeo), as no recorded list page was saved.
 const video = fixtureJson('vimeo/video_object_from_programmed_list.json') as Record<string, unknown>;
 const album = fixtureJson('vimeo/album_showcase_object.json') as { metadata: { connections: { videos: { uri: string } } } };
 const NOW = Date.parse('2030-01-01T00:00:00Z');

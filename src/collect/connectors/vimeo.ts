@@ -1,5 +1,5 @@
 /**
- * The `vimeo` connector (Vimeo API 3.4; research note connectors.md §7): type `user` (a user
+ * The `vimeo` connector (Vimeo API 3.4; docs/services.md#vimeo): type `user` (a user
  * name, id or profile URL) reads `/users/{user}/videos`; type `album` (a showcase id, a
  * `user/album` pair or a showcase URL) reads `/albums/{id}/videos` or
  * `/users/{user}/albums/{id}/videos`. Needs `VIMEO_ACCESS_TOKEN` (docs/services.md#vimeo), sent as
@@ -33,7 +33,7 @@ export function vimeoPath(type: string, input: string): string {
   return `/users/${encodeURIComponent(user[1] ?? user[2]!)}/videos`;
 }
 
-/** One Vimeo video object as a content item (mapping of connectors.md §7), or null without a uri. */
+/** One Vimeo video object as a content item (mapping of docs/services.md#vimeo), or null without a uri. */
 export function vimeoItem(video: Json): ContentItem | null {
   const id = lastSegment(video.uri);
   if (!id) return null;

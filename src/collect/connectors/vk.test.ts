@@ -5,7 +5,7 @@ import { SourceError, type SourceInput } from '../connector.ts';
 import { vk, vkOwner } from './vk.ts';
 
 // No recorded VK response exists (fixtures README, "Not copied"): the wall.get and
-// newsfeed.search payloads below are built from the documented shape in connectors.md §9
+// newsfeed.search payloads below are built from the documented shape in docs/services.md#vk
 // ({response:{count, items, profiles, groups}}, errors as {error:{error_code, error_msg}} in 200).
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const photoPost = {

@@ -1,5 +1,5 @@
 /**
- * The YouTube connector (research/connectors.md §5). With YOUTUBE_API_KEY it uses the Data API v3
+ * The YouTube connector (docs/services.md#youtube). With YOUTUBE_API_KEY it uses the Data API v3
  * (https://developers.google.com/youtube/v3/docs):
  * - `channel` (a channel id `UC…`, or `@handle`) and `user` (a legacy user name, or `@handle`):
  *   channels.list → the uploads playlist (kept in state) → as `playlist`;
