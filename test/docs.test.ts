@@ -14,8 +14,11 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..');
 
-/** A citation of the outside documents by section; written with `\u00a7` so this file does not match itself. */
-const OUTSIDE_CITATION = new RegExp('\\b(?:decisions|interface)\\s+\u00a7', 'i');
+/**
+ * A citation of the documents outside the repository (the specification and the research notes)
+ * by section or by name; written with `\u00a7` and split names so this file does not match itself.
+ */
+const OUTSIDE_CITATION = new RegExp(`\\b(?:decisions|interface|connectors\\.md|stack\\.md)\\s+\u00a7|\\bresearch/(?:${['connectors', 'stack', 'peers', 'aesthetics'].join('|')})`, 'i');
 
 /** The anchor GitHub gives a heading's text (github-slugger), before de-duplication. */
 function slug(heading: string): string {
