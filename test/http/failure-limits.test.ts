@@ -132,7 +132,7 @@ describe('login form', () => {
   it('long user names leave fixed-length keys', async () => {
     const { app, login } = await setup();
     const before = app.authFailures.login.size;
-    for (let i = 0; i < 5; i++) expect((await login(`${i}${'u'.repeat(500_000)}`, 'x', '10.8.3.1')).statusCode).toBe(400);
+    for (let i = 0; i < 5; i++) expect((await login(`${i}${'u'.repeat(200_000)}`, 'x', '10.8.3.1')).statusCode).toBe(400);
     expect(app.authFailures.login.size - before).toBe(10);
     for (const key of app.authFailures.login.keys()) expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
