@@ -17,6 +17,8 @@
  *   admin contract set-filter --contract <id|slug> (--filter <set or chain id> | --none)
  *   admin grant  --consumer <consumer id|username|client id> --contract <id|slug>
  *   admin revoke --consumer <consumer id|username|client id> --contract <id|slug>
+ *   admin rotate-key   re-encrypts every stored service credential with SLUICE_NEW_SECRET_KEY, or
+ *                     with a new random key written to the key file (docs/operations.md#the-secret-key)
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -33,6 +35,8 @@ import { createConsumer, disableConsumer, findConsumerByRef, setPasswordHash } f
 import { createContract, findContract, grant, revokeGrant, setContractFilter } from './store/contracts.ts';
 import { type Db, isUniqueViolation, openDb } from './store/db.ts';
 import { findFilter } from './store/filters.ts';
+import { checkSecretKey, resealCredentials } from './store/credentials.ts';
+import { forgetKeyFiles, generateSecretKey, parseSecretKey, writeKeyFile } from './lib/secret-box.ts';
 import { ensureSchema, migrateToLatest, schemaState } from './store/migrate.ts';
 import type { ConsumerRow, ContractRow } from './store/tables.ts';
 
@@ -220,6 +224,27 @@ const admin: Record<string, Command> = {
       const [consumer, contract] = [await consumerOf(db, consumerRef), await contractOf(db, contractRef)];
       await grant(db, consumer.id, contract.id);
       return { consumer_id: consumer.id, contract_id: contract.id, contract: contract.slug, granted: true };
+    });
+  },
+  'rotate-key': async (_args, config) => {
+    if (config.secretKey && !config.newSecretKey) {
+      throw validationError([{ propertyName: 'SLUICE_NEW_SECRET_KEY', message: 'SLUICE_SECRET_KEY is set: give the new key in SLUICE_NEW_SECRET_KEY (then set SLUICE_SECRET_KEY to it)', code: VALIDATION_CODES.required }]);
+    }
+    return withDb(config, async (db) => {
+      const from = await checkSecretKey(db, config);
+      const to = config.newSecretKey ? parseSecretKey(config.newSecretKey) : generateSecretKey();
+      const counts = await resealCredentials(db, from, to);
+      // Only after the transaction committed: a key file never names a key the database does not use.
+      const keyFile = config.secretKey ? undefined : writeKeyFile(config.dataDir, to);
+      forgetKeyFiles();
+      return {
+        reencrypted: counts.reencrypted,
+        unchanged: counts.unchanged,
+        old_key_id: from.id,
+        new_key_id: to.id,
+        ...(keyFile ? { key_file: keyFile } : { next: 'set SLUICE_SECRET_KEY to the new key' }),
+        restart: 'restart every Sluice process so that it reads the new key',
+      };
     });
   },
   revoke: async (args, config) => {
