@@ -20,7 +20,7 @@
  *   admin rotate-key   re-encrypts every stored service credential with SLUICE_NEW_SECRET_KEY, or
  *                     with a new random key written to the key file (docs/operations.md#the-secret-key)
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from './app.ts';
@@ -36,7 +36,7 @@ import { createContract, findContract, grant, revokeGrant, setContractFilter } f
 import { type Db, isUniqueViolation, openDb } from './store/db.ts';
 import { findFilter } from './store/filters.ts';
 import { checkSecretKey, resealCredentials } from './store/credentials.ts';
-import { forgetKeyFiles, generateSecretKey, parseSecretKey, writeKeyFile } from './lib/secret-box.ts';
+import { forgetKeyFiles, generateSecretKey, KEY_FILE, keyFilePath, parseSecretKey, writeKeyFile } from './lib/secret-box.ts';
 import { ensureSchema, migrateToLatest, schemaState } from './store/migrate.ts';
 import type { ConsumerRow, ContractRow } from './store/tables.ts';
 
@@ -233,9 +233,18 @@ const admin: Record<string, Command> = {
     return withDb(config, async (db) => {
       const from = await checkSecretKey(db, config);
       const to = config.newSecretKey ? parseSecretKey(config.newSecretKey) : generateSecretKey();
-      const counts = await resealCredentials(db, from, to);
-      // Only after the transaction committed: a key file never names a key the database does not use.
-      const keyFile = config.secretKey ? undefined : writeKeyFile(config.dataDir, to);
+      // The new key is on disk before the database uses it (secret.key.new), and becomes the key
+      // file only after the transaction committed: no moment when the stored credentials' key is nowhere.
+      const pending = config.secretKey ? undefined : writeKeyFile(config.dataDir, to, `${KEY_FILE}.new`);
+      let counts: { reencrypted: number; unchanged: number };
+      try {
+        counts = await resealCredentials(db, from, to);
+      } catch (error) {
+        if (pending) rmSync(pending, { force: true });
+        throw error;
+      }
+      const keyFile = pending ? keyFilePath(config.dataDir) : undefined;
+      if (pending && keyFile) renameSync(pending, keyFile);
       forgetKeyFiles();
       return {
         reencrypted: counts.reencrypted,

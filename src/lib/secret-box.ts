@@ -62,9 +62,12 @@ export function readKeyFile(dataDir: string): SecretKey | undefined {
   }
 }
 
-/** Writes `key` as `dataDir`'s key file, readable only by its owner (0600), atomically (temporary file, then rename). */
-export function writeKeyFile(dataDir: string, key: SecretKey): string {
-  const path = keyFilePath(dataDir);
+/**
+ * Writes `key` as `dataDir`'s key file (or as `name` beside it), readable only by its owner
+ * (0600), atomically (temporary file, then rename); returns its path.
+ */
+export function writeKeyFile(dataDir: string, key: SecretKey, name = KEY_FILE): string {
+  const path = join(dataDir, name);
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   writeFileSync(temporary, `${encodeSecretKey(key)}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(temporary, 0o600); // whatever the umask
