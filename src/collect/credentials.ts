@@ -105,7 +105,7 @@ export function missingCredential(service: string, contractId: string, failure: 
  * services' token and key errors.
  */
 export function isCredentialFailure(message: string): boolean {
-  return /\bHTTP 40[13]\b|unauthori[sz]ed|forbidden|invalid (?:access |bearer |oauth )?token|access token|api key|expired|permission|not permitted|login failed|password|authenticat|OAuthException/i.test(message);
+  return /\bHTTP 40[13]\b|unauthori[sz]ed|forbidden|invalid (?:access |bearer |oauth )?token|access[ _]token|api key|authori[sz]ation failed|expired|permission|not permitted|login failed|password|authenticat|OAuthException/i.test(message);
 }
 
 /** A credential's `lastUsed` is written at most this often (ms), so that polls stay cheap. */
