@@ -25,6 +25,7 @@ import { compileFor, installEmptyQueryAsAbsent } from './http/validate.ts';
 import { contractRoutes } from './management/contracts/routes.ts';
 import { chainRoutes } from './management/chains/routes.ts';
 import { collectionRoutes } from './management/collections/routes.ts';
+import { credentialRoutes } from './management/credentials/routes.ts';
 import { customizationRoutes } from './management/customizations/routes.ts';
 import { filterRoutes } from './management/filters/routes.ts';
 import { inputRoutes } from './management/inputs/routes.ts';
@@ -124,6 +125,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     chainRoutes(app, ctx);
     customizationRoutes(app, ctx);
     collectionRoutes(app, ctx);
+    credentialRoutes(app, ctx);
     filterRoutes(app, ctx);
     // The console lives on {api_url}: its redirect URI is <API_URL>/console/ (first-party.ts).
     consoleRoutes(app, ctx);

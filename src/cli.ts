@@ -18,8 +18,10 @@
  *   admin contract set-filter --contract <id|slug> (--filter <set or chain id> | --none)
  *   admin grant  --consumer <consumer id|username|client id> --contract <id|slug>
  *   admin revoke --consumer <consumer id|username|client id> --contract <id|slug>
+ *   admin rotate-key   re-encrypts every stored service credential with SLUICE_NEW_SECRET_KEY, or
+ *                     with a new random key written to the key file (docs/operations.md#the-secret-key)
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from './app.ts';
@@ -34,6 +36,8 @@ import { createConsumer, disableConsumer, findConsumerByRef, setPasswordHash } f
 import { createContract, findContract, grant, revokeGrant, setContractFilter } from './store/contracts.ts';
 import { type Db, isUniqueViolation, openDb } from './store/db.ts';
 import { findFilter } from './store/filters.ts';
+import { checkSecretKey, resealCredentials } from './store/credentials.ts';
+import { forgetKeyFiles, generateSecretKey, KEY_FILE, keyFilePath, parseSecretKey, writeKeyFile } from './lib/secret-box.ts';
 import { ensureSchema, migrateToLatest, schemaState } from './store/migrate.ts';
 import type { ConsumerRow, ContractRow } from './store/tables.ts';
 
@@ -221,6 +225,36 @@ const admin: Record<string, Command> = {
       const [consumer, contract] = [await consumerOf(db, consumerRef), await contractOf(db, contractRef)];
       await grant(db, consumer.id, contract.id);
       return { consumer_id: consumer.id, contract_id: contract.id, contract: contract.slug, granted: true };
+    });
+  },
+  'rotate-key': async (_args, config) => {
+    if (config.secretKey && !config.newSecretKey) {
+      throw validationError([{ propertyName: 'SLUICE_NEW_SECRET_KEY', message: 'SLUICE_SECRET_KEY is set: give the new key in SLUICE_NEW_SECRET_KEY (then set SLUICE_SECRET_KEY to it)', code: VALIDATION_CODES.required }]);
+    }
+    return withDb(config, async (db) => {
+      const from = await checkSecretKey(db, config);
+      const to = config.newSecretKey ? parseSecretKey(config.newSecretKey) : generateSecretKey();
+      // The new key is on disk before the database uses it (secret.key.new), and becomes the key
+      // file only after the transaction committed: no moment when the stored credentials' key is nowhere.
+      const pending = config.secretKey ? undefined : writeKeyFile(config.dataDir, to, `${KEY_FILE}.new`);
+      let counts: { reencrypted: number; unchanged: number };
+      try {
+        counts = await resealCredentials(db, from, to);
+      } catch (error) {
+        if (pending) rmSync(pending, { force: true });
+        throw error;
+      }
+      const keyFile = pending ? keyFilePath(config.dataDir) : undefined;
+      if (pending && keyFile) renameSync(pending, keyFile);
+      forgetKeyFiles();
+      return {
+        reencrypted: counts.reencrypted,
+        unchanged: counts.unchanged,
+        old_key_id: from.id,
+        new_key_id: to.id,
+        ...(keyFile ? { key_file: keyFile } : { next: 'set SLUICE_SECRET_KEY to the new key' }),
+        restart: 'restart every Sluice process so that it reads the new key',
+      };
     });
   },
   revoke: async (args, config) => {

@@ -3,6 +3,7 @@
  * an optional `.env` file, loaded by the entry points) and validated; nothing else reads
  * `process.env`. An invalid value throws `ConfigError` naming the variable, which stops start-up.
  */
+import { parseSecretKey } from './lib/secret-box.ts';
 import { SERVICE_NAMES, SERVICES, type ServiceRow, type ServiceSettings } from './services.ts';
 
 export interface Config {
@@ -56,6 +57,20 @@ export interface Config {
   logLevel: string;
   /** Seconds between polls per service (POLL_INTERVAL_<SERVICE>, e.g. POLL_INTERVAL_TWITTER); else `pollInterval`. */
   pollIntervals: Record<string, number>;
+  /**
+   * The key that encrypts stored service credentials (SLUICE_SECRET_KEY: 32 bytes as base64 or 64
+   * hex characters; validated here). Unset → a key file in DATA_DIR (`lib/secret-box.ts`).
+   */
+  secretKey: string | undefined;
+  /**
+   * Whether inputs of a contract without its own credential for a service use the
+   * installation-wide one of the environment (SHARED_CREDENTIALS, default true). Set false when
+   * several customers share the installation: each contract must connect its own
+   * (docs/configuration.md#credentials).
+   */
+  sharedCredentials: boolean;
+  /** The key `sluice admin rotate-key` re-encrypts with (SLUICE_NEW_SECRET_KEY, as SLUICE_SECRET_KEY); unset → a new random one. */
+  newSecretKey: string | undefined;
   /** Base URLs and credentials of the external services (`docs/services.md`), as the service table (`services.ts`) lists them. */
   services: ServiceSettings;
 }
@@ -142,8 +157,22 @@ export function loadConfig(env: Env): Config {
         .filter((service) => env[`POLL_INTERVAL_${service.toUpperCase()}`])
         .map((service) => [service, integer(env, `POLL_INTERVAL_${service.toUpperCase()}`, 300, 1, 86_400)]),
     ),
+    secretKey: secretKey(env, 'SLUICE_SECRET_KEY'),
+    newSecretKey: secretKey(env, 'SLUICE_NEW_SECRET_KEY'),
+    sharedCredentials: boolean(env, 'SHARED_CREDENTIALS', true),
     services: serviceSettings(env),
   };
+}
+
+function secretKey(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  try {
+    parseSecretKey(raw);
+  } catch (error) {
+    throw new ConfigError(name, (error as Error).message);
+  }
+  return raw;
 }
 
 function serviceSettings(env: Env): ServiceSettings {
@@ -168,5 +197,5 @@ export function maskedConfig(config: Config): Config {
       ];
     }),
   ) as ServiceSettings;
-  return { ...config, databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'), services };
+  return { ...config, ...(config.secretKey ? { secretKey: '***' } : {}), ...(config.newSecretKey ? { newSecretKey: '***' } : {}), databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'), services };
 }

@@ -11,6 +11,7 @@ import { bootstrapDemo } from './bootstrap.ts';
 import { type Collector, startCollector } from './collect/scheduler.ts';
 import { startSharedCollector } from './collect/shared.ts';
 import type { Config } from './config.ts';
+import { checkSecretKey } from './store/credentials.ts';
 import { isPostgres, openDb } from './store/db.ts';
 import { ensureSchemaOnce } from './store/migrate.ts';
 
@@ -27,6 +28,13 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
   const db = openDb(config.databaseUrl);
   // Several processes may start at once against one PostgreSQL: one migrates and bootstraps.
   const credentials = await ensureSchemaOnce(db, async (wasEmpty) => (wasEmpty && config.bootstrap ? bootstrapDemo(db, config) : undefined));
+  // The key of stored service credentials: created on first start, refused when it cannot decrypt them.
+  try {
+    await checkSecretKey(db, config);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
 
   const app = await buildApp(config, { db, role, prettyLogs: options.prettyLogs });
   await app.listen({ port: config.port, host: config.host });

@@ -15,7 +15,9 @@
  * recorded in the input's status (`lastError`) and pushes the next poll back exponentially, up
  * to 1 h (or the input's interval when that is longer), and never before a source's
  * `Retry-After`; a permanent failure parks the input until it is changed. Other inputs are not
- * affected.
+ * affected. The service's credential is the input's contract's (`credentials.ts`): a permanent
+ * failure that is the credential's fault marks it failed; a success marks it ok and used (its
+ * `lastUsed` written at most once a minute).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { type Decision, FilterError } from '../filter/engine.ts';
@@ -32,6 +34,8 @@ import { type CollectContext, SourceError } from './connector.ts';
 import { connectorFor } from './connectors/index.ts';
 import { FetchError } from './fetch.ts';
 import { type FilterCache, filterCache } from './filter-cache.ts';
+import { type CredentialResolver, isCredentialFailure, LAST_USED_EVERY_MS, missingCredential, type Resolved } from './credentials.ts';
+import { markCredentialFailed, markCredentialUsed } from '../store/credentials.ts';
 
 const MAX_BACKOFF_S = 3600;
 /** A permanent failure parks the input this long; changing the input makes it due at once. */
@@ -60,13 +64,17 @@ function describe(error: unknown): string {
 export async function refreshInput(
   db: Db,
   input: InputRow,
-  ctx: Omit<CollectContext, 'now'> & { pollInterval: number; log?: FastifyBaseLogger; filters?: FilterCache; pool?: FilterPool },
+  ctx: Omit<CollectContext, 'now'> & { pollInterval: number; log?: FastifyBaseLogger; filters?: FilterCache; pool?: FilterPool; credentials?: CredentialResolver },
   now = Date.now(),
 ): Promise<number> {
   const connector = connectorFor(input.service);
+  let resolved: Resolved | undefined;
   try {
     if (!connector) throw new SourceError(`service ${input.service} is not supported by this version yet`);
-    const result = await connector.collect(input, JSON.parse(input.sourceState) as Record<string, unknown>, { fetch: ctx.fetch, services: ctx.services, now });
+    resolved = ctx.credentials ? await ctx.credentials.resolve(input) : undefined;
+    const result = await connector.collect(input, JSON.parse(input.sourceState) as Record<string, unknown>, { fetch: ctx.fetch, services: resolved?.services ?? ctx.services, now });
+    const used = resolved?.credential;
+    if (used && (used.status !== 'ok' || !used.lastUsed || now - Date.parse(used.lastUsed) >= LAST_USED_EVERY_MS)) await markCredentialUsed(db, used.id, iso(now));
     const governing = await (ctx.filters ?? filterCache(db)).governing(input);
     const stored = await storedItemIds(db, input.collectionId, result.items.map((item) => item.id));
     const items: ContentItem[] = [];
@@ -104,7 +112,11 @@ export async function refreshInput(
     const failures = input.failures + 1;
     const retryAfterMs = error instanceof SourceError ? error.retryAfterMs : undefined;
     const delayMs = error instanceof SourceError && error.permanent ? PARKED_MS : nextDelaySeconds(ctx.pollInterval, failures, retryAfterMs) * 1000;
-    await recordPollFailure(db, input, { lastRun: iso(now), lastError: describe(error), failures, nextRunAt: Date.now() + delayMs });
+    const permanent = error instanceof SourceError && error.permanent;
+    let lastError = describe(error);
+    if (permanent && resolved?.missing) lastError = missingCredential(input.service, input.contractId, lastError);
+    if (permanent && resolved?.credential && isCredentialFailure(lastError)) await markCredentialFailed(db, resolved.credential.id, lastError);
+    await recordPollFailure(db, input, { lastRun: iso(now), lastError, failures, nextRunAt: Date.now() + delayMs });
     return 0;
   }
 }

@@ -14,7 +14,7 @@ import type { Db } from '../store/db.ts';
 import { findFilter } from '../store/filters.ts';
 import { findInput } from '../store/inputs.ts';
 import { findRecord, type RecordRow, type RecordTable } from '../store/records.ts';
-import type { CollectionRow, FilterListRow, FilterSetRow, InputRow } from '../store/tables.ts';
+import type { CollectionRow, CredentialRow, FilterListRow, FilterSetRow, InputRow } from '../store/tables.ts';
 import type { Principal } from '../http/authenticate.ts';
 
 /** A kind of record: its human name (`filter list`) and how to find one by id. */
@@ -33,6 +33,7 @@ export const INPUT: Kind<InputRow> = { label: 'input', find: findInput };
 export const FILTER: Kind<{ kind: 'set' | 'chain'; id: string; contractId: string }> = { label: 'filter set or chain', find: findFilter };
 export const FILTER_SET = recordKind<FilterSetRow>('filterSets', 'filter set');
 export const FILTER_LIST = recordKind<FilterListRow>('filterLists', 'filter list');
+export const CREDENTIAL = recordKind<CredentialRow>('credentials', 'credential');
 
 /**
  * The record `id` of `kind` if `owner` may use it: a principal that was granted its contract, or

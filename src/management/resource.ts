@@ -42,8 +42,8 @@ export interface Spec<Row extends RecordRow> {
   fixed?: string[];
   /** Checks the resources the body names; throws 404/403/400. */
   references?(db: Db, contractId: string, body: Record<string, unknown>, current?: Row): Promise<void>;
-  /** Columns of a new record beyond id, contractId, name, active and the audit fields. */
-  columns(body: Record<string, unknown>): Record<string, unknown>;
+  /** Columns of a new record beyond id, contractId, name, active and the audit fields (`by`: the consumer creating it). */
+  columns(body: Record<string, unknown>, by: { id: string; name: string }): Record<string, unknown>;
   /** Columns an update changes, beyond name, active and the audit fields. */
   changes(body: Record<string, unknown>, current: Row): Record<string, unknown>;
   /** Inserts differently (collections derive a slug); returns the new id. */
@@ -51,7 +51,7 @@ export interface Spec<Row extends RecordRow> {
   /** Who still uses these records: each blocks the deletion (409). */
   users?(db: Executor, contractId: string, ids: string[]): Promise<User[]>;
   /** More work in the update transaction, before the change (a customization keeps its previous state). */
-  onUpdate?(trx: Transaction<Database>, current: Row, by: string, now: number): Promise<void>;
+  onUpdate?(trx: Transaction<Database>, current: Row, by: string, now: number, body: Record<string, unknown>): Promise<void>;
   /** More work in the delete transaction (a collection's items). */
   onDelete?(trx: Transaction<Database>, contractId: string, ids: string[]): Promise<void>;
 }
@@ -126,7 +126,7 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
       await spec.references?.(db, contractId, body);
       if (await nameTaken(db, spec.table, contractId, name)) throw duplicate(spec.label, name);
       const now = Date.now();
-      const row = { id: newId(now), contractId, name, active: body.active === false ? 0 : 1, ...spec.columns(body), ...audit(principal.consumer.name, now) };
+      const row = { id: newId(now), contractId, name, active: body.active === false ? 0 : 1, ...spec.columns(body, principal.consumer), ...audit(principal.consumer.name, now) };
       let id = row.id;
       try {
         if (spec.insert) id = await spec.insert(db, row, principal.consumer.name, now);
@@ -165,7 +165,7 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
       };
       try {
         await db.transaction().execute(async (trx) => {
-          await spec.onUpdate?.(trx, current, principal.consumer.name, Date.now());
+          await spec.onUpdate?.(trx, current, principal.consumer.name, Date.now(), body);
           await updateRecord(trx, spec.table, current.contractId, current.id, changes);
         });
       } catch (error) {

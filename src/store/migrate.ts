@@ -18,6 +18,7 @@ import * as moderationArrivals from './migrations/2026-11-25-moderation-arrivals
 import * as customizationVersions from './migrations/2026-11-25-customization-versions.ts';
 import * as clientEmails from './migrations/2026-11-26-client-emails.ts';
 import * as rateLimits from './migrations/2026-11-26-rate-limits.ts';
+import * as credentials from './migrations/2026-11-27-credentials.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-25-customization-versions': customizationVersions,
   '2026-11-26-client-emails': clientEmails,
   '2026-11-26-rate-limits': rateLimits,
+  '2026-11-27-credentials': credentials,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

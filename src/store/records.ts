@@ -1,6 +1,6 @@
 /**
  * What the named, contract-owned records of the management API share (collections, filter
- * lists, sets, chains, customizations): read by id, list by contract, insert, update, name
+ * lists, sets, chains, customizations, credentials): read by id, list by contract, insert, update, name
  * uniqueness and delete. Reads by id return the row whatever its contract (callers check
  * access, to tell 404 from 403); every other query carries the contract id.
  */
@@ -8,7 +8,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Db } from './db.ts';
 import type { Database } from './tables.ts';
 
-export type RecordTable = 'collections' | 'filterLists' | 'filterSets' | 'filterChains' | 'customizations';
+export type RecordTable = 'collections' | 'filterLists' | 'filterSets' | 'filterChains' | 'customizations' | 'credentials';
 export type Executor = Db | Transaction<Database>;
 /** Every record table has these columns. */
 export interface RecordRow {

@@ -122,6 +122,33 @@ export interface InputTable extends Audited {
   rejected: number;
   /** JSON array of the last successful poll's warnings (`{code, count, message}`); `[]` by default. */
   warnings: ColumnType<string, string | undefined, string>;
+  /** The credential the input names (same contract and service), or null: the contract's default (migration credentials). */
+  credentialId: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A service credential of a contract (docs/api.md#credentials). */
+export interface CredentialTable extends Audited {
+  id: string;
+  contractId: string;
+  name: string;
+  service: string;
+  /** 1: the contract's default credential for its service (at most one per contract and service). */
+  isDefault: number;
+  /** JSON object of the non-secret fields (e.g. `{"userId": "…"}`). */
+  settings: string;
+  /** The secret fields as one JSON object sealed by `lib/secret-box.ts`. */
+  secret: string;
+  /** The id of the key that sealed `secret`. */
+  keyId: string;
+  /** JSON object: per secret field, a masked hint (`…abcd`). */
+  hints: string;
+  /** The consumer who connected it (its name is `createdBy`). */
+  connectedById: string;
+  /** `ok` or `failed` (a permanent error of the service, in `lastError`). */
+  status: string;
+  lastUsed: string | null;
+  lastError: string | null;
+  active: number;
 }
 
 export interface ItemTable {
@@ -249,6 +276,7 @@ export interface Database {
   customizationVersions: CustomizationVersionTable;
   rejections: RejectionTable;
   rateLimits: RateLimitTable;
+  credentials: CredentialTable;
 }
 
 export type ContractRow = Selectable<ContractTable>;
@@ -267,4 +295,5 @@ export type FilterChainRow = Selectable<FilterChainTable>;
 export type CustomizationRow = Selectable<CustomizationTable>;
 export type CustomizationVersionRow = Selectable<CustomizationVersionTable>;
 export type RejectionRow = Selectable<RejectionTable>;
+export type CredentialRow = Selectable<CredentialTable>;
 export type { Generated };

@@ -17,6 +17,7 @@ export function presentInput(row: InputRow): Static<typeof Input> {
     contractId: row.contractId,
     collectionId: row.collectionId,
     ...(row.filterId ? { filterId: row.filterId } : {}),
+    ...(row.credentialId ? { credentialId: row.credentialId } : {}),
     ...(row.latitude !== null ? { latitude: row.latitude } : {}),
     ...(row.longitude !== null ? { longitude: row.longitude } : {}),
     ...(row.radius !== null ? { radius: row.radius } : {}),

@@ -13,6 +13,10 @@
  *
  * A bulk create holds 1 to `MAX_BULK_INPUTS` inputs (400 naming `body` beyond).
  *
+ * `credentialId` must name a credential of the input's contract (404 unknown, 403 other contract)
+ * and of its service (400); without it the collector uses the contract's default credential for
+ * the service (docs/api.md#credentials).
+ *
  * `filterId` must name a filter set or chain of the input's contract (404 unknown, 403 other
  * contract). Deleting an input deletes only the input: the items it collected stay in their
  * collection's queue (moderated, published or not, as they were).
@@ -34,7 +38,7 @@ import type { InputRow, NewInput } from '../../store/tables.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { BulkDelete, TokenQuery } from '../docs.ts';
-import { COLLECTION, FILTER, INPUT, owned } from '../ownership.ts';
+import { COLLECTION, CREDENTIAL, FILTER, INPUT, owned } from '../ownership.ts';
 import { presentInput, presentRejection, Rejection } from './present.ts';
 import { IdParams, Input, InputCreate, InputListQuery, InputReplace, inputRules, MAX_BULK_INPUTS } from './schema.ts';
 import { serviceRoutes } from './services.ts';
@@ -64,12 +68,24 @@ function settingsOf(body: InputReplace) {
     type: body.type,
     input: body.input,
     filterId: body.filterId ?? null,
+    credentialId: body.credentialId ?? null,
     latitude: body.latitude ?? null,
     longitude: body.longitude ?? null,
     radius: body.radius ?? null,
     display: body.display === false ? 0 : 1,
     active: body.active === false ? 0 : 1,
   };
+}
+
+/**
+ * Throws unless credential `id` may serve an input of `service` in `contractId`: 404 unknown, 403
+ * of another contract (docs/api.md#credentials), 400 of another service; each naming `propertyName`.
+ */
+async function checkCredential(db: Db, id: string, contractId: string, service: string, propertyName: string): Promise<void> {
+  const credential = await owned(db, CREDENTIAL, id, contractId, propertyName);
+  if (credential.service !== service) {
+    throw validationError([{ propertyName, message: `credential ${id} is a ${credential.service} credential, not a ${service} one`, propertyValue: id, code: VALIDATION_CODES.format }]);
+  }
 }
 
 export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
@@ -101,6 +117,7 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
       await requireContractAccess(db, principal, body.contractId, `${prefix}contractId`);
       await owned(db, COLLECTION, body.collectionId, body.contractId, `${prefix}collectionId`);
       if (body.filterId) await owned(db, FILTER, body.filterId, body.contractId, `${prefix}filterId`);
+      if (body.credentialId) await checkCredential(db, body.credentialId, body.contractId, body.service, `${prefix}credentialId`);
       rows.push({
         id: newId(now),
         contractId: body.contractId,
@@ -155,6 +172,7 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
     const collectionId = body.collectionId ?? current.collectionId;
     if (collectionId !== current.collectionId) await owned(db, COLLECTION, collectionId, current.contractId, 'collectionId');
     if (body.filterId && body.filterId !== current.filterId) await owned(db, FILTER, body.filterId, current.contractId, 'filterId');
+    if (body.credentialId) await checkCredential(db, body.credentialId, current.contractId, body.service, 'credentialId');
     const sourceChanged = body.service !== current.service || body.type !== current.type || body.input !== current.input;
     const now = Date.now();
     await updateInput(db, current.id, {

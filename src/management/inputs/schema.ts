@@ -18,6 +18,7 @@ const source = {
 };
 const settings = {
   filterId: Type.Optional(Id),
+  credentialId: Type.Optional(Id),
   latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
   longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
   radius: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 50_000 })),

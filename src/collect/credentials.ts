@@ -1,0 +1,112 @@
+/**
+ * Which credential an input's poll uses (docs/api.md#credentials), resolved in the collector so
+ * that a connector receives the settings exactly as it receives the environment's:
+ *
+ *   1. the credential the input names (`credentialId`): of the input's contract and service, active;
+ *   2. else the contract's default credential for the service;
+ *   3. else the installation-wide one from the environment, when SHARED_CREDENTIALS is true;
+ *   4. else none: the service's credential settings are unset, and a permanent failure of the
+ *      connector then says what to connect (`missingCredential`).
+ *
+ * One contract never uses another's credential: the lookups carry the input's contract. Each poll
+ * reads the credential row (cheap); its secret is decrypted again only when its `lastModified`
+ * changed (cached per process and database handle, as `filter-cache.ts` does for filters).
+ */
+import { currentSecretKey, open } from '../lib/secret-box.ts';
+import { SERVICES, type Service, type ServiceRow, type ServiceSettings } from '../services.ts';
+import { defaultCredential, findCredential } from '../store/credentials.ts';
+import type { Db } from '../store/db.ts';
+import type { CredentialRow } from '../store/tables.ts';
+import { SourceError } from './connector.ts';
+
+/** The settings a poll runs with, and the credential they came from (none: the environment's or nothing). */
+export interface Resolved {
+  services: ServiceSettings;
+  credential?: CredentialRow;
+  /** No credential at all: the contract must connect one (SHARED_CREDENTIALS=false). */
+  missing: boolean;
+}
+
+export interface CredentialResolver {
+  resolve(input: { contractId: string; service: string; credentialId?: string | null }): Promise<Resolved>;
+}
+
+/** What the resolver reads of the configuration. */
+export interface CredentialSettings {
+  secretKey: string | undefined;
+  dataDir: string;
+  sharedCredentials: boolean;
+  services: ServiceSettings;
+}
+
+/** At most this many decrypted credentials are kept per database (oldest dropped first). */
+const MAX_ENTRIES = 1000;
+
+export function createCredentialResolver(db: Db, settings: CredentialSettings): CredentialResolver {
+  const cache = new Map<string, { lastModified: string; values: Record<string, string> }>();
+
+  function valuesOf(row: CredentialRow): Record<string, string> {
+    const cached = cache.get(row.id);
+    if (cached?.lastModified === row.lastModified) return cached.values;
+    const values = { ...(JSON.parse(row.settings) as Record<string, string>), ...(JSON.parse(open(currentSecretKey(settings), row.secret)) as Record<string, string>) };
+    cache.delete(row.id);
+    cache.set(row.id, { lastModified: row.lastModified, values });
+    if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+    return values;
+  }
+
+  /** The environment's settings with the service's credentials replaced by `values` (unset when absent). */
+  function withCredentials(service: Service, values: Record<string, string>): ServiceSettings {
+    const fields = Object.keys((SERVICES[service] as ServiceRow).credentials);
+    const own = { ...settings.services[service] } as Record<string, string | undefined>;
+    for (const field of fields) own[field] = values[field];
+    return { ...settings.services, [service]: own };
+  }
+
+  return {
+    async resolve(input) {
+      const service = input.service as Service;
+      const row = SERVICES[service] as ServiceRow | undefined;
+      if (!row || Object.keys(row.credentials).length === 0) return { services: settings.services, missing: false };
+      let credential: CredentialRow | undefined;
+      if (input.credentialId) {
+        credential = await findCredential(db, input.credentialId);
+        if (!credential || credential.contractId !== input.contractId || credential.service !== service) {
+          throw new SourceError(`credential ${input.credentialId} named by the input no longer exists: name another in credentialId or remove it`, { permanent: true });
+        }
+        if (credential.active !== 1) throw new SourceError(`credential ${credential.id} (${credential.name}) is inactive: activate it or name another`, { permanent: true });
+      } else {
+        credential = await defaultCredential(db, input.contractId, service);
+      }
+      if (credential) return { services: withCredentials(service, valuesOf(credential)), credential, missing: false };
+      if (settings.sharedCredentials) return { services: settings.services, missing: false };
+      return { services: withCredentials(service, {}), missing: true };
+    },
+  };
+}
+
+const resolvers = new WeakMap<Db, CredentialResolver>();
+
+/** The process-wide resolver of `db` (one per database handle). */
+export function credentialResolver(db: Db, settings: CredentialSettings): CredentialResolver {
+  let resolver = resolvers.get(db);
+  if (!resolver) resolvers.set(db, (resolver = createCredentialResolver(db, settings)));
+  return resolver;
+}
+
+/** The message of a permanent failure of an input of `contractId` that has no credential for `service`. */
+export function missingCredential(service: string, contractId: string, failure: string): string {
+  return `connect a ${service} credential to contract ${contractId} (POST /collection/credentials) or name one in the input's credentialId (${failure})`;
+}
+
+/**
+ * Whether a permanent failure is the credential's fault (refused, revoked, expired, not allowed),
+ * not the input's (unknown user, bad input): the connectors' messages of HTTP 401/403 and of the
+ * services' token and key errors.
+ */
+export function isCredentialFailure(message: string): boolean {
+  return /\bHTTP 40[13]\b|unauthori[sz]ed|forbidden|invalid (?:access |bearer |oauth )?token|access[ _]token|api key|authori[sz]ation failed|expired|permission|not permitted|login failed|password|authenticat|OAuthException/i.test(message);
+}
+
+/** A credential's `lastUsed` is written at most this often (ms), so that polls stay cheap. */
+export const LAST_USED_EVERY_MS = 60_000;

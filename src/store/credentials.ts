@@ -1,0 +1,113 @@
+/**
+ * Service credentials of contracts (docs/api.md#credentials): the lookups the collector makes,
+ * their health, the key check at start and the re-encryption of `sluice admin rotate-key`. Create,
+ * list, update and delete go through `records.ts` like the other named records. Reads by id
+ * return the row whatever its contract: callers check access.
+ */
+import type { Transaction } from 'kysely';
+import { currentSecretKey, keyFilePath, open, readKeyFile, seal, type SecretKey } from '../lib/secret-box.ts';
+import type { Db } from './db.ts';
+import type { Executor } from './records.ts';
+import type { CredentialRow, Database } from './tables.ts';
+
+export async function findCredential(db: Executor, id: string): Promise<CredentialRow | undefined> {
+  return db.selectFrom('credentials').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The contract's active default credential for `service`, if any. */
+export async function defaultCredential(db: Executor, contractId: string, service: string): Promise<CredentialRow | undefined> {
+  return db
+    .selectFrom('credentials')
+    .selectAll()
+    .where('contractId', '=', contractId)
+    .where('service', '=', service)
+    .where('isDefault', '=', 1)
+    .where('active', '=', 1)
+    .executeTakeFirst();
+}
+
+/** Makes no other credential of the contract the default for `service` (before `exceptId` becomes it). */
+export async function clearDefault(trx: Executor, contractId: string, service: string, exceptId: string): Promise<void> {
+  await trx.updateTable('credentials').set({ isDefault: 0 }).where('contractId', '=', contractId).where('service', '=', service).where('id', '!=', exceptId).execute();
+}
+
+/**
+ * Makes the contract's inputs of `service` that failed due at `now` (ms) with their failures
+ * reset: a credential was connected, changed or removed, so an input parked for want of one
+ * (docs/services.md#credentials) tries again.
+ */
+export async function wakeInputs(db: Executor, contractId: string, service: string, now: number): Promise<void> {
+  await db
+    .updateTable('inputs')
+    .set({ nextRunAt: now, failures: 0 })
+    .where('contractId', '=', contractId)
+    .where('service', '=', service)
+    .where('lastError', 'is not', null)
+    .execute();
+}
+
+/** Inputs that name one of these credentials (they block its deletion). */
+export async function inputsUsingCredentials(db: Executor, contractId: string, ids: string[]) {
+  if (!ids.length) return [];
+  return db.selectFrom('inputs').select(['id', 'credentialId', 'service', 'input']).where('contractId', '=', contractId).where('credentialId', 'in', ids).execute();
+}
+
+/** Records a successful use at `at` (ISO 8601): status ok, no error. Leaves `lastModified` alone. */
+export async function markCredentialUsed(db: Db, id: string, at: string): Promise<void> {
+  await db.updateTable('credentials').set({ status: 'ok', lastError: null, lastUsed: at }).where('id', '=', id).execute();
+}
+
+/** Records a permanent failure of the service with this credential (`message` as in the input's status). */
+export async function markCredentialFailed(db: Db, id: string, message: string): Promise<void> {
+  await db.updateTable('credentials').set({ status: 'failed', lastError: message }).where('id', '=', id).execute();
+}
+
+/** The ids of the keys that sealed the stored credentials. */
+export async function credentialKeyIds(db: Executor): Promise<string[]> {
+  return (await db.selectFrom('credentials').select('keyId').distinct().execute()).map((row) => row.keyId);
+}
+
+/**
+ * The key this process uses, checked against the database before it starts: SLUICE_SECRET_KEY,
+ * else the key file of DATA_DIR, which is created when there is none, unless the database already
+ * holds credentials (sealed with a key this process does not have: with several processes on
+ * PostgreSQL, SLUICE_SECRET_KEY must be set). Throws Error, saying what to do, when there is no
+ * usable key or a stored credential was sealed with another one.
+ */
+export async function checkSecretKey(db: Executor, settings: { secretKey: string | undefined; dataDir: string }): Promise<SecretKey> {
+  const ids = await credentialKeyIds(db);
+  if (!settings.secretKey && ids.length && !readKeyFile(settings.dataDir)) {
+    throw new Error(
+      `The database holds service credentials encrypted with key ${ids.join(', ')}, but SLUICE_SECRET_KEY is not set and there is no key file ${keyFilePath(settings.dataDir)}: set SLUICE_SECRET_KEY to that key (or restore the key file); refusing to create a new key.`,
+    );
+  }
+  const key = currentSecretKey(settings);
+  const foreign = ids.filter((id) => id !== key.id);
+  if (foreign.length) {
+    throw new Error(`The database holds service credentials encrypted with key ${foreign.join(', ')}, not with the current key ${key.id}: set SLUICE_SECRET_KEY to the key they were encrypted with.`);
+  }
+  return key;
+}
+
+/**
+ * Re-encrypts every credential sealed with `from` with `to`, in one transaction (docs/operations.md).
+ * Returns how many were re-encrypted and how many were already sealed with `to`; throws (and
+ * changes nothing) when one was sealed with neither key.
+ */
+export async function resealCredentials(db: Db, from: SecretKey, to: SecretKey): Promise<{ reencrypted: number; unchanged: number }> {
+  return db.transaction().execute(async (trx: Transaction<Database>) => {
+    const rows = await trx.selectFrom('credentials').select(['id', 'secret', 'keyId']).execute();
+    let reencrypted = 0;
+    let unchanged = 0;
+    for (const row of rows) {
+      if (row.keyId === to.id) {
+        unchanged++;
+        continue;
+      }
+      if (row.keyId !== from.id) throw new Error(`credential ${row.id} is encrypted with key ${row.keyId}, neither the current nor the new key; nothing was changed`);
+      await trx.updateTable('credentials').set({ secret: seal(to, open(from, row.secret)), keyId: to.id }).where('id', '=', row.id).execute();
+      reencrypted++;
+    }
+    return { reencrypted, unchanged };
+  });
+}
