@@ -12,11 +12,15 @@ import type { CollectionRow, Database } from './tables.ts';
 
 export const COLLECTION_TYPES = ['realtime', 'ranked'] as const;
 
-/** Creates a collection in the contract; throws on a duplicate name (unique constraint). */
+/**
+ * Creates a collection in the contract; throws on a duplicate name (unique constraint). `dedupe`
+ * defaults to `off` here; the management API creates collections with `url+text`
+ * (docs/api.md#duplicates).
+ */
 export async function createCollection(
   db: Db,
   contractId: string,
-  fields: { name: string; type?: string; filterId?: string | null; active?: number },
+  fields: { name: string; type?: string; filterId?: string | null; active?: number; dedupe?: string },
   by: string,
   now = Date.now(),
 ): Promise<CollectionRow> {
@@ -32,6 +36,7 @@ export async function createCollection(
       filterId: fields.filterId ?? null,
       active: fields.active ?? 1,
       version: 0,
+      dedupe: fields.dedupe ?? 'off',
       ...audit(by, now),
     };
     await trx.insertInto('collections').values(row).execute();

@@ -17,6 +17,7 @@ import * as pollWarnings from './migrations/2026-11-25-poll-warnings.ts';
 import * as moderationArrivals from './migrations/2026-11-25-moderation-arrivals.ts';
 import * as customizationVersions from './migrations/2026-11-25-customization-versions.ts';
 import * as clientEmails from './migrations/2026-11-26-client-emails.ts';
+import * as dedupe from './migrations/2026-11-27-dedupe.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-25-moderation-arrivals': moderationArrivals,
   '2026-11-25-customization-versions': customizationVersions,
   '2026-11-26-client-emails': clientEmails,
+  '2026-11-27-dedupe': dedupe,
 };
 
 /** The names of every migration this version knows, in the order they apply. */
