@@ -96,8 +96,13 @@ export async function inputsOfCollections(db: Db | Transaction<Database>, contra
 
 /**
  * Deletes the stored content items of the collections: a deleted collection's queue goes with
- * it (call in the transaction that deletes the collections).
+ * it, with its de-duplication keys and duplicates (call in the transaction that deletes the
+ * collections).
  */
 export async function deleteCollectionItems(trx: Transaction<Database>, contractId: string, collectionIds: string[]): Promise<void> {
-  if (collectionIds.length) await trx.deleteFrom('items').where('contractId', '=', contractId).where('collectionId', 'in', collectionIds).execute();
+  if (!collectionIds.length) return;
+  await trx.deleteFrom('items').where('contractId', '=', contractId).where('collectionId', 'in', collectionIds).execute();
+  // The de-duplication keys and merged duplicates (docs/api.md#duplicates) go with the items; the
+  // ids are the contract's own (the caller checked), so these need no contract column.
+  for (const table of ['itemUrls', 'itemBands', 'itemDuplicates'] as const) await trx.deleteFrom(table).where('collectionId', 'in', collectionIds).execute();
 }

@@ -12,14 +12,18 @@
  * - `item_duplicates`: the items merged into a card (kept whole, so a moderator can split one
  *   back into a card of its own), each stored once per collection like an item.
  */
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../db.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // Idempotent: the column is added only when missing.
-  const tables = await db.introspection.getTables();
-  const collections = tables.find((table) => table.name === 'collections');
-  if (!collections?.columns.some((column) => column.name === 'dedupe')) {
-    await db.schema.alterTable('collections').addColumn('dedupe', 'text', (c) => c.notNull().defaultTo('off')).execute();
+  // Idempotent: the column is added only when missing (PostgreSQL: in the connection's schema).
+  if (isPostgres(db)) {
+    await sql`alter table collections add column if not exists dedupe text not null default 'off'`.execute(db);
+  } else {
+    const columns = await sql<{ name: string }>`pragma table_info(collections)`.execute(db);
+    if (!columns.rows.some((column) => column.name === 'dedupe')) {
+      await db.schema.alterTable('collections').addColumn('dedupe', 'text', (c) => c.notNull().defaultTo('off')).execute();
+    }
   }
   await db.schema
     .createTable('item_urls')
