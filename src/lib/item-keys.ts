@@ -7,8 +7,10 @@
  *   item's own page, its author and its media); else its own `url` — then its own `url`. A URL
  *   that is only a site's root or the author's page is left out: connectors fall back to those
  *   when an item has no link of its own, and they would merge unrelated items.
- * - Text: the fingerprint of title and text together, and of the title alone when it has one
- *   (so a post that quotes an article's headline meets the article).
+ * - Text: the fingerprint of title and text together, and of the title alone when it has one;
+ *   an item looks for both, a card is indexed by one (`indexed`: the title's when it has one, so
+ *   a post that quotes an article's headline meets the article; else the text's), which halves
+ *   the index.
  *
  * A URL hash is the first 128 bits of SHA-256 of the canonical URL, base64url (22 characters).
  */
@@ -27,8 +29,10 @@ export interface ItemKeys {
   urls: string[];
   /** Their hashes, in the same order. */
   urlHashes: string[];
-  /** Fingerprints (empty in mode `url` or for texts too short). */
+  /** Fingerprints to look for (empty in mode `url` or for texts too short). */
   signatures: SimHash[];
+  /** The one fingerprint a card is indexed by: the title's when it has one long enough, else title and text's. */
+  indexed?: SimHash;
 }
 
 export const urlHash = (canonical: string) => createHash('sha256').update(canonical).digest().subarray(0, 16).toString('base64url');
@@ -54,11 +58,12 @@ export function itemKeys(item: ContentItem, mode: DedupeMode): ItemKeys {
     urls.push(canonical);
   }
   const signatures: SimHash[] = [];
+  let indexed: SimHash | undefined;
   if (mode === 'url+text') {
-    for (const text of [`${item.title ?? ''} ${item.text}`, item.title ?? '']) {
-      const h = simhash(text);
-      if (h && !signatures.some((s) => s.hi === h.hi && s.lo === h.lo)) signatures.push(h);
-    }
+    const title = simhash(item.title ?? '');
+    const whole = simhash(`${item.title ?? ''} ${item.text}`);
+    for (const h of [whole, title]) if (h && !signatures.some((s) => s.hi === h.hi && s.lo === h.lo)) signatures.push(h);
+    indexed = title ?? whole;
   }
-  return { urls, urlHashes: urls.map(urlHash), signatures };
+  return { urls, urlHashes: urls.map(urlHash), signatures, ...(indexed && { indexed }) };
 }

@@ -132,7 +132,8 @@ interface Candidate {
 /**
  * Stores `fresh` (new to the collection) with de-duplication (docs/api.md#duplicates): each item
  * either becomes a card or is merged into the card of an earlier item with one of its canonical
- * URLs or, in mode `url+text`, a fingerprint within `NEAR_BITS` dated within `TEXT_WINDOW_MS`.
+ * URLs or, in mode `url+text`, one of its fingerprints within `NEAR_BITS` of a card's indexed
+ * one, dated within `TEXT_WINDOW_MS`.
  * Every check is an indexed lookup, a few statements per batch of items: the URL hashes through
  * the primary key of `item_urls`, the fingerprints through the bands index of `item_bands`.
  * A new card claims its URL hashes before it is inserted (ON CONFLICT DO NOTHING): when another
@@ -166,7 +167,7 @@ async function storeDeduplicated(
     }
     cards.push(k);
     for (const hash of k.keys.urlHashes) owners.set(hash, k.item.id);
-    for (const signature of k.keys.signatures) candidates.push({ itemId: k.item.id, dateMs: k.dateMs, simhash: signature });
+    if (k.keys.indexed) candidates.push({ itemId: k.item.id, dateMs: k.dateMs, simhash: k.keys.indexed });
   }
 
   // Claim the new cards' URL hashes; a card that lost its first hash to another writer merges.
@@ -185,8 +186,8 @@ async function storeDeduplicated(
 
   const seq = await version();
   let added = await insertNew(trx, 'items', stay.map((k) => itemRow(target, k.item, seq, now)), ['collectionId', 'id'], BATCH);
-  const bands = stay.flatMap((k) =>
-    k.keys.signatures.flatMap((signature) => bandsOf(signature).map((value, band) => ({ collectionId, band, value, itemId: k.item.id, dateMs: k.dateMs, simhash: toHex(signature) }))),
+  const bands = stay.flatMap(({ item, keys, dateMs }) =>
+    keys.indexed ? bandsOf(keys.indexed).map((value, band) => ({ collectionId, band, value, itemId: item.id, dateMs, simhash: toHex(keys.indexed!) })) : [],
   );
   for (let i = 0; i < bands.length; i += BATCH) await trx.insertInto('itemBands').values(bands.slice(i, i + BATCH)).execute();
   if (merged.length) added += await mergeDuplicates(trx, target, merged, seq, now);

@@ -44,8 +44,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('simhash', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('item_bands_lookup').ifNotExists().on('item_bands').columns(['collection_id', 'band', 'value']).execute();
-  await db.schema.createIndex('item_bands_item').ifNotExists().on('item_bands').columns(['collection_id', 'item_id']).execute();
-  await db.schema.createIndex('item_urls_item').ifNotExists().on('item_urls').columns(['collection_id', 'item_id']).execute();
   await db.schema
     .createTable('item_duplicates')
     .ifNotExists()

@@ -1,0 +1,170 @@
+/**
+ * `npm run bench:dedupe` (issue 17): items per second through collection with de-duplication
+ * against without it, in the same run, into one SQLite collection pre-filled with BENCH_ITEMS
+ * (default 1 000 000) items and their de-duplication keys (bulk-inserted with prepared
+ * statements in one transaction). Measured: `storeItems` in transactions of POLL items (a poll's
+ * new items), alternating rounds of dedupe `off` and `url+text` on the same collection, each
+ * round fresh items of which 10 % repeat a stored story (its URL with tracking parameters). It
+ * prints items/s of both and their ratio (goal ≥ 0.7), the size of the key tables (bytes per
+ * item) and the process memory; the last line is one JSON object.
+ * Environment: BENCH_ITEMS, BENCH_ROUNDS (default 6), BENCH_ROUND_ITEMS (default 2000).
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import type { ContentItem } from '../src/item.ts';
+import { itemKeys } from '../src/lib/item-keys.ts';
+import { bands, toHex } from '../src/lib/simhash.ts';
+import { createCollection } from '../src/store/collections.ts';
+import { createContract } from '../src/store/contracts.ts';
+import { openDb } from '../src/store/db.ts';
+import { storeItems } from '../src/store/items.ts';
+import { migrateToLatest } from '../src/store/migrate.ts';
+
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 1_000_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const ROUND_ITEMS = Number(process.env.BENCH_ROUND_ITEMS ?? 2000);
+const POLL = 50;
+const DAY = 86_400_000;
+const SERVICES = ['rss', 'twitter', 'youtube', 'instagram', 'mastodon'];
+const WORDS = (
+  'news city council vote market river season team coach report school rain energy price street music festival study health court bridge ' +
+  'storm island museum train airport harbour forest garden library hospital factory election budget tax police fire summer winter'
+).split(' ');
+
+/** A deterministic pseudo-random generator (mulberry32). */
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const rnd = random(17);
+
+/** Item `n` of a series (`prefix`): the same item every time it is made. */
+function makeItem(n: number, now: number, prefix = ''): ContentItem {
+  const own = random(n * 7919 + prefix.length);
+  const words = (k: number) => Array.from({ length: k }, () => WORDS[Math.floor(own() * WORDS.length)]).join(' ');
+  const service = SERVICES[n % SERVICES.length]!;
+  return {
+    id: `${service}_${prefix}${n.toString(36)}`,
+    service,
+    type: 'link',
+    title: words(8),
+    text: `<p>${words(40)}</p>`,
+    tags: [],
+    url: `https://example.com/${service}/${prefix}${n}`,
+    date: new Date(now - Math.floor(own() * 30 * DAY)).toISOString(),
+    author: { name: `Author ${n % 997}`, username: `author${n % 997}`, userid: String(n % 997), url: `https://example.com/u/${n % 997}` },
+    media: null,
+    kudos: { score: Math.floor(own() * 100) },
+    language: 'en',
+  };
+}
+
+const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-dedupe-'));
+  const file = join(dir, 'bench.db');
+  const db = openDb(`sqlite:${file}`);
+  await migrateToLatest(db);
+  const contract = await createContract(db, 'bench', 'bench');
+  const collection = await createCollection(db, contract.id, { name: 'wall' }, 'bench');
+  const now = Date.now();
+
+  // Bulk fill: items, then their keys, each in one transaction of prepared statements.
+  let t0 = performance.now();
+  const raw = new SqliteDatabase(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = OFF');
+  const insertItem = raw.prepare(
+    'insert into items (collection_id, id, contract_id, input_id, service, type, state, date_ms, score, language, latitude, longitude, seq, body, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, null, 0, ?, ?)',
+  );
+  const insertUrl = raw.prepare('insert or ignore into item_urls (collection_id, url_hash, item_id) values (?, ?, ?)');
+  const insertBand = raw.prepare('insert into item_bands (collection_id, band, value, item_id, date_ms, simhash) values (?, ?, ?, ?, ?, ?)');
+  const stored: ContentItem[] = [];
+  const fillItems = raw.transaction(() => {
+    for (let n = 0; n < ITEMS; n++) {
+      const item = makeItem(n, now);
+      if (n % 1000 === 0) stored.push(item);
+      const { state: _s, ...body } = item;
+      insertItem.run(collection.id, item.id, contract.id, '0'.repeat(24), item.service, item.type, 'published', Date.parse(item.date), item.kudos.score, 'en', JSON.stringify(body), now);
+    }
+  });
+  fillItems();
+  const itemsBytes = statSync(file).size + (statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0);
+  const itemsSeconds = (performance.now() - t0) / 1000;
+  t0 = performance.now();
+  const fillKeys = raw.transaction(() => {
+    for (let n = 0; n < ITEMS; n++) {
+      const item = makeItem(n, now);
+      const keys = itemKeys(item, 'url+text');
+      const dateMs = Date.parse(item.date);
+      for (const hash of keys.urlHashes) insertUrl.run(collection.id, hash, item.id);
+      if (keys.indexed) bands(keys.indexed).forEach((value, band) => insertBand.run(collection.id, band, value, item.id, dateMs, toHex(keys.indexed!)));
+    }
+  });
+  fillKeys();
+  raw.pragma('wal_checkpoint(TRUNCATE)');
+  raw.close();
+  const keysSeconds = (performance.now() - t0) / 1000;
+  const totalBytes = statSync(file).size;
+  const keyBytesPerItem = Math.round((totalBytes - itemsBytes) / ITEMS);
+  console.log(`filled ${ITEMS} items in ${itemsSeconds.toFixed(1)} s, their keys in ${keysSeconds.toFixed(1)} s; database ${mb(totalBytes)} MB, keys ≈ ${keyBytesPerItem} bytes per item`);
+
+  const target = { collectionId: collection.id, contractId: contract.id, inputId: '0'.repeat(24), state: 'published' as const };
+  const timings = { off: { items: 0, ms: 0 }, 'url+text': { items: 0, ms: 0 } };
+  const heapBefore = process.memoryUsage().heapUsed;
+  let merged = 0;
+  let serial = 0;
+  for (let round = 0; round < ROUNDS * 2; round++) {
+    const mode = round % 2 === 0 ? 'off' : 'url+text';
+    await db.updateTable('collections').set({ dedupe: mode }).where('id', '=', collection.id).execute();
+    const fresh = Array.from({ length: ROUND_ITEMS }, (_, i) => {
+      if (i % 10 === 9) {
+        const story = stored[Math.floor(rnd() * stored.length)]!;
+        return { ...makeItem(serial++, now, 'dup'), url: `${story.url}?utm_source=bench&fbclid=x${i}`, date: story.date };
+      }
+      return makeItem(serial++, now, 'new');
+    });
+    const started = performance.now();
+    for (let i = 0; i < fresh.length; i += POLL) {
+      await db.transaction().execute((trx) => storeItems(trx, target, fresh.slice(i, i + POLL), now));
+    }
+    timings[mode].ms += performance.now() - started;
+    timings[mode].items += fresh.length;
+    if (mode === 'url+text') merged += fresh.length / 10;
+  }
+  const duplicatesStored = Number((await db.selectFrom('itemDuplicates').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const perSecond = (t: { items: number; ms: number }) => Math.round((t.items / t.ms) * 1000);
+  const off = perSecond(timings.off);
+  const dedupe = perSecond(timings['url+text']);
+  const ratio = Math.round((dedupe / off) * 100) / 100;
+  const memory = process.memoryUsage();
+  console.log(`without de-duplication  ${off} items/s`);
+  console.log(`with url+text           ${dedupe} items/s  ratio ${ratio} (goal ≥ 0.7)  merged ${duplicatesStored} of ${merged} planted duplicates`);
+  console.log(`memory: rss ${mb(memory.rss)} MB, peak rss ${mb(process.resourceUsage().maxRSS * 1024)} MB, heap growth over the measured rounds ${mb(memory.heapUsed - heapBefore)} MB`);
+  console.log(
+    JSON.stringify({
+      items: ITEMS,
+      offItemsPerSecond: off,
+      dedupeItemsPerSecond: dedupe,
+      ratio,
+      ratioAtLeast07: ratio >= 0.7,
+      keyBytesPerItem,
+      databaseMB: mb(totalBytes),
+      mergedDuplicates: duplicatesStored,
+      plantedDuplicates: merged,
+      peakRssMB: mb(process.resourceUsage().maxRSS * 1024),
+    }),
+  );
+  await db.destroy();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+await main();
