@@ -8,7 +8,8 @@
  *   card; the primary key on `(collection_id, url_hash)` is what makes two collectors storing the
  *   same story at the same moment produce one card (the second insert conflicts and attaches).
  * - `item_bands`: the four 16-bit bands of each card's SimHash fingerprints with the card's date,
- *   indexed on `(collection_id, band, value)`: a near-duplicate check is an indexed lookup.
+ *   indexed on `(collection_id, band, value)` (covering the date, card and fingerprint): a
+   near-duplicate check is an indexed lookup.
  * - `item_duplicates`: the items merged into a card (kept whole, so a moderator can split one
  *   back into a card of its own), each stored once per collection like an item.
  */
@@ -43,7 +44,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('date_ms', 'bigint', (c) => c.notNull())
     .addColumn('simhash', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('item_bands_lookup').ifNotExists().on('item_bands').columns(['collection_id', 'band', 'value']).execute();
+  // Covering: a lookup reads candidates (and checks their date) from the index alone.
+  await db.schema.createIndex('item_bands_lookup').ifNotExists().on('item_bands').columns(['collection_id', 'band', 'value', 'date_ms', 'item_id', 'simhash']).execute();
   await db.schema
     .createTable('item_duplicates')
     .ifNotExists()
