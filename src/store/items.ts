@@ -152,9 +152,19 @@ async function storeDeduplicated(
   const { collectionId } = target;
   const keyed = fresh.map((item) => ({ item, keys: itemKeys(item, mode), dateMs: Date.parse(item.date) }));
   const owners = await urlOwners(trx, collectionId, [...new Set(keyed.flatMap((k) => k.keys.urlHashes))]);
-  const candidates = await nearCandidates(trx, collectionId, keyed);
-  const near = (signatures: SimHash[], dateMs: number) =>
-    candidates.find((c) => Math.abs(c.dateMs - dateMs) <= TEXT_WINDOW_MS && signatures.some((s) => hamming(s, c.simhash) <= NEAR_BITS))?.itemId;
+  // Candidates by band: a near fingerprint shares at least one band (pigeonhole), so only those are compared.
+  const byBand = new Map<number, Candidate[]>();
+  const index = (c: Candidate) => bandsOf(c.simhash).forEach((value, band) => byBand.set(band * 65_536 + value, [...(byBand.get(band * 65_536 + value) ?? []), c]));
+  for (const c of await nearCandidates(trx, collectionId, keyed)) index(c);
+  const near = (signatures: SimHash[], dateMs: number) => {
+    for (const s of signatures) {
+      for (const [band, value] of bandsOf(s).entries()) {
+        const found = byBand.get(band * 65_536 + value)?.find((c) => Math.abs(c.dateMs - dateMs) <= TEXT_WINDOW_MS && hamming(s, c.simhash) <= NEAR_BITS);
+        if (found) return found.itemId;
+      }
+    }
+    return undefined;
+  };
 
   const cards: typeof keyed = [];
   const merged: { item: ContentItem; cardId: string; urlHashes: string[] }[] = [];
@@ -167,7 +177,7 @@ async function storeDeduplicated(
     }
     cards.push(k);
     for (const hash of k.keys.urlHashes) owners.set(hash, k.item.id);
-    if (k.keys.indexed) candidates.push({ itemId: k.item.id, dateMs: k.dateMs, simhash: k.keys.indexed });
+    if (k.keys.indexed) index({ itemId: k.item.id, dateMs: k.dateMs, simhash: k.keys.indexed });
   }
 
   // Claim the new cards' URL hashes; a card that lost its first hash to another writer merges.
