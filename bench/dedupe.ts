@@ -181,7 +181,7 @@ async function main() {
     while (pending.length) {
       const before = pending.length;
       collected += await refreshInput(db, (await findInput(db, inputId))!, { fetch: fetcher, services, pollInterval: 300 });
-      if (pending.length === before) throw new Error('the feed was not read');
+      if (pending.length === before) throw new Error(`the feed was not read: ${(await findInput(db, inputId))!.lastError}`);
     }
     if (measured) timings.collect[mode].ms += performance.now() - started;
     if (measured) timings.collect[mode].items += ROUND_ITEMS;
