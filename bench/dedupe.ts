@@ -141,7 +141,8 @@ async function main() {
   const xml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;');
   const server = createServer((_req, res) => {
     const entries = pending.splice(0, POLL);
-    res.writeHead(200, { 'content-type': 'application/rss+xml' });
+    // No keep-alive: the store rounds between polls outlast the server's idle timeout (ECONNRESET on reuse).
+    res.writeHead(200, { 'content-type': 'application/rss+xml', connection: 'close' });
     res.end(
       `<?xml version="1.0"?><rss version="2.0"><channel><title>Bench</title><link>https://example.com/</link><description>bench</description>${entries
         .map((item) => `<item><title>${xml(item.title!)}</title><link>${xml(item.url)}</link><guid isPermaLink="false">${item.id}</guid><description>${xml(item.text)}</description><pubDate>${new Date(item.date).toUTCString()}</pubDate></item>`)
