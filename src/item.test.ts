@@ -35,3 +35,24 @@ describe('inShape', () => {
     expect(depth).toBe(3);
   });
 });
+
+describe('inShape: duplicates', () => {
+  const author = { name: 'A', username: 'a', userid: null, url: null };
+  it.each([
+    ['absent when none', undefined, undefined],
+    ['absent when empty', [], undefined],
+    ['absent when not an array', 'x', undefined],
+    ['kept in shape', [{ id: 'twitter_1', service: 'twitter', url: 'https://x.com/a/status/1', author, extra: 1 }], [{ id: 'twitter_1', service: 'twitter', url: 'https://x.com/a/status/1', author }]],
+    ['fields of a wrong type emptied', [{ id: 5, service: null, author: 'x' }], [{ id: '5', service: '', url: '', author: { name: null, username: null, userid: null, url: null } }]],
+  ] as [string, unknown, unknown][])('%s', (_name, duplicates, expected) => {
+    const item = inShape({ id: 'rss_1', service: 'rss', url: 'https://example.com/a', duplicates });
+    expect(item.duplicates).toEqual(expected);
+    expect('duplicates' in item).toBe(expected !== undefined);
+  });
+
+  it('leaves duplicates off children', () => {
+    const item = inShape({ id: 'rss_1', children: [{ id: 'c', duplicates: [{ id: 'x' }] }], duplicates: [{ id: 'twitter_1' }] });
+    expect(item.duplicates).toHaveLength(1);
+    expect('duplicates' in item.children![0]!).toBe(false);
+  });
+});

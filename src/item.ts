@@ -32,6 +32,19 @@ export interface ContentItem {
   state?: 'published' | 'unpublished';
   /** Related items (comments); `inShape` makes it an array, empty when there are none. */
   children?: ContentItem[];
+  /**
+   * The items merged into this one as its duplicates (docs/api.md#duplicates), oldest first;
+   * absent when there are none (and on children).
+   */
+  duplicates?: Duplicate[];
+}
+
+/** An item merged into a card: who posted the same story where. */
+export interface Duplicate {
+  id: string;
+  service: string;
+  url: string;
+  author: ContentItem['author'];
 }
 
 /** An image (url, optional width/height in pixels) or an embed (markup, duration in seconds). */
@@ -67,7 +80,8 @@ function mediaInShape(value: unknown): Media[] | null {
  * four fields, string or null, `kudos` numbers, `media` an array or null), `url` always a string
  * (its own; else the first medium's URL, the author's page or `fallbackUrl`; else `''`),
  * `children` always an array (empty when none; each child in shape too, at most `CHILD_DEPTH`
- * levels), and no other property. A property of the wrong type is dropped (optional) or
+ * levels), `duplicates` (top level only) an array of `{id, service, url, author}` or absent when
+ * empty, and no other property. A property of the wrong type is dropped (optional) or
  * replaced by its empty value (required). Pure; never throws on any JSON value.
  */
 export function inShape(item: ContentItem | Loose, fallbackUrl = '', depth = 0): ContentItem {
@@ -78,6 +92,18 @@ export function inShape(item: ContentItem | Loose, fallbackUrl = '', depth = 0):
   if (isObject(it.kudos)) for (const [metric, value] of Object.entries(it.kudos)) if (finite(value)) kudos[metric] = value;
   const location = isObject(it.location) && finite(it.location.latitude) && finite(it.location.longitude) ? it.location : undefined;
   const url = [it.url, ...(media ?? []).map((m) => m.url), author.url, fallbackUrl].find(isHttp) ?? (text(it.url) ?? '');
+  const duplicates: Duplicate[] =
+    depth === 0 && Array.isArray(it.duplicates)
+      ? it.duplicates.filter(isObject).map((d) => {
+          const by = isObject(d.author) ? d.author : {};
+          return {
+            id: String(d.id ?? ''),
+            service: text(d.service) ?? '',
+            url: text(d.url) ?? '',
+            author: { name: text(by.name), username: text(by.username), userid: text(by.userid), url: text(by.url) },
+          };
+        })
+      : [];
   const children = depth < CHILD_DEPTH && Array.isArray(it.children) ? it.children.filter(isObject).map((child) => inShape(child, url, depth + 1)) : [];
   return {
     id: String(it.id ?? ''),
@@ -96,6 +122,7 @@ export function inShape(item: ContentItem | Loose, fallbackUrl = '', depth = 0):
     }),
     ...(typeof it.language === 'string' && { language: it.language }),
     ...((it.state === 'published' || it.state === 'unpublished') && { state: it.state }),
+    ...(duplicates.length > 0 && { duplicates }),
     children,
   };
 }

@@ -94,7 +94,9 @@ export async function refreshInput(
       if (!(await inputUnchanged(trx, input))) return 0;
       const known = await storedItemIds(trx, input.collectionId, items.map((item) => item.id));
       const state = input.display ? 'published' : 'unpublished';
-      const added = await storeItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state }, accepted, finished, known);
+      // Items stored before (`stored`) go along too: a changed title, text or media updates the card.
+      const again = result.items.filter((item) => stored.has(item.id));
+      const added = await storeItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state }, accepted, finished, known, again);
       const rejected = await recordRejections(trx, { inputId: input.id, contractId: input.contractId }, rejections(decisions, known), finished);
       await recordPollSuccess(trx, input.id, {
         sourceState: JSON.stringify(result.state),

@@ -87,6 +87,23 @@ const ContentItem = Type.Object(
     ...itemFields,
     state: Type.String({ enum: ['published', 'unpublished'] }),
     children: Type.Array(ContentChild, { description: 'Related items such as comments; empty when none.' }),
+    duplicates: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            id: Type.String(),
+            service: Type.String(),
+            url: Type.String(),
+            author: Type.Object(
+              { name: Type.Union([Type.String(), Type.Null()]), username: Type.Union([Type.String(), Type.Null()]), userid: Type.Union([Type.String(), Type.Null()]), url: Type.Union([Type.String(), Type.Null()]) },
+              { additionalProperties: false },
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, description: 'Items merged into this one as duplicates, oldest first; absent when none (docs/api.md#duplicates)' },
+      ),
+    ),
   },
   { $id: 'ContentItem', additionalProperties: false },
 );

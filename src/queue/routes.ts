@@ -5,6 +5,8 @@
  *                                        (moderators' filters `state` and `text`, search.ts)
  *   PATCH /v1/queue/{contract}           token; moderate item `id` of collection q → its new state,
  *                                        or the body's `ids` all or none → the items
+ *   POST  /v1/queue/{contract}/split     token; split duplicate `duplicateId` out of card `id` of
+ *                                        collection q → [card, split item] (docs/api.md#split-a-duplicate)
  *   GET   /v1/queue/{contract}/count     token; {published, unpublished} item counts of collection q
  *   GET   /v1/queue/{contract}/stream    token; Server-Sent Events of items arriving or moderated (stream.ts)
  *   GET   /v1/content/{contract}         public; published items of collection q
@@ -24,7 +26,7 @@ import { activeContract, collectionOf } from '../http/public.ts';
 import type { App } from '../http/typed.ts';
 import { listCollections } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
-import { countItems, findItem, findItems, listItems, rowToItem, setItemState, setItemsState } from '../store/items.ts';
+import { countItems, findItem, findItems, listItems, rowToItem, setItemState, setItemsState, splitDuplicate } from '../store/items.ts';
 import { itemQuery, moderationTarget } from './params.ts';
 import { createReadPath } from './read-path.ts';
 import { render, respond, sendPublic } from './respond.ts';
@@ -74,6 +76,20 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     reads.forget(contract.slug, q);
     const rows = new Map((await findItems(db, collection.id, target.ids)).map((row) => [row.id, row]));
     return respond(request, reply, target.ids.map((one) => rowToItem(rows.get(one)!)), { public: false, callback: undefined });
+  });
+
+  app.post('/v1/queue/:contract/split', { schema: schemas.split }, async (request, reply) => {
+    const principal = await authenticate(db, request);
+    const { q, id } = request.query;
+    const { duplicateId } = request.body;
+    const contract = await activeContract(db, request.params.contract);
+    await requireContractAccess(db, principal, contract.id, 'contract');
+    const collection = await collectionOf(db, contract, q, { activeOnly: false });
+    if (!(await findItem(db, collection.id, id))) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
+    const split = await splitDuplicate(db, { collectionId: collection.id, contractId: contract.id }, id, duplicateId);
+    if (!split) throw notFoundError(`Item ${id} has no duplicate ${duplicateId}.`, 'duplicateId', duplicateId);
+    reads.forget(contract.slug, q);
+    return respond(request, reply, [rowToItem((await findItem(db, collection.id, id))!), rowToItem(split)], { public: false, callback: undefined });
   });
 
   app.get('/v1/queue/:contract/count', { schema: schemas.queueCount }, async (request, reply) => {

@@ -16,6 +16,8 @@ import {
   QueueCountQuery,
   QueueQuery,
   QueueStreamQuery,
+  SplitBody,
+  SplitQuery,
   StreamQuery,
 } from './params.ts';
 
@@ -43,6 +45,21 @@ export const schemas = {
       200: {
         description: 'With id: the item with its new state. With ids: the items with their new state, in the order of ids',
         content: { 'application/json': { schema: Type.Union([ref('ContentItem'), items]) } },
+      } as unknown as TSchema,
+      ...errorResponses(400, 401, 403, 404, 413),
+    },
+  },
+  split: {
+    tags,
+    summary: 'Split a wrongly merged duplicate out of card id of collection q: it becomes a card of its own (docs/api.md#split-a-duplicate)',
+    security: TOKEN_SECURITY,
+    params: ContractParams,
+    querystring: SplitQuery,
+    body: SplitBody,
+    response: {
+      200: {
+        description: 'The card without the duplicate, and the duplicate as its own card: [card, split item]',
+        content: { 'application/json': { schema: items } },
       } as unknown as TSchema,
       ...errorResponses(400, 401, 403, 404, 413),
     },

@@ -12,11 +12,15 @@ import type { CollectionRow, Database } from './tables.ts';
 
 export const COLLECTION_TYPES = ['realtime', 'ranked'] as const;
 
-/** Creates a collection in the contract; throws on a duplicate name (unique constraint). */
+/**
+ * Creates a collection in the contract; throws on a duplicate name (unique constraint). `dedupe`
+ * defaults to `off` here; the management API creates collections with `url+text`
+ * (docs/api.md#duplicates).
+ */
 export async function createCollection(
   db: Db,
   contractId: string,
-  fields: { name: string; type?: string; filterId?: string | null; active?: number },
+  fields: { name: string; type?: string; filterId?: string | null; active?: number; dedupe?: string },
   by: string,
   now = Date.now(),
 ): Promise<CollectionRow> {
@@ -32,6 +36,7 @@ export async function createCollection(
       filterId: fields.filterId ?? null,
       active: fields.active ?? 1,
       version: 0,
+      dedupe: fields.dedupe ?? 'off',
       ...audit(by, now),
     };
     await trx.insertInto('collections').values(row).execute();
@@ -91,8 +96,13 @@ export async function inputsOfCollections(db: Db | Transaction<Database>, contra
 
 /**
  * Deletes the stored content items of the collections: a deleted collection's queue goes with
- * it (call in the transaction that deletes the collections).
+ * it, with its de-duplication keys and duplicates (call in the transaction that deletes the
+ * collections).
  */
 export async function deleteCollectionItems(trx: Transaction<Database>, contractId: string, collectionIds: string[]): Promise<void> {
-  if (collectionIds.length) await trx.deleteFrom('items').where('contractId', '=', contractId).where('collectionId', 'in', collectionIds).execute();
+  if (!collectionIds.length) return;
+  await trx.deleteFrom('items').where('contractId', '=', contractId).where('collectionId', 'in', collectionIds).execute();
+  // The de-duplication keys and merged duplicates (docs/api.md#duplicates) go with the items; the
+  // ids are the contract's own (the caller checked), so these need no contract column.
+  for (const table of ['itemUrls', 'itemBands', 'itemDuplicates'] as const) await trx.deleteFrom(table).where('collectionId', 'in', collectionIds).execute();
 }

@@ -1,15 +1,19 @@
 /**
  * Content items in the queue of a collection (docs/api.md#content-item, docs/api.md#item-state). An
  * item is stored once per collection, keyed by its id (`<service>_<native id>`); the item itself is
- * kept as a JSON document beside the columns that reads filter and sort on.
+ * kept as a JSON document beside the columns that reads filter and sort on. With the collection's
+ * `dedupe` on, an item that repeats a card (same canonical URL, or near-same text) is merged into
+ * it instead (docs/api.md#duplicates).
  *
  * Every insert and moderation bumps the collection's `version` in the same transaction and
  * stamps the touched items with it (`seq`), so any process can tell cheaply whether a
  * collection changed (page cache) and what changed (event streams).
  */
-import { type Transaction, sql } from 'kysely';
-import { type ContentItem, inShape } from '../item.ts';
+import { type Insertable, type Kysely, type Transaction, sql } from 'kysely';
+import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
+import { DEDUPE_MODES, type DedupeMode, type ItemKeys, itemKeys, TEXT_WINDOW_MS } from '../lib/item-keys.ts';
+import { bands as bandsOf, fromHex, hamming, NEAR_BITS, type SimHash, toHex } from '../lib/simhash.ts';
 import { insertNew } from './batch.ts';
 import type { Db } from './db.ts';
 import type { Database, ItemRow } from './tables.ts';
@@ -30,8 +34,22 @@ async function bumpVersion(trx: Transaction<Database>, collectionId: string): Pr
   return Number(row.version);
 }
 
-/** The ids among `ids` that the collection already holds (any number of ids; asked in batches). */
+/**
+ * The ids among `ids` that the collection already holds (any number of ids; asked in batches):
+ * its items and the duplicates merged into them (docs/api.md#duplicates), so the collector
+ * neither judges nor stores either again.
+ */
 export async function storedItemIds(db: Db | Transaction<Database>, collectionId: string, ids: string[]): Promise<Set<string>> {
+  const known = await cardIds(db, collectionId, ids);
+  for (let i = 0; i < ids.length; i += BATCH) {
+    const rows = await db.selectFrom('itemDuplicates').select('id').where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
+    for (const row of rows) known.add(row.id);
+  }
+  return known;
+}
+
+/** The ids among `ids` of the collection's items (cards; not the duplicates merged into them). */
+async function cardIds(db: Db | Transaction<Database>, collectionId: string, ids: string[]): Promise<Set<string>> {
   const known = new Set<string>();
   for (let i = 0; i < ids.length; i += BATCH) {
     const rows = await db.selectFrom('items').select('id').where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
@@ -40,46 +58,295 @@ export async function storedItemIds(db: Db | Transaction<Database>, collectionId
   return known;
 }
 
+export interface StoreTarget {
+  collectionId: string;
+  contractId: string;
+  inputId: string;
+  state: ItemState;
+}
+
+/** The row of a new item. */
+function itemRow(target: StoreTarget, item: ContentItem, seq: number, now: number) {
+  const { state: _ignored, ...body } = item;
+  return {
+    collectionId: target.collectionId,
+    id: item.id,
+    contractId: target.contractId,
+    inputId: target.inputId,
+    service: item.service,
+    type: item.type,
+    state: target.state,
+    dateMs: Date.parse(item.date),
+    score: item.kudos.score,
+    language: item.language ?? null,
+    latitude: item.location?.latitude ?? null,
+    longitude: item.location?.longitude ?? null,
+    // Unpublished arrivals are not news to streams (and their ids stay private) until moderated.
+    seq: target.state === 'published' ? seq : 0,
+    body: JSON.stringify(body),
+    createdAt: now,
+  };
+}
+
 /**
- * Stores the items not yet in the collection, in state `state`; returns how many were new.
- * Items already stored (by id) are left untouched, moderation included; `known` are the ids the
- * caller already found stored in this transaction (`storedItemIds`), else they are asked here.
- * An item is stored with the language it has: the collector detects a missing one before
- * filtering (`lib/language.ts`), so the queue shows what the filter saw.
+ * Stores the items not yet in the collection, in state `state`; returns how many were new
+ * (cards and duplicates merged into cards). Items already stored (by id) are left untouched,
+ * moderation included; `known` are the ids the caller already found stored in this transaction
+ * (`storedItemIds`), else they are asked here. An item is stored with the language it has: the
+ * collector detects a missing one before filtering (`lib/language.ts`), so the queue shows what
+ * the filter saw. With the collection's `dedupe` on, a duplicate of a card is merged into it
+ * (`storeDeduplicated`). `seen` are items the caller found already stored: a card among them
+ * whose title, text or media changed at the source is updated (`applyEdits`).
  */
-export async function storeItems(
-  trx: Transaction<Database>,
-  target: { collectionId: string; contractId: string; inputId: string; state: ItemState },
-  items: ContentItem[],
-  now = Date.now(),
-  known?: Set<string>,
-): Promise<number> {
+export async function storeItems(trx: Transaction<Database>, target: StoreTarget, items: ContentItem[], now = Date.now(), known?: Set<string>, seen: ContentItem[] = []): Promise<number> {
   const stored = known ?? (await storedItemIds(trx, target.collectionId, items.map((item) => item.id)));
   const fresh = [...new Map(items.filter((item) => !stored.has(item.id)).map((item) => [item.id, item])).values()];
-  if (!fresh.length) return 0;
-  const seq = await bumpVersion(trx, target.collectionId);
-  const rows = fresh.map((item) => {
+  let seq: number | undefined;
+  const version = async () => (seq ??= await bumpVersion(trx, target.collectionId));
+  let added = 0;
+  if (fresh.length) {
+    const mode = await dedupeMode(trx, target.collectionId);
+    if (mode === 'off') {
+      const at = await version();
+      added = await insertNew(trx, 'items', fresh.map((item) => itemRow(target, item, at, now)), ['collectionId', 'id'], BATCH);
+    } else {
+      added = await storeDeduplicated(trx, target, fresh, mode, version, now);
+    }
+  }
+  if (seen.length) await applyEdits(trx, target.collectionId, seen, version);
+  return added;
+}
+
+/** The collection's de-duplication mode (`off` for an unknown collection). */
+async function dedupeMode(trx: Transaction<Database>, collectionId: string): Promise<DedupeMode> {
+  const row = await trx.selectFrom('collections').select('dedupe').where('id', '=', collectionId).executeTakeFirst();
+  return (DEDUPE_MODES as readonly string[]).includes(row?.dedupe ?? '') ? (row!.dedupe as DedupeMode) : 'off';
+}
+
+interface Candidate {
+  itemId: string;
+  dateMs: number;
+  simhash: SimHash;
+}
+
+/**
+ * Stores `fresh` (new to the collection) with de-duplication (docs/api.md#duplicates): each item
+ * either becomes a card or is merged into the card of an earlier item with one of its canonical
+ * URLs or, in mode `url+text`, one of its fingerprints within `NEAR_BITS` of a card's indexed
+ * one, dated within `TEXT_WINDOW_MS`.
+ * Every check is an indexed lookup, a few statements per batch of items: the URL hashes through
+ * the primary key of `item_urls`, the fingerprints through the bands index of `item_bands`.
+ * A new card claims its URL hashes before it is inserted (ON CONFLICT DO NOTHING): when another
+ * transaction claimed one first (two collectors storing the same story at once; PostgreSQL waits
+ * for that transaction), the item is merged into that card instead. Returns how many items were
+ * stored or merged.
+ */
+async function storeDeduplicated(
+  trx: Transaction<Database>,
+  target: StoreTarget,
+  fresh: ContentItem[],
+  mode: DedupeMode,
+  version: () => Promise<number>,
+  now: number,
+): Promise<number> {
+  const { collectionId } = target;
+  const keyed = fresh.map((item) => ({ item, keys: itemKeys(item, mode), dateMs: Date.parse(item.date) }));
+  const owners = await urlOwners(trx, collectionId, [...new Set(keyed.flatMap((k) => k.keys.urlHashes))]);
+  // Candidates by band: a near fingerprint shares at least one band (pigeonhole), so only those are compared.
+  const byBand = new Map<number, Candidate[]>();
+  const index = (c: Candidate) => bandsOf(c.simhash).forEach((value, band) => byBand.set(band * 65_536 + value, [...(byBand.get(band * 65_536 + value) ?? []), c]));
+  for (const c of await nearCandidates(trx, collectionId, keyed)) index(c);
+  const near = (signatures: SimHash[], dateMs: number) => {
+    for (const s of signatures) {
+      for (const [band, value] of bandsOf(s).entries()) {
+        const found = byBand.get(band * 65_536 + value)?.find((c) => Math.abs(c.dateMs - dateMs) <= TEXT_WINDOW_MS && hamming(s, c.simhash) <= NEAR_BITS);
+        if (found) return found.itemId;
+      }
+    }
+    return undefined;
+  };
+
+  const cards: typeof keyed = [];
+  const merged: { item: ContentItem; cardId: string; urlHashes: string[] }[] = [];
+  for (const k of keyed) {
+    const cardId = k.keys.urlHashes.map((hash) => owners.get(hash)).find(Boolean) ?? near(k.keys.signatures, k.dateMs);
+    if (cardId) {
+      merged.push({ item: k.item, cardId, urlHashes: k.keys.urlHashes });
+      for (const hash of k.keys.urlHashes) if (!owners.has(hash)) owners.set(hash, cardId);
+      continue;
+    }
+    cards.push(k);
+    for (const hash of k.keys.urlHashes) owners.set(hash, k.item.id);
+    if (k.keys.indexed) index({ itemId: k.item.id, dateMs: k.dateMs, simhash: k.keys.indexed });
+  }
+
+  // Claim the new cards' URL hashes; a card that lost its first hash to another writer merges.
+  const claims = cards.flatMap((k) => k.keys.urlHashes.map((urlHash) => ({ collectionId, urlHash, itemId: k.item.id })));
+  const claimed = await insertReturning(trx, 'itemUrls', claims, 'urlHash');
+  const lost = cards.filter((k) => k.keys.urlHashes.length > 0 && !claimed.has(k.keys.urlHashes[0]!));
+  if (lost.length) {
+    const winners = await urlOwners(trx, collectionId, lost.map((k) => k.keys.urlHashes[0]!));
+    for (const k of lost) {
+      const cardId = winners.get(k.keys.urlHashes[0]!);
+      if (cardId && cardId !== k.item.id) merged.push({ item: k.item, cardId, urlHashes: k.keys.urlHashes });
+    }
+  }
+  const lostIds = new Set(lost.map((k) => k.item.id));
+  const stay = cards.filter((k) => !lostIds.has(k.item.id));
+
+  const seq = await version();
+  let added = await insertNew(trx, 'items', stay.map((k) => itemRow(target, k.item, seq, now)), ['collectionId', 'id'], BATCH);
+  const bands = stay.flatMap(({ item, keys, dateMs }) =>
+    keys.indexed ? bandsOf(keys.indexed).map((value, band) => ({ collectionId, band, value, itemId: item.id, dateMs, simhash: toHex(keys.indexed!) })) : [],
+  );
+  for (let i = 0; i < bands.length; i += BATCH) await trx.insertInto('itemBands').values(bands.slice(i, i + BATCH)).execute();
+  if (merged.length) added += await mergeDuplicates(trx, target, merged, seq, now);
+  return added;
+}
+
+/** The cards owning the URL hashes among `hashes` (primary key lookups, in batches). */
+async function urlOwners(trx: Transaction<Database>, collectionId: string, hashes: string[]): Promise<Map<string, string>> {
+  const owners = new Map<string, string>();
+  for (let i = 0; i < hashes.length; i += BATCH) {
+    const rows = await trx.selectFrom('itemUrls').select(['urlHash', 'itemId']).where('collectionId', '=', collectionId).where('urlHash', 'in', hashes.slice(i, i + BATCH)).execute();
+    for (const row of rows) owners.set(row.urlHash, row.itemId);
+  }
+  return owners;
+}
+
+/** Cards with a fingerprint band equal to one of the items', dated within the window of the batch (index item_bands_lookup). */
+async function nearCandidates(trx: Transaction<Database>, collectionId: string, keyed: { keys: ItemKeys; dateMs: number }[]): Promise<Candidate[]> {
+  const withText = keyed.filter((k) => k.keys.signatures.length > 0);
+  if (!withText.length) return [];
+  const values: Set<number>[] = [new Set(), new Set(), new Set(), new Set()];
+  for (const k of withText) for (const signature of k.keys.signatures) bandsOf(signature).forEach((value, band) => values[band]!.add(value));
+  const dates = withText.map((k) => k.dateMs);
+  const from = Math.min(...dates) - TEXT_WINDOW_MS;
+  const until = Math.max(...dates) + TEXT_WINDOW_MS;
+  const found = new Map<string, Candidate>();
+  for (let band = 0; band < 4; band++) {
+    const list = [...values[band]!];
+    for (let i = 0; i < list.length; i += BATCH) {
+      const rows = await trx
+        .selectFrom('itemBands')
+        .select(['itemId', 'dateMs', 'simhash'])
+        .where('collectionId', '=', collectionId)
+        .where('band', '=', band)
+        .where('value', 'in', list.slice(i, i + BATCH))
+        .where('dateMs', '>=', from)
+        .where('dateMs', '<=', until)
+        .execute();
+      for (const row of rows) found.set(`${row.itemId} ${row.simhash}`, { itemId: row.itemId, dateMs: Number(row.dateMs), simhash: fromHex(row.simhash) });
+    }
+  }
+  return [...found.values()];
+}
+
+/** Inserts `rows` skipping conflicts; returns the `column` values of the rows inserted. */
+async function insertReturning<T extends 'itemUrls' | 'itemDuplicates'>(trx: Transaction<Database>, table: T, rows: Insertable<Database[T]>[], column: 'urlHash' | 'id'): Promise<Set<string>> {
+  const db = trx as unknown as Kysely<any>;
+  const inserted = new Set<string>();
+  for (let i = 0; i < rows.length; i += BATCH) {
+    const result = await db.insertInto(table).values(rows.slice(i, i + BATCH)).onConflict((oc) => oc.doNothing()).returning(column).execute();
+    for (const row of result) inserted.add(String(row[column]));
+  }
+  return inserted;
+}
+
+/** A card's entry for a duplicate. */
+const entryOf = (item: ContentItem): Duplicate => ({ id: item.id, service: item.service, url: item.url, author: item.author });
+
+/**
+ * Merges items into their cards: each kept in `item_duplicates` (once per collection), listed
+ * in its card's `duplicates`, its score added to the card's `kudos.score` and counted in
+ * `kudos.duplicates`; its URL hashes point to the card. A published card is stamped with `seq`
+ * (streams and caches see the change). Returns how many items were merged.
+ */
+async function mergeDuplicates(trx: Transaction<Database>, target: StoreTarget, merged: { item: ContentItem; cardId: string; urlHashes: string[] }[], seq: number, now: number): Promise<number> {
+  const { collectionId } = target;
+  const rows = merged.map(({ item, cardId }) => {
     const { state: _ignored, ...body } = item;
-    return {
-      collectionId: target.collectionId,
-      id: item.id,
-      contractId: target.contractId,
-      inputId: target.inputId,
-      service: item.service,
-      type: item.type,
-      state: target.state,
-      dateMs: Date.parse(item.date),
-      score: item.kudos.score,
-      language: item.language ?? null,
-      latitude: item.location?.latitude ?? null,
-      longitude: item.location?.longitude ?? null,
-      // Unpublished arrivals are not news to streams (and their ids stay private) until moderated.
-      seq: target.state === 'published' ? seq : 0,
-      body: JSON.stringify(body),
-      createdAt: now,
-    };
+    return { collectionId, id: item.id, cardId, inputId: target.inputId, body: JSON.stringify(body), createdAt: now };
   });
-  return insertNew(trx, 'items', rows, ['collectionId', 'id'], BATCH);
+  const inserted = await insertReturning(trx, 'itemDuplicates', rows, 'id');
+  const urls = merged.flatMap(({ cardId, urlHashes }) => urlHashes.map((urlHash) => ({ collectionId, urlHash, itemId: cardId })));
+  await insertReturning(trx, 'itemUrls', urls, 'urlHash');
+  const byCard = new Map<string, ContentItem[]>();
+  for (const { item, cardId } of merged) if (inserted.has(item.id)) byCard.set(cardId, [...(byCard.get(cardId) ?? []), item]);
+  for (const [cardId, items] of byCard) {
+    await updateCard(trx, collectionId, cardId, seq, (card) => {
+      const duplicates = [...(card.duplicates ?? []), ...items.map(entryOf)];
+      const score = card.kudos.score + items.reduce((sum, item) => sum + item.kudos.score, 0);
+      return { ...card, duplicates, kudos: { ...card.kudos, score, duplicates: duplicates.length } };
+    });
+  }
+  return inserted.size;
+}
+
+/** Rewrites a card's document with `change`, its score column with it, and stamps a published card with `seq`. */
+async function updateCard(trx: Transaction<Database>, collectionId: string, cardId: string, seq: number, change: (card: ContentItem) => ContentItem): Promise<void> {
+  const row = await trx.selectFrom('items').select(['body', 'state']).where('collectionId', '=', collectionId).where('id', '=', cardId).executeTakeFirst();
+  if (!row) return;
+  const { state: _ignored, ...body } = change(inShape(itemBody(row.body)));
+  await trx
+    .updateTable('items')
+    .set({ body: JSON.stringify(body), score: body.kudos.score, ...(row.state === 'published' ? { seq } : {}) })
+    .where('collectionId', '=', collectionId)
+    .where('id', '=', cardId)
+    .execute();
+}
+
+/**
+ * An item's later version (same id) updates its card: title, text and media are replaced when
+ * any of them changed at the source (a feed entry's edited title), and the collection version
+ * is bumped so caches and streams see it. The rest — state, kudos, duplicates — stays. The
+ * edit is not judged again: the filter judged the item when it arrived.
+ */
+async function applyEdits(trx: Transaction<Database>, collectionId: string, seen: ContentItem[], version: () => Promise<number>): Promise<void> {
+  const latest = new Map(seen.map((item) => [item.id, item]));
+  const ids = [...latest.keys()];
+  for (let i = 0; i < ids.length; i += BATCH) {
+    const rows = await trx.selectFrom('items').select(['id', 'body']).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
+    for (const row of rows) {
+      const stored = inShape(itemBody(row.body));
+      const now = latest.get(row.id)!;
+      const same = stored.title === now.title && stored.text === now.text && JSON.stringify(stored.media) === JSON.stringify(now.media ?? null);
+      if (same) continue;
+      const seq = await version();
+      await updateCard(trx, collectionId, row.id, seq, (card) => {
+        const { title: _title, ...rest } = card;
+        return { ...rest, ...(now.title !== undefined && { title: now.title }), text: now.text, media: now.media ?? null };
+      });
+    }
+  }
+}
+
+/**
+ * Splits the duplicate `duplicateId` out of card `cardId` (docs/api.md#split-a-duplicate): the
+ * duplicate becomes a card of its own in the card's state, and the card loses its entry, its
+ * score and its count; both are stamped with a new collection version. Returns the new card's
+ * row, or undefined when the card holds no such duplicate (nothing changed).
+ */
+export async function splitDuplicate(db: Db, target: { collectionId: string; contractId: string }, cardId: string, duplicateId: string, now = Date.now()): Promise<ItemRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const { collectionId } = target;
+    const duplicate = await trx.selectFrom('itemDuplicates').selectAll().where('collectionId', '=', collectionId).where('id', '=', duplicateId).where('cardId', '=', cardId).executeTakeFirst();
+    const card = await trx.selectFrom('items').select('state').where('collectionId', '=', collectionId).where('id', '=', cardId).executeTakeFirst();
+    if (!duplicate || !card) return undefined;
+    const item = inShape(JSON.parse(duplicate.body) as ContentItem);
+    const seq = await bumpVersion(trx, collectionId);
+    await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('id', '=', duplicateId).execute();
+    await updateCard(trx, collectionId, cardId, seq, (stored) => {
+      const duplicates = (stored.duplicates ?? []).filter((d) => d.id !== duplicateId);
+      const { duplicates: _all, ...rest } = stored;
+      const kudos = { ...stored.kudos, score: stored.kudos.score - item.kudos.score, duplicates: duplicates.length };
+      if (!duplicates.length) delete (kudos as Record<string, number>).duplicates;
+      return { ...rest, ...(duplicates.length && { duplicates }), kudos };
+    });
+    const { children: _children, ...own } = item;
+    await trx.insertInto('items').values(itemRow({ ...target, inputId: duplicate.inputId, state: card.state as ItemState }, { ...own, children: item.children ?? [] }, seq, now)).execute();
+    return trx.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', '=', duplicateId).executeTakeFirstOrThrow();
+  });
 }
 
 /** A circle on the Earth: centre in degrees, radius in meters. */
@@ -201,7 +468,7 @@ export async function setItemState(db: Db, collectionId: string, id: string, sta
  */
 export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
-    const known = await storedItemIds(trx, collectionId, ids);
+    const known = await cardIds(trx, collectionId, ids);
     const missing = ids.filter((id) => !known.has(id));
     if (missing.length) return missing;
     const seq = await bumpVersion(trx, collectionId);

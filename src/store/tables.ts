@@ -32,6 +32,37 @@ export interface CollectionTable extends Audited {
   active: number;
   /** Bumped with every item insert or moderation in the collection (migration queue-reads). */
   version: Generated<number>;
+  /** What happens to a duplicate: `off`, `url` or `url+text` (docs/api.md#duplicates; migration dedupe). */
+  dedupe: ColumnType<string, string | undefined, string>;
+}
+
+/** A canonical-URL hash of a card (docs/api.md#duplicates): unique per collection. */
+export interface ItemUrlTable {
+  collectionId: string;
+  urlHash: string;
+  itemId: string;
+}
+
+/** One 16-bit band of a card's SimHash fingerprint (src/lib/simhash.ts), with the card's date in ms. */
+export interface ItemBandTable {
+  collectionId: string;
+  band: number;
+  value: number;
+  itemId: string;
+  dateMs: number;
+  /** The whole fingerprint, 16 hex digits. */
+  simhash: string;
+}
+
+/** An item merged into a card (`cardId`), kept whole so it can be split back out. */
+export interface ItemDuplicateTable {
+  collectionId: string;
+  id: string;
+  cardId: string;
+  inputId: string;
+  /** The content item as JSON text, without `state`. */
+  body: string;
+  createdAt: number;
 }
 
 export interface ConsumerTable {
@@ -277,6 +308,9 @@ export interface Database {
   rejections: RejectionTable;
   rateLimits: RateLimitTable;
   credentials: CredentialTable;
+  itemUrls: ItemUrlTable;
+  itemBands: ItemBandTable;
+  itemDuplicates: ItemDuplicateTable;
 }
 
 export type ContractRow = Selectable<ContractTable>;
@@ -289,6 +323,7 @@ export type InputRow = Selectable<InputTable>;
 export type NewInput = Insertable<InputTable>;
 export type InputUpdate = Updateable<InputTable>;
 export type ItemRow = Selectable<ItemTable>;
+export type ItemDuplicateRow = Selectable<ItemDuplicateTable>;
 export type FilterListRow = Selectable<FilterListTable>;
 export type FilterSetRow = Selectable<FilterSetTable>;
 export type FilterChainRow = Selectable<FilterChainTable>;

@@ -1,4 +1,4 @@
-/** Collection row → the collection (docs/api.md#collections) with the common fields; `filterId` only when set. */
+/** Collection row → the collection (docs/api.md#collections) with the common fields; `filterId` only when set; `dedupe` always. */
 import type { CollectionRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 
@@ -10,6 +10,7 @@ export function presentCollection(row: CollectionRow): Record<string, unknown> {
     type: row.type,
     contractId: row.contractId,
     ...(row.filterId ? { filterId: row.filterId } : {}),
+    dedupe: row.dedupe,
     ...recordFields(row),
   };
 }

@@ -4,7 +4,8 @@
  *   POST   /collection/collections        create → 201; slug derived, unique in the contract
  *   GET    /collection/collections        the contract's collections (contract_id)
  *   GET    /collection/collections/{id}   one collection
- *   PATCH  /collection/collections/{id}   name, type, filterId (null clears), active; slug kept
+ *   PATCH  /collection/collections/{id}   name, type, filterId (null clears), active, dedupe; slug kept
+ *                                         (dedupe: off | url | url+text, url+text on create: docs/api.md#duplicates)
  *   DELETE /collection/collections/{id}   → 204; 409 while inputs belong to it. Its stored
  *                                         content items are deleted with it, in one transaction.
  *   DELETE /collection/collections        {"ids": [...]}, all or nothing → 204
@@ -29,13 +30,14 @@ const spec: Spec<CollectionRow> = {
   references: async (db, contractId, body) => {
     if (typeof body.filterId === 'string') await owned(db, FILTER, body.filterId, contractId, 'filterId');
   },
-  columns: (body) => ({ type: body.type ?? 'realtime', filterId: body.filterId ?? null }),
+  columns: (body) => ({ type: body.type ?? 'realtime', filterId: body.filterId ?? null, dedupe: body.dedupe ?? 'url+text' }),
   changes: (body) => ({
     ...(body.type !== undefined ? { type: body.type } : {}),
     ...(body.filterId !== undefined ? { filterId: body.filterId } : {}),
+    ...(body.dedupe !== undefined ? { dedupe: body.dedupe } : {}),
   }),
   insert: async (db, row, by, now) =>
-    (await createCollection(db, row.contractId, { name: row.name, type: row.type as string, filterId: row.filterId as string | null, active: row.active }, by, now)).id,
+    (await createCollection(db, row.contractId, { name: row.name, type: row.type as string, filterId: row.filterId as string | null, active: row.active, dedupe: row.dedupe as string }, by, now)).id,
   users: inputsOfCollections,
   onDelete: deleteCollectionItems,
 };

@@ -3,11 +3,17 @@
  * name on create and then kept, so queue paths and embeds stay valid when the name changes.
  */
 import { Type } from 'typebox';
+import { DEDUPE_MODES } from '../../lib/item-keys.ts';
 import { COLLECTION_TYPES } from '../../store/collections.ts';
 import { common, Id } from '../docs.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Kind = Type.Unsafe<string>({ type: 'string', enum: [...COLLECTION_TYPES] });
+const Dedupe = Type.Unsafe<string>({
+  type: 'string',
+  enum: [...DEDUPE_MODES],
+  description: 'What happens to a duplicate (docs/api.md#duplicates): off, url (same canonical URL) or url+text (or near-same text); url+text when created without it',
+});
 
 export const CollectionCreate = Type.Object({
   name: Name,
@@ -15,6 +21,7 @@ export const CollectionCreate = Type.Object({
   type: Type.Optional(Kind),
   filterId: Type.Optional(Id),
   active: Type.Optional(Type.Boolean()),
+  dedupe: Type.Optional(Dedupe),
 });
 export const CollectionUpdate = Type.Object({
   name: Type.Optional(Name),
@@ -22,5 +29,6 @@ export const CollectionUpdate = Type.Object({
   filterId: Type.Optional(Type.Union([Id, Type.Null()], { description: 'a filter set or chain id; null removes the filter' })),
   active: Type.Optional(Type.Boolean()),
   contractId: Type.Optional(Id),
+  dedupe: Type.Optional(Dedupe),
 });
-export const Collection = Type.Object({ ...common, name: Type.String(), slug: Type.String(), type: Kind, filterId: Type.Optional(Id) });
+export const Collection = Type.Object({ ...common, name: Type.String(), slug: Type.String(), type: Kind, filterId: Type.Optional(Id), dedupe: Dedupe });

@@ -1,0 +1,233 @@
+/**
+ * `npm run bench:dedupe` (issue 17): items per second through collection with de-duplication
+ * against without it, in the same run, into one SQLite collection pre-filled with BENCH_ITEMS
+ * (default 1 000 000) items and their de-duplication keys (bulk-inserted with prepared
+ * statements in one transaction). Alternating rounds of dedupe `off` and `url+text` on the same
+ * collection, each round fresh items of which 10 % repeat a stored story (its URL with tracking
+ * parameters), measured two ways:
+ *
+ *   collect  `refreshInput` of an rss input whose feed (a local HTTP server on 127.0.0.1) has POLL
+ *            new entries at every poll: fetch, parse, language, store — collection as it runs
+ *   store    `storeItems` alone, in transactions of POLL items: the store's share, the worst case
+ *
+ * It prints items/s of both modes and their ratio (goal ≥ 0.7 for collection), the size of the
+ * key tables (bytes per item) and the process memory; the last line is one JSON object.
+ * Environment: BENCH_ITEMS, BENCH_ROUNDS (default 6), BENCH_ROUND_ITEMS (default 2000).
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { createFetcher } from '../src/collect/fetch.ts';
+import { refreshInput } from '../src/collect/refresh.ts';
+import { loadConfig } from '../src/config.ts';
+import type { ContentItem } from '../src/item.ts';
+import { audit } from '../src/lib/time.ts';
+import { findInput, insertInputs } from '../src/store/inputs.ts';
+import { itemKeys } from '../src/lib/item-keys.ts';
+import { bands, toHex } from '../src/lib/simhash.ts';
+import { createCollection } from '../src/store/collections.ts';
+import { createContract } from '../src/store/contracts.ts';
+import { openDb } from '../src/store/db.ts';
+import { storeItems } from '../src/store/items.ts';
+import { migrateToLatest } from '../src/store/migrate.ts';
+
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 1_000_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const ROUND_ITEMS = Number(process.env.BENCH_ROUND_ITEMS ?? 2000);
+const POLL = 50;
+const DAY = 86_400_000;
+const SERVICES = ['rss', 'twitter', 'youtube', 'instagram', 'mastodon'];
+const WORDS = (
+  'news city council vote market river season team coach report school rain energy price street music festival study health court bridge ' +
+  'storm island museum train airport harbour forest garden library hospital factory election budget tax police fire summer winter'
+).split(' ');
+
+/** A deterministic pseudo-random generator (mulberry32). */
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const rnd = random(17);
+
+/** Item `n` of a series (`prefix`): the same item every time it is made. */
+function makeItem(n: number, now: number, prefix = ''): ContentItem {
+  const own = random(n * 7919 + prefix.length);
+  const words = (k: number) => Array.from({ length: k }, () => WORDS[Math.floor(own() * WORDS.length)]).join(' ');
+  const service = SERVICES[n % SERVICES.length]!;
+  return {
+    id: `${service}_${prefix}${n.toString(36)}`,
+    service,
+    type: 'link',
+    title: words(8),
+    text: `<p>${words(40)}</p>`,
+    tags: [],
+    url: `https://example.com/${service}/${prefix}${n}`,
+    date: new Date(now - Math.floor(own() * 30 * DAY)).toISOString(),
+    author: { name: `Author ${n % 997}`, username: `author${n % 997}`, userid: String(n % 997), url: `https://example.com/u/${n % 997}` },
+    media: null,
+    kudos: { score: Math.floor(own() * 100) },
+    language: 'en',
+  };
+}
+
+const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-dedupe-'));
+  const file = join(dir, 'bench.db');
+  const db = openDb(`sqlite:${file}`);
+  await migrateToLatest(db);
+  const contract = await createContract(db, 'bench', 'bench');
+  const collection = await createCollection(db, contract.id, { name: 'wall' }, 'bench');
+  const now = Date.now();
+
+  // Bulk fill: items and their keys in one transaction of prepared statements, dated in order
+  // (index appends); the band index is built after the fill, as CREATE INDEX sorts once.
+  const t0 = performance.now();
+  const raw = new SqliteDatabase(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = OFF');
+  const bandIndex = raw.prepare("select sql from sqlite_schema where name = 'item_bands_lookup'").pluck().get() as string;
+  raw.exec('drop index item_bands_lookup');
+  const insertItem = raw.prepare(
+    'insert into items (collection_id, id, contract_id, input_id, service, type, state, date_ms, score, language, latitude, longitude, seq, body, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, null, 0, ?, ?)',
+  );
+  const insertUrl = raw.prepare('insert or ignore into item_urls (collection_id, url_hash, item_id) values (?, ?, ?)');
+  const insertBand = raw.prepare('insert into item_bands (collection_id, band, value, item_id, date_ms, simhash) values (?, ?, ?, ?, ?, ?)');
+  const stored: ContentItem[] = [];
+  const fill = raw.transaction(() => {
+    for (let n = 0; n < ITEMS; n++) {
+      const item = { ...makeItem(n, now), date: new Date(now - 30 * DAY + Math.floor((n / ITEMS) * 30 * DAY)).toISOString() };
+      if (n % 1000 === 0) stored.push(item);
+      const { state: _s, ...body } = item;
+      const dateMs = Date.parse(item.date);
+      insertItem.run(collection.id, item.id, contract.id, '0'.repeat(24), item.service, item.type, 'published', dateMs, item.kudos.score, 'en', JSON.stringify(body), now);
+      const keys = itemKeys(item, 'url+text');
+      for (const hash of keys.urlHashes) insertUrl.run(collection.id, hash, item.id);
+      if (keys.indexed) bands(keys.indexed).forEach((value, band) => insertBand.run(collection.id, band, value, item.id, dateMs, toHex(keys.indexed!)));
+    }
+  });
+  fill();
+  raw.exec(bandIndex);
+  raw.pragma('wal_checkpoint(TRUNCATE)');
+  const sizes = raw.prepare("select name, sum(pgsize) as bytes from dbstat where name in ('item_urls', 'sqlite_autoindex_item_urls_1', 'item_bands', 'item_bands_lookup') group by name").all() as { bytes: number }[];
+  raw.close();
+  const keyBytesPerItem = Math.round(sizes.reduce((sum, row) => sum + row.bytes, 0) / ITEMS);
+  const totalBytes = statSync(file).size;
+  console.log(`filled ${ITEMS} items with their keys in ${((performance.now() - t0) / 1000).toFixed(1)} s; database ${mb(totalBytes)} MB, key tables ${keyBytesPerItem} bytes per item`);
+
+  const target = { collectionId: collection.id, contractId: contract.id, inputId: '0'.repeat(24), state: 'published' as const };
+  let serial = 0;
+  /** A round's fresh items: every tenth repeats a stored story under its URL with tracking parameters. */
+  const round = () =>
+    Array.from({ length: ROUND_ITEMS }, (_, i) => {
+      if (i % 10 === 9) {
+        const story = stored[Math.floor(rnd() * stored.length)]!;
+        return { ...makeItem(serial++, now, 'dup'), url: `${story.url}?utm_source=bench&fbclid=x${i}`, date: story.date };
+      }
+      return makeItem(serial++, now, 'new');
+    });
+
+  // The feed server: each request gets the next POLL entries of `pending`.
+  let pending: ContentItem[] = [];
+  const xml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const server = createServer((_req, res) => {
+    const entries = pending.splice(0, POLL);
+    // No keep-alive: the store rounds between polls outlast the server's idle timeout (ECONNRESET on reuse).
+    res.writeHead(200, { 'content-type': 'application/rss+xml', connection: 'close' });
+    res.end(
+      `<?xml version="1.0"?><rss version="2.0"><channel><title>Bench</title><link>https://example.com/</link><description>bench</description>${entries
+        .map((item) => `<item><title>${xml(item.title!)}</title><link>${xml(item.url)}</link><guid isPermaLink="false">${item.id}</guid><description>${xml(item.text)}</description><pubDate>${new Date(item.date).toUTCString()}</pubDate></item>`)
+        .join('')}</channel></rss>`,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const inputId = 'b'.repeat(24);
+  await db.transaction().execute((trx) =>
+    insertInputs(trx, [
+      {
+        id: inputId, contractId: contract.id, collectionId: collection.id, service: 'rss', type: 'feed', input: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed`,
+        filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null,
+        nextRunAt: 0, failures: 0, collected: 0, rejected: 0, ...audit('bench', now),
+      },
+    ]),
+  );
+  const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 10_000 });
+  const services = loadConfig({}).services;
+
+  type Timing = { items: number; ms: number };
+  const timings: Record<'collect' | 'store', Record<'off' | 'url+text', Timing>> = {
+    collect: { off: { items: 0, ms: 0 }, 'url+text': { items: 0, ms: 0 } },
+    store: { off: { items: 0, ms: 0 }, 'url+text': { items: 0, ms: 0 } },
+  };
+  const heapBefore = process.memoryUsage().heapUsed;
+  let planted = 0;
+  // Two rounds first, unmeasured, warm the code paths (JIT, the language detector, caches).
+  for (let r = -2; r < ROUNDS * 2; r++) {
+    const mode = r % 2 === 0 ? 'off' : 'url+text';
+    const measured = r >= 0;
+    await db.updateTable('collections').set({ dedupe: mode }).where('id', '=', collection.id).execute();
+    // Collect: POLL entries per poll through the real collector.
+    pending = round();
+    let started = performance.now();
+    let collected = 0;
+    while (pending.length) {
+      const before = pending.length;
+      collected += await refreshInput(db, (await findInput(db, inputId))!, { fetch: fetcher, services, pollInterval: 300 });
+      if (pending.length === before) throw new Error(`the feed was not read: ${(await findInput(db, inputId))!.lastError}`);
+    }
+    if (measured) timings.collect[mode].ms += performance.now() - started;
+    if (measured) timings.collect[mode].items += ROUND_ITEMS;
+    if (collected !== ROUND_ITEMS) throw new Error(`collected ${collected} of ${ROUND_ITEMS}: ${(await findInput(db, inputId))!.lastError}`);
+    // Store: the same amount straight into the store.
+    const fresh = round();
+    started = performance.now();
+    for (let i = 0; i < fresh.length; i += POLL) {
+      await db.transaction().execute((trx) => storeItems(trx, target, fresh.slice(i, i + POLL), now));
+    }
+    if (measured) timings.store[mode].ms += performance.now() - started;
+    if (measured) timings.store[mode].items += fresh.length;
+    if (mode === 'url+text') planted += (2 * ROUND_ITEMS) / 10;
+  }
+  server.close();
+  await fetcher.close();
+  const duplicatesStored = Number((await db.selectFrom('itemDuplicates').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const perSecond = (t: Timing) => Math.round((t.items / t.ms) * 1000);
+  const figures = (kind: 'collect' | 'store') => {
+    const off = perSecond(timings[kind].off);
+    const dedupe = perSecond(timings[kind]['url+text']);
+    return { off, dedupe, ratio: Math.round((dedupe / off) * 100) / 100 };
+  };
+  const collect = figures('collect');
+  const store = figures('store');
+  const memory = process.memoryUsage();
+  console.log(`collect (refreshInput, rss over HTTP)  off ${collect.off} items/s  url+text ${collect.dedupe} items/s  ratio ${collect.ratio} (goal ≥ 0.7)`);
+  console.log(`store (storeItems alone)               off ${store.off} items/s  url+text ${store.dedupe} items/s  ratio ${store.ratio}`);
+  console.log(`merged ${duplicatesStored} of ${planted} planted duplicates`);
+  console.log(`memory: rss ${mb(memory.rss)} MB, peak rss ${mb(process.resourceUsage().maxRSS * 1024)} MB, heap growth over the measured rounds ${mb(memory.heapUsed - heapBefore)} MB`);
+  console.log(
+    JSON.stringify({
+      items: ITEMS,
+      collect,
+      store,
+      collectRatioAtLeast07: collect.ratio >= 0.7,
+      keyBytesPerItem,
+      databaseMB: mb(totalBytes),
+      mergedDuplicates: duplicatesStored,
+      plantedDuplicates: planted,
+      peakRssMB: mb(process.resourceUsage().maxRSS * 1024),
+    }),
+  );
+  await db.destroy();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+await main();

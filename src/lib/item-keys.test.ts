@@ -1,0 +1,57 @@
+/** What de-duplication compares of an item (item-keys.ts): its target, its URLs and its fingerprints. */
+import { describe, expect, it } from 'vitest';
+import type { ContentItem } from '../item.ts';
+import { itemKeys, itemTarget, urlHash } from './item-keys.ts';
+
+const item = (over: Partial<ContentItem>): ContentItem => ({
+  id: 'rss_1',
+  service: 'rss',
+  type: 'link',
+  title: 'Scientists find a new species of deep sea octopus',
+  text: '<p>Filmed at a depth of 4000 metres. See <a href="https://other.example.org/source">the paper</a></p>',
+  tags: [],
+  url: 'https://www.example.com/octopus?utm_source=rss',
+  date: '2026-11-20T10:00:00.000Z',
+  author: { name: 'A', username: 'a', userid: '1', url: 'https://example.com/authors/a' },
+  media: null,
+  kudos: { score: 0 },
+  ...over,
+});
+
+describe('itemKeys', () => {
+  it.each([
+    // A feed entry is its own link, whatever its text links to.
+    [item({}), ['https://example.com/octopus']],
+    // A status is the article it shares, then its own page.
+    [
+      item({ service: 'twitter', type: 'status', text: 'Look <a href="https://example.com/octopus/?fbclid=x">example.com/octopus</a>', url: 'https://x.com/a/status/5', author: { name: null, username: 'a', userid: null, url: 'https://x.com/a' } }),
+      ['https://example.com/octopus', 'https://twitter.com/i/status/5'],
+    ],
+    // A status without a link to another site is only itself.
+    [item({ service: 'mastodon', type: 'status', text: '<a href="https://mastodon.social/tags/x">#x</a> hello', url: 'https://mastodon.social/@a/9', author: { name: null, username: 'a', userid: null, url: 'https://mastodon.social/@a' } }), ['https://mastodon.social/@a/9']],
+    // Fallback URLs (a site's root, the author's page) are not compared.
+    [item({ url: 'https://www.example.com/' }), []],
+    [item({ service: 'vk', url: 'https://example.com/authors/a', text: '' }), []],
+  ] as [ContentItem, string[]][])('%#: %j', (it_, urls) => {
+    const keys = itemKeys(it_, 'url');
+    expect(keys.urls).toEqual(urls);
+    expect(keys.urlHashes).toEqual(urls.map(urlHash));
+    expect(keys.signatures).toEqual([]);
+  });
+
+  it('looks for the text and the title, and is indexed by the title; nothing in mode off', () => {
+    const keys = itemKeys(item({}), 'url+text');
+    expect(keys.signatures).toHaveLength(2);
+    expect(keys.indexed).toEqual(keys.signatures[1]);
+    const untitled = itemKeys(item({ title: undefined }), 'url+text');
+    expect(untitled.signatures).toHaveLength(1);
+    expect(untitled.indexed).toEqual(untitled.signatures[0]);
+    expect(itemKeys(item({}), 'off')).toEqual({ urls: [], urlHashes: [], signatures: [] });
+  });
+
+  it('hashes a URL to 22 base64url characters', () => {
+    expect(urlHash('https://example.com/a')).toMatch(/^[\w-]{22}$/);
+    expect(urlHash('https://example.com/a')).not.toBe(urlHash('https://example.com/b'));
+    expect(itemTarget(item({ service: 'rss' }))).toBe('https://www.example.com/octopus?utm_source=rss');
+  });
+});

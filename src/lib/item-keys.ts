@@ -1,0 +1,69 @@
+/**
+ * What de-duplication compares of a content item (docs/api.md#duplicates): the hashes of its
+ * canonical URLs and its SimHash fingerprints. Pure.
+ *
+ * - URLs: the item's target first — for an item of a social service (any but `rss`), the first
+ *   external link of its text (a shared article: `firstExternalLink`, leaving out links to the
+ *   item's own page, its author and its media); else its own `url` — then its own `url`. A URL
+ *   that is only a site's root or the author's page is left out: connectors fall back to those
+ *   when an item has no link of its own, and they would merge unrelated items.
+ * - Text: the fingerprint of title and text together, and of the title alone when it has one;
+ *   an item looks for both, a card is indexed by one (`indexed`: the title's when it has one, so
+ *   a post that quotes an article's headline meets the article; else the text's), which halves
+ *   the index.
+ *
+ * A URL hash is the first 128 bits of SHA-256 of the canonical URL, base64url (22 characters).
+ */
+import { createHash } from 'node:crypto';
+import type { ContentItem } from '../item.ts';
+import { canonicalUrl, firstExternalLink } from './canonical-url.ts';
+import { type SimHash, simhash } from './simhash.ts';
+
+export type DedupeMode = 'off' | 'url' | 'url+text';
+export const DEDUPE_MODES: readonly DedupeMode[] = ['off', 'url', 'url+text'];
+/** Near-duplicate text counts only between items dated at most this far apart (7 days, in ms). */
+export const TEXT_WINDOW_MS = 7 * 24 * 3600 * 1000;
+
+export interface ItemKeys {
+  /** Canonical URLs, the target first (may be empty). */
+  urls: string[];
+  /** Their hashes, in the same order. */
+  urlHashes: string[];
+  /** Fingerprints to look for (empty in mode `url` or for texts too short). */
+  signatures: SimHash[];
+  /** The one fingerprint a card is indexed by: the title's when it has one long enough, else title and text's. */
+  indexed?: SimHash;
+}
+
+export const urlHash = (canonical: string) => createHash('sha256').update(canonical).digest().subarray(0, 16).toString('base64url');
+
+/** The target of an item: the article a status shares, else the item's own URL. */
+export function itemTarget(item: ContentItem): string {
+  if (item.service !== 'rss') {
+    const own = [item.url, item.author.url ?? '', ...(item.media ?? []).map((m) => m.url ?? '')].filter(Boolean);
+    const link = firstExternalLink(item.text, own);
+    if (link) return link;
+  }
+  return item.url;
+}
+
+/** The keys of `item` for `mode`. */
+export function itemKeys(item: ContentItem, mode: DedupeMode): ItemKeys {
+  if (mode === 'off') return { urls: [], urlHashes: [], signatures: [] };
+  const author = item.author.url ? canonicalUrl(item.author.url) : undefined;
+  const urls: string[] = [];
+  for (const raw of [itemTarget(item), item.url]) {
+    const canonical = canonicalUrl(raw);
+    if (!canonical || canonical === author || new URL(canonical).pathname === '/' || urls.includes(canonical)) continue;
+    urls.push(canonical);
+  }
+  const signatures: SimHash[] = [];
+  let indexed: SimHash | undefined;
+  if (mode === 'url+text') {
+    const title = simhash(item.title ?? '');
+    const whole = simhash(`${item.title ?? ''} ${item.text}`);
+    for (const h of [whole, title]) if (h && !signatures.some((s) => s.hi === h.hi && s.lo === h.lo)) signatures.push(h);
+    indexed = title ?? whole;
+  }
+  return { urls, urlHashes: urls.map(urlHash), signatures, ...(indexed && { indexed }) };
+}

@@ -1,0 +1,56 @@
+/** SimHash (simhash.ts): near and far pairs with their measured Hamming distances; near is ≤ NEAR_BITS. */
+import { describe, expect, it } from 'vitest';
+import { bands, fromHex, hamming, MIN_WORDS, NEAR_BITS, simhash, toHex, words } from './simhash.ts';
+
+const T = 'Scientists find a new species of deep sea octopus off the coast of Chile';
+const LONG = `${T}. The animal was filmed at a depth of 4000 metres by a remotely operated vehicle during an expedition that mapped seamounts, collected samples of corals and sponges, and counted more than one hundred species that may be new to science, researchers from the institute said on Tuesday.`;
+
+/** [a, b, measured distance]: the table that sets NEAR_BITS. */
+const PAIRS: [string, string, number][] = [
+  [T, T, 0],
+  [T, 'Scientists find a new species of deep-sea octopus off the coast of Chile!', 0],
+  [T, 'SCIENTISTS FIND A NEW SPECIES OF DEEP SEA OCTOPUS OFF THE COAST OF CHILE', 0],
+  [T, '<p>Scientists find a new species of deep sea octopus off the coast of Chile <a href="https://x.com/a">https://x.com/a</a> #science @bob</p>', 0],
+  [T, '<p><span class="h-card"><a href="https://mastodon.social/@bob" class="u-url mention">@<span>bob</span></a></span> Scientists find a new species of deep sea octopus off the coast of Chile</p>', 0],
+  ['Café in Zürich reopens after renovation works finish early', 'Cafe in Zurich reopens after renovation works finish early', 0],
+  [LONG, LONG.replace('on Tuesday', 'on Wednesday'), 1],
+  // Far: a word added or changed in a short headline is another text.
+  [T, 'BREAKING: Scientists find a new species of deep sea octopus off the coast of Chile', 5],
+  [T, 'Scientists found a new species of deep sea octopus off the coast of Chile', 10],
+  [T, 'Scientists find new species of deep sea octopus off coast of Chile', 10],
+  [T, 'Scientists find a new species of deep sea squid off the coast of Peru', 16],
+  ['Apple announces the new iPhone with a faster chip and better camera', 'Apple announces the new iPad with a faster chip and better screen', 13],
+  [T, 'Local council approves the new budget for road repairs next year', 30],
+];
+
+describe('simhash', () => {
+  it.each(PAIRS)('%s | %s → %i bits', (a, b, distance) => {
+    const d = hamming(simhash(a)!, simhash(b)!);
+    expect(d).toBe(distance);
+    expect(d <= NEAR_BITS).toBe(distance <= NEAR_BITS);
+  });
+
+  it('near fingerprints share a band (pigeonhole: ≤ 3 differing bits leave one of four bands equal)', () => {
+    for (const [a, b, distance] of PAIRS.filter(([, , d]) => d <= NEAR_BITS)) {
+      const [x, y] = [bands(simhash(a)!), bands(simhash(b)!)];
+      expect(x.some((band, i) => band === y[i]), `${a} / ${distance}`).toBe(true);
+    }
+  });
+
+  it(`gives no fingerprint below ${MIN_WORDS} words`, () => {
+    expect(simhash('Breaking news today')).toBeUndefined();
+    expect(simhash('<a href="https://example.com/a">https://example.com/a</a> @bob #news')).toBeUndefined();
+    expect(simhash('')).toBeUndefined();
+  });
+
+  it('reduces text to words without markup, links, mentions and hashtags', () => {
+    expect(words('<b>Ça</b> va? https://t.co/x @alice #tag www.example.com Done&amp;dusted')).toEqual(['ca', 'va', 'done', 'dusted']);
+  });
+
+  it('writes a fingerprint as 16 hex digits and reads it back', () => {
+    const h = simhash(T)!;
+    expect(toHex(h)).toMatch(/^[0-9a-f]{16}$/);
+    expect(fromHex(toHex(h))).toEqual(h);
+    expect(hamming({ hi: 0xffffffff, lo: 0 }, { hi: 0, lo: 0xffffffff })).toBe(64);
+  });
+});

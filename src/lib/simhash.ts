@@ -1,0 +1,103 @@
+/**
+ * Near-duplicate text by SimHash (Charikar, "Similarity estimation techniques from rounding
+ * algorithms", STOC 2002; Manku, Jain, Das Sarma, "Detecting near-duplicates for web crawling",
+ * WWW 2007): a 64-bit fingerprint of a text's word shingles, where texts that share most
+ * shingles differ in few bits. docs/api.md#duplicates gives the rule; pure, never throws.
+ *
+ * Text is reduced first (`words`): markup, links, @mentions and #hashtags removed, Unicode NFKD
+ * with combining marks dropped (`café` = `cafe`), lowercase, split into letter/digit words.
+ * Shingles are overlapping word pairs (short posts have too few words for longer ones). A
+ * fingerprint is two unsigned 32-bit halves, written as 16 hex digits.
+ *
+ * Two texts are near duplicates when their fingerprints differ in at most `NEAR_BITS` bits. By
+ * the pigeonhole principle two such fingerprints agree on at least one of the four 16-bit
+ * `bands`, so an index on the bands finds every candidate (Manku et al. §3).
+ */
+
+/** Hamming distance at or below which two fingerprints are near duplicates (measured in src/lib/simhash.test.ts). */
+export const NEAR_BITS = 3;
+/** Texts of fewer words have no fingerprint: too short to tell a duplicate from a coincidence. */
+export const MIN_WORDS = 5;
+
+export interface SimHash {
+  hi: number;
+  lo: number;
+}
+
+/** The words of `text` as compared: without markup, links, mentions and hashtags; normalized. */
+export function words(text: string): string[] {
+  const plain = text
+    // An anchor whose label is a mention, a hashtag or an address goes whole (Mastodon splits them into spans).
+    .replace(/<a\b[^>]*>([\s\S]*?)<\/a>/gi, (_, label: string) => {
+      const shown = label.replace(/<[^>]*>/g, '').trim();
+      return /^[@#]/.test(shown) || /^\S+\.\S+$/.test(shown) ? ' ' : ` ${shown} `;
+    })
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&(?:amp|lt|gt|quot|#39|apos|nbsp);/g, ' ')
+    .replace(/\bhttps?:\/\/\S+/gi, ' ')
+    .replace(/\bwww\.\S+/gi, ' ')
+    .replace(/(^|\s)[@#][\p{L}\p{N}_.@-]+/gu, ' ')
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
+  return plain.match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** FNV-1a 32-bit of `s` from offset `basis` (two bases give two independent halves). */
+function fnv1a(s: string, basis: number): number {
+  let h = basis;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  // A final avalanche (murmur3 fmix32): FNV's low bits alone mix poorly for short strings.
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** The SimHash of `text`, or undefined when it has fewer than `MIN_WORDS` words. */
+export function simhash(text: string): SimHash | undefined {
+  const w = words(text);
+  if (w.length < MIN_WORDS) return undefined;
+  const weights = new Int32Array(64);
+  for (let i = 0; i < 2 * w.length - 1; i++) {
+    const shingle = i < w.length ? w[i]! : `${w[i - w.length]} ${w[i - w.length + 1]}`;
+    const hi = fnv1a(shingle, 0x811c9dc5);
+    const lo = fnv1a(shingle, 0x050c5d1f);
+    for (let b = 0; b < 32; b++) {
+      weights[b] += (hi >>> b) & 1 ? 1 : -1;
+      weights[32 + b] += (lo >>> b) & 1 ? 1 : -1;
+    }
+  }
+  let hi = 0;
+  let lo = 0;
+  for (let b = 0; b < 32; b++) {
+    if (weights[b]! > 0) hi |= 1 << b;
+    if (weights[32 + b]! > 0) lo |= 1 << b;
+  }
+  return { hi: hi >>> 0, lo: lo >>> 0 };
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
+}
+
+/** The number of bits in which `a` and `b` differ (0–64). */
+export function hamming(a: SimHash, b: SimHash): number {
+  return popcount((a.hi ^ b.hi) >>> 0) + popcount((a.lo ^ b.lo) >>> 0);
+}
+
+/** The four 16-bit bands of a fingerprint, highest first (each 0–65 535). */
+export function bands(h: SimHash): [number, number, number, number] {
+  return [h.hi >>> 16, h.hi & 0xffff, h.lo >>> 16, h.lo & 0xffff];
+}
+
+/** A fingerprint as 16 hex digits, and back. */
+export const toHex = (h: SimHash) => h.hi.toString(16).padStart(8, '0') + h.lo.toString(16).padStart(8, '0');
+export const fromHex = (hex: string): SimHash => ({ hi: parseInt(hex.slice(0, 8), 16) >>> 0, lo: parseInt(hex.slice(8, 16), 16) >>> 0 });
