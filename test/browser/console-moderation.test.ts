@@ -49,8 +49,12 @@ describe('console: Moderation', () => {
     await page.getByRole('heading', { level: 1, name: 'Moderation of World News' }).waitFor();
     await page.getByText('3 published · 1 unpublished').waitFor();
     // Newest first; the item's HTML is shown as text only (its onerror never ran).
-    const titles = await page.getByRole('list', { name: 'Queue of World News' }).getByRole('heading', { level: 3 }).allTextContents();
-    expect(titles).toEqual(['Harbour festival opens', 'Council vote', 'Rain tonight', 'Waiting for a moderator']);
+    await expect.poll(() => page.getByRole('list', { name: 'Queue of World News' }).getByRole('heading', { level: 3 }).allTextContents()).toEqual([
+      'Harbour festival opens',
+      'Council vote',
+      'Rain tonight',
+      'Waiting for a moderator',
+    ]);
     await card(page, 'Harbour festival opens').getByText('Boats and music').waitFor();
     expect(await page.title()).not.toBe('pwned');
     await expectAccessible(page);
@@ -91,13 +95,14 @@ describe('console: Moderation', () => {
     // Filters: state, then text.
     await page.getByLabel('State').selectOption('unpublished');
     await card(page, 'Rain tonight').waitFor({ state: 'detached' });
-    expect(await page.getByRole('list', { name: 'Queue of World News' }).getByRole('heading', { level: 3 }).allTextContents()).toEqual(['Breaking news', 'Council vote']);
+    // The filtered page replaces the list once it has arrived.
+    await expect.poll(() => page.getByRole('list', { name: 'Queue of World News' }).getByRole('heading', { level: 3 }).allTextContents()).toEqual(['Breaking news', 'Council vote']);
     await page.getByLabel('State').selectOption('');
     await page.getByRole('heading', { level: 1 }).click();
     await page.keyboard.press('/');
     await page.keyboard.type('UMBRELLA');
     await card(page, 'Council vote').waitFor({ state: 'detached' });
-    expect(await page.getByRole('list', { name: 'Queue of World News' }).getByRole('heading', { level: 3 }).allTextContents()).toEqual(['Rain tonight']);
+    await expect.poll(() => page.getByRole('list', { name: 'Queue of World News' }).getByRole('heading', { level: 3 }).allTextContents()).toEqual(['Rain tonight']);
     await page.getByLabel('Text').fill('no such words');
     await page.getByText('No items match these filters.').waitFor();
     await page.getByRole('button', { name: 'Clear filters', exact: true }).click();

@@ -30,8 +30,8 @@ describe('console', () => {
     await signIn(page, sluice);
     expect(new URL(page.url()).pathname).toBe(`/console/contracts/${sluice.tenant.contract.id}`);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Contracts and collections');
-    await expect(page.getByText('World News').count()).resolves.toBeGreaterThan(0);
-    await expect(page.getByText('Mia Moderator').count()).resolves.toBe(1);
+    await expect.poll(() => page.getByText('World News').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByText('Mia Moderator').count()).toBe(1);
     await expectAccessible(page);
     await page.context().close();
   });

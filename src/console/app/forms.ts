@@ -10,7 +10,7 @@
  *   contract; an `ApiError` shows its messages; anything else its message.
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type ErrorEntry } from './api.ts';
 import { useDraft } from './drafts.ts';
 import { html } from './html.ts';
@@ -60,8 +60,10 @@ export function Field(props: FieldProps) {
   const errors = errorsFor(props.error, props.name);
   const describedBy = [props.hint ? `${id}-hint` : '', errors.length ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   const ref = useRef<HTMLElement>(null);
-  // `autofocus` counts only while a page loads: a field that appears later takes focus here.
-  useEffect(() => {
+  // `autofocus` counts only while a page loads: a field that appears later takes focus here, as it
+  // is mounted (a layout effect: a deferred one could land after the user, or a test, already
+  // moved on to another field, and take the focus back from it).
+  useLayoutEffect(() => {
     if (props.autoFocus) ref.current?.focus();
   }, []);
   const common = {
