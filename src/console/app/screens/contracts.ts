@@ -15,15 +15,7 @@ import { screenPath } from '../routes.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
 
-export interface Collection {
-  _id: string;
-  name: string;
-  slug: string;
-  type: string;
-  contractId: string;
-  active: boolean;
-  filterId?: string;
-}
+import type { Collection } from '../resources.ts';
 
 const TYPES: [string, string][] = [
   ['realtime', 'Realtime (newest first)'],

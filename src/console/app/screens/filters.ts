@@ -17,7 +17,8 @@ import { Screen } from '../screen.ts';
 import { reloadContracts, useContractId, useSession } from '../session.ts';
 import { Attach } from './filters/attach.ts';
 import { Chains } from './filters/chains.ts';
-import type { Collection, FilterChain, FilterList, FilterSet, Input, RuleTable } from './filters/data.ts';
+import type { Collection, Input } from '../resources.ts';
+import type { FilterChain, FilterList, FilterSet, RuleTable } from './filters/data.ts';
 import { Lists } from './filters/lists.ts';
 import { Sets } from './filters/sets.ts';
 

@@ -33,7 +33,7 @@ import { html } from '../html.ts';
 import { screenPath } from '../routes.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
-import type { Collection } from './contracts.ts';
+import type { Collection } from '../resources.ts';
 
 /** A content item as the queue answers it (docs/api.md, "Content item"). */
 export interface Item {

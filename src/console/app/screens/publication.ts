@@ -27,6 +27,7 @@ import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
 import { lineDiff } from './publication/diff.ts';
 import type { Editor } from './publication/editor.ts';
+import type { Collection } from '../resources.ts';
 
 export interface Customization {
   _id: string;
@@ -46,12 +47,6 @@ export interface CustomizationVersion extends Omit<Customization, '_id' | 'creat
   customizationId: string;
   replaced: string;
   replacedBy: string;
-}
-
-interface Collection {
-  _id: string;
-  name: string;
-  slug: string;
 }
 
 /** The wall's layouts (src/publication/render.ts). */

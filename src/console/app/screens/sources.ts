@@ -33,34 +33,12 @@ import { html } from '../html.ts';
 import { screenPath } from '../routes.ts';
 import { Screen } from '../screen.ts';
 import { useContractId } from '../session.ts';
-import type { Collection } from './contracts.ts';
+import type { Collection, Input } from '../resources.ts';
 import { absolute, ago, feedLines, plainError } from './sources-text.ts';
 
 /** How often the table is read again while the page is visible, in milliseconds. */
 const POLL_MS = 5000;
 
-interface Warning {
-  code: string;
-  count: number;
-  message: string;
-}
-
-/** An input as the API gives it (`docs/api.md#inputs`, `#input-status`). */
-export interface Input {
-  _id: string;
-  service: string;
-  type: string;
-  input: string;
-  contractId: string;
-  collectionId: string;
-  filterId?: string;
-  latitude?: number;
-  longitude?: number;
-  radius?: number;
-  display: boolean;
-  active: boolean;
-  status: { lastRun: string | null; lastSuccess: string | null; lastError: string | null; nextRun: string | null; collected: number; rejected: number; warnings?: Warning[] };
-}
 
 /** An entry of `GET /collection/services` (`docs/api.md#services`). */
 interface ServiceEntry {

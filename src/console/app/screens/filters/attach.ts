@@ -8,7 +8,8 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { ErrorBanner, Field } from '../../forms.ts';
 import { html } from '../../html.ts';
-import { type Collection, type FilterChain, type FilterSet, type Input, inputLabel } from './data.ts';
+import type { Collection, Input } from '../../resources.ts';
+import { type FilterChain, type FilterSet, inputLabel } from './data.ts';
 
 interface Target {
   key: string;

@@ -8,7 +8,7 @@ import { api } from '../../api.ts';
 import { ErrorBanner, errorsFor, Field, useForm } from '../../forms.ts';
 import { html } from '../../html.ts';
 import type { FilterChain, FilterSet } from './data.ts';
-import { Confirm } from './parts.ts';
+import { RecordItem, SaveOrCancel } from './parts.ts';
 
 function ChainForm({ contractId, chain, sets, onDone }: { contractId: string; chain?: FilterChain; sets: FilterSet[]; onDone: (saved?: FilterChain) => void }) {
   const form = useForm(`chain:${chain?._id ?? 'new'}`, { name: chain?.name ?? '', sets: chain?.sets ?? ([] as string[]), active: chain?.active ?? true }, ['name', 'sets']);
@@ -66,13 +66,7 @@ function ChainForm({ contractId, chain, sets, onDone }: { contractId: string; ch
         </div>`
       : null}
     <label class="filters-check"><input type="checkbox" checked=${form.values.active} onChange=${(event: Event) => form.set('active')((event.currentTarget as HTMLInputElement).checked)} /> active</label>
-    <div class="buttons">
-      <button type="submit" disabled=${form.busy}>Save chain</button>
-      <button type="button" class="secondary" onClick=${() => {
-        form.reset();
-        onDone();
-      }}>Cancel</button>
-    </div>
+    <${SaveOrCancel} what="chain" form=${form} onDone=${onDone} />
   </form>`;
 }
 
@@ -91,21 +85,7 @@ export function Chains({ contractId, chains, sets, onChange }: { contractId: str
     ${chains.length
       ? html`<ul class="filters-items">
           ${chains.map(
-            (chain) => html`<li key=${chain._id}>
-              <div><span class="filters-name">${chain.name}</span> <span class="muted">· ${chain.sets.length ? chain.sets.map(nameOf).join(' → ') : 'no sets'}${chain.active ? '' : ' · inactive'}</span></div>
-              <div class="buttons">
-                <button type="button" class="secondary" aria-label=${`Edit chain ${chain.name}`} onClick=${() => setEditing(chain._id)}>Edit</button>
-                <${Confirm} label=${`Delete chain ${chain.name}`} question=${`Delete chain ${chain.name}?`} onConfirm=${async () => {
-                  setError(undefined);
-                  try {
-                    await api.del(`/collection/chains/${chain._id}`);
-                    onChange();
-                  } catch (caught) {
-                    setError(caught);
-                  }
-                }} />
-              </div>
-            </li>`,
+            (chain) => html`<${RecordItem} key=${chain._id} kind="chain" record=${chain} details=${chain.sets.length ? chain.sets.map(nameOf).join(' → ') : 'no sets'} onEdit=${() => setEditing(chain._id)} onDeleted=${onChange} onError=${setError} />`,
           )}
         </ul>`
       : html`<p>No chains yet.</p>`}

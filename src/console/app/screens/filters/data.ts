@@ -44,23 +44,7 @@ export interface FilterSet extends Record {
 export interface FilterChain extends Record {
   sets: string[];
 }
-export interface Collection extends Record {
-  filterId?: string;
-}
-export interface Input {
-  _id: string;
-  service: string;
-  type: string;
-  input: string;
-  contractId: string;
-  collectionId: string;
-  filterId?: string;
-  latitude?: number;
-  longitude?: number;
-  radius?: number;
-  display: boolean;
-  active: boolean;
-}
+import type { Input } from '../../resources.ts';
 
 /** A rule as the builder edits it: `value` as typed (one entry a line for arrays), `listId` '' for none. */
 export interface DraftRule {

@@ -9,7 +9,7 @@ import { api, ApiError } from '../../api.ts';
 import { ErrorBanner, errorsFor, Field, useForm } from '../../forms.ts';
 import { html } from '../../html.ts';
 import { type FilterList, lines, refusedEntries, type RefusedEntry } from './data.ts';
-import { Confirm } from './parts.ts';
+import { RecordItem, SaveOrCancel } from './parts.ts';
 
 const TYPES: [string, string][] = [
   ['strings', 'strings (values compared as text)'],
@@ -60,13 +60,7 @@ function ListForm({ contractId, list, onDone }: { contractId: string; list?: Fil
         : null}
     </div>
     <label class="filters-check"><input type="checkbox" checked=${form.values.active} onChange=${(event: Event) => form.set('active')((event.currentTarget as HTMLInputElement).checked)} /> active</label>
-    <div class="buttons">
-      <button type="submit" disabled=${form.busy}>Save list</button>
-      <button type="button" class="secondary" onClick=${() => {
-        form.reset();
-        onDone();
-      }}>Cancel</button>
-    </div>
+    <${SaveOrCancel} what="list" form=${form} onDone=${onDone} />
   </form>`;
 }
 
@@ -85,21 +79,7 @@ export function Lists({ contractId, lists, onChange }: { contractId: string; lis
     ${lists.length
       ? html`<ul class="filters-items">
           ${lists.map(
-            (list) => html`<li key=${list._id}>
-              <div><span class="filters-name">${list.name}</span> <span class="muted">· ${list.type} · ${list.entries.length} ${list.entries.length === 1 ? 'entry' : 'entries'}${list.active ? '' : ' · inactive'}</span></div>
-              <div class="buttons">
-                <button type="button" class="secondary" aria-label=${`Edit list ${list.name}`} onClick=${() => setEditing(list._id)}>Edit</button>
-                <${Confirm} label=${`Delete list ${list.name}`} question=${`Delete list ${list.name}?`} onConfirm=${async () => {
-                  setError(undefined);
-                  try {
-                    await api.del(`/collection/lists/${list._id}`);
-                    onChange();
-                  } catch (caught) {
-                    setError(caught);
-                  }
-                }} />
-              </div>
-            </li>`,
+            (list) => html`<${RecordItem} key=${list._id} kind="list" record=${list} details=${`${list.type} · ${list.entries.length} ${list.entries.length === 1 ? 'entry' : 'entries'}`} onEdit=${() => setEditing(list._id)} onDeleted=${onChange} onError=${setError} />`,
           )}
         </ul>`
       : html`<p>No lists yet.</p>`}

@@ -2,6 +2,7 @@
  * Small parts the Filters screen's sections share: a delete button that asks first.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../../api.ts';
 import { html } from '../../html.ts';
 
 /**
@@ -27,4 +28,46 @@ export function Confirm({ label, question, onConfirm }: { label: string; questio
     }}>Delete</button>
     <button type="button" class="secondary" onClick=${() => setAsking(false)}>Cancel</button>
   </span>`;
+}
+
+/**
+ * One saved list, set or chain in its screen's listing: its name and `details`, an Edit button and
+ * a confirmed Delete (`DELETE /collection/<kind>s/{id}`, docs/api.md#deleting); a refused delete
+ * (409: still used) goes to `onError`.
+ */
+export function RecordItem(props: {
+  kind: 'list' | 'set' | 'chain';
+  record: { _id: string; name: string; active: boolean };
+  details: string;
+  onEdit: () => void;
+  onDeleted: () => void;
+  onError: (error: unknown) => void;
+}) {
+  const { kind, record } = props;
+  return html`<li>
+    <div><span class="filters-name">${record.name}</span> <span class="muted">· ${props.details}${record.active ? '' : ' · inactive'}</span></div>
+    <div class="buttons">
+      <button type="button" class="secondary" aria-label=${`Edit ${kind} ${record.name}`} onClick=${props.onEdit}>Edit</button>
+      <${Confirm} label=${`Delete ${kind} ${record.name}`} question=${`Delete ${kind} ${record.name}?`} onConfirm=${async () => {
+        props.onError(undefined);
+        try {
+          await api.del(`/collection/${kind}s/${record._id}`);
+          props.onDeleted();
+        } catch (caught) {
+          props.onError(caught);
+        }
+      }} />
+    </div>
+  </li>`;
+}
+
+/** The end of a list, set or chain form: Save (submits) and Cancel (drops the draft, then `onDone`). */
+export function SaveOrCancel({ what, form, onDone }: { what: string; form: { busy: boolean; reset: () => void }; onDone: () => void }) {
+  return html`<div class="buttons">
+    <button type="submit" disabled=${form.busy}>Save ${what}</button>
+    <button type="button" class="secondary" onClick=${() => {
+      form.reset();
+      onDone();
+    }}>Cancel</button>
+  </div>`;
 }

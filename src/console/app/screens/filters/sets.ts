@@ -11,8 +11,9 @@ import { useId, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
 import { ErrorBanner, Field, useForm } from '../../forms.ts';
 import { html } from '../../html.ts';
-import { type ApiRule, type Collection, type DraftRule, EVERY_ITEM, type FilterList, type FilterSet, NEW_RULE, type RuleTable, toApiRule, toDraftRule, type ValueKind, withoutSetPrefix } from './data.ts';
-import { Confirm } from './parts.ts';
+import type { Collection } from '../../resources.ts';
+import { type ApiRule, type DraftRule, EVERY_ITEM, type FilterList, type FilterSet, NEW_RULE, type RuleTable, toApiRule, toDraftRule, type ValueKind, withoutSetPrefix } from './data.ts';
+import { RecordItem, SaveOrCancel } from './parts.ts';
 
 const VALUE_LABELS: Record<ValueKind, [label: string, hint: string]> = {
   scalar: ['Value', 'text or a number, compared as text'],
@@ -192,13 +193,7 @@ function SetForm({ contractId, set, table, lists, collections, onDone }: { contr
       </div>
       <${ErrorBanner} error=${unplaced(preview.error)} />
     </fieldset>
-    <div class="buttons">
-      <button type="submit" disabled=${form.busy}>Save set</button>
-      <button type="button" class="secondary" onClick=${() => {
-        form.reset();
-        onDone();
-      }}>Cancel</button>
-    </div>
+    <${SaveOrCancel} what="set" form=${form} onDone=${onDone} />
   </form>`;
 }
 
@@ -217,21 +212,7 @@ export function Sets(props: { contractId: string; sets: FilterSet[]; table: Rule
     ${sets.length
       ? html`<ul class="filters-items">
           ${sets.map(
-            (set) => html`<li key=${set._id}>
-              <div><span class="filters-name">${set.name}</span> <span class="muted">· ${set.rules.length} ${set.rules.length === 1 ? 'rule' : 'rules'}${set.or ? ' · or' : ''}${set.active ? '' : ' · inactive'}</span></div>
-              <div class="buttons">
-                <button type="button" class="secondary" aria-label=${`Edit set ${set.name}`} onClick=${() => setEditing(set._id)}>Edit</button>
-                <${Confirm} label=${`Delete set ${set.name}`} question=${`Delete set ${set.name}?`} onConfirm=${async () => {
-                  setError(undefined);
-                  try {
-                    await api.del(`/collection/sets/${set._id}`);
-                    onChange();
-                  } catch (caught) {
-                    setError(caught);
-                  }
-                }} />
-              </div>
-            </li>`,
+            (set) => html`<${RecordItem} key=${set._id} kind="set" record=${set} details=${`${set.rules.length} ${set.rules.length === 1 ? 'rule' : 'rules'}${set.or ? ' · or' : ''}`} onEdit=${() => setEditing(set._id)} onDeleted=${onChange} onError=${setError} />`,
           )}
         </ul>`
       : html`<p>No sets yet.</p>`}
