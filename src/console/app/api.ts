@@ -8,8 +8,8 @@
  * - 401 (token expired or revoked): the browser signs in again and comes back to the same
  *   address; the request never settles (the page goes away). Unsaved input is kept by `drafts.ts`.
  * - The network lost (fetch rejects): the request waits, the shell shows a banner with a Retry
- *   button (`network` store); Retry, or the browser coming back online, sends every waiting
- *   request again. Screens need no code of their own for either case.
+ *   button (`network` store); Retry, or the browser coming back online, sends the waiting
+ *   requests again, in the order they were made. Screens need no code of their own for either case.
  *
  * `api.get('/collection/collections', {contract_id})` → parsed JSON; `api.post(path, body)`,
  * `api.patch`, `api.put`, `api.del`. Paths are on API_URL; pass an absolute URL for the queue
@@ -46,12 +46,14 @@ export class ApiError extends Error {
 export const network = createStore<{ lost: boolean; waiting: number }>({ lost: false, waiting: 0 });
 let waiting: (() => void)[] = [];
 
-/** Sends every request that waits for the network again (the banner's Retry). */
+/**
+ * Sends the requests that wait for the network again (the banner's Retry, or `online`), one after
+ * the other in the order they were made, so that a change made while offline lands before a read
+ * made after it; the first that fails again stops the rest, which keep waiting.
+ */
 export function retryWaiting(): void {
-  const again = waiting;
-  waiting = [];
-  network.set({ lost: false, waiting: 0 });
-  for (const resend of again) resend();
+  network.set({ lost: false, waiting: waiting.length });
+  waiting.shift()?.();
 }
 if (typeof window !== 'undefined') window.addEventListener('online', () => waiting.length && retryWaiting());
 
@@ -76,15 +78,22 @@ async function send(method: string, url: string, options: RequestOptions): Promi
   if (token && !options.anonymous) headers.authorization = `Bearer ${token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const init: RequestInit = { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) };
+  let resent = false;
   for (;;) {
     try {
-      return await fetch(url, init);
+      const response = await fetch(url, init);
+      // Answered after waiting: the next waiting request may go.
+      if (resent) retryWaiting();
+      return response;
     } catch {
-      // fetch rejects only when no answer came: wait for Retry (or `online`), then send again.
+      // fetch rejects only when no answer came: wait for Retry (or `online`), then send again; a
+      // request that was already waiting keeps its place at the head of the line.
       await new Promise<void>((resolve) => {
-        waiting.push(resolve);
+        if (resent) waiting.unshift(resolve);
+        else waiting.push(resolve);
         network.set({ lost: true, waiting: waiting.length });
       });
+      resent = true;
     }
   }
 }
