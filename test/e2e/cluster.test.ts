@@ -42,6 +42,12 @@ interface FeedLog {
 const feeds = new Map<number, FeedLog>();
 /** Client ports of the requests the feed server is answering now. */
 const inFlightPorts = new Set<number>();
+/**
+ * While set, the feed server sends no response: the answers come due are kept here and sent when
+ * it is cleared. Held around the SIGKILL, so that a poll seen under way is still under way when
+ * its process dies, however long finding it took.
+ */
+let held: (() => void)[] | undefined;
 
 /**
  * The local TCP ports of every process in process group `pgid` (Linux /proc), to tell which
@@ -157,13 +163,14 @@ beforeAll(async () => {
       log.inFlight -= 1;
       if (!done) log.abandoned += 1;
     });
-    setTimeout(() => {
+    const respond = () => {
       if (res.destroyed) return;
       res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(body, () => {
         done = true;
         log.completed.push(Date.now());
       });
-    }, HOLD_MS);
+    };
+    setTimeout(() => (held ? held.push(respond) : respond()), HOLD_MS);
   });
   await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
   feedBase = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}/feed/`;
@@ -220,6 +227,7 @@ describe('several processes on PostgreSQL', () => {
     // Every feed polled twice, then one collector killed while polls are under way.
     await until('two polls of every feed', () => ([...feeds.values()].every((f) => f.completed.length >= 2) ? true : undefined));
     const victim = processes.get('collector-1')!.child.pid!;
+    held = [];
     await until('collector-1 to be polling', () => {
       const ports = tcpPortsOf(victim);
       return [...inFlightPorts].some((port) => ports.has(port)) ? true : undefined;
@@ -227,6 +235,9 @@ describe('several processes on PostgreSQL', () => {
     const abandonedBefore = [...feeds.values()].reduce((n, f) => n + f.abandoned, 0);
     await stop('collector-1', 'SIGKILL');
     const killedAt = Date.now();
+    const release = held;
+    held = undefined;
+    for (const respond of release) respond();
     // The killed process's connections close with it: the polls it had under way were cut off.
     await until('the cut-off polls to show', () => ([...feeds.values()].reduce((n, f) => n + f.abandoned, 0) > abandonedBefore ? true : undefined));
     const cutOff = [...feeds.entries()].filter(([, f]) => f.abandoned > 0).map(([i]) => i);
