@@ -111,10 +111,9 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     const contract = await activeContract(db, request.params.contract);
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, request.query.q, { activeOnly: false });
-    openStream(request, reply, { public: false });
     // The stream ends when the token that opened it expires; the client opens a new one with its new token.
     const expiry = setTimeout(() => reply.raw.end(), Math.max(0, Math.min(principal.token.expiresAt - Date.now(), 2 ** 31 - 1)));
-    await attach(request, reply, moderatorStreams, collection.id, undefined, () => clearTimeout(expiry));
+    await attach(request, reply, moderatorStreams, collection.id, undefined, { public: false }, () => clearTimeout(expiry));
   });
 
   app.get('/v1/content/:contract', { schema: schemas.content }, async (request, reply) => {
@@ -138,8 +137,7 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     const collection = await reads.collection(request.params.contract, request.query.q);
     const header = request.headers['last-event-id'];
     const lastEventId = typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : undefined;
-    openStream(request, reply, { public: true });
-    await attach(request, reply, streams, collection.id, lastEventId);
+    await attach(request, reply, streams, collection.id, lastEventId, { public: true });
   });
 
   app.get('/v1/count/:contract', { schema: schemas.count }, async (request, reply) => {
@@ -165,11 +163,10 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
 }
 
 /**
- * Takes the reply over and starts an event stream (text/event-stream, never cached). A public
+ * Starts an event stream on the taken-over reply (text/event-stream, never cached). A public
  * stream carries public data, and EventSource has no JSONP: any page may listen (CORS `*`).
  */
 function openStream(request: FastifyRequest, reply: FastifyReply, options: { public: boolean }): void {
-  reply.hijack();
   reply.raw.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
@@ -182,8 +179,13 @@ function openStream(request: FastifyRequest, reply: FastifyReply, options: { pub
   reply.raw.write('retry: 3000\n: connected\n\n');
 }
 
-/** Subscribes the opened stream to the collection's hub until the client goes away. */
-async function attach(request: FastifyRequest, reply: FastifyReply, hub: StreamHub, collectionId: string, lastEventId: number | undefined, onClose = () => {}): Promise<void> {
+/**
+ * Subscribes to the collection's hub, then opens the stream (`openStream`) until the client goes
+ * away. Subscribed first: a client that acts as soon as it sees the stream open (the headers)
+ * misses nothing; what the hub sends meanwhile (a resumed stream's catch-up) follows the headers.
+ */
+async function attach(request: FastifyRequest, reply: FastifyReply, hub: StreamHub, collectionId: string, lastEventId: number | undefined, options: { public: boolean }, onClose = () => {}): Promise<void> {
+  reply.hijack();
   const raw = reply.raw;
   let closed = false;
   let unsubscribe = () => {};
@@ -192,7 +194,11 @@ async function attach(request: FastifyRequest, reply: FastifyReply, hub: StreamH
     unsubscribe();
     onClose();
   });
-  const subscriber = { write: (chunk: string) => void raw.write(chunk), end: () => raw.end() };
+  let early: string[] | undefined = [];
+  const subscriber = { write: (chunk: string) => void (early ? early.push(chunk) : raw.write(chunk)), end: () => raw.end() };
   unsubscribe = await hub.subscribe(collectionId, subscriber, lastEventId);
-  if (closed) unsubscribe();
+  if (closed) return unsubscribe();
+  openStream(request, reply, options);
+  for (const chunk of early) raw.write(chunk);
+  early = undefined;
 }
