@@ -31,6 +31,7 @@ import { createContract, grant } from '../src/store/contracts.ts';
 import { type Db, isPostgres, openDb } from '../src/store/db.ts';
 import { compileCount, compilePage, type ItemQuery, type Page, storeItems } from '../src/store/items.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { random } from './random.ts';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1_000_000);
 const COLLECTIONS = 100;
@@ -45,15 +46,6 @@ const CITIES = [
 ];
 const DAY = 86_400_000;
 
-/** A deterministic pseudo-random generator (mulberry32), so every run fills the same data. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = 'news city council vote market river season team coach report school rain energy price street music festival study health court bridge'.split(' ');
 

@@ -33,6 +33,7 @@ import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
 import { storeItems } from '../src/store/items.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { random } from './random.ts';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -45,15 +46,6 @@ const WORDS = (
   'storm island museum train airport harbour forest garden library hospital factory election budget tax police fire summer winter'
 ).split(' ');
 
-/** A deterministic pseudo-random generator (mulberry32). */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const rnd = random(17);
 
