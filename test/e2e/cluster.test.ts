@@ -41,7 +41,8 @@ interface FeedLog {
 
 const feeds = new Map<number, FeedLog>();
 /** Client ports of the requests the feed server is answering now. */
-const inFlightPorts = new Set<number>();
+/** Ports of the requests whose answers are held (their collectors are mid-poll until released). */
+const heldPorts = new Set<number>();
 /**
  * While set, the feed server sends no response: the answers come due are kept here and sent when
  * it is cleared. Held around the SIGKILL, so that a poll seen under way is still under way when
@@ -155,11 +156,10 @@ beforeAll(async () => {
     log.inFlight += 1;
     log.maxInFlight = Math.max(log.maxInFlight, log.inFlight);
     const port = req.socket.remotePort!;
-    inFlightPorts.add(port);
     const body = feedXml(feed, Math.min(log.fetches, MAX_ENTRIES));
     let done = false;
     res.on('close', () => {
-      inFlightPorts.delete(port);
+      heldPorts.delete(port);
       log.inFlight -= 1;
       if (!done) log.abandoned += 1;
     });
@@ -170,7 +170,11 @@ beforeAll(async () => {
         log.completed.push(Date.now());
       });
     };
-    setTimeout(() => (held ? held.push(respond) : respond()), HOLD_MS);
+    setTimeout(() => {
+      if (!held) return respond();
+      held.push(respond);
+      heldPorts.add(port);
+    }, HOLD_MS);
   });
   await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
   feedBase = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}/feed/`;
@@ -228,13 +232,19 @@ describe('several processes on PostgreSQL', () => {
     await until('two polls of every feed', () => ([...feeds.values()].every((f) => f.completed.length >= 2) ? true : undefined));
     const victim = processes.get('collector-1')!.child.pid!;
     held = [];
-    await until('collector-1 to be polling', () => {
+    // A poll whose answer is held: one answered just before the hold could still count as in flight
+    // until its response closed, and killing the process then cut nothing off.
+    const victimHeld = await until('collector-1 to be polling', () => {
       const ports = tcpPortsOf(victim);
-      return [...inFlightPorts].some((port) => ports.has(port)) ? true : undefined;
+      const mine = [...heldPorts].filter((port) => ports.has(port));
+      return mine.length > 0 ? mine : undefined;
     });
     const abandonedBefore = [...feeds.values()].reduce((n, f) => n + f.abandoned, 0);
     await stop('collector-1', 'SIGKILL');
     const killedAt = Date.now();
+    // Released before the server saw those connections close, a held answer would still be written
+    // into the dead socket and count as completed: release once they have closed.
+    await until("collector-1's held connections to close", () => (victimHeld.every((port) => !heldPorts.has(port)) ? true : undefined));
     const release = held;
     held = undefined;
     for (const respond of release) respond();
