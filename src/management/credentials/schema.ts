@@ -55,7 +55,12 @@ export const Credential = Type.Object({
   ...Object.fromEntries(PLAIN_FIELDS.map((name) => [name, Type.Optional(Type.String())])),
   hints: Type.Record(Type.String(), Type.String(), { description: 'per secret field, a masked hint: its last 4 characters when it is long enough' }),
   connectedBy: Type.Object({ id: Type.String(), name: Type.String(), date: Type.String({ format: 'date-time' }) }),
-  health: Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('failed')]), lastUsed: Time, lastError: Type.Union([Type.String(), Type.Null()]) }),
+  health: Type.Object({
+    status: Type.Union([Type.Literal('ok'), Type.Literal('failed')]),
+    lastUsed: Time,
+    lastError: Type.Union([Type.String(), Type.Null()]),
+    expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when the access token expires (null: it does not, or is not known); one with a refresh token is refreshed ahead of it' }),
+  }),
 });
 
 /**
