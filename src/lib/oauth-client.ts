@@ -53,7 +53,7 @@ export class OAuthRefusal extends Error {
   }
 }
 
-/** A random `state` (256 bits, base64url) and the SHA-256 hex hash it is kept as. */
+/** A random `state`: 256 bits, base64url (the caller keeps only its hash). */
 export function newState(): string {
   return oauth.generateRandomCodeVerifier();
 }
@@ -91,13 +91,26 @@ export function authorizationUrl(
 function parts(endpoint: OAuthEndpoint, fetch: HttpFetch) {
   const as: oauth.AuthorizationServer = { issuer: new URL(endpoint.tokenUrl).origin, authorization_endpoint: endpoint.authorizeUrl, token_endpoint: endpoint.tokenUrl };
   const client: oauth.Client = { client_id: endpoint.clientId };
-  const auth = endpoint.clientAuth === 'basic' ? oauth.ClientSecretBasic(endpoint.clientSecret) : oauth.ClientSecretPost(endpoint.clientSecret);
+  const auth = endpoint.clientAuth === 'basic' ? plainBasic(endpoint.clientSecret) : oauth.ClientSecretPost(endpoint.clientSecret);
   const options = {
     [oauth.customFetch]: adapt(fetch),
     // The operator's configured URL (a local fake in tests) or an instance the caller checked.
     [oauth.allowInsecureRequests]: new URL(endpoint.tokenUrl).protocol === 'http:',
   };
   return { as, client, auth, options };
+}
+
+/**
+ * HTTP Basic client authentication of `client_id:client_secret` as they are. oauth4webapi's
+ * `ClientSecretBasic` form-encodes both first (RFC 6749 §2.3.1, so `-` becomes `%2D`), which the
+ * services using Basic here do not decode: X and Vimeo document `base64(client_id:client_secret)`
+ * (X "OAuth 2.0 Authorization Code Flow with PKCE", confidential clients; Vimeo "Authentication")
+ * and their secrets hold `-`, `_`, `+` and `/`.
+ */
+function plainBasic(clientSecret: string): oauth.ClientAuth {
+  return (_as, client, _body, headers) => {
+    headers.set('authorization', `Basic ${Buffer.from(`${client.client_id}:${clientSecret}`).toString('base64')}`);
+  };
 }
 
 /** oauth4webapi's fetch, through `fetch`. */
