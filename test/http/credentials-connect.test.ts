@@ -32,6 +32,7 @@ interface Seen {
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
   form: URLSearchParams;
+  body: string;
 }
 
 /** The fake: what it saw, and how it answers (changed by the tests). */
@@ -56,6 +57,12 @@ function respond(seen: Seen): { status?: number; headers?: Record<string, string
   // Mastodon instance: the fake's origin itself.
   if (method === 'POST' && path === '/api/v1/apps') return { body: { id: '1', name: form.get('client_name'), client_id: 'masto-client-id', client_secret: 'masto-client-secret-0000000' } };
   if (path === '/api/2/tweets/search/recent') return { body: fixtureBytes('twitter', 'search_recent_with_includes_docs_sample.json'), headers: { 'content-type': 'application/json' } };
+  if (path === '/pds/xrpc/com.atproto.server.createSession') {
+    const { identifier, password } = JSON.parse(seen.body || '{}') as { identifier?: string; password?: string };
+    if (password !== 'good-app-password-1234') return { status: 401, body: { error: 'AuthenticationRequired', message: 'Invalid identifier or password' } };
+    return { body: { accessJwt: `jwt-for-${identifier}`, refreshJwt: 'r', handle: identifier, did: 'did:plc:fake' } };
+  }
+  if (path === '/pds/xrpc/app.bsky.feed.searchPosts') return { body: { posts: [] } };
   if (path === '/graph/me/accounts') return { body: { data: [{ id: 'page-1' }, { id: 'page-2', instagram_business_account: { id: '17841400000000002' } }] } };
   const authorize = /^\/(?:oauth\/authorize|(\w+)\/authorize)$/.exec(path);
   if (authorize && method === 'GET') {
@@ -111,7 +118,8 @@ beforeAll(async () => {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const seen = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, form: new URLSearchParams(Buffer.concat(chunks).toString('utf8')) };
+      const text = Buffer.concat(chunks).toString('utf8');
+      const seen = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, form: new URLSearchParams(text), body: text };
       fake.seen.push(seen);
       const { status = 200, headers = {}, body } = respond(seen);
       const bytes = body === undefined ? '' : body instanceof Uint8Array ? body : JSON.stringify(body);
@@ -136,7 +144,7 @@ beforeEach(() => {
 
 /** The apps of every service, configured to the fake. */
 function appEnv(): Record<string, string> {
-  const env: Record<string, string> = { ALLOW_PRIVATE_FETCH: 'true', INSTAGRAM_API_URL: `${fake.base}/graph`, TWITTER_API_URL: `${fake.base}/api` };
+  const env: Record<string, string> = { ALLOW_PRIVATE_FETCH: 'true', INSTAGRAM_API_URL: `${fake.base}/graph`, TWITTER_API_URL: `${fake.base}/api`, BLUESKY_PDS_URL: `${fake.base}/pds` };
   for (const app of ['twitter', 'facebook', 'youtube', 'vimeo', 'tumblr']) {
     const prefix = app.toUpperCase();
     Object.assign(env, {
@@ -474,6 +482,43 @@ describe('connect flows: refresh ahead of expiry', () => {
       expect(a.credential!.expiresAt).toBe(b.credential!.expiresAt);
     } finally {
       await fetcher.close();
+    }
+  });
+});
+
+describe('Bluesky: an app password through the credentials CRUD', () => {
+  it("signs in with the contract's own identifier and app password; another contract naming the same account with a wrong password gets no session", async () => {
+    const ctx = await build({ ...appEnv(), SHARED_CREDENTIALS: 'false' });
+    const owner = await buildTenant(ctx.db, 'Owner');
+    const other = await buildTenant(ctx.db, 'Other');
+    const identifier = `newsroom-${Date.now()}.bsky.social`;
+    const add = async (tenant: Tenant, appPassword: string) => {
+      const res = await ctx.app.inject({ method: 'POST', url: '/collection/credentials', headers: bearer(tenant), payload: { contractId: tenant.contract.id, name: 'sky', service: 'bluesky', identifier, appPassword } });
+      expect(res.statusCode, res.body).toBe(201);
+      const input = await ctx.app.inject({ method: 'POST', url: '/collection/inputs', headers: bearer(tenant), payload: { contractId: tenant.contract.id, collectionId: tenant.collection.id, service: 'bluesky', type: 'keyword', input: 'election' } });
+      expect(input.statusCode, input.body).toBe(201);
+      return { credential: res.json(), input: input.json() };
+    };
+    const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
+    try {
+      const mine = await add(owner, 'good-app-password-1234');
+      await collector.tick();
+      await collector.idle();
+      const logins = fake.seen.filter((seen) => seen.path.endsWith('createSession'));
+      expect(logins.map((seen) => JSON.parse(seen.body))).toEqual([{ identifier, password: 'good-app-password-1234' }]);
+      expect(fake.seen.filter((seen) => seen.path.endsWith('searchPosts')).map((seen) => seen.headers.authorization)).toEqual([`Bearer jwt-for-${identifier}`]);
+      expect((await get(ctx, owner, `/collection/credentials/${mine.credential._id}`)).json().health).toMatchObject({ status: 'ok', lastUsed: expect.any(String) });
+
+      fake.seen.length = 0;
+      const theirs = await add(other, 'wrong-app-password-99');
+      await collector.tick();
+      await collector.idle();
+      expect(fake.seen.filter((seen) => seen.path.endsWith('createSession')).map((seen) => JSON.parse(seen.body).password)).toEqual(['wrong-app-password-99']);
+      expect(fake.seen.filter((seen) => seen.path.endsWith('searchPosts'))).toEqual([]);
+      expect((await get(ctx, other, `/collection/credentials/${theirs.credential._id}`)).json().health).toMatchObject({ status: 'failed', lastError: expect.stringContaining('401') });
+      expect((await get(ctx, other, `/collection/inputs/${theirs.input._id}`)).json().status.lastError).toContain('bluesky login failed');
+    } finally {
+      await collector.stop();
     }
   });
 });
