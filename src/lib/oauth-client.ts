@@ -89,7 +89,9 @@ export function authorizationUrl(
 }
 
 function parts(endpoint: OAuthEndpoint, fetch: HttpFetch) {
-  const as: oauth.AuthorizationServer = { issuer: new URL(endpoint.tokenUrl).origin, authorization_endpoint: endpoint.authorizeUrl, token_endpoint: endpoint.tokenUrl };
+  // The issuer is the authorization endpoint's origin: a service that names itself in the
+  // callback (`iss`, RFC 9207; Google sends https://accounts.google.com) must name that one.
+  const as: oauth.AuthorizationServer = { issuer: new URL(endpoint.authorizeUrl).origin, authorization_endpoint: endpoint.authorizeUrl, token_endpoint: endpoint.tokenUrl };
   const client: oauth.Client = { client_id: endpoint.clientId };
   const auth = endpoint.clientAuth === 'basic' ? plainBasic(endpoint.clientSecret) : oauth.ClientSecretPost(endpoint.clientSecret);
   const options = {

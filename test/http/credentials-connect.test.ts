@@ -76,6 +76,8 @@ function respond(seen: Seen): { status?: number; headers?: Record<string, string
       const code = `code-${++fake.issued}`;
       fake.codes.set(code, { service, redirectUri: query.get('redirect_uri')!, challenge: query.get('code_challenge') });
       target.searchParams.set('code', code);
+      // Google names itself in the callback (RFC 9207).
+      if (service === 'youtube') target.searchParams.set('iss', fake.base);
     }
     return { status: 302, headers: { location: target.href } };
   }
@@ -326,6 +328,14 @@ describe('connect flows: refusals', () => {
     const vimeoPath = await authorize(ctx, vimeo.authorizationUrl!);
     expectError(await callback(ctx, vimeoPath.replace('/callback/vimeo', '/callback/twitter')), 400, { name: 'ValidationError', code: 1005, propertyName: 'state' });
     expectError(await callback(ctx, vimeoPath), 400, { name: 'ValidationError', code: 1005, propertyName: 'state' }); // it was used up
+
+    // An issuer other than the one the flow was started with (RFC 9207 mix-up defence): nothing stored.
+    const google = await start(ctx, tenant, 'youtube');
+    const googlePath = await authorize(ctx, google.authorizationUrl!);
+    expect(new URL(googlePath, 'http://x').searchParams.get('iss')).toBe(fake.base);
+    const mixedUp = await callback(ctx, googlePath.replace(/iss=[^&]+/, `iss=${encodeURIComponent('https://evil.example')}`));
+    expect(mixedUp.statusCode).toBe(400);
+    expect(mixedUp.body).toContain('Nothing was stored');
 
     // Expired: its 10 minutes are over.
     const late = await start(ctx, tenant, 'tumblr');
