@@ -9,8 +9,10 @@
  *      connector then says what to connect (`missingCredential`).
  *
  * One contract never uses another's credential: the lookups carry the input's contract. Each poll
- * reads the credential row (cheap); its secret is decrypted again only when its `lastModified`
- * changed (cached per process and database handle, as `filter-cache.ts` does for filters).
+ * reads the credential row (cheap); its secret is decrypted again only when its `lastModified` or
+ * its sealed value changed (cached per process and database handle, as `filter-cache.ts` does for
+ * filters). A connected credential whose token is about to expire is refreshed first
+ * (`token-refresh.ts`, docs/api.md#connecting-an-account).
  */
 import { currentSecretKey, open } from '../lib/secret-box.ts';
 import { SERVICES, type Service, type ServiceRow, type ServiceSettings } from '../services.ts';
