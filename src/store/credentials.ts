@@ -55,6 +55,34 @@ export async function insertCredential(db: Db, row: RecordRow & { service: strin
   });
 }
 
+/**
+ * Replaces the tokens of credential `id` of `contractId` after the account was connected again:
+ * the sealed secret and its hints, the non-secret fields merged into its settings, the expiry;
+ * its health back to ok. Then the contract's failed inputs of the service are due at `now` (ms).
+ * Returns false when the credential no longer exists in that contract.
+ */
+export async function reconnectCredential(db: Db, id: string, contractId: string, changes: { sealed: ReturnType<typeof sealedColumns>; plain: Record<string, string>; expiresAt: string | null; by: string }, now: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('credentials').selectAll().where('id', '=', id).where('contractId', '=', contractId).executeTakeFirst();
+    if (!row) return false;
+    await trx
+      .updateTable('credentials')
+      .set({
+        ...changes.sealed,
+        settings: JSON.stringify({ ...(JSON.parse(row.settings) as Record<string, string>), ...changes.plain }),
+        expiresAt: changes.expiresAt,
+        status: 'ok',
+        lastError: null,
+        lastModified: new Date(now).toISOString(),
+        lastModifiedBy: changes.by,
+      })
+      .where('id', '=', id)
+      .execute();
+    await wakeInputs(trx, contractId, row.service, now);
+    return true;
+  });
+}
+
 /** Makes no other credential of the contract the default for `service` (before `exceptId` becomes it). */
 export async function clearDefault(trx: Executor, contractId: string, service: string, exceptId: string): Promise<void> {
   await trx.updateTable('credentials').set({ isDefault: 0 }).where('contractId', '=', contractId).where('service', '=', service).where('id', '!=', exceptId).execute();

@@ -200,6 +200,8 @@ export interface ConnectStateTable {
   isDefault: number | null;
   /** Mastodon: the instance's origin. */
   instance: string | null;
+  /** A reconnect: the credential whose tokens the flow replaces (else a new one is created). */
+  credentialId: string | null;
   /** ms since the epoch. */
   expiresAt: number;
 }

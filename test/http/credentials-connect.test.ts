@@ -373,6 +373,12 @@ describe('connect flows: refusals', () => {
     expect(unconfigured.json().errors[0].message).toContain('VIMEO_CLIENT_ID');
     expect((await connect(ctx, tenant, 'twitter', { name: 'Taken' })).statusCode).toBe(200);
     expectError((await start(ctx, tenant, 'twitter', { name: 'Taken' })).res, 409, { name: 'ConflictError', code: 4091, propertyName: 'name' });
+    // A reconnect names a credential of the contract and of the service.
+    const taken = (await credentialsOf(ctx, tenant)).list[0];
+    expectError((await start(ctx, tenant, 'youtube', { credential_id: taken._id })).res, 400, { name: 'ValidationError', code: 1005, propertyName: 'credential_id' });
+    const stranger = await buildTenant(ctx.db, 'Stranger');
+    expectError((await start(ctx, stranger, 'twitter', { credential_id: taken._id })).res, 403, { name: 'ForbiddenError', code: 3001, propertyName: 'credential_id' });
+    expectError((await start(ctx, tenant, 'twitter', { credential_id: 'f'.repeat(24) })).res, 404, { name: 'NotFoundError', code: 4001, propertyName: 'credential_id' });
     expectError((await start(ctx, tenant, 'mastodon')).res, 400, { name: 'ValidationError', code: 1001, propertyName: 'instance' });
     expectError((await start(ctx, tenant, 'mastodon', { instance: `${fake.base}/some/path` })).res, 400, { name: 'ValidationError', code: 1005, propertyName: 'instance' });
   });
@@ -468,6 +474,22 @@ describe('connect flows: refresh ahead of expiry', () => {
       await sql`update inputs set next_run_at = 0`.execute(ctx.db);
       await poll();
       expect(refreshes()).toHaveLength(1); // the refresh token was dropped
+
+      // Reconnecting (credential_id) replaces its tokens: same credential, healthy, its input polls with the new token.
+      fake.refuseRefresh = false;
+      fake.expiresIn = 7200;
+      const again = await connect(ctx, tenant, 'twitter', { credential_id: credential._id, name: 'ignored' });
+      expect(again.statusCode, again.body).toBe(200);
+      expect(again.body).toContain('connected again');
+      const { list } = await credentialsOf(ctx, tenant);
+      expect(list).toHaveLength(1);
+      expect(list[0]).toMatchObject({ _id: credential._id, name: credential.name, health: { status: 'ok', lastError: null } });
+      await poll();
+      const auth = searches().map((seen) => seen.headers.authorization);
+      expect(auth).toHaveLength(1);
+      const issued = fake.seen.filter((seen) => seen.form.get('grant_type') === 'authorization_code').length;
+      expect(issued).toBe(2);
+      expect((await get(ctx, tenant, `/collection/inputs/${input._id}`)).json().status.lastError).toBeNull();
     } finally {
       await stop();
     }

@@ -4,7 +4,7 @@
  * 6749 §4.1, as a client through `lib/oauth-client.ts`), and the callback stores the credential
  * as `POST /collection/credentials` does.
  *
- *   GET /collection/credentials/connect/{service}?contract_id=…[&name][&default][&return_to][&instance]
+ *   GET /collection/credentials/connect/{service}?contract_id=…[&name][&default][&return_to][&instance][&credential_id]
  *       token-bearing; → 200 {authorizationUrl, expiresAt} to `Accept: application/json`, else 302
  *   GET /collection/credentials/callback/{service}?code=…&state=…   (or ?error=…&state=…)
  *       no token: the state stands for the consumer who started; → 303 to return_to, or a page
@@ -12,7 +12,8 @@
  * The `state` is 256 random bits, kept only as its SHA-256 hash with the contract, the consumer and
  * the service it is bound to, for 10 minutes, and taken once (`store/connect.ts`). PKCE S256
  * (RFC 7636) where the service supports it. `return_to` must be on API_URL's origin (no open
- * redirect). A failure after a valid state stores nothing and tells `return_to` (or the page) why;
+ * redirect). `credential_id` reconnects: the callback replaces that credential's tokens (a
+ * refresh refused, a token expired) instead of creating one. A failure after a valid state stores nothing and tells `return_to` (or the page) why;
  * a bad state is a 400 error object naming `state`.
  *
  * Services (`OAUTH` of `services.ts`; their apps in the configuration, `config.oauth`), and
@@ -37,11 +38,12 @@ import { OAUTH, type OAuthService } from '../../services.ts';
 import { findMastodonApp, saveConnectState, saveMastodonApp, takeConnectState } from '../../store/connect.ts';
 import { findConsumer } from '../../store/consumers.ts';
 import { hasGrant } from '../../store/contracts.ts';
-import { insertCredential, sealedColumns } from '../../store/credentials.ts';
+import { insertCredential, reconnectCredential, sealedColumns } from '../../store/credentials.ts';
 import type { Db } from '../../store/db.ts';
 import { nameTaken } from '../../store/records.ts';
 import type { ConnectStateRow } from '../../store/tables.ts';
 import { Id } from '../docs.ts';
+import { CREDENTIAL, owned } from '../ownership.ts';
 
 /** The services a contract can connect through OAuth, in the service table's spirit. */
 export const CONNECT_SERVICES = [...(Object.keys(OAUTH) as OAuthService[]), 'mastodon'] as const;
@@ -59,6 +61,7 @@ const StartQuery = Type.Object({
   default: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
   return_to: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
   instance: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+  credential_id: Type.Optional(Id),
   access_token: Type.Optional(Type.String()),
 });
 const CallbackQuery = Type.Object({
@@ -181,8 +184,15 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
       const endpoint = service === 'mastodon' ? undefined : configuredApp(service);
       const returnUrl = returnTo(query.return_to);
       const now = Date.now();
-      const name = query.name ?? `${service} account ${iso(now).slice(0, 16).replace('T', ' ')}`;
-      if (await nameTaken(db, 'credentials', query.contract_id, name)) throw conflictError(`A credential named ${name} already exists in this contract.`, 'name', name);
+      let name = query.name ?? `${service} account ${iso(now).slice(0, 16).replace('T', ' ')}`;
+      if (query.credential_id) {
+        // Reconnect: the credential must be the contract's, of this service; it keeps its name.
+        const current = await owned(db, CREDENTIAL, query.credential_id, query.contract_id, 'credential_id');
+        if (current.service !== service) throw invalid('credential_id', `credential ${current.id} is a ${current.service} credential, not a ${service} one`, VALIDATION_CODES.format, current.id);
+        name = current.name;
+      } else if (await nameTaken(db, 'credentials', query.contract_id, name)) {
+        throw conflictError(`A credential named ${name} already exists in this contract.`, 'name', name);
+      }
       const instance = service === 'mastodon' ? instanceOrigin(query.instance) : null;
       const server = endpoint ?? (await mastodonApp(instance!));
       const pkce = service === 'mastodon' || OAUTH[service].pkce ? await pkcePair() : undefined;
@@ -202,6 +212,7 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
           name,
           isDefault: query.default === undefined ? null : query.default === 'true' ? 1 : 0,
           instance,
+          credentialId: query.credential_id ?? null,
           expiresAt,
         },
         now,
@@ -290,6 +301,11 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
         const consumer = await findConsumer(db, flow.consumerId);
         if (!consumer || consumer.disabled || !(await hasGrant(db, consumer.id, flow.contractId))) throw new FlowFailure('access_denied', 'the consumer who started lost access to the contract');
         const { secret, plain, expiresAt } = await credentialOf(flow, new URL(request.url, 'http://callback').searchParams, now);
+        if (flow.credentialId) {
+          const sealed = sealedColumns(currentSecretKey(config), secret);
+          if (!(await reconnectCredential(db, flow.credentialId, flow.contractId, { sealed, plain, expiresAt, by: consumer.name }, now))) throw new FlowFailure('connect_failed', `credential ${flow.credentialId} was deleted meanwhile`);
+          return finish(200, { credential_id: flow.credentialId }, 'Connected', `Your ${service} account is connected again as credential "${flow.name}". You can close this page.`);
+        }
         if (await nameTaken(db, 'credentials', flow.contractId, flow.name)) throw new FlowFailure('connect_failed', `a credential named ${flow.name} was created meanwhile`);
         const id = newId(now);
         await insertCredential(

@@ -3,7 +3,8 @@
  * under way, found by the SHA-256 hash of its `state`, never the state itself: the contract, the
  * consumer who started and the service it is bound to, the PKCE verifier, the redirect URI the
  * code was issued for, where the browser goes at the end, the credential's name and default, the
- * Mastodon instance, and when it expires, ms since the epoch); a table `mastodon_apps` (the app
+ * Mastodon instance, the credential a reconnect replaces the tokens of, and when it expires, ms
+ * since the epoch); a table `mastodon_apps` (the app
  * Sluice registered on each instance for one redirect URI, its secret sealed by
  * `lib/secret-box.ts`); and `credentials.expires_at`, when the credential's access token expires
  * (ISO 8601, null when it does not), which the refresh ahead of expiry reads.
@@ -27,6 +28,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('is_default', 'integer')
     .addColumn('instance', 'text')
+    .addColumn('credential_id', 'varchar(24)')
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema
