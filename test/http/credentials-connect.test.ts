@@ -289,6 +289,16 @@ describe('connect flows: each service, start to stored credential', () => {
     expect(done.body).toContain('is connected as credential');
     const { list } = await credentialsOf(ctx, tenant);
     expect(list[0].name).toMatch(/^vimeo account \d{4}-\d\d-\d\d \d\d:\d\d$/);
+    // A connect whose default name is taken (this minute's and the next's, whichever it falls in) gets a number.
+    await sql`delete from credentials`.execute(ctx.db);
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    for (const at of [minute, minute + 60_000]) {
+      const name = `vimeo account ${new Date(at).toISOString().slice(0, 16).replace('T', ' ')}`;
+      const res = await ctx.app.inject({ method: 'POST', url: '/collection/credentials', headers: bearer(tenant), payload: { contractId: tenant.contract.id, name, service: 'vimeo', accessToken: 'vimeo-personal-token' } });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    expect((await connect(ctx, tenant, 'vimeo')).statusCode).toBe(200);
+    expect((await credentialsOf(ctx, tenant)).list[2].name).toMatch(/^vimeo account \d{4}-\d\d-\d\d \d\d:\d\d \(2\)$/);
   });
 });
 

@@ -190,6 +190,10 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
         const current = await owned(db, CREDENTIAL, query.credential_id, query.contract_id, 'credential_id');
         if (current.service !== service) throw invalid('credential_id', `credential ${current.id} is a ${current.service} credential, not a ${service} one`, VALIDATION_CODES.format, current.id);
         name = current.name;
+      } else if (query.name === undefined) {
+        // The default name: made unique with a number when two connects fall in the same minute.
+        const base = name;
+        for (let n = 2; (await nameTaken(db, 'credentials', query.contract_id, name)) && n <= 100; n++) name = `${base} (${n})`;
       } else if (await nameTaken(db, 'credentials', query.contract_id, name)) {
         throw conflictError(`A credential named ${name} already exists in this contract.`, 'name', name);
       }
