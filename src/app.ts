@@ -26,6 +26,8 @@ import { contractRoutes } from './management/contracts/routes.ts';
 import { chainRoutes } from './management/chains/routes.ts';
 import { collectionRoutes } from './management/collections/routes.ts';
 import { credentialRoutes } from './management/credentials/routes.ts';
+import { connectRoutes } from './management/credentials/connect.ts';
+import { createFetcher } from './collect/fetch.ts';
 import { customizationRoutes } from './management/customizations/routes.ts';
 import { filterRoutes } from './management/filters/routes.ts';
 import { inputRoutes } from './management/inputs/routes.ts';
@@ -126,6 +128,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     customizationRoutes(app, ctx);
     collectionRoutes(app, ctx);
     credentialRoutes(app, ctx);
+    // The connect flows' outbound requests (token endpoints, Mastodon instances) are guarded like the collector's.
+    const connectFetch = createFetcher({ allowPrivate: config.allowPrivateFetch });
+    app.addHook('onClose', async () => connectFetch.close());
+    connectRoutes(app, { ...ctx, fetch: connectFetch });
     filterRoutes(app, ctx);
     // The console lives on {api_url}: its redirect URI is <API_URL>/console/ (first-party.ts).
     consoleRoutes(app, ctx);

@@ -100,3 +100,15 @@ describe('loadConfig', () => {
     expect(maskedConfig(config).databaseUrl).toBe('postgres://sluice:***@db:5432/sluice');
   });
 });
+
+describe('connect-flow apps', () => {
+  it('reads each app, shares the Facebook app with Instagram, defaults the vendor endpoints and masks the secret', () => {
+    const config = loadConfig({ FACEBOOK_CLIENT_ID: 'fb-id', FACEBOOK_CLIENT_SECRET: 'fb-secret', TWITTER_TOKEN_URL: 'http://127.0.0.1:9/token/' });
+    expect(config.oauth.facebook).toEqual({ clientId: 'fb-id', clientSecret: 'fb-secret', authorizeUrl: 'https://www.facebook.com/v25.0/dialog/oauth', tokenUrl: 'https://graph.facebook.com/v25.0/oauth/access_token' });
+    expect(config.oauth.instagram).toEqual(config.oauth.facebook);
+    expect(config.oauth.twitter).toMatchObject({ clientId: undefined, clientSecret: undefined, authorizeUrl: 'https://x.com/i/oauth2/authorize', tokenUrl: 'http://127.0.0.1:9/token' });
+    expect(maskedConfig(config).oauth.facebook.clientSecret).toBe('***');
+    expect(maskedConfig(config).oauth.twitter.clientSecret).toBeUndefined();
+    expect(() => loadConfig({ YOUTUBE_TOKEN_URL: 'ftp://x' })).toThrow(ConfigError);
+  });
+});

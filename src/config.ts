@@ -4,7 +4,19 @@
  * `process.env`. An invalid value throws `ConfigError` naming the variable, which stops start-up.
  */
 import { parseSecretKey } from './lib/secret-box.ts';
-import { SERVICE_NAMES, SERVICES, type ServiceRow, type ServiceSettings } from './services.ts';
+import { OAUTH, type OAuthService, SERVICE_NAMES, SERVICES, type ServiceRow, type ServiceSettings } from './services.ts';
+
+/**
+ * The operator's app at a service with a connect flow (docs/configuration.md#connect-flows): its
+ * client id and secret (`<APP>_CLIENT_ID`, `<APP>_CLIENT_SECRET`; unset → the flow answers 400)
+ * and the authorization and token endpoints (`<SERVICE>_AUTHORIZE_URL`, `<SERVICE>_TOKEN_URL`).
+ */
+export interface OAuthAppSettings {
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  authorizeUrl: string;
+  tokenUrl: string;
+}
 
 export interface Config {
   /** TCP port of the HTTP server (PORT, default 8080). */
@@ -73,6 +85,8 @@ export interface Config {
   newSecretKey: string | undefined;
   /** Base URLs and credentials of the external services (`docs/services.md`), as the service table (`services.ts`) lists them. */
   services: ServiceSettings;
+  /** The apps of the connect flows, per service (`OAUTH` of `services.ts`; instagram has facebook's app). */
+  oauth: Record<OAuthService, OAuthAppSettings>;
 }
 
 export class ConfigError extends Error {
@@ -161,7 +175,22 @@ export function loadConfig(env: Env): Config {
     newSecretKey: secretKey(env, 'SLUICE_NEW_SECRET_KEY'),
     sharedCredentials: boolean(env, 'SHARED_CREDENTIALS', true),
     services: serviceSettings(env),
+    oauth: oauthSettings(env),
   };
+}
+
+function oauthSettings(env: Env): Record<OAuthService, OAuthAppSettings> {
+  const out: Partial<Record<OAuthService, OAuthAppSettings>> = {};
+  for (const [service, row] of Object.entries(OAUTH) as [OAuthService, (typeof OAUTH)[OAuthService]][]) {
+    const app = row.app.toUpperCase();
+    out[service] = {
+      clientId: env[`${app}_CLIENT_ID`] || undefined,
+      clientSecret: env[`${app}_CLIENT_SECRET`] || undefined,
+      authorizeUrl: baseUrl(env, row.authorizeUrl[0], row.authorizeUrl[1]),
+      tokenUrl: baseUrl(env, row.tokenUrl[0], row.tokenUrl[1]),
+    };
+  }
+  return out as Record<OAuthService, OAuthAppSettings>;
 }
 
 function secretKey(env: Env, name: string): string | undefined {
@@ -197,5 +226,6 @@ export function maskedConfig(config: Config): Config {
       ];
     }),
   ) as ServiceSettings;
-  return { ...config, ...(config.secretKey ? { secretKey: '***' } : {}), ...(config.newSecretKey ? { newSecretKey: '***' } : {}), databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'), services };
+  const oauth = Object.fromEntries(Object.entries(config.oauth).map(([service, app]) => [service, { ...app, clientSecret: app.clientSecret ? '***' : undefined }])) as Config['oauth'];
+  return { ...config, oauth, ...(config.secretKey ? { secretKey: '***' } : {}), ...(config.newSecretKey ? { newSecretKey: '***' } : {}), databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'), services };
 }

@@ -13,7 +13,8 @@ import { createCredentialResolver } from '../src/collect/credentials.ts';
 import { createFetcher } from '../src/collect/fetch.ts';
 import { refreshInput } from '../src/collect/refresh.ts';
 import { loadConfig } from '../src/config.ts';
-import { forgetKeyFiles, generateSecretKey, encodeSecretKey, open, parseSecretKey } from '../src/lib/secret-box.ts';
+import { forgetKeyFiles, generateSecretKey, encodeSecretKey, open, parseSecretKey, seal } from '../src/lib/secret-box.ts';
+import { saveMastodonApp } from '../src/store/connect.ts';
 import { serve } from '../src/server.ts';
 import { findInput } from '../src/store/inputs.ts';
 import { fakeApi, fixtureBytes } from './fake-api.ts';
@@ -54,6 +55,8 @@ describe('rotating the secret key', { timeout: 90_000 }, () => {
       const ctx = await build({ TWITTER_API_URL: api.base, ALLOW_PRIVATE_FETCH: 'true' });
       const { inputId } = await connect(ctx);
       const old = parseSecretKey(readFileSync(join(ctx.dir, 'secret.key'), 'utf8'));
+      // The app a connect flow registered on a Mastodon instance: its secret is sealed with the same key.
+      await saveMastodonApp(ctx.db, { instance: 'https://mastodon.example', redirectUri: 'http://localhost:8080/cb', clientId: 'id', clientSecret: seal(old, 'masto-app-secret'), keyId: old.id, created: new Date().toISOString() });
       const rotated = rotate(ctx);
       expect(rotated.status, rotated.stderr).toBe(0);
       const out = JSON.parse(rotated.stdout);
@@ -66,6 +69,9 @@ describe('rotating the secret key', { timeout: 90_000 }, () => {
       expect(rows.map((row) => row.keyId)).toEqual([key.id, key.id]);
       for (const row of rows) expect(() => open(old, row.secret)).toThrow();
       expect(rows.map((row) => JSON.parse(open(key, row.secret)).bearerToken).sort()).toEqual([...TOKENS].sort());
+      const app = (await ctx.db.selectFrom('mastodonApps').selectAll().execute())[0]!;
+      expect(app.keyId).toBe(key.id);
+      expect(open(key, app.clientSecret)).toBe('masto-app-secret');
 
       // A process started after the rotation (it reads the key file afresh) polls with the credential.
       forgetKeyFiles();

@@ -9,15 +9,18 @@
  *      connector then says what to connect (`missingCredential`).
  *
  * One contract never uses another's credential: the lookups carry the input's contract. Each poll
- * reads the credential row (cheap); its secret is decrypted again only when its `lastModified`
- * changed (cached per process and database handle, as `filter-cache.ts` does for filters).
+ * reads the credential row (cheap); its secret is decrypted again only when its `lastModified` or
+ * its sealed value changed (cached per process and database handle, as `filter-cache.ts` does for
+ * filters). A connected credential whose token is about to expire is refreshed first
+ * (`token-refresh.ts`, docs/api.md#connecting-an-account).
  */
 import { currentSecretKey, open } from '../lib/secret-box.ts';
 import { SERVICES, type Service, type ServiceRow, type ServiceSettings } from '../services.ts';
 import { defaultCredential, findCredential } from '../store/credentials.ts';
 import type { Db } from '../store/db.ts';
 import type { CredentialRow } from '../store/tables.ts';
-import { SourceError } from './connector.ts';
+import { SourceError, type SourceFetch } from './connector.ts';
+import { createTokenRefresher, type RefreshSettings } from './token-refresh.ts';
 
 /** The settings a poll runs with, and the credential they came from (none: the environment's or nothing). */
 export interface Resolved {
@@ -28,11 +31,15 @@ export interface Resolved {
 }
 
 export interface CredentialResolver {
-  resolve(input: { contractId: string; service: string; credentialId?: string | null }): Promise<Resolved>;
+  /**
+   * `poll.fetch`: the poll's guarded fetch, with which a token about to expire is refreshed first
+   * (`token-refresh.ts`); without it, no refresh.
+   */
+  resolve(input: { contractId: string; service: string; credentialId?: string | null }, poll?: { fetch: SourceFetch; now: number }): Promise<Resolved>;
 }
 
 /** What the resolver reads of the configuration. */
-export interface CredentialSettings {
+export interface CredentialSettings extends RefreshSettings {
   secretKey: string | undefined;
   dataDir: string;
   sharedCredentials: boolean;
@@ -43,14 +50,16 @@ export interface CredentialSettings {
 const MAX_ENTRIES = 1000;
 
 export function createCredentialResolver(db: Db, settings: CredentialSettings): CredentialResolver {
-  const cache = new Map<string, { lastModified: string; values: Record<string, string> }>();
+  const cache = new Map<string, { lastModified: string; secret: string; values: Record<string, string> }>();
+  const refresher = createTokenRefresher(db, settings);
 
   function valuesOf(row: CredentialRow): Record<string, string> {
     const cached = cache.get(row.id);
-    if (cached?.lastModified === row.lastModified) return cached.values;
+    // A refresh changes the sealed secret, not lastModified.
+    if (cached?.lastModified === row.lastModified && cached.secret === row.secret) return cached.values;
     const values = { ...(JSON.parse(row.settings) as Record<string, string>), ...(JSON.parse(open(currentSecretKey(settings), row.secret)) as Record<string, string>) };
     cache.delete(row.id);
-    cache.set(row.id, { lastModified: row.lastModified, values });
+    cache.set(row.id, { lastModified: row.lastModified, secret: row.secret, values });
     if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value!);
     return values;
   }
@@ -64,7 +73,7 @@ export function createCredentialResolver(db: Db, settings: CredentialSettings): 
   }
 
   return {
-    async resolve(input) {
+    async resolve(input, poll) {
       const service = input.service as Service;
       const row = SERVICES[service] as ServiceRow | undefined;
       if (!row || Object.keys(row.credentials).length === 0) return { services: settings.services, missing: false };
@@ -78,9 +87,11 @@ export function createCredentialResolver(db: Db, settings: CredentialSettings): 
       } else {
         credential = await defaultCredential(db, input.contractId, service);
       }
+      if (credential) credential = await refresher.fresh(credential, poll?.fetch, poll?.now);
       if (credential) return { services: withCredentials(service, valuesOf(credential)), credential, missing: false };
       if (settings.sharedCredentials) return { services: settings.services, missing: false };
-      return { services: withCredentials(service, {}), missing: true };
+      // A service that works without any (mastodon's optional token) misses nothing.
+      return { services: withCredentials(service, {}), missing: Object.values(row.credentials).some((field) => !field.optional) };
     },
   };
 }

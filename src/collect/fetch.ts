@@ -235,7 +235,7 @@ export function createFetcher(options: FetcherOptions): SourceFetch & { close():
           await response.body?.cancel().catch(() => {});
           throw tooLarge(host, maxBytes);
         }
-        const body = await readCapped(response.body, maxBytes, host);
+        const body = await readCapped(response.body as ReadableStream<Uint8Array> | null, maxBytes, host);
         const codings = (responseHeaders['content-encoding'] ?? '').toLowerCase().split(',').map((c) => c.trim()).filter((c) => c !== '');
         if (codings.length > 0 && codings.every((c) => DECODED_CODINGS.has(c))) {
           delete responseHeaders['content-encoding'];

@@ -71,7 +71,7 @@ export async function refreshInput(
   let resolved: Resolved | undefined;
   try {
     if (!connector) throw new SourceError(`service ${input.service} is not supported by this version yet`);
-    resolved = ctx.credentials ? await ctx.credentials.resolve(input) : undefined;
+    resolved = ctx.credentials ? await ctx.credentials.resolve(input, { fetch: ctx.fetch, now }) : undefined;
     const result = await connector.collect(input, JSON.parse(input.sourceState) as Record<string, unknown>, { fetch: ctx.fetch, services: resolved?.services ?? ctx.services, now });
     const used = resolved?.credential;
     if (used && (used.status !== 'ok' || !used.lastUsed || now - Date.parse(used.lastUsed) >= LAST_USED_EVERY_MS)) await markCredentialUsed(db, used.id, iso(now));

@@ -6,8 +6,8 @@
  */
 import type { Transaction } from 'kysely';
 import { currentSecretKey, keyFilePath, open, readKeyFile, seal, type SecretKey } from '../lib/secret-box.ts';
-import type { Db } from './db.ts';
-import type { Executor } from './records.ts';
+import { type Db, isPostgres } from './db.ts';
+import { type Executor, insertRecord, type RecordRow } from './records.ts';
 import type { CredentialRow, Database } from './tables.ts';
 
 export async function findCredential(db: Executor, id: string): Promise<CredentialRow | undefined> {
@@ -24,6 +24,63 @@ export async function defaultCredential(db: Executor, contractId: string, servic
     .where('isDefault', '=', 1)
     .where('active', '=', 1)
     .executeTakeFirst();
+}
+
+/** A masked hint of a secret: `…` and its last 4 characters when it has at least 16, else `…` alone. */
+export function hintOf(secret: string): string {
+  return secret.length >= 16 ? `…${secret.slice(-4)}` : '…';
+}
+
+/** The `hints` column of these secret fields: JSON, per field its `hintOf`. */
+export function hints(secret: Record<string, string>): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(secret).map(([name, value]) => [name, hintOf(value)])));
+}
+
+/** The columns that hold `secret` (field → value): sealed with `key`, the key's id, the hints. */
+export function sealedColumns(key: SecretKey, secret: Record<string, string>): { secret: string; keyId: string; hints: string } {
+  return { secret: seal(key, JSON.stringify(secret)), keyId: key.id, hints: hints(secret) };
+}
+
+/**
+ * Stores a new credential in one transaction: its `isDefault` as given (1, 0) or, when null,
+ * 1 for the contract's first of its service; making it the default takes it from the others;
+ * then the contract's failed inputs of the service are due at `now` (ms).
+ */
+export async function insertCredential(db: Db, row: RecordRow & { service: string; isDefault: number | null } & Record<string, unknown>, now: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const isDefault = row.isDefault ?? ((await defaultCredential(trx, row.contractId, row.service)) ? 0 : 1);
+    if (isDefault) await clearDefault(trx, row.contractId, row.service, row.id);
+    await insertRecord(trx, 'credentials', { ...row, isDefault });
+    await wakeInputs(trx, row.contractId, row.service, now);
+  });
+}
+
+/**
+ * Replaces the tokens of credential `id` of `contractId` after the account was connected again:
+ * the sealed secret and its hints, the non-secret fields merged into its settings, the expiry;
+ * its health back to ok. Then the contract's failed inputs of the service are due at `now` (ms).
+ * Returns false when the credential no longer exists in that contract.
+ */
+export async function reconnectCredential(db: Db, id: string, contractId: string, changes: { sealed: ReturnType<typeof sealedColumns>; plain: Record<string, string>; expiresAt: string | null; by: string }, now: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('credentials').selectAll().where('id', '=', id).where('contractId', '=', contractId).executeTakeFirst();
+    if (!row) return false;
+    await trx
+      .updateTable('credentials')
+      .set({
+        ...changes.sealed,
+        settings: JSON.stringify({ ...(JSON.parse(row.settings) as Record<string, string>), ...changes.plain }),
+        expiresAt: changes.expiresAt,
+        status: 'ok',
+        lastError: null,
+        lastModified: new Date(now).toISOString(),
+        lastModifiedBy: changes.by,
+      })
+      .where('id', '=', id)
+      .execute();
+    await wakeInputs(trx, contractId, row.service, now);
+    return true;
+  });
 }
 
 /** Makes no other credential of the contract the default for `service` (before `exceptId` becomes it). */
@@ -62,9 +119,34 @@ export async function markCredentialFailed(db: Db, id: string, message: string):
   await db.updateTable('credentials').set({ status: 'failed', lastError: message }).where('id', '=', id).execute();
 }
 
-/** The ids of the keys that sealed the stored credentials. */
+/**
+ * Changes the credential `id` as `work` decides while no other process does (the refresh ahead
+ * of expiry, docs/api.md#connecting-an-account): on PostgreSQL in a transaction that holds the
+ * row's lock (`select … for update`), so a second process waits and then sees the first one's
+ * result; on SQLite, where one process owns the database, directly (the caller makes sure it
+ * runs once per credential in its process). `work` gets the row as it is once locked and returns
+ * the columns to change, or undefined for none. Returns the row after it, or undefined when the
+ * credential no longer exists. What `work` throws is thrown (nothing changed).
+ */
+export async function changeCredentialLocked(db: Db, id: string, work: (row: CredentialRow) => Promise<Partial<CredentialRow> | undefined>): Promise<CredentialRow | undefined> {
+  const run = async (trx: Executor, lock: boolean) => {
+    let query = trx.selectFrom('credentials').selectAll().where('id', '=', id);
+    if (lock) query = query.forUpdate();
+    const row = await query.executeTakeFirst();
+    if (!row) return undefined;
+    const changes = await work(row);
+    if (!changes) return row;
+    await trx.updateTable('credentials').set(changes).where('id', '=', id).execute();
+    return { ...row, ...changes };
+  };
+  return isPostgres(db) ? db.transaction().execute((trx) => run(trx, true)) : run(db, false);
+}
+
+/** The ids of the keys that sealed the stored credentials (and the secrets of the Mastodon apps of the connect flows). */
 export async function credentialKeyIds(db: Executor): Promise<string[]> {
-  return (await db.selectFrom('credentials').select('keyId').distinct().execute()).map((row) => row.keyId);
+  const credentials = (await db.selectFrom('credentials').select('keyId').distinct().execute()).map((row) => row.keyId);
+  const apps = (await db.selectFrom('mastodonApps').select('keyId').distinct().execute()).map((row) => row.keyId);
+  return [...new Set([...credentials, ...apps])];
 }
 
 /**
@@ -107,6 +189,11 @@ export async function resealCredentials(db: Db, from: SecretKey, to: SecretKey):
       if (row.keyId !== from.id) throw new Error(`credential ${row.id} is encrypted with key ${row.keyId}, neither the current nor the new key; nothing was changed`);
       await trx.updateTable('credentials').set({ secret: seal(to, open(from, row.secret)), keyId: to.id }).where('id', '=', row.id).execute();
       reencrypted++;
+    }
+    // The Mastodon apps' secrets (connect flows) are sealed with the same key; they are not counted as credentials.
+    for (const app of await trx.selectFrom('mastodonApps').selectAll().where('keyId', '!=', to.id).execute()) {
+      if (app.keyId !== from.id) throw new Error(`the Mastodon app of ${app.instance} is encrypted with key ${app.keyId}, neither the current nor the new key; nothing was changed`);
+      await trx.updateTable('mastodonApps').set({ clientSecret: seal(to, open(from, app.clientSecret)), keyId: to.id }).where('instance', '=', app.instance).where('redirectUri', '=', app.redirectUri).execute();
     }
     return { reencrypted, unchanged };
   });

@@ -180,6 +180,40 @@ export interface CredentialTable extends Audited {
   lastUsed: string | null;
   lastError: string | null;
   active: number;
+  /** When the access token expires (ISO 8601), null when it does not or is not known. */
+  expiresAt: string | null;
+}
+
+/** A connect flow under way (docs/api.md#connecting-an-account), by the SHA-256 hash of its state. */
+export interface ConnectStateTable {
+  stateHash: string;
+  service: string;
+  contractId: string;
+  /** The consumer who started the flow: the credential's `connectedBy`. */
+  consumerId: string;
+  /** The PKCE code verifier (RFC 7636), null for a service without PKCE. */
+  codeVerifier: string | null;
+  redirectUri: string;
+  returnTo: string | null;
+  name: string;
+  /** The credential's `default` as asked at start (1, 0), null: the first of its service. */
+  isDefault: number | null;
+  /** Mastodon: the instance's origin. */
+  instance: string | null;
+  /** A reconnect: the credential whose tokens the flow replaces (else a new one is created). */
+  credentialId: string | null;
+  /** ms since the epoch. */
+  expiresAt: number;
+}
+
+/** The app Sluice registered on a Mastodon instance for a redirect URI; the secret sealed. */
+export interface MastodonAppTable {
+  instance: string;
+  redirectUri: string;
+  clientId: string;
+  clientSecret: string;
+  keyId: string;
+  created: string;
 }
 
 export interface ItemTable {
@@ -308,6 +342,8 @@ export interface Database {
   rejections: RejectionTable;
   rateLimits: RateLimitTable;
   credentials: CredentialTable;
+  connectStates: ConnectStateTable;
+  mastodonApps: MastodonAppTable;
   itemUrls: ItemUrlTable;
   itemBands: ItemBandTable;
   itemDuplicates: ItemDuplicateTable;
@@ -331,4 +367,6 @@ export type CustomizationRow = Selectable<CustomizationTable>;
 export type CustomizationVersionRow = Selectable<CustomizationVersionTable>;
 export type RejectionRow = Selectable<RejectionTable>;
 export type CredentialRow = Selectable<CredentialTable>;
+export type ConnectStateRow = Selectable<ConnectStateTable>;
+export type MastodonAppRow = Selectable<MastodonAppTable>;
 export type { Generated };

@@ -13,6 +13,7 @@
  * Item ids are `bluesky_<author DID>_<record key>`; dates follow the docs' `sortAt` rule
  * (`createdAt`, unless later than `indexedAt`).
  */
+import { createHash } from 'node:crypto';
 import { SourceError, type CollectContext, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { anchor, arr, embed, escapeHtml, httpUrl, image, isoDate, kudos, language, linkify, num, obj, str, type Json } from './normalize.ts';
@@ -110,7 +111,9 @@ async function session(ctx: CollectContext, renew: boolean): Promise<string> {
   if (!identifier || !appPassword) {
     throw new SourceError('bluesky keyword search is not configured: set BLUESKY_IDENTIFIER and BLUESKY_APP_PASSWORD', { permanent: true });
   }
-  const key = `${pdsUrl}\n${identifier}`;
+  // The password is part of the key: a contract naming another's account (identifier) with a
+  // wrong password must log in itself, never get that account's cached session.
+  const key = `${pdsUrl}\n${identifier}\n${createHash('sha256').update(appPassword).digest('hex')}`;
   const cached = sessions.get(key);
   if (cached && !renew && cached.until > ctx.now) return cached.jwt;
   const { body } = await getJson(ctx, `${pdsUrl}/xrpc/com.atproto.server.createSession`, { 'content-type': 'application/json' }, undefined, {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { failureCases, fixtureJson, useSourceServer } from '../../../test/source-server.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { linkRel, mastodon, mastodonItem, parseMastodonInput } from './mastodon.ts';
+import { authorizationFor, linkRel, mastodon, mastodonItem, parseMastodonInput } from './mastodon.ts';
 
 interface Cassette { request: { uri: string }; headers: Record<string, string>; body: unknown }
 const tagCassette = fixtureJson('mastodon/timelines_tag_cassette.json') as Cassette[];
@@ -144,5 +144,23 @@ describe('mastodon', () => {
     const error = await mastodon.collect(input('tag', `${server.base}/tags/hoot`), {}, ctx()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceError);
     expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+});
+
+describe("mastodon: a connected account's token goes to its own instance only", () => {
+  it.each([
+    ['https://mastodon.social', 'https://mastodon.social', true],
+    ['mastodon.social', 'https://mastodon.social', true],
+    ['https://mastodon.social/', 'https://mastodon.social', true],
+    ['https://mastodon.social', 'https://fosstodon.org', false],
+    ['https://mastodon.social', 'https://mastodon.social.evil.example', false],
+    ['http://mastodon.social', 'https://mastodon.social', false],
+    ['not a url at all', 'https://mastodon.social', false],
+  ])('credential of %s, request to %s → token sent: %s', (instance, origin, sent) => {
+    expect(authorizationFor({ accessToken: 'tok', instance }, origin)).toEqual(sent ? { authorization: 'Bearer tok' } : {});
+  });
+  it('sends nothing without a token or an instance', () => {
+    expect(authorizationFor({ accessToken: undefined, instance: 'mastodon.social' }, 'https://mastodon.social')).toEqual({});
+    expect(authorizationFor({ accessToken: 'tok', instance: undefined }, 'https://mastodon.social')).toEqual({});
   });
 });

@@ -97,9 +97,25 @@ export function mastodonItem(raw: Json, host: string): ContentItem | null {
   };
 }
 
+/**
+ * The `Authorization` header for requests to `origin`: the connected account's token
+ * (docs/api.md#connecting-an-account) when the credential is of that very instance, else none (a
+ * token is never sent to another instance).
+ */
+export function authorizationFor(settings: { accessToken: string | undefined; instance: string | undefined }, origin: string): Record<string, string> {
+  if (!settings.accessToken || !settings.instance) return {};
+  let own: string;
+  try {
+    own = new URL(/^https?:\/\//i.test(settings.instance) ? settings.instance : `https://${settings.instance}`).origin;
+  } catch {
+    return {};
+  }
+  return own === origin ? { authorization: `Bearer ${settings.accessToken}` } : {};
+}
+
 /** The account id for `acct` on the instance. */
 async function lookup(ctx: CollectContext, origin: string, acct: string): Promise<string> {
-  const { body } = await getJson(ctx, `${origin}/api/v1/accounts/lookup?${new URLSearchParams({ acct })}`);
+  const { body } = await getJson(ctx, `${origin}/api/v1/accounts/lookup?${new URLSearchParams({ acct })}`, authorizationFor(ctx.services.mastodon, origin));
   const id = idOf(obj(body).id);
   if (!id) throw new SourceError(`mastodon account ${acct} not found`, { permanent: true });
   return id;
@@ -123,7 +139,7 @@ export const mastodon: Connector = {
     const items: ContentItem[] = [];
     let nextRunAt: number | undefined;
     for (let page = 0; url && page < (minId ? MAX_PAGES : 1); page++) {
-      const res = await getJson(ctx, url);
+      const res = await getJson(ctx, url, authorizationFor(ctx.services.mastodon, origin));
       nextRunAt = quotaExhaustedUntil(res.headers, ctx.now);
       if (!Array.isArray(res.body)) throw new SourceError(`mastodon ${host} answered without a list of statuses`);
       const statuses = res.body.map(obj);

@@ -60,3 +60,13 @@ describe('tumblr', () => {
     await expect(tumblr.collect(input('user', 'x'), {}, ctx({}))).rejects.toThrow('tumblr is not configured: set TUMBLR_API_KEY');
   });
 });
+
+describe("tumblr: a connected account's OAuth 2.0 token", () => {
+  it('sends the token as Authorization: Bearer instead of api_key', async () => {
+    api.respond = () => ({ body: { meta: { status: 200, msg: 'OK' }, response: [] } });
+    await tumblr.collect(input('tag', 'wendys'), {}, ctx({ TUMBLR_ACCESS_TOKEN: 'tumblr-oauth2-token' }));
+    expect(api.requests).toHaveLength(1);
+    expect(api.requests[0]!.headers.authorization).toBe('Bearer tumblr-oauth2-token');
+    expect(api.requests[0]!.query.get('api_key')).toBeNull();
+  });
+});

@@ -54,13 +54,15 @@ export function postToItem(post: Json): ContentItem {
 export const tumblr: Connector = {
   service: 'tumblr',
   async collect(input, state, ctx) {
-    const { apiUrl, apiKey } = ctx.services.tumblr;
-    const key = requireSetting(apiKey, 'TUMBLR_API_KEY', 'tumblr');
+    const { apiUrl, apiKey, accessToken } = ctx.services.tumblr;
+    // A connected account's OAuth 2.0 token (docs/api.md#connecting-an-account) instead of the key.
+    const auth: Record<string, string> = accessToken ? {} : { api_key: requireSetting(apiKey, 'TUMBLR_API_KEY', 'tumblr') };
+    const headers: Record<string, string> = accessToken ? { authorization: `Bearer ${accessToken}` } : {};
     const value = input.input.trim().replace(/^[#@]/, '');
     const url = input.type === 'tag'
-      ? `${apiUrl}/tagged?${new URLSearchParams({ tag: value, api_key: key, limit: '20' })}`
-      : `${apiUrl}/blog/${encodeURIComponent(value.includes('.') ? value : `${value}.tumblr.com`)}/posts?${new URLSearchParams({ api_key: key, limit: '20' })}`;
-    const { body } = await getJson(ctx, url, {}, detail);
+      ? `${apiUrl}/tagged?${new URLSearchParams({ tag: value, ...auth, limit: '20' })}`
+      : `${apiUrl}/blog/${encodeURIComponent(value.includes('.') ? value : `${value}.tumblr.com`)}/posts?${new URLSearchParams({ ...auth, limit: '20' })}`;
+    const { body } = await getJson(ctx, url, headers, detail);
     const response = obj(body).response;
     const posts = Array.isArray(response) ? objs(response) : objs(obj(response).posts);
     const since = typeof state.since === 'number' ? state.since : 0;

@@ -128,3 +128,16 @@ describe('youtube: Data API', () => {
     expect(untilQuotaReset(Date.parse('2030-01-01T09:00:00Z'))).toBe(23 * 3600_000);
   });
 });
+
+describe("youtube: a connected account's OAuth token", () => {
+  it('sends the token as Authorization: Bearer and no key; without a key it still reads the Data API', async () => {
+    api.respond = (req) => raw(req.path.endsWith('/search') ? 'search_list_keyword_p1.json' : 'videos_list_statistics_contentDetails.json');
+    const { items } = await youtube.collect(input('keyword', 'kotlin'), {}, ctx({ YOUTUBE_ACCESS_TOKEN: 'ya29.connected-token' }));
+    expect(items.length).toBeGreaterThan(0);
+    for (const request of api.requests) {
+      expect(request.path.startsWith('/youtube/v3/')).toBe(true);
+      expect(request.headers.authorization).toBe('Bearer ya29.connected-token');
+      expect(request.query.get('key')).toBeNull();
+    }
+  });
+});

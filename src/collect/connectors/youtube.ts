@@ -45,7 +45,7 @@ const detail = (body: unknown) => {
 };
 
 function apiGet(ctx: CollectContext, path: string, params: Record<string, string>, headers: Record<string, string> = {}): Promise<JsonResponse> {
-  const { apiUrl, apiKey } = ctx.services.youtube;
+  const { apiUrl, apiKey, accessToken } = ctx.services.youtube;
   const classify = ({ status, body }: JsonResponse) => {
     const reason = reasonOf(body);
     if (status >= 400 && reason && RATE_REASONS.has(reason)) {
@@ -53,6 +53,8 @@ function apiGet(ctx: CollectContext, path: string, params: Record<string, string
     }
     return undefined;
   };
+  // A connected account's OAuth token (docs/api.md#connecting-an-account) goes in the header, instead of the key.
+  if (accessToken) return getJson(ctx, `${apiUrl}/${path}?${new URLSearchParams(params)}`, { ...headers, authorization: `Bearer ${accessToken}` }, detail, { classify });
   return getJson(ctx, `${apiUrl}/${path}?${new URLSearchParams({ ...params, key: apiKey! })}`, headers, detail, { classify });
 }
 
@@ -148,9 +150,9 @@ async function videos(ctx: CollectContext, ids: string[], handle: string | null)
 export const youtube: Connector = {
   service: 'youtube',
   async collect(input, state, ctx) {
-    const { apiKey, feedUrl } = ctx.services.youtube;
+    const { apiKey, accessToken, feedUrl } = ctx.services.youtube;
     const value = input.input.trim();
-    if (!apiKey) {
+    if (!apiKey && !accessToken) {
       if (input.type !== 'channel' && input.type !== 'playlist') {
         throw new SourceError(`youtube ${input.type} inputs need the Data API: set YOUTUBE_API_KEY`, { permanent: true });
       }

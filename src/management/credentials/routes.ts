@@ -19,16 +19,16 @@
 import type { Transaction } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { App } from '../../http/typed.ts';
-import { currentSecretKey, open, seal } from '../../lib/secret-box.ts';
-import { clearDefault, defaultCredential, inputsUsingCredentials, wakeInputs } from '../../store/credentials.ts';
+import { currentSecretKey, open } from '../../lib/secret-box.ts';
+import { clearDefault, inputsUsingCredentials, sealedColumns, insertCredential, wakeInputs } from '../../store/credentials.ts';
 import type { Db } from '../../store/db.ts';
 import type { User } from '../../store/filters.ts';
-import { type Executor, findRecords, insertRecord, type RecordRow } from '../../store/records.ts';
+import { type Executor, findRecords, type RecordRow } from '../../store/records.ts';
 import type { CredentialRow, Database } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
 import { resource, type Spec } from '../resource.ts';
 import { presentCredential } from './present.ts';
-import { Credential, CredentialCreate, credentialFields, credentialRules, CredentialUpdate, hintOf } from './schema.ts';
+import { Credential, CredentialCreate, credentialFields, credentialRules, CredentialUpdate } from './schema.ts';
 
 /** The service's fields of `body`, split into secret and non-secret ones. */
 function fieldsOf(service: string, body: Record<string, unknown>) {
@@ -41,7 +41,6 @@ function fieldsOf(service: string, body: Record<string, unknown>) {
   return { secret, plain };
 }
 
-const hints = (secret: Record<string, string>) => JSON.stringify(Object.fromEntries(Object.entries(secret).map(([name, value]) => [name, hintOf(value)])));
 
 export function credentialRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   const key = () => currentSecretKey(config);
@@ -62,9 +61,8 @@ export function credentialRoutes(app: App, { db, config }: { db: Db; config: Con
         // Decided in `insert`: the first of its service becomes the default.
         isDefault: body.default === undefined ? null : body.default ? 1 : 0,
         settings: JSON.stringify(plain),
-        secret: seal(sealingKey, JSON.stringify(secret)),
-        keyId: sealingKey.id,
-        hints: hints(secret),
+        ...sealedColumns(sealingKey, secret),
+        expiresAt: plain.expiresAt ? new Date(plain.expiresAt).toISOString() : null,
         connectedById: by.id,
         status: 'ok',
         lastUsed: null,
@@ -76,20 +74,16 @@ export function credentialRoutes(app: App, { db, config }: { db: Db; config: Con
       const changes: Record<string, unknown> = {};
       if (body.default !== undefined) changes.isDefault = body.default ? 1 : 0;
       if (Object.keys(plain).length) changes.settings = JSON.stringify({ ...JSON.parse(current.settings), ...plain });
+      if (plain.expiresAt) changes.expiresAt = new Date(plain.expiresAt).toISOString();
       if (Object.keys(secret).length) {
         const sealingKey = key();
         const merged = { ...(JSON.parse(open(sealingKey, current.secret)) as Record<string, string>), ...secret };
-        Object.assign(changes, { secret: seal(sealingKey, JSON.stringify(merged)), keyId: sealingKey.id, hints: hints(merged), status: 'ok', lastError: null });
+        Object.assign(changes, { ...sealedColumns(sealingKey, merged), status: 'ok', lastError: null });
       }
       return changes;
     },
     async insert(db, row, _by, now) {
-      await db.transaction().execute(async (trx) => {
-        const isDefault = row.isDefault ?? ((await defaultCredential(trx, row.contractId, String(row.service))) ? 0 : 1);
-        if (isDefault) await clearDefault(trx, row.contractId, String(row.service), row.id);
-        await insertRecord(trx, 'credentials', { ...row, isDefault });
-        await wakeInputs(trx, row.contractId, String(row.service), now);
-      });
+      await insertCredential(db, row as Parameters<typeof insertCredential>[1], now);
       return row.id;
     },
     async onUpdate(trx: Transaction<Database>, current, _by, now, body) {

@@ -9,7 +9,7 @@ import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
 import { SERVICE_NAMES, serviceRow } from '../../services.ts';
 import { common, Id } from '../docs.ts';
 
-/** The services that read credentials (the others, rss and mastodon, need none). */
+/** The services that read credentials (rss needs none). */
 export const CREDENTIAL_SERVICES = SERVICE_NAMES.filter((service) => Object.keys(serviceRow(service)!.credentials).length > 0);
 
 /** Services whose access tokens expire (Graph API user and page tokens): they also take `expiresAt`. */
@@ -55,7 +55,12 @@ export const Credential = Type.Object({
   ...Object.fromEntries(PLAIN_FIELDS.map((name) => [name, Type.Optional(Type.String())])),
   hints: Type.Record(Type.String(), Type.String(), { description: 'per secret field, a masked hint: its last 4 characters when it is long enough' }),
   connectedBy: Type.Object({ id: Type.String(), name: Type.String(), date: Type.String({ format: 'date-time' }) }),
-  health: Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('failed')]), lastUsed: Time, lastError: Type.Union([Type.String(), Type.Null()]) }),
+  health: Type.Object({
+    status: Type.Union([Type.Literal('ok'), Type.Literal('failed')]),
+    lastUsed: Time,
+    lastError: Type.Union([Type.String(), Type.Null()]),
+    expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when the access token expires (null: it does not, or is not known); one with a refresh token is refreshed ahead of it' }),
+  }),
 });
 
 /**
@@ -75,14 +80,22 @@ export function credentialRules(body: Record<string, unknown>, service: string, 
     }
   }
   if (creating) {
-    for (const [name, secret] of Object.entries(fields)) {
-      if (secret && body[name] === undefined) invalid.push({ propertyName: name, message: `${name} is required for a ${service} credential`, code: VALIDATION_CODES.required });
+    for (const name of requiredFields(service)) {
+      if (body[name] === undefined) invalid.push({ propertyName: name, message: `${name} is required for a ${service} credential`, code: VALIDATION_CODES.required });
     }
   }
   return invalid;
 }
 
-/** A masked hint of a secret: `…` and its last 4 characters when it has at least 16, else `…` alone. */
-export function hintOf(secret: string): string {
-  return secret.length >= 16 ? `…${secret.slice(-4)}` : '…';
+/**
+ * The secret fields a credential of `service` must have on create: those the service cannot work
+ * without; for a service whose every secret is optional (mastodon), all of them (a credential
+ * with no secret would be no credential).
+ */
+function requiredFields(service: string): string[] {
+  const secrets = Object.entries(serviceRow(service)?.credentials ?? {}).filter(([, credential]) => credential.secret);
+  const needed = secrets.filter(([, credential]) => !credential.optional);
+  return (needed.length ? needed : secrets).map(([name]) => name);
 }
+
+export { hintOf } from '../../store/credentials.ts';

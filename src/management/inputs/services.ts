@@ -37,7 +37,7 @@ export const ServiceEntry = Type.Object({
       configured: Type.Boolean({ description: 'whether this installation has it set' }),
     }),
   ),
-  configured: Type.Boolean({ description: 'every credential is set (true for a service that needs none); when false, some or all types collect nothing' }),
+  configured: Type.Boolean({ description: 'every credential the service needs is set (true for a service that needs none; optional ones do not count); when false, some or all types collect nothing' }),
 });
 
 /** The entries of the service table for `settings` (the installation's configuration). */
@@ -50,7 +50,7 @@ export function serviceEntries(settings: Config['services']) {
       service,
       types: row.types.map((type) => ({ type, fields: fieldsOf(type) })),
       credentials,
-      configured: credentials.every((credential) => credential.configured),
+      configured: Object.entries(row.credentials).every(([key, credential]) => credential.optional || Boolean(values[key])),
     };
   });
 }

@@ -1,0 +1,345 @@
+/**
+ * Connect flows on {api_url} (docs/api.md#connecting-an-account): a contract connects its account
+ * at a service through the service's own consent page (OAuth 2.0 authorization code grant, RFC
+ * 6749 §4.1, as a client through `lib/oauth-client.ts`), and the callback stores the credential
+ * as `POST /collection/credentials` does.
+ *
+ *   GET /collection/credentials/connect/{service}?contract_id=…[&name][&default][&return_to][&instance][&credential_id]
+ *       token-bearing; → 200 {authorizationUrl, expiresAt} to `Accept: application/json`, else 302
+ *   GET /collection/credentials/callback/{service}?code=…&state=…   (or ?error=…&state=…)
+ *       no token: the state stands for the consumer who started; → 303 to return_to, or a page
+ *
+ * The `state` is 256 random bits, kept only as its SHA-256 hash with the contract, the consumer and
+ * the service it is bound to, for 10 minutes, and taken once (`store/connect.ts`). PKCE S256
+ * (RFC 7636) where the service supports it. `return_to` must be on API_URL's origin (no open
+ * redirect). `credential_id` reconnects: the callback replaces that credential's tokens (a
+ * refresh refused, a token expired) instead of creating one. A failure after a valid state stores nothing and tells `return_to` (or the page) why;
+ * a bad state is a 400 error object naming `state`.
+ *
+ * Services (`OAUTH` of `services.ts`; their apps in the configuration, `config.oauth`), and
+ * Mastodon, whose app Sluice registers on the user's instance at the first connect
+ * (`POST /api/v1/apps`, docs.joinmastodon.org/methods/apps/) and reuses after. Facebook and
+ * Instagram exchange the user token for a long-lived one (`grant_type=fb_exchange_token`,
+ * developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived); Instagram takes
+ * the first business account of the user's pages (`me/accounts?fields=instagram_business_account`).
+ */
+import { createHash } from 'node:crypto';
+import { Type } from 'typebox';
+import type { Config } from '../../config.ts';
+import { ApiError, conflictError, validationError, VALIDATION_CODES } from '../../errors.ts';
+import { authenticate, requireContractAccess } from '../../http/authenticate.ts';
+import { errorResponses, noBody, textResponse, TOKEN_SECURITY } from '../../http/openapi.ts';
+import type { App } from '../../http/typed.ts';
+import { newId } from '../../lib/ids.ts';
+import { authorizationUrl, exchangeCode, type HttpFetch, newState, type OAuthEndpoint, OAuthRefusal, otherGrant, pkcePair, type TokenSet } from '../../lib/oauth-client.ts';
+import { currentSecretKey, open, seal } from '../../lib/secret-box.ts';
+import { audit, iso } from '../../lib/time.ts';
+import { OAUTH, type OAuthService } from '../../services.ts';
+import { findMastodonApp, saveConnectState, saveMastodonApp, takeConnectState } from '../../store/connect.ts';
+import { findConsumer } from '../../store/consumers.ts';
+import { hasGrant } from '../../store/contracts.ts';
+import { insertCredential, reconnectCredential, sealedColumns } from '../../store/credentials.ts';
+import type { Db } from '../../store/db.ts';
+import { nameTaken } from '../../store/records.ts';
+import type { ConnectStateRow } from '../../store/tables.ts';
+import { Id } from '../docs.ts';
+import { CREDENTIAL, owned } from '../ownership.ts';
+
+/** The services a contract can connect through OAuth, in the service table's spirit. */
+export const CONNECT_SERVICES = [...(Object.keys(OAUTH) as OAuthService[]), 'mastodon'] as const;
+type ConnectService = (typeof CONNECT_SERVICES)[number];
+
+/** A flow must end within this many ms of its start (10 minutes). */
+export const STATE_TTL_MS = 10 * 60_000;
+/** The scope Sluice asks a Mastodon instance for: reading public timelines. */
+const MASTODON_SCOPE = 'read';
+
+const ServiceParams = Type.Object({ service: Type.Unsafe<ConnectService>({ type: 'string', enum: [...CONNECT_SERVICES] }) });
+const StartQuery = Type.Object({
+  contract_id: Id,
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  default: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  return_to: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+  instance: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+  credential_id: Type.Optional(Id),
+  access_token: Type.Optional(Type.String()),
+});
+const CallbackQuery = Type.Object({
+  state: Type.Optional(Type.String({ maxLength: 200 })),
+  code: Type.Optional(Type.String({ maxLength: 4096 })),
+  error: Type.Optional(Type.String({ maxLength: 200 })),
+  error_description: Type.Optional(Type.String({ maxLength: 2000 })),
+  iss: Type.Optional(Type.String({ maxLength: 2000 })),
+});
+const Started = Type.Object({
+  authorizationUrl: Type.String({ description: "the service's authorization page: send the browser there" }),
+  expiresAt: Type.String({ format: 'date-time', description: 'the flow must end before this' }),
+});
+
+/** The hash a state is kept and found as. */
+const hashState = (state: string) => createHash('sha256').update(state).digest('hex');
+
+const invalid = (propertyName: string, message: string, code: number = VALIDATION_CODES.format, propertyValue?: unknown) =>
+  validationError([{ propertyName, message, code, ...(propertyValue === undefined ? {} : { propertyValue }) }]);
+
+/** A flow that failed after a valid state: the OAuth error code (or `connect_failed`) and why. */
+class FlowFailure extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The small page a callback without `return_to` answers. */
+function page(title: string, text: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>\n`;
+}
+
+export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config: Config; fetch: HttpFetch }): void {
+  const apiOrigin = new URL(config.apiUrl).origin;
+  const redirectUriOf = (service: string) => `${config.apiUrl}/collection/credentials/callback/${service}`;
+
+  /** `return_to` as an absolute URL on API_URL's origin, or 400 naming it. */
+  function returnTo(raw: string | undefined): string | null {
+    if (raw === undefined) return null;
+    let url: URL;
+    try {
+      url = new URL(raw, config.apiUrl);
+    } catch {
+      throw invalid('return_to', 'return_to must be a URL on the API address', VALIDATION_CODES.format, raw);
+    }
+    if (url.origin !== apiOrigin) throw invalid('return_to', `return_to must be on ${apiOrigin} (the API address), not another origin`, VALIDATION_CODES.format, raw);
+    return url.href;
+  }
+
+  /** The Mastodon instance of `raw` as an origin: https (http only where private fetches are allowed: tests), a host and nothing else. */
+  function instanceOrigin(raw: string | undefined): string {
+    if (!raw) throw invalid('instance', 'instance is required to connect a Mastodon account (e.g. mastodon.social)', VALIDATION_CODES.required);
+    let url: URL;
+    try {
+      url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`);
+    } catch {
+      throw invalid('instance', 'instance must be a host name such as mastodon.social', VALIDATION_CODES.format, raw);
+    }
+    const allowed = url.protocol === 'https:' || (url.protocol === 'http:' && config.allowPrivateFetch);
+    if (!allowed || url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) {
+      throw invalid('instance', 'instance must be an https host name such as mastodon.social, without a path', VALIDATION_CODES.format, raw);
+    }
+    return url.origin;
+  }
+
+  /** The app registered on `instance` for the callback, registering it at the first connect. */
+  async function mastodonApp(instance: string): Promise<OAuthEndpoint> {
+    const redirectUri = redirectUriOf('mastodon');
+    const key = currentSecretKey(config);
+    let app = await findMastodonApp(db, instance, redirectUri);
+    if (!app) {
+      let registered: { client_id?: unknown; client_secret?: unknown };
+      try {
+        const body = new URLSearchParams({ client_name: 'Sluice', redirect_uris: redirectUri, scopes: MASTODON_SCOPE, website: config.apiUrl }).toString();
+        const res = await fetch(`${instance}/api/v1/apps`, { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, { method: 'POST', body });
+        if (res.status < 200 || res.status > 299) throw new Error(`HTTP ${res.status}`);
+        registered = JSON.parse(Buffer.from(res.body).toString('utf8'));
+      } catch (error) {
+        const blocked = (error as { kind?: string }).kind === 'blocked';
+        throw invalid('instance', blocked ? `${new URL(instance).host} resolves to a non-public address` : `${new URL(instance).host} did not register an app (${(error as Error).message}): is it a Mastodon instance?`, VALIDATION_CODES.format, instance);
+      }
+      if (typeof registered.client_id !== 'string' || typeof registered.client_secret !== 'string') {
+        throw invalid('instance', `${new URL(instance).host} answered the app registration without client_id and client_secret`, VALIDATION_CODES.format, instance);
+      }
+      app = await saveMastodonApp(db, { instance, redirectUri, clientId: registered.client_id, clientSecret: seal(key, registered.client_secret), keyId: key.id, created: iso() });
+    }
+    return { authorizeUrl: `${instance}/oauth/authorize`, tokenUrl: `${instance}/oauth/token`, clientId: app.clientId, clientSecret: open(key, app.clientSecret), clientAuth: 'post' };
+  }
+
+  /** The configured app of `service`, or 400 naming the service and the variables to set. */
+  function configuredApp(service: OAuthService): OAuthEndpoint {
+    const settings = config.oauth[service];
+    if (!settings.clientId || !settings.clientSecret) {
+      const app = OAUTH[service].app.toUpperCase();
+      throw invalid('service', `connecting a ${service} account needs the operator's ${OAUTH[service].app} app: set ${app}_CLIENT_ID and ${app}_CLIENT_SECRET`, VALIDATION_CODES.required, service);
+    }
+    return { authorizeUrl: settings.authorizeUrl, tokenUrl: settings.tokenUrl, clientId: settings.clientId, clientSecret: settings.clientSecret, clientAuth: OAUTH[service].clientAuth };
+  }
+
+  app.get(
+    '/collection/credentials/connect/:service',
+    {
+      schema: {
+        tags: ['credentials'],
+        security: TOKEN_SECURITY,
+        params: ServiceParams,
+        querystring: StartQuery,
+        response: { 200: Started, 302: noBody("to the service's authorization page (Location)"), ...errorResponses(400, 401, 403, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { service } = request.params;
+      const query = request.query;
+      const principal = await authenticate(db, request);
+      await requireContractAccess(db, principal, query.contract_id, 'contract_id');
+      const endpoint = service === 'mastodon' ? undefined : configuredApp(service);
+      const returnUrl = returnTo(query.return_to);
+      const now = Date.now();
+      let name = query.name ?? `${service} account ${iso(now).slice(0, 16).replace('T', ' ')}`;
+      if (query.credential_id) {
+        // Reconnect: the credential must be the contract's, of this service; it keeps its name.
+        const current = await owned(db, CREDENTIAL, query.credential_id, query.contract_id, 'credential_id');
+        if (current.service !== service) throw invalid('credential_id', `credential ${current.id} is a ${current.service} credential, not a ${service} one`, VALIDATION_CODES.format, current.id);
+        name = current.name;
+      } else if (query.name === undefined) {
+        // The default name: made unique with a number when two connects fall in the same minute.
+        const base = name;
+        for (let n = 2; (await nameTaken(db, 'credentials', query.contract_id, name)) && n <= 100; n++) name = `${base} (${n})`;
+      } else if (await nameTaken(db, 'credentials', query.contract_id, name)) {
+        throw conflictError(`A credential named ${name} already exists in this contract.`, 'name', name);
+      }
+      const instance = service === 'mastodon' ? instanceOrigin(query.instance) : null;
+      const server = endpoint ?? (await mastodonApp(instance!));
+      const pkce = service === 'mastodon' || OAUTH[service].pkce ? await pkcePair() : undefined;
+      const state = newState();
+      const expiresAt = now + STATE_TTL_MS;
+      const redirectUri = redirectUriOf(service);
+      await saveConnectState(
+        db,
+        {
+          stateHash: hashState(state),
+          service,
+          contractId: query.contract_id,
+          consumerId: principal.consumer.id,
+          codeVerifier: pkce?.verifier ?? null,
+          redirectUri,
+          returnTo: returnUrl,
+          name,
+          isDefault: query.default === undefined ? null : query.default === 'true' ? 1 : 0,
+          instance,
+          credentialId: query.credential_id ?? null,
+          expiresAt,
+        },
+        now,
+      );
+      const flow = service === 'mastodon' ? { scopes: [MASTODON_SCOPE] } : OAUTH[service];
+      const url = authorizationUrl(server, {
+        redirectUri,
+        state,
+        scopes: flow.scopes,
+        ...('scopeSeparator' in flow ? { scopeSeparator: flow.scopeSeparator } : {}),
+        ...(pkce ? { challenge: pkce.challenge } : {}),
+        ...('extra' in flow ? { extra: flow.extra } : {}),
+      });
+      reply.header('cache-control', 'no-store');
+      if (/\bapplication\/json\b/i.test(request.headers.accept ?? '')) return { authorizationUrl: url, expiresAt: iso(expiresAt) };
+      return reply.redirect(url, 302);
+    },
+  );
+
+  /** The tokens of the callback, made what the service's connector reads (`services.ts` fields). */
+  async function credentialOf(flow: ConnectStateRow, callback: URLSearchParams, now: number): Promise<{ secret: Record<string, string>; plain: Record<string, string>; expiresAt: string | null }> {
+    const service = flow.service as ConnectService;
+    const endpoint = service === 'mastodon' ? await mastodonApp(flow.instance!) : configuredApp(service);
+    let tokens: TokenSet = await exchangeCode(endpoint, fetch, callback, flow.redirectUri, flow.codeVerifier, now);
+    if (service === 'mastodon') return { secret: { accessToken: tokens.accessToken }, plain: { instance: flow.instance! }, expiresAt: tokens.expiresAt ?? null };
+    const plain: Record<string, string> = {};
+    if (service === 'facebook' || service === 'instagram') {
+      // The code's token lives an hour or two; the exchange gives the long-lived one (about 60 days).
+      tokens = await otherGrant(endpoint, fetch, 'fb_exchange_token', { fb_exchange_token: tokens.accessToken }, now);
+      if (tokens.expiresAt) plain.expiresAt = tokens.expiresAt;
+    }
+    if (service === 'instagram') plain.userId = await instagramAccount(tokens.accessToken);
+    const secret: Record<string, string> = { [OAUTH[service].field]: tokens.accessToken };
+    if (tokens.refreshToken) secret.refreshToken = tokens.refreshToken;
+    return { secret, plain, expiresAt: tokens.expiresAt ?? null };
+  }
+
+  /** The id of the first Instagram business account of the user's pages (Graph API `me/accounts`). */
+  async function instagramAccount(accessToken: string): Promise<string> {
+    const res = await fetch(`${config.services.instagram.apiUrl}/me/accounts?fields=instagram_business_account`, { authorization: `Bearer ${accessToken}`, accept: 'application/json' });
+    if (res.status !== 200) throw new FlowFailure('connect_failed', `the Graph API did not list the pages (HTTP ${res.status})`);
+    const pages = (JSON.parse(Buffer.from(res.body).toString('utf8')) as { data?: { instagram_business_account?: { id?: unknown } }[] }).data ?? [];
+    const id = pages.map((entry) => entry.instagram_business_account?.id).find((value) => typeof value === 'string');
+    if (!id) throw new FlowFailure('no_business_account', 'none of your Facebook pages has an Instagram business account linked');
+    return id as string;
+  }
+
+  app.get(
+    '/collection/credentials/callback/:service',
+    {
+      schema: {
+        tags: ['credentials'],
+        params: ServiceParams,
+        querystring: CallbackQuery,
+        response: {
+          200: textResponse('text/html', 'the credential is connected (no return_to)'),
+          303: noBody('to return_to, with credential_id and service, or error and error_description'),
+          ...errorResponses(400),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { service } = request.params;
+      const query = request.query;
+      const now = Date.now();
+      if (!query.state) throw invalid('state', 'state is required', VALIDATION_CODES.required);
+      const flow = await takeConnectState(db, hashState(query.state), now);
+      if (!flow || flow.service !== service) throw invalid('state', 'state is unknown, expired or already used: start the connect flow again');
+      reply.header('cache-control', 'no-store');
+
+      const finish = (status: number, params: Record<string, string>, title: string, text: string) => {
+        if (flow.returnTo) {
+          const url = new URL(flow.returnTo);
+          for (const [name, value] of Object.entries({ ...params, service })) url.searchParams.set(name, value);
+          return reply.redirect(url.href, 303);
+        }
+        // 400 is among the error responses, which the typed reply does not list.
+        return reply.code(status as 200).header('content-type', 'text/html; charset=utf-8').header('content-security-policy', "default-src 'none'").send(page(title, text));
+      };
+      const fail = (code: string, message: string) => {
+        request.log.info({ service, contract: flow.contractId, error: code }, 'connect flow failed');
+        return finish(400, { error: code, error_description: message }, `Not connected`, `Your ${service} account was not connected: ${message}. Nothing was stored.`);
+      };
+
+      try {
+        const consumer = await findConsumer(db, flow.consumerId);
+        if (!consumer || consumer.disabled || !(await hasGrant(db, consumer.id, flow.contractId))) throw new FlowFailure('access_denied', 'the consumer who started lost access to the contract');
+        const { secret, plain, expiresAt } = await credentialOf(flow, new URL(request.url, 'http://callback').searchParams, now);
+        if (flow.credentialId) {
+          const sealed = sealedColumns(currentSecretKey(config), secret);
+          if (!(await reconnectCredential(db, flow.credentialId, flow.contractId, { sealed, plain, expiresAt, by: consumer.name }, now))) throw new FlowFailure('connect_failed', `credential ${flow.credentialId} was deleted meanwhile`);
+          return finish(200, { credential_id: flow.credentialId }, 'Connected', `Your ${service} account is connected again as credential "${flow.name}". You can close this page.`);
+        }
+        if (await nameTaken(db, 'credentials', flow.contractId, flow.name)) throw new FlowFailure('connect_failed', `a credential named ${flow.name} was created meanwhile`);
+        const id = newId(now);
+        await insertCredential(
+          db,
+          {
+            id,
+            contractId: flow.contractId,
+            name: flow.name,
+            active: 1,
+            service,
+            isDefault: flow.isDefault,
+            settings: JSON.stringify(plain),
+            ...sealedColumns(currentSecretKey(config), secret),
+            expiresAt,
+            connectedById: consumer.id,
+            status: 'ok',
+            lastUsed: null,
+            lastError: null,
+            ...audit(consumer.name, now),
+          },
+          now,
+        );
+        return finish(200, { credential_id: id }, 'Connected', `Your ${service} account is connected as credential "${flow.name}". You can close this page.`);
+      } catch (error) {
+        if (error instanceof OAuthRefusal) return fail(error.error, error.error === 'access_denied' ? 'authorization was denied' : `the service refused (${error.message})`);
+        if (error instanceof FlowFailure) return fail(error.code, error.message);
+        if (error instanceof ApiError) return fail('connect_failed', error.entries[0]?.message ?? 'failed');
+        request.log.warn({ err: error, service }, 'connect flow failed');
+        return fail('connect_failed', `the exchange with ${service} failed (${(error as Error).name})`);
+      }
+    },
+  );
+}
