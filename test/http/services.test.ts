@@ -20,7 +20,7 @@ describe('GET /collection/services', () => {
     const body = res.json();
     expect(body.map((entry: { service: string }) => entry.service)).toEqual(SERVICE_NAMES);
     for (const entry of body) expect(entry.types.map((t: { type: string }) => t.type)).toEqual(SERVICES[entry.service as keyof typeof SERVICES].types);
-    expect(body.find((entry: { service: string }) => entry.service === 'rss')).toEqual({ service: 'rss', types: [{ type: 'feed', fields: ['input'] }], credentials: [], configured: true });
+    expect(body.find((entry: { service: string }) => entry.service === 'rss')).toEqual({ service: 'rss', types: [{ type: 'feed', fields: ['input'] }], credentials: [], configured: true, credentialFields: [] });
     const twitter = body.find((entry: { service: string }) => entry.service === 'twitter');
     expect(twitter.types).toContainEqual({ type: 'location', fields: ['input', 'latitude', 'longitude', 'radius'] });
     expect(twitter.types).toContainEqual({ type: 'tag', fields: ['input'] });

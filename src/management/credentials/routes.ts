@@ -27,7 +27,7 @@ import { type Executor, findRecords, insertRecord, type RecordRow } from '../../
 import type { CredentialRow, Database } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
 import { resource, type Spec } from '../resource.ts';
-import { presentCredential } from './present.ts';
+import { presentCredential, withQuota } from './present.ts';
 import { Credential, CredentialCreate, credentialFields, credentialRules, CredentialUpdate, hintOf } from './schema.ts';
 
 /** The service's fields of `body`, split into secret and non-secret ones. */
@@ -106,10 +106,12 @@ export function credentialRoutes(app: App, { db, config }: { db: Db; config: Con
   };
   const credentials = resource(db, spec);
   const schema = recordRoutes('credentials', Credential, CredentialCreate, CredentialUpdate);
-  app.post('/collection/credentials', { schema: schema.create }, credentials.create);
-  app.get('/collection/credentials', { schema: schema.list }, credentials.list);
-  app.get('/collection/credentials/:id', { schema: schema.get }, credentials.get);
-  app.patch('/collection/credentials/:id', { schema: schema.update }, credentials.update);
+  // Each credential read shows its quota (docs/api.md#quotas), read at the moment of the response.
+  const preSerialization = async (_request: unknown, _reply: unknown, payload: unknown) => withQuota(db, config.quotas, payload);
+  app.post('/collection/credentials', { schema: schema.create, preSerialization }, credentials.create);
+  app.get('/collection/credentials', { schema: schema.list, preSerialization }, credentials.list);
+  app.get('/collection/credentials/:id', { schema: schema.get, preSerialization }, credentials.get);
+  app.patch('/collection/credentials/:id', { schema: schema.update, preSerialization }, credentials.update);
   app.delete('/collection/credentials/:id', { schema: schema.remove }, credentials.remove);
   app.delete('/collection/credentials', { schema: schema.removeMany }, credentials.removeMany);
 }

@@ -47,6 +47,13 @@ export const CredentialUpdate = Type.Object(
 );
 
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+/** The service's quota counted against a credential (docs/api.md#quotas); absent for a service without one. */
+export const Quota = Type.Object({
+  name: Type.String({ description: 'instagram-hashtags, youtube-units or twitter-posts' }),
+  used: Type.Integer(),
+  limit: Type.Integer(),
+  resetsAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when the count next falls: the end of the day or month; for Instagram when the oldest hashtag frees up (null when none counts)' }),
+});
 export const Credential = Type.Object({
   ...common,
   name: Type.String(),
@@ -56,6 +63,7 @@ export const Credential = Type.Object({
   hints: Type.Record(Type.String(), Type.String(), { description: 'per secret field, a masked hint: its last 4 characters when it is long enough' }),
   connectedBy: Type.Object({ id: Type.String(), name: Type.String(), date: Type.String({ format: 'date-time' }) }),
   health: Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('failed')]), lastUsed: Time, lastError: Type.Union([Type.String(), Type.Null()]) }),
+  quota: Type.Optional(Quota),
 });
 
 /**
