@@ -14,7 +14,8 @@
  * returned. At most one credential per contract and service is its `default`: making one the
  * default takes it from the other; the first credential of a service becomes the default unless
  * the body says `"default": false`. Connecting, changing or removing a credential makes the
- * contract's failed inputs of that service due at once (they may have waited for it).
+ * contract's failed inputs of that service due at once (they may have waited for it). Every read
+ * carries the credential's quota where its service has one (`withQuota`, docs/api.md#quotas).
  */
 import type { Transaction } from 'kysely';
 import type { Config } from '../../config.ts';
