@@ -5,7 +5,8 @@
  * batch or concurrent requests never pass 30); YouTube units counted from the connector's calls
  * against a local fake API serving the recorded fixtures, a poll that would pass the day's quota
  * waiting with its status saying so while other inputs go on, and resuming the next Pacific day;
- * X's monthly read cap; quotas on credential reads and GET /collection/services.
+ * X's monthly read cap; quotas on credential reads and GET /collection/services; on PostgreSQL,
+ * two database handles (as two processes) reserving at once never pass a limit.
  */
 import { describe, expect, it } from 'vitest';
 import { credentialResolver } from '../../src/collect/credentials.ts';
@@ -13,7 +14,9 @@ import { createFetcher } from '../../src/collect/fetch.ts';
 import { refreshInput } from '../../src/collect/refresh.ts';
 import { startCollector } from '../../src/collect/scheduler.ts';
 import { pacificDay, utcMonth } from '../../src/lib/quota-windows.ts';
+import { isPostgres, openDb } from '../../src/store/db.ts';
 import { findInput } from '../../src/store/inputs.ts';
+import { reserveHashtag, reserveUnits, unitsUsed } from '../../src/store/quotas.ts';
 import { type FakeRequest, fakeApi, fixtureBytes } from '../fake-api.ts';
 import { build, buildTenant, expectError, type TestContext } from '../helper.ts';
 
@@ -301,6 +304,31 @@ describe('quotas: X monthly read cap', () => {
     } finally {
       await collector.stop();
       await api.close();
+    }
+  });
+});
+
+describe('quotas: counting from two processes at once', () => {
+  // On PostgreSQL a second handle is a second pool, as another process has; an SQLite database
+  // belongs to one process (docs/operations.md), so there the same handle takes every other turn.
+  it('two database handles (as two processes) never take more than the limit together', async () => {
+    const ctx = await build();
+    const second = isPostgres(ctx.db) ? openDb(ctx.config.databaseUrl) : ctx.db;
+    try {
+      const key = { subject: 'a'.repeat(24), quota: 'youtube-units', period: '2026-11-23' };
+      // 40 reservations of 3 units against a limit of 100, half through each handle: 33 fit.
+      const taken = await Promise.all(Array.from({ length: 40 }, (_, i) => reserveUnits(i % 2 ? second : ctx.db, key, 3, 100)));
+      expect(taken.filter((sum) => sum !== undefined)).toHaveLength(33);
+      expect(await unitsUsed(ctx.db, key)).toBe(99);
+      // 40 distinct hashtags, half through each handle, each in its own transaction: 30 count.
+      const now = Date.now();
+      const refused = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => (i % 2 ? second : ctx.db).transaction().execute((trx) => reserveHashtag(trx, 'b'.repeat(24), `race${i}`, now))),
+      );
+      expect(refused.filter((refusal) => refusal === undefined)).toHaveLength(30);
+      expect(refused.find((refusal) => refusal !== undefined)).toMatchObject({ used: 30, limit: 30 });
+    } finally {
+      if (second !== ctx.db) await second.destroy();
     }
   });
 });
