@@ -83,6 +83,13 @@ export interface Config {
   sharedCredentials: boolean;
   /** The key `sluice admin rotate-key` re-encrypts with (SLUICE_NEW_SECRET_KEY, as SLUICE_SECRET_KEY); unset → a new random one. */
   newSecretKey: string | undefined;
+  /**
+   * Quotas counted per service credential (docs/configuration.md#quotas): YouTube Data API units
+   * per Pacific day (YOUTUBE_DAILY_QUOTA, default 10 000, the default quota of a Google Cloud
+   * project) and X posts read per UTC month (TWITTER_MONTHLY_READ_CAP, default 0: not counted);
+   * 0 turns either off. Instagram's 30 hashtags a week is Meta's fixed rule.
+   */
+  quotas: { youtubeDailyUnits: number; twitterMonthlyPosts: number };
   /** Base URLs and credentials of the external services (`docs/services.md`), as the service table (`services.ts`) lists them. */
   services: ServiceSettings;
   /** The apps of the connect flows, per service (`OAUTH` of `services.ts`; instagram has facebook's app). */
@@ -174,6 +181,10 @@ export function loadConfig(env: Env): Config {
     secretKey: secretKey(env, 'SLUICE_SECRET_KEY'),
     newSecretKey: secretKey(env, 'SLUICE_NEW_SECRET_KEY'),
     sharedCredentials: boolean(env, 'SHARED_CREDENTIALS', true),
+    quotas: {
+      youtubeDailyUnits: integer(env, 'YOUTUBE_DAILY_QUOTA', 10_000, 0, 1_000_000_000),
+      twitterMonthlyPosts: integer(env, 'TWITTER_MONTHLY_READ_CAP', 0, 0, 1_000_000_000),
+    },
     services: serviceSettings(env),
     oauth: oauthSettings(env),
   };

@@ -17,7 +17,9 @@
  * `Retry-After`; a permanent failure parks the input until it is changed. Other inputs are not
  * affected. The service's credential is the input's contract's (`credentials.ts`): a permanent
  * failure that is the credential's fault marks it failed; a success marks it ok and used (its
- * `lastUsed` written at most once a minute).
+ * `lastUsed` written at most once a minute). A poll that would exceed its credential's quota
+ * (`quotas.ts`, with `quotas`) does not run: the input waits until the quota resets, its
+ * `lastError` naming the quota and when.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { type Decision, FilterError } from '../filter/engine.ts';
@@ -36,6 +38,8 @@ import { FetchError } from './fetch.ts';
 import { type FilterCache, filterCache } from './filter-cache.ts';
 import { type CredentialResolver, isCredentialFailure, LAST_USED_EVERY_MS, missingCredential, type Resolved } from './credentials.ts';
 import { markCredentialFailed, markCredentialUsed } from '../store/credentials.ts';
+import { type QuotaSettings, recordQuotaWait } from '../store/quotas.ts';
+import { openQuotaGate, QuotaWait } from './quotas.ts';
 
 const MAX_BACKOFF_S = 3600;
 /** A permanent failure parks the input this long; changing the input makes it due at once. */
@@ -64,7 +68,7 @@ function describe(error: unknown): string {
 export async function refreshInput(
   db: Db,
   input: InputRow,
-  ctx: Omit<CollectContext, 'now'> & { pollInterval: number; log?: FastifyBaseLogger; filters?: FilterCache; pool?: FilterPool; credentials?: CredentialResolver },
+  ctx: Omit<CollectContext, 'now'> & { pollInterval: number; log?: FastifyBaseLogger; filters?: FilterCache; pool?: FilterPool; credentials?: CredentialResolver; quotas?: QuotaSettings },
   now = Date.now(),
 ): Promise<number> {
   const connector = connectorFor(input.service);
@@ -72,7 +76,14 @@ export async function refreshInput(
   try {
     if (!connector) throw new SourceError(`service ${input.service} is not supported by this version yet`);
     resolved = ctx.credentials ? await ctx.credentials.resolve(input, { fetch: ctx.fetch, now }) : undefined;
-    const result = await connector.collect(input, JSON.parse(input.sourceState) as Record<string, unknown>, { fetch: ctx.fetch, services: resolved?.services ?? ctx.services, now });
+    const services = resolved?.services ?? ctx.services;
+    const gate = ctx.quotas && !resolved?.missing ? await openQuotaGate(db, ctx.quotas, { input, services, credential: resolved?.credential, fetch: ctx.fetch, now }) : undefined;
+    let result;
+    try {
+      result = await connector.collect(input, JSON.parse(input.sourceState) as Record<string, unknown>, { fetch: gate?.fetch ?? ctx.fetch, services, now });
+    } finally {
+      await gate?.settle();
+    }
     const used = resolved?.credential;
     if (used && (used.status !== 'ok' || !used.lastUsed || now - Date.parse(used.lastUsed) >= LAST_USED_EVERY_MS)) await markCredentialUsed(db, used.id, iso(now));
     const governing = await (ctx.filters ?? filterCache(db)).governing(input);
@@ -110,6 +121,10 @@ export async function refreshInput(
       return added;
     });
   } catch (error) {
+    if (error instanceof QuotaWait) {
+      await recordQuotaWait(db, input, { lastError: error.message, nextRunAt: error.until });
+      return 0;
+    }
     if (!(error instanceof SourceError || error instanceof FetchError)) ctx.log?.error({ err: error, input: input.id }, 'collect failed');
     const failures = input.failures + 1;
     const retryAfterMs = error instanceof SourceError ? error.retryAfterMs : undefined;

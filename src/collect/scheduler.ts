@@ -34,7 +34,7 @@ export function startCollector(deps: { db: Db; config: Config; log?: FastifyBase
     const due = await dueInputs(db, Date.now(), free, [...running.keys()]);
     for (const input of due) {
       const pollInterval = config.pollIntervals[input.service] ?? config.pollInterval;
-      const poll = refreshInput(db, input, { fetch: fetcher, services: config.services, credentials: credentialResolver(db, config), pollInterval, ...(log ? { log } : {}) })
+      const poll = refreshInput(db, input, { fetch: fetcher, services: config.services, credentials: credentialResolver(db, config), quotas: config.quotas, pollInterval, ...(log ? { log } : {}) })
         .catch((err: unknown) => log?.error({ err, input: input.id }, 'poll failed'))
         .finally(() => running.delete(input.id));
       running.set(input.id, poll);

@@ -86,7 +86,7 @@ export async function startSharedCollector(deps: { db: Db; config: Config; log?:
     const input = await findInput(db, job.data.inputId);
     if (!input || input.nextRunAt !== job.data.claim) return;
     const pollInterval = config.pollIntervals[input.service] ?? config.pollInterval;
-    await refreshInput(db, input, { fetch: fetcher, services: config.services, credentials: credentialResolver(db, config), pollInterval, ...(log ? { log } : {}) });
+    await refreshInput(db, input, { fetch: fetcher, services: config.services, credentials: credentialResolver(db, config), quotas: config.quotas, pollInterval, ...(log ? { log } : {}) });
   }
 
   await boss.work<PollJob>(POLL_QUEUE, { batchSize: 1, localConcurrency: config.collectConcurrency, pollingIntervalSeconds: 0.5 }, async ([job]) => {

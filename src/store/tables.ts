@@ -324,6 +324,21 @@ export interface RateLimitTable {
   resetAt: number;
 }
 
+/** Units of a quota a subject (credential id or `environment`) used in a period (store/quotas.ts). */
+export interface QuotaUsageTable {
+  subject: string;
+  quota: string;
+  period: string;
+  units: number;
+}
+
+/** A hashtag counted against an Instagram subject since `countedAt` (ms; store/quotas.ts). */
+export interface QuotaHashtagTable {
+  subject: string;
+  hashtag: string;
+  countedAt: number;
+}
+
 export interface Database {
   contracts: ContractTable;
   collections: CollectionTable;
@@ -347,6 +362,8 @@ export interface Database {
   itemUrls: ItemUrlTable;
   itemBands: ItemBandTable;
   itemDuplicates: ItemDuplicateTable;
+  quotaUsage: QuotaUsageTable;
+  quotaHashtags: QuotaHashtagTable;
 }
 
 export type ContractRow = Selectable<ContractTable>;

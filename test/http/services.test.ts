@@ -1,7 +1,7 @@
 /**
  * `GET /collection/services` (docs/api.md#services): the service table as clients build inputs
  * from it: types with the fields each needs, credentials with whether they are set (names only,
- * never values); a token is required.
+ * never values), the fields of a contract's own credential; a token is required.
  */
 import { describe, expect, it } from 'vitest';
 import { issueTokens } from '../../src/auth/tokens.ts';
@@ -20,10 +20,15 @@ describe('GET /collection/services', () => {
     const body = res.json();
     expect(body.map((entry: { service: string }) => entry.service)).toEqual(SERVICE_NAMES);
     for (const entry of body) expect(entry.types.map((t: { type: string }) => t.type)).toEqual(SERVICES[entry.service as keyof typeof SERVICES].types);
-    expect(body.find((entry: { service: string }) => entry.service === 'rss')).toEqual({ service: 'rss', types: [{ type: 'feed', fields: ['input'] }], credentials: [], configured: true });
+    expect(body.find((entry: { service: string }) => entry.service === 'rss')).toEqual({ service: 'rss', types: [{ type: 'feed', fields: ['input'] }], credentials: [], configured: true, credentialFields: [] });
     const twitter = body.find((entry: { service: string }) => entry.service === 'twitter');
     expect(twitter.types).toContainEqual({ type: 'location', fields: ['input', 'latitude', 'longitude', 'radius'] });
     expect(twitter.types).toContainEqual({ type: 'tag', fields: ['input'] });
+    // The fields a contract sends to connect its own credential (the console's Connections form).
+    expect(twitter.credentialFields).toEqual([{ name: 'bearerToken', secret: true }]);
+    const byName = Object.fromEntries(body.map((entry: { service: string }) => [entry.service, entry]));
+    expect(byName.instagram.credentialFields).toEqual([{ name: 'accessToken', secret: true }, { name: 'userId', secret: false }, { name: 'expiresAt', secret: false }]);
+    expect(byName.bluesky.credentialFields).toEqual([{ name: 'identifier', secret: false }, { name: 'appPassword', secret: true }]);
   });
 
   it('says which credentials are set without sending their values', async () => {

@@ -3,6 +3,8 @@
  * service, `default`, the non-secret fields, a masked hint per secret field, who connected it and
  * when, and its health (with when its token expires). The secret fields never leave the store in the clear: they are not read here.
  */
+import type { Db } from '../../store/db.ts';
+import { quotaOf, type QuotaSettings } from '../../store/quotas.ts';
 import type { CredentialRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 
@@ -19,4 +21,18 @@ export function presentCredential(row: CredentialRow): Record<string, unknown> {
     health: { status: row.status === 'failed' ? 'failed' : 'ok', lastUsed: row.lastUsed, lastError: row.lastError, expiresAt: row.expiresAt ?? null },
     ...recordFields(row),
   };
+}
+
+/**
+ * A presented credential (or a list of them) with its service's `quota` added where the service has
+ * one (docs/api.md#quotas): `{name, used, limit, resetsAt}` at `now`. Anything else (an error
+ * object) is returned as it is. Runs before serialization, as the record operations present rows
+ * without reading the database again.
+ */
+export async function withQuota(db: Db, settings: QuotaSettings, payload: unknown, now = Date.now()): Promise<unknown> {
+  if (Array.isArray(payload)) return Promise.all(payload.map((entry) => withQuota(db, settings, entry, now)));
+  const credential = payload as Record<string, unknown> | null;
+  if (!credential || typeof credential._id !== 'string' || typeof credential.service !== 'string') return payload;
+  const quota = await quotaOf(db, credential.service, credential._id, settings, now);
+  return quota ? { ...credential, quota } : credential;
 }

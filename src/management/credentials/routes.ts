@@ -14,7 +14,8 @@
  * returned. At most one credential per contract and service is its `default`: making one the
  * default takes it from the other; the first credential of a service becomes the default unless
  * the body says `"default": false`. Connecting, changing or removing a credential makes the
- * contract's failed inputs of that service due at once (they may have waited for it).
+ * contract's failed inputs of that service due at once (they may have waited for it). Every read
+ * carries the credential's quota where its service has one (`withQuota`, docs/api.md#quotas).
  */
 import type { Transaction } from 'kysely';
 import type { Config } from '../../config.ts';
@@ -27,8 +28,8 @@ import { type Executor, findRecords, type RecordRow } from '../../store/records.
 import type { CredentialRow, Database } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
 import { resource, type Spec } from '../resource.ts';
-import { presentCredential } from './present.ts';
-import { Credential, CredentialCreate, credentialFields, credentialRules, CredentialUpdate } from './schema.ts';
+import { presentCredential, withQuota } from './present.ts';
+import { Credential, CredentialCreate, credentialFields, credentialRules, CredentialUpdate, hintOf } from './schema.ts';
 
 /** The service's fields of `body`, split into secret and non-secret ones. */
 function fieldsOf(service: string, body: Record<string, unknown>) {
@@ -100,10 +101,12 @@ export function credentialRoutes(app: App, { db, config }: { db: Db; config: Con
   };
   const credentials = resource(db, spec);
   const schema = recordRoutes('credentials', Credential, CredentialCreate, CredentialUpdate);
-  app.post('/collection/credentials', { schema: schema.create }, credentials.create);
-  app.get('/collection/credentials', { schema: schema.list }, credentials.list);
-  app.get('/collection/credentials/:id', { schema: schema.get }, credentials.get);
-  app.patch('/collection/credentials/:id', { schema: schema.update }, credentials.update);
+  // Each credential read shows its quota (docs/api.md#quotas), read at the moment of the response.
+  const preSerialization = async (_request: unknown, _reply: unknown, payload: unknown) => withQuota(db, config.quotas, payload);
+  app.post('/collection/credentials', { schema: schema.create, preSerialization }, credentials.create);
+  app.get('/collection/credentials', { schema: schema.list, preSerialization }, credentials.list);
+  app.get('/collection/credentials/:id', { schema: schema.get, preSerialization }, credentials.get);
+  app.patch('/collection/credentials/:id', { schema: schema.update, preSerialization }, credentials.update);
   app.delete('/collection/credentials/:id', { schema: schema.remove }, credentials.remove);
   app.delete('/collection/credentials', { schema: schema.removeMany }, credentials.removeMany);
 }

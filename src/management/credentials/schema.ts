@@ -47,6 +47,13 @@ export const CredentialUpdate = Type.Object(
 );
 
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+/** The service's quota counted against a credential (docs/api.md#quotas); absent for a service without one. */
+export const Quota = Type.Object({
+  name: Type.String({ description: 'instagram-hashtags, youtube-units or twitter-posts' }),
+  used: Type.Integer(),
+  limit: Type.Integer(),
+  resetsAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when the count next falls: the end of the day or month; for Instagram when the oldest hashtag frees up (null when none counts)' }),
+});
 export const Credential = Type.Object({
   ...common,
   name: Type.String(),
@@ -61,6 +68,7 @@ export const Credential = Type.Object({
     lastError: Type.Union([Type.String(), Type.Null()]),
     expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when the access token expires (null: it does not, or is not known); one with a refresh token is refreshed ahead of it' }),
   }),
+  quota: Type.Optional(Quota),
 });
 
 /**

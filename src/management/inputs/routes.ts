@@ -17,6 +17,9 @@
  * and of its service (400); without it the collector uses the contract's default credential for
  * the service (docs/api.md#credentials).
  *
+ * An Instagram `tag` input counts its hashtag against its credential's quota at once: the 31st
+ * unique hashtag in 7 days → 400 naming `input` (`quotas.ts`, docs/api.md#quotas).
+ *
  * `filterId` must name a filter set or chain of the input's contract (404 unknown, 403 other
  * contract). Deleting an input deletes only the input: the items it collected stay in their
  * collection's queue (moderated, published or not, as they were).
@@ -42,6 +45,7 @@ import { COLLECTION, CREDENTIAL, FILTER, INPUT, owned } from '../ownership.ts';
 import { presentInput, presentRejection, Rejection } from './present.ts';
 import { IdParams, Input, InputCreate, InputListQuery, InputReplace, inputRules, MAX_BULK_INPUTS } from './schema.ts';
 import { serviceRoutes } from './services.ts';
+import { countHashtags } from './quotas.ts';
 
 const tags = ['inputs'];
 const security = TOKEN_SECURITY;
@@ -134,7 +138,10 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
         rejected: 0,
       });
     }
-    await db.transaction().execute((trx) => insertInputs(trx, rows));
+    await db.transaction().execute(async (trx) => {
+      await countHashtags(trx, config, rows.map((row, i) => ({ input: row, propertyName: bulk ? `[${i}].input` : 'input' })), now);
+      await insertInputs(trx, rows);
+    });
     // In the order sent, whatever order the store returns them in.
     const stored = new Map((await findInputs(db, rows.map((row) => row.id))).map((row) => [row.id, row]));
     const created = rows.map((row) => presentInput(stored.get(row.id)!));
@@ -175,15 +182,19 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
     if (body.credentialId) await checkCredential(db, body.credentialId, current.contractId, body.service, 'credentialId');
     const sourceChanged = body.service !== current.service || body.type !== current.type || body.input !== current.input;
     const now = Date.now();
-    await updateInput(db, current.id, {
-      ...settingsOf(body),
-      collectionId,
-      lastModified: iso(now),
-      lastModifiedBy: principal.consumer.name,
-      // A changed input is polled within seconds (docs/services.md#polling); a new source starts afresh.
-      nextRunAt: now,
-      failures: 0,
-      ...(sourceChanged ? { sourceState: '{}', lastError: null, warnings: '[]' } : {}),
+    await db.transaction().execute(async (trx) => {
+      // A new source is looked up afresh (its hashtag counted); an unchanged one is not.
+      if (sourceChanged) await countHashtags(trx, config, [{ input: { ...body, contractId: current.contractId }, propertyName: 'input' }], now);
+      await updateInput(trx, current.id, {
+        ...settingsOf(body),
+        collectionId,
+        lastModified: iso(now),
+        lastModifiedBy: principal.consumer.name,
+        // A changed input is polled within seconds (docs/services.md#polling); a new source starts afresh.
+        nextRunAt: now,
+        failures: 0,
+        ...(sourceChanged ? { sourceState: '{}', lastError: null, warnings: '[]' } : {}),
+      });
     });
     return presentInput((await findInput(db, current.id))!);
   });

@@ -2,12 +2,16 @@
  * `GET /collection/services` on {api_url} (`docs/api.md#services`): the service table
  * (`src/services.ts`) as clients need it to build an input: per service, its input types with the
  * body fields each needs (`fieldsOf`), and its credentials, each with whether this installation
- * has it set. Values are never sent, only the environment variable names and `configured`.
+ * has it set. Values are never sent, only the environment variable names and `configured`. Also,
+ * per service, the fields of a credential a contract connects (`credentialFields`: name, secret
+ * or not; POST /collection/credentials, docs/api.md#credentials), and, when contracts share the
+ * installation's own credential (SHARED_CREDENTIALS) and it is set, its quota (docs/api.md#quotas).
  *
  *   200 [{service: "twitter",
  *         types: [{type: "user", fields: ["input"]}, …, {type: "location", fields: ["input", "latitude", "longitude", "radius"]}],
  *         credentials: [{variable: "TWITTER_BEARER_TOKEN", configured: false}],
- *         configured: false}, …]
+ *         configured: false,
+ *         credentialFields: [{name: "bearerToken", secret: true}]}, …]
  *
  * In the table's order. Any valid access token may read it (the table is the same for every
  * contract); without one → 401.
@@ -20,6 +24,8 @@ import type { App } from '../../http/typed.ts';
 import { SERVICE_NAMES, SERVICES, type ServiceRow } from '../../services.ts';
 import type { Db } from '../../store/db.ts';
 import { TokenQuery } from '../docs.ts';
+import { ENVIRONMENT, quotaOf } from '../../store/quotas.ts';
+import { credentialFields, Quota } from '../credentials/schema.ts';
 import { fieldsOf } from './schema.ts';
 
 /** One entry of `GET /collection/services` (OpenAPI). */
@@ -38,6 +44,15 @@ export const ServiceEntry = Type.Object({
     }),
   ),
   configured: Type.Boolean({ description: 'every credential the service needs is set (true for a service that needs none; optional ones do not count); when false, some or all types collect nothing' }),
+  credentialFields: Type.Array(
+    Type.Object({
+      name: Type.String({ description: 'a field of a credential of the service (POST /collection/credentials)' }),
+      secret: Type.Boolean({ description: 'whether it is a secret: required on create, never returned' }),
+    }),
+    { description: 'what a contract sends to connect its own credential of the service; empty for a service that needs none' },
+  ),
+  /** The quota of the installation's own credential, when contracts share it (SHARED_CREDENTIALS) and it is set. */
+  quota: Type.Optional(Quota),
 });
 
 /** The entries of the service table for `settings` (the installation's configuration). */
@@ -51,18 +66,25 @@ export function serviceEntries(settings: Config['services']) {
       types: row.types.map((type) => ({ type, fields: fieldsOf(type) })),
       credentials,
       configured: Object.entries(row.credentials).every(([key, credential]) => credential.optional || Boolean(values[key])),
+      credentialFields: Object.entries(credentialFields(service)).map(([name, secret]) => ({ name, secret })),
     };
   });
 }
 
 export function serviceRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   const entries = serviceEntries(config.services);
+  /** The installation's credential's quota of each configured service, when contracts share it. */
+  const withQuotas = (now: number) =>
+    Promise.all(entries.map(async (entry) => {
+      const quota = config.sharedCredentials && entry.configured && entry.credentials.length ? await quotaOf(db, entry.service, ENVIRONMENT, config.quotas, now) : undefined;
+      return quota ? { ...entry, quota } : entry;
+    }));
   app.get(
     '/collection/services',
     { schema: { tags: ['inputs'], security: TOKEN_SECURITY, querystring: TokenQuery, response: { 200: Type.Array(ServiceEntry), ...errorResponses(400, 401) } } },
     async (request) => {
       await authenticate(db, request);
-      return entries;
+      return withQuotas(Date.now());
     },
   );
 }

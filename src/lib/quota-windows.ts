@@ -1,0 +1,98 @@
+/**
+ * The arithmetic of the services' quotas per credential (docs/api.md#quotas): which window a use
+ * falls in, when that window ends, and what one API call costs. Pure functions of their arguments
+ * (times are ms since the epoch); the counting itself is in `store/quotas.ts`.
+ *
+ * - Instagram: 30 unique hashtags per Instagram account in a rolling 7 days; a hashtag counts from
+ *   its `ig_hashtag_search` lookup for 7 days, and a repeated lookup within them does not count
+ *   again (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-hashtag-search).
+ * - YouTube: units per day; "daily quotas reset at midnight Pacific Time"
+ *   (https://developers.google.com/youtube/v3/getting-started#quota): the day is the calendar day in
+ *   America/Los_Angeles, daylight saving time included. search.list costs 100 units, the list
+ *   methods the connector calls otherwise (channels, playlistItems, videos) 1 each
+ *   (https://developers.google.com/youtube/v3/determine_quota_cost).
+ * - X: posts read per month, counted per calendar month in UTC (X's own cycle follows the
+ *   subscription's billing day: an operator sets the cap with that margin, docs/configuration.md#quotas).
+ */
+
+/** The quotas Sluice counts, by name (the `name` of a credential's `quota`). */
+export const QUOTA_NAMES = { instagram: 'instagram-hashtags', youtube: 'youtube-units', twitter: 'twitter-posts' } as const;
+
+/** Unique hashtags one Instagram account may look up in `HASHTAG_WINDOW_MS`. */
+export const HASHTAG_LIMIT = 30;
+/** The rolling window of Instagram's hashtag limit: 7 days, in ms. */
+export const HASHTAG_WINDOW_MS = 7 * 24 * 3600 * 1000;
+
+/** A fixed window: its key (the period's name, e.g. `2026-11-23` or `2026-11`) and when it ends (ms). */
+export interface Period {
+  key: string;
+  resetsAt: number;
+}
+
+const PACIFIC_DATE = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Los_Angeles', year: 'numeric', month: '2-digit', day: '2-digit' });
+const PACIFIC_TIME = new Intl.DateTimeFormat('en-US', {
+  timeZone: 'America/Los_Angeles', hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+});
+
+/** Pacific time minus UTC at instant `at`, in ms (−8 h in winter, −7 h in summer). */
+function pacificOffset(at: number): number {
+  const parts = Object.fromEntries(PACIFIC_TIME.formatToParts(at).map((part) => [part.type, Number(part.value)]));
+  const local = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  return local - Math.floor(at / 1000) * 1000;
+}
+
+/** The YouTube quota day of `now`: its Pacific calendar date, and the next Pacific midnight. */
+export function pacificDay(now: number): Period {
+  const key = PACIFIC_DATE.format(now);
+  const [year, month, day] = key.split('-').map(Number) as [number, number, number];
+  // Midnight of the next Pacific date, read as if it were UTC, then shifted by the offset in
+  // force then (twice: the first guess may sit on the other side of a DST change; US changes
+  // happen at 2 a.m., so midnight always exists once).
+  const local = Date.UTC(year, month - 1, day + 1);
+  let resetsAt = local - pacificOffset(local);
+  resetsAt = local - pacificOffset(resetsAt);
+  return { key, resetsAt };
+}
+
+/** The X read-cap month of `now`: `YYYY-MM` in UTC, ending at 00:00 UTC on the 1st of the next month. */
+export function utcMonth(now: number): Period {
+  const date = new Date(now);
+  const [year, month] = [date.getUTCFullYear(), date.getUTCMonth()];
+  return { key: `${year}-${String(month + 1).padStart(2, '0')}`, resetsAt: Date.UTC(year, month + 1, 1) };
+}
+
+/** The hashtag an Instagram `tag` input looks up, as Instagram counts it: no `#`, lower case. */
+export function hashtagOf(input: string): string {
+  return input.trim().replace(/^[#@]/, '').toLowerCase();
+}
+
+/** Whether a hashtag counted at `countedAt` still counts at `now`. */
+export function hashtagCounts(countedAt: number, now: number): boolean {
+  return countedAt > now - HASHTAG_WINDOW_MS;
+}
+
+/** YouTube Data API units of one call to `path` (below YOUTUBE_API_URL: `search`, `videos`, …). */
+export function youtubeUnits(path: string): number {
+  const method = path.replace(/^\/+/, '').split(/[/?]/)[0];
+  return method === 'search' ? 100 : 1;
+}
+
+/**
+ * The most units one poll of a YouTube input of `type` spends with an API key: keyword and
+ * location search.list (100) then videos.list (1); channel and user channels.list (the first
+ * time), playlistItems.list and videos.list (1 each); playlist the last two.
+ */
+export function youtubePollUnits(type: string): number {
+  if (type === 'keyword' || type === 'location') return 101;
+  return type === 'playlist' ? 2 : 3;
+}
+
+/**
+ * Posts an X API v2 response at `path` (below TWITTER_API_URL) read: the entries of `data` of a
+ * search or timeline; a user lookup reads none.
+ */
+export function twitterPostsRead(path: string, body: unknown): number {
+  if (!/^\/2\/(?:tweets\/search\/|users\/[^/]+\/tweets)/.test(path)) return 0;
+  const data = (body as { data?: unknown } | null)?.data;
+  return Array.isArray(data) ? data.length : 0;
+}

@@ -1,0 +1,156 @@
+/**
+ * The services' quotas per credential, counted in the database (docs/api.md#quotas; the windows
+ * and costs are `lib/quota-windows.ts`). A *subject* is what a quota is counted against: a
+ * credential id, or `ENVIRONMENT` for the installation's own credential of the service (one
+ * pseudo-credential, shared by every contract that uses it).
+ *
+ * Every change is atomic across processes sharing one PostgreSQL:
+ * - units (YouTube, X) grow by one upsert each (`reserveUnits` adds only while the sum stays
+ *   within the limit, in the same statement, so two processes cannot both take the last units);
+ * - a hashtag reservation (Instagram) reads the count and adds the hashtag in one transaction that
+ *   first takes its subject's lock row (an upsert of `quota_usage` period `lock`: PostgreSQL holds
+ *   that row's lock until commit, so a concurrent reservation for the subject waits, then reads
+ *   what the first one added; SQLite has one writer at a time anyway).
+ */
+import { sql, type Transaction } from 'kysely';
+import { HASHTAG_LIMIT, HASHTAG_WINDOW_MS, hashtagCounts, pacificDay, QUOTA_NAMES, utcMonth } from '../lib/quota-windows.ts';
+import { iso } from '../lib/time.ts';
+import { defaultCredential } from './credentials.ts';
+import type { Db } from './db.ts';
+import type { Executor } from './records.ts';
+import type { Database, InputRow } from './tables.ts';
+
+/** The subject of the installation's own credential of a service (from the environment). */
+export const ENVIRONMENT = 'environment';
+
+/** The configured limits (docs/configuration.md#quotas); 0 turns a quota off. */
+export interface QuotaSettings {
+  /** YouTube Data API units per Pacific day and credential (YOUTUBE_DAILY_QUOTA, default 10 000). */
+  youtubeDailyUnits: number;
+  /** X posts read per UTC month and credential (TWITTER_MONTHLY_READ_CAP, default 0: off). */
+  twitterMonthlyPosts: number;
+}
+
+/** A credential's quota as its reads show it (docs/api.md#quotas); `resetsAt` ISO 8601, or null when nothing is counted. */
+export interface QuotaView {
+  name: string;
+  used: number;
+  limit: number;
+  resetsAt: string | null;
+}
+
+/**
+ * Adds `units` to the subject's `quota` in `period` if the sum stays within `limit`, in one
+ * statement; returns the new sum, or undefined (and changes nothing) when it would exceed it.
+ */
+export async function reserveUnits(db: Executor, key: { subject: string; quota: string; period: string }, units: number, limit: number): Promise<number | undefined> {
+  if (units > limit) return undefined;
+  // Raw SQL: the CamelCasePlugin does not rename inside it (the columns are one word anyway).
+  const { rows } = await sql<{ units: number }>`
+    insert into quota_usage as q (subject, quota, period, units) values (${key.subject}, ${key.quota}, ${key.period}, ${units})
+    on conflict (subject, quota, period) do update set units = q.units + excluded.units
+      where q.units + excluded.units <= ${limit}
+    returning units`.execute(db);
+  return rows[0] ? Number(rows[0].units) : undefined;
+}
+
+/** Adds `units` (negative: gives back) to the subject's `quota` in `period`, in one statement. */
+export async function addUnits(db: Executor, key: { subject: string; quota: string; period: string }, units: number): Promise<void> {
+  if (units === 0) return;
+  await sql`
+    insert into quota_usage as q (subject, quota, period, units) values (${key.subject}, ${key.quota}, ${key.period}, ${units})
+    on conflict (subject, quota, period) do update set units = q.units + excluded.units`.execute(db);
+}
+
+/** Units the subject used of `quota` in `period` (0 when none). */
+export async function unitsUsed(db: Executor, key: { subject: string; quota: string; period: string }): Promise<number> {
+  const row = await db
+    .selectFrom('quotaUsage')
+    .select('units')
+    .where('subject', '=', key.subject)
+    .where('quota', '=', key.quota)
+    .where('period', '=', key.period)
+    .executeTakeFirst();
+  return row ? Number(row.units) : 0;
+}
+
+/** The hashtags counted against an Instagram subject at `now`: how many, and the oldest (it frees up first). */
+export async function hashtagUsage(db: Executor, subject: string, now: number): Promise<{ used: number; oldest?: { hashtag: string; freesAt: number } }> {
+  const rows = await db
+    .selectFrom('quotaHashtags')
+    .select(['hashtag', 'countedAt'])
+    .where('subject', '=', subject)
+    .where('countedAt', '>', now - HASHTAG_WINDOW_MS)
+    .orderBy('countedAt')
+    .orderBy('hashtag')
+    .execute();
+  const first = rows[0];
+  return { used: rows.length, ...(first && { oldest: { hashtag: first.hashtag, freesAt: Number(first.countedAt) + HASHTAG_WINDOW_MS } }) };
+}
+
+/** Why a hashtag could not be counted: the subject's count (the limit reached) and its oldest hashtag. */
+export interface HashtagRefusal {
+  used: number;
+  limit: number;
+  oldest: { hashtag: string; freesAt: number };
+}
+
+/**
+ * Counts `hashtag` (as `hashtagOf` gives it) against an Instagram subject at `now`, inside `trx`:
+ * nothing to do when it already counts (a lookup within its 7 days is free); else it starts a new
+ * 7-day window for it, unless `HASHTAG_LIMIT` hashtags already count: then nothing changes and the
+ * refusal says when the oldest frees up. See the module comment for atomicity.
+ */
+export async function reserveHashtag(trx: Transaction<Database>, subject: string, hashtag: string, now: number): Promise<HashtagRefusal | undefined> {
+  await sql`
+    insert into quota_usage as q (subject, quota, period, units) values (${subject}, ${QUOTA_NAMES.instagram}, 'lock', 0)
+    on conflict (subject, quota, period) do update set units = q.units`.execute(trx);
+  const current = await trx.selectFrom('quotaHashtags').select('countedAt').where('subject', '=', subject).where('hashtag', '=', hashtag).executeTakeFirst();
+  if (current && hashtagCounts(Number(current.countedAt), now)) return undefined;
+  const usage = await hashtagUsage(trx, subject, now);
+  if (usage.used >= HASHTAG_LIMIT) return { used: usage.used, limit: HASHTAG_LIMIT, oldest: usage.oldest! };
+  await trx.deleteFrom('quotaHashtags').where('subject', '=', subject).where('countedAt', '<=', now - HASHTAG_WINDOW_MS).execute();
+  await trx.insertInto('quotaHashtags').values({ subject, hashtag, countedAt: now }).execute();
+  return undefined;
+}
+
+/**
+ * The subject an Instagram input of `contractId` is counted against, as the collector will resolve
+ * its credential (docs/api.md#credentials): the credential it names, else the contract's default,
+ * else the environment's when `shared` (SHARED_CREDENTIALS and INSTAGRAM_ACCESS_TOKEN set); else
+ * none (the input will say what to connect).
+ */
+export async function instagramSubject(db: Executor, input: { contractId: string; credentialId?: string | null }, shared: boolean): Promise<string | undefined> {
+  if (input.credentialId) return input.credentialId;
+  const credential = await defaultCredential(db, input.contractId, 'instagram');
+  if (credential) return credential.id;
+  return shared ? ENVIRONMENT : undefined;
+}
+
+/** The quota of `service` for `subject` at `now`, or undefined when the service has none (or it is off). */
+export async function quotaOf(db: Executor, service: string, subject: string, settings: QuotaSettings, now: number): Promise<QuotaView | undefined> {
+  if (service === 'instagram') {
+    const { used, oldest } = await hashtagUsage(db, subject, now);
+    return { name: QUOTA_NAMES.instagram, used, limit: HASHTAG_LIMIT, resetsAt: oldest ? iso(oldest.freesAt) : null };
+  }
+  const metered = unitQuota(service, settings, now);
+  if (!metered) return undefined;
+  const used = await unitsUsed(db, { subject, quota: metered.quota, period: metered.period.key });
+  return { name: metered.quota, used, limit: metered.limit, resetsAt: iso(metered.period.resetsAt) };
+}
+
+/** The unit-counted quota of `service` at `now` (YouTube units, X posts), or undefined when it has none or it is off. */
+export function unitQuota(service: string, settings: QuotaSettings, now: number) {
+  if (service === 'youtube' && settings.youtubeDailyUnits > 0) return { quota: QUOTA_NAMES.youtube, limit: settings.youtubeDailyUnits, period: pacificDay(now), unit: 'units', when: 'today (Pacific time)' };
+  if (service === 'twitter' && settings.twitterMonthlyPosts > 0) return { quota: QUOTA_NAMES.twitter, limit: settings.twitterMonthlyPosts, period: utcMonth(now), unit: 'posts read', when: 'this month (UTC)' };
+  return undefined;
+}
+
+/**
+ * Records that a poll of `input` did not run for want of quota: `lastError` says which quota and
+ * until when, the next poll is at `nextRunAt` (ms, when it resets); `lastRun` and `failures` stay
+ * as they were (nothing failed). Unless the input was changed since it was read.
+ */
+export async function recordQuotaWait(db: Db, input: Pick<InputRow, 'id' | 'lastModified'>, wait: { lastError: string; nextRunAt: number }): Promise<void> {
+  await db.updateTable('inputs').set(wait).where('id', '=', input.id).where('lastModified', '=', input.lastModified).execute();
+}
