@@ -112,8 +112,8 @@ describe('console: Connections', () => {
     await expect.poll(() => focused(page)).toBe('Rename Main X');
 
     // Deactivate.
-    await card(page, 'Main X').getByRole('button', { name: 'Deactivate Main X' }).click();
-    await card(page, 'Main X').getByRole('button', { name: 'Activate Main X' }).waitFor();
+    await card(page, 'Main X').getByRole('button', { name: 'Deactivate Main X', exact: true }).click();
+    await card(page, 'Main X').getByRole('button', { name: 'Activate Main X', exact: true }).waitFor();
     await expect(card(page, 'Main X').textContent()).resolves.toMatch(/inactive/);
     expect((await credentialsOf()).find((c) => c.name === 'Main X')?.active).toBe(0);
     await expectAccessible(page);

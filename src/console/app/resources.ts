@@ -86,8 +86,12 @@ export interface CredentialField {
 export interface ServiceEntry {
   service: string;
   types: { type: string; fields: string[] }[];
-  /** The environment variables of the installation-wide credential; `name`/`secret` name the field of a contract's credential. */
-  credentials: { variable: string; configured: boolean; name?: string; secret?: boolean; optional?: boolean }[];
+  /** The environment variables of the installation's own credential. */
+  credentials: { variable: string; configured: boolean }[];
   configured: boolean;
+  /** The fields of a contract's own credential of the service, in the order to ask for them. */
+  credentialFields?: CredentialField[];
+  /** The installation's own credential's quota, when contracts share it. */
+  quota?: Quota;
   [more: string]: unknown;
 }

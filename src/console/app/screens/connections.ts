@@ -7,9 +7,9 @@
  *   the secret fields, the non-secret fields, `connectedBy`, `health`, `default`, `active`, and
  *   `quota` when the read carries one), read again after every change;
  * - add by form: `POST /collection/credentials` with the service's fields, which come from
- *   `GET /collection/services` (`credentials[].name` and `.secret`, docs/api.md#services). A
- *   server whose table does not name them yet gets the fields of docs/api.md#credentials
- *   (`DOCUMENTED_FIELDS`). Secret values are kept in memory only, never in the form's draft
+ *   `GET /collection/services` (`credentialFields`, docs/api.md#services). A server whose table
+ *   does not list them yet gets the fields of docs/api.md#credentials (`connections-model.ts`).
+ *   Secret values are kept in memory only, never in the form's draft
  *   (sessionStorage), and are sent once;
  * - rename, make default, deactivate / activate: `PATCH /collection/credentials/{id}`; making one
  *   the default takes it from the other of its service, so the list is read again;
@@ -22,7 +22,7 @@
  *   and sends the browser back to `return_to` with `credential_id=&service=`, or with
  *   `error=&error_description=&service=`; this screen says which, once, and drops them from the
  *   address. The services come from `GET /collection/services` (`connect`) where it says, else
- *   the documented list (`DOCUMENTED_CONNECT`).
+ *   the documented list (`connections-model.ts`).
  */
 import { useLocation, useRoute } from 'preact-iso/router';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
@@ -30,61 +30,12 @@ import { api } from '../api.ts';
 import { hasDraft } from '../drafts.ts';
 import { ErrorBanner, errorsFor, Field, useForm } from '../forms.ts';
 import { html } from '../html.ts';
-import type { Credential, CredentialField, Quota, ServiceEntry } from '../resources.ts';
+import type { Credential, CredentialField, ServiceEntry } from '../resources.ts';
 import { screenPath } from '../routes.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
+import { canConnect, credentialFieldsOf, FIELD_HINTS, quotasOf, quotaWords } from './connections-model.ts';
 import { absolute, ago } from './sources-text.ts';
-
-/**
- * The fields of each service's credential as docs/api.md#credentials lists them, for a server
- * whose `GET /collection/services` does not name them (`credentials[].name`) yet.
- */
-const DOCUMENTED_FIELDS: Record<string, CredentialField[]> = {
-  twitter: [{ name: 'bearerToken', secret: true }],
-  facebook: [{ name: 'accessToken', secret: true }, { name: 'expiresAt', secret: false }],
-  instagram: [{ name: 'accessToken', secret: true }, { name: 'userId', secret: false }, { name: 'expiresAt', secret: false }],
-  youtube: [{ name: 'apiKey', secret: true }],
-  tumblr: [{ name: 'apiKey', secret: true }],
-  vimeo: [{ name: 'accessToken', secret: true }],
-  flickr: [{ name: 'apiKey', secret: true }],
-  vk: [{ name: 'accessToken', secret: true }],
-  bluesky: [{ name: 'identifier', secret: false }, { name: 'appPassword', secret: true }],
-};
-
-/** The services with a connect flow as docs/api.md#connecting-an-account lists them. */
-const DOCUMENTED_CONNECT = ['twitter', 'facebook', 'instagram', 'youtube', 'vimeo', 'tumblr', 'mastodon'];
-
-/** What each field is, in a few words (the hint under it). */
-const FIELD_HINTS: Record<string, string> = {
-  expiresAt: 'When the token expires (optional).',
-  userId: 'The Instagram Business account the calls are made as.',
-  identifier: 'The account’s handle, e.g. newsroom.bsky.social.',
-};
-
-/** The fields of `entry`'s credential: as the server names them, else as documented, else none. */
-export function credentialFieldsOf(entry: ServiceEntry): CredentialField[] {
-  const named = entry.credentials.filter((c): c is typeof c & { name: string } => typeof c.name === 'string');
-  if (named.length && named.length === entry.credentials.length) return named.map((c) => ({ name: c.name, secret: c.secret !== false, ...(c.optional ? { optional: true } : {}) }));
-  return entry.credentials.length ? (DOCUMENTED_FIELDS[entry.service] ?? []) : [];
-}
-
-/**
- * Whether `entry` offers a connect flow (docs/api.md#connecting-an-account): as the services
- * table says in `connect` (a boolean, or an object whose `configured` is not false), else as
- * documented. A flow whose app the operator has not configured answers 400 naming `service`.
- */
-export function canConnect(entry: ServiceEntry): boolean {
-  const connect = entry.connect as boolean | { configured?: boolean } | null | undefined;
-  if (connect === undefined) return DOCUMENTED_CONNECT.includes(entry.service);
-  return connect === true || (typeof connect === 'object' && connect !== null && connect.configured !== false);
-}
-
-/** `quota` as a list (a read carries one quota or several). */
-function quotasOf(credential: Credential): Quota[] {
-  const quota = credential.quota;
-  return Array.isArray(quota) ? quota : quota ? [quota] : [];
-}
 
 function When({ iso, now }: { iso: string; now: number }) {
   return html`<time datetime=${iso} title=${absolute.format(new Date(iso))}>${ago(iso, now)}</time>`;
@@ -244,8 +195,8 @@ function Health({ credential, now, fields }: { credential: Credential; now: numb
       (quota) => html`<div class=${quota.used >= quota.limit ? 'connections__error' : ''}>
         <dt>${quota.name}</dt>
         <dd>
-          <meter min="0" max=${quota.limit} value=${Math.min(quota.used, quota.limit)} aria-label=${`${quota.name} used`}></meter>
-          ${' '}${quota.used} of ${quota.limit}${quota.resetsAt ? html`, resets <${When} iso=${quota.resetsAt} now=${now} />` : null}
+          <meter min="0" max=${quota.limit} value=${Math.min(quota.used, quota.limit)} aria-hidden="true"></meter>
+          <span>${quotaWords(quota, now)}</span>
         </dd>
       </div>`,
     )}
