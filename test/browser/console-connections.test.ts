@@ -59,9 +59,10 @@ describe('console: Connections', () => {
     // In the shell's navigation.
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Connections' }).click();
     await page.getByRole('heading', { level: 1, name: 'Connections' }).waitFor();
-    const x = card(page, 'Newsroom X');
+    // Grouped by service.
+    const x = page.getByRole('region', { name: 'twitter', exact: true }).getByRole('article', { name: 'Newsroom X', exact: true });
     await x.waitFor();
-    await expect(x.textContent()).resolves.toMatch(/twitter.*default.*failed/s);
+    await expect(x.textContent()).resolves.toMatch(/default.*failed/s);
     await expect(x.textContent()).resolves.toMatch(/bearerToken\s*…k7Qz/);
     await expect(x.textContent()).resolves.toMatch(/Connected by\s*Mia Moderator, (now|\d+ seconds? ago)/);
     await expect(x.textContent()).resolves.toMatch(/Last used\s*not yet/);

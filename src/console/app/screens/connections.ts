@@ -25,7 +25,7 @@
  *   the documented list (`connections-model.ts`).
  */
 import { useLocation, useRoute } from 'preact-iso/router';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { hasDraft } from '../drafts.ts';
 import { ErrorBanner, errorsFor, Field, useForm } from '../forms.ts';
@@ -240,7 +240,6 @@ function CredentialCard(props: {
     <article class=${`card connections__credential${credential.active ? '' : ' connections__credential--inactive'}${failed ? ' connections__credential--failed' : ''}`} aria-labelledby=${headingId}>
       <div class="connections__head">
         <h4 id=${headingId}>${credential.name}</h4>
-        <span class="connections__service">${credential.service}</span>
         ${credential.default ? html`<span class="connections__tag">default</span>` : null}
         ${credential.active ? null : html`<span class="connections__tag connections__tag--muted">inactive</span>`}
         <span class=${`connections__tag connections__tag--${failed ? 'failed' : 'ok'}`}>${failed ? 'failed' : 'ok'}</span>
@@ -266,7 +265,9 @@ function CredentialCard(props: {
 /** The modal confirmation of a disconnect (native `<dialog>`: focus kept inside, Escape cancels). */
 function ConfirmDisconnect({ credential, onClose }: { credential: Credential | undefined; onClose: (confirmed: boolean) => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
+  // A layout effect: the dialog closes (and gives the focus back to its opener) during the commit,
+  // before the screen's effect moves the focus where it belongs.
+  useLayoutEffect(() => {
     const element = dialog.current;
     if (credential && element && !element.open) element.showModal();
     if (!credential && element?.open) element.close();
@@ -364,7 +365,7 @@ export default function Connections() {
       setDisconnecting(undefined);
       setActionError(undefined);
       setNotice(`${target.credential.name} disconnected.`);
-      void load();
+      setCredentials((list) => list?.filter((c) => c._id !== target.credential._id));
     } catch (caught) {
       focusAfter.current = target.button;
       setDisconnecting(undefined);
