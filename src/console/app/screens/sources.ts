@@ -37,6 +37,7 @@ import { screenPath } from '../routes.ts';
 import { Screen } from '../screen.ts';
 import { useContractId } from '../session.ts';
 import type { Collection, Credential, Input, ServiceEntry } from '../resources.ts';
+import { credentialFieldsOf } from './connections-model.ts';
 import { absolute, ago, feedLines, plainError } from './sources-text.ts';
 
 /** How often the table is read again while the page is visible, in milliseconds. */
@@ -202,7 +203,7 @@ function InputForm(props: { services: ServiceEntry[]; credentials: Credential[];
         error=${form.error}
       />
     </div>
-    ${service?.credentials.length
+    ${service && (credentialFieldsOf(service).length || ofService.length)
       ? html`<${Field}
           label="Credential"
           name="credentialId"
@@ -338,9 +339,10 @@ function Rejections({ input }: { input: Input }) {
   </section>`;
 }
 
-/** Which credential `input` uses: the one it names, else the contract's default (services that take one). */
+/** Which credential `input` uses: the one it names, else the contract's default (services that take one, `credentialFieldsOf`). */
 function credentialOf(input: Input, services: ServiceEntry[], credentials: Credential[]): string | undefined {
-  if (!services.find((entry) => entry.service === input.service)?.credentials.length) return undefined;
+  const service = services.find((entry) => entry.service === input.service);
+  if (!input.credentialId && !(service && credentialFieldsOf(service).length)) return undefined;
   if (input.credentialId) return credentials.find((c) => c._id === input.credentialId)?.name ?? input.credentialId;
   const fallback = credentials.find((c) => c.service === input.service && c.default);
   return fallback ? `contract default (${fallback.name})` : 'contract default';
