@@ -22,7 +22,7 @@ const DOCUMENTED_FIELDS: Record<string, CredentialField[]> = {
   bluesky: [{ name: 'identifier', secret: false }, { name: 'appPassword', secret: true }],
 };
 
-/** The services with a connect flow as docs/api.md#connecting-an-account lists them. */
+/** The services with a connect flow as docs/api.md#credentials ("Connecting an account") lists them. */
 const DOCUMENTED_CONNECT = ['twitter', 'facebook', 'instagram', 'youtube', 'vimeo', 'tumblr', 'mastodon'];
 
 /** What each field is, in a few words (the hint under it). */
@@ -39,7 +39,7 @@ export function credentialFieldsOf(entry: ServiceEntry): CredentialField[] {
 }
 
 /**
- * Whether `entry` offers a connect flow (docs/api.md#connecting-an-account): as the services
+ * Whether `entry` offers a connect flow (docs/api.md#credentials ("Connecting an account")): as the services
  * table says in `connect` (a boolean, or an object whose `configured` is not false), else as
  * documented. A flow whose app the operator has not configured answers 400 naming `service`.
  */
@@ -55,7 +55,7 @@ export function quotasOf(credential: Credential): Quota[] {
   return Array.isArray(quota) ? quota : quota ? [quota] : [];
 }
 
-/** What each quota of docs/api.md#quotas counts, in words. */
+/** What each quota of docs/api.md#credentials ("Quotas") counts, in words. */
 const QUOTA_WORDS: Record<string, string> = {
   'instagram-hashtags': 'unique hashtags in the last 7 days',
   'youtube-units': 'units today (Pacific time)',

@@ -15,7 +15,7 @@
  *   the default takes it from the other of its service, so the list is read again;
  * - disconnect: `DELETE /collection/credentials/{id}` after a confirmation in a modal `<dialog>`;
  *   a credential an input still names → the API's 409, shown as a banner naming the input;
- * - connect an account (services with an OAuth flow, docs/api.md#connecting-an-account):
+ * - connect an account (services with an OAuth flow, docs/api.md#credentials ("Connecting an account")):
  *   `GET /collection/credentials/connect/{service}?contract_id=&return_to=<this screen>[&name=]
  *   [&instance=]` with `Accept: application/json` → `{authorizationUrl}`, the service's consent
  *   page, where the browser goes (`location.assign`). The flow's callback stores the credential
