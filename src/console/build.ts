@@ -16,7 +16,7 @@
  * Asset names carry a content hash, so the server caches them for a year as immutable.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
@@ -85,7 +85,14 @@ export async function buildConsole(outDir = DIST_DIR): Promise<Manifest> {
 
   const outputs = { ...js.metafile.outputs, ...css.metafile.outputs };
   const name = (path: string) => relative(assets, path);
-  const entryPath = Object.keys(js.metafile.outputs).find((path) => js.metafile.outputs[path]!.entryPoint)!;
+  // The output of main.ts: with splitting, every lazily imported screen is an `entryPoint` too,
+  // so the first output that has one may be a screen's chunk.
+  // (Metafile paths are relative to esbuild's working directory, the process's.)
+  const main = join(APP_DIR, 'main.ts');
+  const entryPath = Object.keys(js.metafile.outputs).find((path) => {
+    const entryPoint = js.metafile.outputs[path]!.entryPoint;
+    return entryPoint !== undefined && resolve(entryPoint) === main;
+  })!;
   const cssPath = Object.keys(css.metafile.outputs).find((path) => path.endsWith('.css'))!;
   const preload = js.metafile.outputs[entryPath]!.imports.filter((i) => i.kind === 'import-statement').map((i) => name(i.path));
 

@@ -3,10 +3,12 @@
  * store (as the collector stores items), one item unpublished with the mouse and one with the
  * keyboard (j/k/u) and the public content API leaving both out, bulk publish of selected items, a
  * new item announced through the queue stream without moving the list, the state and text
- * filters, the shortcuts dialog, axe, and 375 px. Role and label locators only.
+ * filters, the shortcuts dialog, a card's duplicates and the split of one (issue 17), axe, and
+ * 375 px. Role and label locators only.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCollection } from '../../src/store/collections.ts';
 import { buildItem, seedItems } from '../helper.ts';
 import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
@@ -118,6 +120,52 @@ describe('console: Moderation', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
 
+    expect(cspViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows a card’s duplicates and splits one off by keyboard; the queue API follows', { timeout: 60_000 }, async () => {
+    // A collection that merges by URL: one story from a feed, then from X and Mastodon.
+    const merged = await createCollection(sluice.db, sluice.tenant.contract.id, { name: 'Merged', dedupe: 'url' }, 'test');
+    const target = { contract: sluice.tenant.contract, collection: merged };
+    const story = 'https://news.example.org/2026/11/tall-ships';
+    const person = (name: string) => ({ name, username: name.toLowerCase(), userid: null, url: null });
+    await seedItems(sluice.db, target, [buildItem({ id: 'rss_ships', title: 'Tall ships arrive', url: story, date: at(10 * MIN) })]);
+    await seedItems(sluice.db, target, [buildItem({ id: 'twitter_1', service: 'twitter', type: 'status', title: undefined, text: 'Bob on the tall ships', url: `${story}?utm_source=twitter`, author: person('Bob'), date: at(9 * MIN) })]);
+    await seedItems(sluice.db, target, [buildItem({ id: 'mastodon_m1', service: 'mastodon', type: 'status', title: undefined, text: 'Ana on the tall ships', url: `${story}#top`, author: person('Ana'), date: at(8 * MIN) })]);
+
+    const page = await consolePage(browser);
+    await signIn(page, sluice, `/console/contracts/${sluice.tenant.contract.id}/moderation?collection=${merged.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Moderation of Merged' }).waitFor();
+    await page.getByText('1 published · 0 unpublished').waitFor();
+    const ships = card(page, 'Tall ships arrive');
+    const disclosure = ships.getByRole('button', { name: '2 duplicates of Tall ships arrive', exact: true });
+    await expect(disclosure.getAttribute('aria-expanded')).resolves.toBe('false');
+    await disclosure.focus();
+    await page.keyboard.press('Enter');
+    const duplicates = ships.getByRole('list', { name: 'Duplicates of Tall ships arrive' });
+    await expect(duplicates.getByRole('listitem').allTextContents()).resolves.toEqual([expect.stringContaining('twitter · Bob'), expect.stringContaining('mastodon · Ana')]);
+    await duplicates.getByRole('link', { name: `${story}?utm_source=twitter` }).waitFor();
+    await expectAccessible(page);
+
+    // Tab past the entry's link to its Split off button; Enter splits.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Split off twitter by Bob');
+    await page.keyboard.press('Enter');
+    // The split item is a card of its own, right after the first, and takes the focus.
+    const bob = card(page, 'Bob on the tall ships');
+    await bob.waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-labelledby'))).toBe('item-twitter_1');
+    await ships.getByRole('button', { name: '1 duplicate of Tall ships arrive', exact: true }).waitFor();
+    await expect(page.getByRole('list', { name: 'Queue of Merged' }).getByRole('heading', { level: 3 }).allTextContents()).resolves.toEqual(['Tall ships arrive', 'Bob on the tall ships']);
+    await page.getByText('2 published · 0 unpublished').waitFor();
+
+    // The queue API says the same.
+    const res = await fetch(`${sluice.origin}/v1/queue/${sluice.tenant.contract.slug}?q=${merged.slug}&since=0&access_token=${encodeURIComponent(sluice.user.token)}`);
+    const items = (await res.json()) as { id: string; duplicates?: { id: string }[] }[];
+    expect(Object.fromEntries(items.map((item) => [item.id, (item.duplicates ?? []).map((d) => d.id)]))).toEqual({ rss_ships: ['mastodon_m1'], twitter_1: [] });
+    await expectAccessible(page);
     expect(cspViolations(page)).toEqual([]);
     await page.context().close();
   });

@@ -29,6 +29,7 @@ const SCREENS = [
   ['sources', '/sources'],
   ['moderation', '/moderation?collection=<collection>'],
   ['publication', '/publication'],
+  ['connections', '/connections'],
 ] as const;
 
 it('writes the console screenshots', async () => {
@@ -46,6 +47,7 @@ it('writes the console screenshots', async () => {
     ]);
     await seedSources(sluice);
     await seedModeration(sluice);
+    await seedConnections(sluice);
     // Publication: published items for the preview, a customization with an earlier version.
     await seedItems(sluice.db, sluice.tenant, [
       buildItem({ id: 'rss_harbour_works', title: 'The harbour reopens after two years of works', text: 'Ferries run again from Monday.' }),
@@ -61,7 +63,11 @@ it('writes the console screenshots', async () => {
         await page.goto(`${sluice.origin}/console/contracts/${sluice.tenant.contract.id}${path.replace('<collection>', sluice.tenant.collection.id)}`);
         await page.locator('#screen-title').waitFor();
         if (name === 'sources') await page.getByRole('table').waitFor();
-        if (name === 'moderation') await page.getByText(/\d+ published · \d+ unpublished/).waitFor();
+        if (name === 'moderation') {
+          await page.getByText(/\d+ published · \d+ unpublished/).waitFor();
+          await page.getByRole('button', { name: '2 duplicates of Harbour festival opens with a parade of tall ships' }).click();
+        }
+        if (name === 'connections') await page.getByRole('article', { name: 'Newsroom X' }).waitFor();
         if (name === 'publication') {
           await page.getByRole('textbox', { name: 'data of Brand' }).waitFor();
           await page.getByLabel('Preview of the wall').contentFrame().getByRole('main').waitFor();
@@ -114,16 +120,45 @@ async function seedSources(sluice: Awaited<ReturnType<typeof startConsole>>): Pr
 /** A few items in World News for the Moderation screen, one of them waiting unpublished. */
 async function seedModeration(sluice: Awaited<ReturnType<typeof startConsole>>): Promise<void> {
   const at = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+  // De-duplication by URL while these are stored (the other screens' items are stored without).
+  await sluice.db.updateTable('collections').set({ dedupe: 'url' }).where('id', '=', sluice.tenant.collection.id).execute();
   const image = (color: string) => `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="640" height="360"><rect width="640" height="360" fill="${color}"/></svg>`).toString('base64')}`;
   await seedItems(sluice.db, sluice.tenant, [
     buildItem({ id: 'rss_harbour', title: 'Harbour festival opens with a parade of tall ships', text: 'Thousands lined the quays on Saturday as the festival began.', date: at(3), author: { name: 'Harbour Times', username: 'harbourtimes', userid: null, url: null }, media: [{ type: 'image', url: image('#7aa2c8') }] }),
     buildItem({ id: 'rss_council', title: 'Council approves the new budget', text: 'The vote passed 31 to 12 after a long debate.', date: at(25), author: { name: 'City Desk', username: 'citydesk', userid: null, url: null } }),
     buildItem({ id: 'rss_weather', type: 'status', title: undefined, text: 'Rain expected tonight: bring an umbrella to the concert.', date: at(60), author: { name: 'Weather Now', username: 'weathernow', userid: null, url: null } }),
   ]);
+  // The festival story again, from X and Mastodon: merged into its card as duplicates.
+  await seedItems(sluice.db, sluice.tenant, [
+    buildItem({ id: 'twitter_1861', service: 'twitter', type: 'status', title: undefined, text: 'Tall ships in the harbour!', url: 'https://example.com/rss_harbour?utm_source=twitter', date: at(2), author: { name: 'Bob Sailor', username: 'bobsails', userid: null, url: null } }),
+    buildItem({ id: 'mastodon_m1', service: 'mastodon', type: 'status', title: undefined, text: 'The parade was lovely', url: 'https://example.com/rss_harbour#top', date: at(1), author: { name: 'Ana', username: 'ana', userid: null, url: null } }),
+  ]);
+  await sluice.db.updateTable('collections').set({ dedupe: 'off' }).where('id', '=', sluice.tenant.collection.id).execute();
   await seedItems(
     sluice.db,
     sluice.tenant,
     [buildItem({ id: 'rss_rumour', title: 'Unconfirmed: headliner cancels', text: 'A post claims the headliner will not appear.', date: at(10), author: { name: 'Anonymous', username: 'anon', userid: null, url: null } })],
     'unpublished',
   );
+}
+
+/** Credentials of Acme News in several states of health, for the Connections screenshots. */
+async function seedConnections(sluice: Awaited<ReturnType<typeof startConsole>>): Promise<void> {
+  const contractId = sluice.tenant.contract.id;
+  const bodies = [
+    { name: 'Newsroom X', service: 'twitter', bearerToken: 'AAAAAAAAAAAAAAAAAAAAAnewsroomk7Qz' },
+    { name: 'Archive X', service: 'twitter', bearerToken: 'AAAAAAAAAAAAAAAAAAAAAarchive9fTe', default: false },
+    { name: 'Brand Instagram', service: 'instagram', accessToken: 'EAAGm0PX4ZCpsBAexpiredtoken2Lw1', userId: '17841400008460056', expiresAt: new Date(Date.now() - 86_400_000).toISOString() },
+    { name: 'Newsroom Bluesky', service: 'bluesky', identifier: 'newsroom.bsky.social', appPassword: 'abcd-efgh-ijkl-mnop' },
+  ];
+  const ids: string[] = [];
+  for (const body of bodies) {
+    const res = await sluice.app.inject({ method: 'POST', url: `/collection/credentials?access_token=${encodeURIComponent(sluice.user.token)}`, payload: { ...body, contractId } });
+    ids.push((res.json() as { _id: string })._id);
+  }
+  const at = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
+  await sluice.db.updateTable('credentials').set({ lastUsed: at(45) }).where('id', '=', ids[0]!).execute();
+  await sluice.db.updateTable('credentials').set({ status: 'failed', lastError: 'Error validating access token: Session has expired (OAuthException, code 190)', lastUsed: at(2 * 86_400) }).where('id', '=', ids[2]!).execute();
+  await sluice.db.updateTable('credentials').set({ lastUsed: at(300) }).where('id', '=', ids[3]!).execute();
+  await sluice.db.updateTable('credentials').set({ active: 0 }).where('id', '=', ids[1]!).execute();
 }

@@ -230,6 +230,52 @@ describe('console Sources', () => {
     await page.context().close();
   });
 
+  it('offers the contract’s credentials of the input’s service as its credentialId, and shows which one an input uses', async () => {
+    const post = async (payload: object) => {
+      const res = await sluice.app.inject({ method: 'POST', url: `/collection/credentials?access_token=${encodeURIComponent(sluice.user.token)}`, payload });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json() as { _id: string };
+    };
+    const contractId = sluice.tenant.contract.id;
+    await post({ name: 'Newsroom X', contractId, service: 'twitter', bearerToken: 'AAAAAAAAAAAAAAAAAAAAAnewsroom' });
+    const backup = await post({ name: 'Backup X', contractId, service: 'twitter', bearerToken: 'AAAAAAAAAAAAAAAAAAAAAbackup', default: false });
+    const credentialOf = async (input: string) =>
+      (await sluice.db.selectFrom('inputs').select('credentialId').where('collectionId', '=', sluice.tenant.collection.id).where('input', '=', input).executeTakeFirstOrThrow()).credentialId;
+
+    const page = await consolePage(browser);
+    await signIn(page, sluice, sourcesPath());
+    await page.getByRole('button', { name: 'Add source' }).click();
+    await page.getByLabel('Service').selectOption('twitter');
+    const credential = page.getByLabel('Credential', { exact: true });
+    await expect(credential.locator('option').allTextContents()).resolves.toEqual(['contract default', 'Newsroom X (default)', 'Backup X']);
+    await page.getByLabel('Service').selectOption('youtube');
+    await expect(credential.locator('option').allTextContents()).resolves.toEqual(['contract default']);
+    await expect(description(credential)).resolves.toContain('This contract has no youtube credential: add one on Connections.');
+    // rss takes no credential: no choice at all.
+    await page.getByLabel('Service').selectOption('rss');
+    await expect(credential.count()).resolves.toBe(0);
+
+    await page.getByLabel('Service').selectOption('twitter');
+    await page.getByLabel('Type').selectOption('user');
+    await page.getByLabel('Input', { exact: true }).fill('newsroom');
+    // Inactive: the collector leaves it alone (no request to the real X API).
+    await page.getByRole('checkbox', { name: 'active (collected)' }).uncheck();
+    await credential.selectOption({ label: 'Backup X' });
+    await page.getByRole('button', { name: 'Save source' }).click();
+    await expect.poll(() => row(page, 'newsroom').textContent()).toMatch(/Credential\s*Backup X/);
+    expect(await credentialOf('newsroom')).toBe(backup._id);
+
+    // Edit: the form shows the one it uses; back to the contract default, which the row names.
+    await page.getByRole('button', { name: 'Edit newsroom' }).click();
+    await expect(credential.inputValue()).resolves.toBe(backup._id);
+    await credential.selectOption({ label: 'contract default' });
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => row(page, 'newsroom').textContent()).toMatch(/Credential\s*contract default \(Newsroom X\)/);
+    expect(await credentialOf('newsroom')).toBeNull();
+    await expectAccessible(page);
+    await page.context().close();
+  });
+
   it('is usable at 375 px: the table becomes cards, the form fits, nothing scrolls sideways', async () => {
     const page = await consolePage(browser, PHONE);
     await signIn(page, sluice, sourcesPath());

@@ -46,6 +46,7 @@ export const SCREENS: ScreenEntry[] = [
   { segment: 'moderation', label: 'Moderation', component: lazyScreen(() => import('./screens/moderation.ts')) },
   { segment: 'filters', label: 'Filters', component: lazyScreen(() => import('./screens/filters.ts')) },
   { segment: 'publication', label: 'Publication', component: lazyScreen(() => import('./screens/publication.ts')) },
+  { segment: 'connections', label: 'Connections', component: lazyScreen(() => import('./screens/connections.ts')) },
 ];
 
 /** The address of a screen of a contract: `screenPath('c1', 'sources')` → `/console/contracts/c1/sources`. */

@@ -8,6 +8,11 @@
  * - the counts: `GET /v1/queue/{contract}/count?q=<slug>&since=0` → `{published, unpublished}`;
  * - moderation: `PATCH /v1/queue/{contract}?q=<slug>&id=<id>` `{state}` for one item, and
  *   `PATCH /v1/queue/{contract}?q=<slug>` `{state, ids}` for the selected ones (all or none);
+ * - duplicates: a card lists the items merged into it (`duplicates`, docs/api.md#duplicates)
+ *   behind a disclosure button; Split off takes one out as an item of its own:
+ *   `POST /v1/queue/{contract}/split?q=<slug>&id=<card id>` `{duplicateId}` → `[card, item]`
+ *   (docs/api.md#split-a-duplicate); the card is replaced, the item shown right after it, and
+ *   the focus goes to it;
  * - live: `GET /v1/queue/{contract}/stream?q=<slug>&access_token=…` (EventSource cannot send
  *   headers), which sends every item that arrives (published or not) or is moderated. An item
  *   already on screen is updated in place; a new one is only counted in the announcement at the
@@ -19,6 +24,7 @@
  * are `<img>` of https (or `data:image/…`) URLs only, links only http(s). The wall shows the
  * source's formatting (sanitized server-side, src/publication/sanitize.ts); the moderator sees
  * the same words and pictures without it.
+ *
  *
  * Keyboard (ignored while typing in a field): `j`/`k` next/previous card, `p` publish,
  * `u` unpublish, `x` select, `/` search, `?` the shortcuts (a modal `<dialog>`).
@@ -49,6 +55,16 @@ export interface Item {
   kudos: { score: number };
   language?: string;
   state: 'published' | 'unpublished';
+  /** The items merged into this card (docs/api.md#duplicates), oldest first; absent when none. */
+  duplicates?: Duplicate[];
+}
+
+/** An entry of an item's `duplicates`. */
+export interface Duplicate {
+  id: string;
+  service: string;
+  url: string | null;
+  author: { name: string | null; username: string | null; url: string | null };
 }
 
 type State = Item['state'];
@@ -134,6 +150,41 @@ function when(date: string): string {
   return Number.isNaN(at.getTime()) ? date : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** What a Split off button names a duplicate by: its service and author, else its address, else its id. */
+function duplicateLabel(duplicate: Duplicate): string {
+  const who = duplicate.author.name || duplicate.author.username;
+  return who ? `${duplicate.service} by ${who}` : duplicate.url ? `${duplicate.service} ${duplicate.url}` : duplicate.id;
+}
+
+/**
+ * The items merged into a card, each with its Split off button, behind a disclosure button
+ * (`aria-expanded`, the list it controls). Closed at first: most cards need no split.
+ */
+function Duplicates({ item, label, busy, onSplit }: { item: Item; label: string; busy: boolean; onSplit: (duplicate: Duplicate) => void }) {
+  const [open, setOpen] = useState(false);
+  const duplicates = item.duplicates ?? [];
+  if (!duplicates.length) return null;
+  const listId = `duplicates-${item.id}`;
+  return html`<div class="moderation__duplicates">
+    <button type="button" class="secondary moderation__disclosure" aria-expanded=${open ? 'true' : 'false'} aria-controls=${listId} onClick=${() => setOpen(!open)}>
+      ${duplicates.length} ${duplicates.length === 1 ? 'duplicate' : 'duplicates'}<span class="visually-hidden"> of ${label}</span>
+    </button>
+    <ul id=${listId} hidden=${!open} aria-label=${`Duplicates of ${label}`}>
+      ${duplicates.map((duplicate) => {
+        const link = httpUrl(duplicate.url);
+        const who = duplicate.author.name || duplicate.author.username;
+        return html`<li key=${duplicate.id}>
+          <span class="moderation__duplicate">
+            <span>${duplicate.service}${who ? html` · ${who}` : null}</span>
+            ${link ? html`<a href=${link} target="_blank" rel="noopener noreferrer nofollow" class="moderation__duplicate-link">${link}</a>` : null}
+          </span>
+          <button type="button" class="secondary" disabled=${busy} onClick=${() => onSplit(duplicate)}>Split off<span class="visually-hidden"> ${duplicateLabel(duplicate)}</span></button>
+        </li>`;
+      })}
+    </ul>
+  </div>`;
+}
+
 function Card(props: {
   item: Item;
   current: boolean;
@@ -142,6 +193,7 @@ function Card(props: {
   onFocus: () => void;
   onSelect: () => void;
   onModerate: (state: State) => void;
+  onSplit: (duplicate: Duplicate) => void;
 }) {
   const { item } = props;
   const label = labelOf(item);
@@ -173,6 +225,7 @@ function Card(props: {
           ${item.kudos?.score ? html` · ${item.kudos.score} kudos` : null}
           ${link ? html` · <a href=${link} target="_blank" rel="noopener noreferrer nofollow">Original<span class="visually-hidden"> of ${label}</span></a>` : null}
         </p>
+        <${Duplicates} item=${item} label=${label} busy=${props.busy} onSplit=${props.onSplit} />
       </div>
       <div class="buttons moderation__actions">
         <button type="button" class=${next === 'unpublished' ? 'secondary' : ''} disabled=${props.busy} onClick=${() => props.onModerate(next)}>
@@ -329,6 +382,32 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
     [base, q, loadCounts],
   );
 
+  // After a split, the new item's card takes the focus once it is rendered.
+  const [focusId, setFocusId] = useState<string | undefined>(undefined);
+  const split = useCallback(
+    async (card: Item, duplicate: Duplicate) => {
+      setActionError(undefined);
+      setBusy((before) => new Set(before).add(card.id));
+      try {
+        const [kept, own] = await api.post<[Item, Item]>(`${base}/split`, { duplicateId: duplicate.id }, { q, id: card.id });
+        setItems((before) => before?.flatMap((item) => (item.id === card.id ? [kept, own] : item.id === own.id ? [] : [item])));
+        setFresh((before) => {
+          const after = new Set(before);
+          after.delete(own.id);
+          return after;
+        });
+        setSaid(`${duplicateLabel(duplicate)} split off ${labelOf(kept)}: now an item of its own.`);
+        setFocusId(own.id);
+        void loadCounts();
+      } catch (caught) {
+        setActionError(caught);
+      } finally {
+        setBusy((before) => new Set([...before].filter((id) => id !== card.id)));
+      }
+    },
+    [base, q, loadCounts],
+  );
+
   const toggle = useCallback((id: string) => {
     setSelected((before) => {
       const after = new Set(before);
@@ -386,6 +465,13 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
   }, [focusCard, moderate, toggle]);
+
+  useEffect(() => {
+    if (!focusId) return;
+    const index = (items ?? []).findIndex((item) => item.id === focusId);
+    if (index >= 0) focusCard(index);
+    setFocusId(undefined);
+  }, [focusId, items, focusCard]);
 
   const selectedIds = useMemo(() => (items ?? []).filter((item) => selected.has(item.id)).map((item) => item.id), [items, selected]);
   const set = (name: keyof Filters) => (value: string) => setFilters((before) => ({ ...before, [name]: value }));
@@ -451,6 +537,7 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
                 onFocus=${() => setCurrent(index)}
                 onSelect=${() => toggle(item.id)}
                 onModerate=${(state: State) => moderate([item.id], state)}
+                onSplit=${(duplicate: Duplicate) => split(item, duplicate)}
               />`,
             )}
           </ol>`

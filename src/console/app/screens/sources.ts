@@ -11,6 +11,9 @@
  * - the add and edit form: services, types and the fields each type needs from
  *   `GET /collection/services` (`docs/api.md#services`), never a list of our own; `POST` and
  *   `PUT /collection/inputs[/{id}]`, each API error shown at its field (`propertyName`);
+ * - the credential an input uses: the form offers the contract's credentials of the input's
+ *   service (`GET /collection/credentials?contract_id=`, docs/api.md#credentials) as
+ *   `credentialId`, "contract default" leaving it out; each row says which one it uses;
  * - activate, deactivate: `PUT` with the input's own fields and `active` changed (a PUT replaces,
  *   so `filterId` and the location fields are sent back as they are); delete: `DELETE`, after a
  *   confirmation in a modal `<dialog>`;
@@ -33,20 +36,14 @@ import { html } from '../html.ts';
 import { screenPath } from '../routes.ts';
 import { Screen } from '../screen.ts';
 import { useContractId } from '../session.ts';
-import type { Collection, Input } from '../resources.ts';
+import type { Collection, Credential, Input, ServiceEntry } from '../resources.ts';
+import { credentialFieldsOf } from './connections-model.ts';
 import { absolute, ago, feedLines, plainError } from './sources-text.ts';
 
 /** How often the table is read again while the page is visible, in milliseconds. */
 const POLL_MS = 5000;
 
 
-/** An entry of `GET /collection/services` (`docs/api.md#services`). */
-interface ServiceEntry {
-  service: string;
-  types: { type: string; fields: string[] }[];
-  credentials: { variable: string; configured: boolean }[];
-  configured: boolean;
-}
 
 interface Rejection {
   id: string;
@@ -97,6 +94,7 @@ function bodyOf(input: Input, changes: Partial<Input> = {}): Record<string, unkn
     display: next.display,
     active: next.active,
     ...(next.filterId ? { filterId: next.filterId } : {}),
+    ...(next.credentialId ? { credentialId: next.credentialId } : {}),
     ...(next.latitude !== undefined ? { latitude: next.latitude } : {}),
     ...(next.longitude !== undefined ? { longitude: next.longitude } : {}),
     ...(next.radius !== undefined ? { radius: next.radius } : {}),
@@ -112,18 +110,22 @@ interface InputValues extends Record<string, unknown> {
   radius: string;
   display: boolean;
   active: boolean;
+  credentialId: string;
 }
 
-const FIELD_NAMES = ['service', 'type', 'input', 'latitude', 'longitude', 'radius', 'display', 'active'];
+const FIELD_NAMES = ['service', 'type', 'input', 'latitude', 'longitude', 'radius', 'display', 'active', 'credentialId'];
 const LOCATION = [
   ['latitude', 'Latitude', 'Degrees, −90 to 90'],
   ['longitude', 'Longitude', 'Degrees, −180 to 180'],
   ['radius', 'Radius', 'Meters, more than 0, at most 50 000'],
 ] as const;
 
-/** The form's values → the body fields they set (numbers for the location fields the type needs). */
+/**
+ * The form's values → the body fields they set (numbers for the location fields the type needs;
+ * `credentialId` undefined for the contract's default, so that JSON leaves it out).
+ */
 function sourceOf(values: InputValues, fields: string[]): Record<string, unknown> {
-  const body: Record<string, unknown> = { service: values.service, type: values.type, input: values.input.trim(), display: values.display, active: values.active };
+  const body: Record<string, unknown> = { service: values.service, type: values.type, input: values.input.trim(), display: values.display, active: values.active, credentialId: values.credentialId || undefined };
   for (const [name] of LOCATION) {
     const text = values[name].trim();
     if (fields.includes(name) && text !== '') body[name] = Number(text);
@@ -142,7 +144,7 @@ function Check({ label, checked, onChange, hint }: { label: string; checked: boo
 }
 
 /** The add or edit form of one input. `input` absent: a new input of `collectionId`. */
-function InputForm(props: { services: ServiceEntry[]; contractId: string; collectionId: string; input?: Input; onDone: (saved?: Input) => void }) {
+function InputForm(props: { services: ServiceEntry[]; credentials: Credential[]; contractId: string; collectionId: string; input?: Input; onDone: (saved?: Input) => void }) {
   const { services, input } = props;
   const first = services[0];
   const initial = useMemo<InputValues>(
@@ -155,6 +157,7 @@ function InputForm(props: { services: ServiceEntry[]; contractId: string; collec
       radius: input?.radius?.toString() ?? '',
       display: input?.display ?? true,
       active: input?.active ?? true,
+      credentialId: input?.credentialId ?? '',
     }),
     [input?._id],
   );
@@ -163,11 +166,15 @@ function InputForm(props: { services: ServiceEntry[]; contractId: string; collec
   // A type the chosen service lacks (the service was just changed) stands for its first type.
   const type = service?.types.find((entry) => entry.type === form.values.type) ?? service?.types[0];
   const fields = type?.fields ?? ['input'];
+  // The contract's credentials of the chosen service; one of another service (the service was
+  // just changed) stands for the default.
+  const ofService = props.credentials.filter((credential) => credential.service === service?.service);
+  const credentialId = ofService.some((credential) => credential._id === form.values.credentialId) ? form.values.credentialId : '';
   const title = input ? `Edit ${input.input}` : 'New source';
   const titleId = input ? `edit-title-${input._id}` : 'add-title';
 
   const save = form.submit(async (values) => {
-    const source = sourceOf({ ...values, type: type?.type ?? values.type }, fields);
+    const source = sourceOf({ ...values, type: type?.type ?? values.type, credentialId }, fields);
     const saved = input
       ? await api.put<Input>(`/collection/inputs/${input._id}`, { ...bodyOf(input), ...source, ...Object.fromEntries(LOCATION.filter(([name]) => !fields.includes(name)).map(([name]) => [name, undefined])) })
       : await api.post<Input>('/collection/inputs', { ...source, contractId: props.contractId, collectionId: props.collectionId });
@@ -196,7 +203,18 @@ function InputForm(props: { services: ServiceEntry[]; contractId: string; collec
         error=${form.error}
       />
     </div>
-    ${service && !service.configured
+    ${service && (credentialFieldsOf(service).length || ofService.length)
+      ? html`<${Field}
+          label="Credential"
+          name="credentialId"
+          value=${credentialId}
+          options=${[['', 'contract default'], ...ofService.map((c) => [c._id, `${c.name}${c.default ? ' (default)' : ''}${c.active ? '' : ' (inactive)'}${c.health.status === 'failed' ? ' (failed)' : ''}`])] as [string, string][]}
+          onInput=${form.set('credentialId')}
+          error=${form.error}
+          hint=${ofService.length ? `The contract default is its default ${service.service} credential, else the installation's own.` : `This contract has no ${service.service} credential: add one on Connections.`}
+        />`
+      : null}
+    ${service && !service.configured && !ofService.length
       ? html`<p class="banner banner--warn">${service.service} needs ${service.credentials.filter((c) => !c.configured).map((c) => c.variable).join(' and ')} set on the server; until then its inputs may collect nothing.</p>`
       : null}
     <${Field} label="Input" name="input" required value=${form.values.input} onInput=${form.set('input')} error=${form.error}
@@ -321,9 +339,19 @@ function Rejections({ input }: { input: Input }) {
   </section>`;
 }
 
-function Health({ input, now }: { input: Input; now: number }) {
+/** Which credential `input` uses: the one it names, else the contract's default (services that take one, `credentialFieldsOf`). */
+function credentialOf(input: Input, services: ServiceEntry[], credentials: Credential[]): string | undefined {
+  const service = services.find((entry) => entry.service === input.service);
+  if (!input.credentialId && !(service && credentialFieldsOf(service).length)) return undefined;
+  if (input.credentialId) return credentials.find((c) => c._id === input.credentialId)?.name ?? input.credentialId;
+  const fallback = credentials.find((c) => c.service === input.service && c.default);
+  return fallback ? `contract default (${fallback.name})` : 'contract default';
+}
+
+function Health({ input, now, credential }: { input: Input; now: number; credential?: string }) {
   const { status } = input;
   return html`<dl class="sources__health">
+    ${credential ? html`<div><dt>Credential</dt><dd>${credential}</dd></div>` : null}
     ${!status.lastRun ? html`<div><dt>Last poll</dt><dd>not yet</dd></div>` : null}
     ${status.lastSuccess ? html`<div><dt>Last success</dt><dd><${When} iso=${status.lastSuccess} now=${now} /></dd></div>` : status.lastRun ? html`<div><dt>Last success</dt><dd>never</dd></div>` : null}
     ${status.lastError ? html`<div class="sources__error"><dt>Last error</dt><dd>${plainError(status.lastError)}</dd></div>` : null}
@@ -340,6 +368,7 @@ function InputRow(props: {
   input: Input;
   now: number;
   services: ServiceEntry[];
+  credentials: Credential[];
   contractId: string;
   onSaved: (input: Input) => void;
   onDelete: (input: Input, button: HTMLButtonElement) => void;
@@ -378,7 +407,7 @@ function InputRow(props: {
       <th role="rowheader" scope="row" class="sources__input"><span class="sources__label" aria-hidden="true">Input</span>${input.input}${input.type === 'location' ? html`<span class="muted"> (${input.latitude}, ${input.longitude}, ${input.radius} m)</span>` : null}</th>
       <td role="cell" class="sources__short"><span class="sources__label" aria-hidden="true">Active</span>${input.active ? 'yes' : 'no'}</td>
       <td role="cell" class="sources__short"><span class="sources__label" aria-hidden="true">Display</span>${input.display ? 'yes' : 'no'}</td>
-      <td role="cell"><span class="sources__label" aria-hidden="true">Health</span><${Health} input=${input} now=${props.now} /></td>
+      <td role="cell"><span class="sources__label" aria-hidden="true">Health</span><${Health} input=${input} now=${props.now} credential=${credentialOf(input, props.services, props.credentials)} /></td>
       <td role="cell"><span class="sources__label" aria-hidden="true">Actions</span>
         <div class="buttons">
           <button type="button" class="secondary" ref=${edit} aria-label=${`Edit ${input.input}`} onClick=${() => setEditing(true)}>Edit</button>
@@ -391,7 +420,7 @@ function InputRow(props: {
     </tr>
     ${editing
       ? html`<tr role="row" class="sources__detail"><td role="cell" colspan="7">
-          <${InputForm} services=${props.services} contractId=${props.contractId} collectionId=${input.collectionId} input=${input} onDone=${(saved?: Input) => {
+          <${InputForm} services=${props.services} credentials=${props.credentials} contractId=${props.contractId} collectionId=${input.collectionId} input=${input} onDone=${(saved?: Input) => {
             setEditing(false);
             if (saved) props.onSaved(saved);
           }} />
@@ -433,6 +462,7 @@ export default function Sources() {
   const { route } = useLocation();
   const [collections, setCollections] = useState<Collection[] | undefined>(undefined);
   const [services, setServices] = useState<ServiceEntry[] | undefined>(undefined);
+  const [credentials, setCredentials] = useState<Credential[]>([]);
   const [inputs, setInputs] = useState<Input[] | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const [now, setNow] = useState(() => Date.now());
@@ -459,8 +489,12 @@ export default function Sources() {
     let live = true;
     setCollections(undefined);
     setError(undefined);
-    Promise.all([api.get<Collection[]>('/collection/collections', { contract_id: contractId }), api.get<ServiceEntry[]>('/collection/services')])
-      .then(([list, table]) => live && (setCollections(list), setServices(table)))
+    Promise.all([
+      api.get<Collection[]>('/collection/collections', { contract_id: contractId }),
+      api.get<ServiceEntry[]>('/collection/services'),
+      api.get<Credential[]>('/collection/credentials', { contract_id: contractId }),
+    ])
+      .then(([list, table, owned]) => live && (setCollections(list), setServices(table), setCredentials(owned)))
       .catch((caught: unknown) => live && setError(caught));
     return () => {
       live = false;
@@ -565,7 +599,7 @@ export default function Sources() {
               <a href=${`${screenPath(contractId, 'moderation')}?collection=${encodeURIComponent(collection._id)}`}>Moderation of ${collection.name}</a>
             </div>
           </div>
-          ${adding === 'one' ? html`<${InputForm} services=${services} contractId=${contractId} collectionId=${collection._id} onDone=${closeAdding} />` : null}
+          ${adding === 'one' ? html`<${InputForm} services=${services} credentials=${credentials} contractId=${contractId} collectionId=${collection._id} onDone=${closeAdding} />` : null}
           ${adding === 'many' ? html`<${BulkForm} contractId=${contractId} collectionId=${collection._id} onDone=${closeAdding} />` : null}
           <p class="visually-hidden" role="status">${notice}</p>
           <${ErrorBanner} error=${deleteError} />
@@ -579,7 +613,7 @@ export default function Sources() {
                 </thead>
                 <tbody role="rowgroup">
                   ${inputs.map(
-                    (input) => html`<${InputRow} key=${input._id} input=${input} now=${now} services=${services} contractId=${contractId} onSaved=${saved}
+                    (input) => html`<${InputRow} key=${input._id} input=${input} now=${now} services=${services} credentials=${credentials} contractId=${contractId} onSaved=${saved}
                       onDelete=${(target: Input, button: HTMLButtonElement) => setDeleting({ input: target, button })} />`,
                   )}
                 </tbody>
