@@ -21,6 +21,11 @@ const PAIRS: [string, string, number][] = [
   [T, 'Scientists find a new species of deep sea squid off the coast of Peru', 16],
   ['Apple announces the new iPhone with a faster chip and better camera', 'Apple announces the new iPad with a faster chip and better screen', 13],
   [T, 'Local council approves the new budget for road repairs next year', 30],
+  // Far: boilerplate titles of different entries in the recorded fixtures (feeds cbn-podcast, blogger-feedburner, youtube playlistItems).
+  ['Arnaldo Jabor - O Comentário de Arnaldo Jabor - 29/10/2015 08h', 'Arnaldo Jabor - O Comentário de Arnaldo Jabor - 23/10/2015 08h', 6],
+  ['Announcing v201605 of the AdWords API', 'Announcing v201601 of the AdWords API', 6],
+  ['Art + AI - Pittsburgh ML Summit ‘19', 'Inclusive AI - Pittsburgh ML Summit ‘19', 5],
+  ['Wild Flavors All Year Round', 'Wild Flavors All Year Round: Dry Infusions', 8],
 ];
 
 describe('simhash', () => {
