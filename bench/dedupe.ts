@@ -27,7 +27,7 @@ import type { ContentItem } from '../src/item.ts';
 import { audit } from '../src/lib/time.ts';
 import { findInput, insertInputs } from '../src/store/inputs.ts';
 import { itemKeys } from '../src/lib/item-keys.ts';
-import { bands, toHex } from '../src/lib/simhash.ts';
+import { bandRows } from '../src/lib/simhash.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
@@ -87,13 +87,13 @@ async function main() {
   const raw = new SqliteDatabase(file);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = OFF');
-  const bandIndex = raw.prepare("select sql from sqlite_schema where name = 'item_bands_lookup'").pluck().get() as string;
-  raw.exec('drop index item_bands_lookup');
+  // Keys go to unindexed scratch tables first and into the keyed tables in key order at the end (one sort).
+  raw.exec('create temp table fill_urls (collection_id, url_hash, item_id); create temp table fill_prints (collection_id, band_key, item_id, date_ms, rest)');
   const insertItem = raw.prepare(
     'insert into items (collection_id, id, contract_id, input_id, service, type, state, date_ms, score, language, latitude, longitude, seq, body, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, null, 0, ?, ?)',
   );
-  const insertUrl = raw.prepare('insert or ignore into item_urls (collection_id, url_hash, item_id) values (?, ?, ?)');
-  const insertBand = raw.prepare('insert into item_bands (collection_id, band, value, item_id, date_ms, simhash) values (?, ?, ?, ?, ?, ?)');
+  const insertUrl = raw.prepare('insert into fill_urls (collection_id, url_hash, item_id) values (?, ?, ?)');
+  const insertPrint = raw.prepare('insert into fill_prints (collection_id, band_key, item_id, date_ms, rest) values (?, ?, ?, ?, ?)');
   const stored: ContentItem[] = [];
   const fill = raw.transaction(() => {
     for (let n = 0; n < ITEMS; n++) {
@@ -104,13 +104,15 @@ async function main() {
       insertItem.run(collection.id, item.id, contract.id, '0'.repeat(24), item.service, item.type, 'published', dateMs, item.kudos.score, 'en', JSON.stringify(body), now);
       const keys = itemKeys(item, 'url+text');
       for (const hash of keys.urlHashes) insertUrl.run(collection.id, hash, item.id);
-      if (keys.indexed) bands(keys.indexed).forEach((value, band) => insertBand.run(collection.id, band, value, item.id, dateMs, toHex(keys.indexed!)));
+      if (keys.indexed) for (const { key, rest } of bandRows(keys.indexed)) insertPrint.run(collection.id, key, item.id, dateMs, rest);
     }
+    raw.exec('insert or ignore into item_urls select * from fill_urls order by collection_id, url_hash');
+    raw.exec('insert into item_prints select * from fill_prints order by collection_id, band_key, date_ms, item_id');
+    raw.exec('drop table fill_urls; drop table fill_prints');
   });
   fill();
-  raw.exec(bandIndex);
   raw.pragma('wal_checkpoint(TRUNCATE)');
-  const sizes = raw.prepare("select name, sum(pgsize) as bytes from dbstat where name in ('item_urls', 'sqlite_autoindex_item_urls_1', 'item_bands', 'item_bands_lookup') group by name").all() as { bytes: number }[];
+  const sizes = raw.prepare("select name, sum(pgsize) as bytes from dbstat where name in ('item_urls', 'item_prints') group by name").all() as { bytes: number }[];
   raw.close();
   const keyBytesPerItem = Math.round(sizes.reduce((sum, row) => sum + row.bytes, 0) / ITEMS);
   const totalBytes = statSync(file).size;

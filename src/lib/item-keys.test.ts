@@ -32,6 +32,19 @@ describe('itemKeys', () => {
     // Fallback URLs (a site's root, the author's page) are not compared.
     [item({ url: 'https://www.example.com/' }), []],
     [item({ service: 'vk', url: 'https://example.com/authors/a', text: '' }), []],
+    // A video is its own target: the channel's boilerplate link under every video of the recorded
+    // YouTube playlist (playlistItems_list_p1.json) merged ten different talks into one card.
+    [
+      item({ service: 'youtube', type: 'video', title: 'Welcome from Google Developers - Pittsburgh ML Summit ‘19', text: 'Kyle Paul, Regional Lead of North America at Google, opens the ML ‘19 Summit in Pittsburgh.<br><br>Subscribe to the Google Developers channel: <a href="https://goo.gle/339pgbR">https://goo.gle/339pgbR</a>', url: 'https://www.youtube.com/watch?v=CvTApw9X8aA', author: { name: 'Google Developers', username: null, userid: 'UC_x5XG1OV2P6uZZ5FSM9Ttw', url: 'https://www.youtube.com/channel/UC_x5XG1OV2P6uZZ5FSM9Ttw' } }),
+      ['https://youtube.com/watch?v=CvTApw9X8aA'],
+    ],
+    // A feed entry without a link of its own falls back to the channel's page (every entry of the
+    // recorded userland-rss092-description-only.rss): not compared; an enclosure's URL is.
+    [item({ type: 'status', title: undefined, text: 'Kevin Drennan started a Grateful Dead Weblog.', url: 'http://www.scripting.com/blog/categories/gratefulDead.html' }), []],
+    [
+      item({ type: 'status', title: undefined, url: 'http://www.scripting.com/mp3s/weatherReportDicksPicsVol7.mp3', media: [{ type: 'embed', url: 'http://www.scripting.com/mp3s/weatherReportDicksPicsVol7.mp3', embed: '<audio controls src="http://www.scripting.com/mp3s/weatherReportDicksPicsVol7.mp3"></audio>' }] }),
+      ['https://scripting.com/mp3s/weatherReportDicksPicsVol7.mp3'],
+    ],
   ] as [ContentItem, string[]][])('%#: %j', (it_, urls) => {
     const keys = itemKeys(it_, 'url');
     expect(keys.urls).toEqual(urls);

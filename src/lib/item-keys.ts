@@ -2,11 +2,15 @@
  * What de-duplication compares of a content item (docs/api.md#duplicates): the hashes of its
  * canonical URLs and its SimHash fingerprints. Pure.
  *
- * - URLs: the item's target first — for an item of a social service (any but `rss`), the first
- *   external link of its text (a shared article: `firstExternalLink`, leaving out links to the
- *   item's own page, its author and its media); else its own `url` — then its own `url`. A URL
- *   that is only a site's root or the author's page is left out: connectors fall back to those
- *   when an item has no link of its own, and they would merge unrelated items.
+ * - URLs: the item's target first — for a status or link of a social service (any but `rss`),
+ *   the first external link of its text (a shared article: `firstExternalLink`, leaving out links
+ *   to the item's own page, its author and its media); else its own `url` — then its own `url`.
+ *   A video or image is its own target: the links of its description are credits and
+ *   boilerplate ("Subscribe: https://goo.gle/…" under every video of a channel, in the recorded
+ *   YouTube playlist), not what it shares. A URL that is only a site's root or the author's page
+ *   is left out, and so is the `url` of a feed entry without a link of its own (type `status`)
+ *   unless it is one of its enclosures: connectors fall back to those, and they would merge
+ *   unrelated items (every entry of the recorded RSS 0.92 feed points to the channel's page).
  * - Text: the fingerprint of title and text together, and of the title alone when it has one;
  *   an item looks for both, a card is indexed by one (`indexed`: the title's when it has one, so
  *   a post that quotes an article's headline meets the article; else the text's), which halves
@@ -39,7 +43,7 @@ export const urlHash = (canonical: string) => createHash('sha256').update(canoni
 
 /** The target of an item: the article a status shares, else the item's own URL. */
 export function itemTarget(item: ContentItem): string {
-  if (item.service !== 'rss') {
+  if (item.service !== 'rss' && (item.type === 'status' || item.type === 'link')) {
     const own = [item.url, item.author.url ?? '', ...(item.media ?? []).map((m) => m.url ?? '')].filter(Boolean);
     const link = firstExternalLink(item.text, own);
     if (link) return link;
@@ -52,7 +56,8 @@ export function itemKeys(item: ContentItem, mode: DedupeMode): ItemKeys {
   if (mode === 'off') return { urls: [], urlHashes: [], signatures: [] };
   const author = item.author.url ? canonicalUrl(item.author.url) : undefined;
   const urls: string[] = [];
-  for (const raw of [itemTarget(item), item.url]) {
+  const fallback = item.service === 'rss' && item.type === 'status' && !(item.media ?? []).some((m) => m.url === item.url);
+  for (const raw of fallback ? [] : [itemTarget(item), item.url]) {
     const canonical = canonicalUrl(raw);
     if (!canonical || canonical === author || new URL(canonical).pathname === '/' || urls.includes(canonical)) continue;
     urls.push(canonical);

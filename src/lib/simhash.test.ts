@@ -1,6 +1,6 @@
 /** SimHash (simhash.ts): near and far pairs with their measured Hamming distances; near is ≤ NEAR_BITS. */
 import { describe, expect, it } from 'vitest';
-import { bands, fromHex, hamming, MIN_WORDS, NEAR_BITS, simhash, toHex, words } from './simhash.ts';
+import { bandRows, bands, fromBandRow, fromHex, hamming, MIN_WORDS, NEAR_BITS, simhash, toHex, words } from './simhash.ts';
 
 const T = 'Scientists find a new species of deep sea octopus off the coast of Chile';
 const LONG = `${T}. The animal was filmed at a depth of 4000 metres by a remotely operated vehicle during an expedition that mapped seamounts, collected samples of corals and sponges, and counted more than one hundred species that may be new to science, researchers from the institute said on Tuesday.`;
@@ -21,6 +21,11 @@ const PAIRS: [string, string, number][] = [
   [T, 'Scientists find a new species of deep sea squid off the coast of Peru', 16],
   ['Apple announces the new iPhone with a faster chip and better camera', 'Apple announces the new iPad with a faster chip and better screen', 13],
   [T, 'Local council approves the new budget for road repairs next year', 30],
+  // Far: boilerplate titles of different entries in the recorded fixtures (feeds cbn-podcast, blogger-feedburner, youtube playlistItems).
+  ['Arnaldo Jabor - O Comentário de Arnaldo Jabor - 29/10/2015 08h', 'Arnaldo Jabor - O Comentário de Arnaldo Jabor - 23/10/2015 08h', 6],
+  ['Announcing v201605 of the AdWords API', 'Announcing v201601 of the AdWords API', 6],
+  ['Art + AI - Pittsburgh ML Summit ‘19', 'Inclusive AI - Pittsburgh ML Summit ‘19', 5],
+  ['Wild Flavors All Year Round', 'Wild Flavors All Year Round: Dry Infusions', 8],
 ];
 
 describe('simhash', () => {
@@ -52,5 +57,22 @@ describe('simhash', () => {
     expect(toHex(h)).toMatch(/^[0-9a-f]{16}$/);
     expect(fromHex(toHex(h))).toEqual(h);
     expect(hamming({ hi: 0xffffffff, lo: 0 }, { hi: 0, lo: 0xffffffff })).toBe(64);
+  });
+
+  it('indexes a fingerprint by four band rows that give it back, and near ones differ only in their rests', () => {
+    for (const [a, b, distance] of PAIRS) {
+      const [x, y] = [simhash(a)!, simhash(b)!];
+      const rows = bandRows(x);
+      expect(rows.map((row) => Math.floor(row.key / 65_536))).toEqual([0, 1, 2, 3]);
+      for (const row of rows) {
+        expect(fromBandRow(row.key, row.rest)).toEqual(x);
+        expect(row.rest).toBeLessThan(2 ** 48);
+      }
+      const shared = bandRows(y).filter((row, band) => row.key === rows[band]!.key);
+      if (distance <= NEAR_BITS) expect(shared.length).toBeGreaterThan(0);
+      for (const row of shared) expect(hamming(fromBandRow(row.key, row.rest), x)).toBe(distance);
+    }
+    const extreme = { hi: 0xffffffff, lo: 0x0000ffff };
+    expect(bandRows(extreme).map((row) => fromBandRow(row.key, row.rest))).toEqual([extreme, extreme, extreme, extreme]);
   });
 });

@@ -104,5 +104,5 @@ export async function deleteCollectionItems(trx: Transaction<Database>, contract
   await trx.deleteFrom('items').where('contractId', '=', contractId).where('collectionId', 'in', collectionIds).execute();
   // The de-duplication keys and merged duplicates (docs/api.md#duplicates) go with the items; the
   // ids are the contract's own (the caller checked), so these need no contract column.
-  for (const table of ['itemUrls', 'itemBands', 'itemDuplicates'] as const) await trx.deleteFrom(table).where('collectionId', 'in', collectionIds).execute();
+  for (const table of ['itemUrls', 'itemPrints', 'itemDuplicates'] as const) await trx.deleteFrom(table).where('collectionId', 'in', collectionIds).execute();
 }

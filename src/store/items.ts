@@ -13,7 +13,7 @@ import { type Insertable, type Kysely, type Transaction, sql } from 'kysely';
 import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { DEDUPE_MODES, type DedupeMode, type ItemKeys, itemKeys, TEXT_WINDOW_MS } from '../lib/item-keys.ts';
-import { bands as bandsOf, fromHex, hamming, NEAR_BITS, type SimHash, toHex } from '../lib/simhash.ts';
+import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash } from '../lib/simhash.ts';
 import { insertNew } from './batch.ts';
 import type { Db } from './db.ts';
 import type { Database, ItemRow } from './tables.ts';
@@ -135,7 +135,8 @@ interface Candidate {
  * URLs or, in mode `url+text`, one of its fingerprints within `NEAR_BITS` of a card's indexed
  * one, dated within `TEXT_WINDOW_MS`.
  * Every check is an indexed lookup, a few statements per batch of items: the URL hashes through
- * the primary key of `item_urls`, the fingerprints through the bands index of `item_bands`.
+ * the primary key of `item_urls`, the fingerprints through that of `item_prints`
+ * (`nearCandidates`), which return only the near cards.
  * A new card claims its URL hashes before it is inserted (ON CONFLICT DO NOTHING): when another
  * transaction claimed one first (two collectors storing the same story at once; PostgreSQL waits
  * for that transaction), the item is merged into that card instead. Returns how many items were
@@ -154,12 +155,18 @@ async function storeDeduplicated(
   const owners = await urlOwners(trx, collectionId, [...new Set(keyed.flatMap((k) => k.keys.urlHashes))]);
   // Candidates by band: a near fingerprint shares at least one band (pigeonhole), so only those are compared.
   const byBand = new Map<number, Candidate[]>();
-  const index = (c: Candidate) => bandsOf(c.simhash).forEach((value, band) => byBand.set(band * 65_536 + value, [...(byBand.get(band * 65_536 + value) ?? []), c]));
+  const index = (c: Candidate) => {
+    for (const { key } of bandRows(c.simhash)) {
+      const bucket = byBand.get(key);
+      if (bucket) bucket.push(c);
+      else byBand.set(key, [c]);
+    }
+  };
   for (const c of await nearCandidates(trx, collectionId, keyed)) index(c);
   const near = (signatures: SimHash[], dateMs: number) => {
     for (const s of signatures) {
-      for (const [band, value] of bandsOf(s).entries()) {
-        const found = byBand.get(band * 65_536 + value)?.find((c) => Math.abs(c.dateMs - dateMs) <= TEXT_WINDOW_MS && hamming(s, c.simhash) <= NEAR_BITS);
+      for (const { key } of bandRows(s)) {
+        const found = byBand.get(key)?.find((c) => Math.abs(c.dateMs - dateMs) <= TEXT_WINDOW_MS && hamming(s, c.simhash) <= NEAR_BITS);
         if (found) return found.itemId;
       }
     }
@@ -196,10 +203,9 @@ async function storeDeduplicated(
 
   const seq = await version();
   let added = await insertNew(trx, 'items', stay.map((k) => itemRow(target, k.item, seq, now)), ['collectionId', 'id'], BATCH);
-  const bands = stay.flatMap(({ item, keys, dateMs }) =>
-    keys.indexed ? bandsOf(keys.indexed).map((value, band) => ({ collectionId, band, value, itemId: item.id, dateMs, simhash: toHex(keys.indexed!) })) : [],
-  );
-  for (let i = 0; i < bands.length; i += BATCH) await trx.insertInto('itemBands').values(bands.slice(i, i + BATCH)).execute();
+  const prints = stay.flatMap(({ item, keys, dateMs }) => (keys.indexed ? bandRows(keys.indexed).map(({ key, rest }) => ({ collectionId, bandKey: key, itemId: item.id, dateMs, rest })) : []));
+  // A card another writer stored meanwhile (same id) has its rows already.
+  await insertNew(trx, 'itemPrints', prints, ['collectionId', 'bandKey', 'dateMs', 'itemId'], BATCH);
   if (merged.length) added += await mergeDuplicates(trx, target, merged, seq, now);
   return added;
 }
@@ -214,29 +220,49 @@ async function urlOwners(trx: Transaction<Database>, collectionId: string, hashe
   return owners;
 }
 
-/** Cards with a fingerprint band equal to one of the items', dated within the window of the batch (index item_bands_lookup). */
+/** Band rows asked per statement (three bound parameters each). */
+const PROBES = 400;
+
+/**
+ * `(popcount of a XOR b) <= NEAR_BITS` in SQL that SQLite and PostgreSQL both run, for two
+ * non-negative integer expressions: XOR as `(a | b) - (a & b)`, then the lowest set bit cleared
+ * (`x & (x - 1)`) `NEAR_BITS` times leaves 0 exactly when at most `NEAR_BITS` bits were set.
+ */
+function withinNearBits(a: string, b: string) {
+  let x = `((${a} | ${b}) - (${a} & ${b}))`;
+  for (let i = 0; i < NEAR_BITS; i++) x = `(${x} & (${x} - 1))`;
+  return sql.raw(`${x} = 0`);
+}
+
+/**
+ * The cards with a fingerprint within `NEAR_BITS` of one of the items' and dated within
+ * `TEXT_WINDOW_MS` of that item. A near fingerprint shares at least one band (pigeonhole), so each
+ * signature probes its four band rows through the primary key of `item_prints`; the distance and
+ * the date are checked in SQL on the probed rows, and only near cards come back. One statement
+ * per `PROBES` band rows (a batch of 50 items asks one).
+ */
 async function nearCandidates(trx: Transaction<Database>, collectionId: string, keyed: { keys: ItemKeys; dateMs: number }[]): Promise<Candidate[]> {
-  const withText = keyed.filter((k) => k.keys.signatures.length > 0);
-  if (!withText.length) return [];
-  const values: Set<number>[] = [new Set(), new Set(), new Set(), new Set()];
-  for (const k of withText) for (const signature of k.keys.signatures) bandsOf(signature).forEach((value, band) => values[band]!.add(value));
-  const dates = withText.map((k) => k.dateMs);
-  const from = Math.min(...dates) - TEXT_WINDOW_MS;
-  const until = Math.max(...dates) + TEXT_WINDOW_MS;
+  const probes = new Map<string, { key: number; rest: number; dateMs: number }>();
+  for (const { keys, dateMs } of keyed) {
+    for (const signature of keys.signatures) for (const { key, rest } of bandRows(signature)) probes.set(`${key} ${rest} ${dateMs}`, { key, rest, dateMs });
+  }
+  const list = [...probes.values()];
   const found = new Map<string, Candidate>();
-  for (let band = 0; band < 4; band++) {
-    const list = [...values[band]!];
-    for (let i = 0; i < list.length; i += BATCH) {
-      const rows = await trx
-        .selectFrom('itemBands')
-        .select(['itemId', 'dateMs', 'simhash'])
-        .where('collectionId', '=', collectionId)
-        .where('band', '=', band)
-        .where('value', 'in', list.slice(i, i + BATCH))
-        .where('dateMs', '>=', from)
-        .where('dateMs', '<=', until)
-        .execute();
-      for (const row of rows) found.set(`${row.itemId} ${row.simhash}`, { itemId: row.itemId, dateMs: Number(row.dateMs), simhash: fromHex(row.simhash) });
+  for (let i = 0; i < list.length; i += PROBES) {
+    // Typed casts: PostgreSQL would read untyped parameters in VALUES as text. CROSS JOIN keeps
+    // SQLite's join order (probes outside, the key lookups inside): with an inner join and a few
+    // hundred probes it chose to scan the collection's rows against an automatic index of the probes.
+    const values = sql.join(list.slice(i, i + PROBES).map((p) => sql`(cast(${p.key} as integer), cast(${p.rest} as bigint), cast(${p.dateMs} as bigint))`));
+    const { rows } = await sql<{ itemId: string; dateMs: number | string; bandKey: number; rest: number | string }>`
+      with probe (band_key, rest, date_ms) as (values ${values})
+      select p.item_id, p.date_ms, p.band_key, p.rest
+      from probe cross join item_prints p
+      where p.collection_id = ${collectionId} and p.band_key = probe.band_key
+        and p.date_ms >= probe.date_ms - ${TEXT_WINDOW_MS} and p.date_ms <= probe.date_ms + ${TEXT_WINDOW_MS}
+        and ${withinNearBits('p.rest', 'probe.rest')}`.execute(trx);
+    for (const row of rows) {
+      const simhash = fromBandRow(Number(row.bandKey), Number(row.rest));
+      found.set(`${row.itemId} ${simhash.hi} ${simhash.lo}`, { itemId: row.itemId, dateMs: Number(row.dateMs), simhash });
     }
   }
   return [...found.values()];
@@ -300,24 +326,36 @@ async function updateCard(trx: Transaction<Database>, collectionId: string, card
  * An item's later version (same id) updates its card: title, text and media are replaced when
  * any of them changed at the source (a feed entry's edited title), and the collection version
  * is bumped so caches and streams see it. The rest — state, kudos, duplicates — stays. The
- * edit is not judged again: the filter judged the item when it arrived.
+ * edit is not judged again: the filter judged the item when it arrived. In mode `url+text` the
+ * edited card is also indexed by the fingerprint of its new text, beside the old one: a later
+ * near duplicate of either version meets it (docs/api.md#duplicates).
  */
 async function applyEdits(trx: Transaction<Database>, collectionId: string, seen: ContentItem[], version: () => Promise<number>): Promise<void> {
   const latest = new Map(seen.map((item) => [item.id, item]));
   const ids = [...latest.keys()];
+  const edited: { card: ContentItem; dateMs: number }[] = [];
   for (let i = 0; i < ids.length; i += BATCH) {
-    const rows = await trx.selectFrom('items').select(['id', 'body']).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
+    const rows = await trx.selectFrom('items').select(['id', 'body', 'dateMs']).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
     for (const row of rows) {
       const stored = inShape(itemBody(row.body));
       const now = latest.get(row.id)!;
       const same = stored.title === now.title && stored.text === now.text && JSON.stringify(stored.media) === JSON.stringify(now.media ?? null);
       if (same) continue;
       const seq = await version();
-      await updateCard(trx, collectionId, row.id, seq, (card) => {
+      const edit = (card: ContentItem): ContentItem => {
         const { title: _title, ...rest } = card;
         return { ...rest, ...(now.title !== undefined && { title: now.title }), text: now.text, media: now.media ?? null };
-      });
+      };
+      await updateCard(trx, collectionId, row.id, seq, edit);
+      edited.push({ card: edit(stored), dateMs: Number(row.dateMs) });
     }
+  }
+  if (edited.length && (await dedupeMode(trx, collectionId)) === 'url+text') {
+    const prints = edited.flatMap(({ card, dateMs }) => {
+      const { indexed } = itemKeys(card, 'url+text');
+      return indexed ? bandRows(indexed).map(({ key, rest }) => ({ collectionId, bandKey: key, itemId: card.id, dateMs, rest })) : [];
+    });
+    await insertNew(trx, 'itemPrints', prints, ['collectionId', 'bandKey', 'dateMs', 'itemId'], BATCH);
   }
 }
 

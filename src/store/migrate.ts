@@ -21,6 +21,7 @@ import * as rateLimits from './migrations/2026-11-26-rate-limits.ts';
 import * as credentials from './migrations/2026-11-27-credentials.ts';
 import * as dedupe from './migrations/2026-11-27-dedupe.ts';
 import * as connectFlows from './migrations/2026-11-28-connect-flows.ts';
+import * as dedupePrints from './migrations/2026-11-28-dedupe-prints.ts';
 import * as quotasUsage from './migrations/2026-11-28-quotas-usage.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-27-credentials': credentials,
   '2026-11-27-dedupe': dedupe,
   '2026-11-28-connect-flows': connectFlows,
+  '2026-11-28-dedupe-prints': dedupePrints,
   '2026-11-28-quotas-usage': quotasUsage,
 };
 

@@ -43,15 +43,15 @@ export interface ItemUrlTable {
   itemId: string;
 }
 
-/** One 16-bit band of a card's SimHash fingerprint (src/lib/simhash.ts), with the card's date in ms. */
-export interface ItemBandTable {
+/** One 16-bit band of a card's SimHash fingerprint (src/lib/simhash.ts `bandRows`), with the card's date in ms. */
+export interface ItemPrintTable {
   collectionId: string;
-  band: number;
-  value: number;
+  /** The band number × 65 536 + the band's value. */
+  bandKey: number;
   itemId: string;
   dateMs: number;
-  /** The whole fingerprint, 16 hex digits. */
-  simhash: string;
+  /** The fingerprint's other three bands, 48 bits. */
+  rest: number;
 }
 
 /** An item merged into a card (`cardId`), kept whole so it can be split back out. */
@@ -360,7 +360,7 @@ export interface Database {
   connectStates: ConnectStateTable;
   mastodonApps: MastodonAppTable;
   itemUrls: ItemUrlTable;
-  itemBands: ItemBandTable;
+  itemPrints: ItemPrintTable;
   itemDuplicates: ItemDuplicateTable;
   quotaUsage: QuotaUsageTable;
   quotaHashtags: QuotaHashtagTable;

@@ -8,7 +8,7 @@
  * PostgreSQL run only: the SQLite run has no pg-boss and no shared database, so it skips this
  * file (the suite name says why).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueTokens } from '../../src/auth/tokens.ts';
 import { type Db, openDb } from '../../src/store/db.ts';
 import { freshDatabaseEnv, tempDir, testPostgresUrl } from '../helper.ts';
+import { type Started, startRole, stopProcess, until } from '../processes.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const FEEDS = 200;
@@ -78,7 +79,7 @@ let feedServer: Server;
 let feedBase: string;
 let env: NodeJS.ProcessEnv;
 let db: Db | undefined;
-const processes = new Map<string, { child: ChildProcess; url: string }>();
+const processes = new Map<string, Started>();
 
 function guid(feed: number, entry: number): string {
   return `feed-${feed}-entry-${entry}`;
@@ -92,25 +93,6 @@ function feedXml(feed: number, entries: number): string {
   return `<?xml version="1.0"?><rss version="2.0"><channel><title>Feed ${feed}</title><link>http://127.0.0.1/</link><description>d</description>${items.join('')}</channel></rss>`;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 function sluice(...args: string[]): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const child = spawn('npm', ['run', '--silent', 'sluice', '--', ...args], { cwd: root, env });
@@ -122,27 +104,13 @@ function sluice(...args: string[]): Promise<Record<string, unknown>> {
   });
 }
 
-/** `npm start -- --role <role>` on a free port; resolves once it listens. */
+/** `npm start -- --role <role>`; resolves once it listens. */
 async function start(name: string, role: string): Promise<void> {
-  const port = await freePort();
-  const child = spawn('npm', ['start', '--', '--role', role], { cwd: root, env: { ...env, PORT: String(port) }, detached: true });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk) => (stdout += chunk));
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  processes.set(name, { child, url: `http://127.0.0.1:${port}` });
-  await until(`${name} to listen`, () => {
-    if (child.exitCode !== null) throw new Error(`${name} exited: ${stderr}`);
-    return stdout.includes('"status":"listening"') ? true : undefined;
-  }, 60_000);
+  processes.set(name, await startRole(name, role, env));
 }
 
 function stop(name: string, signal: NodeJS.Signals): Promise<void> {
-  const { child } = processes.get(name)!;
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  process.kill(-child.pid!, signal);
-  return exited;
+  return stopProcess(processes.get(name)!.child, signal);
 }
 
 beforeAll(async () => {

@@ -148,6 +148,29 @@ describe('one story, one card', () => {
     await db.transaction().execute((trx) => storeItems(trx, target, [], now, new Set([article.id]), [edited]));
     expect(await collectionVersion(db, tenant.collection.id)).toBe(same);
   });
+  it('indexes a title edit: a later post quoting the new title (and one quoting the old) meets the card', async () => {
+    const { db, tenant, queue, now } = await setup();
+    const { article, toot } = story(now);
+    await seedItems(db, tenant, [article]);
+    const rewritten = 'Marine biologists film a ghostly purple octopus near the Chilean seamounts';
+    const target = { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' as const };
+    await db.transaction().execute((trx) => storeItems(trx, target, [], now, new Set([article.id]), [{ ...article, title: rewritten }]));
+    const quote = (id: string, title: string) => ({ ...toot, id, url: `https://mastodon.social/@marine/${id.slice(-3)}`, text: `<p>${title}</p>` });
+    expect(await seedItems(db, tenant, [quote('mastodon_mastodon.social:101', rewritten), quote('mastodon_mastodon.social:102', TITLE)])).toBe(2);
+    const queued = items(await queue());
+    expect(queued.map((i) => i.id)).toEqual([article.id]);
+    expect(queued[0]!.duplicates!.map((d) => d.id)).toEqual(['mastodon_mastodon.social:101', 'mastodon_mastodon.social:102']);
+  });
+
+  it('keeps an unrelated later post apart from an edited card', async () => {
+    const { db, tenant, queue, now } = await setup();
+    const { article, other } = story(now);
+    await seedItems(db, tenant, [article]);
+    const target = { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' as const };
+    await db.transaction().execute((trx) => storeItems(trx, target, [], now, new Set([article.id]), [{ ...article, title: `${TITLE} (updated)` }]));
+    await seedItems(db, tenant, [other]);
+    expect(items(await queue()).map((i) => i.id).sort()).toEqual([article.id, other.id].sort());
+  });
 });
 
 describe('POST /v1/queue/{contract}/split', () => {

@@ -1,0 +1,58 @@
+/**
+ * Sluice processes started as `npm start` starts them, for the tests that need several real
+ * processes on one PostgreSQL (test/e2e/cluster.test.ts, test/e2e/dedupe-cluster.test.ts).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const root = new URL('../', import.meta.url).pathname;
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `probe` every 250 ms until it gives a value; throws naming `what` after `timeoutMs`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+export interface Started {
+  child: ChildProcess;
+  url: string;
+}
+
+/** `npm start -- --role <role>` with `env` on a free port, in its own process group; resolves once it listens. */
+export async function startRole(name: string, role: string, env: NodeJS.ProcessEnv): Promise<Started> {
+  const port = await freePort();
+  const child = spawn('npm', ['start', '--', '--role', role], { cwd: root, env: { ...env, PORT: String(port) }, detached: true });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  await until(`${name} to listen`, () => {
+    if (child.exitCode !== null) throw new Error(`${name} exited: ${stderr}`);
+    return stdout.includes('"status":"listening"') ? true : undefined;
+  }, 60_000);
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** Sends `signal` to the process group of `child`; resolves when it has exited. */
+export function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  process.kill(-child.pid!, signal);
+  return exited;
+}
