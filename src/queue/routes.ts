@@ -26,7 +26,7 @@ import { activeContract, collectionOf } from '../http/public.ts';
 import type { App } from '../http/typed.ts';
 import { listCollections } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
-import { countItems, findItem, findItems, listItems, rowToItem, setItemState, setItemsState, splitDuplicate } from '../store/items.ts';
+import { countItems, findItem, findItems, listItems, rowToItem, setItemsState, splitDuplicate } from '../store/items.ts';
 import { itemQuery, moderationTarget } from './params.ts';
 import { createReadPath } from './read-path.ts';
 import { render, respond, sendPublic } from './respond.ts';
@@ -64,14 +64,15 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, q, { activeOnly: false });
     const target = moderationTarget(id, ids);
+    // Recorded in the moderation's transaction (docs/api.md#audit-trail).
+    const moderation = { contractId: contract.id, actor: { id: principal.consumer.id, name: principal.consumer.name } };
     if (!target.bulk) {
       const one = target.ids[0]!;
-      if (!(await findItem(db, collection.id, one))) throw notFoundError(`Unknown content item ${one}.`, 'id', one);
-      await setItemState(db, collection.id, one, state);
+      if ((await setItemsState(db, collection.id, [one], state, moderation)).length) throw notFoundError(`Unknown content item ${one}.`, 'id', one);
       reads.forget(contract.slug, q);
       return respond(request, reply, rowToItem((await findItem(db, collection.id, one))!), { public: false, callback: undefined });
     }
-    const missing = await setItemsState(db, collection.id, target.ids, state);
+    const missing = await setItemsState(db, collection.id, target.ids, state, moderation);
     if (missing.length) throw notFoundError(`Unknown content items: ${missing.join(', ')}. Nothing was moderated.`, 'ids', missing.join(','));
     reads.forget(contract.slug, q);
     const rows = new Map((await findItems(db, collection.id, target.ids)).map((row) => [row.id, row]));
@@ -86,7 +87,8 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, q, { activeOnly: false });
     if (!(await findItem(db, collection.id, id))) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
-    const split = await splitDuplicate(db, { collectionId: collection.id, contractId: contract.id }, id, duplicateId);
+    const actor = { id: principal.consumer.id, name: principal.consumer.name };
+    const split = await splitDuplicate(db, { collectionId: collection.id, contractId: contract.id }, id, duplicateId, { contractId: contract.id, actor });
     if (!split) throw notFoundError(`Item ${id} has no duplicate ${duplicateId}.`, 'duplicateId', duplicateId);
     reads.forget(contract.slug, q);
     return respond(request, reply, [rowToItem((await findItem(db, collection.id, id))!), rowToItem(split)], { public: false, callback: undefined });

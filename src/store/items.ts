@@ -14,6 +14,7 @@ import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { DEDUPE_MODES, type DedupeMode, type ItemKeys, itemKeys, TEXT_WINDOW_MS } from '../lib/item-keys.ts';
 import { bands as bandsOf, fromHex, hamming, NEAR_BITS, type SimHash, toHex } from '../lib/simhash.ts';
+import { type Actor, type AuditItem, recordAudit } from './audit.ts';
 import { insertNew } from './batch.ts';
 import type { Db } from './db.ts';
 import type { Database, ItemRow } from './tables.ts';
@@ -324,10 +325,18 @@ async function applyEdits(trx: Transaction<Database>, collectionId: string, seen
 /**
  * Splits the duplicate `duplicateId` out of card `cardId` (docs/api.md#split-a-duplicate): the
  * duplicate becomes a card of its own in the card's state, and the card loses its entry, its
- * score and its count; both are stamped with a new collection version. Returns the new card's
+ * score and its count; both are stamped with a new collection version (with `audit`, recorded as
+ * action `split` in the same transaction). Returns the new card's
  * row, or undefined when the card holds no such duplicate (nothing changed).
  */
-export async function splitDuplicate(db: Db, target: { collectionId: string; contractId: string }, cardId: string, duplicateId: string, now = Date.now()): Promise<ItemRow | undefined> {
+export async function splitDuplicate(
+  db: Db,
+  target: { collectionId: string; contractId: string },
+  cardId: string,
+  duplicateId: string,
+  audit?: ModerationAudit,
+  now = Date.now(),
+): Promise<ItemRow | undefined> {
   return db.transaction().execute(async (trx) => {
     const { collectionId } = target;
     const duplicate = await trx.selectFrom('itemDuplicates').selectAll().where('collectionId', '=', collectionId).where('id', '=', duplicateId).where('cardId', '=', cardId).executeTakeFirst();
@@ -345,6 +354,10 @@ export async function splitDuplicate(db: Db, target: { collectionId: string; con
     });
     const { children: _children, ...own } = item;
     await trx.insertInto('items').values(itemRow({ ...target, inputId: duplicate.inputId, state: card.state as ItemState }, { ...own, children: item.children ?? [] }, seq, now)).execute();
+    if (audit) {
+      const split = { contractId: audit.contractId, actor: audit.actor, resource: 'item', resourceId: cardId, action: 'split', collectionId };
+      await recordAudit(trx, { ...split, before: { id: cardId, duplicateId }, after: { id: cardId, splitId: duplicateId, state: card.state } }, now);
+    }
     return trx.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', '=', duplicateId).executeTakeFirstOrThrow();
   });
 }
@@ -453,30 +466,60 @@ export async function findItem(db: Db, collectionId: string, id: string): Promis
   return db.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirst();
 }
 
-/** Sets the item's state and bumps the collection's version, in one transaction. */
-export async function setItemState(db: Db, collectionId: string, id: string, state: ItemState): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const seq = await bumpVersion(trx, collectionId);
-    await trx.updateTable('items').set({ state, seq }).where('collectionId', '=', collectionId).where('id', '=', id).execute();
-  });
+/** Who moderates, for the audit trail (docs/api.md#audit-trail): recorded in the moderation's transaction. */
+export interface ModerationAudit {
+  contractId: string;
+  actor: Actor;
+}
+
+/**
+ * Inside `trx`: sets the state of the collection's items (cards) among `ids` to `state`, bumping
+ * the collection's version once and stamping them with it. With `onlyFrom`, only items now in
+ * that state change. With `all`, nothing changes unless every id is found (`missing` lists the
+ * others). Returns each changed item's state before, and the ids not found.
+ */
+export async function changeStates(
+  trx: Transaction<Database>,
+  collectionId: string,
+  ids: string[],
+  state: ItemState,
+  options: { onlyFrom?: ItemState; all?: boolean } = {},
+): Promise<{ before: Map<string, ItemState>; missing: string[] }> {
+  const before = new Map<string, ItemState>();
+  for (let i = 0; i < ids.length; i += BATCH) {
+    let query = trx.selectFrom('items').select(['id', 'state']).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH));
+    if (options.onlyFrom) query = query.where('state', '=', options.onlyFrom);
+    for (const row of await query.execute()) before.set(row.id, row.state as ItemState);
+  }
+  const missing = options.onlyFrom ? [] : ids.filter((id) => !before.has(id));
+  if ((options.all && missing.length) || before.size === 0) return { before: options.all && missing.length ? new Map() : before, missing };
+  const seq = await bumpVersion(trx, collectionId);
+  const found = [...before.keys()];
+  for (let i = 0; i < found.length; i += BATCH) {
+    await trx.updateTable('items').set({ state, seq }).where('collectionId', '=', collectionId).where('id', 'in', found.slice(i, i + BATCH)).execute();
+  }
+  return { before, missing };
 }
 
 /**
  * Sets the state of every item among `ids` (deduplicated by the caller) and bumps the
- * collection's version once, in one transaction: all or none. Returns the ids the collection
- * does not hold, in which case nothing changed.
+ * collection's version once, in one transaction: all or none. With `audit`, the moderation is
+ * recorded in the same transaction as one entry listing every item (docs/api.md#audit-trail).
+ * Returns the ids the collection does not hold, in which case nothing changed.
  */
-export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState): Promise<string[]> {
+export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState, audit?: ModerationAudit): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
-    const known = await cardIds(trx, collectionId, ids);
-    const missing = ids.filter((id) => !known.has(id));
+    const { before, missing } = await changeStates(trx, collectionId, ids, state, { all: true });
     if (missing.length) return missing;
-    const seq = await bumpVersion(trx, collectionId);
-    for (let i = 0; i < ids.length; i += BATCH) {
-      await trx.updateTable('items').set({ state, seq }).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
-    }
+    if (audit) await recordModeration(trx, collectionId, ids.map((id) => ({ itemId: id, before: before.get(id)!, after: state })), audit);
     return [];
   });
+}
+
+/** The audit entry of a moderation (action `moderate`, resource `item`; resource id: the single item, or the collection for several). */
+function recordModeration(trx: Transaction<Database>, collectionId: string, items: AuditItem[], audit: ModerationAudit) {
+  const resourceId = items.length === 1 ? items[0]!.itemId : collectionId;
+  return recordAudit(trx, { contractId: audit.contractId, actor: audit.actor, resource: 'item', resourceId, action: 'moderate', collectionId, items });
 }
 
 /** The items of the collection in `ids` (any state), in no particular order. */

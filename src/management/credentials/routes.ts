@@ -83,12 +83,13 @@ export function credentialRoutes(app: App, { db, config }: { db: Db; config: Con
       }
       return changes;
     },
-    async insert(db, row, _by, now) {
+    async insert(db, row, _by, now, within) {
       await db.transaction().execute(async (trx) => {
         const isDefault = row.isDefault ?? ((await defaultCredential(trx, row.contractId, String(row.service))) ? 0 : 1);
         if (isDefault) await clearDefault(trx, row.contractId, String(row.service), row.id);
         await insertRecord(trx, 'credentials', { ...row, isDefault });
         await wakeInputs(trx, row.contractId, String(row.service), now);
+        await within(trx, row.id);
       });
       return row.id;
     },
