@@ -14,9 +14,9 @@ import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { DEDUPE_MODES, type DedupeMode, type ItemKeys, itemKeys, TEXT_WINDOW_MS } from '../lib/item-keys.ts';
 import { bands as bandsOf, fromHex, hamming, NEAR_BITS, type SimHash, toHex } from '../lib/simhash.ts';
-import { type Actor, type AuditItem, recordAudit } from './audit.ts';
+import { type Actor, type AuditItem, auditItems, changedSince, findAuditEntry, markReverted, recordAudit } from './audit.ts';
 import { insertNew } from './batch.ts';
-import type { Db } from './db.ts';
+import { type Db, serializable } from './db.ts';
 import type { Database, ItemRow } from './tables.ts';
 
 export type ItemState = 'published' | 'unpublished';
@@ -522,6 +522,38 @@ function recordModeration(trx: Transaction<Database>, collectionId: string, item
   return recordAudit(trx, { contractId: audit.contractId, actor: audit.actor, resource: 'item', resourceId, action: 'moderate', collectionId, items });
 }
 
+/** Actions whose entries can be reverted: they changed items' states (docs/api.md#revert). */
+export const REVERTABLE = ['moderate', 'apply', 'revert'] as const;
+
+export type RevertOutcome = { revertId: string } | { alreadyRevertedBy: string } | { changed: string[] } | { notRevertable: true };
+
+/**
+ * Reverts moderation entry `entry` (docs/api.md#revert): every item it changed gets back its
+ * state before, in one transaction with the revert's own entry (action `revert`, `reverts`
+ * naming the entry), and the entry is marked reverted. All or nothing: when any of its items
+ * was moderated since (its state is no longer what the entry set) or is gone, nothing changes
+ * and `changed` names them (at most 10); an entry reverted already is not reverted twice.
+ * Serializable on PostgreSQL, so two reverts of one entry from two processes cannot both win.
+ */
+export async function revertModeration(db: Db, entryId: string, actor: Actor, now = Date.now()): Promise<RevertOutcome> {
+  return serializable(db, async (trx) => {
+    const entry = await findAuditEntry(trx, entryId);
+    if (!entry || !entry.collectionId || !(REVERTABLE as readonly string[]).includes(entry.action) || Number(entry.itemCount) === 0) return { notRevertable: true };
+    if (entry.revertedBy) return { alreadyRevertedBy: entry.revertedBy };
+    const changed = await changedSince(trx, entry.id);
+    if (changed.length) return { changed };
+    const reverted: AuditItem[] = [];
+    for (const [state, group] of Map.groupBy(await auditItems(trx, entry.id), (item) => item.before)) {
+      const { before } = await changeStates(trx, entry.collectionId, group.map((item) => item.itemId), state as ItemState);
+      for (const [itemId, was] of before) reverted.push({ itemId, before: was, after: state });
+    }
+    const revert = { contractId: entry.contractId, actor, resource: 'item', resourceId: entry.resourceId, action: 'revert', collectionId: entry.collectionId };
+    const revertId = await recordAudit(trx, { ...revert, items: reverted, reverts: entry.id }, now);
+    await markReverted(trx, entry.id, revertId);
+    return { revertId };
+  });
+}
+
 /** The items of the collection in `ids` (any state), in no particular order. */
 export async function findItems(db: Db, collectionId: string, ids: string[]): Promise<ItemRow[]> {
   if (ids.length === 0) return [];
@@ -599,6 +631,37 @@ export async function findPublishedItems(db: Db, collectionId: string, ids: stri
     .orderBy('dateMs', 'desc')
     .orderBy('id', 'desc')
     .execute();
+}
+
+/** A stored item as a filter application judges it (docs/api.md#apply-a-filter). */
+export interface StoredItem {
+  id: string;
+  state: ItemState;
+  dateMs: number;
+  item: ContentItem;
+}
+
+/**
+ * One page of the contract's collection's stored items dated after `sinceMs` until `untilMs`
+ * (inclusive), newest first, those after `after` (the last of the previous page), at most
+ * `limit`: a keyset walk along index items_queue, any number of items at a bounded cost per page.
+ */
+export async function storedItemsPage(
+  db: Db,
+  window: { contractId: string; collectionId: string; sinceMs: number; untilMs: number },
+  after: { dateMs: number; id: string } | undefined,
+  limit: number,
+): Promise<StoredItem[]> {
+  let query = db
+    .selectFrom('items')
+    .select(['id', 'state', 'dateMs', 'body'])
+    .where('collectionId', '=', window.collectionId)
+    .where('contractId', '=', window.contractId)
+    .where('dateMs', '>', window.sinceMs)
+    .where('dateMs', '<=', window.untilMs);
+  if (after) query = query.where((eb) => eb.or([eb('dateMs', '<', after.dateMs), eb.and([eb('dateMs', '=', after.dateMs), eb('id', '<', after.id)])]));
+  const rows = await query.orderBy('dateMs', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((row) => ({ id: row.id, state: row.state as ItemState, dateMs: Number(row.dateMs), item: inShape(itemBody(row.body)) }));
 }
 
 /**
