@@ -59,11 +59,14 @@ export const INLINE_ITEMS = 100;
 /** Property names never recorded, whatever record carries them. */
 const SECRET = /secret|password|token|apikey|passphrase|private/i;
 
-/** `value` without any property named like a secret (at any depth); the original is untouched. */
+/**
+ * `value` without any property named like a secret (at any depth); the original is untouched.
+ * A credential's `hints` stay: they are the API's own masked form (`…abcd`), never the secret.
+ */
 export function scrub(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(scrub);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !SECRET.test(key)).map(([key, inner]) => [key, scrub(inner)]));
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !SECRET.test(key)).map(([key, inner]) => [key, key === 'hints' ? inner : scrub(inner)]));
 }
 
 const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(scrub(value)));
