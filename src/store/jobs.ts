@@ -73,8 +73,7 @@ export async function failJob(db: Db, id: string, error: unknown, now = Date.now
   await db.updateTable('jobs').set({ state: 'failed', error: JSON.stringify(error), finishedAt: now }).where('id', '=', id).where('state', 'in', ['queued', 'running']).execute();
 }
 
-/** Ids of jobs not finished (queued, or running when their process died), oldest first. */
-export async function unfinishedJobs(db: Db, limit = 100): Promise<string[]> {
-  const rows = await db.selectFrom('jobs').select('id').where('state', 'in', ['queued', 'running']).orderBy('id').limit(limit).execute();
-  return rows.map((row) => row.id);
+/** Jobs not finished (queued, or running when their process died), oldest first: id and state. */
+export async function unfinishedJobs(db: Db, limit = 100): Promise<{ id: string; state: string }[]> {
+  return db.selectFrom('jobs').select(['id', 'state']).where('state', 'in', ['queued', 'running']).orderBy('id').limit(limit).execute();
 }

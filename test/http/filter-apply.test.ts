@@ -6,7 +6,10 @@
  * another contract's filter, collection or job, malformed ids, contradictory bodies.
  */
 import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
 import { insertAll } from '../../src/store/batch.ts';
+import { isPostgres } from '../../src/store/db.ts';
+import { createJob } from '../../src/store/jobs.ts';
 import { buildItem, expectError, seedItems } from '../helper.ts';
 import { setupRecords } from './records.ts';
 
@@ -158,5 +161,34 @@ describe('POST /collection/filters/apply as a job', () => {
     // The items are all still there: unpublished, never deleted.
     const stored = await s.db.selectFrom('items').select((eb) => eb.fn.countAll<number>().as('n')).where('collectionId', '=', s.tenant.collection.id).executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(TOTAL);
+  });
+});
+
+describe('jobs left unfinished by a process that stopped', () => {
+  it('are run again, once, by the next process that starts', async () => {
+    const s = await setupRecords();
+    await seedItems(s.db, s.tenant, [buildItem({ id: 'twitter_9', service: 'twitter', type: 'status' }), buildItem({ id: 'rss_9' })]);
+    const set = await spamSet(s);
+    const actor = { id: s.tenant.consumer.id, name: s.tenant.consumer.name };
+    const params = { contractId: s.tenant.contract.id, collectionId: s.tenant.collection.id, filterId: set._id, sinceMs: 0, untilMs: Date.now(), actor };
+    const jobId = await createJob(s.db, { contractId: s.tenant.contract.id, kind: 'filter-apply', params, total: 2, actor });
+    // As a dead process leaves it: running half-way on SQLite (the process owned the file); on
+    // PostgreSQL queued before it reached pg-boss (pg-boss itself hands over running ones).
+    if (!isPostgres(s.db)) await s.db.updateTable('jobs').set({ state: 'running', done: 1 }).where('id', '=', jobId).execute();
+    const next = await buildApp(s.config, { db: s.db });
+    try {
+      await next.ready();
+      let job = { state: 'queued' } as Record<string, any>;
+      for (let i = 0; i < 600 && job.state !== 'done' && job.state !== 'failed'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        job = (await next.inject({ method: 'GET', url: `/collection/jobs/${jobId}?access_token=${s.tenant.token}` })).json();
+      }
+      expect(job).toMatchObject({ state: 'done', done: 2, total: 2, result: { judged: 2, rejected: 1, unpublished: 1 } });
+      expect(await counts(s)).toEqual({ published: 1, unpublished: 1 });
+      const applied = await s.call('GET', `/collection/audit?contract_id=${s.tenant.contract.id}&action=apply`);
+      expect(applied.json()).toHaveLength(1);
+    } finally {
+      await next.close();
+    }
   });
 });

@@ -8,7 +8,8 @@
  *   collector's polls, collect/shared.ts), so whichever process takes a job runs it, and no job
  *   runs in two processes at once; a job whose process died expires after `JOB_EXPIRE_SECONDS`
  *   and is retried by another. A process starts its pg-boss worker when it queues a job, or when
- *   it is ready and finds unfinished jobs.
+ *   it is ready and finds unfinished jobs (queued ones are queued again: the process that made one
+ *   may have died before queuing it).
  *
  * A job kind's handler does its work and finishes the job (`finishJob`) in the transaction of
  * its change: a job run again after a crash redoes only what was not committed. A handler that
@@ -114,8 +115,11 @@ function createRunner(app: App, { db, config }: { db: Db; config: Config }): Job
   app.addHook('onReady', async () => {
     const pending = await unfinishedJobs(db);
     if (!pending.length) return;
-    if (isPostgres(db)) await bossStarted();
-    else for (const id of pending) runLocally(id);
+    if (!isPostgres(db)) return pending.forEach((job) => runLocally(job.id));
+    // pg-boss holds the running ones (and hands them over once expired); a queued one may never
+    // have reached it (its process died in between): queued again, at most once per key.
+    const instance = await bossStarted();
+    for (const job of pending.filter((job) => job.state === 'queued')) await instance.send(JOB_QUEUE, { jobId: job.id }, { singletonKey: job.id });
   });
   app.addHook('onClose', async () => {
     closed = true;
