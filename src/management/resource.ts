@@ -8,11 +8,11 @@
  *   get         authenticate → 404 unknown / 403 other contract (no data) → record
  *   update      authenticate → access → validate (contractId and fixed fields unchanged) →
  *               references → unique name → update (with `onUpdate`, one transaction) → 200
+ *   remove      authenticate → access → no user left (409 naming it) → delete → 204
+ *   removeMany  the same for `{"ids": [...]}`, all or nothing, in one transaction
  *
  * Every create, update and delete is recorded in the audit trail in its own transaction
  * (docs/api.md#audit-trail), with the record as presented before and after.
- *   remove      authenticate → access → no user left (409 naming it) → delete → 204
- *   removeMany  the same for `{"ids": [...]}`, all or nothing, in one transaction
  *
  * Names are unique per resource type inside a contract (409 ConflictError naming `name`).
  */
