@@ -22,7 +22,9 @@ import { redactUrl } from './http/redact.ts';
 import type { App } from './http/typed.ts';
 import { COMPONENTS } from './http/openapi.ts';
 import { compileFor, installEmptyQueryAsAbsent } from './http/validate.ts';
+import { auditRoutes } from './management/audit/routes.ts';
 import { contractRoutes } from './management/contracts/routes.ts';
+import { jobRoutes } from './management/jobs/routes.ts';
 import { chainRoutes } from './management/chains/routes.ts';
 import { collectionRoutes } from './management/collections/routes.ts';
 import { credentialRoutes } from './management/credentials/routes.ts';
@@ -133,6 +135,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     app.addHook('onClose', async () => connectFetch.close());
     connectRoutes(app, { ...ctx, fetch: connectFetch });
     filterRoutes(app, ctx);
+    auditRoutes(app, ctx);
+    jobRoutes(app, ctx);
     // The console lives on {api_url}: its redirect URI is <API_URL>/console/ (first-party.ts).
     consoleRoutes(app, ctx);
   }

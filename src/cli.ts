@@ -33,6 +33,7 @@ import { greeting, type GreetingFacts } from './greeting.ts';
 import { type Server, serve } from './server.ts';
 import { COLLECTION_TYPES, createCollection } from './store/collections.ts';
 import { createConsumer, disableConsumer, findConsumerByRef, setPasswordHash } from './store/consumers.ts';
+import { OPERATOR } from './store/audit.ts';
 import { createContract, findContract, grant, revokeGrant, setContractFilter } from './store/contracts.ts';
 import { type Db, isUniqueViolation, openDb } from './store/db.ts';
 import { findFilter } from './store/filters.ts';
@@ -223,7 +224,7 @@ const admin: Record<string, Command> = {
     const [consumerRef, contractRef] = [required(values, 'consumer'), required(values, 'contract')];
     return withDb(config, async (db) => {
       const [consumer, contract] = [await consumerOf(db, consumerRef), await contractOf(db, contractRef)];
-      await grant(db, consumer.id, contract.id);
+      await grant(db, consumer.id, contract.id, OPERATOR);
       return { consumer_id: consumer.id, contract_id: contract.id, contract: contract.slug, granted: true };
     });
   },
@@ -262,7 +263,7 @@ const admin: Record<string, Command> = {
     const [consumerRef, contractRef] = [required(values, 'consumer'), required(values, 'contract')];
     return withDb(config, async (db) => {
       const [consumer, contract] = [await consumerOf(db, consumerRef), await contractOf(db, contractRef)];
-      return { consumer_id: consumer.id, contract_id: contract.id, contract: contract.slug, revoked: await revokeGrant(db, consumer.id, contract.id) };
+      return { consumer_id: consumer.id, contract_id: contract.id, contract: contract.slug, revoked: await revokeGrant(db, consumer.id, contract.id, OPERATOR) };
     });
   },
 };

@@ -24,7 +24,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Job, PgBoss } from 'pg-boss';
 import type { Config } from '../config.ts';
-import { currentSchema, type Db } from '../store/db.ts';
+import { bossSchema, currentSchema, type Db } from '../store/db.ts';
 import { claimDueInputs, findInput } from '../store/inputs.ts';
 import { createFetcher } from './fetch.ts';
 import { credentialResolver } from './credentials.ts';
@@ -42,14 +42,6 @@ interface PollJob {
   inputId: string;
   /** The `nextRunAt` the claim set; a different value at work time means the job is stale. */
   claim: number;
-}
-
-/**
- * pg-boss's schema beside Sluice's: `pgboss` next to `public`, `<schema>_pgboss` next to any
- * other schema (so that Sluice installations in separate schemas of one database never share jobs).
- */
-export function bossSchema(schema: string | undefined): string {
-  return !schema || schema === 'public' ? 'pgboss' : `${schema}_pgboss`;
 }
 
 /** Starts a collector process's share of the work; resolves once pg-boss is installed and working. */

@@ -11,6 +11,9 @@
  *   remove      authenticate → access → no user left (409 naming it) → delete → 204
  *   removeMany  the same for `{"ids": [...]}`, all or nothing, in one transaction
  *
+ * Every create, update and delete is recorded in the audit trail in its own transaction
+ * (docs/api.md#audit-trail), with the record as presented before and after.
+ *
  * Names are unique per resource type inside a contract (409 ConflictError naming `name`).
  */
 import type { Transaction } from 'kysely';
@@ -21,6 +24,7 @@ import type { TypedReply, TypedRequest } from '../http/typed.ts';
 import { check, problems } from '../http/validate.ts';
 import { newId } from '../lib/ids.ts';
 import { audit, iso } from '../lib/time.ts';
+import { type Actor, recordAudit } from '../store/audit.ts';
 import type { Db } from '../store/db.ts';
 import type { User } from '../store/filters.ts';
 import { deleteRecords, type Executor, findRecord, insertRecord, listRecords, nameTaken, type RecordRow, type RecordTable, updateRecord } from '../store/records.ts';
@@ -46,14 +50,22 @@ export interface Spec<Row extends RecordRow> {
   columns(body: Record<string, unknown>, by: { id: string; name: string }): Record<string, unknown>;
   /** Columns an update changes, beyond name, active and the audit fields. */
   changes(body: Record<string, unknown>, current: Row): Record<string, unknown>;
-  /** Inserts differently (collections derive a slug); returns the new id. */
-  insert?(db: Db, row: RecordRow & Record<string, unknown>, by: string, now: number): Promise<string>;
+  /**
+   * Inserts differently (collections derive a slug); returns the new id. Calls `within` with its
+   * transaction and the new id once the record is stored (the audit entry, written with it).
+   */
+  insert?(db: Db, row: RecordRow & Record<string, unknown>, by: string, now: number, within: (trx: Transaction<Database>, id: string) => Promise<void>): Promise<string>;
   /** Who still uses these records: each blocks the deletion (409). */
   users?(db: Executor, contractId: string, ids: string[]): Promise<User[]>;
   /** More work in the update transaction, before the change (a customization keeps its previous state). */
   onUpdate?(trx: Transaction<Database>, current: Row, by: string, now: number, body: Record<string, unknown>): Promise<void>;
   /** More work in the delete transaction (a collection's items). */
   onDelete?(trx: Transaction<Database>, contractId: string, ids: string[]): Promise<void>;
+}
+
+/** The consumer behind a request, as the audit trail names it. */
+export function actorOf(principal: Principal): Actor {
+  return { id: principal.consumer.id, name: principal.consumer.name };
 }
 
 const isUniqueViolation = (error: unknown) => /UNIQUE|unique/.test(String((error as { code?: string; message?: string }).code ?? '') + String((error as Error).message ?? ''));
@@ -65,8 +77,29 @@ function duplicate(label: string, name: string): ApiError {
 /** The route schemas of the six operations (docs.ts), which type their handlers' requests. */
 type Schemas = ReturnType<typeof recordRoutes>;
 
+/** The audit trail's name of each record table's resource (docs/api.md#audit-trail). */
+const AUDIT_RESOURCE: Record<RecordTable, string> = {
+  collections: 'collection',
+  filterLists: 'list',
+  filterSets: 'set',
+  filterChains: 'chain',
+  customizations: 'customization',
+  credentials: 'credential',
+};
+
 export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
   const kind = recordKind<Row>(spec.table, spec.label);
+  /** Records a change of record `id` in `trx`, the change's transaction (docs/api.md#audit-trail). */
+  const record = (trx: Transaction<Database>, principal: Principal, action: string, contractId: string, id: string, before?: Row, after?: Row) =>
+    recordAudit(trx, {
+      contractId,
+      actor: actorOf(principal),
+      resource: AUDIT_RESOURCE[spec.table],
+      resourceId: id,
+      action,
+      before: before && spec.present(before),
+      after: after && spec.present(after),
+    });
   /** The record with this id if the principal may use its contract: 404 unknown, 403 foreign. */
   const accessible = (principal: Principal, id: string, propertyName = 'id') => owned(db, kind, id, principal, propertyName);
 
@@ -112,6 +145,7 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
         const groupIds = group.map((row) => row.id);
         await spec.onDelete?.(trx, contractId, groupIds);
         await deleteRecords(trx, spec.table, contractId, groupIds);
+        for (const row of group) await record(trx, principal, 'delete', contractId, row.id, row);
       }
     });
   }
@@ -128,9 +162,15 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
       const now = Date.now();
       const row = { id: newId(now), contractId, name, active: body.active === false ? 0 : 1, ...spec.columns(body, principal.consumer), ...audit(principal.consumer.name, now) };
       let id = row.id;
+      const created = async (trx: Transaction<Database>, stored: string) => void (await record(trx, principal, 'create', contractId, stored, undefined, await findRecord<Row>(trx, spec.table, stored)));
       try {
-        if (spec.insert) id = await spec.insert(db, row, principal.consumer.name, now);
-        else await insertRecord(db, spec.table, row);
+        if (spec.insert) id = await spec.insert(db, row, principal.consumer.name, now, created);
+        else {
+          await db.transaction().execute(async (trx) => {
+            await insertRecord(trx, spec.table, row);
+            await created(trx, row.id);
+          });
+        }
       } catch (error) {
         throw isUniqueViolation(error) ? duplicate(spec.label, name) : error;
       }
@@ -167,6 +207,7 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
         await db.transaction().execute(async (trx) => {
           await spec.onUpdate?.(trx, current, principal.consumer.name, Date.now(), body);
           await updateRecord(trx, spec.table, current.contractId, current.id, changes);
+          await record(trx, principal, 'update', current.contractId, current.id, current, await findRecord<Row>(trx, spec.table, current.id));
         });
       } catch (error) {
         throw isUniqueViolation(error) ? duplicate(spec.label, name) : error;

@@ -59,6 +59,7 @@ export const ModerationBody = Type.Object({
   ids: Type.Optional(Type.Array(ItemId, { minItems: 1, maxItems: MAX_BULK_IDS, description: `Bulk form: 1 to ${MAX_BULK_IDS} item ids, moderated all or none` })),
 });
 export const SplitQuery = Type.Object({ q: common.q, id: Type.String({ minLength: 1, maxLength: 300, description: 'The card the duplicate was merged into' }), access_token: common.access_token });
+export const HistoryQuery = Type.Object({ q: common.q, id: Type.String({ minLength: 1, maxLength: 300, description: 'The item whose moderation history is read' }), access_token: common.access_token });
 export const SplitBody = Type.Object({ duplicateId: Type.String({ minLength: 1, maxLength: 300, description: 'The id of a duplicate listed in the card\'s duplicates' }) });
 export const QueueCountQuery = Type.Object(common);
 export const QueueStreamQuery = Type.Object({ q: common.q, access_token: common.access_token });

@@ -7,6 +7,8 @@
  *                                        or the body's `ids` all or none → the items
  *   POST  /v1/queue/{contract}/split     token; split duplicate `duplicateId` out of card `id` of
  *                                        collection q → [card, split item] (docs/api.md#split-a-duplicate)
+ *   GET   /v1/queue/{contract}/history   token; item `id` of collection q: its moderation history, newest
+ *                                        first (the audit trail's entries of the item, docs/api.md#item-history)
  *   GET   /v1/queue/{contract}/count     token; {published, unpublished} item counts of collection q
  *   GET   /v1/queue/{contract}/stream    token; Server-Sent Events of items arriving or moderated (stream.ts)
  *   GET   /v1/content/{contract}         public; published items of collection q
@@ -24,9 +26,11 @@ import { notFoundError } from '../errors.ts';
 import { authenticate, requireContractAccess } from '../http/authenticate.ts';
 import { activeContract, collectionOf } from '../http/public.ts';
 import type { App } from '../http/typed.ts';
+import { presentHistoryStep } from '../http/audit.ts';
+import { itemHistory } from '../store/audit.ts';
 import { listCollections } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
-import { countItems, findItem, findItems, listItems, rowToItem, setItemState, setItemsState, splitDuplicate } from '../store/items.ts';
+import { countItems, findItem, findItems, listItems, rowToItem, setItemsState, splitDuplicate } from '../store/items.ts';
 import { itemQuery, moderationTarget } from './params.ts';
 import { createReadPath } from './read-path.ts';
 import { render, respond, sendPublic } from './respond.ts';
@@ -64,14 +68,15 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, q, { activeOnly: false });
     const target = moderationTarget(id, ids);
+    // Recorded in the moderation's transaction (docs/api.md#audit-trail).
+    const moderation = { contractId: contract.id, actor: { id: principal.consumer.id, name: principal.consumer.name } };
     if (!target.bulk) {
       const one = target.ids[0]!;
-      if (!(await findItem(db, collection.id, one))) throw notFoundError(`Unknown content item ${one}.`, 'id', one);
-      await setItemState(db, collection.id, one, state);
+      if ((await setItemsState(db, collection.id, [one], state, moderation)).length) throw notFoundError(`Unknown content item ${one}.`, 'id', one);
       reads.forget(contract.slug, q);
       return respond(request, reply, rowToItem((await findItem(db, collection.id, one))!), { public: false, callback: undefined });
     }
-    const missing = await setItemsState(db, collection.id, target.ids, state);
+    const missing = await setItemsState(db, collection.id, target.ids, state, moderation);
     if (missing.length) throw notFoundError(`Unknown content items: ${missing.join(', ')}. Nothing was moderated.`, 'ids', missing.join(','));
     reads.forget(contract.slug, q);
     const rows = new Map((await findItems(db, collection.id, target.ids)).map((row) => [row.id, row]));
@@ -86,10 +91,22 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, q, { activeOnly: false });
     if (!(await findItem(db, collection.id, id))) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
-    const split = await splitDuplicate(db, { collectionId: collection.id, contractId: contract.id }, id, duplicateId);
+    const actor = { id: principal.consumer.id, name: principal.consumer.name };
+    const split = await splitDuplicate(db, { collectionId: collection.id, contractId: contract.id }, id, duplicateId, { contractId: contract.id, actor });
     if (!split) throw notFoundError(`Item ${id} has no duplicate ${duplicateId}.`, 'duplicateId', duplicateId);
     reads.forget(contract.slug, q);
     return respond(request, reply, [rowToItem((await findItem(db, collection.id, id))!), rowToItem(split)], { public: false, callback: undefined });
+  });
+
+  app.get('/v1/queue/:contract/history', { schema: schemas.history }, async (request) => {
+    const principal = await authenticate(db, request);
+    const { q, id } = request.query;
+    const contract = await activeContract(db, request.params.contract);
+    await requireContractAccess(db, principal, contract.id, 'contract');
+    const collection = await collectionOf(db, contract, q, { activeOnly: false });
+    const steps = await itemHistory(db, collection.id, id);
+    if (!steps.length && !(await findItem(db, collection.id, id))) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
+    return steps.map(presentHistoryStep);
   });
 
   app.get('/v1/queue/:contract/count', { schema: schemas.queueCount }, async (request, reply) => {

@@ -5,12 +5,14 @@
  * 304 on a matching `If-None-Match` for public reads, and the error object otherwise.
  */
 import { type TSchema, Type } from 'typebox';
+import { HistoryStep } from '../http/audit.ts';
 import { errorResponses, jsonOrJsonp, noBody, ref, textResponse, TOKEN_SECURITY } from '../http/openapi.ts';
 import {
   CollectionsQuery,
   ContentQuery,
   ContractParams,
   CountQuery,
+  HistoryQuery,
   ModerationBody,
   ModerationQuery,
   QueueCountQuery,
@@ -48,6 +50,14 @@ export const schemas = {
       } as unknown as TSchema,
       ...errorResponses(400, 401, 403, 404, 413),
     },
+  },
+  history: {
+    tags,
+    summary: "An item's moderation history, newest first: who changed its state, when, from what to what (docs/api.md#item-history)",
+    security: TOKEN_SECURITY,
+    params: ContractParams,
+    querystring: HistoryQuery,
+    response: { 200: Type.Array(HistoryStep), ...errorResponses(400, 401, 403, 404) },
   },
   split: {
     tags,

@@ -15,7 +15,8 @@ export const COLLECTION_TYPES = ['realtime', 'ranked'] as const;
 /**
  * Creates a collection in the contract; throws on a duplicate name (unique constraint). `dedupe`
  * defaults to `off` here; the management API creates collections with `url+text`
- * (docs/api.md#duplicates).
+ * (docs/api.md#duplicates). `within` runs in the creating transaction once the row is in (the
+ * management API records the audit entry there).
  */
 export async function createCollection(
   db: Db,
@@ -23,6 +24,7 @@ export async function createCollection(
   fields: { name: string; type?: string; filterId?: string | null; active?: number; dedupe?: string },
   by: string,
   now = Date.now(),
+  within?: (trx: Transaction<Database>, id: string) => Promise<void>,
 ): Promise<CollectionRow> {
   // Serializable: a slug taken by a concurrent create (another process) makes this one retry.
   return serializable(db, async (trx) => {
@@ -40,6 +42,7 @@ export async function createCollection(
       ...audit(by, now),
     };
     await trx.insertInto('collections').values(row).execute();
+    await within?.(trx, row.id);
     return row;
   });
 }

@@ -5,8 +5,10 @@
 import { newId } from '../lib/ids.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
 import { audit, iso } from '../lib/time.ts';
+import type { Transaction } from 'kysely';
+import { type Actor, recordAudit } from './audit.ts';
 import { type Db, serializable } from './db.ts';
-import type { ContractRow } from './tables.ts';
+import type { ContractRow, Database } from './tables.ts';
 
 /** Creates a contract named `name` with a unique slug; `by` is the acting consumer's name. */
 export async function createContract(db: Db, name: string, by: string): Promise<ContractRow> {
@@ -47,19 +49,32 @@ export async function hasGrant(db: Db, consumerId: string, contractId: string): 
   return row !== undefined;
 }
 
-/** Gives the consumer access to the contract; granting twice is a no-op. */
-export async function grant(db: Db, consumerId: string, contractId: string): Promise<void> {
-  await db
-    .insertInto('grants')
-    .values({ consumerId, contractId, created: iso() })
-    .onConflict((oc) => oc.columns(['consumerId', 'contractId']).doNothing())
-    .execute();
+/**
+ * Gives the consumer access to the contract; granting twice is a no-op. With `by`, a new grant is
+ * recorded in the contract's audit trail (resource `grant`, the consumer's id) in the same
+ * transaction (docs/api.md#audit-trail).
+ */
+export async function grant(db: Db, consumerId: string, contractId: string, by?: Actor): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const result = await trx
+      .insertInto('grants')
+      .values({ consumerId, contractId, created: iso() })
+      .onConflict((oc) => oc.columns(['consumerId', 'contractId']).doNothing())
+      .executeTakeFirst();
+    if (by && Number(result.numInsertedOrUpdatedRows ?? 0) > 0) {
+      await recordAudit(trx, { contractId, actor: by, resource: 'grant', resourceId: consumerId, action: 'create', after: { consumerId, contractId } });
+    }
+  });
 }
 
-/** Takes the consumer's access to the contract away; returns whether a grant existed. */
-export async function revokeGrant(db: Db, consumerId: string, contractId: string): Promise<boolean> {
-  const result = await db.deleteFrom('grants').where('consumerId', '=', consumerId).where('contractId', '=', contractId).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+/** Takes the consumer's access to the contract away; returns whether a grant existed. With `by`, recorded as `grant`'s `delete`. */
+export async function revokeGrant(db: Db, consumerId: string, contractId: string, by?: Actor): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const result = await trx.deleteFrom('grants').where('consumerId', '=', consumerId).where('contractId', '=', contractId).executeTakeFirst();
+    const existed = Number(result.numDeletedRows) > 0;
+    if (by && existed) await recordAudit(trx, { contractId, actor: by, resource: 'grant', resourceId: consumerId, action: 'delete', before: { consumerId, contractId } });
+    return existed;
+  });
 }
 
 /** The contracts the consumer was granted, in creation order (docs/api.md#contracts). */
@@ -74,6 +89,6 @@ export async function grantedContracts(db: Db, consumerId: string): Promise<Cont
 }
 
 /** Sets (or, with null, clears) the contract's filter (docs/filters.md#governing-filter: the last-resort filter). */
-export async function setContractFilter(db: Db, contractId: string, filterId: string | null, by: string): Promise<void> {
+export async function setContractFilter(db: Db | Transaction<Database>, contractId: string, filterId: string | null, by: string): Promise<void> {
   await db.updateTable('contracts').set({ filterId, lastModified: iso(), lastModifiedBy: by }).where('id', '=', contractId).execute();
 }

@@ -46,12 +46,18 @@ export function sealedColumns(key: SecretKey, secret: Record<string, string>): {
  * 1 for the contract's first of its service; making it the default takes it from the others;
  * then the contract's failed inputs of the service are due at `now` (ms).
  */
-export async function insertCredential(db: Db, row: RecordRow & { service: string; isDefault: number | null } & Record<string, unknown>, now: number): Promise<void> {
+export async function insertCredential(
+  db: Db,
+  row: RecordRow & { service: string; isDefault: number | null } & Record<string, unknown>,
+  now: number,
+  within?: (trx: Transaction<Database>, id: string) => Promise<void>,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const isDefault = row.isDefault ?? ((await defaultCredential(trx, row.contractId, row.service)) ? 0 : 1);
     if (isDefault) await clearDefault(trx, row.contractId, row.service, row.id);
     await insertRecord(trx, 'credentials', { ...row, isDefault });
     await wakeInputs(trx, row.contractId, row.service, now);
+    await within?.(trx, row.id);
   });
 }
 

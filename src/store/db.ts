@@ -130,6 +130,15 @@ export async function currentSchema(db: Kysely<any>): Promise<string | undefined
 }
 
 /**
+ * pg-boss's schema beside Sluice's: `pgboss` next to `public`, `<schema>_pgboss` next to any
+ * other schema (so that Sluice installations in separate schemas of one database never share
+ * jobs). Shared by the collector's polls and the management API's jobs.
+ */
+export function bossSchema(schema: string | undefined): string {
+  return !schema || schema === 'public' ? 'pgboss' : `${schema}_pgboss`;
+}
+
+/**
  * Runs `work` while holding a database-wide lock named by `key`, so that processes starting at
  * once against one PostgreSQL do it one after the other (schema migration, first-start
  * bootstrap). On SQLite, where one process owns the file, it just runs `work`.

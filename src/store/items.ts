@@ -14,8 +14,9 @@ import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { DEDUPE_MODES, type DedupeMode, type ItemKeys, itemKeys, TEXT_WINDOW_MS } from '../lib/item-keys.ts';
 import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash } from '../lib/simhash.ts';
+import { type Actor, type AuditItem, auditItems, changedSince, findAuditEntry, markReverted, recordAudit } from './audit.ts';
 import { insertNew } from './batch.ts';
-import type { Db } from './db.ts';
+import { type Db, serializable } from './db.ts';
 import type { Database, ItemRow } from './tables.ts';
 
 export type ItemState = 'published' | 'unpublished';
@@ -362,10 +363,18 @@ async function applyEdits(trx: Transaction<Database>, collectionId: string, seen
 /**
  * Splits the duplicate `duplicateId` out of card `cardId` (docs/api.md#split-a-duplicate): the
  * duplicate becomes a card of its own in the card's state, and the card loses its entry, its
- * score and its count; both are stamped with a new collection version. Returns the new card's
+ * score and its count; both are stamped with a new collection version (with `audit`, recorded as
+ * action `split` in the same transaction). Returns the new card's
  * row, or undefined when the card holds no such duplicate (nothing changed).
  */
-export async function splitDuplicate(db: Db, target: { collectionId: string; contractId: string }, cardId: string, duplicateId: string, now = Date.now()): Promise<ItemRow | undefined> {
+export async function splitDuplicate(
+  db: Db,
+  target: { collectionId: string; contractId: string },
+  cardId: string,
+  duplicateId: string,
+  audit?: ModerationAudit,
+  now = Date.now(),
+): Promise<ItemRow | undefined> {
   return db.transaction().execute(async (trx) => {
     const { collectionId } = target;
     const duplicate = await trx.selectFrom('itemDuplicates').selectAll().where('collectionId', '=', collectionId).where('id', '=', duplicateId).where('cardId', '=', cardId).executeTakeFirst();
@@ -383,6 +392,10 @@ export async function splitDuplicate(db: Db, target: { collectionId: string; con
     });
     const { children: _children, ...own } = item;
     await trx.insertInto('items').values(itemRow({ ...target, inputId: duplicate.inputId, state: card.state as ItemState }, { ...own, children: item.children ?? [] }, seq, now)).execute();
+    if (audit) {
+      const split = { contractId: audit.contractId, actor: audit.actor, resource: 'item', resourceId: cardId, action: 'split', collectionId };
+      await recordAudit(trx, { ...split, before: { id: cardId, duplicateId }, after: { id: cardId, splitId: duplicateId, state: card.state } }, now);
+    }
     return trx.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', '=', duplicateId).executeTakeFirstOrThrow();
   });
 }
@@ -491,29 +504,91 @@ export async function findItem(db: Db, collectionId: string, id: string): Promis
   return db.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirst();
 }
 
-/** Sets the item's state and bumps the collection's version, in one transaction. */
-export async function setItemState(db: Db, collectionId: string, id: string, state: ItemState): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const seq = await bumpVersion(trx, collectionId);
-    await trx.updateTable('items').set({ state, seq }).where('collectionId', '=', collectionId).where('id', '=', id).execute();
-  });
+/** Who moderates, for the audit trail (docs/api.md#audit-trail): recorded in the moderation's transaction. */
+export interface ModerationAudit {
+  contractId: string;
+  actor: Actor;
+}
+
+/**
+ * Inside `trx`: sets the state of the collection's items (cards) among `ids` to `state`, bumping
+ * the collection's version once and stamping them with it. With `onlyFrom`, only items now in
+ * that state change. With `all`, nothing changes unless every id is found (`missing` lists the
+ * others). Returns each changed item's state before, and the ids not found.
+ */
+export async function changeStates(
+  trx: Transaction<Database>,
+  collectionId: string,
+  ids: string[],
+  state: ItemState,
+  options: { onlyFrom?: ItemState; all?: boolean } = {},
+): Promise<{ before: Map<string, ItemState>; missing: string[] }> {
+  const before = new Map<string, ItemState>();
+  for (let i = 0; i < ids.length; i += BATCH) {
+    let query = trx.selectFrom('items').select(['id', 'state']).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH));
+    if (options.onlyFrom) query = query.where('state', '=', options.onlyFrom);
+    for (const row of await query.execute()) before.set(row.id, row.state as ItemState);
+  }
+  const missing = options.onlyFrom ? [] : ids.filter((id) => !before.has(id));
+  if ((options.all && missing.length) || before.size === 0) return { before: options.all && missing.length ? new Map() : before, missing };
+  const seq = await bumpVersion(trx, collectionId);
+  const found = [...before.keys()];
+  for (let i = 0; i < found.length; i += BATCH) {
+    await trx.updateTable('items').set({ state, seq }).where('collectionId', '=', collectionId).where('id', 'in', found.slice(i, i + BATCH)).execute();
+  }
+  return { before, missing };
 }
 
 /**
  * Sets the state of every item among `ids` (deduplicated by the caller) and bumps the
- * collection's version once, in one transaction: all or none. Returns the ids the collection
- * does not hold, in which case nothing changed.
+ * collection's version once, in one transaction: all or none. With `audit`, the moderation is
+ * recorded in the same transaction as one entry listing every item (docs/api.md#audit-trail).
+ * Returns the ids the collection does not hold, in which case nothing changed.
  */
-export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState): Promise<string[]> {
+export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState, audit?: ModerationAudit): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
-    const known = await cardIds(trx, collectionId, ids);
-    const missing = ids.filter((id) => !known.has(id));
+    const { before, missing } = await changeStates(trx, collectionId, ids, state, { all: true });
     if (missing.length) return missing;
-    const seq = await bumpVersion(trx, collectionId);
-    for (let i = 0; i < ids.length; i += BATCH) {
-      await trx.updateTable('items').set({ state, seq }).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
-    }
+    if (audit) await recordModeration(trx, collectionId, ids.map((id) => ({ itemId: id, before: before.get(id)!, after: state })), audit);
     return [];
+  });
+}
+
+/** The audit entry of a moderation (action `moderate`, resource `item`; resource id: the single item, or the collection for several). */
+function recordModeration(trx: Transaction<Database>, collectionId: string, items: AuditItem[], audit: ModerationAudit) {
+  const resourceId = items.length === 1 ? items[0]!.itemId : collectionId;
+  return recordAudit(trx, { contractId: audit.contractId, actor: audit.actor, resource: 'item', resourceId, action: 'moderate', collectionId, items });
+}
+
+/** Actions whose entries can be reverted: they changed items' states (docs/api.md#revert). */
+export const REVERTABLE = ['moderate', 'apply', 'revert'] as const;
+
+export type RevertOutcome = { revertId: string } | { alreadyRevertedBy: string } | { changed: string[] } | { notRevertable: true };
+
+/**
+ * Reverts moderation entry `entry` (docs/api.md#revert): every item it changed gets back its
+ * state before, in one transaction with the revert's own entry (action `revert`, `reverts`
+ * naming the entry), and the entry is marked reverted. All or nothing: when any of its items
+ * was moderated since (its state is no longer what the entry set) or is gone, nothing changes
+ * and `changed` names them (at most 10); an entry reverted already is not reverted twice.
+ * Serializable on PostgreSQL, so two reverts of one entry from two processes cannot both win.
+ */
+export async function revertModeration(db: Db, entryId: string, actor: Actor, now = Date.now()): Promise<RevertOutcome> {
+  return serializable(db, async (trx) => {
+    const entry = await findAuditEntry(trx, entryId);
+    if (!entry || !entry.collectionId || !(REVERTABLE as readonly string[]).includes(entry.action) || Number(entry.itemCount) === 0) return { notRevertable: true };
+    if (entry.revertedBy) return { alreadyRevertedBy: entry.revertedBy };
+    const changed = await changedSince(trx, entry.id);
+    if (changed.length) return { changed };
+    const reverted: AuditItem[] = [];
+    for (const [state, group] of Map.groupBy(await auditItems(trx, entry.id), (item) => item.before)) {
+      const { before } = await changeStates(trx, entry.collectionId, group.map((item) => item.itemId), state as ItemState);
+      for (const [itemId, was] of before) reverted.push({ itemId, before: was, after: state });
+    }
+    const revert = { contractId: entry.contractId, actor, resource: 'item', resourceId: entry.resourceId, action: 'revert', collectionId: entry.collectionId };
+    const revertId = await recordAudit(trx, { ...revert, items: reverted, reverts: entry.id }, now);
+    await markReverted(trx, entry.id, revertId);
+    return { revertId };
   });
 }
 
@@ -594,6 +669,37 @@ export async function findPublishedItems(db: Db, collectionId: string, ids: stri
     .orderBy('dateMs', 'desc')
     .orderBy('id', 'desc')
     .execute();
+}
+
+/** A stored item as a filter application judges it (docs/api.md#apply-a-filter). */
+export interface StoredItem {
+  id: string;
+  state: ItemState;
+  dateMs: number;
+  item: ContentItem;
+}
+
+/**
+ * One page of the contract's collection's stored items dated after `sinceMs` until `untilMs`
+ * (inclusive), newest first, those after `after` (the last of the previous page), at most
+ * `limit`: a keyset walk along index items_queue, any number of items at a bounded cost per page.
+ */
+export async function storedItemsPage(
+  db: Db,
+  window: { contractId: string; collectionId: string; sinceMs: number; untilMs: number },
+  after: { dateMs: number; id: string } | undefined,
+  limit: number,
+): Promise<StoredItem[]> {
+  let query = db
+    .selectFrom('items')
+    .select(['id', 'state', 'dateMs', 'body'])
+    .where('collectionId', '=', window.collectionId)
+    .where('contractId', '=', window.contractId)
+    .where('dateMs', '>', window.sinceMs)
+    .where('dateMs', '<=', window.untilMs);
+  if (after) query = query.where((eb) => eb.or([eb('dateMs', '<', after.dateMs), eb.and([eb('dateMs', '=', after.dateMs), eb('id', '<', after.id)])]));
+  const rows = await query.orderBy('dateMs', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((row) => ({ id: row.id, state: row.state as ItemState, dateMs: Number(row.dateMs), item: inShape(itemBody(row.body)) }));
 }
 
 /**

@@ -20,6 +20,7 @@ import * as clientEmails from './migrations/2026-11-26-client-emails.ts';
 import * as rateLimits from './migrations/2026-11-26-rate-limits.ts';
 import * as credentials from './migrations/2026-11-27-credentials.ts';
 import * as dedupe from './migrations/2026-11-27-dedupe.ts';
+import * as auditJobs from './migrations/2026-11-28-audit-jobs.ts';
 import * as connectFlows from './migrations/2026-11-28-connect-flows.ts';
 import * as dedupePrints from './migrations/2026-11-28-dedupe-prints.ts';
 import * as quotasUsage from './migrations/2026-11-28-quotas-usage.ts';
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-rate-limits': rateLimits,
   '2026-11-27-credentials': credentials,
   '2026-11-27-dedupe': dedupe,
+  '2026-11-28-audit-jobs': auditJobs,
   '2026-11-28-connect-flows': connectFlows,
   '2026-11-28-dedupe-prints': dedupePrints,
   '2026-11-28-quotas-usage': quotasUsage,

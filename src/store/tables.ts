@@ -339,6 +339,63 @@ export interface QuotaHashtagTable {
   countedAt: number;
 }
 
+/** A change made through the APIs (docs/api.md#audit-trail; migration 2026-11-28-audit-jobs). */
+export interface AuditEntryTable {
+  id: string;
+  contractId: string;
+  /** When, ms since the epoch. */
+  at: number;
+  /** The consumer who made the change; null for the operator (CLI). */
+  consumerId: string | null;
+  consumerName: string;
+  /** `collection`, `input`, `list`, `set`, `chain`, `customization`, `credential`, `contract`, `grant` or `item`. */
+  resource: string;
+  resourceId: string;
+  /** `create`, `update`, `delete`, `moderate`, `split`, `apply`, `revert`. */
+  action: string;
+  /** JSON text of the state before and after (secrets never), or null. */
+  before: string | null;
+  after: string | null;
+  /** The collection of a moderation's items. */
+  collectionId: string | null;
+  /** How many items a moderation changed (rows of audit_items). */
+  itemCount: ColumnType<number, number | undefined, number>;
+  /** The entry this one reverts, and the entry that reverted this one. */
+  reverts: string | null;
+  revertedBy: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** An item a moderation entry changed, with its state before and after. */
+export interface AuditItemTable {
+  entryId: string;
+  collectionId: string;
+  itemId: string;
+  before: string;
+  after: string;
+}
+
+/** Work run outside the request (docs/api.md#jobs). */
+export interface JobTable {
+  id: string;
+  contractId: string;
+  /** `filter-apply`. */
+  kind: string;
+  /** `queued`, `running`, `done` or `failed`. */
+  state: string;
+  done: ColumnType<number, number | undefined, number>;
+  total: ColumnType<number, number | undefined, number>;
+  /** JSON text: what the job was asked to do. */
+  params: string;
+  /** JSON text: its result (state `done`) or error object entries (state `failed`). */
+  result: string | null;
+  error: string | null;
+  consumerId: string | null;
+  consumerName: string;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
 export interface Database {
   contracts: ContractTable;
   collections: CollectionTable;
@@ -364,6 +421,9 @@ export interface Database {
   itemDuplicates: ItemDuplicateTable;
   quotaUsage: QuotaUsageTable;
   quotaHashtags: QuotaHashtagTable;
+  auditEntries: AuditEntryTable;
+  auditItems: AuditItemTable;
+  jobs: JobTable;
 }
 
 export type ContractRow = Selectable<ContractTable>;
@@ -386,4 +446,6 @@ export type RejectionRow = Selectable<RejectionTable>;
 export type CredentialRow = Selectable<CredentialTable>;
 export type ConnectStateRow = Selectable<ConnectStateTable>;
 export type MastodonAppRow = Selectable<MastodonAppTable>;
+export type AuditEntryRow = Selectable<AuditEntryTable>;
+export type JobRow = Selectable<JobTable>;
 export type { Generated };

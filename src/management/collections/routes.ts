@@ -36,8 +36,8 @@ const spec: Spec<CollectionRow> = {
     ...(body.filterId !== undefined ? { filterId: body.filterId } : {}),
     ...(body.dedupe !== undefined ? { dedupe: body.dedupe } : {}),
   }),
-  insert: async (db, row, by, now) =>
-    (await createCollection(db, row.contractId, { name: row.name, type: row.type as string, filterId: row.filterId as string | null, active: row.active, dedupe: row.dedupe as string }, by, now)).id,
+  insert: async (db, row, by, now, within) =>
+    (await createCollection(db, row.contractId, { name: row.name, type: row.type as string, filterId: row.filterId as string | null, active: row.active, dedupe: row.dedupe as string }, by, now, within)).id,
   users: inputsOfCollections,
   onDelete: deleteCollectionItems,
 };

@@ -10,7 +10,8 @@
  * record fields. PATCH: authenticate → validate (400 naming the property) → the contract (404
  * unknown, 403 not granted, without its data) → the filter, a set or chain of that contract (404
  * unknown, 403 another contract's, naming `filterId`) → update. The CLI's
- * `admin contract set-filter` does the same for the operator.
+ * `admin contract set-filter` does the same for the operator. The change is recorded in the audit
+ * trail in its transaction (docs/api.md#audit-trail).
  */
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
@@ -20,10 +21,12 @@ import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import { check, handlerValidated } from '../../http/validate.ts';
 import type { App } from '../../http/typed.ts';
 import { grantedContracts, hasGrant, setContractFilter } from '../../store/contracts.ts';
+import { recordAudit } from '../../store/audit.ts';
 import type { Db } from '../../store/db.ts';
 import type { ContractRow } from '../../store/tables.ts';
 import { common, Id, IdParams, recordFields, TokenQuery } from '../docs.ts';
 import { FILTER, owned } from '../ownership.ts';
+import { actorOf } from '../resource.ts';
 
 const { contractId: _contractId, ...fields } = common;
 const Contract = Type.Object({
@@ -85,7 +88,12 @@ export function contractRoutes(app: App, { db }: { db: Db; config: Config }): vo
     if (!contract) throw notFoundError(`No contract ${id}.`, 'id', id);
     if (!(await hasGrant(db, principal.consumer.id, id))) throw forbiddenError(`No access to contract ${id}.`, 'id');
     if (filterId !== null) await owned(db, FILTER, filterId, id, 'filterId');
-    await setContractFilter(db, id, filterId, principal.consumer.name);
+    await db.transaction().execute(async (trx) => {
+      await setContractFilter(trx, id, filterId, principal.consumer.name);
+      const after = await trx.selectFrom('contracts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const change = { contractId: id, actor: actorOf(principal), resource: 'contract', resourceId: id, action: 'update' };
+      await recordAudit(trx, { ...change, before: presentContract(contract), after: presentContract(after) });
+    });
     return presentContract((await contractById(db, id))!);
   });
 }

@@ -83,8 +83,8 @@ export function credentialRoutes(app: App, { db, config }: { db: Db; config: Con
       }
       return changes;
     },
-    async insert(db, row, _by, now) {
-      await insertCredential(db, row as Parameters<typeof insertCredential>[1], now);
+    async insert(db, row, _by, now, within) {
+      await insertCredential(db, row as Parameters<typeof insertCredential>[1], now, within);
       return row.id;
     },
     async onUpdate(trx: Transaction<Database>, current, _by, now, body) {

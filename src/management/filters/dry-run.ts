@@ -17,7 +17,8 @@ import { type Invalid, VALIDATION_CODES, validationError } from '../../errors.ts
 import { type Decision, FilterError, type FilterList, type FilterSource } from '../../filter/engine.ts';
 import { DRY_RUN_BUDGET_MS, filterPool } from '../../filter/pool.ts';
 import type { Db } from '../../store/db.ts';
-import { contractFilters, filterSignature } from '../../store/filter-sources.ts';
+import { contractFilters, contractLists, filterSignature } from '../../store/filter-sources.ts';
+import type { FilterTest } from './schema.ts';
 
 /** The decision on each of `items`, in order, at `now`. Throws the 400 ApiErrors above. */
 export async function judgeDryRun(
@@ -45,4 +46,48 @@ export async function judgeDryRun(
     throw validationError([invalid(message, VALIDATION_CODES.range)]);
   }
   return judged.decisions;
+}
+
+/** An unsaved set of a request (id '' until presented as null) with the contract's lists, ready for `compile`. */
+export async function unsavedFilter(db: Db, contractId: string, set: NonNullable<FilterTest['set']>): Promise<{ source: FilterSource; lists: FilterList[] }> {
+  const source = { kind: 'set' as const, set: { id: '', name: set.name ?? 'unsaved set', rules: set.rules, preCondition: set.preCondition, or: set.or === true, active: true } };
+  return { source, lists: await contractLists(db, contractId) };
+}
+
+export type DecisionResult = ReturnType<typeof presentDecision>;
+
+/** The decision on item `id` as the dry run answers it (`set`, `rule`, `reason` null when accepted). */
+export function presentDecision(id: string, decision: Decision) {
+  return decision.accepted
+    ? { id, accepted: true, set: null, rule: null, reason: null }
+    : { id, accepted: false, set: { id: decision.set.id || null, name: decision.set.name }, rule: decision.rule as number | null, reason: decision.reason as string | null };
+}
+
+export interface Hit {
+  set: { id: string | null; name: string };
+  rule: number;
+  count: number;
+}
+
+/** Counts rejections per set and rule as results come (a dry run's, or a filter application's pages). */
+export class HitCounter {
+  readonly #hits = new Map<string, Hit>();
+  add(result: DecisionResult): void {
+    if (result.accepted || !result.set) return;
+    const key = `${result.set.id}/${result.rule}`;
+    const hit = this.#hits.get(key) ?? { set: result.set, rule: result.rule!, count: 0 };
+    hit.count += 1;
+    this.#hits.set(key, hit);
+  }
+  /** Rejections per set and rule, most first (ties: set name, then rule). */
+  list(): Hit[] {
+    return [...this.#hits.values()].sort((a, b) => b.count - a.count || a.set.name.localeCompare(b.set.name) || a.rule - b.rule);
+  }
+}
+
+/** Rejections per set and rule of `results`, most first. */
+export function hitsOf(results: DecisionResult[]): Hit[] {
+  const counter = new HitCounter();
+  for (const result of results) counter.add(result);
+  return counter.list();
 }

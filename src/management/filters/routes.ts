@@ -4,6 +4,9 @@
  *   POST /collection/filters/test  {contractId, filterId | set, items: [content items]}
  *                               or {contractId, filterId | set, collectionId, since?}
  *     → 200 {results: [{id, accepted, set, rule, reason}], hits: [{set: {id, name}, rule, count}]}
+ *   POST /collection/filters/apply {contractId, filterId | set, collectionId, since?, until?}
+ *     → 200 {judged, rejected, unpublished, hits, auditId} (up to APPLY_IN_REQUEST items), else
+ *       202 the job (Location /collection/jobs/{id}) that does it (apply.ts; docs/api.md#apply-a-filter)
  *   GET  /collection/filters/operators
  *     → 200 {operators: [{operator, value, list}], fields: [{field, kind, aliasOf}], listTypes}
  *
@@ -22,20 +25,24 @@
  */
 import type { Config } from '../../config.ts';
 import { type Invalid, notFoundError, VALIDATION_CODES, validationError } from '../../errors.ts';
-import type { Decision } from '../../filter/engine.ts';
 import { authenticate, requireContractAccess } from '../../http/authenticate.ts';
 import { check, handlerValidated } from '../../http/validate.ts';
 import type { Db } from '../../store/db.ts';
-import { contractLists, loadFilter } from '../../store/filter-sources.ts';
+import { loadFilter } from '../../store/filter-sources.ts';
 import { ruleTable } from '../../filter/rules.ts';
 import { checkSet } from '../sets/schema.ts';
-import { storedItemsSince } from '../../store/items.ts';
+import { countItems, storedItemsSince } from '../../store/items.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { TokenQuery } from '../docs.ts';
 import { COLLECTION, FILTER, owned } from '../ownership.ts';
-import { judgeDryRun } from './dry-run.ts';
-import { FilterTest, FilterTestResult, MAX_ITEMS, RuleTable } from './schema.ts';
+import { hitsOf, judgeDryRun, presentDecision, unsavedFilter } from './dry-run.ts';
+import { APPLY_IN_REQUEST, ApplyResult, FilterApply, FilterTest, FilterTestResult, Job, MAX_ITEMS, RuleTable } from './schema.ts';
+import { applyFilter, type ApplyParams } from './apply.ts';
+import { jobRunner } from '../jobs/runner.ts';
+import { presentJob } from '../jobs/routes.ts';
+import { actorOf } from '../resource.ts';
+import { createJob, findJob } from '../../store/jobs.ts';
 
 const operatorsSchema = {
   tags: ['filters'],
@@ -73,7 +80,23 @@ function invalidOf(test: FilterTest): Invalid[] {
   return invalid;
 }
 
-export function filterRoutes(app: App, { db }: { db: Db; config: Config }): void {
+const applySchema = {
+  tags: ['filters'],
+  summary: "Apply a filter to a collection's stored items: unpublish what it rejects (one revertable audit entry)",
+  security: TOKEN_SECURITY,
+  querystring: TokenQuery,
+  body: handlerValidated(FilterApply),
+  response: {
+    200: { ...ApplyResult, description: `up to ${APPLY_IN_REQUEST} items: applied in the request` },
+    202: { ...Job, description: `more than ${APPLY_IN_REQUEST} items: a job (Location: /collection/jobs/{id})` },
+    ...errorResponses(400, 401, 403, 404, 413),
+  },
+};
+
+/** The job kind of a filter application. */
+const APPLY_JOB = 'filter-apply';
+
+export function filterRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   app.post('/collection/filters/test', { schema }, async (request) => {
     const principal = await authenticate(db, request);
     const body = check(FilterTest, request.body);
@@ -83,12 +106,45 @@ export function filterRoutes(app: App, { db }: { db: Db; config: Config }): void
     if (body.filterId) await owned(db, FILTER, body.filterId, body.contractId, 'filterId');
     else await checkSet(db, body.contractId, body.set!, undefined, 'set.');
     if (body.collectionId) await owned(db, COLLECTION, body.collectionId, body.contractId, 'collectionId');
-    const loaded = body.filterId ? await loadFilter(db, body.contractId, body.filterId) : await unsaved(db, body.contractId, body.set!);
+    const loaded = body.filterId ? await loadFilter(db, body.contractId, body.filterId) : await unsavedFilter(db, body.contractId, body.set!);
     if (!loaded) throw notFoundError(`No filter set or chain ${body.filterId}.`, 'filterId', body.filterId);
     const items = (body.items as { id: string }[] | undefined) ?? (await storedItemsSince(db, body.contractId, body.collectionId!, (body.since ?? 0) * 1000, MAX_ITEMS));
     const decisions = await judgeDryRun(db, body, loaded, items, Date.now());
-    const results = items.map((item, i) => present(item.id, decisions[i]!));
+    const results = items.map((item, i) => presentDecision(item.id, decisions[i]!));
     return { results, hits: hitsOf(results) };
+  });
+
+  const runner = jobRunner(app, { db, config });
+  runner.handle(APPLY_JOB, async (job, progress) => {
+    await applyFilter(db, JSON.parse(job.params) as ApplyParams, Number(job.total), progress, job.id);
+  });
+
+  app.post('/collection/filters/apply', { schema: applySchema }, async (request, reply) => {
+    const principal = await authenticate(db, request);
+    const body = check(FilterApply, request.body);
+    const invalid: Invalid[] = [];
+    if ((body.filterId === undefined) === (body.set === undefined)) invalid.push({ propertyName: 'filterId', message: 'send either filterId or set', code: VALIDATION_CODES.required });
+    if (body.since !== undefined && body.until !== undefined && body.until < body.since) {
+      invalid.push({ propertyName: 'until', message: 'until must not be before since', propertyValue: body.until, code: VALIDATION_CODES.range });
+    }
+    if (invalid.length) throw validationError(invalid);
+    await requireContractAccess(db, principal, body.contractId);
+    if (body.filterId) await owned(db, FILTER, body.filterId, body.contractId, 'filterId');
+    else await checkSet(db, body.contractId, body.set!, undefined, 'set.');
+    await owned(db, COLLECTION, body.collectionId, body.contractId, 'collectionId');
+    const params: ApplyParams = {
+      contractId: body.contractId,
+      collectionId: body.collectionId,
+      ...(body.filterId ? { filterId: body.filterId } : { set: body.set! }),
+      sinceMs: (body.since ?? 0) * 1000,
+      untilMs: body.until !== undefined ? body.until * 1000 + 999 : Date.now(),
+      actor: actorOf(principal),
+    };
+    const total = await countItems(db, { collectionId: body.collectionId, sinceMs: params.sinceMs, untilMs: params.untilMs });
+    if (total <= APPLY_IN_REQUEST) return applyFilter(db, params, total, async () => {});
+    const jobId = await createJob(db, { contractId: body.contractId, kind: APPLY_JOB, params, total, actor: params.actor });
+    await runner.enqueue(jobId);
+    return reply.code(202).header('location', `/collection/jobs/${jobId}`).send(presentJob((await findJob(db, jobId))!));
   });
 
   app.get('/collection/filters/operators', { schema: operatorsSchema }, async (request) => {
@@ -97,29 +153,3 @@ export function filterRoutes(app: App, { db }: { db: Db; config: Config }): void
   });
 }
 
-/** The dry run's unsaved set (id '' until presented as null) with the contract's lists, ready for `compile`. */
-async function unsaved(db: Db, contractId: string, set: NonNullable<FilterTest['set']>) {
-  const source = { kind: 'set' as const, set: { id: '', name: set.name ?? 'unsaved set', rules: set.rules, preCondition: set.preCondition, or: set.or === true, active: true } };
-  return { source, lists: await contractLists(db, contractId) };
-}
-
-type Result = ReturnType<typeof present>;
-
-function present(id: string, decision: Decision) {
-  return decision.accepted
-    ? { id, accepted: true, set: null, rule: null, reason: null }
-    : { id, accepted: false, set: { id: decision.set.id || null, name: decision.set.name }, rule: decision.rule as number | null, reason: decision.reason as string | null };
-}
-
-/** Rejections per set and rule, most first (ties: set name, then rule). */
-function hitsOf(results: Result[]) {
-  const hits = new Map<string, { set: { id: string | null; name: string }; rule: number; count: number }>();
-  for (const result of results) {
-    if (result.accepted || !result.set) continue;
-    const key = `${result.set.id}/${result.rule}`;
-    const hit = hits.get(key) ?? { set: result.set, rule: result.rule!, count: 0 };
-    hit.count += 1;
-    hits.set(key, hit);
-  }
-  return [...hits.values()].sort((a, b) => b.count - a.count || a.set.name.localeCompare(b.set.name) || a.rule - b.rule);
-}

@@ -60,3 +60,45 @@ export const RuleTable = Type.Object({
   ),
   listTypes: Type.Array(ListType),
 });
+
+/** Items a filter application judges in the request; more run as a job (docs/api.md#apply-a-filter). */
+export const APPLY_IN_REQUEST = 5000;
+
+/** `POST /collection/filters/apply`: what the dry run takes for a collection, with an `until`. */
+export const FilterApply = Type.Object({
+  contractId: Id,
+  filterId: Type.Optional(Type.Unsafe<string>({ ...Id, description: 'a filter set or chain of the contract; or set' })),
+  set: Type.Optional({ ...UnsavedSet, description: 'a set not saved (rules, preCondition, or; lists by id of the contract); or filterId' }),
+  collectionId: Type.Unsafe<string>({ ...Id, description: "the collection whose stored items are judged" }),
+  since: Type.Optional(Type.Integer({ minimum: 0, maximum: 253_402_300_799, description: 'only items dated after this Unix time (seconds); default 0' })),
+  until: Type.Optional(Type.Integer({ minimum: 0, maximum: 253_402_300_799, description: 'only items dated at or before this Unix time (seconds); default now' })),
+});
+export type FilterApply = Static<typeof FilterApply>;
+
+const Hits = Type.Array(Type.Object({ set: SetRef, rule: Type.Integer(), count: Type.Integer() }), { description: 'rejections per set and rule, most first' });
+
+/** What a filter application did. */
+export const ApplyResult = Type.Object({
+  judged: Type.Integer({ description: 'items judged' }),
+  rejected: Type.Integer({ description: 'items the filter rejected (published or not)' }),
+  unpublished: Type.Integer({ description: 'published items it unpublished' }),
+  hits: Hits,
+  auditId: Type.Union([Type.String(), Type.Null()], { description: 'the audit entry of the change (revert it with POST /collection/audit/{id}/revert); null when nothing changed' }),
+});
+
+export type ApplyResult = Static<typeof ApplyResult>;
+
+/** A background job (docs/api.md#jobs). */
+export const Job = Type.Object({
+  _id: Type.String(),
+  contractId: Type.String(),
+  kind: Type.String({ description: 'filter-apply' }),
+  state: Type.String({ enum: ['queued', 'running', 'done', 'failed'] }),
+  done: Type.Integer({ description: 'units done (items judged)' }),
+  total: Type.Integer({ description: 'units in all' }),
+  created: Type.String({ format: 'date-time' }),
+  createdBy: Type.Object({ id: Type.Union([Type.String(), Type.Null()]), name: Type.String() }),
+  finished: Type.Optional(Type.String({ format: 'date-time' })),
+  result: Type.Optional({ ...ApplyResult, description: 'state done: what it did' }),
+  errors: Type.Optional(Type.Array(Type.Unknown(), { description: 'state failed: the error entries (docs/api.md#errors)' })),
+});

@@ -30,10 +30,11 @@
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import { type Invalid, validationError, VALIDATION_CODES } from '../../errors.ts';
-import { authenticate, requireContractAccess } from '../../http/authenticate.ts';
+import { authenticate, type Principal, requireContractAccess } from '../../http/authenticate.ts';
 import { check, handlerValidated, isValid } from '../../http/validate.ts';
 import { newId } from '../../lib/ids.ts';
 import { audit, iso } from '../../lib/time.ts';
+import { type NewAuditEntry, recordAudit } from '../../store/audit.ts';
 import type { Db } from '../../store/db.ts';
 import { recentRejections } from '../../store/rejections.ts';
 import { deleteInputs, findInput, findInputs, insertInputs, listInputs, updateInput } from '../../store/inputs.ts';
@@ -42,6 +43,7 @@ import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { BulkDelete, TokenQuery } from '../docs.ts';
 import { COLLECTION, CREDENTIAL, FILTER, INPUT, owned } from '../ownership.ts';
+import { actorOf } from '../resource.ts';
 import { presentInput, presentRejection, Rejection } from './present.ts';
 import { IdParams, Input, InputCreate, InputListQuery, InputReplace, inputRules, MAX_BULK_INPUTS } from './schema.ts';
 import { serviceRoutes } from './services.ts';
@@ -141,6 +143,7 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
     await db.transaction().execute(async (trx) => {
       await countHashtags(trx, config, rows.map((row, i) => ({ input: row, propertyName: bulk ? `[${i}].input` : 'input' })), now);
       await insertInputs(trx, rows);
+      for (const row of await findInputs(trx, rows.map((row) => row.id))) await recordAudit(trx, inputChange(principal, 'create', row.contractId, row.id, undefined, row));
     });
     // In the order sent, whatever order the store returns them in.
     const stored = new Map((await findInputs(db, rows.map((row) => row.id))).map((row) => [row.id, row]));
@@ -195,6 +198,8 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
         failures: 0,
         ...(sourceChanged ? { sourceState: '{}', lastError: null, warnings: '[]' } : {}),
       });
+      const [after] = await findInputs(trx, [current.id]);
+      await recordAudit(trx, inputChange(principal, 'update', current.contractId, current.id, current, after));
     });
     return presentInput((await findInput(db, current.id))!);
   });
@@ -202,7 +207,10 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
   app.delete('/collection/inputs/:id', { schema: schemas.remove }, async (request, reply) => {
     const principal = await authenticate(db, request);
     const row = await owned(db, INPUT, request.params.id, principal);
-    await db.transaction().execute((trx) => deleteInputs(trx, row.contractId, [row.id]));
+    await db.transaction().execute(async (trx) => {
+      await deleteInputs(trx, row.contractId, [row.id]);
+      await recordAudit(trx, inputChange(principal, 'delete', row.contractId, row.id, row));
+    });
     return reply.code(204).send(null);
   });
 
@@ -213,7 +221,13 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
     for (const [i, id] of ids.entries()) rows.push(await owned(db, INPUT, id, principal, `ids[${i}]`));
     await db.transaction().execute(async (trx) => {
       for (const [contractId, group] of Map.groupBy(rows, (row) => row.contractId)) await deleteInputs(trx, contractId, group.map((row) => row.id));
+      for (const row of rows) await recordAudit(trx, inputChange(principal, 'delete', row.contractId, row.id, row));
     });
     return reply.code(204).send(null);
   });
+}
+
+/** The audit entry of a change of input `id` (docs/api.md#audit-trail): the input as presented before and after. */
+function inputChange(principal: Principal, action: string, contractId: string, id: string, before?: InputRow, after?: InputRow): NewAuditEntry {
+  return { contractId, actor: actorOf(principal), resource: 'input', resourceId: id, action, before: before && presentInput(before), after: after && presentInput(after) };
 }
