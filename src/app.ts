@@ -31,6 +31,7 @@ import { filterRoutes } from './management/filters/routes.ts';
 import { inputRoutes } from './management/inputs/routes.ts';
 import { listRoutes } from './management/lists/routes.ts';
 import { setRoutes } from './management/sets/routes.ts';
+import { webhookRoutes } from './management/webhooks/routes.ts';
 import { queueRoutes } from './queue/routes.ts';
 import type { Db } from './store/db.ts';
 import { schemaState } from './store/migrate.ts';
@@ -126,6 +127,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     customizationRoutes(app, ctx);
     collectionRoutes(app, ctx);
     credentialRoutes(app, ctx);
+    webhookRoutes(app, ctx);
     filterRoutes(app, ctx);
     // The console lives on {api_url}: its redirect URI is <API_URL>/console/ (first-party.ts).
     consoleRoutes(app, ctx);

@@ -57,9 +57,16 @@ export async function markCredentialUsed(db: Db, id: string, at: string): Promis
   await db.updateTable('credentials').set({ status: 'ok', lastError: null, lastUsed: at }).where('id', '=', id).execute();
 }
 
-/** Records a permanent failure of the service with this credential (`message` as in the input's status). */
-export async function markCredentialFailed(db: Db, id: string, message: string): Promise<void> {
-  await db.updateTable('credentials').set({ status: 'failed', lastError: message }).where('id', '=', id).execute();
+/**
+ * Records a permanent failure of the service with this credential (`message` as in the input's
+ * status); returns whether it was ok until now (it just failed: `credential.failed`).
+ */
+export async function markCredentialFailed(db: Executor, id: string, message: string): Promise<boolean> {
+  // One conditional update: of two polls failing at once, one sees the change (PostgreSQL re-checks the row).
+  const changed = await db.updateTable('credentials').set({ status: 'failed', lastError: message }).where('id', '=', id).where('status', '!=', 'failed').executeTakeFirst();
+  if (Number(changed.numUpdatedRows) > 0) return true;
+  await db.updateTable('credentials').set({ lastError: message }).where('id', '=', id).execute();
+  return false;
 }
 
 /** The ids of the keys that sealed the stored credentials. */

@@ -14,8 +14,9 @@ import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { DEDUPE_MODES, type DedupeMode, type ItemKeys, itemKeys, TEXT_WINDOW_MS } from '../lib/item-keys.ts';
 import { bands as bandsOf, fromHex, hamming, NEAR_BITS, type SimHash, toHex } from '../lib/simhash.ts';
-import { insertNew } from './batch.ts';
+import { insertNewKeys } from './batch.ts';
 import type { Db } from './db.ts';
+import { emitEvents, itemSubject } from './outbox.ts';
 import type { Database, ItemRow } from './tables.ts';
 
 export type ItemState = 'published' | 'unpublished';
@@ -99,22 +100,39 @@ function itemRow(target: StoreTarget, item: ContentItem, seq: number, now: numbe
  * whose title, text or media changed at the source is updated (`applyEdits`).
  */
 export async function storeItems(trx: Transaction<Database>, target: StoreTarget, items: ContentItem[], now = Date.now(), known?: Set<string>, seen: ContentItem[] = []): Promise<number> {
+  return (await storeNewItems(trx, target, items, now, known, seen)).added;
+}
+
+/**
+ * `storeItems` that also tells which items became new cards of the collection (`cards`, ids in
+ * the order given; not the duplicates merged into cards): what the collector reports as
+ * `item.collected` (docs/api.md#webhook-events).
+ */
+export async function storeNewItems(
+  trx: Transaction<Database>,
+  target: StoreTarget,
+  items: ContentItem[],
+  now = Date.now(),
+  known?: Set<string>,
+  seen: ContentItem[] = [],
+): Promise<{ added: number; cards: string[] }> {
   const stored = known ?? (await storedItemIds(trx, target.collectionId, items.map((item) => item.id)));
   const fresh = [...new Map(items.filter((item) => !stored.has(item.id)).map((item) => [item.id, item])).values()];
   let seq: number | undefined;
   const version = async () => (seq ??= await bumpVersion(trx, target.collectionId));
-  let added = 0;
+  let result = { added: 0, cards: [] as string[] };
   if (fresh.length) {
     const mode = await dedupeMode(trx, target.collectionId);
     if (mode === 'off') {
       const at = await version();
-      added = await insertNew(trx, 'items', fresh.map((item) => itemRow(target, item, at, now)), ['collectionId', 'id'], BATCH);
+      const cards = await insertNewKeys(trx, 'items', fresh.map((item) => itemRow(target, item, at, now)), ['collectionId', 'id'], BATCH, 'id');
+      result = { added: cards.length, cards };
     } else {
-      added = await storeDeduplicated(trx, target, fresh, mode, version, now);
+      result = await storeDeduplicated(trx, target, fresh, mode, version, now);
     }
   }
   if (seen.length) await applyEdits(trx, target.collectionId, seen, version);
-  return added;
+  return result;
 }
 
 /** The collection's de-duplication mode (`off` for an unknown collection). */
@@ -139,7 +157,7 @@ interface Candidate {
  * A new card claims its URL hashes before it is inserted (ON CONFLICT DO NOTHING): when another
  * transaction claimed one first (two collectors storing the same story at once; PostgreSQL waits
  * for that transaction), the item is merged into that card instead. Returns how many items were
- * stored or merged.
+ * stored or merged, and the ids of the new cards.
  */
 async function storeDeduplicated(
   trx: Transaction<Database>,
@@ -148,7 +166,7 @@ async function storeDeduplicated(
   mode: DedupeMode,
   version: () => Promise<number>,
   now: number,
-): Promise<number> {
+): Promise<{ added: number; cards: string[] }> {
   const { collectionId } = target;
   const keyed = fresh.map((item) => ({ item, keys: itemKeys(item, mode), dateMs: Date.parse(item.date) }));
   const owners = await urlOwners(trx, collectionId, [...new Set(keyed.flatMap((k) => k.keys.urlHashes))]);
@@ -195,13 +213,14 @@ async function storeDeduplicated(
   const stay = cards.filter((k) => !lostIds.has(k.item.id));
 
   const seq = await version();
-  let added = await insertNew(trx, 'items', stay.map((k) => itemRow(target, k.item, seq, now)), ['collectionId', 'id'], BATCH);
+  const inserted = await insertNewKeys(trx, 'items', stay.map((k) => itemRow(target, k.item, seq, now)), ['collectionId', 'id'], BATCH, 'id');
+  let added = inserted.length;
   const bands = stay.flatMap(({ item, keys, dateMs }) =>
     keys.indexed ? bandsOf(keys.indexed).map((value, band) => ({ collectionId, band, value, itemId: item.id, dateMs, simhash: toHex(keys.indexed!) })) : [],
   );
   for (let i = 0; i < bands.length; i += BATCH) await trx.insertInto('itemBands').values(bands.slice(i, i + BATCH)).execute();
   if (merged.length) added += await mergeDuplicates(trx, target, merged, seq, now);
-  return added;
+  return { added, cards: inserted };
 }
 
 /** The cards owning the URL hashes among `hashes` (primary key lookups, in batches). */
@@ -453,30 +472,54 @@ export async function findItem(db: Db, collectionId: string, id: string): Promis
   return db.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirst();
 }
 
-/** Sets the item's state and bumps the collection's version, in one transaction. */
-export async function setItemState(db: Db, collectionId: string, id: string, state: ItemState): Promise<void> {
+/**
+ * Sets the item's state and bumps the collection's version, in one transaction, with the
+ * `item.published` or `item.unpublished` event when its state changed (`store/outbox.ts`).
+ */
+export async function setItemState(db: Db, collectionId: string, id: string, state: ItemState, contractId: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    const changed = await changingState(trx, collectionId, [id], state);
     const seq = await bumpVersion(trx, collectionId);
     await trx.updateTable('items').set({ state, seq }).where('collectionId', '=', collectionId).where('id', '=', id).execute();
+    await emitEvents(trx, contractId, moderationEvents(contractId, collectionId, changed, state));
   });
 }
 
 /**
  * Sets the state of every item among `ids` (deduplicated by the caller) and bumps the
- * collection's version once, in one transaction: all or none. Returns the ids the collection
- * does not hold, in which case nothing changed.
+ * collection's version once, in one transaction: all or none, with an `item.published` or
+ * `item.unpublished` event per item whose state changed. Returns the ids the collection does not
+ * hold, in which case nothing changed.
  */
-export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState): Promise<string[]> {
+export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState, contractId: string): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
     const known = await cardIds(trx, collectionId, ids);
     const missing = ids.filter((id) => !known.has(id));
     if (missing.length) return missing;
+    const changed = await changingState(trx, collectionId, ids, state);
     const seq = await bumpVersion(trx, collectionId);
     for (let i = 0; i < ids.length; i += BATCH) {
       await trx.updateTable('items').set({ state, seq }).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
     }
+    await emitEvents(trx, contractId, moderationEvents(contractId, collectionId, changed, state));
     return [];
   });
+}
+
+/** The ids among `ids` (in their order) of items not yet in `state`. */
+async function changingState(trx: Transaction<Database>, collectionId: string, ids: string[], state: ItemState): Promise<string[]> {
+  const other = new Set<string>();
+  for (let i = 0; i < ids.length; i += BATCH) {
+    const rows = await trx.selectFrom('items').select('id').where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).where('state', '!=', state).execute();
+    for (const row of rows) other.add(row.id);
+  }
+  return ids.filter((id) => other.has(id));
+}
+
+/** The events of items moved to `state` (docs/api.md#webhook-events). */
+function moderationEvents(contractId: string, collectionId: string, ids: string[], state: ItemState) {
+  const type = state === 'published' ? ('item.published' as const) : ('item.unpublished' as const);
+  return ids.map((itemId) => ({ type, subject: itemSubject(collectionId, itemId), data: { contractId, collectionId, itemId, state } }));
 }
 
 /** The items of the collection in `ids` (any state), in no particular order. */

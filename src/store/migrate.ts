@@ -20,6 +20,7 @@ import * as clientEmails from './migrations/2026-11-26-client-emails.ts';
 import * as rateLimits from './migrations/2026-11-26-rate-limits.ts';
 import * as credentials from './migrations/2026-11-27-credentials.ts';
 import * as dedupe from './migrations/2026-11-27-dedupe.ts';
+import * as webhooksOutbox from './migrations/2026-11-28-webhooks-outbox.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-rate-limits': rateLimits,
   '2026-11-27-credentials': credentials,
   '2026-11-27-dedupe': dedupe,
+  '2026-11-28-webhooks-outbox': webhooksOutbox,
 };
 
 /** The names of every migration this version knows, in the order they apply. */
