@@ -69,9 +69,14 @@ export async function markCredentialFailed(db: Executor, id: string, message: st
   return false;
 }
 
-/** The ids of the keys that sealed the stored credentials. */
+/** The tables holding values sealed with the secret key: service credentials and webhook signing secrets. */
+const SEALED = ['credentials', 'webhooks'] as const;
+
+/** The ids of the keys that sealed the stored credentials and webhook secrets. */
 export async function credentialKeyIds(db: Executor): Promise<string[]> {
-  return (await db.selectFrom('credentials').select('keyId').distinct().execute()).map((row) => row.keyId);
+  const ids = new Set<string>();
+  for (const table of SEALED) for (const row of await db.selectFrom(table).select('keyId').distinct().execute()) ids.add(row.keyId);
+  return [...ids];
 }
 
 /**
@@ -97,23 +102,26 @@ export async function checkSecretKey(db: Executor, settings: { secretKey: string
 }
 
 /**
- * Re-encrypts every credential sealed with `from` with `to`, in one transaction (docs/operations.md).
+ * Re-encrypts every credential and webhook secret sealed with `from` with `to`, in one transaction (docs/operations.md).
  * Returns how many were re-encrypted and how many were already sealed with `to`; throws (and
  * changes nothing) when one was sealed with neither key.
  */
 export async function resealCredentials(db: Db, from: SecretKey, to: SecretKey): Promise<{ reencrypted: number; unchanged: number }> {
   return db.transaction().execute(async (trx: Transaction<Database>) => {
-    const rows = await trx.selectFrom('credentials').select(['id', 'secret', 'keyId']).execute();
     let reencrypted = 0;
     let unchanged = 0;
-    for (const row of rows) {
-      if (row.keyId === to.id) {
-        unchanged++;
-        continue;
+    for (const table of SEALED) {
+      const label = table === 'credentials' ? 'credential' : 'webhook';
+      const rows = await trx.selectFrom(table).select(['id', 'secret', 'keyId']).execute();
+      for (const row of rows) {
+        if (row.keyId === to.id) {
+          unchanged++;
+          continue;
+        }
+        if (row.keyId !== from.id) throw new Error(`${label} ${row.id} is encrypted with key ${row.keyId}, neither the current nor the new key; nothing was changed`);
+        await trx.updateTable(table).set({ secret: seal(to, open(from, row.secret)), keyId: to.id }).where('id', '=', row.id).execute();
+        reencrypted++;
       }
-      if (row.keyId !== from.id) throw new Error(`credential ${row.id} is encrypted with key ${row.keyId}, neither the current nor the new key; nothing was changed`);
-      await trx.updateTable('credentials').set({ secret: seal(to, open(from, row.secret)), keyId: to.id }).where('id', '=', row.id).execute();
-      reencrypted++;
     }
     return { reencrypted, unchanged };
   });
