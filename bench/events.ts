@@ -57,11 +57,11 @@ function makeItem(n: number, now: number): ContentItem {
     tags: [],
     url: `https://example.com/story/${n}`,
     date: new Date(now - Math.floor(own() * DAY)).toISOString(),
-    author: { name: `Author ${n % 97}` },
+    author: { name: `Author ${n % 97}`, username: null, userid: null, url: null },
     media: null,
     kudos: { score: 0 },
     language: 'en',
-  } as ContentItem;
+  };
 }
 
 async function main() {

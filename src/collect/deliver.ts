@@ -21,14 +21,14 @@ import type { Config } from '../config.ts';
 import { currentSecretKey, open } from '../lib/secret-box.ts';
 import type { Db } from '../store/db.ts';
 import { isPostgres } from '../store/db.ts';
-import { type Claimed, claimDeliveries, type Outcome, pruneDeliveries, recordAttempt, releaseClaims } from '../store/outbox.ts';
+import { type Claimed, claimDeliveries, type Outcome, pruneDeliveries, recordAttempts, releaseClaims } from '../store/outbox.ts';
 import { createFetcher, FetchError } from './fetch.ts';
 import { startTicker } from './ticker.ts';
 
-/** Deliveries claimed (and sent at once) per round. */
-export const DELIVERIES_PER_ROUND = 32;
-/** Rounds per tick at most, while each finds a full round's work. */
-const ROUNDS_PER_TICK = 50;
+/** Deliveries under way at once per process. */
+export const DELIVERIES_IN_FLIGHT = 32;
+/** While deliveries are under way, how often to look for newly due ones, ms. */
+const LOOK_MS = 200;
 /** Characters of a response body kept with its attempt. */
 export const RESPONSE_EXCERPT = 1024;
 /** Ended deliveries are kept this long (ms) for reading and resending: 7 days. */
@@ -87,23 +87,58 @@ export function startDelivery(deps: { db: Db; config: Config; log?: FastifyBaseL
     }
   }
 
-  async function deliver(claimed: Claimed): Promise<void> {
-    const outcome = await send(claimed);
-    const recorded = await recordAttempt(db, claimed, outcome, policy);
-    if (recorded === 'failed') log?.warn({ webhook: claimed.webhookId, event: claimed.eventId }, 'webhook disabled: its deliveries failed for the whole retry window');
+  const inFlight = new Set<Promise<void>>();
+  let outcomes: { claimed: Claimed; outcome: Outcome }[] = [];
+  let flushing: Promise<void> | undefined;
+
+  /** Records the outcomes gathered so far, one transaction at a time (each takes all that waited). */
+  function flush(): Promise<void> {
+    flushing ??= (async () => {
+      while (outcomes.length) {
+        const batch = outcomes;
+        outcomes = [];
+        const recorded = await recordAttempts(db, batch, policy);
+        recorded.forEach((decided, i) => {
+          if (decided === 'failed') log?.warn({ webhook: batch[i]!.claimed.webhookId, event: batch[i]!.claimed.eventId }, 'webhook disabled: its deliveries failed for the whole retry window');
+        });
+      }
+    })().finally(() => (flushing = undefined));
+    return flushing;
   }
 
+  /** Sends one claimed delivery; settles once its outcome is recorded. */
+  function start(claimed: Claimed): void {
+    const work: Promise<void> = send(claimed)
+      .then((outcome) => {
+        outcomes.push({ claimed, outcome });
+        // A flush under way may have taken its batch already: wait for it, then flush again.
+        return (flushing ?? Promise.resolve()).then(flush);
+      })
+      .catch((err: unknown) => log?.error({ err, webhook: claimed.webhookId }, 'webhook delivery not recorded'))
+      .finally(() => inFlight.delete(work));
+    inFlight.add(work);
+  }
+
+  /**
+   * Keeps up to DELIVERIES_IN_FLIGHT deliveries under way, claiming more as they finish (or every
+   * LOOK_MS while some are under way), so that a slow receiver holds one slot, not the others;
+   * ends when nothing is under way or due.
+   */
   async function round(): Promise<void> {
     if (!released) {
       // SQLite: this is the one process that delivers, so a claim left by a killed process is void.
       await releaseClaims(db);
       released = true;
     }
-    for (let i = 0; i < ROUNDS_PER_TICK && !stopping; i++) {
-      const claimed = await claimDeliveries(db, Date.now(), DELIVERIES_PER_ROUND, leaseMs);
-      await Promise.all(claimed.map((one) => deliver(one).catch((err: unknown) => log?.error({ err, delivery: one.id }, 'webhook delivery not recorded'))));
-      if (claimed.length < DELIVERIES_PER_ROUND) break;
+    while (!stopping) {
+      const free = DELIVERIES_IN_FLIGHT - inFlight.size;
+      const claimed = free > 0 ? await claimDeliveries(db, Date.now(), free, leaseMs) : [];
+      for (const one of claimed) start(one);
+      if (inFlight.size === 0) break;
+      if (free > 0 && claimed.length === free) continue;
+      await Promise.race([...inFlight, new Promise((resolve) => setTimeout(resolve, LOOK_MS).unref())]);
     }
+    await Promise.all(inFlight);
     if (Date.now() - pruned > 3600_000) {
       pruned = Date.now();
       await pruneDeliveries(db, Date.now() - KEEP_DELIVERIES_MS);

@@ -202,8 +202,8 @@ export interface WebhookTable extends Audited {
 
 /** One event to deliver to one webhook (store/outbox.ts). */
 export interface WebhookOutboxTable {
+  /** Orders the rows; the delivery's id in the API is it in 24 hex digits (store/outbox.ts). */
   seq: Generated<number>;
-  id: string;
   webhookId: string;
   contractId: string;
   eventId: string;
@@ -225,7 +225,8 @@ export interface WebhookOutboxTable {
 
 /** One attempt to deliver an outbox row. */
 export interface WebhookAttemptTable {
-  deliveryId: string;
+  /** The outbox row's `seq`. */
+  deliverySeq: number;
   attempt: number;
   webhookId: string;
   at: number;

@@ -48,6 +48,12 @@ async function deliverUntil(delivery: DeliveryWorker, done: () => boolean | Prom
   throw new Error(`gave up waiting for ${what}`);
 }
 
+/** Waits (at most 10 s, looking every 25 ms) until `done` holds. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  if (!done()) throw new Error('gave up waiting');
+}
+
 /** Creates a webhook posting to `receiver.url + path`; registers its secret with the receiver. */
 async function createWebhook(ctx: TestContext, tenant: Tenant, to: Receiver, path: string, events = ALL, name = 'Integrator') {
   const res = await call(ctx, tenant, 'POST', '/collection/webhooks', { name, contractId: tenant.contract.id, url: `${to.url}${path}`, events });
@@ -246,6 +252,27 @@ describe('webhooks: events and delivery', () => {
     for (const attempt of published.attempts) expect(attempt.durationMs).toBeGreaterThanOrEqual(0);
     expect(published.nextAttempt).toBeNull();
     expect(published.delivered).toEqual(expect.any(String));
+  });
+
+  it("keeps delivering to other webhooks while one receiver does not answer", async () => {
+    const ctx = await build({ ALLOW_PRIVATE_FETCH: 'true', WEBHOOK_TIMEOUT_MS: '60000' });
+    const tenant = await buildTenant(ctx.db);
+    const to = await receiver();
+    to.answer = ({ path }) => (path === '/slow' ? 'hang' : 200);
+    const slow = await createWebhook(ctx, tenant, to, '/slow', ['item.published'], 'Slow');
+    await createWebhook(ctx, tenant, to, '/fast', ['item.published'], 'Fast');
+    await seedItems(ctx.db, tenant, [buildItem({ id: 'rss_one' }), buildItem({ id: 'rss_two' })], 'unpublished');
+    await moderate(ctx, tenant, 'rss_one', 'published');
+    const delivery = startDelivery({ db: ctx.db, config: ctx.config }, 3_600_000);
+    await until(() => to.received.some((r) => r.path === '/slow'));
+    // Another event while the slow receiver holds its request: the fast one gets both.
+    await moderate(ctx, tenant, 'rss_two', 'published');
+    await until(() => to.delivered('/fast').length === 2);
+    const held = (await call(ctx, tenant, 'GET', `/collection/webhooks/${slow._id}/deliveries`)).json();
+    expect(held.length).toBeGreaterThanOrEqual(1);
+    for (const delivery of held) expect(delivery).toMatchObject({ status: 'pending', attempts: [] });
+    await to.close(); // the held request fails; the worker records it and stops
+    await delivery.stop();
   });
 
   it('does not deliver to a private address unless ALLOW_PRIVATE_FETCH', async () => {

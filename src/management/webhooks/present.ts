@@ -4,7 +4,7 @@
  */
 import type { Static } from 'typebox';
 import { iso } from '../../lib/time.ts';
-import type { DeliveryWithAttempts } from '../../store/outbox.ts';
+import { deliveryIdOf, type DeliveryWithAttempts } from '../../store/outbox.ts';
 import type { WebhookRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 import type { Delivery } from './schema.ts';
@@ -24,7 +24,7 @@ export function presentWebhook(row: WebhookRow): Record<string, unknown> {
 
 export function presentDelivery(row: DeliveryWithAttempts): Static<typeof Delivery> {
   return {
-    _id: row.id,
+    _id: deliveryIdOf(row.seq),
     webhookId: row.webhookId,
     eventId: row.eventId,
     type: row.type,

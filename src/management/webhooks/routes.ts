@@ -26,7 +26,7 @@ import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { currentSecretKey, open, seal } from '../../lib/secret-box.ts';
 import type { Db } from '../../store/db.ts';
-import { deleteDeliveries, findDelivery, listDeliveries, resendDelivery } from '../../store/outbox.ts';
+import { deleteDeliveries, findDelivery, listDeliveries, parkDeliveries, resendDelivery, wakeDeliveries } from '../../store/outbox.ts';
 import type { WebhookRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
 import { owned, WEBHOOK } from '../ownership.ts';
@@ -62,6 +62,11 @@ export function webhookRoutes(app: App, { db, config }: { db: Db; config: Config
         ...(body.events !== undefined ? { events: JSON.stringify(body.events) } : {}),
         ...(body.active === true ? { disabledReason: null, disabledAt: null } : {}),
       };
+    },
+    // An inactive webhook's pending deliveries are parked, and due again once it is active.
+    async onUpdate(trx, current, _by, now, body) {
+      if (body.active === false && current.active === 1) await parkDeliveries(trx, current.id, now);
+      if (body.active === true && current.active === 0) await wakeDeliveries(trx, current.id, now);
     },
     onDelete: deleteDeliveries,
   };

@@ -6,8 +6,8 @@
  *   array), the signing secret sealed by `lib/secret-box.ts` with the id of its key beside it, and
  *   why and when delivery disabled it (`disabled_reason`, `disabled_at`).
  * - `webhook_outbox`: one row per event and subscribed webhook, written in the transaction of the
- *   change (`store/outbox.ts`). `seq` orders them (autoincrement on SQLite, bigserial on
- *   PostgreSQL); `subject` (`item:<collection>:<id>`, `input:<id>`, `credential:<id>`) is what
+ *   change (`store/outbox.ts`). `seq` orders them and identifies the delivery (autoincrement on
+ *   SQLite, bigserial on PostgreSQL); `subject` (`item:<collection>:<id>`, `input:<id>`, `credential:<id>`) is what
  *   delivery keeps in order; `claimed_until` is a delivering process's lease.
  * - `webhook_attempts`: each delivery attempt (status code or error, duration, a bounded excerpt
  *   of the response body).
@@ -41,7 +41,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('webhook_outbox')
     .ifNotExists()
     .addColumn('seq', postgres ? 'bigserial' : 'integer', (c) => (postgres ? c.primaryKey() : c.primaryKey().autoIncrement()))
-    .addColumn('id', 'varchar(24)', (c) => c.notNull().unique())
     .addColumn('webhook_id', 'varchar(24)', (c) => c.notNull())
     .addColumn('contract_id', 'varchar(24)', (c) => c.notNull())
     .addColumn('event_id', 'text', (c) => c.notNull())
@@ -56,15 +55,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('claimed_until', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('delivered_at', 'bigint')
     .execute();
-  // Due deliveries; the earlier pending events of a subject; a webhook's deliveries, newest first.
-  await db.schema.createIndex('webhook_outbox_due').ifNotExists().on('webhook_outbox').columns(['status', 'next_attempt_at']).execute();
+  // Due deliveries in the order claims take them; the earlier pending events of a subject; a
+  // webhook's deliveries, newest first. No more: each index is written by every event.
+  await db.schema.createIndex('webhook_outbox_due').ifNotExists().on('webhook_outbox').columns(['status', 'next_attempt_at', 'seq']).execute();
   await db.schema.createIndex('webhook_outbox_subject').ifNotExists().on('webhook_outbox').columns(['webhook_id', 'subject', 'status', 'seq']).execute();
   await db.schema.createIndex('webhook_outbox_webhook').ifNotExists().on('webhook_outbox').columns(['webhook_id', 'seq']).execute();
 
   await db.schema
     .createTable('webhook_attempts')
     .ifNotExists()
-    .addColumn('delivery_id', 'varchar(24)', (c) => c.notNull())
+    .addColumn('delivery_seq', 'bigint', (c) => c.notNull())
     .addColumn('attempt', 'integer', (c) => c.notNull())
     .addColumn('webhook_id', 'varchar(24)', (c) => c.notNull())
     .addColumn('at', 'bigint', (c) => c.notNull())
@@ -73,7 +73,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('duration_ms', 'integer', (c) => c.notNull())
     .addColumn('response', 'text')
     .addColumn('next_attempt_at', 'bigint')
-    .addPrimaryKeyConstraint('webhook_attempts_pk', ['delivery_id', 'attempt'])
+    .addPrimaryKeyConstraint('webhook_attempts_pk', ['delivery_seq', 'attempt'])
     .execute();
   await db.schema.createIndex('webhook_attempts_webhook').ifNotExists().on('webhook_attempts').columns(['webhook_id']).execute();
 }
