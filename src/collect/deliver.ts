@@ -29,6 +29,10 @@ import { startTicker } from './ticker.ts';
 export const DELIVERIES_IN_FLIGHT = 32;
 /** While deliveries are under way, how often to look for newly due ones, ms. */
 const LOOK_MS = 200;
+/** Free slots a claim waits for while deliveries are under way. */
+const CLAIM_AT_LEAST = 8;
+/** Outcomes finishing within this many ms of each other are recorded in one transaction. */
+const RECORD_MS = 5;
 /** Characters of a response body kept with its attempt. */
 export const RESPONSE_EXCERPT = 1024;
 /** Ended deliveries are kept this long (ms) for reading and resending: 7 days. */
@@ -88,41 +92,47 @@ export function startDelivery(deps: { db: Db; config: Config; log?: FastifyBaseL
   }
 
   const inFlight = new Set<Promise<void>>();
-  let outcomes: { claimed: Claimed; outcome: Outcome }[] = [];
-  let flushing: Promise<void> | undefined;
+  /** The outcomes waiting to be recorded together, and the promise of their recording. */
+  let batch: { attempts: { claimed: Claimed; outcome: Outcome }[]; recorded: Promise<void> } | undefined;
+  /** Recordings run one after the other. */
+  let recording: Promise<unknown> = Promise.resolve();
 
-  /** Records the outcomes gathered so far, one transaction at a time (each takes all that waited). */
-  function flush(): Promise<void> {
-    flushing ??= (async () => {
-      while (outcomes.length) {
-        const batch = outcomes;
-        outcomes = [];
-        const recorded = await recordAttempts(db, batch, policy);
-        recorded.forEach((decided, i) => {
-          if (decided === 'failed') log?.warn({ webhook: batch[i]!.claimed.webhookId, event: batch[i]!.claimed.eventId }, 'webhook disabled: its deliveries failed for the whole retry window');
-        });
-      }
-    })().finally(() => (flushing = undefined));
-    return flushing;
+  /** Records an outcome with those that finish within RECORD_MS of it, in one transaction. */
+  function record(claimed: Claimed, outcome: Outcome): Promise<void> {
+    if (!batch) {
+      const attempts: { claimed: Claimed; outcome: Outcome }[] = [];
+      const recorded = new Promise<void>((resolve, reject) => {
+        setTimeout(() => {
+          batch = undefined;
+          const run = recording.then(async () => {
+            const decided = await recordAttempts(db, attempts, policy);
+            decided.forEach((one, i) => {
+              if (one === 'failed') log?.warn({ webhook: attempts[i]!.claimed.webhookId, event: attempts[i]!.claimed.eventId }, 'webhook disabled: its deliveries failed for the whole retry window');
+            });
+          });
+          recording = run.catch(() => {});
+          run.then(resolve, reject);
+        }, RECORD_MS);
+      });
+      batch = { attempts, recorded };
+    }
+    batch.attempts.push({ claimed, outcome });
+    return batch.recorded;
   }
 
   /** Sends one claimed delivery; settles once its outcome is recorded. */
   function start(claimed: Claimed): void {
     const work: Promise<void> = send(claimed)
-      .then((outcome) => {
-        outcomes.push({ claimed, outcome });
-        // A flush under way may have taken its batch already: wait for it, then flush again.
-        return (flushing ?? Promise.resolve()).then(flush);
-      })
+      .then((outcome) => record(claimed, outcome))
       .catch((err: unknown) => log?.error({ err, webhook: claimed.webhookId }, 'webhook delivery not recorded'))
       .finally(() => inFlight.delete(work));
     inFlight.add(work);
   }
 
   /**
-   * Keeps up to DELIVERIES_IN_FLIGHT deliveries under way, claiming more as they finish (or every
-   * LOOK_MS while some are under way), so that a slow receiver holds one slot, not the others;
-   * ends when nothing is under way or due.
+   * Keeps up to DELIVERIES_IN_FLIGHT deliveries under way, claiming more as they finish (at least
+   * CLAIM_AT_LEAST at a time, or every LOOK_MS while some are under way), so that a slow receiver
+   * holds its own slots, not the others; ends when nothing is under way or due.
    */
   async function round(): Promise<void> {
     if (!released) {
@@ -132,10 +142,13 @@ export function startDelivery(deps: { db: Db; config: Config; log?: FastifyBaseL
     }
     while (!stopping) {
       const free = DELIVERIES_IN_FLIGHT - inFlight.size;
-      const claimed = free > 0 ? await claimDeliveries(db, Date.now(), free, leaseMs) : [];
-      for (const one of claimed) start(one);
-      if (inFlight.size === 0) break;
-      if (free > 0 && claimed.length === free) continue;
+      // Claims take several slots at once (one query for many), unless nothing is under way.
+      if (free >= CLAIM_AT_LEAST || inFlight.size === 0) {
+        const claimed = await claimDeliveries(db, Date.now(), free, leaseMs);
+        for (const one of claimed) start(one);
+        if (inFlight.size === 0) break;
+        if (claimed.length === free) continue;
+      }
       await Promise.race([...inFlight, new Promise((resolve) => setTimeout(resolve, LOOK_MS).unref())]);
     }
     await Promise.all(inFlight);
