@@ -67,11 +67,11 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     if (!target.bulk) {
       const one = target.ids[0]!;
       if (!(await findItem(db, collection.id, one))) throw notFoundError(`Unknown content item ${one}.`, 'id', one);
-      await setItemState(db, collection.id, one, state, contract.id);
+      await setItemState(db, collection.id, one, state, { contractId: contract.id });
       reads.forget(contract.slug, q);
       return respond(request, reply, rowToItem((await findItem(db, collection.id, one))!), { public: false, callback: undefined });
     }
-    const missing = await setItemsState(db, collection.id, target.ids, state, contract.id);
+    const missing = await setItemsState(db, collection.id, target.ids, state, { contractId: contract.id });
     if (missing.length) throw notFoundError(`Unknown content items: ${missing.join(', ')}. Nothing was moderated.`, 'ids', missing.join(','));
     reads.forget(contract.slug, q);
     const rows = new Map((await findItems(db, collection.id, target.ids)).map((row) => [row.id, row]));

@@ -476,7 +476,8 @@ export async function findItem(db: Db, collectionId: string, id: string): Promis
  * Sets the item's state and bumps the collection's version, in one transaction, with the
  * `item.published` or `item.unpublished` event when its state changed (`store/outbox.ts`).
  */
-export async function setItemState(db: Db, collectionId: string, id: string, state: ItemState, contractId: string): Promise<void> {
+export async function setItemState(db: Db, collectionId: string, id: string, state: ItemState, moderation: { contractId: string }): Promise<void> {
+  const { contractId } = moderation;
   await db.transaction().execute(async (trx) => {
     const changed = await changingState(trx, collectionId, [id], state);
     const seq = await bumpVersion(trx, collectionId);
@@ -491,7 +492,8 @@ export async function setItemState(db: Db, collectionId: string, id: string, sta
  * `item.unpublished` event per item whose state changed. Returns the ids the collection does not
  * hold, in which case nothing changed.
  */
-export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState, contractId: string): Promise<string[]> {
+export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState, moderation: { contractId: string }): Promise<string[]> {
+  const { contractId } = moderation;
   return db.transaction().execute(async (trx) => {
     const known = await cardIds(trx, collectionId, ids);
     const missing = ids.filter((id) => !known.has(id));
