@@ -35,6 +35,7 @@ import { filterRoutes } from './management/filters/routes.ts';
 import { inputRoutes } from './management/inputs/routes.ts';
 import { listRoutes } from './management/lists/routes.ts';
 import { setRoutes } from './management/sets/routes.ts';
+import { webhookRoutes } from './management/webhooks/routes.ts';
 import { queueRoutes } from './queue/routes.ts';
 import type { Db } from './store/db.ts';
 import { schemaState } from './store/migrate.ts';
@@ -134,6 +135,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     const connectFetch = createFetcher({ allowPrivate: config.allowPrivateFetch });
     app.addHook('onClose', async () => connectFetch.close());
     connectRoutes(app, { ...ctx, fetch: connectFetch });
+    webhookRoutes(app, ctx);
     filterRoutes(app, ctx);
     auditRoutes(app, ctx);
     jobRoutes(app, ctx);

@@ -43,6 +43,12 @@ export interface Config {
   collectLease: number;
   /** Allow outbound requests to loopback and private addresses (ALLOW_PRIVATE_FETCH, default false). */
   allowPrivateFetch: boolean;
+  /** Time limit of one webhook delivery request, ms (WEBHOOK_TIMEOUT_MS, default 10 000). */
+  webhookTimeoutMs: number;
+  /** Wait before the first retry of a failed webhook delivery, ms, doubled per retry with jitter (WEBHOOK_RETRY_MS, default 5000). */
+  webhookRetryMs: number;
+  /** Seconds after its first attempt that a failing delivery is retried before its webhook is disabled (WEBHOOK_RETRY_WINDOW, default 86400). */
+  webhookRetryWindow: number;
   /** Access token lifetime in seconds (TOKEN_TTL, default 3600). */
   tokenTtl: number;
   /**
@@ -165,6 +171,9 @@ export function loadConfig(env: Env): Config {
     collectConcurrency: integer(env, 'COLLECT_CONCURRENCY', 4, 1, 64),
     collectLease: integer(env, 'COLLECT_LEASE', 120, 2, 3600),
     allowPrivateFetch: boolean(env, 'ALLOW_PRIVATE_FETCH', false),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookRetryMs: integer(env, 'WEBHOOK_RETRY_MS', 5000, 10, 3_600_000),
+    webhookRetryWindow: integer(env, 'WEBHOOK_RETRY_WINDOW', 86_400, 1, 604_800),
     tokenTtl: integer(env, 'TOKEN_TTL', 3600, 1, 86_400),
     sessionTtl: integer(env, 'SESSION_TTL', 28_800, 60, 604_800),
     rateLimitConsumer: integer(env, 'RATE_LIMIT_CONSUMER', 600, 0, 1_000_000_000),

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type Role } from './app.ts';
 import { bootstrapDemo } from './bootstrap.ts';
 import { type Collector, startCollector } from './collect/scheduler.ts';
+import { type DeliveryWorker, startDelivery } from './collect/deliver.ts';
 import { startSharedCollector } from './collect/shared.ts';
 import type { Config } from './config.ts';
 import { checkSecretKey } from './store/credentials.ts';
@@ -41,8 +42,11 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
   // SQLite: the in-process scheduler. PostgreSQL: collector processes share the inputs through pg-boss.
   const collects = role === 'all' || role === 'collector';
   let collector: Collector | undefined;
+  // Webhook deliveries go out from the processes that collect (collect/deliver.ts).
+  let delivery: DeliveryWorker | undefined;
   try {
     collector = !collects ? undefined : isPostgres(db) ? await startSharedCollector({ db, config, log: app.log }) : startCollector({ db, config, log: app.log });
+    delivery = collects ? startDelivery({ db, config, log: app.log }) : undefined;
   } catch (error) {
     await app.close();
     await db.destroy();
@@ -61,6 +65,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
       closing ??= (async () => {
         await app.close();
         await collector?.stop();
+        await delivery?.stop();
         await db.destroy();
       })();
       return closing;

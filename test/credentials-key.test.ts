@@ -49,6 +49,25 @@ async function connect(ctx: TestContext) {
 const secrets = (ctx: TestContext) => ctx.db.selectFrom('credentials').select(['secret', 'keyId']).execute();
 
 describe('rotating the secret key', { timeout: 90_000 }, () => {
+  it('re-encrypts webhook signing secrets too: the same secret opens with the new key only', async () => {
+    const ctx = await build({ ALLOW_PRIVATE_FETCH: 'true' });
+    const tenant = await buildTenant(ctx.db);
+    const created = await ctx.app.inject({
+      method: 'POST', url: '/collection/webhooks', headers: { authorization: `Bearer ${tenant.token}` },
+      payload: { contractId: tenant.contract.id, name: 'CRM', url: 'http://127.0.0.1:9/hook', events: ['item.collected'] },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const old = parseSecretKey(readFileSync(join(ctx.dir, 'secret.key'), 'utf8'));
+    const rotated = rotate(ctx);
+    expect(rotated.status, rotated.stderr).toBe(0);
+    expect(JSON.parse(rotated.stdout)).toMatchObject({ reencrypted: 1, unchanged: 0 });
+    const key = parseSecretKey(readFileSync(join(ctx.dir, 'secret.key'), 'utf8'));
+    const row = await ctx.db.selectFrom('webhooks').select(['secret', 'keyId']).executeTakeFirstOrThrow();
+    expect(row.keyId).toBe(key.id);
+    expect(() => open(old, row.secret)).toThrow();
+    expect(open(key, row.secret)).toBe(created.json().secret);
+  });
+
   it('re-encrypts every credential with a new key file: the old key no longer opens them, the new one does, inputs keep working', async () => {
     const api = await fakeApi(() => ({ body: fixtureBytes('twitter', 'search_recent_with_includes_docs_sample.json'), headers: { 'content-type': 'application/json' } }));
     try {

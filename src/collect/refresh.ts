@@ -29,7 +29,8 @@ import { withLanguage } from '../lib/language.ts';
 import { iso } from '../lib/time.ts';
 import type { Db } from '../store/db.ts';
 import { inputUnchanged, recordPollFailure, recordPollSuccess } from '../store/inputs.ts';
-import { storedItemIds, storeItems } from '../store/items.ts';
+import { storedItemIds, storeNewItems } from '../store/items.ts';
+import { emitEvents, itemSubject, type NewEvent } from '../store/outbox.ts';
 import { type NewRejection, recordRejections } from '../store/rejections.ts';
 import type { InputRow } from '../store/tables.ts';
 import { type CollectContext, SourceError } from './connector.ts';
@@ -107,8 +108,10 @@ export async function refreshInput(
       const state = input.display ? 'published' : 'unpublished';
       // Items stored before (`stored`) go along too: a changed title, text or media updates the card.
       const again = result.items.filter((item) => stored.has(item.id));
-      const added = await storeItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state }, accepted, finished, known, again);
-      const rejected = await recordRejections(trx, { inputId: input.id, contractId: input.contractId }, rejections(decisions, known), finished);
+      const { added, cards } = await storeNewItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state }, accepted, finished, known, again);
+      const rejectedNow = rejections(decisions, known);
+      const newlyRejected = await recordRejections(trx, { inputId: input.id, contractId: input.contractId }, rejectedNow, finished);
+      const rejected = newlyRejected.length;
       await recordPollSuccess(trx, input.id, {
         sourceState: JSON.stringify(result.state),
         lastRun: iso(now),
@@ -118,6 +121,7 @@ export async function refreshInput(
         rejected,
         warnings: JSON.stringify(result.warnings ?? []),
       });
+      await emitEvents(trx, input.contractId, pollEvents(input, state, accepted, cards, rejectedNow, newlyRejected), finished);
       return added;
     });
   } catch (error) {
@@ -132,10 +136,47 @@ export async function refreshInput(
     const permanent = error instanceof SourceError && error.permanent;
     let lastError = describe(error);
     if (permanent && resolved?.missing) lastError = missingCredential(input.service, input.contractId, lastError);
-    if (permanent && resolved?.credential && isCredentialFailure(lastError)) await markCredentialFailed(db, resolved.credential.id, lastError);
-    await recordPollFailure(db, input, { lastRun: iso(now), lastError, failures, nextRunAt: Date.now() + delayMs });
+    const credential = permanent && resolved?.credential && isCredentialFailure(lastError) ? resolved.credential : undefined;
+    await db.transaction().execute(async (trx) => {
+      const events: NewEvent[] = [];
+      if (credential && (await markCredentialFailed(trx, credential.id, lastError))) {
+        events.push({ type: 'credential.failed', subject: `credential:${credential.id}`, data: { contractId: input.contractId, credentialId: credential.id, name: credential.name, service: credential.service, error: lastError } });
+      }
+      const recorded = await recordPollFailure(trx, input, { lastRun: iso(now), lastError, failures, nextRunAt: Date.now() + delayMs });
+      // The input was working until this poll: it fails now (later failures are not news).
+      if (recorded && input.lastError === null) events.push({ type: 'input.failed', subject: `input:${input.id}`, data: { ...inputData(input), error: lastError, failures } });
+      await emitEvents(trx, input.contractId, events);
+    });
     return 0;
   }
+}
+
+/** What webhook events name of an input (docs/api.md#webhook-events). */
+function inputData(input: InputRow) {
+  return { contractId: input.contractId, collectionId: input.collectionId, inputId: input.id, service: input.service, type: input.type, input: input.input };
+}
+
+/**
+ * The events of a successful poll (docs/api.md#webhook-events), in order: per new card
+ * `item.collected` (with the item) and, when the input publishes at once, `item.published`; per
+ * new rejection `item.rejected`; `input.recovered` when the input was failing before.
+ */
+function pollEvents(input: InputRow, state: 'published' | 'unpublished', accepted: ContentItem[], cards: string[], rejected: NewRejection[], newlyRejected: string[]): NewEvent[] {
+  const { contractId, collectionId } = input;
+  const events: NewEvent[] = [];
+  const byId = new Map(accepted.map((item) => [item.id, item]));
+  for (const itemId of cards) {
+    const subject = itemSubject(collectionId, itemId);
+    events.push({ type: 'item.collected', subject, data: { contractId, collectionId, inputId: input.id, item: { ...byId.get(itemId)!, state } } });
+    if (state === 'published') events.push({ type: 'item.published', subject, data: { contractId, collectionId, itemId, state } });
+  }
+  const fresh = new Set(newlyRejected);
+  for (const rejection of rejected) {
+    if (!fresh.delete(rejection.itemId)) continue;
+    events.push({ type: 'item.rejected', subject: itemSubject(collectionId, rejection.itemId), data: { contractId, collectionId, inputId: input.id, ...rejection } });
+  }
+  if (input.lastError !== null) events.push({ type: 'input.recovered', subject: `input:${input.id}`, data: inputData(input) });
+  return events;
 }
 
 /** The rejections among `decisions`, leaving out items the collection already holds (`known`). */

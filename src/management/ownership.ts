@@ -14,7 +14,7 @@ import type { Db } from '../store/db.ts';
 import { findFilter } from '../store/filters.ts';
 import { findInput } from '../store/inputs.ts';
 import { findRecord, type RecordRow, type RecordTable } from '../store/records.ts';
-import type { CollectionRow, CredentialRow, FilterListRow, FilterSetRow, InputRow } from '../store/tables.ts';
+import type { CollectionRow, CredentialRow, FilterListRow, FilterSetRow, InputRow, WebhookRow } from '../store/tables.ts';
 import type { Principal } from '../http/authenticate.ts';
 
 /** A kind of record: its human name (`filter list`) and how to find one by id. */
@@ -34,6 +34,7 @@ export const FILTER: Kind<{ kind: 'set' | 'chain'; id: string; contractId: strin
 export const FILTER_SET = recordKind<FilterSetRow>('filterSets', 'filter set');
 export const FILTER_LIST = recordKind<FilterListRow>('filterLists', 'filter list');
 export const CREDENTIAL = recordKind<CredentialRow>('credentials', 'credential');
+export const WEBHOOK = recordKind<WebhookRow>('webhooks', 'webhook');
 
 /**
  * The record `id` of `kind` if `owner` may use it: a principal that was granted its contract, or

@@ -40,6 +40,8 @@ export interface Spec<Row extends RecordRow> {
   create: TSchema;
   update: TSchema;
   present(row: Row): Record<string, unknown>;
+  /** Fields the creation's response adds to `present` (shown once, e.g. a webhook's signing secret). */
+  created?(row: Row): Record<string, unknown>;
   /** Rules beyond the schema (`current` on update); empty when valid. */
   rules?(body: Record<string, unknown>, current?: Row): Invalid[];
   /** Fields the update may not change (besides contractId): 400 naming them when sent different. */
@@ -85,6 +87,7 @@ const AUDIT_RESOURCE: Record<RecordTable, string> = {
   filterChains: 'chain',
   customizations: 'customization',
   credentials: 'credential',
+  webhooks: 'webhook',
 };
 
 export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
@@ -174,7 +177,8 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
       } catch (error) {
         throw isUniqueViolation(error) ? duplicate(spec.label, name) : error;
       }
-      return reply.code(201).send(spec.present((await findRecord<Row>(db, spec.table, id))!));
+      const stored = (await findRecord<Row>(db, spec.table, id))!;
+      return reply.code(201).send({ ...spec.present(stored), ...spec.created?.(stored) });
     },
 
     async list(request: TypedRequest<Schemas['list']>) {

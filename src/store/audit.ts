@@ -31,6 +31,9 @@ export interface Actor {
 /** The operator acting through the CLI. */
 export const OPERATOR: Actor = { id: null, name: 'operator' };
 
+/** Sluice itself, e.g. disabling a webhook whose deliveries kept failing (docs/api.md#webhook-delivery). */
+export const SLUICE: Actor = { id: null, name: 'sluice' };
+
 /** An item a moderation changed: its state before and after. */
 export interface AuditItem {
   itemId: string;

@@ -33,6 +33,33 @@ export async function insertNew<T extends keyof Database & string>(
   return added;
 }
 
+/**
+ * `insertNew` that tells which rows it inserted: the values of their `column` (the rows whose
+ * key was already stored are left out), so that what a change reports (webhook events) names
+ * exactly the rows this transaction added.
+ */
+export async function insertNewKeys<T extends keyof Database & string>(
+  trx: Transaction<Database>,
+  table: T,
+  rows: Insertable<Database[T]>[],
+  key: readonly (keyof Database[T] & string)[],
+  batch: number,
+  column: keyof Database[T] & string,
+): Promise<string[]> {
+  const db = trx as unknown as Kysely<any>;
+  const inserted: string[] = [];
+  for (let i = 0; i < rows.length; i += batch) {
+    const result = await db
+      .insertInto(table)
+      .values(rows.slice(i, i + batch))
+      .onConflict((oc) => oc.columns([...key]).doNothing())
+      .returning(column)
+      .execute();
+    for (const row of result as Record<string, unknown>[]) inserted.push(String(row[column]));
+  }
+  return inserted;
+}
+
 /** Bound parameters per statement: SQLite's limit (SQLITE_MAX_VARIABLE_NUMBER, 32 766), the lower of the two. */
 export const MAX_PARAMETERS = 32_766;
 

@@ -120,9 +120,16 @@ export async function markCredentialUsed(db: Db, id: string, at: string): Promis
   await db.updateTable('credentials').set({ status: 'ok', lastError: null, lastUsed: at }).where('id', '=', id).execute();
 }
 
-/** Records a permanent failure of the service with this credential (`message` as in the input's status). */
-export async function markCredentialFailed(db: Db, id: string, message: string): Promise<void> {
-  await db.updateTable('credentials').set({ status: 'failed', lastError: message }).where('id', '=', id).execute();
+/**
+ * Records a permanent failure of the service with this credential (`message` as in the input's
+ * status); returns whether it was ok until now (it just failed: `credential.failed`).
+ */
+export async function markCredentialFailed(db: Executor, id: string, message: string): Promise<boolean> {
+  // One conditional update: of two polls failing at once, one sees the change (PostgreSQL re-checks the row).
+  const changed = await db.updateTable('credentials').set({ status: 'failed', lastError: message }).where('id', '=', id).where('status', '!=', 'failed').executeTakeFirst();
+  if (Number(changed.numUpdatedRows) > 0) return true;
+  await db.updateTable('credentials').set({ lastError: message }).where('id', '=', id).execute();
+  return false;
 }
 
 /**
@@ -148,11 +155,15 @@ export async function changeCredentialLocked(db: Db, id: string, work: (row: Cre
   return isPostgres(db) ? db.transaction().execute((trx) => run(trx, true)) : run(db, false);
 }
 
-/** The ids of the keys that sealed the stored credentials (and the secrets of the Mastodon apps of the connect flows). */
+/** The tables holding values sealed with the secret key: service credentials and webhook signing secrets. */
+const SEALED = ['credentials', 'webhooks'] as const;
+
+/** The ids of the keys that sealed the stored credentials, webhook secrets and the secrets of the Mastodon apps of the connect flows. */
 export async function credentialKeyIds(db: Executor): Promise<string[]> {
-  const credentials = (await db.selectFrom('credentials').select('keyId').distinct().execute()).map((row) => row.keyId);
-  const apps = (await db.selectFrom('mastodonApps').select('keyId').distinct().execute()).map((row) => row.keyId);
-  return [...new Set([...credentials, ...apps])];
+  const ids = new Set<string>();
+  for (const table of SEALED) for (const row of await db.selectFrom(table).select('keyId').distinct().execute()) ids.add(row.keyId);
+  for (const row of await db.selectFrom('mastodonApps').select('keyId').distinct().execute()) ids.add(row.keyId);
+  return [...ids];
 }
 
 /**
@@ -178,23 +189,26 @@ export async function checkSecretKey(db: Executor, settings: { secretKey: string
 }
 
 /**
- * Re-encrypts every credential sealed with `from` with `to`, in one transaction (docs/operations.md).
+ * Re-encrypts every credential and webhook secret sealed with `from` with `to`, in one transaction (docs/operations.md).
  * Returns how many were re-encrypted and how many were already sealed with `to`; throws (and
  * changes nothing) when one was sealed with neither key.
  */
 export async function resealCredentials(db: Db, from: SecretKey, to: SecretKey): Promise<{ reencrypted: number; unchanged: number }> {
   return db.transaction().execute(async (trx: Transaction<Database>) => {
-    const rows = await trx.selectFrom('credentials').select(['id', 'secret', 'keyId']).execute();
     let reencrypted = 0;
     let unchanged = 0;
-    for (const row of rows) {
-      if (row.keyId === to.id) {
-        unchanged++;
-        continue;
+    for (const table of SEALED) {
+      const label = table === 'credentials' ? 'credential' : 'webhook';
+      const rows = await trx.selectFrom(table).select(['id', 'secret', 'keyId']).execute();
+      for (const row of rows) {
+        if (row.keyId === to.id) {
+          unchanged++;
+          continue;
+        }
+        if (row.keyId !== from.id) throw new Error(`${label} ${row.id} is encrypted with key ${row.keyId}, neither the current nor the new key; nothing was changed`);
+        await trx.updateTable(table).set({ secret: seal(to, open(from, row.secret)), keyId: to.id }).where('id', '=', row.id).execute();
+        reencrypted++;
       }
-      if (row.keyId !== from.id) throw new Error(`credential ${row.id} is encrypted with key ${row.keyId}, neither the current nor the new key; nothing was changed`);
-      await trx.updateTable('credentials').set({ secret: seal(to, open(from, row.secret)), keyId: to.id }).where('id', '=', row.id).execute();
-      reencrypted++;
     }
     // The Mastodon apps' secrets (connect flows) are sealed with the same key; they are not counted as credentials.
     for (const app of await trx.selectFrom('mastodonApps').selectAll().where('keyId', '!=', to.id).execute()) {

@@ -125,12 +125,13 @@ export async function recordPollSuccess(
 /**
  * Records a failed poll of `input` (`lastRun` ISO 8601, `lastError` the message shown in its
  * status, the count of consecutive `failures`, `nextRunAt` ms), unless the input was changed
- * since it was read (then the change's own schedule stands).
+ * since it was read (then the change's own schedule stands); returns whether it was recorded.
  */
 export async function recordPollFailure(
-  db: Db,
+  db: Db | Transaction<Database>,
   input: Pick<InputRow, 'id' | 'lastModified'>,
   poll: { lastRun: string; lastError: string; failures: number; nextRunAt: number },
-): Promise<void> {
-  await db.updateTable('inputs').set(poll).where('id', '=', input.id).where('lastModified', '=', input.lastModified).execute();
+): Promise<boolean> {
+  const result = await db.updateTable('inputs').set(poll).where('id', '=', input.id).where('lastModified', '=', input.lastModified).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

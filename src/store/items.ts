@@ -15,8 +15,9 @@ import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { DEDUPE_MODES, type DedupeMode, type ItemKeys, itemKeys, TEXT_WINDOW_MS } from '../lib/item-keys.ts';
 import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash } from '../lib/simhash.ts';
 import { type Actor, type AuditItem, auditItems, changedSince, findAuditEntry, markReverted, recordAudit } from './audit.ts';
-import { insertNew } from './batch.ts';
+import { insertNew, insertNewKeys } from './batch.ts';
 import { type Db, serializable } from './db.ts';
+import { emitEvents, itemSubject } from './outbox.ts';
 import type { Database, ItemRow } from './tables.ts';
 
 export type ItemState = 'published' | 'unpublished';
@@ -100,22 +101,39 @@ function itemRow(target: StoreTarget, item: ContentItem, seq: number, now: numbe
  * whose title, text or media changed at the source is updated (`applyEdits`).
  */
 export async function storeItems(trx: Transaction<Database>, target: StoreTarget, items: ContentItem[], now = Date.now(), known?: Set<string>, seen: ContentItem[] = []): Promise<number> {
+  return (await storeNewItems(trx, target, items, now, known, seen)).added;
+}
+
+/**
+ * `storeItems` that also tells which items became new cards of the collection (`cards`, ids in
+ * the order given; not the duplicates merged into cards): what the collector reports as
+ * `item.collected` (docs/api.md#webhook-events).
+ */
+export async function storeNewItems(
+  trx: Transaction<Database>,
+  target: StoreTarget,
+  items: ContentItem[],
+  now = Date.now(),
+  known?: Set<string>,
+  seen: ContentItem[] = [],
+): Promise<{ added: number; cards: string[] }> {
   const stored = known ?? (await storedItemIds(trx, target.collectionId, items.map((item) => item.id)));
   const fresh = [...new Map(items.filter((item) => !stored.has(item.id)).map((item) => [item.id, item])).values()];
   let seq: number | undefined;
   const version = async () => (seq ??= await bumpVersion(trx, target.collectionId));
-  let added = 0;
+  let result = { added: 0, cards: [] as string[] };
   if (fresh.length) {
     const mode = await dedupeMode(trx, target.collectionId);
     if (mode === 'off') {
       const at = await version();
-      added = await insertNew(trx, 'items', fresh.map((item) => itemRow(target, item, at, now)), ['collectionId', 'id'], BATCH);
+      const cards = await insertNewKeys(trx, 'items', fresh.map((item) => itemRow(target, item, at, now)), ['collectionId', 'id'], BATCH, 'id');
+      result = { added: cards.length, cards };
     } else {
-      added = await storeDeduplicated(trx, target, fresh, mode, version, now);
+      result = await storeDeduplicated(trx, target, fresh, mode, version, now);
     }
   }
   if (seen.length) await applyEdits(trx, target.collectionId, seen, version);
-  return added;
+  return result;
 }
 
 /** The collection's de-duplication mode (`off` for an unknown collection). */
@@ -141,7 +159,7 @@ interface Candidate {
  * A new card claims its URL hashes before it is inserted (ON CONFLICT DO NOTHING): when another
  * transaction claimed one first (two collectors storing the same story at once; PostgreSQL waits
  * for that transaction), the item is merged into that card instead. Returns how many items were
- * stored or merged.
+ * stored or merged, and the ids of the new cards.
  */
 async function storeDeduplicated(
   trx: Transaction<Database>,
@@ -150,7 +168,7 @@ async function storeDeduplicated(
   mode: DedupeMode,
   version: () => Promise<number>,
   now: number,
-): Promise<number> {
+): Promise<{ added: number; cards: string[] }> {
   const { collectionId } = target;
   const keyed = fresh.map((item) => ({ item, keys: itemKeys(item, mode), dateMs: Date.parse(item.date) }));
   const owners = await urlOwners(trx, collectionId, [...new Set(keyed.flatMap((k) => k.keys.urlHashes))]);
@@ -203,12 +221,13 @@ async function storeDeduplicated(
   const stay = cards.filter((k) => !lostIds.has(k.item.id));
 
   const seq = await version();
-  let added = await insertNew(trx, 'items', stay.map((k) => itemRow(target, k.item, seq, now)), ['collectionId', 'id'], BATCH);
+  const inserted = await insertNewKeys(trx, 'items', stay.map((k) => itemRow(target, k.item, seq, now)), ['collectionId', 'id'], BATCH, 'id');
+  let added = inserted.length;
   const prints = stay.flatMap(({ item, keys, dateMs }) => (keys.indexed ? bandRows(keys.indexed).map(({ key, rest }) => ({ collectionId, bandKey: key, itemId: item.id, dateMs, rest })) : []));
   // A card another writer stored meanwhile (same id) has its rows already.
   await insertNew(trx, 'itemPrints', prints, ['collectionId', 'bandKey', 'dateMs', 'itemId'], BATCH);
   if (merged.length) added += await mergeDuplicates(trx, target, merged, seq, now);
-  return added;
+  return { added, cards: inserted };
 }
 
 /** The cards owning the URL hashes among `hashes` (primary key lookups, in batches). */
@@ -514,10 +533,13 @@ export interface ModerationAudit {
  * Inside `trx`: sets the state of the collection's items (cards) among `ids` to `state`, bumping
  * the collection's version once and stamping them with it. With `onlyFrom`, only items now in
  * that state change. With `all`, nothing changes unless every id is found (`missing` lists the
- * others). Returns each changed item's state before, and the ids not found.
+ * others). Each item whose state changed gets its `item.published` or `item.unpublished` event
+ * in the outbox (docs/api.md#webhook-events). Returns each changed item's state before, and the
+ * ids not found.
  */
 export async function changeStates(
   trx: Transaction<Database>,
+  contractId: string,
   collectionId: string,
   ids: string[],
   state: ItemState,
@@ -536,20 +558,22 @@ export async function changeStates(
   for (let i = 0; i < found.length; i += BATCH) {
     await trx.updateTable('items').set({ state, seq }).where('collectionId', '=', collectionId).where('id', 'in', found.slice(i, i + BATCH)).execute();
   }
+  await emitEvents(trx, contractId, moderationEvents(contractId, collectionId, found.filter((id) => before.get(id) !== state), state));
   return { before, missing };
 }
 
 /**
  * Sets the state of every item among `ids` (deduplicated by the caller) and bumps the
- * collection's version once, in one transaction: all or none. With `audit`, the moderation is
- * recorded in the same transaction as one entry listing every item (docs/api.md#audit-trail).
- * Returns the ids the collection does not hold, in which case nothing changed.
+ * collection's version once, in one transaction: all or none. The moderation is recorded in the
+ * same transaction as one audit entry listing every item (docs/api.md#audit-trail), with an
+ * `item.published` or `item.unpublished` event per item whose state changed. Returns the ids the
+ * collection does not hold, in which case nothing changed.
  */
-export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState, audit?: ModerationAudit): Promise<string[]> {
+export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState, moderation: ModerationAudit): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
-    const { before, missing } = await changeStates(trx, collectionId, ids, state, { all: true });
+    const { before, missing } = await changeStates(trx, moderation.contractId, collectionId, ids, state, { all: true });
     if (missing.length) return missing;
-    if (audit) await recordModeration(trx, collectionId, ids.map((id) => ({ itemId: id, before: before.get(id)!, after: state })), audit);
+    await recordModeration(trx, collectionId, ids.map((id) => ({ itemId: id, before: before.get(id)!, after: state })), moderation);
     return [];
   });
 }
@@ -582,7 +606,7 @@ export async function revertModeration(db: Db, entryId: string, actor: Actor, no
     if (changed.length) return { changed };
     const reverted: AuditItem[] = [];
     for (const [state, group] of Map.groupBy(await auditItems(trx, entry.id), (item) => item.before)) {
-      const { before } = await changeStates(trx, entry.collectionId, group.map((item) => item.itemId), state as ItemState);
+      const { before } = await changeStates(trx, entry.contractId, entry.collectionId, group.map((item) => item.itemId), state as ItemState);
       for (const [itemId, was] of before) reverted.push({ itemId, before: was, after: state });
     }
     const revert = { contractId: entry.contractId, actor, resource: 'item', resourceId: entry.resourceId, action: 'revert', collectionId: entry.collectionId };
@@ -590,6 +614,12 @@ export async function revertModeration(db: Db, entryId: string, actor: Actor, no
     await markReverted(trx, entry.id, revertId);
     return { revertId };
   });
+}
+
+/** The events of items moved to `state` (docs/api.md#webhook-events). */
+function moderationEvents(contractId: string, collectionId: string, ids: string[], state: ItemState) {
+  const type = state === 'published' ? ('item.published' as const) : ('item.unpublished' as const);
+  return ids.map((itemId) => ({ type, subject: itemSubject(collectionId, itemId), data: { contractId, collectionId, itemId, state } }));
 }
 
 /** The items of the collection in `ids` (any state), in no particular order. */

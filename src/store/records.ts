@@ -8,7 +8,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Db } from './db.ts';
 import type { Database } from './tables.ts';
 
-export type RecordTable = 'collections' | 'filterLists' | 'filterSets' | 'filterChains' | 'customizations' | 'credentials';
+export type RecordTable = 'collections' | 'filterLists' | 'filterSets' | 'filterChains' | 'customizations' | 'credentials' | 'webhooks';
 export type Executor = Db | Transaction<Database>;
 /** Every record table has these columns. */
 export interface RecordRow {

@@ -4,7 +4,7 @@
  * recent rows are what `GET /collection/inputs/{id}/rejections` lists.
  */
 import type { Transaction } from 'kysely';
-import { insertNew } from './batch.ts';
+import { insertNewKeys } from './batch.ts';
 import type { Db } from './db.ts';
 import type { Database, RejectionRow } from './tables.ts';
 
@@ -14,18 +14,18 @@ const BATCH = 100;
 export type NewRejection = Omit<RejectionRow, 'inputId' | 'contractId' | 'createdAt'>;
 
 /**
- * Records the rejections of one poll of input `inputId`; returns how many were new (items this
- * input had not rejected before). Runs inside the poll's transaction.
+ * Records the rejections of one poll of input `inputId`; returns the ids of the items among them
+ * this input had not rejected before (the new rejections). Runs inside the poll's transaction.
  */
 export async function recordRejections(
   trx: Transaction<Database>,
   target: { inputId: string; contractId: string },
   rejections: NewRejection[],
   now: number,
-): Promise<number> {
+): Promise<string[]> {
   const unique = [...new Map(rejections.map((r) => [r.itemId, r])).values()];
   const rows = unique.map((r) => ({ ...r, inputId: target.inputId, contractId: target.contractId, createdAt: now }));
-  return insertNew(trx, 'rejections', rows, ['inputId', 'itemId'], BATCH);
+  return insertNewKeys(trx, 'rejections', rows, ['inputId', 'itemId'], BATCH, 'itemId');
 }
 
 /** The input's most recent rejections, newest first, at most `limit`. */

@@ -216,6 +216,62 @@ export interface MastodonAppTable {
   created: string;
 }
 
+/** An outbound webhook of a contract (docs/api.md#webhooks). */
+export interface WebhookTable extends Audited {
+  id: string;
+  contractId: string;
+  name: string;
+  url: string;
+  /** JSON array of the subscribed event types. */
+  events: string;
+  /** The signing secret (`whsec_…`) sealed by `lib/secret-box.ts`. */
+  secret: string;
+  /** The id of the key that sealed `secret`. */
+  keyId: string;
+  /** Why delivery disabled the webhook (its retries ran out), or null. */
+  disabledReason: ColumnType<string | null, string | null | undefined, string | null>;
+  disabledAt: ColumnType<string | null, string | null | undefined, string | null>;
+  active: number;
+}
+
+/** One event to deliver to one webhook (store/outbox.ts). */
+export interface WebhookOutboxTable {
+  /** Orders the rows; the delivery's id in the API is it in 24 hex digits (store/outbox.ts). */
+  seq: Generated<number>;
+  webhookId: string;
+  contractId: string;
+  eventId: string;
+  type: string;
+  /** What delivery keeps in order: `item:<collectionId>:<itemId>`, `input:<id>`, `credential:<id>`. */
+  subject: string;
+  /** The request body: `{type, timestamp, data}` as JSON text. */
+  payload: string;
+  createdAt: number;
+  /** `pending`, `delivered` or `failed` (its retries ran out). */
+  status: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  nextAttemptAt: number;
+  firstAttemptAt: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Until when (ms) a delivering process holds it; 0 when none. */
+  claimedUntil: ColumnType<number, number | undefined, number>;
+  deliveredAt: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** One attempt to deliver an outbox row. */
+export interface WebhookAttemptTable {
+  /** The outbox row's `seq`. */
+  deliverySeq: number;
+  attempt: number;
+  webhookId: string;
+  at: number;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  /** At most the first 1 024 characters of the response body. */
+  response: string | null;
+  nextAttemptAt: number | null;
+}
+
 export interface ItemTable {
   collectionId: string;
   id: string;
@@ -424,6 +480,9 @@ export interface Database {
   auditEntries: AuditEntryTable;
   auditItems: AuditItemTable;
   jobs: JobTable;
+  webhooks: WebhookTable;
+  webhookOutbox: WebhookOutboxTable;
+  webhookAttempts: WebhookAttemptTable;
 }
 
 export type ContractRow = Selectable<ContractTable>;
@@ -448,4 +507,7 @@ export type ConnectStateRow = Selectable<ConnectStateTable>;
 export type MastodonAppRow = Selectable<MastodonAppTable>;
 export type AuditEntryRow = Selectable<AuditEntryTable>;
 export type JobRow = Selectable<JobTable>;
+export type WebhookRow = Selectable<WebhookTable>;
+export type OutboxRow = Selectable<WebhookOutboxTable>;
+export type AttemptRow = Selectable<WebhookAttemptTable>;
 export type { Generated };

@@ -75,7 +75,7 @@ export async function applyFilter(db: Db, params: ApplyParams, total: number, pr
     if (page.length < PAGE) break;
   }
   return db.transaction().execute(async (trx) => {
-    const { before } = await changeStates(trx, collectionId, toUnpublish, 'unpublished', { onlyFrom: 'published' });
+    const { before } = await changeStates(trx, contractId, collectionId, toUnpublish, 'unpublished', { onlyFrom: 'published' });
     const items = [...before].map(([itemId, was]) => ({ itemId, before: was, after: 'unpublished' }));
     const auditId = items.length
       ? await recordAudit(trx, { contractId, actor: params.actor, resource: 'item', resourceId: collectionId, action: 'apply', collectionId, items })
