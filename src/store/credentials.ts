@@ -65,9 +65,17 @@ export async function insertCredential(
  * Replaces the tokens of credential `id` of `contractId` after the account was connected again:
  * the sealed secret and its hints, the non-secret fields merged into its settings, the expiry;
  * its health back to ok. Then the contract's failed inputs of the service are due at `now` (ms).
+ * `within` runs in the same transaction with the row before and after (the audit trail's entry).
  * Returns false when the credential no longer exists in that contract.
  */
-export async function reconnectCredential(db: Db, id: string, contractId: string, changes: { sealed: ReturnType<typeof sealedColumns>; plain: Record<string, string>; expiresAt: string | null; by: string }, now: number): Promise<boolean> {
+export async function reconnectCredential(
+  db: Db,
+  id: string,
+  contractId: string,
+  changes: { sealed: ReturnType<typeof sealedColumns>; plain: Record<string, string>; expiresAt: string | null; by: string },
+  now: number,
+  within?: (trx: Transaction<Database>, before: CredentialRow, after: CredentialRow) => Promise<void>,
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('credentials').selectAll().where('id', '=', id).where('contractId', '=', contractId).executeTakeFirst();
     if (!row) return false;
@@ -85,6 +93,7 @@ export async function reconnectCredential(db: Db, id: string, contractId: string
       .where('id', '=', id)
       .execute();
     await wakeInputs(trx, contractId, row.service, now);
+    if (within) await within(trx, row, (await trx.selectFrom('credentials').selectAll().where('id', '=', id).executeTakeFirst())!);
     return true;
   });
 }

@@ -270,9 +270,13 @@ describe('connect flows: each service, start to stored credential', () => {
     if (flow.service === 'instagram') expect(credential.userId).toBe('17841400000000002');
     if (flow.service === 'mastodon') expect(credential.instance).toBe(fake.base);
     if (flow.service === 'facebook') expect(Date.parse(credential.expiresAt) - Date.now()).toBeGreaterThan(50 * 86_400_000); // the long-lived token's
-    // Secrets: never in an answer, never readable in the table.
+    // The audit trail records the connect as the creation of the credential, by who started it.
+    const audit = await get(ctx, tenant, `/collection/audit?contract_id=${tenant.contract.id}&resource=credential`);
+    expect(audit.statusCode, audit.body).toBe(200);
+    expect(audit.json()).toMatchObject([{ resource: 'credential', resourceId: id, action: 'create', consumer: { id: tenant.consumer.id, name: tenant.consumer.name }, before: null, after: { _id: id, name: `My ${flow.service}` } }]);
+    // Secrets: never in an answer, the audit trail or readable in the table.
     const rows = JSON.stringify((await sql`select * from credentials`.execute(ctx.db)).rows);
-    for (const text of [body, done.body, String(done.headers.location), rows]) {
+    for (const text of [body, done.body, String(done.headers.location), rows, audit.body]) {
       expect(text).not.toMatch(/(?:AT|RT|LL)-\w+-\d+-x{20}/);
     }
   });
@@ -494,6 +498,10 @@ describe('connect flows: refresh ahead of expiry', () => {
       const { list } = await credentialsOf(ctx, tenant);
       expect(list).toHaveLength(1);
       expect(list[0]).toMatchObject({ _id: credential._id, name: credential.name, health: { status: 'ok', lastError: null } });
+      // The audit trail records the reconnect as an update of the credential: its refresh token (dropped when refused) is back.
+      const audit = (await get(ctx, tenant, `/collection/audit?contract_id=${tenant.contract.id}&resource=credential&action=update`)).json();
+      expect(audit).toMatchObject([{ resourceId: credential._id, consumer: { id: tenant.consumer.id }, after: { hints: { refreshToken: expect.any(String) }, health: { status: 'ok' } } }]);
+      expect(audit[0].before.hints.refreshToken).toBeUndefined();
       await poll();
       const auth = searches().map((seen) => seen.headers.authorization);
       expect(auth).toHaveLength(1);

@@ -24,6 +24,7 @@
  * the first business account of the user's pages (`me/accounts?fields=instagram_business_account`).
  */
 import { createHash } from 'node:crypto';
+import type { Transaction } from 'kysely';
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import { ApiError, conflictError, validationError, VALIDATION_CODES } from '../../errors.ts';
@@ -35,15 +36,17 @@ import { authorizationUrl, exchangeCode, type HttpFetch, newState, type OAuthEnd
 import { currentSecretKey, open, seal } from '../../lib/secret-box.ts';
 import { audit, iso } from '../../lib/time.ts';
 import { OAUTH, type OAuthService } from '../../services.ts';
+import { recordAudit } from '../../store/audit.ts';
 import { findMastodonApp, saveConnectState, saveMastodonApp, takeConnectState } from '../../store/connect.ts';
 import { findConsumer } from '../../store/consumers.ts';
 import { hasGrant } from '../../store/contracts.ts';
 import { insertCredential, reconnectCredential, sealedColumns } from '../../store/credentials.ts';
 import type { Db } from '../../store/db.ts';
 import { nameTaken } from '../../store/records.ts';
-import type { ConnectStateRow } from '../../store/tables.ts';
+import type { ConnectStateRow, CredentialRow, Database } from '../../store/tables.ts';
 import { Id } from '../docs.ts';
 import { CREDENTIAL, owned } from '../ownership.ts';
+import { presentCredential } from './present.ts';
 
 /** The services a contract can connect through OAuth, in the service table's spirit. */
 export const CONNECT_SERVICES = [...(Object.keys(OAUTH) as OAuthService[]), 'mastodon'] as const;
@@ -305,9 +308,14 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
         const consumer = await findConsumer(db, flow.consumerId);
         if (!consumer || consumer.disabled || !(await hasGrant(db, consumer.id, flow.contractId))) throw new FlowFailure('access_denied', 'the consumer who started lost access to the contract');
         const { secret, plain, expiresAt } = await credentialOf(flow, new URL(request.url, 'http://callback').searchParams, now);
+        // Recorded in the audit trail like a credential created or changed through the API (docs/api.md#audit-trail).
+        const actor = { id: consumer.id, name: consumer.name };
         if (flow.credentialId) {
           const sealed = sealedColumns(currentSecretKey(config), secret);
-          if (!(await reconnectCredential(db, flow.credentialId, flow.contractId, { sealed, plain, expiresAt, by: consumer.name }, now))) throw new FlowFailure('connect_failed', `credential ${flow.credentialId} was deleted meanwhile`);
+          const audited = async (trx: Transaction<Database>, before: CredentialRow, after: CredentialRow) => {
+            await recordAudit(trx, { contractId: flow.contractId, actor, resource: 'credential', resourceId: after.id, action: 'update', before: presentCredential(before), after: presentCredential(after) }, now);
+          };
+          if (!(await reconnectCredential(db, flow.credentialId, flow.contractId, { sealed, plain, expiresAt, by: consumer.name }, now, audited))) throw new FlowFailure('connect_failed', `credential ${flow.credentialId} was deleted meanwhile`);
           return finish(200, { credential_id: flow.credentialId }, 'Connected', `Your ${service} account is connected again as credential "${flow.name}". You can close this page.`);
         }
         if (await nameTaken(db, 'credentials', flow.contractId, flow.name)) throw new FlowFailure('connect_failed', `a credential named ${flow.name} was created meanwhile`);
@@ -331,6 +339,10 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
             ...audit(consumer.name, now),
           },
           now,
+          async (trx, created) => {
+            const row = (await trx.selectFrom('credentials').selectAll().where('id', '=', created).executeTakeFirst())!;
+            await recordAudit(trx, { contractId: flow.contractId, actor, resource: 'credential', resourceId: created, action: 'create', after: presentCredential(row) }, now);
+          },
         );
         return finish(200, { credential_id: id }, 'Connected', `Your ${service} account is connected as credential "${flow.name}". You can close this page.`);
       } catch (error) {
