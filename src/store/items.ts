@@ -9,7 +9,7 @@
  * stamps the touched items with it (`seq`), so any process can tell cheaply whether a
  * collection changed (page cache) and what changed (event streams).
  */
-import { type Insertable, type Kysely, type Transaction, sql } from 'kysely';
+import { type Transaction, sql } from 'kysely';
 import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { DEDUPE_MODES, type DedupeMode, type ItemKeys, itemKeys, TEXT_WINDOW_MS } from '../lib/item-keys.ts';
@@ -208,7 +208,7 @@ async function storeDeduplicated(
 
   // Claim the new cards' URL hashes; a card that lost its first hash to another writer merges.
   const claims = cards.flatMap((k) => k.keys.urlHashes.map((urlHash) => ({ collectionId, urlHash, itemId: k.item.id })));
-  const claimed = await insertReturning(trx, 'itemUrls', claims, 'urlHash');
+  const claimed = new Set(await insertNewKeys(trx, 'itemUrls', claims, ['collectionId', 'urlHash'], BATCH, 'urlHash'));
   const lost = cards.filter((k) => k.keys.urlHashes.length > 0 && !claimed.has(k.keys.urlHashes[0]!));
   if (lost.length) {
     const winners = await urlOwners(trx, collectionId, lost.map((k) => k.keys.urlHashes[0]!));
@@ -288,17 +288,6 @@ async function nearCandidates(trx: Transaction<Database>, collectionId: string, 
   return [...found.values()];
 }
 
-/** Inserts `rows` skipping conflicts; returns the `column` values of the rows inserted. */
-async function insertReturning<T extends 'itemUrls' | 'itemDuplicates'>(trx: Transaction<Database>, table: T, rows: Insertable<Database[T]>[], column: 'urlHash' | 'id'): Promise<Set<string>> {
-  const db = trx as unknown as Kysely<any>;
-  const inserted = new Set<string>();
-  for (let i = 0; i < rows.length; i += BATCH) {
-    const result = await db.insertInto(table).values(rows.slice(i, i + BATCH)).onConflict((oc) => oc.doNothing()).returning(column).execute();
-    for (const row of result) inserted.add(String(row[column]));
-  }
-  return inserted;
-}
-
 /** A card's entry for a duplicate. */
 const entryOf = (item: ContentItem): Duplicate => ({ id: item.id, service: item.service, url: item.url, author: item.author });
 
@@ -314,9 +303,9 @@ async function mergeDuplicates(trx: Transaction<Database>, target: StoreTarget, 
     const { state: _ignored, ...body } = item;
     return { collectionId, id: item.id, cardId, inputId: target.inputId, body: JSON.stringify(body), createdAt: now };
   });
-  const inserted = await insertReturning(trx, 'itemDuplicates', rows, 'id');
+  const inserted = new Set(await insertNewKeys(trx, 'itemDuplicates', rows, ['collectionId', 'id'], BATCH, 'id'));
   const urls = merged.flatMap(({ cardId, urlHashes }) => urlHashes.map((urlHash) => ({ collectionId, urlHash, itemId: cardId })));
-  await insertReturning(trx, 'itemUrls', urls, 'urlHash');
+  await insertNew(trx, 'itemUrls', urls, ['collectionId', 'urlHash'], BATCH);
   const byCard = new Map<string, ContentItem[]>();
   for (const { item, cardId } of merged) if (inserted.has(item.id)) byCard.set(cardId, [...(byCard.get(cardId) ?? []), item]);
   for (const [cardId, items] of byCard) {
