@@ -15,17 +15,13 @@
  * Environment: BENCH_ITEMS, BENCH_ROUNDS (default 6), BENCH_ROUND_ITEMS (default 2000).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { createFetcher } from '../src/collect/fetch.ts';
-import { refreshInput } from '../src/collect/refresh.ts';
 import { loadConfig } from '../src/config.ts';
 import type { ContentItem } from '../src/item.ts';
-import { audit } from '../src/lib/time.ts';
-import { findInput, insertInputs } from '../src/store/inputs.ts';
+import { findInput } from '../src/store/inputs.ts';
 import { itemKeys } from '../src/lib/item-keys.ts';
 import { bandRows } from '../src/lib/simhash.ts';
 import { createCollection } from '../src/store/collections.ts';
@@ -33,6 +29,7 @@ import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
 import { storeItems } from '../src/store/items.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { startBenchFeed } from './feed.ts';
 import { random } from './random.ts';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1_000_000);
@@ -130,30 +127,8 @@ async function main() {
       return makeItem(serial++, now, 'new');
     });
 
-  // The feed server: each request gets the next POLL entries of `pending`.
-  let pending: ContentItem[] = [];
-  const xml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-  const server = createServer((_req, res) => {
-    const entries = pending.splice(0, POLL);
-    // No keep-alive: the store rounds between polls outlast the server's idle timeout (ECONNRESET on reuse).
-    res.writeHead(200, { 'content-type': 'application/rss+xml', connection: 'close' });
-    res.end(
-      `<?xml version="1.0"?><rss version="2.0"><channel><title>Bench</title><link>https://example.com/</link><description>bench</description>${entries
-        .map((item) => `<item><title>${xml(item.title!)}</title><link>${xml(item.url)}</link><guid isPermaLink="false">${item.id}</guid><description>${xml(item.text)}</description><pubDate>${new Date(item.date).toUTCString()}</pubDate></item>`)
-        .join('')}</channel></rss>`,
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const inputId = 'b'.repeat(24);
-  await db.transaction().execute((trx) =>
-    insertInputs(trx, [
-      {
-        id: inputId, contractId: contract.id, collectionId: collection.id, service: 'rss', type: 'feed', input: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed`,
-        filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null,
-        nextRunAt: 0, failures: 0, collected: 0, rejected: 0, ...audit('bench', now),
-      },
-    ]),
-  );
+  const feed = await startBenchFeed(db, { contractId: contract.id, collectionId: collection.id, inputId }, POLL, now);
   const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 10_000 });
   const services = loadConfig({}).services;
 
@@ -170,14 +145,8 @@ async function main() {
     const measured = r >= 0;
     await db.updateTable('collections').set({ dedupe: mode }).where('id', '=', collection.id).execute();
     // Collect: POLL entries per poll through the real collector.
-    pending = round();
     let started = performance.now();
-    let collected = 0;
-    while (pending.length) {
-      const before = pending.length;
-      collected += await refreshInput(db, (await findInput(db, inputId))!, { fetch: fetcher, services, pollInterval: 300 });
-      if (pending.length === before) throw new Error(`the feed was not read: ${(await findInput(db, inputId))!.lastError}`);
-    }
+    const collected = await feed.collect(round(), { fetch: fetcher, services });
     if (measured) timings.collect[mode].ms += performance.now() - started;
     if (measured) timings.collect[mode].items += ROUND_ITEMS;
     if (collected !== ROUND_ITEMS) throw new Error(`collected ${collected} of ${ROUND_ITEMS}: ${(await findInput(db, inputId))!.lastError}`);
@@ -191,7 +160,7 @@ async function main() {
     if (measured) timings.store[mode].items += fresh.length;
     if (mode === 'url+text') planted += (2 * ROUND_ITEMS) / 10;
   }
-  server.close();
+  feed.close();
   await fetcher.close();
   const duplicatesStored = Number((await db.selectFrom('itemDuplicates').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   const perSecond = (t: Timing) => Math.round((t.items / t.ms) * 1000);

@@ -22,7 +22,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDelivery } from '../src/collect/deliver.ts';
 import { createFetcher } from '../src/collect/fetch.ts';
-import { refreshInput } from '../src/collect/refresh.ts';
 import { loadConfig } from '../src/config.ts';
 import type { ContentItem } from '../src/item.ts';
 import { currentSecretKey, seal } from '../src/lib/secret-box.ts';
@@ -30,9 +29,10 @@ import { audit } from '../src/lib/time.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
-import { findInput, insertInputs } from '../src/store/inputs.ts';
+import { findInput } from '../src/store/inputs.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { EVENT_TYPES, pendingCount } from '../src/store/outbox.ts';
+import { startBenchFeed } from './feed.ts';
 import { random } from './random.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -75,18 +75,8 @@ async function main() {
   await db.updateTable('collections').set({ dedupe: 'off' }).where('id', '=', collection.id).execute();
   const now = Date.now();
 
-  let pending: ContentItem[] = [];
-  const xml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-  const feed = createServer((_req, res) => {
-    const entries = pending.splice(0, POLL);
-    res.writeHead(200, { 'content-type': 'application/rss+xml', connection: 'close' });
-    res.end(
-      `<?xml version="1.0"?><rss version="2.0"><channel><title>Bench</title><link>https://example.com/</link><description>bench</description>${entries
-        .map((item) => `<item><title>${xml(item.title!)}</title><link>${xml(item.url)}</link><guid isPermaLink="false">${item.id}</guid><description>${xml(item.text)}</description><pubDate>${new Date(item.date).toUTCString()}</pubDate></item>`)
-        .join('')}</channel></rss>`,
-    );
-  });
-  await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
+  const inputId = 'b'.repeat(24);
+  const feed = await startBenchFeed(db, { contractId: contract.id, collectionId: collection.id, inputId }, POLL, now);
   let received = 0;
   const receiver = createServer((req, res) => {
     req.resume();
@@ -97,16 +87,6 @@ async function main() {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 
-  const inputId = 'b'.repeat(24);
-  await db.transaction().execute((trx) =>
-    insertInputs(trx, [
-      {
-        id: inputId, contractId: contract.id, collectionId: collection.id, service: 'rss', type: 'feed', input: `http://127.0.0.1:${(feed.address() as AddressInfo).port}/feed`,
-        filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null,
-        nextRunAt: 0, failures: 0, collected: 0, rejected: 0, ...audit('bench', now),
-      },
-    ]),
-  );
   const key = currentSecretKey(config);
   const webhookId = 'c'.repeat(24);
   await db
@@ -125,14 +105,8 @@ async function main() {
   for (let r = -2; r < ROUNDS * 2; r++) {
     const mode = r % 2 === 0 ? 'without' : 'with';
     await db.updateTable('webhooks').set({ active: mode === 'with' ? 1 : 0 }).where('id', '=', webhookId).execute();
-    pending = Array.from({ length: ROUND_ITEMS }, () => makeItem(serial++, now));
     const started = performance.now();
-    let collected = 0;
-    while (pending.length) {
-      const before = pending.length;
-      collected += await refreshInput(db, (await findInput(db, inputId))!, { fetch: fetcher, services: config.services, pollInterval: 300 });
-      if (pending.length === before) throw new Error(`the feed was not read: ${(await findInput(db, inputId))!.lastError}`);
-    }
+    const collected = await feed.collect(Array.from({ length: ROUND_ITEMS }, () => makeItem(serial++, now)), { fetch: fetcher, services: config.services });
     if (collected !== ROUND_ITEMS) throw new Error(`collected ${collected} of ${ROUND_ITEMS}: ${(await findInput(db, inputId))!.lastError}`);
     if (r >= 0) {
       timings[mode].ms += performance.now() - started;
