@@ -29,7 +29,7 @@ export function presentAuditEntry(row: AuditEntryRow) {
 }
 
 const Consumer = Type.Object({
-  id: Type.Union([Type.String(), Type.Null()], { description: 'the consumer id; null for the operator (CLI)' }),
+  id: Type.Union([Type.String(), Type.Null()], { description: 'the consumer id; null for the operator (CLI, name `operator`) and for Sluice itself (name `sluice`)' }),
   name: Type.String(),
 });
 
@@ -38,9 +38,9 @@ export const AuditEntry = Type.Object({
   contractId: Type.String(),
   date: Type.String({ format: 'date-time' }),
   consumer: Consumer,
-  resource: Type.String({ description: 'collection, input, list, set, chain, customization, credential, contract, grant or item' }),
+  resource: Type.String({ description: 'collection, input, list, set, chain, customization, credential, webhook, contract, grant or item' }),
   resourceId: Type.String({ description: "the resource's id; for a moderation of several items, the collection's id" }),
-  action: Type.String({ description: 'create, update, delete, moderate, split, apply or revert' }),
+  action: Type.String({ description: 'create, update, delete, moderate, split, apply, revert or disable (a webhook whose deliveries failed for the retry window)' }),
   before: Type.Unknown({ description: 'the resource as the API showed it before (null for a create); for a moderation {items: [{id, state}]} (at most 100)' }),
   after: Type.Unknown({ description: 'the resource after (null for a delete); secrets are never recorded' }),
   collectionId: Type.Optional(Type.String({ description: "a moderation's collection" })),

@@ -404,10 +404,10 @@ export interface AuditEntryTable {
   /** The consumer who made the change; null for the operator (CLI). */
   consumerId: string | null;
   consumerName: string;
-  /** `collection`, `input`, `list`, `set`, `chain`, `customization`, `credential`, `contract`, `grant` or `item`. */
+  /** `collection`, `input`, `list`, `set`, `chain`, `customization`, `credential`, `webhook`, `contract`, `grant` or `item`. */
   resource: string;
   resourceId: string;
-  /** `create`, `update`, `delete`, `moderate`, `split`, `apply`, `revert`. */
+  /** `create`, `update`, `delete`, `moderate`, `split`, `apply`, `revert`, `disable` (a webhook, by Sluice). */
   action: string;
   /** JSON text of the state before and after (secrets never), or null. */
   before: string | null;
