@@ -33,6 +33,8 @@ export interface Config {
   queueUrl: string;
   /** Seconds between two polls of one input (POLL_INTERVAL, default 300). */
   pollInterval: number;
+  /** Seconds between safety-net polls of an input fed by push or stream (PUSH_POLL_INTERVAL, default 3600; docs/services.md#push-and-streams). */
+  pushPollInterval: number;
   /** Fetches under way at once across all inputs (COLLECT_CONCURRENCY, default 4). */
   collectConcurrency: number;
   /**
@@ -168,6 +170,7 @@ export function loadConfig(env: Env): Config {
     apiUrl: baseUrl(env, 'API_URL', local),
     queueUrl: baseUrl(env, 'QUEUE_URL', local),
     pollInterval: integer(env, 'POLL_INTERVAL', 300, 1, 86_400),
+    pushPollInterval: integer(env, 'PUSH_POLL_INTERVAL', 3600, 1, 86_400),
     collectConcurrency: integer(env, 'COLLECT_CONCURRENCY', 4, 1, 64),
     collectLease: integer(env, 'COLLECT_LEASE', 120, 2, 3600),
     allowPrivateFetch: boolean(env, 'ALLOW_PRIVATE_FETCH', false),

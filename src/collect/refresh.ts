@@ -1,17 +1,12 @@
 /**
- * Refreshes one input (docs/filters.md#when-filters-run): fetch through its connector → decide
- * on each item new to its collection with the filter that governs it (`filter-cache.ts`), in the
- * filter pool's worker threads (`filter/pool.ts`) within POLL_BUDGET_MS → store the accepted
- * items, record the rejected items new to this input → update its schedule and status
- * (`collected`, `rejected`, the connector's `warnings` about entries it dropped or dated
- * itself), all writes in one transaction, through the store. An item already
- * in the collection (asked before judging, and again in the transaction) is neither judged,
- * stored nor counted again; one this input already rejected is not counted again; an item that
- * was not judged is never stored. Each item's language is detected here, once, before filtering
- * (the source's own wins), so `language` rules see what the queue will show; items are judged at
- * the poll's `now` (`datediff`). A filter that cannot compile, or that does not judge every new
- * item within the budget, fails the poll (nothing stored, `lastError` says why) rather than
- * letting anything through unjudged. A failure is
+ * Refreshes one input (docs/filters.md#when-filters-run): fetch through its connector → judge
+ * and store the items as every collected item is (`ingest.ts`: language, the governing filter,
+ * de-duplication, rejections new to this input) → update its schedule and status (`collected`,
+ * `rejected`, the connector's `warnings` about entries it dropped or dated itself), all writes in
+ * one transaction, through the store. Items are judged at the poll's `now` (`datediff`). A
+ * filter that cannot compile, or that does not judge every new item within the budget, fails
+ * the poll (nothing stored, `lastError` says why) rather than letting anything through
+ * unjudged. A failure is
  * recorded in the input's status (`lastError`) and pushes the next poll back exponentially, up
  * to 1 h (or the input's interval when that is longer), and never before a source's
  * `Retry-After`; a permanent failure parks the input until it is changed. Other inputs are not
@@ -22,21 +17,19 @@
  * `lastError` naming the quota and when.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { type Decision, FilterError } from '../filter/engine.ts';
-import { filterPool, type FilterPool, POLL_BUDGET_MS } from '../filter/pool.ts';
-import type { ContentItem } from '../item.ts';
-import { withLanguage } from '../lib/language.ts';
+import { FilterError } from '../filter/engine.ts';
+import type { FilterPool } from '../filter/pool.ts';
 import { iso } from '../lib/time.ts';
+import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
 import { inputUnchanged, recordPollFailure, recordPollSuccess } from '../store/inputs.ts';
-import { storedItemIds, storeNewItems } from '../store/items.ts';
-import { emitEvents, itemSubject, type NewEvent } from '../store/outbox.ts';
-import { type NewRejection, recordRejections } from '../store/rejections.ts';
+import { emitEvents, type NewEvent } from '../store/outbox.ts';
 import type { InputRow } from '../store/tables.ts';
 import { type CollectContext, SourceError } from './connector.ts';
 import { connectorFor } from './connectors/index.ts';
 import { FetchError } from './fetch.ts';
-import { type FilterCache, filterCache } from './filter-cache.ts';
+import type { FilterCache } from './filter-cache.ts';
+import { FilterBudgetError, judgeItems, storeJudged } from './ingest.ts';
 import { type CredentialResolver, isCredentialFailure, LAST_USED_EVERY_MS, missingCredential, type Resolved } from './credentials.ts';
 import { markCredentialFailed, markCredentialUsed } from '../store/credentials.ts';
 import { type QuotaSettings, recordQuotaWait } from '../store/quotas.ts';
@@ -46,14 +39,21 @@ const MAX_BACKOFF_S = 3600;
 /** A permanent failure parks the input this long; changing the input makes it due at once. */
 const PARKED_MS = 365 * 24 * 3600 * 1000;
 
+/**
+ * Seconds between two polls of `input` (docs/services.md#polling): `PUSH_POLL_INTERVAL` for an
+ * input fed by push or stream (a safety net, docs/services.md#push-and-streams), else its
+ * service's `POLL_INTERVAL_<SERVICE>`, else `POLL_INTERVAL`.
+ */
+export function pollIntervalOf(input: Pick<InputRow, 'service' | 'feedMode'>, config: Pick<Config, 'pollInterval' | 'pollIntervals' | 'pushPollInterval'>): number {
+  if (input.feedMode !== 'poll') return Math.max(config.pushPollInterval, config.pollIntervals[input.service] ?? config.pollInterval);
+  return config.pollIntervals[input.service] ?? config.pollInterval;
+}
+
 /** Seconds until the next poll after `failures` consecutive failures (0 = success). */
 export function nextDelaySeconds(pollInterval: number, failures: number, retryAfterMs = 0): number {
   const backoff = failures === 0 ? pollInterval : Math.max(pollInterval, Math.min(pollInterval * 2 ** failures, MAX_BACKOFF_S));
   return Math.max(backoff, Math.ceil(retryAfterMs / 1000));
 }
-
-/** The governing filter did not judge every new item within POLL_BUDGET_MS. */
-class FilterBudgetError extends Error {}
 
 function describe(error: unknown): string {
   if (error instanceof SourceError || error instanceof FetchError || error instanceof FilterBudgetError) return error.message;
@@ -87,42 +87,22 @@ export async function refreshInput(
     }
     const used = resolved?.credential;
     if (used && (used.status !== 'ok' || !used.lastUsed || now - Date.parse(used.lastUsed) >= LAST_USED_EVERY_MS)) await markCredentialUsed(db, used.id, iso(now));
-    const governing = await (ctx.filters ?? filterCache(db)).governing(input);
-    const stored = await storedItemIds(db, input.collectionId, result.items.map((item) => item.id));
-    const items: ContentItem[] = [];
-    for (const item of result.items) if (!stored.has(item.id)) items.push(await withLanguage(item));
-    const decisions = new Map<ContentItem, Decision>();
-    if (governing && items.length > 0) {
-      const { key, filter, lists } = governing;
-      const judged = await (ctx.pool ?? filterPool()).judge({ key, filter, lists, items, now }, POLL_BUDGET_MS);
-      if (!judged.complete) {
-        throw new FilterBudgetError(`the filter did not judge the ${items.length} new items within ${POLL_BUDGET_MS} ms (judged ${judged.decisions.length}); nothing was stored: simplify the filter`);
-      }
-      judged.decisions.forEach((decision, i) => decisions.set(items[i]!, decision));
-    }
-    const accepted = items.filter((item) => !governing || decisions.get(item)?.accepted === true);
+    const judged = await judgeItems(db, input, result.items, ctx, now);
     const finished = Date.now();
     return await db.transaction().execute(async (trx) => {
       if (!(await inputUnchanged(trx, input))) return 0;
-      const known = await storedItemIds(trx, input.collectionId, items.map((item) => item.id));
-      const state = input.display ? 'published' : 'unpublished';
-      // Items stored before (`stored`) go along too: a changed title, text or media updates the card.
-      const again = result.items.filter((item) => stored.has(item.id));
-      const { added, cards } = await storeNewItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state }, accepted, finished, known, again);
-      const rejectedNow = rejections(decisions, known);
-      const newlyRejected = await recordRejections(trx, { inputId: input.id, contractId: input.contractId }, rejectedNow, finished);
-      const rejected = newlyRejected.length;
+      const stored = await storeJudged(trx, input, judged, finished);
       await recordPollSuccess(trx, input.id, {
         sourceState: JSON.stringify(result.state),
         lastRun: iso(now),
         lastSuccess: iso(finished),
         nextRunAt: Math.max(finished + nextDelaySeconds(ctx.pollInterval, 0) * 1000, result.nextRunAt ?? 0),
-        collected: added,
-        rejected,
+        collected: stored.added,
+        rejected: stored.rejected,
         warnings: JSON.stringify(result.warnings ?? []),
       });
-      await emitEvents(trx, input.contractId, pollEvents(input, state, accepted, cards, rejectedNow, newlyRejected), finished);
-      return added;
+      await emitEvents(trx, input.contractId, input.lastError !== null ? [...stored.events, recoveredEvent(input)] : stored.events, finished);
+      return stored.added;
     });
   } catch (error) {
     if (error instanceof QuotaWait) {
@@ -156,35 +136,7 @@ function inputData(input: InputRow) {
   return { contractId: input.contractId, collectionId: input.collectionId, inputId: input.id, service: input.service, type: input.type, input: input.input };
 }
 
-/**
- * The events of a successful poll (docs/api.md#webhook-events), in order: per new card
- * `item.collected` (with the item) and, when the input publishes at once, `item.published`; per
- * new rejection `item.rejected`; `input.recovered` when the input was failing before.
- */
-function pollEvents(input: InputRow, state: 'published' | 'unpublished', accepted: ContentItem[], cards: string[], rejected: NewRejection[], newlyRejected: string[]): NewEvent[] {
-  const { contractId, collectionId } = input;
-  const events: NewEvent[] = [];
-  const byId = new Map(accepted.map((item) => [item.id, item]));
-  for (const itemId of cards) {
-    const subject = itemSubject(collectionId, itemId);
-    events.push({ type: 'item.collected', subject, data: { contractId, collectionId, inputId: input.id, item: { ...byId.get(itemId)!, state } } });
-    if (state === 'published') events.push({ type: 'item.published', subject, data: { contractId, collectionId, itemId, state } });
-  }
-  const fresh = new Set(newlyRejected);
-  for (const rejection of rejected) {
-    if (!fresh.delete(rejection.itemId)) continue;
-    events.push({ type: 'item.rejected', subject: itemSubject(collectionId, rejection.itemId), data: { contractId, collectionId, inputId: input.id, ...rejection } });
-  }
-  if (input.lastError !== null) events.push({ type: 'input.recovered', subject: `input:${input.id}`, data: inputData(input) });
-  return events;
-}
-
-/** The rejections among `decisions`, leaving out items the collection already holds (`known`). */
-function rejections(decisions: Map<ContentItem, Decision>, known: Set<string>): NewRejection[] {
-  const rejected: NewRejection[] = [];
-  for (const [item, decision] of decisions) {
-    if (decision.accepted || known.has(item.id)) continue;
-    rejected.push({ itemId: item.id, url: item.url, title: item.title ?? null, setId: decision.set.id, setName: decision.set.name, rule: decision.rule, reason: decision.reason });
-  }
-  return rejected;
+/** `input.recovered`: the input was failing until this poll (docs/api.md#webhook-events). */
+function recoveredEvent(input: InputRow): NewEvent {
+  return { type: 'input.recovered', subject: `input:${input.id}`, data: inputData(input) };
 }

@@ -9,7 +9,7 @@ import type { Db } from '../store/db.ts';
 import { dueInputs } from '../store/inputs.ts';
 import { createFetcher } from './fetch.ts';
 import { credentialResolver } from './credentials.ts';
-import { refreshInput } from './refresh.ts';
+import { pollIntervalOf, refreshInput } from './refresh.ts';
 import { startTicker } from './ticker.ts';
 
 export interface Collector {
@@ -33,7 +33,7 @@ export function startCollector(deps: { db: Db; config: Config; log?: FastifyBase
     if (stopping || free <= 0) return;
     const due = await dueInputs(db, Date.now(), free, [...running.keys()]);
     for (const input of due) {
-      const pollInterval = config.pollIntervals[input.service] ?? config.pollInterval;
+      const pollInterval = pollIntervalOf(input, config);
       const poll = refreshInput(db, input, { fetch: fetcher, services: config.services, credentials: credentialResolver(db, config), quotas: config.quotas, pollInterval, ...(log ? { log } : {}) })
         .catch((err: unknown) => log?.error({ err, input: input.id }, 'poll failed'))
         .finally(() => running.delete(input.id));

@@ -28,7 +28,7 @@ import { bossSchema, currentSchema, type Db } from '../store/db.ts';
 import { claimDueInputs, findInput } from '../store/inputs.ts';
 import { createFetcher } from './fetch.ts';
 import { credentialResolver } from './credentials.ts';
-import { refreshInput } from './refresh.ts';
+import { pollIntervalOf, refreshInput } from './refresh.ts';
 import type { Collector } from './scheduler.ts';
 import { startTicker } from './ticker.ts';
 
@@ -77,7 +77,7 @@ export async function startSharedCollector(deps: { db: Db; config: Config; log?:
   async function poll(job: Job<PollJob>): Promise<void> {
     const input = await findInput(db, job.data.inputId);
     if (!input || input.nextRunAt !== job.data.claim) return;
-    const pollInterval = config.pollIntervals[input.service] ?? config.pollInterval;
+    const pollInterval = pollIntervalOf(input, config);
     await refreshInput(db, input, { fetch: fetcher, services: config.services, credentials: credentialResolver(db, config), quotas: config.quotas, pollInterval, ...(log ? { log } : {}) });
   }
 

@@ -6,7 +6,7 @@
 import { type Transaction, sql } from 'kysely';
 import { insertAll } from './batch.ts';
 import type { Db } from './db.ts';
-import type { Database, InputRow, InputUpdate, NewInput } from './tables.ts';
+import type { Database, FeedMode, InputRow, InputUpdate, NewInput } from './tables.ts';
 
 /** Inserts the inputs, any number of them (in batches under the parameter limit, `insertAll`). */
 export async function insertInputs(trx: Transaction<Database>, rows: NewInput[]): Promise<void> {
@@ -133,5 +133,29 @@ export async function recordPollFailure(
   poll: { lastRun: string; lastError: string; failures: number; nextRunAt: number },
 ): Promise<boolean> {
   const result = await db.updateTable('inputs').set(poll).where('id', '=', input.id).where('lastModified', '=', input.lastModified).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Marks inputs `ids` as fed by `mode` (docs/api.md#input-status): `feedSince` becomes `now` (ms)
+ * for those whose mode changes; inputs already fed so keep their `feedSince`.
+ */
+export async function setFeedMode(db: Db | Transaction<Database>, ids: string[], mode: FeedMode, now = Date.now()): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('inputs').set({ feedMode: mode, feedSince: now }).where('id', 'in', ids).where('feedMode', '!=', mode).execute();
+}
+
+/**
+ * Records items pushed or streamed to input `id` (not a poll: its schedule, source state and
+ * error stay as they are): `collected` and `rejected` grow by `added` and `rejected`, and
+ * `lastEventAt` becomes `at` (ms). Answers false when the input is gone or inactive.
+ */
+export async function recordPushed(trx: Transaction<Database>, id: string, pushed: { added: number; rejected: number; at: number }): Promise<boolean> {
+  const result = await trx
+    .updateTable('inputs')
+    .set({ collected: sql<number>`collected + ${pushed.added}`, rejected: sql<number>`rejected + ${pushed.rejected}`, lastEventAt: pushed.at })
+    .where('id', '=', id)
+    .where('active', '=', 1)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

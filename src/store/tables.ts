@@ -155,6 +155,23 @@ export interface InputTable extends Audited {
   warnings: ColumnType<string, string | undefined, string>;
   /** The credential the input names (same contract and service), or null: the contract's default (migration credentials). */
   credentialId: ColumnType<string | null, string | null | undefined, string | null>;
+  /** How the input is fed: `poll`, `push` (WebSub) or `stream` (migration feeds, docs/api.md#input-status). */
+  feedMode: ColumnType<FeedMode, FeedMode | undefined, FeedMode>;
+  /** Since when it is fed so (ms since the epoch), or null: since it was created, by polls. */
+  feedSince: ColumnType<number | null, number | null | undefined, number | null>;
+  /** When the last pushed or streamed event for it arrived (ms), or null. */
+  lastEventAt: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** How an input is fed (docs/api.md#input-status). */
+export type FeedMode = 'poll' | 'push' | 'stream';
+
+/** A stream held by one process at a time (migration feeds, docs/services.md#push-and-streams). */
+export interface StreamTable {
+  name: string;
+  holder: string;
+  expiresAt: number;
+  cursor: string | null;
 }
 
 /** A service credential of a contract (docs/api.md#credentials). */
@@ -483,6 +500,7 @@ export interface Database {
   webhooks: WebhookTable;
   webhookOutbox: WebhookOutboxTable;
   webhookAttempts: WebhookAttemptTable;
+  streams: StreamTable;
 }
 
 export type ContractRow = Selectable<ContractTable>;

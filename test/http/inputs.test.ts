@@ -65,7 +65,7 @@ describe('POST /collection/inputs', () => {
     expect(input.created).toMatch(ISO_MS);
     expect(input.lastModified).toMatch(ISO_MS);
     expect(Date.parse(input.created)).toBeGreaterThanOrEqual(before);
-    expect(input.status).toEqual({ lastRun: null, lastSuccess: null, lastError: null, nextRun: expect.stringMatching(ISO_MS), collected: 0, rejected: 0, warnings: [] });
+    expect(input.status).toEqual({ lastRun: null, lastSuccess: null, lastError: null, nextRun: expect.stringMatching(ISO_MS), collected: 0, rejected: 0, warnings: [], feed: { mode: 'poll', since: input.created, lastEvent: null } });
     expect(Math.abs(Date.parse(input.status.nextRun) - Date.now())).toBeLessThan(10_000);
   });
 

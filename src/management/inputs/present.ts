@@ -31,6 +31,7 @@ export function presentInput(row: InputRow): Static<typeof Input> {
       collected: row.collected,
       rejected: row.rejected,
       warnings: JSON.parse(row.warnings) as Static<typeof Input>['status']['warnings'],
+      feed: { mode: row.feedMode, since: iso(row.feedSince ?? Date.parse(row.created)), lastEvent: row.lastEventAt === null ? null : iso(row.lastEventAt) },
     },
   };
 }

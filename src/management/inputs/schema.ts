@@ -65,6 +65,14 @@ export const Input = Type.Object({
   status: Type.Object({
     lastRun: Time, lastSuccess: Time, lastError: Type.Union([Type.String(), Type.Null()]), nextRun: Time, collected: Type.Integer(), rejected: Type.Integer(),
     warnings: Type.Array(PollWarning, { description: "what the last successful poll dropped or made up (docs/api.md#input-status)" }),
+    feed: Type.Object(
+      {
+        mode: Type.Union([Type.Literal('poll'), Type.Literal('push'), Type.Literal('stream')], { description: 'poll: fetched on a schedule; push: WebSub notifications; stream: a live connection (Mastodon streaming, Bluesky Jetstream)' }),
+        since: Type.String({ format: 'date-time' }),
+        lastEvent: Time,
+      },
+      { description: 'how the input is fed, since when, and when the last pushed or streamed event arrived (docs/api.md#input-status)' },
+    ),
   }),
 });
 

@@ -1,0 +1,152 @@
+/**
+ * The one path by which collected items enter a collection, whether polled (`refresh.ts`), pushed
+ * (WebSub) or streamed (Mastodon streaming, Bluesky Jetstream): docs/filters.md#when-filters-run
+ * and docs/services.md#push-and-streams.
+ *
+ * 1. `judgeItems` (outside any transaction): the items not yet in the input's collection get
+ *    their language (the source's own wins, `lib/language.ts`) and are judged by the filter that
+ *    governs the input (`filter-cache.ts`), in the filter pool's workers within POLL_BUDGET_MS
+ *    (`filter/pool.ts`) at `now` (`datediff`). A filter that cannot compile throws `FilterError`;
+ *    one that does not judge every item in time throws `FilterBudgetError`: nothing is stored
+ *    rather than anything let through unjudged.
+ * 2. `storeJudged` (inside the caller's transaction): stores the accepted items new to the
+ *    collection (asked again in the transaction; de-duplication, `store/items.ts`), items seen
+ *    before go along so that an edit updates the card, records the rejections new to the input,
+ *    and answers the counts and the webhook events (docs/api.md#webhook-events) for the caller to
+ *    emit with its own.
+ * 3. `ingestPushed`: 1 and 2 for items that arrived without a poll, recorded on the input
+ *    (`recordPushed`: counters and `lastEventAt`, its poll schedule untouched), in one
+ *    transaction with the events; nothing is stored for an input deleted or deactivated meanwhile.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { type Decision } from '../filter/engine.ts';
+import { filterPool, type FilterPool, POLL_BUDGET_MS } from '../filter/pool.ts';
+import type { ContentItem } from '../item.ts';
+import { withLanguage } from '../lib/language.ts';
+import type { Database } from '../store/tables.ts';
+import type { Db } from '../store/db.ts';
+import { recordPushed } from '../store/inputs.ts';
+import { storedItemIds, storeNewItems } from '../store/items.ts';
+import { emitEvents, itemSubject, type NewEvent } from '../store/outbox.ts';
+import { type NewRejection, recordRejections } from '../store/rejections.ts';
+import type { InputRow } from '../store/tables.ts';
+import { type FilterCache, filterCache } from './filter-cache.ts';
+import type { Transaction } from 'kysely';
+
+/** The governing filter did not judge every new item within POLL_BUDGET_MS. */
+export class FilterBudgetError extends Error {}
+
+/** What judging needs besides the database: the filter cache and pool (defaults: the process's). */
+export interface JudgeContext {
+  filters?: FilterCache;
+  pool?: FilterPool;
+  log?: FastifyBaseLogger;
+}
+
+/** The outcome of `judgeItems`, for `storeJudged`. */
+export interface Judged {
+  /** Every item collected, in the source's order. */
+  all: ContentItem[];
+  /** Ids the collection held before judging (they are updated, not judged). */
+  stored: Set<string>;
+  /** The items new to the collection, with their language. */
+  fresh: ContentItem[];
+  /** The filter's decision per fresh item; empty when no filter governs the input. */
+  decisions: Map<ContentItem, Decision>;
+  /** The fresh items the filter accepted (all of them when no filter governs). */
+  accepted: ContentItem[];
+}
+
+/** Step 1: language and filter for the items of `input` new to its collection (see the module). */
+export async function judgeItems(db: Db, input: InputRow, items: ContentItem[], ctx: JudgeContext, now: number): Promise<Judged> {
+  const governing = await (ctx.filters ?? filterCache(db)).governing(input);
+  const stored = await storedItemIds(db, input.collectionId, items.map((item) => item.id));
+  const fresh: ContentItem[] = [];
+  for (const item of items) if (!stored.has(item.id)) fresh.push(await withLanguage(item));
+  const decisions = new Map<ContentItem, Decision>();
+  if (governing && fresh.length > 0) {
+    const { key, filter, lists } = governing;
+    const judged = await (ctx.pool ?? filterPool()).judge({ key, filter, lists, items: fresh, now }, POLL_BUDGET_MS);
+    if (!judged.complete) {
+      throw new FilterBudgetError(`the filter did not judge the ${fresh.length} new items within ${POLL_BUDGET_MS} ms (judged ${judged.decisions.length}); nothing was stored: simplify the filter`);
+    }
+    judged.decisions.forEach((decision, i) => decisions.set(fresh[i]!, decision));
+  }
+  const accepted = fresh.filter((item) => !governing || decisions.get(item)?.accepted === true);
+  return { all: items, stored, fresh, decisions, accepted };
+}
+
+/** What `storeJudged` did: new cards, new rejections, and the events to emit. */
+export interface Stored {
+  added: number;
+  rejected: number;
+  events: NewEvent[];
+}
+
+/** Step 2, inside the caller's transaction (see the module); `finished` is the store time (ms). */
+export async function storeJudged(trx: Transaction<Database>, input: InputRow, judged: Judged, finished: number): Promise<Stored> {
+  const known = await storedItemIds(trx, input.collectionId, judged.fresh.map((item) => item.id));
+  const state = input.display ? 'published' : 'unpublished';
+  // Items stored before go along too: a changed title, text or media updates the card.
+  const again = judged.all.filter((item) => judged.stored.has(item.id));
+  const { added, cards } = await storeNewItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state }, judged.accepted, finished, known, again);
+  const rejectedNow = rejections(judged.decisions, known);
+  const newlyRejected = await recordRejections(trx, { inputId: input.id, contractId: input.contractId }, rejectedNow, finished);
+  return { added, rejected: newlyRejected.length, events: itemEvents(input, state, judged.accepted, cards, rejectedNow, newlyRejected) };
+}
+
+/**
+ * Step 3: items pushed or streamed to `input` at `now` (ms) → judged, stored and recorded in one
+ * transaction (see the module); answers how many new cards were stored. Throws what
+ * `judgeItems` throws.
+ */
+export async function ingestPushed(db: Db, input: InputRow, items: ContentItem[], ctx: JudgeContext, now = Date.now()): Promise<number> {
+  const judged = await judgeItems(db, input, items, ctx, now);
+  const finished = Date.now();
+  return db.transaction().execute(async (trx) => {
+    const stored = await storeJudged(trx, input, judged, finished);
+    if (!(await recordPushed(trx, input.id, { added: stored.added, rejected: stored.rejected, at: finished }))) {
+      // Gone or deactivated meanwhile: undo what this transaction stored.
+      throw new InputGone();
+    }
+    await emitEvents(trx, input.contractId, stored.events, finished);
+    return stored.added;
+  }).catch((error: unknown) => {
+    if (error instanceof InputGone) return 0;
+    throw error;
+  });
+}
+
+class InputGone extends Error {}
+
+/**
+ * The events of stored items (docs/api.md#webhook-events), in order: per new card
+ * `item.collected` (with the item) and, when the input publishes at once, `item.published`; per
+ * new rejection `item.rejected`.
+ */
+function itemEvents(input: InputRow, state: 'published' | 'unpublished', accepted: ContentItem[], cards: string[], rejected: NewRejection[], newlyRejected: string[]): NewEvent[] {
+  const { contractId, collectionId } = input;
+  const events: NewEvent[] = [];
+  const byId = new Map(accepted.map((item) => [item.id, item]));
+  for (const itemId of cards) {
+    const subject = itemSubject(collectionId, itemId);
+    events.push({ type: 'item.collected', subject, data: { contractId, collectionId, inputId: input.id, item: { ...byId.get(itemId)!, state } } });
+    if (state === 'published') events.push({ type: 'item.published', subject, data: { contractId, collectionId, itemId, state } });
+  }
+  const fresh = new Set(newlyRejected);
+  for (const rejection of rejected) {
+    if (!fresh.delete(rejection.itemId)) continue;
+    events.push({ type: 'item.rejected', subject: itemSubject(collectionId, rejection.itemId), data: { contractId, collectionId, inputId: input.id, ...rejection } });
+  }
+  return events;
+}
+
+/** The rejections among `decisions`, leaving out items the collection already holds (`known`). */
+function rejections(decisions: Map<ContentItem, Decision>, known: Set<string>): NewRejection[] {
+  const rejected: NewRejection[] = [];
+  for (const [item, decision] of decisions) {
+    if (decision.accepted || known.has(item.id)) continue;
+    rejected.push({ itemId: item.id, url: item.url, title: item.title ?? null, setId: decision.set.id, setName: decision.set.name, rule: decision.rule, reason: decision.reason });
+  }
+  return rejected;
+}
