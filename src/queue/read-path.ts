@@ -7,20 +7,29 @@
  *   (the collector, other servers) are thus seen within a second, inside the `CONTENT_MAX_AGE`
  *   delay readers are allowed, and a cached page costs no database read;
  * - the serialized pages (cache.ts), keyed on route, collection and validated query, reused
- *   while the collection's version is unchanged.
+ *   while the collection's version is unchanged;
+ * - the JSON text of published items (`itemsJson`), keyed on collection, id and `seq`: the pages
+ *   a new `until`, offset or filter asks overlap, and an item is serialized once, not once per
+ *   page. Sound because every change to a published item (moderation, an edit at the source, a
+ *   merged duplicate) stamps it with a new `seq` (store/items.ts).
  *
  * The hot path, a known collection with a fresh page, is answered without awaiting anything.
  */
 import type { Config } from '../config.ts';
 import { publicTarget } from '../http/public.ts';
 import { findActiveCollectionBySlugs } from '../store/collections.ts';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../store/db.ts';
+import { rowToItem } from '../store/items.ts';
+import type { ItemRow } from '../store/tables.ts';
 import { createPageCache } from './cache.ts';
 import type { ReadQuery } from './params.ts';
 import type { RenderedPage } from './respond.ts';
 
 /** Upper bound of the page cache (serialized pages as UTF-8 bytes, with their keys). */
 const PAGE_CACHE_BYTES = 16 * 1024 * 1024;
+/** Upper bound of the item JSON cache (UTF-16 code units of JSON text and keys, about 2 bytes each). */
+const ITEM_CACHE_UNITS = 4 * 1024 * 1024;
 /** How long a process trusts a collection's version before reading it again (ms). */
 const VERSION_CHECK_MS = 1000;
 /** Collections remembered at most; the memory is cleared when full. */
@@ -44,11 +53,14 @@ export interface ReadPath {
   page(route: CachedRoute, collection: ReadCollection, query: ReadQuery, build: () => Promise<RenderedPage>): Promise<RenderedPage>;
   /** Forgets the collection `q` of the contract, after a moderation changed it. */
   forget(contractSlug: string, q: string): void;
+  /** The rows as the JSON text of an array of content items (docs/api.md#content-item), in the rows' order. */
+  itemsJson(rows: ItemRow[]): string;
 }
 
 export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): ReadPath {
   const found = new Map<string, { at: number; collection: ReadCollection }>();
   const pages = createPageCache({ maxBytes: PAGE_CACHE_BYTES, ttlMs: config.contentMaxAge * 1000 });
+  const items = new LRUCache<string, string>({ maxSize: ITEM_CACHE_UNITS, sizeCalculation: (json, key) => json.length + key.length });
   const foundKey = (contractSlug: string, q: string) => `${contractSlug}\n${q}`;
   /** The cache key of a page: route, collection and the validated query (unknown parameters dropped). */
   const pageKey = (route: CachedRoute, collectionId: string, query: ReadQuery) => `${route} ${collectionId} ${JSON.stringify(query)}`;
@@ -85,6 +97,21 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): R
 
     forget(contractSlug, q) {
       found.delete(foundKey(contractSlug, q));
+    },
+
+    itemsJson(rows) {
+      const parts = rows.map((row) => {
+        // Only published items carry a `seq` that every change renews; others are serialized each time.
+        if (row.state !== 'published') return JSON.stringify(rowToItem(row));
+        const key = `${row.collectionId} ${row.seq} ${row.id}`;
+        let json = items.get(key);
+        if (json === undefined) {
+          json = JSON.stringify(rowToItem(row));
+          items.set(key, json);
+        }
+        return json;
+      });
+      return `[${parts.join(',')}]`;
     },
   };
 }

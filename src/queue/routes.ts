@@ -33,7 +33,7 @@ import type { Db } from '../store/db.ts';
 import { countItems, findItem, findItems, listItems, rowToItem, setItemsState, splitDuplicate } from '../store/items.ts';
 import { itemQuery, moderationTarget } from './params.ts';
 import { createReadPath } from './read-path.ts';
-import { render, respond, sendPublic } from './respond.ts';
+import { render, renderJson, respond, sendPublic } from './respond.ts';
 import { schemas } from './schema.ts';
 import { searchItems } from './search.ts';
 import { createStreamHub, type StreamHub } from './stream.ts';
@@ -145,7 +145,7 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
         { ...itemQuery(collection.id, query), state: 'published' },
         { count: query.count ?? 20, offset: query.offset ?? 0, sort: query.sort ?? 'time', order: query.order ?? 'desc' },
       );
-      return render(rows.map(rowToItem), query.callback, config.contentMaxAge);
+      return renderJson(reads.itemsJson(rows), query.callback, config.contentMaxAge);
     });
     return sendPublic(request, reply, page);
   });
