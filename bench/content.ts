@@ -231,9 +231,11 @@ async function main() {
         p99: +(figures.p99Ms / Math.max(base.p99Ms, 1)).toFixed(2),
       };
       results[name] = { ...figures, ratio };
+      const after = await ask<{ maxRssBytes: number }>(child, 'memory');
       console.log(
         `${name.padEnd(18)} ${String(figures.requestsPerSecond).padStart(7)} req/s  p50 ${String(figures.p50Ms).padStart(3)} ms  p99 ${String(figures.p99Ms).padStart(3)} ms  ` +
-          `ratio req/s ${ratio.requestsPerSecond}  p50 ${ratio.p50}  p99 ${ratio.p99}  non2xx ${figures.non2xx}  errors ${figures.errors}`,
+          `ratio req/s ${ratio.requestsPerSecond}  p50 ${ratio.p50}  p99 ${ratio.p99}  non2xx ${figures.non2xx}  errors ${figures.errors}  ` +
+          `peak memory so far ${Math.round(after.maxRssBytes / 1024 / 1024)} MB  load ${loadavg()[0]!.toFixed(2)}`,
       );
     }
     const memory = await ask<{ maxRssBytes: number; rss: number; heapUsed: number; heapTotal: number; external: number }>(child, 'memory');
@@ -242,7 +244,7 @@ async function main() {
     console.log(`server peak memory ${peakMemoryMB} MB (at the end: rss ${mb(memory.rss)} MB, V8 heap ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} MB, external ${mb(memory.external)} MB)`);
     const load = loadavg().map((l) => +l.toFixed(2));
     console.log(`load average ${load.join(' ')} (after the runs)`);
-    // The goals of issue 19 (docs/architecture.md#read-indexes).
+    // The goals of issue 19 (docs/operations.md#reads-at-scale).
     const variants = Object.keys(results).filter((k) => k.startsWith('content_') && k !== 'content_uncached');
     const goals = {
       cachedContentAtLeast08OfBaseline: results.content!.ratio!.requestsPerSecond >= 0.8,

@@ -1,5 +1,5 @@
 /**
- * Reads near the limit of their indexes (issue 19, docs/architecture.md#read-indexes). Frozen: a
+ * Reads near the limit of their indexes (issue 19, docs/operations.md#reads-at-scale). Frozen: a
  * later change is a new migration. Idempotent: indexes are dropped if present and created if
  * missing, so a run that stopped half way can be run again.
  *
