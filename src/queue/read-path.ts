@@ -20,7 +20,7 @@ import { publicTarget } from '../http/public.ts';
 import { findActiveCollectionBySlugs } from '../store/collections.ts';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../store/db.ts';
-import { rowToItem } from '../store/items.ts';
+import { type ItemKey, rowToItem } from '../store/items.ts';
 import type { ItemRow } from '../store/tables.ts';
 import { createPageCache } from './cache.ts';
 import type { ReadQuery } from './params.ts';
@@ -53,8 +53,11 @@ export interface ReadPath {
   page(route: CachedRoute, collection: ReadCollection, query: ReadQuery, build: () => Promise<RenderedPage>): Promise<RenderedPage>;
   /** Forgets the collection `q` of the contract, after a moderation changed it. */
   forget(contractSlug: string, q: string): void;
-  /** The rows as the JSON text of an array of content items (docs/api.md#content-item), in the rows' order. */
-  itemsJson(rows: ItemRow[]): string;
+  /**
+   * The items of `keys` as the JSON text of an array of content items (docs/api.md#content-item),
+   * in the keys' order; `load` reads the stored rows of the ids not serialized before.
+   */
+  itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<ItemRow[]>): Promise<string>;
 }
 
 export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): ReadPath {
@@ -99,17 +102,21 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): R
       found.delete(foundKey(contractSlug, q));
     },
 
-    itemsJson(rows) {
-      const parts = rows.map((row) => {
+    async itemsJson(keys, load) {
+      const keyOf = (item: ItemKey) => `${item.collectionId} ${item.seq} ${item.id}`;
+      const cached = keys.map((key) => (key.state === 'published' ? items.get(keyOf(key)) : undefined));
+      const missing = keys.filter((_key, i) => cached[i] === undefined).map((key) => key.id);
+      const rows = new Map((missing.length ? await load(missing) : []).map((row) => [row.id, row]));
+      const parts: string[] = [];
+      keys.forEach((key, i) => {
+        if (cached[i] !== undefined) return parts.push(cached[i]);
+        // Gone since the page was chosen (deleted): left out, as a read a moment later would.
+        const row = rows.get(key.id);
+        if (!row) return;
+        const json = JSON.stringify(rowToItem(row));
         // Only published items carry a `seq` that every change renews; others are serialized each time.
-        if (row.state !== 'published') return JSON.stringify(rowToItem(row));
-        const key = `${row.collectionId} ${row.seq} ${row.id}`;
-        let json = items.get(key);
-        if (json === undefined) {
-          json = JSON.stringify(rowToItem(row));
-          items.set(key, json);
-        }
-        return json;
+        if (row.state === 'published') items.set(keyOf(row), json);
+        parts.push(json);
       });
       return `[${parts.join(',')}]`;
     },

@@ -510,14 +510,26 @@ function orderSql(page: Page, table = ''): string {
  * PostgreSQL by primary key. A join on the derived table, not `id IN (subquery)`: with IN, SQLite
  * walked the whole collection along a sort index testing each row against the list.
  */
-function pageSql(db: Db, query: ItemQuery, page: Page): CompiledQuery<ItemRow> {
+function pageSql<R = ItemRow>(db: Db, query: ItemQuery, page: Page, columns = 'items.*'): CompiledQuery<R> {
   const postgres = isPostgres(db);
   const p = new ReadSql(postgres);
   const where = whereSql(p, query);
   const key = postgres ? 'id' : 'rowid as row';
   const chosen = `select ${key} from items where ${where} order by ${orderSql(page)} limit ${p.bind(page.count)} offset ${p.bind(page.offset)}`;
   const join = postgres ? `items.collection_id = ${p.bind(query.collectionId)} and items.id = page.id` : 'items.rowid = page.row';
-  return CompiledQuery.raw(`select items.* from (${chosen}) as page join items on ${join} order by ${orderSql(page, 'items.')}`, p.parameters);
+  return CompiledQuery.raw(`select ${columns} from (${chosen}) as page join items on ${join} order by ${orderSql(page, 'items.')}`, p.parameters);
+}
+
+/** What identifies a stored item's current version: enough to find its serialized form in a cache. */
+export type ItemKey = Pick<ItemRow, 'collectionId' | 'id' | 'seq' | 'state'>;
+
+/**
+ * `listItems` without the stored documents: the page's items' keys, in the page's order. A
+ * reader that keeps items serialized (queue/read-path.ts) then reads only the documents it lacks
+ * (`findItems`), instead of creating every document's text on every read.
+ */
+export async function listItemKeys(db: Db, query: ItemQuery, page: Page): Promise<ItemKey[]> {
+  return (await db.executeQuery(pageSql<ItemKey>(db, query, page, 'items.collection_id, items.id, items.seq, items.state'))).rows;
 }
 
 function countSql(db: Db, query: ItemQuery): CompiledQuery<{ n: number | string }> {

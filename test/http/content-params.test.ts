@@ -8,7 +8,7 @@ import { CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/item.ts';
 import { destination, distanceMeters } from '../../src/lib/geo.ts';
-import { compileCount, compilePage, type ItemQuery, type Page } from '../../src/store/items.ts';
+import { compileCount, compilePage, type ItemQuery, type Page, storeItems } from '../../src/store/items.ts';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { testPostgresUrl } from '../helper.ts';
 
@@ -288,6 +288,26 @@ describe('caching', () => {
     expect(off.json()).toMatchObject({ id: 'rss_second', state: 'unpublished' });
     expect(ids(await get('content', ''))).toEqual(['rss_first']);
     expect((await get('count', '')).json()).toEqual({ count: '1' });
+  });
+
+  it('serves an item edited at the source with its new text, never the form serialized before', async () => {
+    const { db, tenant, get } = await setup();
+    const item = buildItem({ id: 'rss_edited', title: 'Before', date: new Date(Date.now() - MIN).toISOString() });
+    await seedItems(db, tenant, [item]);
+    const titles = async (query: string) => ((await get('content', query)).json() as ContentItem[]).map((i) => i.title);
+    expect(await titles('')).toEqual(['Before']);
+    expect(await titles('count=5')).toEqual(['Before']);
+    // As the collector does when the source changed a stored item (store/items.ts applyEdits).
+    const target = { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' as const };
+    await db.transaction().execute((trx) => storeItems(trx, target, [], Date.now(), new Set(), [{ ...item, title: 'After' }]));
+    let seen: (string | undefined)[] = [];
+    for (let i = 0; i < 50 && seen[0] !== 'After'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      seen = await titles('');
+    }
+    expect(seen).toEqual(['After']);
+    // Another page of the same item (a query not read before) is built with the new text too.
+    expect(await titles('count=7')).toEqual(['After']);
   });
 
   it('caches JSON and JSONP of the same query apart', async () => {
