@@ -15,10 +15,10 @@
  *
  * The hot path, a known collection with a fresh page, is answered without awaiting anything.
  */
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
 import { publicTarget } from '../http/public.ts';
 import { findActiveCollectionBySlugs } from '../store/collections.ts';
-import { LRUCache } from 'lru-cache';
 import type { Db } from '../store/db.ts';
 import { type ItemKey, rowToItem } from '../store/items.ts';
 import type { ItemRow } from '../store/tables.ts';
@@ -28,7 +28,7 @@ import type { RenderedPage } from './respond.ts';
 
 /** Upper bound of the page cache (serialized pages as UTF-8 bytes, with their keys). */
 const PAGE_CACHE_BYTES = 16 * 1024 * 1024;
-/** Upper bound of the item JSON cache (UTF-16 code units of JSON text and keys, about 2 bytes each). */
+/** Upper bound of the item JSON cache (characters of JSON text and keys). */
 const ITEM_CACHE_UNITS = 4 * 1024 * 1024;
 /** How long a process trusts a collection's version before reading it again (ms). */
 const VERSION_CHECK_MS = 1000;
@@ -110,9 +110,10 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): R
       const parts: string[] = [];
       keys.forEach((key, i) => {
         if (cached[i] !== undefined) return parts.push(cached[i]);
-        // Gone since the page was chosen (deleted): left out, as a read a moment later would.
+        // Gone or moderated since the page was chosen: left out, as a read a moment later would
+        // (a content page never shows an item that is not published).
         const row = rows.get(key.id);
-        if (!row) return;
+        if (!row || row.state !== key.state) return;
         const json = JSON.stringify(rowToItem(row));
         // Only published items carry a `seq` that every change renews; others are serialized each time.
         if (row.state === 'published') items.set(keyOf(row), json);

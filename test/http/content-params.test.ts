@@ -8,7 +8,8 @@ import { CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/item.ts';
 import { destination, distanceMeters } from '../../src/lib/geo.ts';
-import { compileCount, compilePage, type ItemQuery, type Page, storeItems } from '../../src/store/items.ts';
+import { createReadPath } from '../../src/queue/read-path.ts';
+import { compileCount, compilePage, findItems, type ItemQuery, type Page, storeItems } from '../../src/store/items.ts';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { testPostgresUrl } from '../helper.ts';
 
@@ -308,6 +309,17 @@ describe('caching', () => {
     expect(seen).toEqual(['After']);
     // Another page of the same item (a query not read before) is built with the new text too.
     expect(await titles('count=7')).toEqual(['After']);
+  });
+
+  it('leaves out of a content page an item unpublished between choosing the page and reading its document', async () => {
+    const { db, config, tenant } = await setup();
+    await seedItems(db, tenant, [buildItem({ id: 'rss_a' }), buildItem({ id: 'rss_b' })]);
+    const reads = createReadPath(db, config);
+    const rows = await findItems(db, tenant.collection.id, ['rss_a', 'rss_b']);
+    const keys = rows.map((row) => ({ collectionId: row.collectionId, id: row.id, seq: row.seq, state: row.state }));
+    // The moderation lands after the keys were read: the documents now say unpublished.
+    const load = async () => rows.map((row) => (row.id === 'rss_b' ? { ...row, state: 'unpublished' } : row));
+    expect((JSON.parse(await reads.itemsJson(keys, load)) as ContentItem[]).map((i) => i.id)).toEqual(['rss_a']);
   });
 
   it('caches JSON and JSONP of the same query apart', async () => {
