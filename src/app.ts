@@ -63,6 +63,24 @@ export interface AppDeps {
 export const REQUEST_TIMEOUT_MS = 30_000;
 
 
+/**
+ * Request ids (`X-Request-Id`, the error object's `requestId`): 24 hex characters, 96 bits from
+ * the CSPRNG, cut from a pool of random bytes filled 4 KiB at a time. One `randomBytes` call per
+ * request cost 5 % of a cached content read (bench/content.ts).
+ */
+function requestIds(): () => string {
+  let pool = Buffer.alloc(0);
+  let at = 0;
+  return () => {
+    if (at + 12 > pool.length) {
+      pool = randomBytes(4096);
+      at = 0;
+    }
+    at += 12;
+    return pool.toString('hex', at - 12, at);
+  };
+}
+
 export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const role = deps.role ?? 'all';
   const requestTimeoutMs = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
@@ -85,7 +103,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
             },
           },
     bodyLimit: BODY_LIMIT,
-    genReqId: () => randomBytes(12).toString('hex'),
+    genReqId: requestIds(),
     routerOptions: ROUTER_OPTIONS,
     // Errors met before a route runs (router, HTTP parser) answer with the error object too.
     frameworkErrors,

@@ -7,20 +7,29 @@
  *   (the collector, other servers) are thus seen within a second, inside the `CONTENT_MAX_AGE`
  *   delay readers are allowed, and a cached page costs no database read;
  * - the serialized pages (cache.ts), keyed on route, collection and validated query, reused
- *   while the collection's version is unchanged.
+ *   while the collection's version is unchanged;
+ * - the JSON text of published items (`itemsJson`), keyed on collection, id and `seq`: the pages
+ *   a new `until`, offset or filter asks overlap, and an item is serialized once, not once per
+ *   page. Sound because every change to a published item (moderation, an edit at the source, a
+ *   merged duplicate) stamps it with a new `seq` (store/items.ts).
  *
  * The hot path, a known collection with a fresh page, is answered without awaiting anything.
  */
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
 import { publicTarget } from '../http/public.ts';
 import { findActiveCollectionBySlugs } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
+import { type ItemKey, rowToItem } from '../store/items.ts';
+import type { ItemRow } from '../store/tables.ts';
 import { createPageCache } from './cache.ts';
 import type { ReadQuery } from './params.ts';
 import type { RenderedPage } from './respond.ts';
 
 /** Upper bound of the page cache (serialized pages as UTF-8 bytes, with their keys). */
 const PAGE_CACHE_BYTES = 16 * 1024 * 1024;
+/** Upper bound of the item JSON cache (characters of JSON text and keys). */
+const ITEM_CACHE_UNITS = 4 * 1024 * 1024;
 /** How long a process trusts a collection's version before reading it again (ms). */
 const VERSION_CHECK_MS = 1000;
 /** Collections remembered at most; the memory is cleared when full. */
@@ -44,11 +53,17 @@ export interface ReadPath {
   page(route: CachedRoute, collection: ReadCollection, query: ReadQuery, build: () => Promise<RenderedPage>): Promise<RenderedPage>;
   /** Forgets the collection `q` of the contract, after a moderation changed it. */
   forget(contractSlug: string, q: string): void;
+  /**
+   * The items of `keys` as the JSON text of an array of content items (docs/api.md#content-item),
+   * in the keys' order; `load` reads the stored rows of the ids not serialized before.
+   */
+  itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<ItemRow[]>): Promise<string>;
 }
 
 export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): ReadPath {
   const found = new Map<string, { at: number; collection: ReadCollection }>();
   const pages = createPageCache({ maxBytes: PAGE_CACHE_BYTES, ttlMs: config.contentMaxAge * 1000 });
+  const items = new LRUCache<string, string>({ maxSize: ITEM_CACHE_UNITS, sizeCalculation: (json, key) => json.length + key.length });
   const foundKey = (contractSlug: string, q: string) => `${contractSlug}\n${q}`;
   /** The cache key of a page: route, collection and the validated query (unknown parameters dropped). */
   const pageKey = (route: CachedRoute, collectionId: string, query: ReadQuery) => `${route} ${collectionId} ${JSON.stringify(query)}`;
@@ -85,6 +100,26 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): R
 
     forget(contractSlug, q) {
       found.delete(foundKey(contractSlug, q));
+    },
+
+    async itemsJson(keys, load) {
+      const keyOf = (item: ItemKey) => `${item.collectionId} ${item.seq} ${item.id}`;
+      const cached = keys.map((key) => (key.state === 'published' ? items.get(keyOf(key)) : undefined));
+      const missing = keys.filter((_key, i) => cached[i] === undefined).map((key) => key.id);
+      const rows = new Map((missing.length ? await load(missing) : []).map((row) => [row.id, row]));
+      const parts: string[] = [];
+      keys.forEach((key, i) => {
+        if (cached[i] !== undefined) return parts.push(cached[i]);
+        // Gone or moderated since the page was chosen: left out, as a read a moment later would
+        // (a content page never shows an item that is not published).
+        const row = rows.get(key.id);
+        if (!row || row.state !== key.state) return;
+        const json = JSON.stringify(rowToItem(row));
+        // Only published items carry a `seq` that every change renews; others are serialized each time.
+        if (row.state === 'published') items.set(keyOf(row), json);
+        parts.push(json);
+      });
+      return `[${parts.join(',')}]`;
     },
   };
 }

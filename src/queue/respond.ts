@@ -24,7 +24,11 @@ export interface RenderedPage {
  * read (`Cache-Control: public, max-age=<maxAge>`, `ETag`, nosniff).
  */
 export function render(payload: unknown, callback: string | undefined, maxAge: number): RenderedPage {
-  const json = JSON.stringify(payload);
+  return renderJson(JSON.stringify(payload), callback, maxAge);
+}
+
+/** `render` of a payload already serialized as JSON text (`json`). */
+export function renderJson(json: string, callback: string | undefined, maxAge: number): RenderedPage {
   const body = Buffer.from(callback ? `/**/${callback}(${json});` : json);
   const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
   return {

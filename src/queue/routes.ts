@@ -30,10 +30,10 @@ import { presentHistoryStep } from '../http/audit.ts';
 import { itemHistory } from '../store/audit.ts';
 import { listCollections } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
-import { countItems, findItem, findItems, listItems, rowToItem, setItemsState, splitDuplicate } from '../store/items.ts';
+import { countItems, findItem, findItems, listItemKeys, listItems, rowToItem, setItemsState, splitDuplicate } from '../store/items.ts';
 import { itemQuery, moderationTarget } from './params.ts';
 import { createReadPath } from './read-path.ts';
-import { render, respond, sendPublic } from './respond.ts';
+import { render, renderJson, respond, sendPublic } from './respond.ts';
 import { schemas } from './schema.ts';
 import { searchItems } from './search.ts';
 import { createStreamHub, type StreamHub } from './stream.ts';
@@ -140,12 +140,13 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     if (hit) return sendPublic(request, reply, hit);
     const collection = await reads.collection(request.params.contract, query.q);
     const page = await reads.page('content', collection, query, async () => {
-      const rows = await listItems(
+      const keys = await listItemKeys(
         db,
         { ...itemQuery(collection.id, query), state: 'published' },
         { count: query.count ?? 20, offset: query.offset ?? 0, sort: query.sort ?? 'time', order: query.order ?? 'desc' },
       );
-      return render(rows.map(rowToItem), query.callback, config.contentMaxAge);
+      const json = await reads.itemsJson(keys, (ids) => findItems(db, collection.id, ids));
+      return renderJson(json, query.callback, config.contentMaxAge);
     });
     return sendPublic(request, reply, page);
   });

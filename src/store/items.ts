@@ -9,14 +9,14 @@
  * stamps the touched items with it (`seq`), so any process can tell cheaply whether a
  * collection changed (page cache) and what changed (event streams).
  */
-import { type Transaction, sql } from 'kysely';
+import { CompiledQuery, type Transaction, sql } from 'kysely';
 import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { DEDUPE_MODES, type DedupeMode, type ItemKeys, itemKeys, TEXT_WINDOW_MS } from '../lib/item-keys.ts';
 import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash } from '../lib/simhash.ts';
 import { type Actor, type AuditItem, auditItems, changedSince, findAuditEntry, markReverted, recordAudit } from './audit.ts';
 import { insertNew, insertNewKeys } from './batch.ts';
-import { type Db, serializable } from './db.ts';
+import { type Db, isPostgres, serializable } from './db.ts';
 import { emitEvents, itemSubject } from './outbox.ts';
 import type { Database, ItemRow } from './tables.ts';
 
@@ -430,38 +430,60 @@ export interface ItemQuery {
 }
 
 /**
- * A number parameter typed for SQL arithmetic: PostgreSQL would otherwise infer `2 * $1` as
- * integer and refuse 6371008.8 (SQLite reads the cast as REAL affinity).
+ * The SQL text of a read with its bound parameters, in the database's placeholder style (`?` on
+ * SQLite, `$1…` on PostgreSQL). Reads are written as SQL text rather than through the query
+ * builder: a read's text is a few string joins (about 1 µs), it names its columns exactly as the
+ * covering indexes do (migration 2026-11-29-read-indexes), and it is what EXPLAIN checks
+ * (test/http/content-params.test.ts).
  */
-const real = (value: number) => sql<number>`cast(${value} as double precision)`;
+class ReadSql {
+  readonly parameters: unknown[] = [];
+  private readonly postgres: boolean;
+  constructor(postgres: boolean) {
+    this.postgres = postgres;
+  }
+  /** The placeholder of `value`, bound in order. */
+  bind(value: unknown): string {
+    this.parameters.push(value);
+    return this.postgres ? `$${this.parameters.length}` : '?';
+  }
+  /** A number bound for SQL arithmetic: PostgreSQL would otherwise read `2 * $1` as integer and refuse 6371008.8. */
+  real(value: number): string {
+    return `cast(${this.bind(value)} as double precision)`;
+  }
+  list(values: unknown[]): string {
+    return `(${values.map((v) => this.bind(v)).join(', ')})`;
+  }
+}
 
-function where(db: Db, query: ItemQuery) {
-  let q = db
-    .selectFrom('items')
-    .where('collectionId', '=', query.collectionId)
-    .where('dateMs', '>', query.sinceMs)
-    .where('dateMs', '<=', query.untilMs);
-  if (query.state) q = q.where('state', '=', query.state);
-  if (query.services?.length) q = q.where('service', 'in', query.services);
-  if (query.types?.length) q = q.where('type', 'in', query.types);
-  if (query.languages?.length) q = q.where('language', 'in', query.languages);
+/**
+ * The WHERE clause of a read (columns of `items`, unqualified): each term is answered by the
+ * covering index the read walks (migration 2026-11-29-read-indexes), never by the table.
+ */
+function whereSql(p: ReadSql, query: ItemQuery): string {
+  const terms = [`collection_id = ${p.bind(query.collectionId)}`, `date_ms > ${p.bind(query.sinceMs)}`, `date_ms <= ${p.bind(query.untilMs)}`];
+  // An enum of two values, written as a literal: the planner then knows which index prefix it fixes.
+  if (query.state) terms.push(`state = '${query.state === 'published' ? 'published' : 'unpublished'}'`);
+  if (query.services?.length) terms.push(`service in ${p.list(query.services)}`);
+  if (query.types?.length) terms.push(`type in ${p.list(query.types)}`);
+  if (query.languages?.length) terms.push(`language in ${p.list(query.languages)}`);
   if (query.location) {
-    // The box narrows through index items_location; the haversine check is exact. Both are
+    // The box narrows through index items_read_location; the haversine check is exact. Both are
     // plain SQL math functions, present in SQLite (math functions) and PostgreSQL alike.
     const { latitude, longitude, radius } = query.location;
     const box = boundingBox({ latitude, longitude }, radius);
-    q = q.where('latitude', '>=', box.minLatitude).where('latitude', '<=', box.maxLatitude);
-    q =
+    terms.push(`latitude >= ${p.bind(box.minLatitude)}`, `latitude <= ${p.bind(box.maxLatitude)}`);
+    terms.push(
       box.minLongitude <= box.maxLongitude
-        ? q.where('longitude', '>=', box.minLongitude).where('longitude', '<=', box.maxLongitude)
-        : q.where((eb) => eb.or([eb('longitude', '>=', box.minLongitude), eb('longitude', '<=', box.maxLongitude)]));
-    q = q.where(
-      sql<number>`2 * ${real(EARTH_RADIUS_M)} * asin(sqrt(power(sin(radians(latitude - ${real(latitude)}) / 2), 2) + cos(radians(${real(latitude)})) * cos(radians(latitude)) * power(sin(radians(longitude - ${real(longitude)}) / 2), 2)))`,
-      '<=',
-      real(radius),
+        ? `longitude >= ${p.bind(box.minLongitude)} and longitude <= ${p.bind(box.maxLongitude)}`
+        : `(longitude >= ${p.bind(box.minLongitude)} or longitude <= ${p.bind(box.maxLongitude)})`,
+    );
+    // Placeholders bound in the order they appear (SQLite's `?` are positional).
+    terms.push(
+      `2 * ${p.real(EARTH_RADIUS_M)} * asin(sqrt(power(sin(radians(latitude - ${p.real(latitude)}) / 2), 2) + cos(radians(${p.real(latitude)})) * cos(radians(latitude)) * power(sin(radians(longitude - ${p.real(longitude)}) / 2), 2))) <= ${p.real(radius)}`,
     );
   }
-  return q;
+  return terms.join(' and ');
 }
 
 export interface Page {
@@ -471,41 +493,70 @@ export interface Page {
   order: 'asc' | 'desc';
 }
 
-/** One page of items, sorted by time (item date) or kudos (score), ties broken by id. */
-export async function listItems(db: Db, query: ItemQuery, page: Page): Promise<ItemRow[]> {
-  return pageQuery(db, query, page).selectAll('items').execute();
+/**
+ * The column each sort orders by, ties broken by `id` in the same direction: the one place that
+ * knows the sorts (a new sort adds its column here and its covering indexes in a migration).
+ */
+const SORT_COLUMNS: Record<Page['sort'], string> = { time: 'date_ms', kudos: 'score' };
+
+function orderSql(page: Page, table = ''): string {
+  const direction = page.order === 'asc' ? 'asc' : 'desc';
+  return `${table}${SORT_COLUMNS[page.sort]} ${direction}, ${table}id ${direction}`;
 }
 
 /**
- * A deferred join: the page's ids are chosen from the covering indexes alone (filters, sort and
- * offset never touch the stored documents), then only the page's rows are read, each by primary
- * key. A join on the derived table, not `id IN (subquery)`: with IN, SQLite walked the whole
- * collection along a sort index testing each row against the list (16 ms per queue read over
- * 10 000 items, bench/content.ts); the join reads the page first and looks up its rows.
+ * A deferred join: the page is chosen from a covering index alone (filters, sort, ties by id and
+ * offset never touch the stored documents; the index walk stops after offset + count matches),
+ * then only the page's rows are read. On SQLite each by its rowid (the index entry holds it), on
+ * PostgreSQL by primary key. A join on the derived table, not `id IN (subquery)`: with IN, SQLite
+ * walked the whole collection along a sort index testing each row against the list.
  */
-function pageQuery(db: Db, query: ItemQuery, page: Page) {
-  const column = page.sort === 'kudos' ? 'score' : 'dateMs';
-  const ids = where(db, query).select('id').orderBy(column, page.order).orderBy('id', page.order).limit(page.count).offset(page.offset);
-  return db
-    .selectFrom(ids.as('page'))
-    .innerJoin('items', (join) => join.on('items.collectionId', '=', query.collectionId).onRef('items.id', '=', 'page.id'))
-    .orderBy(`items.${column}`, page.order)
-    .orderBy('items.id', page.order);
+function pageSql<R = ItemRow>(db: Db, query: ItemQuery, page: Page, columns = 'items.*'): CompiledQuery<R> {
+  const postgres = isPostgres(db);
+  const p = new ReadSql(postgres);
+  const where = whereSql(p, query);
+  const key = postgres ? 'id' : 'rowid as row';
+  const chosen = `select ${key} from items where ${where} order by ${orderSql(page)} limit ${p.bind(page.count)} offset ${p.bind(page.offset)}`;
+  const join = postgres ? `items.collection_id = ${p.bind(query.collectionId)} and items.id = page.id` : 'items.rowid = page.row';
+  return CompiledQuery.raw(`select ${columns} from (${chosen}) as page join items on ${join} order by ${orderSql(page, 'items.')}`, p.parameters);
+}
+
+/** What identifies a stored item's current version: enough to find its serialized form in a cache. */
+export type ItemKey = Pick<ItemRow, 'collectionId' | 'id' | 'seq' | 'state'>;
+
+/**
+ * `listItems` without the stored documents: the page's items' keys, in the page's order. A
+ * reader that keeps items serialized (queue/read-path.ts) then reads only the documents it lacks
+ * (`findItems`), instead of creating every document's text on every read.
+ */
+export async function listItemKeys(db: Db, query: ItemQuery, page: Page): Promise<ItemKey[]> {
+  return (await db.executeQuery(pageSql<ItemKey>(db, query, page, 'items.collection_id, items.id, items.seq, items.state'))).rows;
+}
+
+function countSql(db: Db, query: ItemQuery): CompiledQuery<{ n: number | string }> {
+  const p = new ReadSql(isPostgres(db));
+  return CompiledQuery.raw(`select count(*) as n from items where ${whereSql(p, query)}`, p.parameters);
+}
+
+/** One page of items, sorted by time (item date) or kudos (score), ties broken by id. */
+export async function listItems(db: Db, query: ItemQuery, page: Page): Promise<ItemRow[]> {
+  return (await db.executeQuery(pageSql(db, query, page))).rows;
 }
 
 /** The SQL of a page read, for `EXPLAIN QUERY PLAN` in tests and the benchmark. */
-export function compilePage(db: Db, query: ItemQuery, page: Page) {
-  return pageQuery(db, query, page).selectAll('items').compile();
+export function compilePage(db: Db, query: ItemQuery, page: Page): CompiledQuery {
+  return pageSql(db, query, page);
 }
 
 /** The SQL of a count, for `EXPLAIN QUERY PLAN`. */
-export function compileCount(db: Db, query: ItemQuery) {
-  return where(db, query).select((eb) => eb.fn.countAll<number>().as('n')).compile();
+export function compileCount(db: Db, query: ItemQuery): CompiledQuery {
+  return countSql(db, query);
 }
 
+/** How many items `query` selects: a range count over the covering index the read's filters fix. */
 export async function countItems(db: Db, query: ItemQuery): Promise<number> {
-  const row = await where(db, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
+  const { rows } = await db.executeQuery(countSql(db, query));
+  return Number(rows[0]!.n);
 }
 
 export async function findItem(db: Db, collectionId: string, id: string): Promise<ItemRow | undefined> {
@@ -701,7 +752,7 @@ export interface StoredItem {
 /**
  * One page of the contract's collection's stored items dated after `sinceMs` until `untilMs`
  * (inclusive), newest first, those after `after` (the last of the previous page), at most
- * `limit`: a keyset walk along index items_queue, any number of items at a bounded cost per page.
+ * `limit`: a keyset walk along index items_read_time, any number of items at a bounded cost per page.
  */
 export async function storedItemsPage(
   db: Db,

@@ -10,6 +10,13 @@
  * between machines do not split or stretch windows). Rows of ended windows are deleted at most
  * once per window by each process, after a hit, without the request waiting for it.
  *
+ * Far from its limit a key is counted in memory between statements (`SYNC_MS`, issue 19: a
+ * public read wrote its counter on every request): while a limit of at least `LOCAL_MIN_LIMIT`
+ * requests is less than half used, as this process last saw the shared count, hits add up here
+ * and are written with the key's next statement, at most `SYNC_MS` later. Limits that small and
+ * counts past half a limit are written on every hit, so a 429 is decided on the shared count;
+ * what other processes counted in the last `SYNC_MS` shows in `RateLimit` a little later.
+ *
  * Written for PostgreSQL (its `now()`); SQLite installations count in memory (one process owns
  * the database).
  */
@@ -24,15 +31,22 @@ export interface RateLimitHit {
 
 type Callback = (error: Error | null, result?: RateLimitHit) => void;
 
-/** Counts one hit of `key` in its window of `timeWindow` ms; see the module comment. */
-export async function hitRateLimit(db: Db, key: string, timeWindow: number): Promise<RateLimitHit> {
+/** Longest a process counts a key's hits in memory before writing them (ms). */
+export const SYNC_MS = 1000;
+/** Smallest limit (requests per window) whose hits may be counted in memory between statements. */
+export const LOCAL_MIN_LIMIT = 100;
+/** Keys a process counts in memory at most; past it the memory is cleared (hits not yet written are lost). */
+const MAX_LOCAL_KEYS = 10_000;
+
+/** Counts `hits` hits (default one) of `key` in its window of `timeWindow` ms; see the module comment. */
+export async function hitRateLimit(db: Db, key: string, timeWindow: number, hits = 1): Promise<RateLimitHit> {
   // Raw SQL: the CamelCasePlugin does not rename inside it, so names are the table's own.
   const { rows } = await sql<{ hits: number; ttl: number }>`
     with clock as (select (extract(epoch from now()) * 1000)::bigint as now)
     insert into rate_limits as r (key, hits, reset_at)
-    select ${key}, 1, clock.now + ${timeWindow} from clock
+    select ${key}, ${hits}::integer, clock.now + ${timeWindow} from clock
     on conflict (key) do update set
-      hits = case when r.reset_at > excluded.reset_at - ${timeWindow} then r.hits + 1 else 1 end,
+      hits = case when r.reset_at > excluded.reset_at - ${timeWindow} then r.hits + excluded.hits else excluded.hits end,
       reset_at = case when r.reset_at > excluded.reset_at - ${timeWindow} then r.reset_at else excluded.reset_at end
     returning hits, (reset_at - (extract(epoch from now()) * 1000)::bigint)::integer as ttl`.execute(db);
   const row = rows[0]!;
@@ -52,14 +66,35 @@ export async function sweepRateLimits(db: Db): Promise<number> {
  */
 export function rateLimitStore(db: Db, onError: (error: unknown) => void = () => {}) {
   let lastSweep = 0;
+  /** Per key: the shared count as last written or seen plus this process's hits since, unwritten `pending`. */
+  const local = new Map<string, { hits: number; pending: number; resetAt: number; syncedAt: number }>();
   return class KyselyRateLimitStore {
-    incr(key: string, callback: Callback, timeWindow: number): void {
-      hitRateLimit(db, key, timeWindow).then(
+    incr(key: string, callback: Callback, timeWindow: number, max = 0): void {
+      const now = Date.now();
+      let entry = local.get(key);
+      // A window that ended takes its unwritten hits with it.
+      if (entry && now >= entry.resetAt) {
+        local.delete(key);
+        entry = undefined;
+      }
+      if (entry && now - entry.syncedAt < SYNC_MS && max >= LOCAL_MIN_LIMIT && entry.hits + 1 < max / 2) {
+        entry.hits++;
+        entry.pending++;
+        callback(null, { current: entry.hits, ttl: entry.resetAt - now });
+        return;
+      }
+      const hits = (entry?.pending ?? 0) + 1;
+      // Hits arriving while the statement runs are counted in memory, on top of its answer.
+      if (entry) Object.assign(entry, { hits: entry.hits + 1, pending: 0, syncedAt: now });
+      hitRateLimit(db, key, timeWindow, hits).then(
         (hit) => {
+          const at = Date.now();
+          const since = local.get(key)?.pending ?? 0;
+          if (!local.has(key) && local.size >= MAX_LOCAL_KEYS) local.clear();
+          local.set(key, { hits: hit.current + since, pending: since, resetAt: at + hit.ttl, syncedAt: at });
           callback(null, hit);
-          const now = Date.now();
-          if (now - lastSweep >= timeWindow) {
-            lastSweep = now;
+          if (at - lastSweep >= timeWindow) {
+            lastSweep = at;
             sweepRateLimits(db).catch(onError);
           }
         },

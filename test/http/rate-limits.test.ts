@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { issueTokens } from '../../src/auth/tokens.ts';
 import { requestPrincipal } from '../../src/http/authenticate.ts';
 import { limitHeader, policyHeader, rateLimitClass } from '../../src/http/rate-limit.ts';
-import { hitRateLimit } from '../../src/store/rate-limits.ts';
+import { hitRateLimit, LOCAL_MIN_LIMIT, SYNC_MS } from '../../src/store/rate-limits.ts';
 import { build, buildTenant, expectError, testPostgresUrl } from '../helper.ts';
 
 const me = (app: FastifyInstance, token: string) => app.inject({ method: 'GET', url: `/v1/oauth/me?access_token=${token}` });
@@ -214,5 +214,40 @@ describe('on PostgreSQL, one count per installation', () => {
     await sql`update rate_limits set reset_at = reset_at - 60000 where key = 'consumer:x'`.execute(db);
     expect(await hitRateLimit(db, 'consumer:x', 60_000)).toMatchObject({ current: 1 });
     expect(await hitRateLimit(db, 'address:y', 60_000)).toMatchObject({ current: 1 });
+  });
+
+  it('counts a key far from its limit in memory between writes, at most SYNC_MS apart, and loses no hit', async (ctx) => {
+    ctx.skip(!testPostgresUrl, 'PostgreSQL run only (TEST_DATABASE_URL)');
+    const { app, db } = await build({ RATE_LIMIT_PUBLIC: String(LOCAL_MIN_LIMIT * 4), RATE_LIMIT_WINDOW: '3600' });
+    const tenant = await buildTenant(db);
+    const stored = async () => Number((await sql<{ hits: number }>`select hits from rate_limits where key like 'address:%'`.execute(db)).rows[0]?.hits ?? 0);
+    const started = Date.now();
+    for (let i = 1; i <= 20; i++) {
+      const res = await content(app, tenant.contract.slug);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(remaining(res, 'address').r).toBe(LOCAL_MIN_LIMIT * 4 - i);
+    }
+    // The first hit was written; the others wait in memory (unless the machine took a whole SYNC_MS).
+    if (Date.now() - started < SYNC_MS) expect(await stored()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, SYNC_MS + 50));
+    expect(remaining(await content(app, tenant.contract.slug), 'address').r).toBe(LOCAL_MIN_LIMIT * 4 - 21);
+    expect(await stored()).toBe(21);
+  });
+
+  it('writes every hit of a key past half its limit, so a 429 is decided on the shared count', async (ctx) => {
+    ctx.skip(!testPostgresUrl, 'PostgreSQL run only (TEST_DATABASE_URL)');
+    const limit = LOCAL_MIN_LIMIT;
+    const env = { RATE_LIMIT_PUBLIC: String(limit), RATE_LIMIT_WINDOW: '3600' };
+    const first = await build(env);
+    const second = await build({ ...env, DATABASE_URL: first.config.databaseUrl });
+    const tenant = await buildTenant(first.db);
+    // Other processes' hits bring the shared count to half the limit; both processes see it at
+    // their next write, at most SYNC_MS after their last.
+    await content(first.app, tenant.contract.slug);
+    await sql`update rate_limits set hits = ${limit / 2} where key like 'address:%'`.execute(first.db);
+    await new Promise((resolve) => setTimeout(resolve, SYNC_MS + 50));
+    for (let i = 0; i < limit / 2; i++) expect((await content(i % 2 ? first.app : second.app, tenant.contract.slug)).statusCode).toBe(200);
+    expectLimited(await content(first.app, tenant.contract.slug), 'address', limit, 3600);
+    expectLimited(await content(second.app, tenant.contract.slug), 'address', limit, 3600);
   });
 });
