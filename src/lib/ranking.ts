@@ -1,0 +1,37 @@
+/**
+ * Ranked collections (docs/api.md#trending): the trending score of an item and how often its
+ * kudos are read again.
+ *
+ * The score is Reddit's "hot" ranking: `log10(1 + engagement) + (date − epoch) / 45 000 s`,
+ * engagement being the item's `kudos.score` (likes + 2 × shares + comments, duplicates' scores
+ * included; below 0 counts as 0). Ten times the engagement is worth 12.5 hours of novelty, so
+ * the order is the same as engagement × 10^(−age / 12.5 h): an exponential decay whose half-life
+ * is 3.76 h. Unlike a score divided by a power of the age (Hacker News), the order of two items
+ * never changes as time passes, only when their kudos change: the score is computed once, when
+ * an item is stored or its kudos are refreshed, and kept in an indexed column, so reads in
+ * trending order are index scans like any other order. Items without engagement (feeds) rank by
+ * their date alone.
+ */
+
+/** The score's time origin (2020-01-01T00:00:00Z, ms): only differences matter. */
+const EPOCH_MS = Date.UTC(2020, 0, 1);
+/** Seconds of novelty worth a factor of ten in engagement. */
+const DECADE_S = 45_000;
+
+/** The trending score of an item of engagement `score` dated `dateMs` (ms since the epoch). */
+export function trendingScore(score: number, dateMs: number): number {
+  const engagement = Number.isFinite(score) && score > 0 ? score : 0;
+  return Math.log10(1 + engagement) + (dateMs - EPOCH_MS) / 1000 / DECADE_S;
+}
+
+/**
+ * Seconds between two kudos refreshes of an item `ageS` seconds old (docs/services.md#kudos-refresh):
+ * `refreshS` (KUDOS_REFRESH) in its first 6 hours, 4 × that until a day old, 12 × that until
+ * `windowS` (KUDOS_WINDOW); undefined once older (its kudos stay as last read).
+ */
+export function kudosRefreshInterval(ageS: number, refreshS: number, windowS: number): number | undefined {
+  if (ageS >= windowS) return undefined;
+  if (ageS < 6 * 3600) return refreshS;
+  if (ageS < 24 * 3600) return 4 * refreshS;
+  return 12 * refreshS;
+}
