@@ -14,6 +14,7 @@ import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { DEDUPE_MODES, type DedupeMode, type ItemKeys, itemKeys, TEXT_WINDOW_MS } from '../lib/item-keys.ts';
 import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash } from '../lib/simhash.ts';
+import { trendingScore } from '../lib/ranking.ts';
 import { type Actor, type AuditItem, auditItems, changedSince, findAuditEntry, markReverted, recordAudit } from './audit.ts';
 import { insertNew, insertNewKeys } from './batch.ts';
 import { type Db, serializable } from './db.ts';
@@ -80,6 +81,7 @@ function itemRow(target: StoreTarget, item: ContentItem, seq: number, now: numbe
     state: target.state,
     dateMs: Date.parse(item.date),
     score: item.kudos.score,
+    trend: trendingScore(item.kudos.score, Date.parse(item.date)),
     language: item.language ?? null,
     latitude: item.location?.latitude ?? null,
     longitude: item.location?.longitude ?? null,
@@ -320,12 +322,12 @@ async function mergeDuplicates(trx: Transaction<Database>, target: StoreTarget, 
 
 /** Rewrites a card's document with `change`, its score column with it, and stamps a published card with `seq`. */
 async function updateCard(trx: Transaction<Database>, collectionId: string, cardId: string, seq: number, change: (card: ContentItem) => ContentItem): Promise<void> {
-  const row = await trx.selectFrom('items').select(['body', 'state']).where('collectionId', '=', collectionId).where('id', '=', cardId).executeTakeFirst();
+  const row = await trx.selectFrom('items').select(['body', 'state', 'dateMs']).where('collectionId', '=', collectionId).where('id', '=', cardId).executeTakeFirst();
   if (!row) return;
   const { state: _ignored, ...body } = change(inShape(itemBody(row.body)));
   await trx
     .updateTable('items')
-    .set({ body: JSON.stringify(body), score: body.kudos.score, ...(row.state === 'published' ? { seq } : {}) })
+    .set({ body: JSON.stringify(body), score: body.kudos.score, trend: trendingScore(body.kudos.score, Number(row.dateMs)), ...(row.state === 'published' ? { seq } : {}) })
     .where('collectionId', '=', collectionId)
     .where('id', '=', cardId)
     .execute();
@@ -395,7 +397,7 @@ export async function splitDuplicate(
       const duplicates = (stored.duplicates ?? []).filter((d) => d.id !== duplicateId);
       const { duplicates: _all, ...rest } = stored;
       const kudos = { ...stored.kudos, score: stored.kudos.score - item.kudos.score, duplicates: duplicates.length };
-      if (!duplicates.length) delete (kudos as Record<string, number>).duplicates;
+      if (!duplicates.length) delete (kudos as { duplicates?: number }).duplicates;
       return { ...rest, ...(duplicates.length && { duplicates }), kudos };
     });
     const { children: _children, ...own } = item;
