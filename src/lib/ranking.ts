@@ -25,13 +25,22 @@ export function trendingScore(score: number, dateMs: number): number {
 }
 
 /**
- * Seconds between two kudos refreshes of an item `ageS` seconds old (docs/services.md#kudos-refresh):
- * `refreshS` (KUDOS_REFRESH) in its first 6 hours, 4 × that until a day old, 12 × that until
- * `windowS` (KUDOS_WINDOW); undefined once older (its kudos stay as last read).
+ * How the kudos refresh slows with an item's age (docs/services.md#kudos-refresh): an item younger
+ * than `untilS` seconds is refreshed every `factor` × KUDOS_REFRESH; the last tier lasts until
+ * KUDOS_WINDOW. Read by `kudosRefreshInterval` and by the store's claim of due items (in SQL).
+ */
+export const KUDOS_TIERS: readonly { untilS: number; factor: number }[] = [
+  { untilS: 6 * 3600, factor: 1 },
+  { untilS: 24 * 3600, factor: 4 },
+  { untilS: Number.POSITIVE_INFINITY, factor: 12 },
+];
+
+/**
+ * Seconds between two kudos refreshes of an item `ageS` seconds old (`KUDOS_TIERS`): `refreshS`
+ * (KUDOS_REFRESH) in its first 6 hours, 4 × that until a day old, 12 × that until `windowS`
+ * (KUDOS_WINDOW); undefined once older (its kudos stay as last read).
  */
 export function kudosRefreshInterval(ageS: number, refreshS: number, windowS: number): number | undefined {
   if (ageS >= windowS) return undefined;
-  if (ageS < 6 * 3600) return refreshS;
-  if (ageS < 24 * 3600) return 4 * refreshS;
-  return 12 * refreshS;
+  return KUDOS_TIERS.find((tier) => ageS < tier.untilS)!.factor * refreshS;
 }

@@ -27,7 +27,7 @@ export type ItemState = 'published' | 'unpublished';
 const BATCH = 200;
 
 /** Bumps the collection's version inside `trx`; returns the new version. */
-async function bumpVersion(trx: Transaction<Database>, collectionId: string): Promise<number> {
+export async function bumpVersion(trx: Transaction<Database>, collectionId: string): Promise<number> {
   const row = await trx
     .updateTable('collections')
     .set({ version: sql<number>`version + 1` })
@@ -666,7 +666,7 @@ export async function changedItems(db: Db, collectionId: string, afterSeq: numbe
  * A stored item document: JSON text on SQLite, already parsed on PostgreSQL, where the column is
  * `jsonb` (migration 2026-11-23-items-jsonb).
  */
-function itemBody(body: unknown): ContentItem {
+export function itemBody(body: unknown): ContentItem {
   return (typeof body === 'string' ? JSON.parse(body) : body) as ContentItem;
 }
 
