@@ -44,3 +44,12 @@ export function kudosRefreshInterval(ageS: number, refreshS: number, windowS: nu
   if (ageS >= windowS) return undefined;
   return KUDOS_TIERS.find((tier) => ageS < tier.untilS)!.factor * refreshS;
 }
+
+/**
+ * The order of a collection's public reads when none is asked for (docs/api.md#trending): a
+ * `ranked` collection's content API, stream and publication wall show trending items first, a
+ * `realtime` one's the newest first.
+ */
+export function defaultSort(collectionType: string): 'time' | 'trending' {
+  return collectionType === 'ranked' ? 'trending' : 'time';
+}

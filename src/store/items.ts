@@ -469,11 +469,14 @@ function where(db: Db, query: ItemQuery) {
 export interface Page {
   count: number;
   offset: number;
-  sort: 'time' | 'kudos';
+  sort: 'time' | 'kudos' | 'trending';
   order: 'asc' | 'desc';
 }
 
-/** One page of items, sorted by time (item date) or kudos (score), ties broken by id. */
+/** The column of each sort order (docs/api.md#read-parameters; `trend`: docs/api.md#trending). */
+const SORT_COLUMNS = { time: 'dateMs', kudos: 'score', trending: 'trend' } as const;
+
+/** One page of items, sorted by time (item date), kudos (score) or trending score, ties broken by id. */
 export async function listItems(db: Db, query: ItemQuery, page: Page): Promise<ItemRow[]> {
   return pageQuery(db, query, page).selectAll('items').execute();
 }
@@ -486,7 +489,7 @@ export async function listItems(db: Db, query: ItemQuery, page: Page): Promise<I
  * 10 000 items, bench/content.ts); the join reads the page first and looks up its rows.
  */
 function pageQuery(db: Db, query: ItemQuery, page: Page) {
-  const column = page.sort === 'kudos' ? 'score' : 'dateMs';
+  const column = SORT_COLUMNS[page.sort];
   const ids = where(db, query).select('id').orderBy(column, page.order).orderBy('id', page.order).limit(page.count).offset(page.offset);
   return db
     .selectFrom(ids.as('page'))

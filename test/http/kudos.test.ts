@@ -164,6 +164,51 @@ describe('kudos refresh: X', () => {
   });
 });
 
+describe('trending order (docs/api.md#trending)', () => {
+  it("is a ranked collection's default on content and the wall, follows a refresh, and is asked for with sort=trending anywhere", async () => {
+    const likes: Record<string, number> = { '5001': 3, '5002': 3, '5003': 3 };
+    const age: Record<string, number> = { '5001': 120, '5002': 60, '5003': 5 };
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/2/tweets/search/recent') return { body: { data: Object.keys(likes).map((id) => tweet(id, age[id]!, likes[id]!)), meta: { newest_id: '5003', result_count: 3 } } };
+      if (req.path === '/2/tweets') return { body: { data: req.query.get('ids')!.split(',').map((id) => tweet(id, age[id]!, likes[id]!)) } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api);
+    await addInput(ctx, tenant, ranked.id, { service: 'twitter', type: 'keyword', input: 'match' });
+    await addInput(ctx, tenant, tenant.collection.id, { service: 'twitter', type: 'keyword', input: 'match' });
+    await collect(ctx);
+    const content = async (slug: string, params = '') => {
+      const res = await ctx.app.inject({ method: 'GET', url: `/v1/content/${tenant.contract.slug}?q=${slug}&since=0${params}` });
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json() as { id: string }[]).map((item) => item.id);
+    };
+    const wall = async () => {
+      const res = await ctx.app.inject({ method: 'GET', url: `/v1/publication/${tenant.contract.slug}?q=${ranked.slug}` });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('data-sort="trending"');
+      return [...res.body.matchAll(/data-id="([^"]+)"/g)].map((m) => m[1]);
+    };
+    // Equal engagement: newer first.
+    expect(await content(ranked.slug)).toEqual(['twitter_5003', 'twitter_5002', 'twitter_5001']);
+    expect(await content(ranked.slug, '&sort=time')).toEqual(['twitter_5003', 'twitter_5002', 'twitter_5001']);
+    // The oldest post takes off: 3 → 3 000 likes.
+    likes['5001'] = 3000;
+    await sleep(1100);
+    await refresher(ctx).tick();
+    expect(await content(ranked.slug)).toEqual(['twitter_5001', 'twitter_5003', 'twitter_5002']);
+    expect(await wall()).toEqual(['twitter_5001', 'twitter_5003', 'twitter_5002']);
+    // Asked for explicitly, time order and ascending trending still work.
+    expect(await content(ranked.slug, '&sort=time')).toEqual(['twitter_5003', 'twitter_5002', 'twitter_5001']);
+    expect(await content(ranked.slug, '&sort=trending&order=asc')).toEqual(['twitter_5002', 'twitter_5003', 'twitter_5001']);
+    // A realtime collection: time by default, trending when asked (its kudos as collected), on the queue too.
+    expect(await content(tenant.collection.slug)).toEqual(['twitter_5003', 'twitter_5002', 'twitter_5001']);
+    expect(await content(tenant.collection.slug, '&sort=trending')).toEqual(['twitter_5003', 'twitter_5002', 'twitter_5001']);
+    const q = await ctx.app.inject({ method: 'GET', url: `/v1/queue/${tenant.contract.slug}?q=${ranked.slug}&since=0&sort=trending&access_token=${tenant.token}` });
+    expect((q.json() as { id: string }[]).map((item) => item.id)).toEqual(['twitter_5001', 'twitter_5003', 'twitter_5002']);
+  });
+});
+
 describe('kudos refresh: YouTube', () => {
   it('reads statistics with videos.list (part=statistics) and updates views, likes, comments', async () => {
     const video = fixtureJson('youtube', 'videos_list_statistics_contentDetails.json').items[0];
