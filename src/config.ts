@@ -35,6 +35,10 @@ export interface Config {
   pollInterval: number;
   /** Seconds between safety-net polls of an input fed by push or stream (PUSH_POLL_INTERVAL, default 3600; docs/services.md#push-and-streams). */
   pushPollInterval: number;
+  /** Seconds between kudos refreshes of a young item of a ranked collection (KUDOS_REFRESH, default 900; docs/services.md#kudos-refresh). */
+  kudosRefresh: number;
+  /** Seconds after its date that an item's kudos are still refreshed (KUDOS_WINDOW, default 172 800: 48 h). */
+  kudosWindow: number;
   /** Fetches under way at once across all inputs (COLLECT_CONCURRENCY, default 4). */
   collectConcurrency: number;
   /**
@@ -171,6 +175,8 @@ export function loadConfig(env: Env): Config {
     queueUrl: baseUrl(env, 'QUEUE_URL', local),
     pollInterval: integer(env, 'POLL_INTERVAL', 300, 1, 86_400),
     pushPollInterval: integer(env, 'PUSH_POLL_INTERVAL', 3600, 1, 86_400),
+    kudosRefresh: integer(env, 'KUDOS_REFRESH', 900, 1, 86_400),
+    kudosWindow: integer(env, 'KUDOS_WINDOW', 172_800, 0, 2_592_000),
     collectConcurrency: integer(env, 'COLLECT_CONCURRENCY', 4, 1, 64),
     collectLease: integer(env, 'COLLECT_LEASE', 120, 2, 3600),
     allowPrivateFetch: boolean(env, 'ALLOW_PRIVATE_FETCH', false),

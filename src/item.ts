@@ -25,7 +25,8 @@ export interface ContentItem {
   date: string;
   author: { name: string | null; username: string | null; userid: string | null; url: string | null };
   media: Media[] | null;
-  kudos: { score: number; [metric: string]: number };
+  /** Engagement (docs/api.md#kudos): `score`, `<service>_<metric>` counters, and `updated`, when they were last read from the source (ISO 8601; absent: as collected). */
+  kudos: { score: number; updated?: string; [metric: string]: number | string | undefined };
   location?: { latitude: number; longitude: number; name?: string };
   /** ISO 639-1. */
   language?: string;
@@ -89,7 +90,7 @@ export function inShape(item: ContentItem | Loose, fallbackUrl = '', depth = 0):
   const author = isObject(it.author) ? it.author : {};
   const media = mediaInShape(it.media);
   const kudos: ContentItem['kudos'] = { score: 0 };
-  if (isObject(it.kudos)) for (const [metric, value] of Object.entries(it.kudos)) if (finite(value)) kudos[metric] = value;
+  if (isObject(it.kudos)) for (const [metric, value] of Object.entries(it.kudos)) if (finite(value) || (metric === 'updated' && typeof value === 'string')) kudos[metric] = value;
   const location = isObject(it.location) && finite(it.location.latitude) && finite(it.location.longitude) ? it.location : undefined;
   const url = [it.url, ...(media ?? []).map((m) => m.url), author.url, fallbackUrl].find(isHttp) ?? (text(it.url) ?? '');
   const duplicates: Duplicate[] =

@@ -68,10 +68,33 @@ export interface CollectResult {
   nextRunAt?: number;
 }
 
+/**
+ * Reads the current engagement of items already collected (docs/services.md#kudos-refresh), in
+ * batches of at most `batch` items of one input, with the service's batch lookup.
+ */
+export interface KudosLookup {
+  batch: number;
+  /**
+   * The kudos (as `collect` would make them) of those of `itemIds` (Sluice item ids of `input`'s
+   * service) the source still has; items it no longer shows are left out. Throws `SourceError`
+   * (with `retryAfterMs` for a rate limit) like `collect`.
+   */
+  lookup(input: SourceInput, itemIds: string[], ctx: CollectContext): Promise<KudosResult>;
+}
+
+/** What a kudos lookup read: kudos by item id, and the earliest next lookup when the source's rate limit is spent. */
+export interface KudosResult {
+  kudos: Map<string, ContentItem['kudos']>;
+  /** Earliest next lookup of this service with this credential, ms since the epoch. */
+  nextAt?: number;
+}
+
 /** A connector collects for every input type its row in the service table lists. */
 export interface Connector {
   service: Service;
   collect(input: SourceInput, state: Record<string, unknown>, ctx: CollectContext): Promise<CollectResult>;
+  /** Present where the service's API reads many items' counters at once (docs/services.md#kudos-refresh). */
+  kudos?: KudosLookup;
 }
 
 /**

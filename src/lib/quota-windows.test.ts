@@ -75,5 +75,7 @@ describe('costs', () => {
     ['/2/tweets/search/recent', { meta: { result_count: 0 } }, 0],
     ['/2/users/by/username/xdevelopers', { data: { id: '1' } }, 0],
     ['/2/tweets/search/recent', null, 0],
+    ['/2/tweets', { data: [{}, {}] }, 2],
+    ['/2/tweets/123/liking_users', { data: [{}] }, 0],
   ])('X %s reads posts', (path, body, posts) => expect(twitterPostsRead(path, body)).toBe(posts));
 });

@@ -89,10 +89,11 @@ export function youtubePollUnits(type: string): number {
 
 /**
  * Posts an X API v2 response at `path` (below TWITTER_API_URL) read: the entries of `data` of a
- * search or timeline; a user lookup reads none.
+ * search, a timeline or a lookup by ids (the kudos refresh, docs/services.md#kudos-refresh); a
+ * user lookup reads none.
  */
 export function twitterPostsRead(path: string, body: unknown): number {
-  if (!/^\/2\/(?:tweets\/search\/|users\/[^/]+\/tweets)/.test(path)) return 0;
+  if (!/^\/2\/(?:tweets(?:\/search\/|$)|users\/[^/]+\/tweets)/.test(path)) return 0;
   const data = (body as { data?: unknown } | null)?.data;
   return Array.isArray(data) ? data.length : 0;
 }

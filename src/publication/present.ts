@@ -4,6 +4,7 @@
  * Pure functions; `now` is an argument.
  */
 import type { ContentItem } from '../item.ts';
+import { trendingScore } from '../lib/ranking.ts';
 import { safeImageUrl, safeUrl, sanitizeEmbed, sanitizeText } from './sanitize.ts';
 
 export interface ItemView {
@@ -20,6 +21,8 @@ export interface ItemView {
   site: string | undefined;
   dateIso: string;
   dateMs: number;
+  /** The trending score (docs/api.md#trending): a ranked wall keeps its cards in this order. */
+  rank: number;
   ago: string;
   author: { name: string | undefined; username: string | undefined; url: string | undefined; initial: string } | undefined;
   image: { url: string; width: number | undefined; height: number | undefined } | undefined;
@@ -80,6 +83,7 @@ export function presentItem(item: ContentItem, now: number): ItemView {
     site: url ? new URL(url).hostname.replace(/^www\./, '') : undefined,
     dateIso: Number.isFinite(dateMs) ? new Date(dateMs).toISOString() : item.date,
     dateMs: Number.isFinite(dateMs) ? dateMs : 0,
+    rank: trendingScore(Number(item.kudos?.score) || 0, Number.isFinite(dateMs) ? dateMs : 0),
     ago: Number.isFinite(dateMs) ? relativeTime(dateMs, now) : '',
     author: authorName
       ? {

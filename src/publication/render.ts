@@ -18,6 +18,8 @@ export interface PageModel {
   collection: string;
   q: string;
   layout: Layout;
+  /** `trending` for a ranked collection, else `time` (docs/api.md#trending): the order the wall keeps. */
+  sort: 'time' | 'trending';
   nonce: string;
   /** Base path of the page's own routes, e.g. `/v1/publication/acme`. */
   base: string;

@@ -23,6 +23,7 @@ import { errorResponses, textResponse } from '../http/openapi.ts';
 import { publicTarget } from '../http/public.ts';
 import type { App } from '../http/typed.ts';
 import { handlerValidated } from '../http/validate.ts';
+import { defaultSort } from '../lib/ranking.ts';
 import type { Db } from '../store/db.ts';
 import { findPublishedItems, listItems, rowToItem } from '../store/items.ts';
 import type { ItemRow } from '../store/tables.ts';
@@ -85,16 +86,17 @@ const ASSETS: Record<string, { body: string; type: string }> = {
 const EMBED_JS = asset('embed.js');
 
 export function publicationRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
-  function page(collectionId: string, offset: number): Promise<ItemRow[]> {
-    const query = { collectionId, state: 'published' as const, sinceMs: -1, untilMs: Date.now() };
-    return listItems(db, query, { count: PAGE_SIZE, offset, sort: 'time', order: 'desc' });
+  /** A page of the wall: published items, trending first in a ranked collection, else newest first. */
+  function page(collection: { id: string; type: string }, offset: number): Promise<ItemRow[]> {
+    const query = { collectionId: collection.id, state: 'published' as const, sinceMs: -1, untilMs: Date.now() };
+    return listItems(db, query, { count: PAGE_SIZE, offset, sort: defaultSort(collection.type), order: 'desc' });
   }
 
   app.get('/v1/publication/:contract', { schema: schemas.page }, async (request, reply) => {
     const { layout = 'grid', offset = 0, preview = false } = request.query;
     const consoleOrigin = new URL(config.apiUrl).origin;
     const { contract, collection } = await publicTarget(db, request.params.contract, request.query.q);
-    const rows = await page(collection.id, offset);
+    const rows = await page(collection, offset);
     const now = Date.now();
     const nonce = randomBytes(16).toString('base64');
     const base = `/v1/publication/${encodeURIComponent(contract.slug)}`;
@@ -105,6 +107,7 @@ export function publicationRoutes(app: App, { db, config }: { db: Db; config: Co
       collection: collection.name,
       q: collection.slug,
       layout,
+      sort: defaultSort(collection.type),
       nonce,
       base,
       assets: '/v1/publication/assets',
@@ -127,7 +130,7 @@ export function publicationRoutes(app: App, { db, config }: { db: Db; config: Co
   app.get('/v1/publication/:contract/items', { schema: schemas.items }, async (request, reply) => {
     const { offset = 0, ids } = request.query;
     const { collection } = await publicTarget(db, request.params.contract, request.query.q);
-    const rows = ids !== undefined ? await findPublishedItems(db, collection.id, ids.split(',').filter(Boolean)) : await page(collection.id, offset);
+    const rows = ids !== undefined ? await findPublishedItems(db, collection.id, ids.split(',').filter(Boolean)) : await page(collection, offset);
     const now = Date.now();
     return reply
       .type('text/html; charset=utf-8')

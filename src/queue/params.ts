@@ -27,7 +27,7 @@ const paging = (maxCount: number) => ({
   count: Type.Optional(Type.Integer({ minimum: 1, maximum: maxCount })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
   order: Type.Optional(Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'] })),
-  sort: Type.Optional(Type.Unsafe<'time' | 'kudos'>({ type: 'string', enum: ['time', 'kudos'] })),
+  sort: Type.Optional(Type.Unsafe<'time' | 'kudos' | 'trending'>({ type: 'string', enum: ['time', 'kudos', 'trending'] })),
 });
 
 /** The text search's longest needle (characters). */
@@ -78,7 +78,7 @@ export interface ReadQuery {
   count?: number;
   offset?: number;
   order?: 'asc' | 'desc';
-  sort?: 'time' | 'kudos';
+  sort?: 'time' | 'kudos' | 'trending';
 }
 
 function list(value: string | undefined, name: string, allowed: (v: string) => boolean, invalid: Invalid[]): string[] | undefined {

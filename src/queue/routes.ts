@@ -29,6 +29,7 @@ import type { App } from '../http/typed.ts';
 import { presentHistoryStep } from '../http/audit.ts';
 import { itemHistory } from '../store/audit.ts';
 import { listCollections } from '../store/collections.ts';
+import { defaultSort } from '../lib/ranking.ts';
 import type { Db } from '../store/db.ts';
 import { countItems, findItem, findItems, listItemKeys, listItems, rowToItem, setItemsState, splitDuplicate } from '../store/items.ts';
 import { itemQuery, moderationTarget } from './params.ts';
@@ -143,7 +144,7 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
       const keys = await listItemKeys(
         db,
         { ...itemQuery(collection.id, query), state: 'published' },
-        { count: query.count ?? 20, offset: query.offset ?? 0, sort: query.sort ?? 'time', order: query.order ?? 'desc' },
+        { count: query.count ?? 20, offset: query.offset ?? 0, sort: query.sort ?? defaultSort(collection.type), order: query.order ?? 'desc' },
       );
       const json = await reads.itemsJson(keys, (ids) => findItems(db, collection.id, ids));
       return renderJson(json, query.callback, config.contentMaxAge);

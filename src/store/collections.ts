@@ -71,17 +71,17 @@ export async function findActiveCollectionBySlugs(
   db: Db,
   contractSlug: string,
   collectionSlug: string,
-): Promise<{ id: string; contractId: string; version: number } | undefined> {
+): Promise<{ id: string; contractId: string; version: number; type: string } | undefined> {
   const row = await db
     .selectFrom('collections')
     .innerJoin('contracts', 'contracts.id', 'collections.contractId')
-    .select(['collections.id', 'collections.contractId', 'collections.version'])
+    .select(['collections.id', 'collections.contractId', 'collections.version', 'collections.type'])
     .where('contracts.slug', '=', contractSlug)
     .where('collections.slug', '=', collectionSlug)
     .where('contracts.active', '=', 1)
     .where('collections.active', '=', 1)
     .executeTakeFirst();
-  return row ? { id: row.id, contractId: row.contractId, version: Number(row.version) } : undefined;
+  return row ? { id: row.id, contractId: row.contractId, version: Number(row.version), type: row.type } : undefined;
 }
 
 /** The contract's inputs that belong to one of the collections (they block its deletion). */

@@ -14,6 +14,7 @@ import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { DEDUPE_MODES, type DedupeMode, type ItemKeys, itemKeys, TEXT_WINDOW_MS } from '../lib/item-keys.ts';
 import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash } from '../lib/simhash.ts';
+import { trendingScore } from '../lib/ranking.ts';
 import { type Actor, type AuditItem, auditItems, changedSince, findAuditEntry, markReverted, recordAudit } from './audit.ts';
 import { insertNew, insertNewKeys } from './batch.ts';
 import { type Db, isPostgres, serializable } from './db.ts';
@@ -26,7 +27,7 @@ export type ItemState = 'published' | 'unpublished';
 const BATCH = 200;
 
 /** Bumps the collection's version inside `trx`; returns the new version. */
-async function bumpVersion(trx: Transaction<Database>, collectionId: string): Promise<number> {
+export async function bumpVersion(trx: Transaction<Database>, collectionId: string): Promise<number> {
   const row = await trx
     .updateTable('collections')
     .set({ version: sql<number>`version + 1` })
@@ -80,6 +81,7 @@ function itemRow(target: StoreTarget, item: ContentItem, seq: number, now: numbe
     state: target.state,
     dateMs: Date.parse(item.date),
     score: item.kudos.score,
+    trend: trendingScore(item.kudos.score, Date.parse(item.date)),
     language: item.language ?? null,
     latitude: item.location?.latitude ?? null,
     longitude: item.location?.longitude ?? null,
@@ -320,12 +322,12 @@ async function mergeDuplicates(trx: Transaction<Database>, target: StoreTarget, 
 
 /** Rewrites a card's document with `change`, its score column with it, and stamps a published card with `seq`. */
 async function updateCard(trx: Transaction<Database>, collectionId: string, cardId: string, seq: number, change: (card: ContentItem) => ContentItem): Promise<void> {
-  const row = await trx.selectFrom('items').select(['body', 'state']).where('collectionId', '=', collectionId).where('id', '=', cardId).executeTakeFirst();
+  const row = await trx.selectFrom('items').select(['body', 'state', 'dateMs']).where('collectionId', '=', collectionId).where('id', '=', cardId).executeTakeFirst();
   if (!row) return;
   const { state: _ignored, ...body } = change(inShape(itemBody(row.body)));
   await trx
     .updateTable('items')
-    .set({ body: JSON.stringify(body), score: body.kudos.score, ...(row.state === 'published' ? { seq } : {}) })
+    .set({ body: JSON.stringify(body), score: body.kudos.score, trend: trendingScore(body.kudos.score, Number(row.dateMs)), ...(row.state === 'published' ? { seq } : {}) })
     .where('collectionId', '=', collectionId)
     .where('id', '=', cardId)
     .execute();
@@ -395,7 +397,7 @@ export async function splitDuplicate(
       const duplicates = (stored.duplicates ?? []).filter((d) => d.id !== duplicateId);
       const { duplicates: _all, ...rest } = stored;
       const kudos = { ...stored.kudos, score: stored.kudos.score - item.kudos.score, duplicates: duplicates.length };
-      if (!duplicates.length) delete (kudos as Record<string, number>).duplicates;
+      if (!duplicates.length) delete (kudos as { duplicates?: number }).duplicates;
       return { ...rest, ...(duplicates.length && { duplicates }), kudos };
     });
     const { children: _children, ...own } = item;
@@ -489,7 +491,7 @@ function whereSql(p: ReadSql, query: ItemQuery): string {
 export interface Page {
   count: number;
   offset: number;
-  sort: 'time' | 'kudos';
+  sort: 'time' | 'kudos' | 'trending';
   order: 'asc' | 'desc';
 }
 
@@ -497,7 +499,7 @@ export interface Page {
  * The column each sort orders by, ties broken by `id` in the same direction: the one place that
  * knows the sorts (a new sort adds its column here and its covering indexes in a migration).
  */
-const SORT_COLUMNS: Record<Page['sort'], string> = { time: 'date_ms', kudos: 'score' };
+const SORT_COLUMNS: Record<Page['sort'], string> = { time: 'date_ms', kudos: 'score', trending: 'trend' };
 
 function orderSql(page: Page, table = ''): string {
   const direction = page.order === 'asc' ? 'asc' : 'desc';
@@ -538,7 +540,7 @@ function countSql(db: Db, query: ItemQuery): CompiledQuery<{ n: number | string 
   return CompiledQuery.raw(`select count(*) as n from items where ${whereSql(p, query)}`, p.parameters);
 }
 
-/** One page of items, sorted by time (item date) or kudos (score), ties broken by id. */
+/** One page of items, sorted by time (item date), kudos (score) or trending score (docs/api.md#trending), ties broken by id. */
 export async function listItems(db: Db, query: ItemQuery, page: Page): Promise<ItemRow[]> {
   return (await db.executeQuery(pageSql(db, query, page))).rows;
 }
@@ -715,7 +717,7 @@ export async function changedItems(db: Db, collectionId: string, afterSeq: numbe
  * A stored item document: JSON text on SQLite, already parsed on PostgreSQL, where the column is
  * `jsonb` (migration 2026-11-23-items-jsonb).
  */
-function itemBody(body: unknown): ContentItem {
+export function itemBody(body: unknown): ContentItem {
   return (typeof body === 'string' ? JSON.parse(body) : body) as ContentItem;
 }
 

@@ -300,6 +300,10 @@ export interface ItemTable {
   /** The item's `date` in ms since the epoch, for since/until and sorting. */
   dateMs: number;
   score: number;
+  /** The trending score (src/lib/ranking.ts), written with `score` (migration trending). */
+  trend: ColumnType<number, number | undefined, number>;
+  /** When the kudos were last read from the source (ms), or null: as collected (docs/api.md#kudos). */
+  kudosAt: ColumnType<number | null, number | null | undefined, number | null>;
   language: string | null;
   /** The item's location in degrees, or null (filter `location`, docs/api.md#location-parameter). */
   latitude: number | null;

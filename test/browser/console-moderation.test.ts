@@ -24,7 +24,7 @@ beforeAll(async () => {
   await seedItems(sluice.db, sluice.tenant, [
     buildItem({ id: 'rss_a', title: 'Harbour festival opens', text: '<p>Boats and <b>music</b> <img src=x onerror="document.title=\'pwned\'"></p>', date: at(1 * MIN) }),
     buildItem({ id: 'rss_b', title: 'Council vote', text: 'The budget passed', date: at(2 * MIN) }),
-    buildItem({ id: 'rss_c', title: 'Rain tonight', text: 'Bring an umbrella', date: at(3 * MIN) }),
+    buildItem({ id: 'rss_c', title: 'Rain tonight', text: 'Bring an umbrella', date: at(3 * MIN), kudos: { score: 500 } }),
   ]);
   await seedItems(sluice.db, sluice.tenant, [buildItem({ id: 'rss_d', title: 'Waiting for a moderator', text: 'Held back', date: at(4 * MIN) })], 'unpublished');
 });
@@ -109,6 +109,12 @@ describe('console: Moderation', () => {
     await page.getByText('No items match these filters.').waitFor();
     await page.getByRole('button', { name: 'Clear filters', exact: true }).click();
     await card(page, 'Council vote').waitFor();
+
+    // Sort: trending puts the much-liked older item first (docs/api.md#trending), newest first again after.
+    await page.getByLabel('Sort').selectOption('trending');
+    await expect.poll(() => page.getByRole('list', { name: 'Queue of World News' }).getByRole('heading', { level: 3 }).first().textContent()).toBe('Rain tonight');
+    await page.getByLabel('Sort').selectOption('');
+    await expect.poll(() => page.getByRole('list', { name: 'Queue of World News' }).getByRole('heading', { level: 3 }).first().textContent()).toBe('Breaking news');
 
     // ? lists the shortcuts in a dialog; Escape closes it.
     await page.getByRole('heading', { level: 1 }).click();

@@ -2,10 +2,12 @@
  * The publication in real Chromium (docs/api.md#publication): a site on another local port embeds
  * it with embed.js; items render per type; the overlay works with mouse and keyboard;
  * customizations apply (CSS) and run only inside the iframe (JS); malicious item text does nothing;
- * moderation shows up live; more items load on scroll.
+ * moderation shows up live; a ranked wall re-orders as items rise; more items load on scroll.
  */
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createCollection } from '../../src/store/collections.ts';
+import { updateKudos } from '../../src/store/kudos.ts';
 import { buildItem, seedItems } from '../helper.ts';
 import { addCustomization, maliciousItem, typedItems } from '../publication-fixtures.ts';
 import { embeddingSite, launch, serve } from './harness.ts';
@@ -215,6 +217,24 @@ describe('publication page on its own', () => {
     expect(streamed).toBe(true);
     expect(await page.$$eval('.card', (els) => els.map((el) => (el as HTMLElement).dataset.id))).toEqual(['rss_streamed', 'instagram_sunset', 'youtube_launch', 'mastodon_hello', 'bluesky_coffee']);
     expect(await page.textContent('#wall-status')).toBe('1 new post');
+  });
+
+  it('keeps a ranked collection in trending order and moves a card up when a kudos refresh lifts it', async () => {
+    const sluice = await serve();
+    const ranked = await createCollection(sluice.db, sluice.tenant.contract.id, { name: 'Trending now', type: 'ranked' }, 'test');
+    const minutes = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
+    await seedItems(sluice.db, { ...sluice.tenant, collection: ranked }, [
+      buildItem({ id: 'rss_liked', type: 'status', text: 'Liked a lot', date: minutes(30), kudos: { score: 900 } }),
+      buildItem({ id: 'rss_fresh', type: 'status', text: 'Just in', date: minutes(1) }),
+      buildItem({ id: 'rss_older', type: 'status', text: 'An hour old', date: minutes(60) }),
+    ]);
+    const page = await newPage();
+    await page.goto(`${sluice.origin}/v1/publication/${sluice.tenant.contract.slug}?q=${ranked.slug}&layout=vertical`);
+    const order = () => page.$$eval('.card', (els) => els.map((el) => (el as HTMLElement).dataset.id));
+    expect(await order()).toEqual(['rss_liked', 'rss_fresh', 'rss_older']);
+    // The hour-old item takes off (as the kudos refresh writes it): the stream brings it again and the wall moves it up.
+    await updateKudos(sluice.db, ranked.id, new Map([['rss_older', { score: 90_000, twitter_likes: 90_000 }]]), Date.now());
+    await expect.poll(order, { timeout: 10_000 }).toEqual(['rss_older', 'rss_liked', 'rss_fresh']);
   });
 
   it('loads more items as the reader scrolls', async () => {

@@ -4,6 +4,7 @@
  * languages (given and detected), whole-collection paging under both sorts and orders, limits,
  * contract isolation, and query plans that never scan the whole items table.
  */
+import { trendingScore } from '../../src/lib/ranking.ts';
 import { CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/item.ts';
@@ -156,18 +157,18 @@ describe('paging', () => {
     );
   }
 
-  function expected(items: ContentItem[], sort: 'time' | 'kudos', order: 'asc' | 'desc'): string[] {
-    const key = (i: ContentItem) => (sort === 'kudos' ? i.kudos.score : Date.parse(i.date));
+  function expected(items: ContentItem[], sort: 'time' | 'kudos' | 'trending', order: 'asc' | 'desc'): string[] {
+    const key = (i: ContentItem) => (sort === 'kudos' ? i.kudos.score : sort === 'trending' ? trendingScore(i.kudos.score, Date.parse(i.date)) : Date.parse(i.date));
     const sorted = [...items].sort((a, b) => key(a) - key(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return (order === 'asc' ? sorted : sorted.reverse()).map((i) => i.id);
   }
 
-  it('walks a whole collection without gaps or repeats under both sorts and orders, on queue and content', async () => {
+  it('walks a whole collection without gaps or repeats under every sort and order, on queue and content', async () => {
     const { db, tenant, get } = await setup();
     const items = crowd(Date.now());
     await seedItems(db, tenant, items.slice(0, 40));
     await seedItems(db, tenant, items.slice(40), 'unpublished');
-    for (const sort of ['time', 'kudos'] as const) {
+    for (const sort of ['time', 'kudos', 'trending'] as const) {
       for (const order of ['asc', 'desc'] as const) {
         for (const [path, wanted] of [
           ['content', expected(items.slice(0, 40), sort, order)],
@@ -203,7 +204,7 @@ describe('paging', () => {
     for (const [query, propertyName, code, paths] of bad) {
       for (const path of paths) expectError(await get(path, query), 400, { name: 'ValidationError', code, propertyName });
     }
-    for (const ok of ['count=1', 'count=100', 'offset=0', 'offset=1000000', 'sort=kudos&order=asc', 'sort=time&order=desc']) {
+    for (const ok of ['count=1', 'count=100', 'offset=0', 'offset=1000000', 'sort=kudos&order=asc', 'sort=time&order=desc', 'sort=trending']) {
       expect((await get('content', ok)).statusCode).toBe(200);
     }
     expect((await get('queue', 'count=500')).statusCode).toBe(200);
@@ -352,7 +353,7 @@ describe('query plans', () => {
       for (const filter of filters) {
         const query: ItemQuery = { collectionId: tenant.collection.id, sinceMs: now - 86_400_000, untilMs: now, ...(state ? { state } : {}), ...filter };
         const compiled = [compileCount(db, query)];
-        for (const sort of ['time', 'kudos'] as const) {
+        for (const sort of ['time', 'kudos', 'trending'] as const) {
           for (const order of ['asc', 'desc'] as const) compiled.push(compilePage(db, query, { count: 20, offset: 40, sort, order }));
         }
         for (const c of compiled) {
@@ -377,7 +378,7 @@ describe('query plans', () => {
         }
       }
     }
-    expect(checked).toBe(2 * filters.length * 5);
+    expect(checked).toBe(2 * filters.length * 7);
   });
 
   // SQLite's plans (PostgreSQL prices a table this small by other rules): the page is chosen by

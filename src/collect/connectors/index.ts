@@ -48,3 +48,8 @@ const connectors: { readonly [S in Service]: Connector } = Object.freeze({
 export function connectorFor(service: string): Connector | undefined {
   return Object.hasOwn(connectors, service) ? connectors[service as Service] : undefined;
 }
+
+/** The services whose connector reads many items' kudos at once (docs/services.md#kudos-refresh). */
+export function kudosServices(): Service[] {
+  return (Object.keys(connectors) as Service[]).filter((service) => connectors[service].kudos);
+}

@@ -124,6 +124,27 @@ async function lookup(ctx: CollectContext, origin: string, acct: string): Promis
 /** The Mastodon connector; see the module docstring. State: `{minId, accountId, accountOf}`. */
 export const mastodon: Connector = {
   service: 'mastodon',
+  // GET /api/v1/statuses?id[]= (Mastodon 4.3) reads up to 20 statuses of the input's instance at
+  // once (docs/services.md#kudos-refresh).
+  kudos: {
+    batch: 20,
+    async lookup(input, itemIds, ctx) {
+      const { origin, host } = parseMastodonInput(input.type, input.input);
+      const prefix = `mastodon_${host}:`;
+      const ids = itemIds.filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
+      if (!ids.length) return { kudos: new Map() };
+      const query = ids.map((id) => `id[]=${encodeURIComponent(id)}`).join('&');
+      const res = await getJson(ctx, `${origin}/api/v1/statuses?${query}`, authorizationFor(ctx.services.mastodon, origin));
+      if (!Array.isArray(res.body)) throw new SourceError(`mastodon ${host} answered without a list of statuses`);
+      const found = new Map<string, ContentItem['kudos']>();
+      for (const status of res.body.map(obj)) {
+        const item = mastodonItem(status, host);
+        if (item) found.set(item.id, item.kudos);
+      }
+      const nextAt = quotaExhaustedUntil(res.headers, ctx.now);
+      return { kudos: found, ...(nextAt && { nextAt }) };
+    },
+  },
   async collect(input, state, ctx) {
     const { origin, host, name } = parseMastodonInput(input.type, input.input);
     let accountId: string | null = null;

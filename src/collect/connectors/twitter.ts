@@ -56,7 +56,6 @@ export function tweetToItem(tweet: Json, includes: Json, now: number, owner?: Js
   const text = str(tweet.text) ?? '';
   const statusUrl = `https://x.com/${username ?? 'i'}/status/${id}`;
   const external = objs(entities.urls).some((u) => !/^https?:\/\/(x|twitter)\.com\//.test(String(u.expanded_url ?? '')));
-  const metrics = obj(tweet.public_metrics);
   const place = objs(includes.places).find((p) => p.id === obj(tweet.geo).place_id);
   const lang = language(tweet.lang);
   return {
@@ -81,13 +80,19 @@ export function tweetToItem(tweet: Json, includes: Json, now: number, owner?: Js
       url: username ? `https://x.com/${username}` : null,
     },
     media: media.length ? media.map((m) => toMedia(m, id)) : null,
-    kudos: kudos('twitter', { likes: num(metrics.like_count), shares: (num(metrics.retweet_count) ?? 0) + (num(metrics.quote_count) ?? 0), comments: num(metrics.reply_count) }, {
-      likes: num(metrics.like_count), retweets: num(metrics.retweet_count), replies: num(metrics.reply_count),
-      quotes: num(metrics.quote_count), views: num(metrics.impression_count),
-    }),
+    kudos: tweetKudos(tweet),
     ...(placeLocation(place, tweet) && { location: placeLocation(place, tweet) }),
     ...(lang && { language: lang }),
   };
+}
+
+/** A tweet's `public_metrics` as kudos (docs/services.md#twitter). */
+function tweetKudos(tweet: Json): ContentItem['kudos'] {
+  const metrics = obj(tweet.public_metrics);
+  return kudos('twitter', { likes: num(metrics.like_count), shares: (num(metrics.retweet_count) ?? 0) + (num(metrics.quote_count) ?? 0), comments: num(metrics.reply_count) }, {
+    likes: num(metrics.like_count), retweets: num(metrics.retweet_count), replies: num(metrics.reply_count),
+    quotes: num(metrics.quote_count), views: num(metrics.impression_count),
+  });
 }
 
 /** A photo as an image; a video or GIF as its best MP4 in `<video>`, else the post's embed blockquote. */
@@ -125,6 +130,20 @@ async function lookUp(ctx: CollectContext, api: string, auth: Record<string, str
 
 export const twitter: Connector = {
   service: 'twitter',
+  // GET /2/tweets?ids= reads up to 100 tweets (docs/services.md#kudos-refresh); a spent rate limit
+  // (`x-rate-limit-remaining: 0`) holds further lookups until `x-rate-limit-reset`.
+  kudos: {
+    batch: 100,
+    async lookup(_input, itemIds, ctx) {
+      const { apiUrl, bearerToken } = ctx.services.twitter;
+      const auth = { authorization: `Bearer ${requireSetting(bearerToken, 'TWITTER_BEARER_TOKEN', 'twitter')}` };
+      const ids = itemIds.map((id) => id.slice('twitter_'.length));
+      const { body, headers } = await getJson(ctx, `${apiUrl}/2/tweets?${new URLSearchParams({ ids: ids.join(','), 'tweet.fields': 'public_metrics' })}`, auth, detail);
+      const found = new Map(objs(obj(body).data).map((tweet) => [`twitter_${String(tweet.id)}`, tweetKudos(tweet)]));
+      const spent = headers['x-rate-limit-remaining'] === '0';
+      return { kudos: found, ...(spent && { nextAt: ctx.now + (rateLimitResetMs(headers, ctx.now) ?? 15 * 60_000) }) };
+    },
+  },
   async collect(input, state, ctx) {
     const { apiUrl, bearerToken } = ctx.services.twitter;
     const auth = { authorization: `Bearer ${requireSetting(bearerToken, 'TWITTER_BEARER_TOKEN', 'twitter')}` };

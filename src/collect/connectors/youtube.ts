@@ -63,17 +63,22 @@ function apiGet(ctx: CollectContext, path: string, params: Record<string, string
 const player = (id: string, duration?: number): Media[] =>
   embed('iframe', `https://www.youtube.com/embed/${encodeURIComponent(id)}`, { url: `https://www.youtube.com/watch?v=${id}`, duration });
 
+/** A `videos.list` resource's statistics as kudos (docs/services.md#youtube). */
+function videoKudos(v: Json): ContentItem['kudos'] {
+  const stats = obj(v.statistics);
+  const [views, likes, comments] = [num(stats.viewCount), num(stats.likeCount), num(stats.commentCount)];
+  return kudos('youtube', { likes, comments }, { views, likes, comments });
+}
+
 export function videoToItem(v: Json, handle: string | null = null): ContentItem {
   const id = String(v.id);
   const snippet = obj(v.snippet);
-  const stats = obj(v.statistics);
   const thumbs = obj(snippet.thumbnails);
   const thumb = obj(thumbs.maxres ?? thumbs.standard ?? thumbs.high ?? thumbs.medium ?? thumbs.default);
   const duration = isoDuration(obj(v.contentDetails).duration);
   const channelId = str(snippet.channelId);
   const place = obj(obj(v.recordingDetails).location);
   const [latitude, longitude] = [num(place.latitude), num(place.longitude)];
-  const [views, likes, comments] = [num(stats.viewCount), num(stats.likeCount), num(stats.commentCount)];
   const lang = language(snippet.defaultAudioLanguage) ?? language(snippet.defaultLanguage);
   const media = player(id, duration);
   const thumbUrl = httpUrl(thumb.url);
@@ -89,7 +94,7 @@ export function videoToItem(v: Json, handle: string | null = null): ContentItem 
     date: isoDate(snippet.publishedAt) ?? new Date(0).toISOString(),
     author: { name: str(snippet.channelTitle), username: handle, userid: channelId, url: channelId ? `https://www.youtube.com/channel/${channelId}` : null },
     media,
-    kudos: kudos('youtube', { likes, comments }, { views, likes, comments }),
+    kudos: videoKudos(v),
     ...(latitude !== undefined && longitude !== undefined && { location: { latitude, longitude } }),
     ...(lang && { language: lang }),
   };
@@ -149,6 +154,16 @@ async function videos(ctx: CollectContext, ids: string[], handle: string | null)
 
 export const youtube: Connector = {
   service: 'youtube',
+  // videos.list of up to 50 ids, 1 quota unit a call (docs/services.md#kudos-refresh).
+  kudos: {
+    batch: 50,
+    async lookup(_input, itemIds, ctx) {
+      const { apiKey, accessToken } = ctx.services.youtube;
+      if (!apiKey && !accessToken) throw new SourceError('youtube: kudos need YOUTUBE_API_KEY or a connected account', { permanent: true });
+      const { body } = await apiGet(ctx, 'videos', { part: 'statistics', id: itemIds.map((id) => id.slice('youtube_'.length)).join(','), maxResults: '50' });
+      return { kudos: new Map(objs(obj(body).items).map((v) => [`youtube_${String(v.id)}`, videoKudos(v)])) };
+    },
+  },
   async collect(input, state, ctx) {
     const { apiKey, accessToken, feedUrl } = ctx.services.youtube;
     const value = input.input.trim();

@@ -15,6 +15,10 @@
  *   (/v1/content/{contract}?q=…&since=0&count=PAGE) every CONTENT_MAX_AGE seconds instead: ids
  *   it has not shown are fetched and inserted, and shown items that fall inside that first page's
  *   time range but are missing from it (unpublished by moderation) are removed.
+ * - Ranked collections (data-sort="trending", docs/api.md#trending): cards are kept in the order of
+ *   their trending score (data-rank) instead of their date, and an `item` event for a card already
+ *   shown (its kudos were refreshed) fetches it again and moves it to its new place: the wall
+ *   re-orders as items rise.
  * - Embedded (in an iframe of embed.js): the page posts {type: "sluice:height", height} to its
  *   parent whenever its height changes.
  * - Preview (the console's Publication screen, `?preview=true`): the page is framed by the
@@ -37,6 +41,7 @@
   var pageSize = Number(wall.dataset.pageSize) || 20;
   var pollMs = (Number(wall.dataset.poll) || 5) * 1000;
   var contract = wall.dataset.contract;
+  var ranked = wall.dataset.sort === 'trending';
   var listeners = {};
   var nonce = (document.currentScript && document.currentScript.nonce) || '';
 
@@ -77,16 +82,26 @@
     template.innerHTML = html;
     return Array.prototype.slice.call(template.content.querySelectorAll('.card'));
   }
+  /** The number a card is ordered by: its trending score on a ranked wall, else its date. */
+  function key(card) { return Number(ranked ? card.dataset.rank : card.dataset.date); }
   function insertSorted(card) {
-    var date = Number(card.dataset.date);
-    var after = cards().filter(function (c) { return Number(c.dataset.date) > date || (Number(c.dataset.date) === date && c.dataset.id > card.dataset.id); });
+    var own = key(card);
+    var after = cards().filter(function (c) { return c !== card && (key(c) > own || (key(c) === own && c.dataset.id > card.dataset.id)); });
     var before = after.length ? after[after.length - 1].nextElementSibling : list.firstElementChild;
     list.insertBefore(card, before);
   }
   function adopt(newCards, live) {
     var added = 0;
     newCards.forEach(function (card) {
-      if (findCard(card.dataset.id)) return;
+      var shown = findCard(card.dataset.id);
+      if (shown && !ranked) return;
+      if (shown) {
+        // Its kudos moved (a ranked wall): the new card takes the old one's place in the order.
+        shown.remove();
+        insertSorted(card);
+        refreshTimes(card);
+        return;
+      }
       if (live) { card.classList.add('is-new'); insertSorted(card); } else list.appendChild(card);
       refreshTimes(card);
       added++;
@@ -112,7 +127,7 @@
     }).then(parse);
   }
   function addByIds(ids) {
-    ids = ids.filter(function (id) { return !findCard(id); });
+    if (!ranked) ids = ids.filter(function (id) { return !findCard(id); });
     if (!ids.length) return Promise.resolve(0);
     return fragment({ ids: ids.join(',') }).then(function (newCards) { return adopt(newCards, true); });
   }
@@ -230,10 +245,13 @@
       .then(function (res) { if (!res.ok) throw new Error('HTTP ' + res.status); return res.json(); })
       .then(function (items) {
         var ids = items.map(function (item) { return item.id; });
-        var oldest = items.length === pageSize ? Date.parse(items[items.length - 1].date) : -Infinity;
+        var full = items.length === pageSize;
+        var last = full ? findCard(ids[ids.length - 1]) : undefined;
+        // The page's bound in the wall's order; on a ranked wall, the last item's rank when shown (else nothing is removed).
+        var bound = !full ? -Infinity : ranked ? (last ? key(last) : Infinity) : Date.parse(items[items.length - 1].date);
         cards().forEach(function (card) {
-          // strictly newer than the page's oldest: an item tied with it may sit on the next page
-          if (Number(card.dataset.date) > oldest && ids.indexOf(card.dataset.id) < 0) remove(card.dataset.id);
+          // strictly above the page's last: an item tied with it may sit on the next page
+          if (key(card) > bound && ids.indexOf(card.dataset.id) < 0) remove(card.dataset.id);
         });
         return addByIds(ids);
       })

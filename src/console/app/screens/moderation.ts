@@ -75,9 +75,11 @@ interface Filters {
   type: string;
   language: string;
   text: string;
+  /** The queue's `sort`: '' (time, newest first), `kudos` or `trending` (docs/api.md#trending). */
+  sort: string;
 }
 
-const NO_FILTERS: Filters = { state: '', service: '', type: '', language: '', text: '' };
+const NO_FILTERS: Filters = { state: '', service: '', type: '', language: '', text: '', sort: '' };
 const PAGE = 50;
 const TYPES = ['video', 'image', 'link', 'status', 'embed', 'comment'];
 
@@ -489,6 +491,8 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
         <${Field} label="Type" name="type" value=${filters.type} onInput=${set('type')} error=${filterError} options=${[['', 'all'], ...TYPES.map((t) => [t, t])]} />
         <${Field} label="Language" name="language" value=${filters.language} onInput=${set('language')} error=${filterError} hint="e.g. en,de" />
         <${Field} label="Text" name="text" type="search" value=${filters.text} onInput=${set('text')} error=${filterError} hint="in title and text (key /)" />
+        <${Field} label="Sort" name="sort" value=${filters.sort} onInput=${set('sort')} error=${filterError}
+          options=${[['', 'newest first'], ['trending', 'trending'], ['kudos', 'most kudos']]} />
       </div>
       <div class="buttons">
         <button type="submit">Apply filters</button>
@@ -541,7 +545,7 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
               />`,
             )}
           </ol>`
-        : html`<p>No items${Object.keys(filterQuery(applied)).length ? ' match these filters' : ' in this collection yet'}.</p>`}
+        : html`<p>No items${Object.keys(filterQuery({ ...applied, sort: '' })).length ? ' match these filters' : ' in this collection yet'}.</p>`}
     ${more ? html`<button type="button" class="secondary" onClick=${() => load(items?.length ?? 0)}>Load more</button>` : null}
     <${Shortcuts} dialog=${dialog} />
   </div>`;

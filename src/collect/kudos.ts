@@ -1,0 +1,94 @@
+/**
+ * Kudos that keep counting (docs/services.md#kudos-refresh): in every collector process, a beat
+ * (every `tickMs`, default 30 s) claims the items of ranked collections due for a fresh read of
+ * their engagement (`store/kudos.ts`), looks them up in batches with their service's batch
+ * lookup (`Connector.kudos`), with the credential and within the quota a poll of their input
+ * would use (`credentials.ts`, `quotas.ts`), and writes what it read (`updateKudos`: kudos,
+ * score, trending score; state untouched). On PostgreSQL the claim hands each item to one process.
+ *
+ * Batches are per input (its credential) and collection, at most the lookup's batch size. A
+ * source's rate limit (an error with `Retry-After`, or a response saying the limit is spent)
+ * holds every lookup of that service and credential until it resets, in this process; a failed
+ * lookup is logged and its items wait for their next interval; other batches go on.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Db } from '../store/db.ts';
+import { findInput } from '../store/inputs.ts';
+import { claimKudosDue, type KudosDue, updateKudos } from '../store/kudos.ts';
+import { SourceError } from './connector.ts';
+import { connectorFor, kudosServices } from './connectors/index.ts';
+import { credentialResolver } from './credentials.ts';
+import { createFetcher, FetchError } from './fetch.ts';
+import { openQuotaGate, QuotaWait } from './quotas.ts';
+import { startTicker, type Ticker } from './ticker.ts';
+
+/** Items claimed per beat. */
+const CLAIM = 500;
+
+export interface KudosRefresher {
+  /** Runs a beat now (or joins the one under way); resolves when it has finished. */
+  tick(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts the kudos refresh of this process (docs/services.md#kudos-refresh). */
+export function startKudosRefresh(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, tickMs = 30_000): KudosRefresher {
+  const { db, config, log } = deps;
+  const fetcher = createFetcher({ allowPrivate: config.allowPrivateFetch });
+  const services = kudosServices();
+  /** Service and credential (or `environment`) → no lookup before this time (ms). */
+  const heldUntil = new Map<string, number>();
+
+  async function refreshBatch(due: KudosDue[], now: number): Promise<void> {
+    const [first] = due;
+    const input = await findInput(db, first!.inputId);
+    const lookup = connectorFor(first!.service)?.kudos;
+    if (!input || !lookup) return;
+    const resolved = await credentialResolver(db, config).resolve(input, { fetch: fetcher, now });
+    if (resolved.missing) return;
+    const key = `${input.service} ${resolved.credential?.id ?? 'environment'}`;
+    if ((heldUntil.get(key) ?? 0) > now) return;
+    try {
+      const gate = config.quotas ? await openQuotaGate(db, config.quotas, { input, services: resolved.services, credential: resolved.credential, fetch: fetcher, now }) : undefined;
+      let result;
+      try {
+        result = await lookup.lookup(input, due.map((item) => item.id), { fetch: gate?.fetch ?? fetcher, services: resolved.services, now });
+      } finally {
+        await gate?.settle();
+      }
+      if (result.nextAt) heldUntil.set(key, result.nextAt);
+      await updateKudos(db, first!.collectionId, result.kudos, Date.now());
+    } catch (error) {
+      if (error instanceof QuotaWait) return void heldUntil.set(key, error.until);
+      if (error instanceof SourceError && error.retryAfterMs !== undefined) heldUntil.set(key, now + error.retryAfterMs);
+      if (error instanceof SourceError || error instanceof FetchError) return void log?.warn({ input: input.id, error: error.message }, 'kudos refresh failed');
+      log?.error({ err: error, input: input.id }, 'kudos refresh failed');
+    }
+  }
+
+  async function beat(): Promise<void> {
+    const now = Date.now();
+    const due = await claimKudosDue(db, now, { refreshS: config.kudosRefresh, windowS: config.kudosWindow, services, limit: CLAIM });
+    const groups = new Map<string, KudosDue[]>();
+    for (const item of due) {
+      const key = `${item.collectionId} ${item.inputId}`;
+      const group = groups.get(key);
+      if (group) group.push(item);
+      else groups.set(key, [item]);
+    }
+    for (const group of groups.values()) {
+      const size = connectorFor(group[0]!.service)!.kudos!.batch;
+      for (let i = 0; i < group.length; i += size) await refreshBatch(group.slice(i, i + size), now);
+    }
+  }
+
+  const ticker: Ticker = startTicker(beat, tickMs, log);
+  return {
+    tick: ticker.tick,
+    async stop() {
+      await ticker.stop();
+      await fetcher.close();
+    },
+  };
+}

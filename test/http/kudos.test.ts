@@ -1,0 +1,236 @@
+/**
+ * Kudos that keep counting (docs/services.md#kudos-refresh), through HTTP on a real database with
+ * local fake X and YouTube APIs whose counters change between two lookups: the refresh reads the
+ * items of ranked collections in batches (`GET /2/tweets?ids=`, `videos.list`), updates their
+ * kudos and `kudos.updated` and leaves their state alone; a spent X rate limit holds further
+ * lookups until its reset; realtime collections and items older than the window are not read.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startKudosRefresh } from '../../src/collect/kudos.ts';
+import { startCollector } from '../../src/collect/scheduler.ts';
+import { createCollection } from '../../src/store/collections.ts';
+import { type FakeApi, type FakeRequest, fakeApi, fixtureJson } from '../fake-api.ts';
+import { build, buildTenant, type TestContext } from '../helper.ts';
+
+type Tenant = Awaited<ReturnType<typeof buildTenant>>;
+const MINUTE = 60_000;
+const stops: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (stops.length) await stops.pop()!();
+});
+
+/** A tweet of the fake X API, `minutes` old, with `likes` likes. */
+const tweet = (id: string, minutes: number, likes: number) => ({
+  id, text: `post ${id} about the match`, author_id: '2244994945', created_at: new Date(Date.now() - minutes * MINUTE).toISOString(),
+  public_metrics: { like_count: likes, retweet_count: 1, reply_count: 0, quote_count: 0, impression_count: 100 * likes },
+});
+
+async function setUp(api: FakeApi, env: Record<string, string> = {}) {
+  const ctx = await build({
+    ALLOW_PRIVATE_FETCH: 'true', TWITTER_API_URL: api.base, TWITTER_BEARER_TOKEN: 'AAAA-test', YOUTUBE_API_URL: api.base, YOUTUBE_API_KEY: 'AIza-test', KUDOS_REFRESH: '1', ...env,
+  });
+  const tenant = await buildTenant(ctx.db);
+  const ranked = await createCollection(ctx.db, tenant.contract.id, { name: 'Trending', type: 'ranked' }, 'test');
+  return { ctx, tenant, ranked };
+}
+
+async function addInput(ctx: TestContext, tenant: Tenant, collectionId: string, body: Record<string, unknown>) {
+  const res = await ctx.app.inject({ method: 'POST', url: '/collection/inputs', headers: { authorization: `Bearer ${tenant.token}` }, payload: { contractId: tenant.contract.id, collectionId, ...body } });
+  expect(res.statusCode, res.body).toBe(201);
+}
+
+/** Polls every due input once, then stops the collector. */
+async function collect(ctx: TestContext) {
+  const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
+  await collector.tick();
+  await collector.idle();
+  await collector.stop();
+}
+
+/** A kudos refresher beating only when told. */
+function refresher(ctx: TestContext) {
+  const refresh = startKudosRefresh({ db: ctx.db, config: ctx.config }, 3_600_000);
+  stops.push(() => refresh.stop());
+  return refresh;
+}
+
+/** The queue of `collection` (every state), by item id. */
+async function queue(ctx: TestContext, tenant: Tenant, slug: string) {
+  const res = await ctx.app.inject({ method: 'GET', url: `/v1/queue/${tenant.contract.slug}?q=${slug}&access_token=${tenant.token}&count=100` });
+  expect(res.statusCode, res.body).toBe(200);
+  return new Map((res.json() as { id: string; state: string; kudos: Record<string, number | string> }[]).map((item) => [item.id, item]));
+}
+
+const lookups = (api: FakeApi, path: string) => api.requests.filter((req) => req.path === path);
+
+describe('kudos refresh: X', () => {
+  it('updates the kudos of a ranked collection in one batched lookup, leaves state and realtime collections alone', async () => {
+    let likes = 5;
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/2/tweets/search/recent') return { body: { data: [tweet('1001', 30, likes), tweet('1002', 60, 2 * likes)], meta: { newest_id: '1002', result_count: 2 } } };
+      if (req.path === '/2/tweets') return { body: { data: req.query.get('ids')!.split(',').filter((id) => id !== '1002').map((id) => tweet(id, 30, likes)) } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api);
+    await addInput(ctx, tenant, ranked.id, { service: 'twitter', type: 'keyword', input: 'match', display: false });
+    await addInput(ctx, tenant, tenant.collection.id, { service: 'twitter', type: 'keyword', input: 'match', display: true });
+    await collect(ctx);
+    const before = await queue(ctx, tenant, ranked.slug);
+    expect(before.get('twitter_1001')!.kudos).toMatchObject({ twitter_likes: 5, score: 7 });
+    expect(before.get('twitter_1001')!.kudos.updated).toBeUndefined();
+
+    likes = 50;
+    await sleep(1100); // past KUDOS_REFRESH (1 s) since the items were stored
+    const refresh = refresher(ctx);
+    await refresh.tick();
+    const batches = lookups(api, '/2/tweets');
+    expect(batches).toHaveLength(1);
+    expect(batches[0]!.query.get('ids')!.split(',').sort()).toEqual(['1001', '1002']);
+    expect(batches[0]!.query.get('tweet.fields')).toBe('public_metrics');
+
+    const after = await queue(ctx, tenant, ranked.slug);
+    const refreshed = after.get('twitter_1001')!;
+    expect(refreshed.kudos).toMatchObject({ twitter_likes: 50, twitter_views: 5000, score: 52 });
+    expect(Date.parse(refreshed.kudos.updated as string)).toBeGreaterThan(Date.now() - MINUTE);
+    expect(refreshed.state).toBe('unpublished');
+    // A tweet the lookup no longer returns (deleted, protected) keeps what it had.
+    expect(after.get('twitter_1002')!.kudos).toMatchObject({ twitter_likes: 10 });
+    expect(after.get('twitter_1002')!.kudos.updated).toBeUndefined();
+    // The realtime collection's copy was not read.
+    const realtime = await queue(ctx, tenant, tenant.collection.slug);
+    expect(realtime.get('twitter_1001')!.kudos).toMatchObject({ twitter_likes: 5 });
+    expect(realtime.get('twitter_1001')!.state).toBe('published');
+
+    // Not due again before the interval has passed.
+    await refresh.tick();
+    expect(lookups(api, '/2/tweets')).toHaveLength(1);
+  });
+
+  it('a spent rate limit holds further lookups until x-rate-limit-reset', async () => {
+    const reset = Math.ceil(Date.now() / 1000) + 900;
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/2/tweets/search/recent') return { body: { data: [tweet('2001', 10, 1)], meta: { newest_id: '2001', result_count: 1 } } };
+      if (req.path === '/2/tweets') return { headers: { 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': String(reset) }, body: { data: [tweet('2001', 10, 3)] } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api);
+    await addInput(ctx, tenant, ranked.id, { service: 'twitter', type: 'keyword', input: 'match' });
+    await collect(ctx);
+    await sleep(1100);
+    const refresh = refresher(ctx);
+    await refresh.tick();
+    expect(lookups(api, '/2/tweets')).toHaveLength(1);
+    expect((await queue(ctx, tenant, ranked.slug)).get('twitter_2001')!.kudos).toMatchObject({ twitter_likes: 3 });
+    await sleep(1100); // due again, but the limit is spent until its reset
+    await refresh.tick();
+    expect(lookups(api, '/2/tweets')).toHaveLength(1);
+  });
+
+  it('a 429 with Retry-After holds lookups too, and the items keep their kudos', async () => {
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/2/tweets/search/recent') return { body: { data: [tweet('3001', 10, 4)], meta: { newest_id: '3001', result_count: 1 } } };
+      if (req.path === '/2/tweets') return { status: 429, headers: { 'retry-after': '600' }, body: { title: 'Too Many Requests' } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api);
+    await addInput(ctx, tenant, ranked.id, { service: 'twitter', type: 'keyword', input: 'match' });
+    await collect(ctx);
+    await sleep(1100);
+    const refresh = refresher(ctx);
+    await refresh.tick();
+    await sleep(1100);
+    await refresh.tick();
+    expect(lookups(api, '/2/tweets')).toHaveLength(1);
+    expect((await queue(ctx, tenant, ranked.slug)).get('twitter_3001')!.kudos).toMatchObject({ twitter_likes: 4 });
+  });
+
+  it('items older than KUDOS_WINDOW are not read', async () => {
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/2/tweets/search/recent') return { body: { data: [tweet('4001', 180, 4)], meta: { newest_id: '4001', result_count: 1 } } };
+      if (req.path === '/2/tweets') return { body: { data: [tweet('4001', 180, 40)] } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api, { KUDOS_WINDOW: '3600' });
+    await addInput(ctx, tenant, ranked.id, { service: 'twitter', type: 'keyword', input: 'match' });
+    await collect(ctx);
+    await sleep(1100);
+    await refresher(ctx).tick();
+    expect(lookups(api, '/2/tweets')).toHaveLength(0);
+  });
+});
+
+describe('trending order (docs/api.md#trending)', () => {
+  it("is a ranked collection's default on content and the wall, follows a refresh, and is asked for with sort=trending anywhere", async () => {
+    const likes: Record<string, number> = { '5001': 3, '5002': 3, '5003': 3 };
+    const age: Record<string, number> = { '5001': 120, '5002': 60, '5003': 5 };
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/2/tweets/search/recent') return { body: { data: Object.keys(likes).map((id) => tweet(id, age[id]!, likes[id]!)), meta: { newest_id: '5003', result_count: 3 } } };
+      if (req.path === '/2/tweets') return { body: { data: req.query.get('ids')!.split(',').map((id) => tweet(id, age[id]!, likes[id]!)) } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api);
+    await addInput(ctx, tenant, ranked.id, { service: 'twitter', type: 'keyword', input: 'match' });
+    await addInput(ctx, tenant, tenant.collection.id, { service: 'twitter', type: 'keyword', input: 'match' });
+    await collect(ctx);
+    const content = async (slug: string, params = '') => {
+      const res = await ctx.app.inject({ method: 'GET', url: `/v1/content/${tenant.contract.slug}?q=${slug}&since=0${params}` });
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json() as { id: string }[]).map((item) => item.id);
+    };
+    const wall = async () => {
+      const res = await ctx.app.inject({ method: 'GET', url: `/v1/publication/${tenant.contract.slug}?q=${ranked.slug}` });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('data-sort="trending"');
+      return [...res.body.matchAll(/data-id="([^"]+)"/g)].map((m) => m[1]);
+    };
+    // Equal engagement: newer first.
+    expect(await content(ranked.slug)).toEqual(['twitter_5003', 'twitter_5002', 'twitter_5001']);
+    expect(await content(ranked.slug, '&sort=time')).toEqual(['twitter_5003', 'twitter_5002', 'twitter_5001']);
+    // The oldest post takes off: 3 → 3 000 likes.
+    likes['5001'] = 3000;
+    await sleep(1100);
+    await refresher(ctx).tick();
+    expect(await content(ranked.slug)).toEqual(['twitter_5001', 'twitter_5003', 'twitter_5002']);
+    expect(await wall()).toEqual(['twitter_5001', 'twitter_5003', 'twitter_5002']);
+    // Asked for explicitly, time order and ascending trending still work.
+    expect(await content(ranked.slug, '&sort=time')).toEqual(['twitter_5003', 'twitter_5002', 'twitter_5001']);
+    expect(await content(ranked.slug, '&sort=trending&order=asc')).toEqual(['twitter_5002', 'twitter_5003', 'twitter_5001']);
+    // A realtime collection: time by default, trending when asked (its kudos as collected), on the queue too.
+    expect(await content(tenant.collection.slug)).toEqual(['twitter_5003', 'twitter_5002', 'twitter_5001']);
+    expect(await content(tenant.collection.slug, '&sort=trending')).toEqual(['twitter_5003', 'twitter_5002', 'twitter_5001']);
+    const q = await ctx.app.inject({ method: 'GET', url: `/v1/queue/${tenant.contract.slug}?q=${ranked.slug}&since=0&sort=trending&access_token=${tenant.token}` });
+    expect((q.json() as { id: string }[]).map((item) => item.id)).toEqual(['twitter_5001', 'twitter_5003', 'twitter_5002']);
+  });
+});
+
+describe('kudos refresh: YouTube', () => {
+  it('reads statistics with videos.list (part=statistics) and updates views, likes, comments', async () => {
+    const video = fixtureJson('youtube', 'videos_list_statistics_contentDetails.json').items[0];
+    video.snippet.publishedAt = new Date(Date.now() - 20 * MINUTE).toISOString();
+    let views = '7920';
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/search') return { body: { items: [{ id: { kind: 'youtube#video', videoId: video.id } }] } };
+      if (req.path === '/videos') return { body: { items: [{ ...video, statistics: { ...video.statistics, viewCount: views, likeCount: '400' } }] } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api);
+    await addInput(ctx, tenant, ranked.id, { service: 'youtube', type: 'keyword', input: 'lisbon' });
+    await collect(ctx);
+    const id = `youtube_${video.id as string}`;
+    expect((await queue(ctx, tenant, ranked.slug)).get(id)!.kudos).toMatchObject({ youtube_views: 7920 });
+    views = '12000';
+    await sleep(1100);
+    await refresher(ctx).tick();
+    const lookup = lookups(api, '/videos').at(-1)!;
+    expect(lookup.query.get('part')).toBe('statistics');
+    expect(lookup.query.get('id')).toBe(video.id);
+    expect((await queue(ctx, tenant, ranked.slug)).get(id)!.kudos).toMatchObject({ youtube_views: 12000, youtube_likes: 400, youtube_comments: 32, score: 432 });
+  });
+});
