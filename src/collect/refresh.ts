@@ -26,6 +26,7 @@ import { type Decision, FilterError } from '../filter/engine.ts';
 import { filterPool, type FilterPool, POLL_BUDGET_MS } from '../filter/pool.ts';
 import type { ContentItem } from '../item.ts';
 import { withLanguage } from '../lib/language.ts';
+import { countCollectedItems, observeCollectionLag, observePoll } from '../lib/metrics.ts';
 import { iso } from '../lib/time.ts';
 import type { Db } from '../store/db.ts';
 import { inputUnchanged, recordPollFailure, recordPollSuccess } from '../store/inputs.ts';
@@ -69,9 +70,13 @@ function describe(error: unknown): string {
 export async function refreshInput(
   db: Db,
   input: InputRow,
-  ctx: Omit<CollectContext, 'now'> & { pollInterval: number; log?: FastifyBaseLogger; filters?: FilterCache; pool?: FilterPool; credentials?: CredentialResolver; quotas?: QuotaSettings },
+  ctx: Omit<CollectContext, 'now'> & { pollInterval: number; log?: FastifyBaseLogger; filters?: FilterCache; pool?: FilterPool; credentials?: CredentialResolver; quotas?: QuotaSettings; dueAt?: number },
   now = Date.now(),
 ): Promise<number> {
+  // Metrics (lib/metrics.ts): the lag from the due time (`dueAt`, else the input's `nextRunAt`), the poll's outcome and items.
+  const started = Date.now();
+  observeCollectionLag(input.service, now - (ctx.dueAt ?? input.nextRunAt));
+  let tally: { stored: number; rejected: number; duplicate: number } | undefined;
   const connector = connectorFor(input.service);
   let resolved: Resolved | undefined;
   try {
@@ -102,7 +107,7 @@ export async function refreshInput(
     }
     const accepted = items.filter((item) => !governing || decisions.get(item)?.accepted === true);
     const finished = Date.now();
-    return await db.transaction().execute(async (trx) => {
+    const added = await db.transaction().execute(async (trx) => {
       if (!(await inputUnchanged(trx, input))) return 0;
       const known = await storedItemIds(trx, input.collectionId, items.map((item) => item.id));
       const state = input.display ? 'published' : 'unpublished';
@@ -122,9 +127,14 @@ export async function refreshInput(
         warnings: JSON.stringify(result.warnings ?? []),
       });
       await emitEvents(trx, input.contractId, pollEvents(input, state, accepted, cards, rejectedNow, newlyRejected), finished);
+      tally = { stored: cards.length, rejected, duplicate: added - cards.length };
       return added;
     });
+    observePoll(input.service, 'success', Date.now() - started);
+    if (tally) countCollectedItems(input.service, tally);
+    return added;
   } catch (error) {
+    observePoll(input.service, error instanceof QuotaWait ? 'quota_wait' : error instanceof SourceError || error instanceof FetchError ? 'source_error' : error instanceof FilterError || error instanceof FilterBudgetError ? 'filter_error' : 'error', Date.now() - started);
     if (error instanceof QuotaWait) {
       await recordQuotaWait(db, input, { lastError: error.message, nextRunAt: error.until });
       return 0;
