@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDelivery } from '../../src/collect/deliver.ts';
 import { startCollector } from '../../src/collect/scheduler.ts';
+import { startSharedCollector } from '../../src/collect/shared.ts';
 import { loadConfig } from '../../src/config.ts';
 import { registry } from '../../src/lib/metrics.ts';
 import { serve } from '../../src/server.ts';
@@ -219,6 +220,36 @@ describe('GET /metrics: values move', () => {
     expect(receiver.received.length).toBe(stored);
     const delivered = await scrape(ctx);
     expect(value(delivered, 'sluice_webhook_delivery_duration_seconds_count', { outcome: 'success' }) - value(before, 'sluice_webhook_delivery_duration_seconds_count', { outcome: 'success' })).toBe(stored);
+  });
+
+  it('measures the collection lag from the time the input was due (on PostgreSQL through the shared collector, not from its lease)', async () => {
+    const ctx = await build({ METRICS_TOKEN: TOKEN, ALLOW_PRIVATE_FETCH: 'true' });
+    const tenant = await buildTenant(ctx.db, 'Lag Ledger');
+    const source = await startSourceServer(() => ({ status: 200, headers: { 'content-type': 'application/rss+xml' }, body: RSS(['l1']) }));
+    closers.push(() => source.close());
+    const input = await ctx.app.inject({
+      method: 'POST', url: '/collection/inputs', headers: { authorization: `Bearer ${tenant.token}` },
+      payload: { contractId: tenant.contract.id, collectionId: tenant.collection.id, service: 'rss', type: 'feed', input: `${source.base}/lag.xml` },
+    });
+    expect(input.statusCode, input.body).toBe(201);
+    // Due 40 s ago.
+    await ctx.db.updateTable('inputs').set({ nextRunAt: Date.now() - 40_000 }).execute();
+    const before = await scrape(ctx);
+    const collector = testPostgresUrl ? await startSharedCollector({ db: ctx.db, config: ctx.config }, 3_600_000) : startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
+    closers.push(() => collector.stop());
+    const polls = (text: string) => value(text, 'sluice_poll_duration_seconds_count', { service: 'rss', outcome: 'success' });
+    let after = before;
+    for (let i = 0; i < 200 && polls(after) === polls(before); i++) {
+      await collector.tick();
+      await collector.idle();
+      after = await scrape(ctx);
+      if (polls(after) === polls(before)) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(polls(after) - polls(before)).toBe(1);
+    const lag = value(after, 'sluice_collection_lag_seconds_sum', { service: 'rss' }) - value(before, 'sluice_collection_lag_seconds_sum', { service: 'rss' });
+    expect(lag).toBeGreaterThanOrEqual(40);
+    expect(lag).toBeLessThan(40 + 60);
+    expect(value(after, 'sluice_collection_lag_seconds_bucket', { service: 'rss', le: '30' }) - value(before, 'sluice_collection_lag_seconds_bucket', { service: 'rss', le: '30' })).toBe(0);
   });
 
   it('counts open streams by audience and drops them when they close', async () => {
