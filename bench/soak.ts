@@ -10,6 +10,7 @@
  *                autocannon), over three collections and query variants, 1 in 10 uncached
  *   moderation   every 0.5 s: unpublished items of the moderated collection published, and
  *                published ones unpublished, through PATCH /v1/queue (bulk)
+ *   streams      three content streams (Server-Sent Events) per public collection, open all along
  *   management   every 3 s: an input created (a new feed), an input replaced (its filter set
  *                attached or detached), and a filter set created or updated
  *
@@ -21,7 +22,8 @@
  *     sluice_http_request_duration_seconds;
  *   - no failed poll the upstream did not cause: sluice_poll_duration_seconds{outcome="error"|
  *     "filter_error"} is 0, and source_error polls are at most the 503s the upstream sent;
- *   - memory flat: the peak RSS of the last minute within 10 % of the second minute's (minutes
+ *   - memory flat: the peak RSS of the last minute within 10 % of the second minute's (the floor,
+ *     the lowest RSS of each, is printed too: garbage collection moves the peaks; minutes
  *     are SOAK_SECONDS/3 long when the run is shorter than 3 minutes);
  *   - the database as expected: the items stored equal the distinct entries the upstream served
  *     (less at most the last polls' 10 entries each), and the file holds at most 16 KiB an item.
@@ -121,14 +123,25 @@ function metric(text: string, name: string, labels: Record<string, string | RegE
   return sum;
 }
 
-/** The q-quantile of a histogram from its cumulative buckets (the upper bound of the bucket it falls in), s. */
-function quantile(text: string, name: string, q: number): number {
-  const buckets = new Map<number, number>();
+/** A histogram's cumulative bucket counts by upper bound (labels summed). */
+function buckets(text: string, name: string): Map<number, number> {
+  const out = new Map<number, number>();
   for (const line of text.split('\n')) {
     const match = new RegExp(`^${name}_bucket\\{.*le="([^"]+)".*\\} (\\S+)$`).exec(line);
-    if (match) buckets.set(match[1] === '+Inf' ? Infinity : Number(match[1]), (buckets.get(match[1] === '+Inf' ? Infinity : Number(match[1])) ?? 0) + Number(match[2]));
+    if (!match) continue;
+    const le = match[1] === '+Inf' ? Infinity : Number(match[1]);
+    out.set(le, (out.get(le) ?? 0) + Number(match[2]));
   }
-  const sorted = [...buckets].sort((a, b) => a[0] - b[0]);
+  return out;
+}
+
+/**
+ * The q-quantile of a histogram (the upper bound of the bucket it falls in, s), over the
+ * observations after `since` (an earlier exposition text) when given, else all of them.
+ */
+function quantile(text: string, name: string, q: number, since?: string): number {
+  const before = since ? buckets(since, name) : new Map<number, number>();
+  const sorted = [...buckets(text, name)].map(([le, c]) => [le, c - (before.get(le) ?? 0)] as const).sort((a, b) => a[0] - b[0]);
   const total = sorted.at(-1)?.[1] ?? 0;
   return sorted.find(([, c]) => c >= q * total)?.[0] ?? NaN;
 }
@@ -241,6 +254,26 @@ async function main(): Promise<number> {
     requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: readPath() }) }],
   });
 
+  // Publications listening: three content streams (Server-Sent Events) per public collection, open all along.
+  const streams = await Promise.all(
+    publicQs.flatMap((q) =>
+      [0, 1, 2].map(async () => {
+        const controller = new AbortController();
+        const res = await fetch(`${summary.url}/v1/content/${slug}/stream?q=${q}`, { signal: controller.signal });
+        note('content.stream', res.status);
+        const stream = { controller, bytes: 0, reading: Promise.resolve() };
+        stream.reading = (async () => {
+          try {
+            for await (const chunk of res.body!) stream.bytes += (chunk as Uint8Array).byteLength;
+          } catch {
+            // aborted at the end
+          }
+        })();
+        return stream;
+      }),
+    ),
+  );
+
   // Moderation: publish the moderated collection's arrivals, unpublish some published, back and forth.
   const moderated = collections[3]!.slug;
   let moderations = 0;
@@ -272,20 +305,26 @@ async function main(): Promise<number> {
     }
   })();
 
-  // Progress every minute.
+  // Progress every minute; the scrape after the first two minutes is the baseline of the steady lag.
+  let settled: string | undefined;
   const progress = setInterval(() => {
     void scrape().then((text) => {
       const at = Math.round((Date.now() - started) / 1000);
+      if (settled === undefined && at >= 2 * MINUTE) settled = text;
       const peak = Math.max(...rss.filter((s) => s.at > at - 60).map((s) => s.bytes));
       console.log(
         `${at} s: rss peak ${(peak / 2 ** 20).toFixed(0)} MB, polls ${metric(text, 'sluice_poll_duration_seconds_count')}, items ${metric(text, 'sluice_collected_items_total', { outcome: 'stored' })}, ` +
+          `heap ${(metric(text, 'nodejs_heap_size_used_bytes') / 2 ** 20).toFixed(0)}/${(metric(text, 'nodejs_heap_size_total_bytes') / 2 ** 20).toFixed(0)} MB, external ${(metric(text, 'nodejs_external_memory_bytes') / 2 ** 20).toFixed(0)} MB, ` +
           `lag p99 ≤ ${quantile(text, 'sluice_collection_lag_seconds', 0.99)} s, requests ${metric(text, 'sluice_http_request_duration_seconds_count')}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
       );
     });
-  }, 60_000);
+  }, Number(process.env.SOAK_PROGRESS_SECONDS ?? 60) * 1000);
 
   const readResult = await reads;
   await Promise.all([moderation, management]);
+  const openStreams = metric(await scrape(), 'sluice_stream_connections', { audience: 'public' });
+  for (const stream of streams) stream.controller.abort();
+  await Promise.all(streams.map((stream) => stream.reading));
   clearInterval(progress);
   clearInterval(sampler);
 
@@ -321,6 +360,8 @@ async function main(): Promise<number> {
     filterError: metric(text, 'sluice_poll_duration_seconds_count', { outcome: 'filter_error' }),
   };
   const peakIn = (from: number, to: number) => Math.max(0, ...rss.filter((s) => s.at >= from && s.at < to).map((s) => s.bytes));
+  /** The lowest RSS of a minute: what is left after garbage collection, the figure a leak moves. */
+  const floorIn = (from: number, to: number) => Math.min(...rss.filter((s) => s.at >= from && s.at < to).map((s) => s.bytes));
   const secondMinute = peakIn(MINUTE, 2 * MINUTE);
   const lastMinute = peakIn(SECONDS - MINUTE, SECONDS + 1);
   const figures = {
@@ -329,16 +370,23 @@ async function main(): Promise<number> {
     loadavg: load.map((l) => Number(l.toFixed(2))),
     reads: { requestsPerSecond: Math.round(readResult.requests.average), p50Ms: readResult.latency.p50, p99Ms: readResult.latency.p99, total: readResult.requests.total, non2xx: readResult.non2xx, errors: readResult.errors, timeouts: readResult.timeouts },
     moderatedItems: moderations,
+    streams: { open: openStreams, bytesReceived: streams.reduce((sum, stream) => sum + stream.bytes, 0) },
     managementRounds: managed,
     fiveXx: { reads: fiveXx(readStatus), api: [...statuses.values()].reduce((sum, of) => sum + fiveXx(of), 0), metrics: metric(text, 'sluice_http_request_duration_seconds_count', { status_code: /^5/ }) },
     apiStatuses: Object.fromEntries([...statuses].map(([what, of]) => [what, Object.fromEntries(of)])),
     polls,
     pollsPerSecond: Number((polls.total / (SECONDS + 5)).toFixed(1)),
-    lagSeconds: { p50: quantile(text, 'sluice_collection_lag_seconds', 0.5), p99: quantile(text, 'sluice_collection_lag_seconds', 0.99) },
+    lagSeconds: {
+      p50: quantile(text, 'sluice_collection_lag_seconds', 0.5),
+      p99: quantile(text, 'sluice_collection_lag_seconds', 0.99),
+      // Without the first two minutes, whose first polls of every input all fall due at once.
+      steadyP50: settled ? quantile(text, 'sluice_collection_lag_seconds', 0.5, settled) : null,
+      steadyP99: settled ? quantile(text, 'sluice_collection_lag_seconds', 0.99, settled) : null,
+    },
     upstream: served,
     items: { inDatabase: items, distinctServed: served.distinctServed, storedByMetrics: metric(text, 'sluice_collected_items_total', { outcome: 'stored' }) + metric(text, 'sluice_collected_items_total', { outcome: 'duplicate' }) },
     pageCache: { hits: metric(text, 'sluice_page_cache_hits_total'), misses: metric(text, 'sluice_page_cache_misses_total') },
-    memory: { minuteSeconds: MINUTE, secondMinutePeakMB: Math.round(secondMinute / 2 ** 20), lastMinutePeakMB: Math.round(lastMinute / 2 ** 20), ratio: Number((lastMinute / secondMinute).toFixed(3)), overallPeakMB: Math.round(Math.max(...rss.map((s) => s.bytes)) / 2 ** 20) },
+    memory: { minuteSeconds: MINUTE, secondMinutePeakMB: Math.round(secondMinute / 2 ** 20), lastMinutePeakMB: Math.round(lastMinute / 2 ** 20), ratio: Number((lastMinute / secondMinute).toFixed(3)), secondMinuteFloorMB: Math.round(floorIn(MINUTE, 2 * MINUTE) / 2 ** 20), lastMinuteFloorMB: Math.round(floorIn(SECONDS - MINUTE, SECONDS + 1) / 2 ** 20), overallPeakMB: Math.round(Math.max(...rss.map((s) => s.bytes)) / 2 ** 20) },
     database: { bytes: dbBytes, bytesPerItem: Math.round(dbBytes / Math.max(1, items)) },
     exitCode: code,
   };

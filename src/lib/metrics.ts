@@ -55,7 +55,7 @@ const collectionLag = new Histogram({
   name: 'sluice_collection_lag_seconds',
   help: 'How late polls start: the poll start minus the time the input was due, seconds.',
   labelNames: ['service'] as const,
-  buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900],
+  buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 900],
   registers: [registry],
 });
 
