@@ -16,6 +16,7 @@ import type { Config } from './config.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { installBodyTimeout, installRequestBounds } from './http/limits.ts';
+import { installMetrics } from './http/metrics.ts';
 import { ROUTER_OPTIONS } from './http/methods.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { redactUrl } from './http/redact.ts';
@@ -124,6 +125,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await registerRateLimits(app, { db: deps.db, config });
   await app.register(formbody);
   await registerDocs(app);
+  // Every role: request metrics, and GET /metrics when METRICS_TOKEN is set (docs/operations.md#metrics).
+  installMetrics(app, config);
 
   const Health = Type.Object({ status: Type.String({ enum: ['ok', 'unavailable'] }), reason: Type.Optional(Type.String()) }, { description: 'ok, or unavailable (503) with the reason' });
   app.get('/healthz', { schema: { tags: ['health'], response: { 200: Health } } }, async () => ({ status: 'ok' }));

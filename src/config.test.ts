@@ -20,6 +20,9 @@ describe('loadConfig', () => {
       sessionTtl: 28_800,
       contentMaxAge: 5,
       bootstrap: true,
+      metricsToken: undefined,
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
     });
   });
 
@@ -43,7 +46,11 @@ describe('loadConfig', () => {
       RATE_LIMIT_PUBLIC: '100',
       RATE_LIMIT_WINDOW: '10',
       SLUICE_BOOTSTRAP: 'false',
+      METRICS_TOKEN: 'scrape-0123456789abcdef',
+      METRICS_PORT: '9464',
+      METRICS_HOST: '10.0.0.5',
     });
+    expect(maskedConfig(config).metricsToken).toBe('***');
     expect(config).toMatchObject({
       port: 9000,
       host: '0.0.0.0',
@@ -63,6 +70,9 @@ describe('loadConfig', () => {
       rateLimitPublic: 100,
       rateLimitWindow: 10,
       bootstrap: false,
+      metricsToken: 'scrape-0123456789abcdef',
+      metricsPort: 9464,
+      metricsHost: '10.0.0.5',
     });
   });
 
@@ -85,6 +95,9 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_WINDOW', '0'],
     ['SLUICE_BOOTSTRAP', '2'],
     ['LOG_LEVEL', 'loud'],
+    ['METRICS_TOKEN', 'fifteen-chars15'],
+    ['METRICS_PORT', '65536'],
+    ['METRICS_PORT', 'metrics'],
   ])('stops on a bad %s (%s), naming it', (variable, value) => {
     let error: unknown;
     try {

@@ -102,6 +102,16 @@ export interface Config {
    * 0 turns either off. Instagram's 30 hashtags a week is Meta's fixed rule.
    */
   quotas: { youtubeDailyUnits: number; twitterMonthlyPosts: number };
+  /**
+   * `GET /metrics` (docs/operations.md#metrics). `metricsToken` (METRICS_TOKEN, at least 16
+   * characters): the Bearer token a scraper must send; set, it serves /metrics on the main port.
+   * `metricsPort` (METRICS_PORT): a separate listener serving only /metrics, on `metricsHost`
+   * (METRICS_HOST, default 127.0.0.1), which requires the token too when one is set. Neither →
+   * no /metrics at all (404).
+   */
+  metricsToken: string | undefined;
+  metricsPort: number | undefined;
+  metricsHost: string;
   /** Base URLs and credentials of the external services (`docs/services.md`), as the service table (`services.ts`) lists them. */
   services: ServiceSettings;
   /** The apps of the connect flows, per service (`OAUTH` of `services.ts`; instagram has facebook's app). */
@@ -203,6 +213,9 @@ export function loadConfig(env: Env): Config {
       youtubeDailyUnits: integer(env, 'YOUTUBE_DAILY_QUOTA', 10_000, 0, 1_000_000_000),
       twitterMonthlyPosts: integer(env, 'TWITTER_MONTHLY_READ_CAP', 0, 0, 1_000_000_000),
     },
+    metricsToken: metricsToken(env),
+    metricsPort: env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0, 0, 65535) : undefined,
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
     services: serviceSettings(env),
     oauth: oauthSettings(env),
   };
@@ -220,6 +233,13 @@ function oauthSettings(env: Env): Record<OAuthService, OAuthAppSettings> {
     };
   }
   return out as Record<OAuthService, OAuthAppSettings>;
+}
+
+function metricsToken(env: Env): string | undefined {
+  const raw = env.METRICS_TOKEN?.trim();
+  if (!raw) return undefined;
+  if (raw.length < 16) throw new ConfigError('METRICS_TOKEN', `must be at least 16 characters, got ${raw.length}`);
+  return raw;
 }
 
 function secretKey(env: Env, name: string): string | undefined {
@@ -256,5 +276,5 @@ export function maskedConfig(config: Config): Config {
     }),
   ) as ServiceSettings;
   const oauth = Object.fromEntries(Object.entries(config.oauth).map(([service, app]) => [service, { ...app, clientSecret: app.clientSecret ? '***' : undefined }])) as Config['oauth'];
-  return { ...config, oauth, ...(config.secretKey ? { secretKey: '***' } : {}), ...(config.newSecretKey ? { newSecretKey: '***' } : {}), databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'), services };
+  return { ...config, oauth, ...(config.secretKey ? { secretKey: '***' } : {}), ...(config.newSecretKey ? { newSecretKey: '***' } : {}), ...(config.metricsToken ? { metricsToken: '***' } : {}), databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'), services };
 }

@@ -13,13 +13,14 @@ import { type DeliveryWorker, startDelivery } from './collect/deliver.ts';
 import { type KudosRefresher, startKudosRefresh } from './collect/kudos.ts';
 import { startSharedCollector } from './collect/shared.ts';
 import type { Config } from './config.ts';
+import { startMetricsServer } from './http/metrics.ts';
 import { checkSecretKey } from './store/credentials.ts';
 import { isPostgres, openDb } from './store/db.ts';
 import { ensureSchemaOnce } from './store/migrate.ts';
 
 export interface Server {
   /** What `sluice serve` prints: where it listens, its role, the bootstrap credentials' path. */
-  summary: { status: 'listening'; role: Role; url: string; credentials?: string };
+  summary: { status: 'listening'; role: Role; url: string; credentials?: string; metricsUrl?: string };
   app: FastifyInstance;
   collector: Collector | undefined;
   close(): Promise<void>;
@@ -40,6 +41,15 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
 
   const app = await buildApp(config, { db, role, prettyLogs: options.prettyLogs });
   await app.listen({ port: config.port, host: config.host });
+  // METRICS_PORT: /metrics on a listener of its own (docs/operations.md#metrics).
+  let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+  try {
+    metrics = config.metricsPort === undefined ? undefined : await startMetricsServer(config);
+  } catch (error) {
+    await app.close();
+    await db.destroy();
+    throw error;
+  }
   // SQLite: the in-process scheduler. PostgreSQL: collector processes share the inputs through pg-boss.
   const collects = role === 'all' || role === 'collector';
   let collector: Collector | undefined;
@@ -52,21 +62,27 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
     delivery = collects ? startDelivery({ db, config, log: app.log }) : undefined;
     kudos = collects ? startKudosRefresh({ db, config, log: app.log }) : undefined;
   } catch (error) {
+    metrics?.close();
     await app.close();
     await db.destroy();
     throw error;
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const metricsAddress = metrics?.address();
+  const metricsUrl = typeof metricsAddress === 'object' && metricsAddress ? `http://${config.metricsHost.includes(':') ? `[${config.metricsHost}]` : config.metricsHost}:${metricsAddress.port}/metrics` : undefined;
   if (credentials) app.log.info(`Demo credentials written to ${credentials}`);
 
   let closing: Promise<void> | undefined;
   return {
-    summary: { status: 'listening', role, url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, ...(credentials ? { credentials } : {}) },
+    summary: { status: 'listening', role, url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, ...(credentials ? { credentials } : {}), ...(metricsUrl ? { metricsUrl } : {}) },
     app,
     collector,
     close() {
       closing ??= (async () => {
+        const metricsClosed = new Promise<void>((resolve) => (metrics ? metrics.close(() => resolve()) : resolve()));
+        metrics?.closeAllConnections();
+        await metricsClosed;
         await app.close();
         await collector?.stop();
         await delivery?.stop();

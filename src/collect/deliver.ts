@@ -18,6 +18,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config.ts';
+import { observeWebhookDelivery } from '../lib/metrics.ts';
 import { currentSecretKey, open } from '../lib/secret-box.ts';
 import type { Db } from '../store/db.ts';
 import { isPostgres } from '../store/db.ts';
@@ -82,9 +83,11 @@ export function startDelivery(deps: { db: Db; config: Config; log?: FastifyBaseL
     const at = Date.now();
     try {
       const response = await fetcher(claimed.url, signedRequest(claimed, secretOf(claimed), at), { method: 'POST', body: claimed.payload });
+      observeWebhookDelivery(response.status >= 200 && response.status < 300 ? 'success' : 'http_error', Date.now() - at);
       const text = Buffer.from(response.body).toString('utf8', 0, Math.min(response.body.byteLength, RESPONSE_EXCERPT * 4)).slice(0, RESPONSE_EXCERPT);
       return { at, durationMs: Date.now() - at, statusCode: response.status, error: null, response: text || null };
     } catch (error) {
+      observeWebhookDelivery('no_response', Date.now() - at);
       const message = error instanceof FetchError ? error.message : 'internal error while delivering (see the server log)';
       if (!(error instanceof FetchError)) log?.error({ err: error, webhook: claimed.webhookId }, 'webhook delivery failed');
       return { at, durationMs: Date.now() - at, statusCode: null, error: message, response: null };

@@ -23,6 +23,7 @@ import { type Decision } from '../filter/engine.ts';
 import { filterPool, type FilterPool, POLL_BUDGET_MS } from '../filter/pool.ts';
 import type { ContentItem } from '../item.ts';
 import { withLanguage } from '../lib/language.ts';
+import { countCollectedItems } from '../lib/metrics.ts';
 import type { Database } from '../store/tables.ts';
 import type { Db } from '../store/db.ts';
 import { recordPushed } from '../store/inputs.ts';
@@ -78,7 +79,10 @@ export async function judgeItems(db: Db, input: InputRow, items: ContentItem[], 
 
 /** What `storeJudged` did: new cards, new rejections, and the events to emit. */
 export interface Stored {
+  /** New items: cards and duplicates merged into cards. */
   added: number;
+  /** New cards. */
+  cards: number;
   rejected: number;
   events: NewEvent[];
 }
@@ -92,7 +96,7 @@ export async function storeJudged(trx: Transaction<Database>, input: InputRow, j
   const { added, cards } = await storeNewItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state }, judged.accepted, finished, known, again);
   const rejectedNow = rejections(judged.decisions, known);
   const newlyRejected = await recordRejections(trx, { inputId: input.id, contractId: input.contractId }, rejectedNow, finished);
-  return { added, rejected: newlyRejected.length, events: itemEvents(input, state, judged.accepted, cards, rejectedNow, newlyRejected) };
+  return { added, cards: cards.length, rejected: newlyRejected.length, events: itemEvents(input, state, judged.accepted, cards, rejectedNow, newlyRejected) };
 }
 
 /**
@@ -110,6 +114,7 @@ export async function ingestPushed(db: Db, input: InputRow, items: ContentItem[]
       throw new InputGone();
     }
     await emitEvents(trx, input.contractId, stored.events, finished);
+    countCollectedItems(input.service, { stored: stored.cards, rejected: stored.rejected, duplicate: stored.added - stored.cards });
     return stored.added;
   }).catch((error: unknown) => {
     if (error instanceof InputGone) return 0;

@@ -19,6 +19,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { FilterError } from '../filter/engine.ts';
 import type { FilterPool } from '../filter/pool.ts';
+import { countCollectedItems, observeCollectionLag, observePoll } from '../lib/metrics.ts';
 import { iso } from '../lib/time.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
@@ -69,9 +70,13 @@ function describe(error: unknown): string {
 export async function refreshInput(
   db: Db,
   input: InputRow,
-  ctx: Omit<CollectContext, 'now'> & { pollInterval: number; log?: FastifyBaseLogger; filters?: FilterCache; pool?: FilterPool; credentials?: CredentialResolver; quotas?: QuotaSettings },
+  ctx: Omit<CollectContext, 'now'> & { pollInterval: number; log?: FastifyBaseLogger; filters?: FilterCache; pool?: FilterPool; credentials?: CredentialResolver; quotas?: QuotaSettings; dueAt?: number },
   now = Date.now(),
 ): Promise<number> {
+  // Metrics (lib/metrics.ts): the lag from the due time (`dueAt`, else the input's `nextRunAt`), the poll's outcome and items.
+  const started = Date.now();
+  observeCollectionLag(input.service, now - (ctx.dueAt ?? input.nextRunAt));
+  let tally: { stored: number; rejected: number; duplicate: number } | undefined;
   const connector = connectorFor(input.service);
   let resolved: Resolved | undefined;
   try {
@@ -89,7 +94,7 @@ export async function refreshInput(
     if (used && (used.status !== 'ok' || !used.lastUsed || now - Date.parse(used.lastUsed) >= LAST_USED_EVERY_MS)) await markCredentialUsed(db, used.id, iso(now));
     const judged = await judgeItems(db, input, result.items, ctx, now);
     const finished = Date.now();
-    return await db.transaction().execute(async (trx) => {
+    const added = await db.transaction().execute(async (trx) => {
       if (!(await inputUnchanged(trx, input))) return 0;
       const stored = await storeJudged(trx, input, judged, finished);
       await recordPollSuccess(trx, input.id, {
@@ -102,9 +107,14 @@ export async function refreshInput(
         warnings: JSON.stringify(result.warnings ?? []),
       });
       await emitEvents(trx, input.contractId, input.lastError !== null ? [...stored.events, recoveredEvent(input)] : stored.events, finished);
+      tally = { stored: stored.cards, rejected: stored.rejected, duplicate: stored.added - stored.cards };
       return stored.added;
     });
+    observePoll(input.service, 'success', Date.now() - started);
+    if (tally) countCollectedItems(input.service, tally);
+    return added;
   } catch (error) {
+    observePoll(input.service, error instanceof QuotaWait ? 'quota_wait' : error instanceof SourceError || error instanceof FetchError ? 'source_error' : error instanceof FilterError || error instanceof FilterBudgetError ? 'filter_error' : 'error', Date.now() - started);
     if (error instanceof QuotaWait) {
       await recordQuotaWait(db, input, { lastError: error.message, nextRunAt: error.until });
       return 0;

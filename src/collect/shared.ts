@@ -42,6 +42,8 @@ interface PollJob {
   inputId: string;
   /** The `nextRunAt` the claim set; a different value at work time means the job is stale. */
   claim: number;
+  /** When the input was due (ms), for the collection lag (lib/metrics.ts). */
+  due?: number;
 }
 
 /** Starts a collector process's share of the work; resolves once pg-boss is installed and working. */
@@ -78,7 +80,7 @@ export async function startSharedCollector(deps: { db: Db; config: Config; log?:
     const input = await findInput(db, job.data.inputId);
     if (!input || input.nextRunAt !== job.data.claim) return;
     const pollInterval = pollIntervalOf(input, config);
-    await refreshInput(db, input, { fetch: fetcher, services: config.services, credentials: credentialResolver(db, config), quotas: config.quotas, pollInterval, ...(log ? { log } : {}) });
+    await refreshInput(db, input, { fetch: fetcher, services: config.services, credentials: credentialResolver(db, config), quotas: config.quotas, pollInterval, ...(job.data.due ? { dueAt: job.data.due } : {}), ...(log ? { log } : {}) });
   }
 
   await boss.work<PollJob>(POLL_QUEUE, { batchSize: 1, localConcurrency: config.collectConcurrency, pollingIntervalSeconds: 0.5 }, async ([job]) => {
@@ -98,7 +100,7 @@ export async function startSharedCollector(deps: { db: Db; config: Config; log?:
     if (!claimed.length) return;
     await boss.insert(
       POLL_QUEUE,
-      claimed.map((input) => ({ data: { inputId: input.id, claim: input.nextRunAt } satisfies PollJob, singletonKey: input.id })),
+      claimed.map((input) => ({ data: { inputId: input.id, claim: input.nextRunAt, due: input.dueAt } satisfies PollJob, singletonKey: input.id })),
     );
   }
 

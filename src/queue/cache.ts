@@ -6,6 +6,7 @@
  * change up to CONTENT_MAX_AGE seconds late. Bounded by total size, least recently used evicted
  * first.
  */
+import { countPageCache } from '../lib/metrics.ts';
 import type { RenderedPage } from './respond.ts';
 
 interface Entry {
@@ -56,11 +57,13 @@ export function createPageCache(options: { maxBytes: number; ttlMs: number }): P
       // Map order is insertion order: re-inserting marks the entry most recently used.
       entries.delete(key);
       entries.set(key, entry);
+      countPageCache(true);
       return entry.page;
     },
     async get(key, version, build, now = Date.now()) {
       const hit = this.fresh(key, version, now);
       if (hit) return hit;
+      countPageCache(false);
       if (options.ttlMs <= 0) return build();
       const flightKey = `${version} ${key}`;
       const pending = building.get(flightKey);

@@ -26,6 +26,7 @@
  * resume from `Last-Event-ID` (a client re-reads the queue after reconnecting) and may send an
  * item twice (arrived and then moderated in between two reads): clients key items on `id`.
  */
+import { countStream } from '../lib/metrics.ts';
 import type { Db } from '../store/db.ts';
 import { arrivedItems, changedItems, collectionVersion, latestArrival, rowToItem } from '../store/items.ts';
 import type { ItemRow } from '../store/tables.ts';
@@ -142,8 +143,12 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
       // From here the poller sends every change after its cursor; catch up to the cursor first.
       const upTo = poller.cursor;
       poller.subscribers.add(subscriber);
+      countStream(moderator ? 'moderator' : 'public', 1);
+      let open = true;
       if (!moderator && lastEventId !== undefined && lastEventId < upTo) subscriber.write(events(await changedItems(db, collectionId, lastEventId, upTo, CHANGES_PER_READ)));
       return () => {
+        if (open) countStream(moderator ? 'moderator' : 'public', -1);
+        open = false;
         poller.subscribers.delete(subscriber);
         if (poller.subscribers.size === 0 && pollers.get(collectionId) === poller) {
           clearInterval(poller.timer);

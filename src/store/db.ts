@@ -18,6 +18,7 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CamelCasePlugin, type DatabaseIntrospector, Kysely, PostgresAdapter, PostgresDialect, PostgresIntrospector, sql, SqliteDialect, type TableMetadata, type Transaction } from 'kysely';
 import pg from 'pg';
+import { trackPgPool, trackSqliteFile } from '../lib/metrics.ts';
 import type { Database } from './tables.ts';
 
 export type Db = Kysely<Database>;
@@ -84,6 +85,7 @@ export function openDb(databaseUrl: string): Db {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: PG_POOL_SIZE, types: pgTypes, application_name: 'sluice' });
     // An idle connection that the server drops must not crash the process; the pool replaces it.
     pool.on('error', () => {});
+    trackPgPool(pool);
     return new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }), plugins });
   }
   if (!databaseUrl.startsWith('sqlite:')) throw new Error('DATABASE_URL must be sqlite:<path> or postgres://…');
@@ -94,6 +96,7 @@ export function openDb(databaseUrl: string): Db {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
+  trackSqliteFile(sqlite, path);
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins });
 }
 

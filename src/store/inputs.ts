@@ -68,9 +68,9 @@ export async function dueInputs(db: Db, now: number, limit: number, exclude: str
  * claimer died). The update re-checks that the input is still due, so of two processes that saw the
  * same due input only one gets it back (read committed re-checks the condition on PostgreSQL;
  * SQLite writes one at a time). Returns the claimed rows as they were before the claim, with
- * `nextRunAt` set to the claim's value, which identifies this claim.
+ * `nextRunAt` set to the claim's value, which identifies this claim, and `dueAt` the time (ms) it was due.
  */
-export async function claimDueInputs(db: Db, now: number, limit: number, leaseMs: number): Promise<InputRow[]> {
+export async function claimDueInputs(db: Db, now: number, limit: number, leaseMs: number): Promise<(InputRow & { dueAt: number })[]> {
   const due = await dueInputs(db, now, limit);
   if (!due.length) return [];
   const until = now + leaseMs;
@@ -82,7 +82,7 @@ export async function claimDueInputs(db: Db, now: number, limit: number, leaseMs
     .returning('id')
     .execute();
   const ids = new Set(won.map((row) => row.id));
-  return due.filter((input) => ids.has(input.id)).map((input) => ({ ...input, nextRunAt: until }));
+  return due.filter((input) => ids.has(input.id)).map((input) => ({ ...input, nextRunAt: until, dueAt: input.nextRunAt }));
 }
 
 /**
