@@ -35,6 +35,16 @@ export interface Config {
   pollInterval: number;
   /** Seconds between safety-net polls of an input fed by push or stream (PUSH_POLL_INTERVAL, default 3600; docs/services.md#push-and-streams). */
   pushPollInterval: number;
+  /**
+   * WebSub (docs/services.md#websub): subscribe to the hubs feeds name and YouTube channels to
+   * YouTube's hub (WEBSUB, default true); the lease asked for, seconds (WEBSUB_LEASE_SECONDS,
+   * default 864 000: 10 days; the hub decides); YouTube's hub (WEBSUB_YOUTUBE_HUB, default
+   * https://pubsubhubbub.appspot.com/; WEBSUB_YOUTUBE=false leaves YouTube channels polled); the
+   * seconds between two looks of the subscriber for subscriptions to send, renew or end
+   * (WEBSUB_CHECK_INTERVAL, default 60). The hub calls back `{API_URL}/websub/<id>`: API_URL
+   * must be reachable from it.
+   */
+  websub: { enabled: boolean; leaseSeconds: number; youtube: boolean; youtubeHub: string; checkInterval: number };
   /** Fetches under way at once across all inputs (COLLECT_CONCURRENCY, default 4). */
   collectConcurrency: number;
   /**
@@ -171,6 +181,13 @@ export function loadConfig(env: Env): Config {
     queueUrl: baseUrl(env, 'QUEUE_URL', local),
     pollInterval: integer(env, 'POLL_INTERVAL', 300, 1, 86_400),
     pushPollInterval: integer(env, 'PUSH_POLL_INTERVAL', 3600, 1, 86_400),
+    websub: {
+      enabled: boolean(env, 'WEBSUB', true),
+      leaseSeconds: integer(env, 'WEBSUB_LEASE_SECONDS', 864_000, 60, 31_536_000),
+      youtube: boolean(env, 'WEBSUB_YOUTUBE', true),
+      youtubeHub: baseUrl(env, 'WEBSUB_YOUTUBE_HUB', 'https://pubsubhubbub.appspot.com/'),
+      checkInterval: integer(env, 'WEBSUB_CHECK_INTERVAL', 60, 1, 3600),
+    },
     collectConcurrency: integer(env, 'COLLECT_CONCURRENCY', 4, 1, 64),
     collectLease: integer(env, 'COLLECT_LEASE', 120, 2, 3600),
     allowPrivateFetch: boolean(env, 'ALLOW_PRIVATE_FETCH', false),

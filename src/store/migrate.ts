@@ -26,6 +26,7 @@ import * as dedupePrints from './migrations/2026-11-28-dedupe-prints.ts';
 import * as quotasUsage from './migrations/2026-11-28-quotas-usage.ts';
 import * as webhooksOutbox from './migrations/2026-11-28-webhooks-outbox.ts';
 import * as feeds from './migrations/2026-11-29-feeds.ts';
+import * as websub from './migrations/2026-11-29-websub.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-28-quotas-usage': quotasUsage,
   '2026-11-28-webhooks-outbox': webhooksOutbox,
   '2026-11-29-feeds': feeds,
+  '2026-11-29-websub': websub,
 };
 
 /** The names of every migration this version knows, in the order they apply. */
