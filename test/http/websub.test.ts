@@ -234,6 +234,31 @@ describe('WebSub', () => {
     expect(await itemIds(ctx, tenant.collection.id)).toEqual([]);
   });
 
+  it('polls again when the hub denies the subscription, and ends every subscription with WEBSUB=false', async () => {
+    const ctx = await listening();
+    const fake = await hub();
+    const tenant = await buildTenant(ctx.db);
+    const ids = [await createInput(ctx, tenant, { service: 'rss', type: 'feed', input: 'http://127.0.0.1:9/a.xml' }), await createInput(ctx, tenant, { service: 'rss', type: 'feed', input: 'http://127.0.0.1:9/b.xml' })];
+    for (const [i, id] of ids.entries()) await updateInput(ctx.db, id, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: `https://example.org/${i}.xml` } }) });
+    const websub = subscriber(ctx);
+    await websub.tick();
+    await fake.verified(2);
+    expect((await feedOf(ctx, tenant, ids[0]!)).mode).toBe('push');
+    const denied = (await listSubscriptions(ctx.db)).find((s) => s.inputId === ids[0])!;
+    const res = await ctx.app.inject({ method: 'GET', url: `/websub/${denied.id}?${new URLSearchParams({ 'hub.mode': 'denied', 'hub.topic': denied.topic, 'hub.reason': 'not allowed here' })}` });
+    expect(res.statusCode).toBe(200);
+    expect((await feedOf(ctx, tenant, ids[0]!)).mode).toBe('poll');
+    expect((await listSubscriptions(ctx.db)).find((s) => s.id === denied.id)).toEqual(expect.objectContaining({ state: 'subscribing', lastError: 'the hub denied the subscription: not allowed here' }));
+
+    ctx.config.websub.enabled = false;
+    await websub.tick();
+    await fake.verified(3);
+    expect(fake.requests.filter((r) => r.mode === 'unsubscribe').map((r) => r.topic)).toEqual(['https://example.org/1.xml']);
+    // The denied one holds nothing at the hub: dropped without a request; the other unsubscribed and verified.
+    expect((await feedOf(ctx, tenant, ids[1]!)).mode).toBe('poll');
+    expect(await listSubscriptions(ctx.db)).toEqual([]);
+  });
+
   it('refuses a hub on a private address without ALLOW_PRIVATE_FETCH', async () => {
     const ctx = await listening({ ALLOW_PRIVATE_FETCH: 'false' });
     const fake = await hub();
