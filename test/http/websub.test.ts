@@ -10,13 +10,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
 import { createFetcher } from '../../src/collect/fetch.ts';
 import { refreshInput } from '../../src/collect/refresh.ts';
 import { startWebsub, type WebsubSubscriber } from '../../src/collect/websub/subscriber.ts';
 import { youtubeTopic } from '../../src/collect/websub/hub.ts';
+import { openDb } from '../../src/store/db.ts';
 import { findInput, updateInput } from '../../src/store/inputs.ts';
 import { listSubscriptions } from '../../src/store/websub.ts';
-import { build, buildTenant, type TestContext } from '../helper.ts';
+import { build, buildTenant, type TestContext, testPostgresUrl } from '../helper.ts';
 import { type FakeHub, hubSignature, startFakeHub } from '../websub-hub.ts';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -257,6 +259,38 @@ describe('WebSub', () => {
     // The denied one holds nothing at the hub: dropped without a request; the other unsubscribed and verified.
     expect((await feedOf(ctx, tenant, ids[1]!)).mode).toBe('poll');
     expect(await listSubscriptions(ctx.db)).toEqual([]);
+  });
+
+  it('two API processes receiving the same notification store it once; two collector processes send one subscription', async () => {
+    const ctx = await listening();
+    const fake = await hub();
+    const tenant = await buildTenant(ctx.db);
+    const id = await createInput(ctx, tenant, { service: 'rss', type: 'feed', input: 'http://127.0.0.1:9/a.xml' });
+    await updateInput(ctx.db, id, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/a.xml' } }) });
+    // Two subscribers (two collector processes): one holds the websub lease and acts.
+    const first = subscriber(ctx);
+    const second = subscriber(ctx);
+    await Promise.all([first.tick(), second.tick()]);
+    await fake.verified(1);
+    expect(fake.requests).toHaveLength(1);
+
+    // A second API process: its own app and database connections, the same database (PostgreSQL;
+    // SQLite serves one process: there, the same notification arrives twice at once at the one).
+    const db2 = testPostgresUrl ? openDb(ctx.config.databaseUrl) : ctx.db;
+    const app2 = testPostgresUrl ? await buildApp(ctx.config, { db: db2 }) : ctx.app;
+    if (testPostgresUrl) {
+      closers.push(async () => {
+        await app2.close();
+        await db2.destroy();
+      });
+    }
+    const [sub] = await listSubscriptions(ctx.db);
+    const body = atom('https://example.org/a.xml', null, ['once', 'twice']);
+    const headers = { 'content-type': 'application/atom+xml', 'x-hub-signature': hubSignature('sha256', fake.requests[0]!.secret!, body) };
+    const sent = await Promise.all([ctx.app, app2, ctx.app, app2].map((app) => app.inject({ method: 'POST', url: `/websub/${sub!.id}`, headers, payload: body })));
+    expect(sent.map((r) => r.statusCode)).toEqual([204, 204, 204, 204]);
+    expect(await itemIds(ctx, tenant.collection.id)).toHaveLength(2);
+    expect((await findInput(ctx.db, id))!.collected).toBe(2);
   });
 
   it('refuses a hub on a private address without ALLOW_PRIVATE_FETCH', async () => {
