@@ -38,6 +38,8 @@ export interface FakeHub {
   subscribers: Map<string, { topic: string; secret: string | null }>;
   /** `hub.lease_seconds` sent in verifications. */
   leaseSeconds: number;
+  /** While true, subscription requests are answered 503 (a hub down). */
+  down: boolean;
   /** Resolves once `count` verifications have completed (bounded by `timeoutMs`). */
   verified(count: number, timeoutMs?: number): Promise<void>;
   /** POSTs `body` to every subscriber of `topic`; answers their statuses. */
@@ -91,6 +93,10 @@ export async function startFakeHub(leaseSeconds = 3600): Promise<FakeHub> {
         leaseSeconds: form.get('hub.lease_seconds'),
       };
       requests.push(request);
+      if (hub.down) {
+        res.writeHead(503).end('down');
+        return;
+      }
       if (req.method !== 'POST' || !['subscribe', 'unsubscribe'].includes(request.mode) || !request.callback || !request.topic) {
         res.writeHead(400).end('bad request');
         return;
@@ -108,6 +114,7 @@ export async function startFakeHub(leaseSeconds = 3600): Promise<FakeHub> {
     verifications,
     subscribers,
     leaseSeconds,
+    down: false,
     async verified(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (verifications.length < count) {

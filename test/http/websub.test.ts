@@ -293,6 +293,31 @@ describe('WebSub', () => {
     expect((await findInput(ctx.db, id))!.collected).toBe(2);
   });
 
+  it('puts the input back to polling when its lease runs out unrenewed, and retries the hub later', async () => {
+    const ctx = await listening();
+    const fake = await hub(1);
+    const tenant = await buildTenant(ctx.db);
+    const id = await createInput(ctx, tenant, { service: 'rss', type: 'feed', input: 'http://127.0.0.1:9/a.xml' });
+    await updateInput(ctx.db, id, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/a.xml' } }) });
+    const websub = subscriber(ctx);
+    await websub.tick();
+    await fake.verified(1);
+    expect((await feedOf(ctx, tenant, id)).mode).toBe('push');
+    fake.down = true;
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const before = Date.now();
+    await websub.tick();
+    expect((await feedOf(ctx, tenant, id)).mode).toBe('poll');
+    const [sub] = await listSubscriptions(ctx.db);
+    expect(sub).toEqual(expect.objectContaining({ state: 'subscribing', pending: null, attempts: 1, lastError: 'the hub answered HTTP 503: down' }));
+    // Backoff: not before a minute.
+    expect(sub!.nextActionAt).toBeGreaterThanOrEqual(before + 60_000);
+    // Notifications are not taken while not subscribed.
+    const body = atom('https://example.org/a.xml', null, ['late']);
+    const late = await ctx.app.inject({ method: 'POST', url: `/websub/${sub!.id}`, headers: { 'content-type': 'application/atom+xml', 'x-hub-signature': hubSignature('sha256', fake.requests[0]!.secret!, body) }, payload: body });
+    expect(late.statusCode).toBe(404);
+  });
+
   it('refuses a hub on a private address without ALLOW_PRIVATE_FETCH', async () => {
     const ctx = await listening({ ALLOW_PRIVATE_FETCH: 'false' });
     const fake = await hub();
