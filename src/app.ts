@@ -31,6 +31,7 @@ import { collectionRoutes } from './management/collections/routes.ts';
 import { credentialRoutes } from './management/credentials/routes.ts';
 import { connectRoutes } from './management/credentials/connect.ts';
 import { createFetcher } from './collect/fetch.ts';
+import { websubRoutes } from './collect/websub/routes.ts';
 import { customizationRoutes } from './management/customizations/routes.ts';
 import { filterRoutes } from './management/filters/routes.ts';
 import { inputRoutes } from './management/inputs/routes.ts';
@@ -160,6 +161,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     filterRoutes(app, ctx);
     auditRoutes(app, ctx);
     jobRoutes(app, ctx);
+    // The WebSub callback: hubs verify subscriptions and push notifications here (collect/websub).
+    websubRoutes(app, { ...ctx, bodyLimit: BODY_LIMIT });
     // The console lives on {api_url}: its redirect URI is <API_URL>/console/ (first-party.ts).
     consoleRoutes(app, ctx);
   }

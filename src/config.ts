@@ -39,6 +39,16 @@ export interface Config {
   kudosRefresh: number;
   /** Seconds after its date that an item's kudos are still refreshed (KUDOS_WINDOW, default 172 800: 48 h). */
   kudosWindow: number;
+  /**
+   * WebSub (docs/services.md#websub): subscribe to the hubs feeds name and YouTube channels to
+   * YouTube's hub (WEBSUB, default true); the lease asked for, seconds (WEBSUB_LEASE_SECONDS,
+   * default 864 000: 10 days; the hub decides); YouTube's hub (WEBSUB_YOUTUBE_HUB, default
+   * https://pubsubhubbub.appspot.com/; WEBSUB_YOUTUBE=false leaves YouTube channels polled); the
+   * seconds between two looks of the subscriber for subscriptions to send, renew or end
+   * (WEBSUB_CHECK_INTERVAL, default 60). The hub calls back `{API_URL}/websub/<id>`: API_URL
+   * must be reachable from it.
+   */
+  websub: { enabled: boolean; leaseSeconds: number; youtube: boolean; youtubeHub: string; checkInterval: number };
   /** Fetches under way at once across all inputs (COLLECT_CONCURRENCY, default 4). */
   collectConcurrency: number;
   /**
@@ -187,6 +197,13 @@ export function loadConfig(env: Env): Config {
     pushPollInterval: integer(env, 'PUSH_POLL_INTERVAL', 3600, 1, 86_400),
     kudosRefresh: integer(env, 'KUDOS_REFRESH', 900, 1, 86_400),
     kudosWindow: integer(env, 'KUDOS_WINDOW', 172_800, 0, 2_592_000),
+    websub: {
+      enabled: boolean(env, 'WEBSUB', true),
+      leaseSeconds: integer(env, 'WEBSUB_LEASE_SECONDS', 864_000, 60, 31_536_000),
+      youtube: boolean(env, 'WEBSUB_YOUTUBE', true),
+      youtubeHub: baseUrl(env, 'WEBSUB_YOUTUBE_HUB', 'https://pubsubhubbub.appspot.com/'),
+      checkInterval: integer(env, 'WEBSUB_CHECK_INTERVAL', 60, 1, 3600),
+    },
     collectConcurrency: integer(env, 'COLLECT_CONCURRENCY', 4, 1, 64),
     collectLease: integer(env, 'COLLECT_LEASE', 120, 2, 3600),
     allowPrivateFetch: boolean(env, 'ALLOW_PRIVATE_FETCH', false),

@@ -12,6 +12,7 @@ import { type Collector, startCollector } from './collect/scheduler.ts';
 import { type DeliveryWorker, startDelivery } from './collect/deliver.ts';
 import { type KudosRefresher, startKudosRefresh } from './collect/kudos.ts';
 import { startSharedCollector } from './collect/shared.ts';
+import { startWebsub, type WebsubSubscriber } from './collect/websub/subscriber.ts';
 import type { Config } from './config.ts';
 import { startMetricsServer } from './http/metrics.ts';
 import { checkSecretKey } from './store/credentials.ts';
@@ -57,10 +58,13 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
   let delivery: DeliveryWorker | undefined;
   // So do the kudos refreshes of ranked collections (collect/kudos.ts).
   let kudos: KudosRefresher | undefined;
+  // WebSub subscriptions are sent, renewed and ended by one collector process at a time (collect/websub).
+  let websub: WebsubSubscriber | undefined;
   try {
     collector = !collects ? undefined : isPostgres(db) ? await startSharedCollector({ db, config, log: app.log }) : startCollector({ db, config, log: app.log });
     delivery = collects ? startDelivery({ db, config, log: app.log }) : undefined;
     kudos = collects ? startKudosRefresh({ db, config, log: app.log }) : undefined;
+    websub = collects ? startWebsub({ db, config, log: app.log }) : undefined;
   } catch (error) {
     metrics?.close();
     await app.close();
@@ -87,6 +91,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
         await collector?.stop();
         await delivery?.stop();
         await kudos?.stop();
+        await websub?.stop();
         await db.destroy();
       })();
       return closing;

@@ -1,9 +1,9 @@
 /**
  * The Sources screen's words (src/console/app/screens/sources-text.ts): last errors in plain
- * words, relative times, pasted feed lines. Table-driven.
+ * words, relative times, pasted feed lines, how an input is fed. Table-driven.
  */
 import { describe, expect, it } from 'vitest';
-import { ago, feedLines, plainError } from '../src/console/app/screens/sources-text.ts';
+import { ago, feedLines, feedModeText, plainError } from '../src/console/app/screens/sources-text.ts';
 
 describe('plainError', () => {
   it.each([
@@ -44,5 +44,16 @@ describe('feedLines', () => {
     ['https://a.example/feed\nhttps://a.example/feed\nnot a url', ['https://a.example/feed', 'not a url']],
   ])('%j → %j', (text, lines) => {
     expect(feedLines(text)).toEqual(lines);
+  });
+});
+
+describe('feedModeText', () => {
+  it.each([
+    ['poll', 'poll: fetched on its schedule'],
+    ['push', 'push: the source notifies Sluice (WebSub)'],
+    ['stream', 'stream: a live connection to the source'],
+    ['carrier-pigeon', 'carrier-pigeon'],
+  ])('%s → %s', (mode, words) => {
+    expect(feedModeText(mode)).toBe(words);
   });
 });

@@ -13,10 +13,11 @@ import { createCredentialResolver } from '../src/collect/credentials.ts';
 import { createFetcher } from '../src/collect/fetch.ts';
 import { refreshInput } from '../src/collect/refresh.ts';
 import { loadConfig } from '../src/config.ts';
-import { forgetKeyFiles, generateSecretKey, encodeSecretKey, open, parseSecretKey, seal } from '../src/lib/secret-box.ts';
+import { currentSecretKey, forgetKeyFiles, generateSecretKey, encodeSecretKey, open, parseSecretKey, seal } from '../src/lib/secret-box.ts';
 import { saveMastodonApp } from '../src/store/connect.ts';
 import { serve } from '../src/server.ts';
 import { findInput } from '../src/store/inputs.ts';
+import { insertSubscription } from '../src/store/websub.ts';
 import { fakeApi, fixtureBytes } from './fake-api.ts';
 import { build, buildTenant, type TestContext } from './helper.ts';
 
@@ -66,6 +67,26 @@ describe('rotating the secret key', { timeout: 90_000 }, () => {
     expect(row.keyId).toBe(key.id);
     expect(() => open(old, row.secret)).toThrow();
     expect(open(key, row.secret)).toBe(created.json().secret);
+  });
+
+  it('re-encrypts WebSub subscription secrets too (docs/services.md#websub)', async () => {
+    const ctx = await build();
+    const tenant = await buildTenant(ctx.db);
+    const old = currentSecretKey(ctx.config);
+    const secret = 'websub-subscription-secret-0123456789';
+    await insertSubscription(ctx.db, {
+      id: 'a'.repeat(32), inputId: '0'.repeat(24), contractId: tenant.contract.id, service: 'rss', hub: 'https://hub.example/', topic: 'https://example.org/feed',
+      secret: seal(old, secret), keyId: old.id, state: 'active', pending: null, expiresAt: null, nextActionAt: 0, attempts: 0, lastError: null, createdAt: 0,
+    });
+    const rotated = rotate(ctx);
+    expect(rotated.status, rotated.stderr).toBe(0);
+    expect(JSON.parse(rotated.stdout)).toMatchObject({ reencrypted: 1, unchanged: 0 });
+    expect(rotated.stdout).not.toContain(secret);
+    const key = parseSecretKey(readFileSync(join(ctx.dir, 'secret.key'), 'utf8'));
+    const row = await ctx.db.selectFrom('websubSubscriptions').select(['secret', 'keyId']).executeTakeFirstOrThrow();
+    expect(row.keyId).toBe(key.id);
+    expect(() => open(old, row.secret)).toThrow();
+    expect(open(key, row.secret)).toBe(secret);
   });
 
   it('re-encrypts every credential with a new key file: the old key no longer opens them, the new one does, inputs keep working', async () => {

@@ -50,8 +50,8 @@ const EXEMPT = [
   /^\/v1\/embed\.js$/,
 ];
 
-/** Public reads: no token, limited per client address. */
-const PUBLIC = /^\/v1\/(content|count|collections|publication)\//;
+/** Public reads and the WebSub callback (hubs): no token, limited per client address. */
+const PUBLIC = /^\/(v1\/(content|count|collections|publication)|websub)\//;
 
 /**
  * The class of a route from its registered pattern (`request.routeOptions.url`); undefined for a

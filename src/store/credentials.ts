@@ -164,8 +164,9 @@ export async function changeCredentialLocked(db: Db, id: string, work: (row: Cre
   return isPostgres(db) ? db.transaction().execute((trx) => run(trx, true)) : run(db, false);
 }
 
-/** The tables holding values sealed with the secret key: service credentials and webhook signing secrets. */
-const SEALED = ['credentials', 'webhooks'] as const;
+/** The tables holding values sealed with the secret key: service credentials, webhook signing secrets, WebSub subscription secrets. */
+const SEALED = ['credentials', 'webhooks', 'websubSubscriptions'] as const;
+const LABELS: Record<(typeof SEALED)[number], string> = { credentials: 'credential', webhooks: 'webhook', websubSubscriptions: 'WebSub subscription' };
 
 /** The ids of the keys that sealed the stored credentials, webhook secrets and the secrets of the Mastodon apps of the connect flows. */
 export async function credentialKeyIds(db: Executor): Promise<string[]> {
@@ -198,7 +199,7 @@ export async function checkSecretKey(db: Executor, settings: { secretKey: string
 }
 
 /**
- * Re-encrypts every credential and webhook secret sealed with `from` with `to`, in one transaction (docs/operations.md).
+ * Re-encrypts every credential, webhook secret and WebSub subscription secret sealed with `from` with `to`, in one transaction (docs/operations.md).
  * Returns how many were re-encrypted and how many were already sealed with `to`; throws (and
  * changes nothing) when one was sealed with neither key.
  */
@@ -207,7 +208,7 @@ export async function resealCredentials(db: Db, from: SecretKey, to: SecretKey):
     let reencrypted = 0;
     let unchanged = 0;
     for (const table of SEALED) {
-      const label = table === 'credentials' ? 'credential' : 'webhook';
+      const label = LABELS[table];
       const rows = await trx.selectFrom(table).select(['id', 'secret', 'keyId']).execute();
       for (const row of rows) {
         if (row.keyId === to.id) {

@@ -28,6 +28,7 @@ import * as webhooksOutbox from './migrations/2026-11-28-webhooks-outbox.ts';
 import * as feeds from './migrations/2026-11-29-feeds.ts';
 import * as readIndexes from './migrations/2026-11-29-read-indexes.ts';
 import * as trending from './migrations/2026-11-29-trending.ts';
+import * as websub from './migrations/2026-11-29-websub.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-29-feeds': feeds,
   '2026-11-29-read-indexes': readIndexes,
   '2026-11-29-trending': trending,
+  '2026-11-29-websub': websub,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

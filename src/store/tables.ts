@@ -174,6 +174,36 @@ export interface StreamTable {
   cursor: string | null;
 }
 
+/** A WebSub subscription of an input (migration websub, docs/services.md#websub). */
+export interface WebsubSubscriptionTable {
+  /** The callback's last segment: 32 random hex digits. */
+  id: string;
+  inputId: string;
+  contractId: string;
+  /** The input's service: `rss` (the feed's hub) or `youtube` (YouTube's hub). */
+  service: string;
+  hub: string;
+  topic: string;
+  /** `hub.secret` sealed by `lib/secret-box.ts`. */
+  secret: string;
+  /** The id of the key that sealed `secret`. */
+  keyId: string;
+  state: WebsubState;
+  /** The `hub.mode` sent to the hub and not yet verified, or null. */
+  pending: ColumnType<'subscribe' | 'unsubscribe' | null, 'subscribe' | 'unsubscribe' | null | undefined, 'subscribe' | 'unsubscribe' | null>;
+  /** End of the lease the hub granted (ms), or null before the first verification. */
+  expiresAt: ColumnType<number | null, number | null | undefined, number | null>;
+  /** When the subscriber acts on the row next: send, renew or retry (ms). */
+  nextActionAt: number;
+  /** Consecutive failed requests to the hub. */
+  attempts: ColumnType<number, number | undefined, number>;
+  lastError: ColumnType<string | null, string | null | undefined, string | null>;
+  createdAt: number;
+}
+
+/** Where a WebSub subscription stands (docs/services.md#websub). */
+export type WebsubState = 'subscribing' | 'active' | 'unsubscribing';
+
 /** A service credential of a contract (docs/api.md#credentials). */
 export interface CredentialTable extends Audited {
   id: string;
@@ -505,6 +535,7 @@ export interface Database {
   webhookOutbox: WebhookOutboxTable;
   webhookAttempts: WebhookAttemptTable;
   streams: StreamTable;
+  websubSubscriptions: WebsubSubscriptionTable;
 }
 
 export type ContractRow = Selectable<ContractTable>;
@@ -514,6 +545,7 @@ export type TokenRow = Selectable<TokenTable>;
 export type LoginSessionRow = Selectable<LoginSessionTable>;
 export type AuthorizationCodeRow = Selectable<AuthorizationCodeTable>;
 export type InputRow = Selectable<InputTable>;
+export type WebsubSubscriptionRow = Selectable<WebsubSubscriptionTable>;
 export type NewInput = Insertable<InputTable>;
 export type InputUpdate = Updateable<InputTable>;
 export type ItemRow = Selectable<ItemTable>;

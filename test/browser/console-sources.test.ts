@@ -2,7 +2,7 @@
  * The console's Sources screen in Chromium (issue 12): add an rss input for a feed this test
  * serves on loopback, see its health and its items arrive (the public content API serves them,
  * the collection's filter rejected one, shown with its rule), a validation error at its field,
- * the table kept current without taking the focus, many feeds from pasted URLs and an OPML file,
+ * how each input is fed (status.feed: poll, then push with its last event), the table kept current without taking the focus, many feeds from pasted URLs and an OPML file,
  * deactivate and delete with a confirmation by keyboard alone, axe, and 375 px. Role and label
  * locators only. A real collector polls (ALLOW_PRIVATE_FETCH, short POLL_INTERVAL).
  */
@@ -12,6 +12,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollection } from '../../src/store/collections.ts';
 import { createContract } from '../../src/store/contracts.ts';
+import { setFeedMode } from '../../src/store/inputs.ts';
 import type { Config } from '../../src/config.ts';
 import type { Db } from '../../src/store/db.ts';
 import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
@@ -112,6 +113,14 @@ describe('console Sources', () => {
     await expect.poll(() => news.textContent(), { timeout: 20_000, interval: 250 }).toMatch(/Collected\s*2.*Rejected\s*1/s);
     await expect(news.textContent()).resolves.toMatch(/Last success\s*(now|\d+ seconds? ago)/);
     await expect(news.textContent()).resolves.not.toMatch(/Last error/);
+    // How it is fed (status.feed): polled so far; once its hub pushes (WebSub), push with the last event.
+    await expect(news.textContent()).resolves.toMatch(/Feed\s*poll: fetched on its schedule, since/);
+    await expect(news.textContent()).resolves.not.toMatch(/Last event/);
+    const [newsInput] = (await inputsOf()).filter((i) => i.input === url);
+    await setFeedMode(sluice.db, [newsInput!.id], 'push');
+    await sluice.db.updateTable('inputs').set({ lastEventAt: Date.now() }).where('id', '=', newsInput!.id).execute();
+    await expect.poll(() => news.textContent(), { timeout: 20_000, interval: 250 }).toMatch(/Feed\s*push: the source notifies Sluice \(WebSub\), since (now|\d+ seconds? ago)/);
+    await expect(news.textContent()).resolves.toMatch(/Last event\s*(now|\d+ seconds? ago)/);
     // Its items arrived: the public content API serves the two accepted ones.
     const content = await fetch(`${sluice.origin}/v1/content/${sluice.tenant.contract.slug}?q=${sluice.tenant.collection.slug}`);
     expect(content.status).toBe(200);

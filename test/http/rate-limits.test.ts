@@ -48,6 +48,7 @@ describe('rate limit classes', () => {
     ['/v1/collections/:contract', 'address'],
     ['/v1/publication/:contract', 'address'],
     ['/v1/publication/:contract/items', 'address'],
+    ['/websub/:id', 'address'],
     [undefined, 'address'],
     ['/healthz', 'exempt'],
     ['/readyz', 'exempt'],

@@ -231,7 +231,7 @@ function entryText(item: XmlFeed['items'][number], atom: boolean): { text: strin
 }
 
 /** RSS/Atom entries via @rowanmanning/feed-parser, plus the feed's own date (the entries' fallback). */
-function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null } {
+function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null; links: FeedLinks } {
   const feed = readXmlFeed(text);
   const feedLanguage = feed.language;
   const atom = feed.meta.type === 'atom';
@@ -258,16 +258,22 @@ function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null } {
     };
   });
   const feedDate = firstDate(feed.element, ['pubdate', 'published', 'date', 'lastbuilddate', 'updated', 'modified']);
-  return { entries, feedDate };
+  // WebSub discovery (W3C WebSub §4): `<link rel="hub">` and `rel="self"`, Atom's own or atom:link in an RSS channel.
+  const linksWith = (rel: string) => feed.element.findElementsWithName('link')
+    .filter((e) => e.getAttribute('rel')?.trim().toLowerCase().split(/\s+/).includes(rel))
+    .map((e) => e.getAttributeAsUrl('href')).filter((u): u is string => !!u);
+  return { entries, feedDate, links: { hubs: linksWith('hub'), self: linksWith('self')[0] ?? null } };
 }
 
 /** JSON Feed 1.0/1.1 items (`author` of 1.0, `authors` and `language` of 1.1). */
-function jsonEntries(text: string): Entry[] {
+function jsonEntries(text: string): { entries: Entry[]; links: FeedLinks } {
   const feed = obj(JSON.parse(text));
   if (!/jsonfeed\.org\/version\//.test(str(feed.version) ?? '') || !Array.isArray(feed.items)) {
     throw new SourceError('not a feed: JSON document without a JSON Feed version and items');
   }
-  return feed.items.map(obj).map((it): Entry => {
+  // JSON Feed `hubs`: `{type, url}`, WebSub ones typed `WebSub` (JSON Feed 1.1, "Subscribing to Real-time Notifications").
+  const hubs = arr(feed.hubs).map(obj).filter((h) => str(h.type)?.toLowerCase() === 'websub').map((h) => str(h.url)).filter((u): u is string => !!u);
+  const entries = feed.items.map(obj).map((it): Entry => {
     const author = obj(arr(it.authors)[0] ?? it.author ?? arr(feed.authors)[0] ?? feed.author);
     const contentText = str(it.content_text);
     return {
@@ -288,6 +294,7 @@ function jsonEntries(text: string): Entry[] {
       language: str(it.language) ?? str(feed.language),
     };
   });
+  return { entries, links: { hubs, self: str(feed.feed_url) } };
 }
 
 /** An image or an `<audio>`/`<video>` embed (URL escaped for the attribute); other kinds are dropped. */
@@ -357,10 +364,20 @@ function absoluteHtml(html: string, base: string): string {
   return changed ? out : html;
 }
 
-/** What a feed gave: its items, and what had to be dropped or made up (docs/api.md#input-status). */
+/**
+ * The WebSub links a feed names of itself (W3C WebSub §4): its hubs (`rel="hub"`, JSON Feed
+ * `hubs` of type WebSub) and its topic URL (`rel="self"`, JSON Feed `feed_url`), absolute.
+ */
+export interface FeedLinks {
+  hubs: string[];
+  self: string | null;
+}
+
+/** What a feed gave: its items, what had to be dropped or made up (docs/api.md#input-status), its WebSub links. */
 export interface FeedResult {
   items: ContentItem[];
   warnings: PollWarning[];
+  links: FeedLinks;
 }
 
 /**
@@ -388,9 +405,10 @@ export function parseFeed(
   const text = decode(body, contentType).replace(/^[\s\uFEFF]+/, '');
   let entries: Entry[];
   let feedDate: Date | null = null;
+  let links: FeedLinks;
   try {
-    if (text.startsWith('{')) entries = jsonEntries(text);
-    else ({ entries, feedDate } = xmlEntries(text));
+    if (text.startsWith('{')) ({ entries, links } = jsonEntries(text));
+    else ({ entries, feedDate, links } = xmlEntries(text));
   } catch (err) {
     if (err instanceof SourceError) throw err;
     throw new SourceError(`not a feed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
@@ -421,7 +439,7 @@ export function parseFeed(
     warnings.push({ code: 'undated', count: undated,
       message: `${undated} ${undated === 1 ? 'entry has' : 'entries have'} no readable date: dated ${feedDate ? "with the feed's date" : 'at the time of the poll'}` });
   }
-  return { items, warnings };
+  return { items, warnings, links };
 }
 
 /** One normalized item, or null when nothing identifies the entry (see `parseFeed`). */

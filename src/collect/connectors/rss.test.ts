@@ -351,6 +351,13 @@ describe('rss connector', () => {
     expect(Object.keys(calls[0]!.headers ?? {})).not.toContain('If-Modified-Since');
   });
 
+  it('keeps the WebSub hub and topic a Link header names (docs/services.md#websub); none without a hub', async () => {
+    const { ctx } = fakeFetch({ status: 200, body, headers: { link: '<https://hub.example/>; rel="hub", <https://example.org/topic>; rel="self"' } });
+    expect((await rss.collect(input, {}, ctx)).state).toEqual({ websub: { hub: 'https://hub.example/', topic: 'https://example.org/topic' } });
+    const plain = fakeFetch({ status: 200, body });
+    expect((await rss.collect(input, {}, plain.ctx)).state).toEqual({});
+  });
+
   it('200 returns the items and the new validators', async () => {
     const { ctx } = fakeFetch({
       status: 200, body, headers: { 'content-type': 'application/rss+xml', etag: '"v2"', 'last-modified': 'Thu, 22 Oct 2015 00:00:00 GMT' },

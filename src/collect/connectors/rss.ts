@@ -3,6 +3,7 @@
  * `parseFeed` (`feed.ts`) into content items (`docs/services.md`).
  */
 import { SourceError, type Connector } from '../connector.ts';
+import { discoverTarget, linkHeaderLinks } from '../websub/hub.ts';
 import { parseFeed } from './feed.ts';
 import { retryAfterMs } from './http.ts';
 
@@ -10,7 +11,9 @@ import { retryAfterMs } from './http.ts';
  * The `rss` connector, type `feed`: `input.input` is the feed URL. Sends `If-None-Match` /
  * `If-Modified-Since` from `state.etag` / `state.lastModified`; 304 gives no items and the same
  * state; 2xx gives the parsed items, the entries dropped or dated at the poll time (`warnings`)
- * and `{etag, lastModified}` from the response. Throws
+ * and `{etag, lastModified}` from the response, with `websub: {hub, topic}` when the feed names a
+ * WebSub hub (HTTP `Link` header or the document's links, `websub/hub.ts`; the subscriber
+ * subscribes to it, docs/services.md#websub). Throws
  * SourceError `HTTP <status>` otherwise (with `retryAfterMs` on 429 and 503), or from parseFeed.
  */
 export const rss: Connector = {
@@ -27,10 +30,13 @@ export const rss: Connector = {
       throw new SourceError(`HTTP ${res.status}`, { retryAfterMs: retryAfterMs(res.headers['retry-after'], ctx.now) });
     }
     if (res.status < 200 || res.status > 299) throw new SourceError(`HTTP ${res.status}`);
-    const { items, warnings } = parseFeed(res.body, res.headers['content-type'], res.url || input.input, new Date(ctx.now));
+    const url = res.url || input.input;
+    const { items, warnings, links } = parseFeed(res.body, res.headers['content-type'], url, new Date(ctx.now));
     const next: Record<string, unknown> = {};
     if (res.headers.etag) next.etag = res.headers.etag;
     if (res.headers['last-modified']) next.lastModified = res.headers['last-modified'];
+    const websub = discoverTarget(linkHeaderLinks(res.headers.link, url), links, url);
+    if (websub) next.websub = websub;
     return { items, state: next, warnings };
   },
 };

@@ -22,6 +22,13 @@ export interface Warning {
   message: string;
 }
 
+/** How an input is fed (`status.feed`): its mode, since when, the last pushed or streamed event. */
+export interface Feed {
+  mode: 'poll' | 'push' | 'stream';
+  since: string;
+  lastEvent: string | null;
+}
+
 /** An input (`GET /collection/inputs`), with its status. */
 export interface Input {
   _id: string;
@@ -38,7 +45,7 @@ export interface Input {
   radius?: number;
   display: boolean;
   active: boolean;
-  status: { lastRun: string | null; lastSuccess: string | null; lastError: string | null; nextRun: string | null; collected: number; rejected: number; warnings?: Warning[] };
+  status: { lastRun: string | null; lastSuccess: string | null; lastError: string | null; nextRun: string | null; collected: number; rejected: number; warnings?: Warning[]; feed?: Feed };
 }
 
 /**

@@ -41,6 +41,18 @@ export function ago(iso: string, now: number): string {
   return relative.format(Math.round(seconds / 86_400), 'day');
 }
 
+/** What each `status.feed.mode` means (docs/api.md#input-status), shown after the mode's own name. */
+const FEED_MODES: Record<string, string> = {
+  poll: 'fetched on its schedule',
+  push: 'the source notifies Sluice (WebSub)',
+  stream: 'a live connection to the source',
+};
+
+/** `status.feed.mode` in the interface's word and plain words: "push: the source notifies Sluice (WebSub)". */
+export function feedModeText(mode: string): string {
+  return FEED_MODES[mode] ? `${mode}: ${FEED_MODES[mode]}` : mode;
+}
+
 /** Pasted text → the non-empty lines, trimmed, each once, in order. */
 export function feedLines(text: string): string[] {
   return [...new Set(text.split(/\r?\n/).map((line) => line.trim()).filter(Boolean))];

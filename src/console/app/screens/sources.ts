@@ -38,7 +38,7 @@ import { Screen } from '../screen.ts';
 import { useContractId } from '../session.ts';
 import type { Collection, Credential, Input, ServiceEntry } from '../resources.ts';
 import { credentialFieldsOf } from './connections-model.ts';
-import { absolute, ago, feedLines, plainError } from './sources-text.ts';
+import { absolute, ago, feedLines, feedModeText, plainError } from './sources-text.ts';
 
 /** How often the table is read again while the page is visible, in milliseconds. */
 const POLL_MS = 5000;
@@ -358,6 +358,10 @@ function Health({ input, now, credential }: { input: Input; now: number; credent
     <div><dt>Collected</dt><dd>${status.collected}</dd></div>
     <div><dt>Rejected</dt><dd>${status.rejected}</dd></div>
     <div><dt>Next poll</dt><dd>${status.nextRun ? html`<${When} iso=${status.nextRun} now=${now} />` : 'none: inactive'}</dd></div>
+    ${status.feed ? html`<div><dt>Feed</dt><dd>${feedModeText(status.feed.mode)}, since <${When} iso=${status.feed.since} now=${now} /></dd></div>` : null}
+    ${status.feed && (status.feed.mode !== 'poll' || status.feed.lastEvent)
+      ? html`<div><dt>Last event</dt><dd>${status.feed.lastEvent ? html`<${When} iso=${status.feed.lastEvent} now=${now} />` : 'none yet'}</dd></div>`
+      : null}
     ${status.warnings?.length
       ? html`<div class="sources__warnings"><dt>Warnings</dt>${status.warnings.map((warning) => html`<dd>${warning.message}</dd>`)}</div>`
       : null}

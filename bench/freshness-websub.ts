@@ -1,0 +1,170 @@
+/**
+ * Freshness through WebSub (issue 18, `npm run bench:freshness`): a local feed names a local fake
+ * hub (test/websub-hub.ts); an in-process Sluice (the app listening on 127.0.0.1, SQLite, its
+ * WebSub subscriber) polls the feed once, subscribes, and the hub verifies the intent; then the
+ * hub publishes `items` entries spread evenly over `seconds`, one signed notification each, and a
+ * reader polls the public content API (`GET /v1/content/{contract}?q=…&count=100`,
+ * CONTENT_MAX_AGE=0) every 50 ms. Per item: publish (just before the hub sends it) → first read
+ * that lists it. Goal: p50 and p99 under 2 s at 1 000 items over a minute.
+ *
+ * The machine is shared: `notes` carry the baseline measured in the same run (the p50 of a bare
+ * content read, the reader's own cost and granularity), the ratios against it, and the load
+ * average. `node bench/freshness-websub.ts [items] [seconds]` runs it alone.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../src/app.ts';
+import { createFetcher } from '../src/collect/fetch.ts';
+import { refreshInput } from '../src/collect/refresh.ts';
+import { startWebsub } from '../src/collect/websub/subscriber.ts';
+import { loadConfig } from '../src/config.ts';
+import { newId } from '../src/lib/ids.ts';
+import { audit } from '../src/lib/time.ts';
+import { createCollection } from '../src/store/collections.ts';
+import { createContract } from '../src/store/contracts.ts';
+import { openDb } from '../src/store/db.ts';
+import { findInput, insertInputs } from '../src/store/inputs.ts';
+import { migrateToLatest } from '../src/store/migrate.ts';
+import { startFakeHub } from '../test/websub-hub.ts';
+
+/** What every bench/freshness-*.ts answers (the lead unifies the declarations). */
+export interface Freshness {
+  path: string;
+  items: number;
+  p50Ms: number;
+  p99Ms: number;
+  notes?: Record<string, number | string>;
+}
+
+const READ_EVERY_MS = 50;
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+
+/** One Atom entry document of entry `n`, dated `at` (ms). */
+function notification(topic: string, hub: string, n: number, at: number): string {
+  const date = new Date(at).toISOString();
+  return `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Bench</title><id>urn:bench</id><link rel="hub" href="${hub}"/><link rel="self" href="${topic}"/><updated>${date}</updated>`
+    + `<entry><id>urn:bench:${n}</id><title>Bench entry ${n}</title><link href="https://example.com/bench/${n}"/><updated>${date}</updated><content type="html">Entry number ${n} of the freshness bench</content></entry></feed>`;
+}
+
+export async function measure(options: { items: number; seconds: number }): Promise<Freshness> {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-websub-'));
+  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', SLUICE_BOOTSTRAP: 'false', ALLOW_PRIVATE_FETCH: 'true', CONTENT_MAX_AGE: '0', RATE_LIMIT_PUBLIC: '0' });
+  const db = openDb(config.databaseUrl);
+  const hub = await startFakeHub(86_400);
+  let topic = '';
+  const feed = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/atom+xml' }).end(notification(topic, hub.url, -1, Date.now())));
+  const fetch = createFetcher({ allowPrivate: true });
+  const app = await (async () => {
+    await migrateToLatest(db);
+    return buildApp(config, { db });
+  })();
+  let websub: ReturnType<typeof startWebsub> | undefined;
+  try {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    config.apiUrl = base;
+    await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
+    topic = `http://127.0.0.1:${(feed.address() as AddressInfo).port}/feed.xml`;
+
+    const now = Date.now();
+    const contract = await createContract(db, 'Bench', 'bench');
+    const collection = await createCollection(db, contract.id, { name: 'Freshness' }, 'bench');
+    const inputId = newId();
+    await db.transaction().execute((trx) => insertInputs(trx, [{
+      id: inputId, contractId: contract.id, collectionId: collection.id, service: 'rss', type: 'feed', input: topic,
+      filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null,
+      nextRunAt: 0, failures: 0, collected: 0, rejected: 0, ...audit('bench', now),
+    }]));
+    // The poll finds the hub; the subscriber subscribes; the hub verifies.
+    await refreshInput(db, (await findInput(db, inputId))!, { fetch, services: config.services, pollInterval: 300 });
+    websub = startWebsub({ db, config, fetch }, 3_600_000);
+    await websub.tick();
+    await hub.verified(1);
+    if ((await findInput(db, inputId))!.feedMode !== 'push') throw new Error('the subscription was not verified');
+
+    const content = `${base}/v1/content/${contract.slug}?q=${collection.slug}&count=100`;
+    const read = async () => (await (await globalThis.fetch(content)).json()) as Array<{ id: string; url: string }>;
+    // Baseline: a bare content read in this run, on this machine, now.
+    const bare: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const t = performance.now();
+      await read();
+      bare.push(performance.now() - t);
+    }
+    bare.sort((a, b) => a - b);
+
+    const published = new Map<string, number>();
+    const seen = new Map<string, number>();
+    const key = (url: string) => url.slice(url.lastIndexOf('/') + 1);
+    let reading = true;
+    const reader = (async () => {
+      while (reading) {
+        const t = performance.now();
+        for (const item of await read()) if (!seen.has(key(item.url))) seen.set(key(item.url), performance.now());
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, READ_EVERY_MS - (performance.now() - t))));
+      }
+    })();
+
+    const spacing = (options.seconds * 1000) / options.items;
+    const start = performance.now();
+    const sends: Promise<unknown>[] = [];
+    let failed = 0;
+    for (let n = 0; n < options.items; n++) {
+      const due = start + n * spacing;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      published.set(String(n), performance.now());
+      sends.push(hub.publish(topic, notification(topic, hub.url, n, Date.now())).then((statuses) => {
+        if (statuses[0] !== 204) failed++;
+      }));
+    }
+    await Promise.all(sends);
+    // Bounded wait for the last ones to show.
+    const deadline = performance.now() + 30_000;
+    while (seen.size < options.items + 1 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    reading = false;
+    await reader;
+
+    const latencies = [...published].map(([n, at]) => (seen.get(n) ?? Number.POSITIVE_INFINITY) - at).sort((a, b) => a - b);
+    const missing = latencies.filter((l) => !Number.isFinite(l)).length;
+    const p50 = percentile(latencies, 50);
+    const p99 = percentile(latencies, 99);
+    const baseline = percentile(bare, 50);
+    return {
+      path: 'websub',
+      items: options.items,
+      p50Ms: Math.round(p50),
+      p99Ms: Number.isFinite(p99) ? Math.round(p99) : -1,
+      notes: {
+        seconds: options.seconds,
+        missing,
+        failedNotifications: failed,
+        baselineReadP50Ms: Math.round(baseline * 10) / 10,
+        p50VsBaselineRead: Math.round((p50 / baseline) * 10) / 10,
+        p99VsBaselineRead: Number.isFinite(p99) ? Math.round((p99 / baseline) * 10) / 10 : 'n/a',
+        readEveryMs: READ_EVERY_MS,
+        loadavg: loadavg().map((l) => l.toFixed(2)).join(' '),
+      },
+    };
+  } finally {
+    await websub?.stop();
+    await app.close();
+    await hub.close();
+    await new Promise((resolve) => feed.close(resolve));
+    await fetch.close();
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const items = Number(process.argv[2] ?? 1000);
+  const seconds = Number(process.argv[3] ?? 60);
+  const result = await measure({ items, seconds });
+  console.log(`websub: ${result.items} items over ${seconds} s: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms (goal < 2000 ms) ${JSON.stringify(result.notes)}`);
+  console.log(JSON.stringify(result));
+}
