@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMastodonStreams, type MastodonStreams } from '../../src/collect/mastodon-stream.ts';
 import { startCollector } from '../../src/collect/scheduler.ts';
+import { holdStream, saveStreamCursor } from '../../src/store/streams.ts';
 import type { ContentItem } from '../../src/item.ts';
 import { build, buildTenant, expectError, type TestContext } from '../helper.ts';
 import { startFakeMastodon, type FakeMastodon } from '../fake-mastodon.ts';
@@ -123,6 +124,27 @@ describe('mastodon streaming', () => {
     t.fake.publish(t.fake.status({ id: '4001', tags: ['hoot'] }));
     await until('the status through the second holder', async () => ((await t.content()).includes(t.itemId('4001')) ? true : undefined), 10_000);
     expect(t.fake.maxConcurrent).toBe(1);
+  });
+
+  it('takes a stream over once a dead holder\'s lease runs out, filling the gap from the cursor it saved', async () => {
+    const t = await setup();
+    const input = await t.addInput('tag', `${t.fake.base}/tags/hoot`);
+    const name = `mastodon:${t.fake.host}:hashtag:hoot`;
+    // A holder that saw status 8000 and died without giving the stream up.
+    const leaseEnds = Date.now() + 1500;
+    expect((await holdStream(t.db, name, 'dead', 1500)).held).toBe(true);
+    expect(await saveStreamCursor(t.db, name, 'dead', '8000')).toBe(true);
+    t.fake.publish(t.fake.status({ id: '8000', tags: ['hoot'] }), { streamed: false });
+    t.fake.publish(t.fake.status({ id: '8001', tags: ['hoot'] }), { streamed: false }); // while nobody listened
+    const streams = listen(t.ctx, 'alive');
+    await streams.tick();
+    expect(t.fake.opened).toBe(0); // the lease still runs
+    await until('the stream taken over', () => (t.fake.open() === 1 ? true : undefined), 10_000);
+    expect(Date.now()).toBeGreaterThanOrEqual(leaseEnds);
+    await until('the gap filled', async () => ((await t.content()).includes(t.itemId('8001')) ? true : undefined), 10_000);
+    expect(t.fake.requests).toContain('/api/v1/timelines/tag/hoot?limit=40&min_id=8000');
+    expect(await t.content()).toEqual([t.itemId('8001')]); // 8000 was the dead holder's
+    await t.streamed(input._id);
   });
 
   it('refuses a private address without ALLOW_PRIVATE_FETCH: no connection, the input stays poll', async () => {
