@@ -165,6 +165,10 @@ interface Held {
   chain: Promise<void>;
   draining: boolean;
   done: Promise<void>;
+  /** Stops listening shortly before the lease runs out unless a renewal pushes it back. */
+  expiry: NodeJS.Timeout | undefined;
+  /** Set once the stream is being dropped (`drop`). */
+  dropped?: Promise<void>;
 }
 
 const MAX_EVENT_BYTES = 1024 * 1024;
@@ -186,6 +190,8 @@ export function startMastodonStreams(deps: { db: Db; config: Config; log?: Fasti
   const held = new Map<string, Held>();
   /** Instances that answered 401/403 to an anonymous stream. */
   const needsToken = new Set<string>();
+  /** Drops under way (`drop`), awaited by `stop`. */
+  const dropping = new Set<Promise<void>>();
   let stopping = false;
 
   /** The streams the active inputs want now, by lease name. */
@@ -217,6 +223,7 @@ export function startMastodonStreams(deps: { db: Db; config: Config; log?: Fasti
     for (const [name, current] of held) {
       const next = want.get(name);
       const renewed = next ? (await holdStream(db, name, holder, leaseMs, now)).held : false;
+      if (renewed) watch(current, now);
       if (!renewed) {
         // Not wanted any more (release it), or taken over (it is not ours to release).
         await drop(current, next !== undefined ? 'lost' : 'unwanted');
@@ -252,21 +259,44 @@ export function startMastodonStreams(deps: { db: Db; config: Config; log?: Fasti
         chain: Promise.resolve(),
         draining: false,
         done: Promise.resolve(),
+        expiry: undefined,
       };
       held.set(name, stream);
+      watch(stream, now);
       stream.done = listen(stream).catch((err: unknown) => log?.error({ err, stream: name }, 'mastodon stream failed'));
     }
   }
 
+  /**
+   * Arms the stop of `stream` at 90 % of the lease taken at `now`: when renewals fail (the
+   * database is out of reach, a tick is slow), this process stops listening before another may
+   * take the stream over.
+   */
+  function watch(stream: Held, now: number): void {
+    clearTimeout(stream.expiry);
+    stream.expiry = setTimeout(() => {
+      if (held.get(stream.name) !== stream) return;
+      log?.warn({ stream: stream.name }, 'mastodon stream lease not renewed: listening stops');
+      drop(stream, 'lost').catch((err: unknown) => log?.error({ err, stream: stream.name }, 'mastodon stream: stopping failed'));
+    }, Math.max(0, now + Math.floor(leaseMs * 0.9) - Date.now()));
+  }
+
   /** Stops listening to `stream`; `why` says whether its lease is still ours to give up. */
-  async function drop(stream: Held, why: 'lost' | 'unwanted' | 'stopping'): Promise<void> {
-    held.delete(stream.name);
+  function drop(stream: Held, why: 'lost' | 'unwanted' | 'stopping'): Promise<void> {
+    clearTimeout(stream.expiry);
     stream.abort.abort();
-    await stream.done;
-    await stream.chain;
-    if (why !== 'lost') await releaseStream(db, stream.name, holder);
-    // Taken over: the new holder says how they are fed. Otherwise nobody streams them now.
-    if (why !== 'lost' && stream.streaming) await setFeedMode(db, [...stream.members.keys()], 'poll');
+    if (held.get(stream.name) === stream) held.delete(stream.name);
+    stream.dropped ??= (async () => {
+      await stream.done;
+      await stream.chain;
+      if (why !== 'lost') await releaseStream(db, stream.name, holder);
+      // Taken over: the new holder says how they are fed. Otherwise nobody streams them now.
+      if (why !== 'lost' && stream.streaming) await setFeedMode(db, [...stream.members.keys()], 'poll');
+    })();
+    const dropped = stream.dropped;
+    dropping.add(dropped);
+    void dropped.finally(() => dropping.delete(dropped)).catch(() => {});
+    return dropped;
   }
 
   /** Connects, reads and reconnects until the stream is dropped. */
@@ -282,7 +312,7 @@ export function startMastodonStreams(deps: { db: Db; config: Config; log?: Fasti
           // The instance wants a token: the next tick regroups its inputs by credential.
           needsToken.add(stream.stream.origin);
           log?.info({ stream: stream.name, status: res.status }, 'mastodon stream needs a token');
-          void drop(stream, 'unwanted');
+          drop(stream, 'unwanted').catch((err: unknown) => log?.error({ err, stream: stream.name }, 'mastodon stream: stopping failed'));
           return;
         }
         if (res.status !== 200 || !res.body) {
@@ -394,20 +424,34 @@ export function startMastodonStreams(deps: { db: Db; config: Config; log?: Fasti
     }
   }
 
-  /** Fills each input's gap since the stream's cursor (else its poll cursor) from the REST timeline. */
+  /**
+   * Fills the gap since the stream's cursor (else the inputs' poll cursors) from the REST
+   * timeline: a tag stream's inputs all read the same timeline, asked once (from the oldest
+   * cursor) and stored for each; a user input reads its account's statuses.
+   */
   async function fillGap(stream: Held): Promise<void> {
-    for (const member of stream.members.values()) {
-      const { input } = member;
-      const state = parseState(input.sourceState);
-      const minId = stream.lastId ?? (typeof state.minId === 'string' ? state.minId : null);
-      if (!minId || stream.abort.signal.aborted) continue;
+    const members = [...stream.members.values()];
+    const cursorOf = (member: Member) => {
+      const minId = parseState(member.input.sourceState).minId;
+      return stream.lastId ?? (typeof minId === 'string' ? minId : null);
+    };
+    const groups = members[0]?.input.type === 'tag' ? [members] : members.map((member) => [member]);
+    for (const group of groups) {
+      const cursors = group.map(cursorOf).filter((id) => id !== null);
+      if (!cursors.length || stream.abort.signal.aborted) continue;
+      const minId = cursors.reduce((a, b) => (newerId(a, b) ? b : a));
+      const { input } = group[0]!;
       try {
         const now = Date.now();
         const resolved = await credentials.resolve(input, { fetch: fetcher, now });
-        const result = await mastodon.collect(input, { ...state, minId }, { fetch: fetcher, services: resolved.services, now });
-        if (result.items.length) await ingestPushed(db, input, result.items, { ...(log && { log }) });
+        const result = await mastodon.collect(input, { ...parseState(input.sourceState), minId }, { fetch: fetcher, services: resolved.services, now });
+        if (!result.items.length) continue;
+        for (const member of group) {
+          await ingestPushed(db, member.input, result.items, { ...(log && { log }) }).catch((error: unknown) =>
+            log?.warn({ err: error, input: member.input.id }, 'mastodon stream: gap items not stored'));
+        }
       } catch (error) {
-        log?.warn({ err: error, input: input.id }, 'mastodon stream: gap not filled (the next poll will)');
+        log?.warn({ err: error, input: input.id, stream: stream.name }, 'mastodon stream: gap not filled (the next poll will)');
       }
     }
   }
@@ -422,6 +466,7 @@ export function startMastodonStreams(deps: { db: Db; config: Config; log?: Fasti
       stopped ??= (async () => {
         await ticker.stop();
         await Promise.all([...held.values()].map((stream) => drop(stream, 'stopping')));
+        await Promise.allSettled([...dropping]);
         await fetcher.close();
       })();
       return stopped;

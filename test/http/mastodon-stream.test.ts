@@ -126,6 +126,20 @@ describe('mastodon streaming', () => {
     expect(t.fake.maxConcurrent).toBe(1);
   });
 
+  it('stops listening at once when its lease is no longer its own', async () => {
+    const t = await setup();
+    const input = await t.addInput('tag', `${t.fake.base}/tags/hoot`);
+    const streams = listen(t.ctx, 'one');
+    await t.streamed(input._id);
+    expect(t.fake.open()).toBe(1);
+    // Another process holds the stream now (the lease ran out while this one was stalled).
+    await t.db.updateTable('streams').set({ holder: 'other', expiresAt: Date.now() + 60_000 }).where('name', '=', `mastodon:${t.fake.host}:hashtag:hoot`).execute();
+    await streams.tick();
+    await until('the connection closed', () => (t.fake.open() === 0 ? true : undefined), 10_000);
+    for (let i = 0; i < 5; i++) await streams.tick();
+    expect(t.fake.open()).toBe(0);
+  });
+
   it('takes a stream over once a dead holder\'s lease runs out, filling the gap from the cursor it saved', async () => {
     const t = await setup();
     const input = await t.addInput('tag', `${t.fake.base}/tags/hoot`);
