@@ -116,7 +116,7 @@ export function reconnectDelay(failures: number, random: () => number = Math.ran
 
 /** Options of {@link startMastodonStreams}; the defaults suit production, tests shorten them. */
 export interface MastodonStreamOptions {
-  /** This process's holder id in stream leases. Default: random. */
+  /** This process's holder id in stream leases. Default: `mastodon-<pid>-<random>` (the pid tells operators which process listens). */
   holder?: string;
   /** Lease time, ms (default 15 000); renewed every tick. */
   leaseMs?: number;
@@ -179,7 +179,7 @@ const MAX_EVENT_BYTES = 1024 * 1024;
  */
 export function startMastodonStreams(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, options: MastodonStreamOptions = {}): MastodonStreams {
   const { db, config, log } = deps;
-  const holder = options.holder ?? `mastodon-${randomBytes(8).toString('hex')}`;
+  const holder = options.holder ?? `mastodon-${process.pid}-${randomBytes(6).toString('hex')}`;
   const leaseMs = options.leaseMs ?? 15_000;
   const tickMs = options.tickMs ?? Math.max(100, Math.floor(leaseMs / 3));
   const graceMs = options.graceMs ?? 10_000;

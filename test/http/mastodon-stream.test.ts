@@ -88,6 +88,25 @@ describe('mastodon streaming', () => {
     expect((await t.status(input._id)).collected).toBe(3);
   });
 
+  it('updates a stored card on status.update, brings in no old status by an edit, and ignores delete', async () => {
+    const t = await setup();
+    const input = await t.addInput('tag', `${t.fake.base}/tags/hoot`);
+    listen(t.ctx, 'one');
+    await t.streamed(input._id);
+    const first = t.fake.status({ id: '2501', tags: ['hoot'], text: 'first words' });
+    t.fake.publish(first);
+    await until('the status', async () => ((await t.content()).includes(t.itemId('2501')) ? true : undefined), 10_000);
+    t.fake.send('status.update', t.fake.status({ id: '2501', tags: ['hoot'], text: 'edited words' }));
+    t.fake.send('status.update', t.fake.status({ id: '2400', tags: ['hoot'], text: 'an old status, edited' }));
+    t.fake.send('delete', first);
+    t.fake.publish(t.fake.status({ id: '2502', tags: ['hoot'] })); // after the edits, on the same stream
+    await until('the next status', async () => ((await t.content()).includes(t.itemId('2502')) ? true : undefined), 10_000);
+    const res = await t.ctx.app.inject({ method: 'GET', url: `/v1/content/${t.tenant.contract.slug}?q=${t.tenant.collection.slug}` });
+    const items = res.json() as ContentItem[];
+    expect(items.map((item) => item.id).sort()).toEqual([t.itemId('2501'), t.itemId('2502')]);
+    expect(items.find((item) => item.id === t.itemId('2501'))!.text).toBe('<p>edited words</p>');
+  });
+
   it('streams a user input from the local public stream, its own statuses only, without replies to others', async () => {
     const t = await setup();
     // The account id comes from the input's first poll.
