@@ -20,7 +20,7 @@ export interface FakeStatus {
   username: string;
   text: string;
   inReplyTo?: { id: string; accountId: string };
-  /** Served on the REST timelines and through the stream (the default), or on REST only. */
+  /** The Status entity as the instance sends it (REST and stream). */
   json: Record<string, unknown>;
 }
 
