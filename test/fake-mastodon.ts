@@ -42,6 +42,8 @@ export interface FakeMastodon {
   publish(status: FakeStatus, options?: { streamed?: boolean }): void;
   /** Sends any event on the streams it belongs to (e.g. `status.update`, `delete`). */
   send(event: string, status: FakeStatus): void;
+  /** Writes `text` as it is to every open stream (a hostile or broken instance). */
+  raw(text: string): void;
   /** Closes every streaming connection now (a network failure). */
   disconnect(): void;
   /** Streams answer 401 without `Authorization: Bearer <token>` when set. */
@@ -135,6 +137,9 @@ export async function startFakeMastodon(): Promise<FakeMastodon> {
     },
     send(event, status) {
       for (const { path, res } of streams) if (belongs(path, status)) res.write(`event: ${event}\ndata: ${JSON.stringify(status.json)}\n\n`);
+    },
+    raw(text) {
+      for (const { res } of streams) res.write(text);
     },
     disconnect() {
       for (const { res } of streams) res.destroy();

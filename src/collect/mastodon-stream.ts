@@ -347,7 +347,9 @@ export function startMastodonStreams(deps: { db: Db; config: Config; log?: Fasti
     const parser = createParser({
       maxBufferSize: MAX_EVENT_BYTES,
       onEvent: (message) => onMessage(stream, message),
+      // An event over MAX_EVENT_BYTES ends the connection; a field the parser does not know is skipped.
       onError: (error) => {
+        if (error.type !== 'max-buffer-size-exceeded') return;
         failure = error;
         void reader.cancel().catch(() => {});
       },

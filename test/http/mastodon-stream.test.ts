@@ -107,6 +107,22 @@ describe('mastodon streaming', () => {
     expect(items.find((item) => item.id === t.itemId('2501'))!.text).toBe('<p>edited words</p>');
   });
 
+  it('survives a hostile instance: events that are not JSON are skipped, an event over 1 MiB ends the connection', async () => {
+    const t = await setup();
+    const input = await t.addInput('tag', `${t.fake.base}/tags/hoot`);
+    listen(t.ctx, 'one');
+    await t.streamed(input._id);
+    t.fake.raw('event: update\ndata: {not json\n\nbogus: field\n\nevent: update\ndata: []\n\n');
+    t.fake.publish(t.fake.status({ id: '2601', tags: ['hoot'] }));
+    await until('the status after the junk', async () => ((await t.content()).includes(t.itemId('2601')) ? true : undefined), 10_000);
+    const opened = t.fake.opened;
+    t.fake.raw(`event: update\ndata: ${'x'.repeat(1024 * 1024 + 10)}`); // never ends
+    await until('a new connection', () => (t.fake.opened > opened && t.fake.open() === 1 ? true : undefined), 10_000);
+    t.fake.publish(t.fake.status({ id: '2602', tags: ['hoot'] }));
+    await until('the status after the reconnect', async () => ((await t.content()).includes(t.itemId('2602')) ? true : undefined), 10_000);
+    expect((await t.content()).sort()).toEqual([t.itemId('2601'), t.itemId('2602')]);
+  });
+
   it('streams a user input from the local public stream, its own statuses only, without replies to others', async () => {
     const t = await setup();
     // The account id comes from the input's first poll.
