@@ -202,6 +202,9 @@ describe('mastodon streaming', () => {
     const streams = listen(t.ctx, 'guarded', { allowPrivateFetch: false });
     for (let i = 0; i < 5; i++) await streams.tick();
     await new Promise((r) => setTimeout(r, 500)); // time for connects and retries
+    // It holds the stream and tries to connect; the guard refuses every try before connecting.
+    const lease = await t.db.selectFrom('streams').selectAll().where('name', '=', `mastodon:${t.fake.host}:hashtag:hoot`).executeTakeFirst();
+    expect(lease?.holder).toBe('guarded');
     expect(t.fake.requests).toEqual([]);
     expect((await t.status(input._id)).feed.mode).toBe('poll');
   });
