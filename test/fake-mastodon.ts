@@ -36,6 +36,8 @@ export interface FakeMastodon {
   maxConcurrent: number;
   /** Streaming connections opened since start. */
   opened: number;
+  /** TCP connections accepted since start (any path). */
+  connections: number;
   /** A status (not yet published). */
   status(fields: { id: string; tags?: string[]; accountId?: string; username?: string; text?: string; inReplyTo?: { id: string; accountId: string } }): FakeStatus;
   /** Publishes: kept for the REST timelines and, unless `streamed` is false, sent as `event: update` to the open streams it belongs to. */
@@ -100,6 +102,7 @@ export async function startFakeMastodon(): Promise<FakeMastodon> {
     if (account) return json(page(published.filter((s) => s.accountId === account[1] && !s.inReplyTo), url.searchParams));
     json({ error: 'not found' }, 404);
   });
+  server.on('connection', () => fake.connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
@@ -110,6 +113,7 @@ export async function startFakeMastodon(): Promise<FakeMastodon> {
     open: (path) => [...streams].filter((s) => path === undefined || s.path === path).length,
     maxConcurrent: 0,
     opened: 0,
+    connections: 0,
     requireToken: null,
     status({ id, tags = [], accountId = '1001', username = 'alice', text = `status ${id}`, inReplyTo }) {
       accounts.set(username, accountId);

@@ -205,6 +205,7 @@ describe('mastodon streaming', () => {
     // It holds the stream and tries to connect; the guard refuses every try before connecting.
     const lease = await t.db.selectFrom('streams').selectAll().where('name', '=', `mastodon:${t.fake.host}:hashtag:hoot`).executeTakeFirst();
     expect(lease?.holder).toBe('guarded');
+    expect(t.fake.connections).toBe(0);
     expect(t.fake.requests).toEqual([]);
     expect((await t.status(input._id)).feed.mode).toBe('poll');
   });
