@@ -11,6 +11,7 @@ import { bootstrapDemo } from './bootstrap.ts';
 import { type Collector, startCollector } from './collect/scheduler.ts';
 import { type DeliveryWorker, startDelivery } from './collect/deliver.ts';
 import { type KudosRefresher, startKudosRefresh } from './collect/kudos.ts';
+import { type MastodonStreams, startMastodonStreams } from './collect/mastodon-stream.ts';
 import { startSharedCollector } from './collect/shared.ts';
 import { startWebsub, type WebsubSubscriber } from './collect/websub/subscriber.ts';
 import type { Config } from './config.ts';
@@ -60,11 +61,14 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
   let kudos: KudosRefresher | undefined;
   // WebSub subscriptions are sent, renewed and ended by one collector process at a time (collect/websub).
   let websub: WebsubSubscriber | undefined;
+  // Mastodon streams are listened to by the processes that collect, one process per stream (collect/mastodon-stream.ts).
+  let mastodonStreams: MastodonStreams | undefined;
   try {
     collector = !collects ? undefined : isPostgres(db) ? await startSharedCollector({ db, config, log: app.log }) : startCollector({ db, config, log: app.log });
     delivery = collects ? startDelivery({ db, config, log: app.log }) : undefined;
     kudos = collects ? startKudosRefresh({ db, config, log: app.log }) : undefined;
     websub = collects ? startWebsub({ db, config, log: app.log }) : undefined;
+    mastodonStreams = collects ? startMastodonStreams({ db, config, log: app.log }) : undefined;
   } catch (error) {
     metrics?.close();
     await app.close();
@@ -92,6 +96,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
         await delivery?.stop();
         await kudos?.stop();
         await websub?.stop();
+        await mastodonStreams?.stop();
         await db.destroy();
       })();
       return closing;

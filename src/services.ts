@@ -24,8 +24,12 @@ export interface ServiceRow {
   readonly urls: Readonly<Record<string, Url>>;
   /** Credentials, by setting name; none has a default (unset → undefined). */
   readonly credentials: Readonly<Record<string, Credential>>;
-  /** The problem with an input's `input` text for this service, or null when it is well formed. */
-  readonly checkInput?: (input: string) => string | null;
+  /**
+   * The problem with an input's `input` text for this service, or null when it is well formed.
+   * `allowPrivateFetch`: ALLOW_PRIVATE_FETCH is on (local instances, tests), so forms naming a
+   * local server (Mastodon's `http://host:port/…`) are accepted too.
+   */
+  readonly checkInput?: (input: string, options: { allowPrivateFetch: boolean }) => string | null;
 }
 
 const secret = (variable: string): Credential => ({ variable, secret: true });
@@ -44,6 +48,8 @@ function isHttpUrl(value: string): boolean {
 
 /** `tag@host`, `user@host` (optionally `#`/`@` first), or an https tag or profile URL of an instance. */
 const MASTODON_INPUT = /^(?:[#@]?[\w.-]+@[a-z0-9.-]+\.[a-z]{2,}|https:\/\/[a-z0-9.-]+\.[a-z]{2,}\/(?:tags\/[\w.-]+|@[\w.-]+))$/i;
+/** A tag or profile URL of an instance named by `http://` with a port (a local instance; only with ALLOW_PRIVATE_FETCH). */
+const MASTODON_LOCAL_INPUT = /^http:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\]):\d{1,5}\/(?:tags\/[\w.-]+|@[\w.-]+)$/i;
 
 /**
  * The service table. Base URL defaults are the vendors' public API addresses (see each
@@ -109,8 +115,10 @@ export const SERVICES = {
     // The instance is named in the input itself. A token is sent only to its own `instance`.
     urls: {},
     credentials: { accessToken: optional(secret('MASTODON_ACCESS_TOKEN')), instance: optional(plain('MASTODON_INSTANCE')) },
-    checkInput: (input) =>
-      MASTODON_INPUT.test(input) ? null : 'input must be tag@instance.host, user@instance.host, or an https tag or profile URL',
+    checkInput: (input, { allowPrivateFetch }) =>
+      MASTODON_INPUT.test(input) || (allowPrivateFetch && MASTODON_LOCAL_INPUT.test(input))
+        ? null
+        : `input must be tag@instance.host, user@instance.host, or an https tag or profile URL${allowPrivateFetch ? ' (or http://host:port/tags/x, http://host:port/@user)' : ''}`,
   },
   bluesky: {
     types: ['keyword', 'user'],

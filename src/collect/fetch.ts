@@ -97,9 +97,10 @@ export interface FetcherOptions {
  * @throws {FetchError} with kind `blocked`, `timeout`, `too_large`, `redirects`, `protocol` or
  *   `network` (see {@link FetchError}).
  *
+ * `open(url, headers, signal)` is the same guarded GET for a stream ({@link OpenStream}).
  * `close()` closes the agent's connections; call it once, when the collector stops.
  */
-export function createFetcher(options: FetcherOptions): SourceFetch & { close(): Promise<void> } {
+export function createFetcher(options: FetcherOptions): SourceFetch & { open: OpenStream; close(): Promise<void> } {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
@@ -194,10 +195,49 @@ export function createFetcher(options: FetcherOptions): SourceFetch & { close():
     }
   }
 
+  async function open(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<OpenedStream> {
+    const target = parseHttpUrl(url, undefined);
+    const requestHeaders: Record<string, string> = { 'user-agent': userAgent };
+    for (const [name, value] of Object.entries(headers)) requestHeaders[name.toLowerCase()] = value;
+    // The time limit covers the response's headers only: the body is read for as long as it lasts.
+    const headersDue = new AbortController();
+    const timer = setTimeout(() => headersDue.abort(new DOMException('headers timed out', 'TimeoutError')), timeoutMs);
+    const both = AbortSignal.any([signal, headersDue.signal]);
+    try {
+      // Redirects as the Fetch standard follows them (credentials dropped on another origin); each hop dials through the guarded agent.
+      const response = await undiciFetch(target.href, { headers: requestHeaders, redirect: 'follow', signal: both, dispatcher: agent });
+      const responseHeaders: Record<string, string> = {};
+      for (const [name, value] of response.headers) responseHeaders[name] = name in responseHeaders ? `${responseHeaders[name]}, ${value}` : value;
+      return { status: response.status, headers: responseHeaders, body: response.body as ReadableStream<Uint8Array> | null, url: response.url || target.href };
+    } catch (err) {
+      throw toFetchError(err, target.host, headersDue.signal, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   return Object.assign(guardedFetch, {
+    open,
     close: () => agent.close(),
   });
 }
+
+/** A stream opened by {@link OpenStream}: status, headers with lower-case names, the body to read, the final URL. */
+export interface OpenedStream {
+  status: number;
+  headers: Record<string, string>;
+  body: ReadableStream<Uint8Array> | null;
+  url: string;
+}
+
+/**
+ * A long-lived guarded GET (Server-Sent Events, docs/services.md#push-and-streams): the same
+ * address check as every request (on each connection and redirect hop), the time limit applies
+ * to the response headers only, and the body is a stream read until it ends or `signal` aborts
+ * (no size limit: the reader decides). Resolves with the response whatever its status.
+ * @throws {FetchError} as the fetcher does (`blocked`, `timeout` for the headers, `network`, …).
+ */
+export type OpenStream = (url: string, headers: Record<string, string>, signal: AbortSignal) => Promise<OpenedStream>;
 
 /** Parses `input` (relative to `base`, if given) and requires an http(s) URL without credentials. */
 function parseHttpUrl(input: string, base: URL | undefined): URL {

@@ -62,6 +62,27 @@ export async function dueInputs(db: Db, now: number, limit: number, exclude: str
 }
 
 /**
+ * The active inputs of `service` of one of `types`, in an active collection of an active contract,
+ * of every contract (a stream listener matches each event against all of them and stores it per
+ * input: docs/services.md#push-and-streams); oldest first.
+ */
+export async function activeInputsOf(db: Db, service: string, types: string[]): Promise<InputRow[]> {
+  if (!types.length) return [];
+  return db
+    .selectFrom('inputs')
+    .innerJoin('collections', 'collections.id', 'inputs.collectionId')
+    .innerJoin('contracts', 'contracts.id', 'inputs.contractId')
+    .selectAll('inputs')
+    .where('inputs.service', '=', service)
+    .where('inputs.type', 'in', types)
+    .where('inputs.active', '=', 1)
+    .where('collections.active', '=', 1)
+    .where('contracts.active', '=', 1)
+    .orderBy('inputs.id')
+    .execute();
+}
+
+/**
  * Claims up to `limit` due inputs (as `dueInputs`) for one collector process among several: each
  * claimed input's `nextRunAt` is pushed to `now + leaseMs` (one update), so no other process claims it again
  * until the poll records its outcome (which sets the real next run) or the lease runs out (the

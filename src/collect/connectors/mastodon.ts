@@ -2,9 +2,10 @@
  * The `mastodon` connector (docs/services.md#mastodon). No credential:
  * the instance is the one the input names, in any form docs/services.md#overview lists —
  * `tag@host`, `#tag@host`, `user@host`, `@user@host` (these mean https://host), or a URL
- * `https://host/tags/x` / `https://host/@user`. URL forms may also be `http://` to a loopback
- * address (127.0.0.0/8, localhost) with a port, for tests and local demos; requests still go
- * through the guarded fetcher.
+ * `https://host/tags/x` / `https://host/@user`. URL forms may also be `http://` with a port (a
+ * local instance; the management API accepts that form only while ALLOW_PRIVATE_FETCH is on,
+ * docs/services.md#mastodon) or to a loopback address; requests still go through the guarded
+ * fetcher, which refuses private addresses unless ALLOW_PRIVATE_FETCH is on.
  *
  * - tag → `GET /api/v1/timelines/tag/:tag?limit=40`
  * - user → `GET /api/v1/accounts/lookup?acct=user` once (the id is kept in the state), then
@@ -35,7 +36,7 @@ export function parseMastodonInput(type: string, input: string): { origin: strin
       throw bad();
     }
     const loopback = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(url.hostname);
-    if (url.protocol === 'http:' && !loopback) throw bad();
+    if (url.protocol === 'http:' && !loopback && url.port === '') throw bad();
     const m = type === 'tag' ? /^\/tags\/([^/]+)\/?$/.exec(url.pathname) : /^\/@([^/@]+)\/?$/.exec(url.pathname);
     if (!m) throw bad();
     return { origin: url.origin, host: url.host, name: decodeURIComponent(m[1]!) };
@@ -55,7 +56,7 @@ export function linkRel(header: string | undefined, rel: string): string | null 
 }
 
 /** Compares two decimal id strings numerically (no precision lost). */
-const newerId = (a: string, b: string) => (a.length !== b.length ? a.length > b.length : a > b);
+export const newerId = (a: string, b: string) => (a.length !== b.length ? a.length > b.length : a > b);
 
 /** One status as a content item; a reblog becomes the status it shares. `host` keys the id. */
 export function mastodonItem(raw: Json, host: string): ContentItem | null {

@@ -111,7 +111,7 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
     bodies.forEach((body, i) => {
       const prefix = bulk ? `[${i}]` : '';
       if (!isValid(InputCreate, body, invalid, prefix)) return;
-      invalid.push(...inputRules(body, prefix));
+      invalid.push(...inputRules(body, prefix, config.allowPrivateFetch));
       inputs.push(body);
     });
     if (invalid.length) throw validationError(invalid);
@@ -174,7 +174,7 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
     const principal = await authenticate(db, request);
     const current = await owned(db, INPUT, request.params.id, principal);
     const body = check(InputReplace, request.body);
-    const invalid = inputRules(body);
+    const invalid = inputRules(body, '', config.allowPrivateFetch);
     if (body.contractId !== undefined && body.contractId !== current.contractId) {
       invalid.push({ propertyName: 'contractId', message: 'contractId cannot be changed', propertyValue: body.contractId, code: VALIDATION_CODES.format });
     }

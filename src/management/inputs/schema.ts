@@ -93,10 +93,11 @@ export function fieldsOf(type: string): string[] {
 
 /**
  * The rules of docs/api.md#inputs and docs/services.md beyond the schema, for one input body;
- * `prefix` is the element path (`[3]`) for bulk bodies. Returns the offending properties (empty
- * when valid).
+ * `prefix` is the element path (`[3]`) for bulk bodies; `allowPrivateFetch` (ALLOW_PRIVATE_FETCH)
+ * admits the forms that name a local server (docs/services.md#mastodon). Returns the offending
+ * properties (empty when valid).
  */
-export function inputRules(body: InputReplace, prefix = ''): Invalid[] {
+export function inputRules(body: InputReplace, prefix = '', allowPrivateFetch = false): Invalid[] {
   const at = (name: string) => (prefix ? `${prefix}.${name}` : name);
   const invalid: Invalid[] = [];
   const service = serviceRow(body.service);
@@ -116,7 +117,7 @@ export function inputRules(body: InputReplace, prefix = ''): Invalid[] {
       invalid.push({ propertyName: at(name), message: `${name} is only allowed for type location`, propertyValue: body[name], code: VALIDATION_CODES.type });
     }
   }
-  const problem = service?.checkInput?.(body.input);
+  const problem = service?.checkInput?.(body.input, { allowPrivateFetch });
   if (problem) invalid.push({ propertyName: at('input'), message: problem, propertyValue: body.input, code: VALIDATION_CODES.format });
   return invalid;
 }

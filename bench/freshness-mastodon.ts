@@ -1,0 +1,130 @@
+/**
+ * Freshness of the Mastodon streaming path (issue 18, `npm run bench:freshness` runs every
+ * bench/freshness-*.ts): a fake Mastodon instance on 127.0.0.1 (test/fake-mastodon.ts) publishes
+ * `items` statuses with one tag, evenly over `seconds`, through its streaming API; an in-process
+ * app and the collector's stream listener (collect/mastodon-stream.ts, SQLite) receive them for
+ * one tag input; a reader polls `GET /v1/content/{contract}?q=…` (public access,
+ * CONTENT_MAX_AGE=0: the process's content cache still re-reads the collection's version at most
+ * once a second, as in production) every 50 ms and notes when each item first appears. The time
+ * from publish to visible is reported per item as p50 and p99 (goal: both under 2 s). The baseline
+ * measured in the same run is the content read itself (its median time), so the figures can be
+ * read as ratios on a loaded machine; `os.loadavg()` goes with them.
+ *
+ * Run alone: `node bench/freshness-mastodon.ts [items] [seconds]` (default 1000 over 60).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../src/app.ts';
+import { startMastodonStreams } from '../src/collect/mastodon-stream.ts';
+import { loadConfig } from '../src/config.ts';
+import { audit } from '../src/lib/time.ts';
+import { createCollection } from '../src/store/collections.ts';
+import { createContract } from '../src/store/contracts.ts';
+import { openDb } from '../src/store/db.ts';
+import { findInput, insertInputs } from '../src/store/inputs.ts';
+import { migrateToLatest } from '../src/store/migrate.ts';
+import { startFakeMastodon } from '../test/fake-mastodon.ts';
+import { random } from './random.ts';
+
+/** One push path's freshness (the shape every bench/freshness-*.ts answers). */
+export interface Freshness {
+  path: string;
+  items: number;
+  p50Ms: number;
+  p99Ms: number;
+  notes?: Record<string, number | string>;
+}
+
+const READ_EVERY_MS = 50;
+
+/** Publishes `items` statuses over `seconds` through the stream and measures publish → visible (see the module). */
+export async function measure(options: { items: number; seconds: number }): Promise<Freshness> {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
+  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', SLUICE_BOOTSTRAP: 'false', ALLOW_PRIVATE_FETCH: 'true', CONTENT_MAX_AGE: '0' });
+  const db = openDb(config.databaseUrl);
+  await migrateToLatest(db);
+  const app = await buildApp(config, { db });
+  const fake = await startFakeMastodon();
+  const now = Date.now();
+  const contract = await createContract(db, 'Bench', 'bench');
+  const collection = await createCollection(db, contract.id, { name: 'Wall' }, 'bench');
+  const inputId = 'b'.repeat(24);
+  await db.transaction().execute((trx) =>
+    insertInputs(trx, [{
+      id: inputId, contractId: contract.id, collectionId: collection.id, service: 'mastodon', type: 'tag', input: `${fake.base}/tags/bench`,
+      filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null,
+      nextRunAt: now + 3_600_000, failures: 0, collected: 0, rejected: 0, ...audit('bench', now),
+    }]),
+  );
+  const streams = startMastodonStreams({ db, config });
+  const rand = random(18);
+  const word = () => Array.from({ length: 3 + Math.floor(rand() * 6) }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('');
+  const url = `/v1/content/${contract.slug}?q=${collection.slug}&limit=100`;
+  const published = new Map<string, number>();
+  const visible = new Map<string, number>();
+  const readTimes: number[] = [];
+  try {
+    for (let waited = 0; (await findInput(db, inputId))!.feedMode !== 'stream'; waited += 100) {
+      if (waited > 30_000) throw new Error('the stream did not connect');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    let reading = true;
+    const reader = (async () => {
+      while (reading) {
+        const started = performance.now();
+        const res = await app.inject({ method: 'GET', url });
+        const at = performance.now();
+        readTimes.push(at - started);
+        for (const item of res.json() as { id: string }[]) if (!visible.has(item.id)) visible.set(item.id, at);
+        await new Promise((r) => setTimeout(r, READ_EVERY_MS));
+      }
+    })();
+    const start = performance.now();
+    const everyMs = (options.seconds * 1000) / options.items;
+    for (let i = 0; i < options.items; i++) {
+      const due = start + i * everyMs;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const status = fake.status({ id: String(100_000_000 + i), tags: ['bench'], text: Array.from({ length: 12 }, word).join(' ') });
+      published.set(`mastodon_${fake.host}:${status.id}`, performance.now());
+      fake.publish(status);
+    }
+    const deadline = performance.now() + 30_000;
+    while ([...published.keys()].some((id) => !visible.has(id)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    reading = false;
+    await reader;
+  } finally {
+    await streams.stop();
+    await fake.close();
+    await app.close();
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const delays = [...published].filter(([id]) => visible.has(id)).map(([id, at]) => visible.get(id)! - at).sort((a, b) => a - b);
+  const missing = published.size - delays.length;
+  const pick = (q: number) => (delays.length ? Math.round(delays[Math.min(delays.length - 1, Math.ceil(q * delays.length) - 1)]!) : Number.NaN);
+  const readMs = [...readTimes].sort((a, b) => a - b)[Math.floor(readTimes.length / 2)] ?? Number.NaN;
+  const p50Ms = pick(0.5);
+  return {
+    path: 'mastodon',
+    items: options.items,
+    p50Ms,
+    p99Ms: pick(0.99),
+    notes: {
+      missing,
+      contentReadMs: Math.round(readMs * 10) / 10,
+      p50PerContentRead: Math.round((p50Ms / readMs) * 10) / 10,
+      loadavg: loadavg().map((l) => l.toFixed(2)).join(' '),
+    },
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const items = Number(process.argv[2] ?? 1000);
+  const seconds = Number(process.argv[3] ?? 60);
+  const result = await measure({ items, seconds });
+  console.log(`mastodon streaming: ${result.items} items over ${seconds} s: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms (goal < 2000), ${JSON.stringify(result.notes)}`);
+  console.log(JSON.stringify(result));
+}
