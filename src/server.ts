@@ -10,6 +10,7 @@ import { buildApp, type Role } from './app.ts';
 import { bootstrapDemo } from './bootstrap.ts';
 import { type Collector, startCollector } from './collect/scheduler.ts';
 import { type DeliveryWorker, startDelivery } from './collect/deliver.ts';
+import { type JetstreamListener, startJetstream } from './collect/jetstream.ts';
 import { startSharedCollector } from './collect/shared.ts';
 import type { Config } from './config.ts';
 import { checkSecretKey } from './store/credentials.ts';
@@ -44,9 +45,12 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
   let collector: Collector | undefined;
   // Webhook deliveries go out from the processes that collect (collect/deliver.ts).
   let delivery: DeliveryWorker | undefined;
+  // The Bluesky Jetstream connection, held by one collector process at a time (collect/jetstream.ts).
+  let jetstream: JetstreamListener | undefined;
   try {
     collector = !collects ? undefined : isPostgres(db) ? await startSharedCollector({ db, config, log: app.log }) : startCollector({ db, config, log: app.log });
     delivery = collects ? startDelivery({ db, config, log: app.log }) : undefined;
+    jetstream = collects ? startJetstream({ db, config, log: app.log }) : undefined;
   } catch (error) {
     await app.close();
     await db.destroy();
@@ -66,6 +70,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
         await app.close();
         await collector?.stop();
         await delivery?.stop();
+        await jetstream?.stop();
         await db.destroy();
       })();
       return closing;

@@ -159,3 +159,22 @@ export async function recordPushed(trx: Transaction<Database>, id: string, pushe
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/**
+ * The active inputs of `service` (active, in an active collection of an active contract), of
+ * every contract, by id: what a stream serving the whole installation (the Bluesky Jetstream
+ * listener, docs/services.md#bluesky-jetstream) matches against. Callers keep items per input.
+ */
+export async function activeInputsOf(db: Db, service: string): Promise<InputRow[]> {
+  return db
+    .selectFrom('inputs')
+    .innerJoin('collections', 'collections.id', 'inputs.collectionId')
+    .innerJoin('contracts', 'contracts.id', 'inputs.contractId')
+    .selectAll('inputs')
+    .where('inputs.service', '=', service)
+    .where('inputs.active', '=', 1)
+    .where('collections.active', '=', 1)
+    .where('contracts.active', '=', 1)
+    .orderBy('inputs.id')
+    .execute();
+}
