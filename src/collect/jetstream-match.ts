@@ -16,6 +16,7 @@
  * of the few inputs found; the number of inputs barely counts (bench/freshness.ts measures it
  * against a re2js alternation of the same words).
  */
+import { arr, obj, str, type Json } from './connectors/normalize.ts';
 
 /** An input as the matcher sees it: a keyword query, or a user's DID. */
 export interface MatchInput {
@@ -132,4 +133,20 @@ export function compileMatcher(inputs: MatchInput[]): Matcher {
       return [...found];
     },
   };
+}
+
+/**
+ * What the matcher reads of a Jetstream event (`{did, kind: 'commit', commit: {operation,
+ * collection, record}}`): a post created or updated; null for anything else (other kinds,
+ * collections, deletions).
+ */
+export function matchPostOf(event: Json): MatchPost | null {
+  const commit = obj(event.commit);
+  if (event.kind !== 'commit' || commit.collection !== 'app.bsky.feed.post' || (commit.operation !== 'create' && commit.operation !== 'update')) return null;
+  const did = str(event.did);
+  if (!did) return null;
+  const record = obj(commit.record);
+  const facetTags = arr(record.facets).flatMap((f) => arr(obj(f).features)).map(obj).filter((f) => f.$type === 'app.bsky.richtext.facet#tag').map((f) => str(f.tag));
+  const tags = [...arr(record.tags).map(str), ...facetTags].filter((t) => t !== null);
+  return { did, text: typeof record.text === 'string' ? record.text : '', tags, reply: record.reply !== undefined && record.reply !== null };
 }

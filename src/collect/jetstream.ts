@@ -39,10 +39,10 @@ import { holdStream, releaseStream, saveStreamCursor } from '../store/streams.ts
 import type { InputRow } from '../store/tables.ts';
 import type { CollectContext } from './connector.ts';
 import { type BlueskyAuthor, blueskyDid, blueskyProfiles, jetstreamItem } from './connectors/bluesky.ts';
-import { arr, obj, str, type Json } from './connectors/normalize.ts';
+import { obj, str, type Json } from './connectors/normalize.ts';
 import { createFetcher, createGuardedAgent, type FetchError } from './fetch.ts';
 import { FilterBudgetError, ingestPushed } from './ingest.ts';
-import { compileMatcher, type Matcher, type MatchInput } from './jetstream-match.ts';
+import { compileMatcher, type Matcher, type MatchInput, matchPostOf } from './jetstream-match.ts';
 
 /** The stream's name in the `streams` table. */
 export const JETSTREAM = 'jetstream';
@@ -251,14 +251,9 @@ export function startJetstream(options: JetstreamOptions): JetstreamListener {
     const matched: { event: Json; ids: string[] }[] = [];
     for (const event of events) {
       if (typeof event.time_us === 'number') last = Math.max(last ?? 0, event.time_us);
-      const commit = obj(event.commit);
-      if (event.kind !== 'commit' || commit.collection !== 'app.bsky.feed.post' || (commit.operation !== 'create' && commit.operation !== 'update')) continue;
-      const record = obj(commit.record);
-      const did = str(event.did);
-      if (!did) continue;
-      const facetTags = arr(record.facets).flatMap((f) => arr(obj(f).features)).map(obj).filter((f) => f.$type === 'app.bsky.richtext.facet#tag').map((f) => str(f.tag));
-      const tags = [...arr(record.tags).map(str), ...facetTags].filter((t) => t !== null);
-      const ids = matcher.match({ did, text: typeof record.text === 'string' ? record.text : '', tags, reply: record.reply !== undefined && record.reply !== null });
+      const post = matchPostOf(event);
+      if (!post) continue;
+      const ids = matcher.match(post);
       if (ids.length) matched.push({ event, ids });
     }
     if (matched.length) {
