@@ -6,7 +6,8 @@
  *   Jetstream sends it (JSON text frames); with a cursor, the log from that `time_us` on first
  *   (a replay), then live ones. Each connection's query is recorded (`connections`).
  * - `GET /xrpc/app.bsky.actor.getProfiles?actors=…`: a profile per DID (`handle` = the DID's last
- *   part + `.test`, `displayName` = `Name <part>`), counted in `profileLookups`.
+ *   part + `.test`, `displayName` = `Name <part>`), counted in `profileLookups`; 503 while
+ *   `failProfiles`.
  * - `GET /xrpc/com.atproto.identity.resolveHandle?handle=…`: the DIDs of `handles`.
  */
 import { createServer, type Server } from 'node:http';
@@ -39,6 +40,8 @@ export interface FakeJetstream {
   /** The query of every connection, in order (`cursor` absent → null). */
   connections: { cursor: string | null; wantedCollections: string[] }[];
   profileLookups: number;
+  /** While true, getProfiles answers 503. */
+  failProfiles: boolean;
   /** Handle → DID answered by resolveHandle. */
   handles: Map<string, string>;
   /** Open connections now. */
@@ -58,6 +61,7 @@ export async function startFakeJetstream(): Promise<FakeJetstream> {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === '/xrpc/app.bsky.actor.getProfiles') {
       fake.profileLookups += 1;
+      if (fake.failProfiles) return void res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Unavailable' }));
       const profiles = url.searchParams.getAll('actors').map((did) => {
         const part = did.split(':').pop()!;
         return { did, handle: `${part}.test`, displayName: `Name ${part}` };
@@ -93,6 +97,7 @@ export async function startFakeJetstream(): Promise<FakeJetstream> {
     log: [],
     connections: [],
     profileLookups: 0,
+    failProfiles: false,
     handles: new Map(),
     open: () => clients.size,
     publish(event) {

@@ -13,7 +13,7 @@
  * - **Events**: commit events creating or updating a post are matched in arrival order, in
  *   batches; the matched posts become items (`jetstreamItem`, the authors' handles and names from
  *   `app.bsky.actor.getProfiles`, batched, kept in an LRU cache for an hour; stored with the DID
- *   when the lookup fails) stored per input through `ingestPushed`, then the batch's last
+ *   when the lookup fails, and without lookups for 30 s after a failure) stored per input through `ingestPushed`, then the batch's last
  *   `time_us` is saved as the stream's cursor (`saveStreamCursor`). So the cursor never passes a
  *   post not stored.
  * - **Resume**: a new connection asks for `cursor` = the saved one minus 5 s (the rewind Jetstream
@@ -54,6 +54,10 @@ const BATCH = 500;
 const BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
 /** A handle that failed to resolve is tried again after this long, ms. */
 const RETRY_RESOLVE_MS = 60_000;
+/** Handles resolved per reading of the inputs, at most (the others wait for the next). */
+const RESOLVE_PER_REFRESH = 20;
+/** After a failed profiles lookup, items are stored with DIDs for this long, ms. */
+const PROFILES_PAUSE_MS = 30_000;
 
 export interface JetstreamOptions {
   db: Db;
@@ -101,6 +105,7 @@ export function startJetstream(options: JetstreamOptions): JetstreamListener {
   const profiles = new LRUCache<string, BlueskyAuthor>({ max: 10_000, ttl: 3_600_000 });
   const dids = new Map<string, string>();
   const unresolved = new Map<string, number>();
+  let profilesDownUntil = 0;
 
   let rows = new Map<string, InputRow>();
   let matcher: Matcher = compileMatcher([]);
@@ -140,11 +145,12 @@ export function startJetstream(options: JetstreamOptions): JetstreamListener {
     if (next === signature && !pending) return;
     signature = next;
     const compiled: MatchInput[] = [];
+    let resolving = 0;
     for (const input of inputs) {
       if (input.type === 'keyword') compiled.push({ id: input.id, type: 'keyword', query: input.input });
       else if (input.type === 'user') {
         let did = dids.get(input.input);
-        if (!did && (unresolved.get(input.input) ?? 0) <= now) {
+        if (!did && (unresolved.get(input.input) ?? 0) <= now && resolving++ < RESOLVE_PER_REFRESH) {
           try {
             did = await blueskyDid(context(), input.input);
             dids.set(input.input, did);
@@ -230,7 +236,8 @@ export function startJetstream(options: JetstreamOptions): JetstreamListener {
       if (!current.length) continue;
       try {
         const cursor = await ingestBatch(current.map((q) => q.event));
-        if (cursor === null || !holding) continue;
+        // A replay after a reconnect may end before the cursor saved: it never moves back.
+        if (cursor === null || !holding || (savedCursor !== null && Number(cursor) <= Number(savedCursor))) continue;
         if (await saveStreamCursor(db, JETSTREAM, holder, cursor)) savedCursor = cursor;
         else {
           holding = false;
@@ -258,11 +265,13 @@ export function startJetstream(options: JetstreamOptions): JetstreamListener {
     }
     if (matched.length) {
       const missing = [...new Set(matched.map((m) => String(m.event.did)))].filter((did) => !profiles.has(did));
-      if (missing.length) {
+      if (missing.length && Date.now() >= profilesDownUntil) {
         try {
           const found = await blueskyProfiles(context(), missing);
           for (const did of missing) profiles.set(did, found.get(did) ?? {});
         } catch (error) {
+          // The AppView is not answering: items go with DIDs for a while rather than wait.
+          profilesDownUntil = Date.now() + PROFILES_PAUSE_MS;
           fail(`profiles lookup failed, storing with DIDs: ${describe(error)}`);
         }
       }
@@ -287,11 +296,17 @@ export function startJetstream(options: JetstreamOptions): JetstreamListener {
     return last === null ? null : String(last);
   }
 
+  let refreshing: Promise<void> | undefined;
+
   async function tick() {
     const now = Date.now();
-    if (now - lastRefresh >= refreshMs) {
+    // The inputs are read beside, never in the way of the lease's renewal (a handle to resolve
+    // may take seconds).
+    if (now - lastRefresh >= refreshMs && !refreshing) {
       lastRefresh = now;
-      await refresh(now).catch((error: unknown) => fail(`could not read the inputs: ${describe(error)}`));
+      refreshing = refresh(now)
+        .catch((error: unknown) => fail(`could not read the inputs: ${describe(error)}`))
+        .finally(() => (refreshing = undefined));
     }
     if (matcher.ids.size === 0) {
       if (holding) await giveUp();
@@ -308,6 +323,8 @@ export function startJetstream(options: JetstreamOptions): JetstreamListener {
       if (holding) {
         holding = false;
         disconnect();
+        // The feed modes are the new holder's to set now.
+        streamed = new Set();
       }
       return;
     }
@@ -321,6 +338,7 @@ export function startJetstream(options: JetstreamOptions): JetstreamListener {
 
   async function giveUp() {
     disconnect();
+    await refreshing;
     await pumping;
     await setMode([...streamed], 'poll');
     if (holding) await releaseStream(db, JETSTREAM, holder).catch(() => {});

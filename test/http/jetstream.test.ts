@@ -192,6 +192,23 @@ describe('Jetstream listener', () => {
     expect((await storedByInput(ctx)).get(kept!)).toEqual([itemId(post)]);
   });
 
+  it('stores with the DID when the profiles lookup fails, and leaves a user it cannot resolve to polling', async () => {
+    const { ctx, fake, create, listen } = await setup();
+    const acme = await buildTenant(ctx.db);
+    fake.failProfiles = true;
+    const [keyword, ghost] = await create(acme, [{ type: 'keyword', input: 'news' }, { type: 'user', input: 'nobody.test' }]);
+    const listener = listen();
+    await until('the keyword input to stream', async () => ((await feedOf(ctx, acme, keyword!)).mode === 'stream' ? true : undefined), 10_000);
+    expect(listener.status().lastError).toContain('could not resolve the user nobody.test');
+    expect((await feedOf(ctx, acme, ghost!)).mode).toBe('poll');
+    const post = fake.post('did:plc:erin', 'news without a profile');
+    await until('the post stored', async () => ((await storedByInput(ctx)).get(keyword!)?.length === 1 ? true : undefined), 10_000);
+    const items = (await ctx.app.inject({ method: 'GET', url: `/v1/content/${acme.contract.slug}?q=${acme.collection.slug}&since=0` })).json() as { id: string; author: { userid: string; url: string } }[];
+    expect(items.map((i) => i.id)).toEqual([itemId(post)]);
+    expect(items[0]!.author).toMatchObject({ userid: 'did:plc:erin', url: 'https://bsky.app/profile/did%3Aplc%3Aerin' });
+    expect(listener.status().lastError).toContain('profiles lookup failed');
+  });
+
   it('refuses a Jetstream at a private address unless ALLOW_PRIVATE_FETCH', async () => {
     const { ctx, fake, create, listen } = await setup({ ALLOW_PRIVATE_FETCH: 'false' });
     const acme = await buildTenant(ctx.db);
