@@ -13,7 +13,8 @@
  * - **Events**: commit events creating or updating a post are matched in arrival order, in
  *   batches; the matched posts become items (`jetstreamItem`, the authors' handles and names from
  *   `app.bsky.actor.getProfiles`, batched, kept in an LRU cache for an hour; stored with the DID
- *   when the lookup fails, and without lookups for 30 s after a failure) stored per input through `ingestPushed`, then the batch's last
+ *   when the lookup fails, and without lookups for 30 s after a failure; an `identity` event
+ *   forgets that author's) stored per input through `ingestPushed`, then the batch's last
  *   `time_us` is saved as the stream's cursor (`saveStreamCursor`). So the cursor never passes a
  *   post not stored.
  * - **Resume**: a new connection asks for `cursor` = the saved one minus 5 s (the rewind Jetstream
@@ -103,8 +104,8 @@ export function startJetstream(options: JetstreamOptions): JetstreamListener {
   const fetcher = createFetcher({ allowPrivate: config.allowPrivateFetch, timeoutMs: 5000 });
   const context = (): CollectContext => ({ fetch: fetcher, services: config.services, now: Date.now() });
   const profiles = new LRUCache<string, BlueskyAuthor>({ max: 10_000, ttl: 3_600_000 });
-  const dids = new Map<string, string>();
-  const unresolved = new Map<string, number>();
+  const dids = new LRUCache<string, string>({ max: 100_000 });
+  const unresolved = new LRUCache<string, number>({ max: 100_000 });
   let profilesDownUntil = 0;
 
   let rows = new Map<string, InputRow>();
@@ -258,6 +259,8 @@ export function startJetstream(options: JetstreamOptions): JetstreamListener {
     const matched: { event: Json; ids: string[] }[] = [];
     for (const event of events) {
       if (typeof event.time_us === 'number') last = Math.max(last ?? 0, event.time_us);
+      // A changed handle: the next post of that author looks its profile up again.
+      if (event.kind === 'identity' && typeof event.did === 'string') profiles.delete(event.did);
       const post = matchPostOf(event);
       if (!post) continue;
       const ids = matcher.match(post);
