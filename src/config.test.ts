@@ -13,6 +13,8 @@ describe('loadConfig', () => {
       queueUrl: 'http://localhost:8080',
       pollInterval: 300,
       allowPrivateFetch: false,
+      jetstreamUrl: 'wss://jetstream2.us-east.bsky.network/subscribe',
+      jetstreamLease: 6,
       webhookTimeoutMs: 10_000,
       webhookRetryMs: 5000,
       webhookRetryWindow: 86_400,
@@ -98,6 +100,10 @@ describe('loadConfig', () => {
     ['METRICS_TOKEN', 'fifteen-chars15'],
     ['METRICS_PORT', '65536'],
     ['METRICS_PORT', 'metrics'],
+    ['JETSTREAM_URL', 'https://jetstream.example.com/subscribe'],
+    ['JETSTREAM_URL', 'wss://jetstream.example.com/subscribe?cursor=1'],
+    ['JETSTREAM_URL', 'not a url'],
+    ['JETSTREAM_LEASE', '1'],
   ])('stops on a bad %s (%s), naming it', (variable, value) => {
     let error: unknown;
     try {
@@ -117,6 +123,11 @@ describe('loadConfig', () => {
     expect(config.pollIntervals).toEqual({ youtube: 900 });
     expect(maskedConfig(config).services.youtube.apiKey).toBe('***');
     expect(() => loadConfig({ VK_API_URL: 'nope' })).toThrow(/VK_API_URL/);
+  });
+
+  it('reads JETSTREAM_URL, off turning it off', () => {
+    expect(loadConfig({ JETSTREAM_URL: 'ws://127.0.0.1:6008/subscribe', JETSTREAM_LEASE: '3' })).toMatchObject({ jetstreamUrl: 'ws://127.0.0.1:6008/subscribe', jetstreamLease: 3 });
+    expect(loadConfig({ JETSTREAM_URL: 'off' }).jetstreamUrl).toBeNull();
   });
 
   it('masks a database password', () => {

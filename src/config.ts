@@ -59,6 +59,14 @@ export interface Config {
   collectLease: number;
   /** Allow outbound requests to loopback and private addresses (ALLOW_PRIVATE_FETCH, default false). */
   allowPrivateFetch: boolean;
+  /**
+   * The Bluesky Jetstream WebSocket (`subscribe` endpoint) that serves every bluesky input, or null
+   * when off (JETSTREAM_URL, default `wss://jetstream2.us-east.bsky.network/subscribe`, `off` turns
+   * it off; docs/services.md#bluesky-jetstream).
+   */
+  jetstreamUrl: string | null;
+  /** Seconds a collector process holds the Jetstream connection's lease without renewing it (JETSTREAM_LEASE, default 6): when it dies, another takes over after about this long. */
+  jetstreamLease: number;
   /** Time limit of one webhook delivery request, ms (WEBHOOK_TIMEOUT_MS, default 10 000). */
   webhookTimeoutMs: number;
   /** Wait before the first retry of a failed webhook delivery, ms, doubled per retry with jitter (WEBHOOK_RETRY_MS, default 5000). */
@@ -170,6 +178,21 @@ function baseUrl(env: Env, name: string, fallback: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+/** A ws(s) URL (no query: the caller adds its own), or null for `off`. */
+function webSocketUrl(env: Env, name: string, fallback: string): string | null {
+  const raw = env[name] || fallback;
+  if (raw === 'off') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute ws(s) URL or off, got "${raw}"`);
+  }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new ConfigError(name, `must be a ws or wss URL or off, got "${raw}"`);
+  if (url.search || url.hash) throw new ConfigError(name, 'must have no query or fragment (Sluice adds wantedCollections and cursor)');
+  return url.href;
+}
+
 function databaseUrl(env: Env, dataDir: string): string {
   const raw = env.DATABASE_URL || `sqlite:${dataDir}/sluice.db`;
   if (/^sqlite:.+/.test(raw) || /^postgres(ql)?:\/\/.+/.test(raw)) return raw;
@@ -207,6 +230,8 @@ export function loadConfig(env: Env): Config {
     collectConcurrency: integer(env, 'COLLECT_CONCURRENCY', 4, 1, 64),
     collectLease: integer(env, 'COLLECT_LEASE', 120, 2, 3600),
     allowPrivateFetch: boolean(env, 'ALLOW_PRIVATE_FETCH', false),
+    jetstreamUrl: webSocketUrl(env, 'JETSTREAM_URL', 'wss://jetstream2.us-east.bsky.network/subscribe'),
+    jetstreamLease: integer(env, 'JETSTREAM_LEASE', 6, 2, 300),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookRetryMs: integer(env, 'WEBHOOK_RETRY_MS', 5000, 10, 3_600_000),
     webhookRetryWindow: integer(env, 'WEBHOOK_RETRY_WINDOW', 86_400, 1, 604_800),

@@ -10,6 +10,7 @@ import { buildApp, type Role } from './app.ts';
 import { bootstrapDemo } from './bootstrap.ts';
 import { type Collector, startCollector } from './collect/scheduler.ts';
 import { type DeliveryWorker, startDelivery } from './collect/deliver.ts';
+import { type JetstreamListener, startJetstream } from './collect/jetstream.ts';
 import { type KudosRefresher, startKudosRefresh } from './collect/kudos.ts';
 import { type MastodonStreams, startMastodonStreams } from './collect/mastodon-stream.ts';
 import { startSharedCollector } from './collect/shared.ts';
@@ -63,12 +64,15 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
   let websub: WebsubSubscriber | undefined;
   // Mastodon streams are listened to by the processes that collect, one process per stream (collect/mastodon-stream.ts).
   let mastodonStreams: MastodonStreams | undefined;
+  // The Bluesky Jetstream connection, held by one collector process at a time (collect/jetstream.ts).
+  let jetstream: JetstreamListener | undefined;
   try {
     collector = !collects ? undefined : isPostgres(db) ? await startSharedCollector({ db, config, log: app.log }) : startCollector({ db, config, log: app.log });
     delivery = collects ? startDelivery({ db, config, log: app.log }) : undefined;
     kudos = collects ? startKudosRefresh({ db, config, log: app.log }) : undefined;
     websub = collects ? startWebsub({ db, config, log: app.log }) : undefined;
     mastodonStreams = collects ? startMastodonStreams({ db, config, log: app.log }) : undefined;
+    jetstream = collects ? startJetstream({ db, config, log: app.log }) : undefined;
   } catch (error) {
     metrics?.close();
     await app.close();
@@ -97,6 +101,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
         await kudos?.stop();
         await websub?.stop();
         await mastodonStreams?.stop();
+        await jetstream?.stop();
         await db.destroy();
       })();
       return closing;

@@ -18,6 +18,8 @@ export interface SourceInput {
   latitude?: number | null;
   longitude?: number | null;
   radius?: number | null;
+  /** How the input is fed now (docs/api.md#input-status); absent means `poll`. */
+  feedMode?: 'poll' | 'push' | 'stream';
 }
 
 /** A response read by the guarded fetcher (`collect/fetch.ts`); header names are lower-case. */

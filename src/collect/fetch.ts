@@ -108,32 +108,7 @@ export function createFetcher(options: FetcherOptions): SourceFetch & { open: Op
   const allowPrivate = options.allowPrivate;
   const isAllowed = options.isAllowed ?? isAllowedAddress;
 
-  const lookup: net.LookupFunction = (hostname, lookupOptions, callback) => {
-    dns.lookup(hostname, { family: lookupOptions.family ?? 0, hints: lookupOptions.hints, all: true }, (err, addresses) => {
-      if (err) return callback(err, '');
-      if (addresses.length === 0) {
-        return callback(Object.assign(new Error(`no address found for ${hostname}`), { code: 'ENOTFOUND' }), '');
-      }
-      if (!allowPrivate && !addresses.every((a) => isAllowed(a.address))) {
-        return callback(blockedError(hostname), '');
-      }
-      if (lookupOptions.all) return callback(null, addresses);
-      const first = addresses[0]!;
-      callback(null, first.address, first.family);
-    });
-  };
-
-  const baseConnect = buildConnector({ lookup, timeout: timeoutMs });
-  const agent = new Agent({
-    connect(connectOptions, callback) {
-      const host = connectOptions.hostname;
-      if (!allowPrivate && net.isIP(host) !== 0 && !isAllowed(host)) {
-        callback(blockedError(host), null);
-        return;
-      }
-      baseConnect(connectOptions, callback);
-    },
-  });
+  const agent = createGuardedAgent({ allowPrivate, isAllowed, timeoutMs });
 
   async function guardedFetch(url: string, headers: Record<string, string> = {}, request: SourceRequest = {}): Promise<SourceResponse> {
     let current = parseHttpUrl(url, undefined);
@@ -239,6 +214,53 @@ export interface OpenedStream {
  */
 export type OpenStream = (url: string, headers: Record<string, string>, signal: AbortSignal) => Promise<OpenedStream>;
 
+/**
+ * The undici `Agent` whose connector refuses non-public addresses (unless `allowPrivate`): the
+ * guard of every outbound connection, checked on the address actually dialled (see the module).
+ * `createFetcher` uses it for HTTP; a WebSocket (undici's, `{dispatcher}`) or SSE client uses it
+ * for streams (docs/services.md#push-and-streams). A refused connection fails with a
+ * {@link FetchError} of kind `blocked` (wrapped by undici); `timeoutMs` bounds the connect.
+ * `onBlocked` hears of each refusal (undici's WebSocket reports a failed handshake without its
+ * cause).
+ */
+export function createGuardedAgent(options: { allowPrivate: boolean; isAllowed?: (address: string) => boolean; timeoutMs?: number; onBlocked?: (error: FetchError) => void }): Agent {
+  const allowPrivate = options.allowPrivate;
+  const isAllowed = options.isAllowed ?? isAllowedAddress;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const blockedError = (host: string) => {
+    const error = blocked(host);
+    options.onBlocked?.(error);
+    return error;
+  };
+  const lookup: net.LookupFunction = (hostname, lookupOptions, callback) => {
+    dns.lookup(hostname, { family: lookupOptions.family ?? 0, hints: lookupOptions.hints, all: true }, (err, addresses) => {
+      if (err) return callback(err, '');
+      if (addresses.length === 0) {
+        return callback(Object.assign(new Error(`no address found for ${hostname}`), { code: 'ENOTFOUND' }), '');
+      }
+      if (!allowPrivate && !addresses.every((a) => isAllowed(a.address))) {
+        return callback(blockedError(hostname), '');
+      }
+      if (lookupOptions.all) return callback(null, addresses);
+      const first = addresses[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
+
+  const baseConnect = buildConnector({ lookup, timeout: timeoutMs });
+  const agent = new Agent({
+    connect(connectOptions, callback) {
+      const host = connectOptions.hostname;
+      if (!allowPrivate && net.isIP(host) !== 0 && !isAllowed(host)) {
+        callback(blockedError(host), null);
+        return;
+      }
+      baseConnect(connectOptions, callback);
+    },
+  });
+  return agent;
+}
+
 /** Parses `input` (relative to `base`, if given) and requires an http(s) URL without credentials. */
 function parseHttpUrl(input: string, base: URL | undefined): URL {
   const where = base ? `redirect from ${base.host}` : 'URL';
@@ -282,7 +304,7 @@ async function readCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: n
   return body;
 }
 
-function blockedError(hostname: string): FetchError {
+function blocked(hostname: string): FetchError {
   return new FetchError('blocked', `Refused to fetch from ${hostname}: not a public address`);
 }
 

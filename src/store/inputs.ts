@@ -62,19 +62,21 @@ export async function dueInputs(db: Db, now: number, limit: number, exclude: str
 }
 
 /**
- * The active inputs of `service` of one of `types`, in an active collection of an active contract,
- * of every contract (a stream listener matches each event against all of them and stores it per
- * input: docs/services.md#push-and-streams); oldest first.
+ * The active inputs of `service` (of one of `types` when given), in an active collection of an
+ * active contract, of every contract: what a stream serving many inputs (Mastodon streaming,
+ * the Bluesky Jetstream listener: docs/services.md#push-and-streams) matches each event against,
+ * storing it per input.
  */
-export async function activeInputsOf(db: Db, service: string, types: string[]): Promise<InputRow[]> {
-  if (!types.length) return [];
-  return db
+export async function activeInputsOf(db: Db, service: string, types?: string[]): Promise<InputRow[]> {
+  if (types && !types.length) return [];
+  let query = db
     .selectFrom('inputs')
     .innerJoin('collections', 'collections.id', 'inputs.collectionId')
     .innerJoin('contracts', 'contracts.id', 'inputs.contractId')
     .selectAll('inputs')
-    .where('inputs.service', '=', service)
-    .where('inputs.type', 'in', types)
+    .where('inputs.service', '=', service);
+  if (types) query = query.where('inputs.type', 'in', types);
+  return query
     .where('inputs.active', '=', 1)
     .where('collections.active', '=', 1)
     .where('contracts.active', '=', 1)

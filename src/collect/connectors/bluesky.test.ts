@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { failureCases, fixtureJson, useSourceServer } from '../../../test/source-server.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { bluesky, blueskyItem, facetsToHtml } from './bluesky.ts';
+import { bluesky, blueskyItem, facetsToHtml, jetstreamItem } from './bluesky.ts';
 
 // The postView is real (getPostThread_postView_recordWithMedia.json: `thread.post`); the
 // getAuthorFeed ({cursor, feed:[{post, reason?}]}) and searchPosts ({cursor, hitsTotal, posts})
@@ -119,10 +119,41 @@ describe('bluesky', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('collects nothing, without failing, for a keyword input Jetstream serves and no credential (docs/services.md#bluesky-jetstream)', async () => {
+    const state = { latest: '2026-01-01T00:00:00.000Z' };
+    expect(await bluesky.collect({ ...input('keyword', 'x'), feedMode: 'stream' }, state, ctx())).toEqual({ items: [], state });
+    expect(server.requests).toHaveLength(0);
+    // Not streamed (the stream is off or lost): the missing credential is said.
+    await expect(bluesky.collect({ ...input('keyword', 'x'), feedMode: 'poll' }, {}, ctx())).rejects.toMatchObject({ permanent: true });
+  });
+
   it.each(failureCases(NOW))('$name', async ({ reply, permanent, retryAfterMs }) => {
     server.handle(() => reply);
     const error = await bluesky.collect(input('user', 'test.marshal.dev'), {}, ctx()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceError);
     expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+});
+
+describe('jetstreamItem', () => {
+  const event = (record: Record<string, unknown>, operation = 'create') => ({
+    did: 'did:plc:abc', time_us: 1_767_225_600_000_000, kind: 'commit',
+    commit: { operation, collection: 'app.bsky.feed.post', rkey: '3kxyz', cid: 'bafyx', record: { text: 'hi #news', createdAt: '2026-01-01T00:00:00.000Z', langs: ['de'], ...record } },
+  });
+  it('reads a streamed post as blueskyItem reads a fetched one, images as CDN URLs', () => {
+    const item = jetstreamItem(event({
+      facets: [{ index: { byteStart: 3, byteEnd: 8 }, features: [{ $type: 'app.bsky.richtext.facet#tag', tag: 'news' }] }],
+      embed: { $type: 'app.bsky.embed.images', images: [{ image: { $type: 'blob', ref: { $link: 'bafyimg' }, mimeType: 'image/jpeg' }, alt: '', aspectRatio: { width: 4, height: 3 } }] },
+    }), { handle: 'abc.test', displayName: 'Abc' });
+    expect(item).toMatchObject({
+      id: 'bluesky_did:plc:abc_3kxyz', type: 'image', tags: ['news'], url: 'https://bsky.app/profile/abc.test/post/3kxyz',
+      date: '2026-01-01T00:00:00.000Z', author: { name: 'Abc', username: 'abc.test', userid: 'did:plc:abc' }, language: 'de',
+      media: [{ url: 'https://cdn.bsky.app/img/feed_fullsize/plain/did%3Aplc%3Aabc/bafyimg@jpeg' }],
+    });
+  });
+  it('stands the DID in for an unknown author, and reads nothing but post creations and updates', () => {
+    expect(jetstreamItem(event({}), undefined)).toMatchObject({ url: 'https://bsky.app/profile/did%3Aplc%3Aabc/post/3kxyz', author: { userid: 'did:plc:abc' } });
+    expect(jetstreamItem(event({}, 'delete'), undefined)).toBeNull();
+    expect(jetstreamItem({ ...event({}), commit: { ...event({}).commit, collection: 'app.bsky.feed.like' } }, undefined)).toBeNull();
   });
 });

@@ -8,6 +8,10 @@
  *   with a session from `com.atproto.server.createSession` (`BLUESKY_IDENTIFIER`,
  *   `BLUESKY_APP_PASSWORD`; missing → permanent "not configured" naming both). The session's
  *   access token is kept in memory only (never in the stored state) and renewed when refused.
+ *   While Jetstream serves the input (`feedMode` `stream`, `collect/jetstream.ts`), a poll without
+ *   the credential collects nothing instead of failing.
+ * - `jetstreamItem`, `blueskyProfiles`, `blueskyDid`: what the Jetstream listener needs of this
+ *   connector (a streamed record as an item, authors' handles, a user input's DID).
  *
  * Both lists are newest first; the cursor is the newest post date seen (`since=` on search).
  * Item ids are `bluesky_<author DID>_<record key>`; dates follow the docs' `sortAt` rule
@@ -105,6 +109,103 @@ export function blueskyItem(post: Json): ContentItem | null {
   };
 }
 
+/** Where the AppView's CDNs serve a post's blobs (the URLs the `#view` embeds carry). */
+const IMAGE_CDN = 'https://cdn.bsky.app/img';
+const VIDEO_CDN = 'https://video.bsky.app/watch';
+
+/** The CID of a blob reference (`{ref: {$link}}`, or the legacy `{cid}`), or null. */
+function blobCid(blob: unknown): string | null {
+  const b = obj(blob);
+  return str(obj(b.ref).$link) ?? str(b.cid);
+}
+
+/**
+ * A record's `embed` (blob references) as the `#view` the AppView would answer for it, with the
+ * CDN URLs of its blobs, so that `blueskyItem` reads a streamed post as it reads a fetched one.
+ */
+function embedView(did: string, embed: Json): Json {
+  const kind = str(embed.$type) ?? '';
+  const cdn = (size: string, blob: unknown) => {
+    const cid = blobCid(blob);
+    return cid ? `${IMAGE_CDN}/${size}/plain/${encodeURIComponent(did)}/${encodeURIComponent(cid)}@jpeg` : undefined;
+  };
+  if (kind === 'app.bsky.embed.images') {
+    return { $type: `${kind}#view`, images: arr(embed.images).map(obj).map((i) => ({ fullsize: cdn('feed_fullsize', i.image), alt: i.alt, aspectRatio: i.aspectRatio })) };
+  }
+  if (kind === 'app.bsky.embed.video') {
+    const cid = blobCid(embed.video);
+    const base = cid && `${VIDEO_CDN}/${encodeURIComponent(did)}/${encodeURIComponent(cid)}`;
+    return base ? { $type: `${kind}#view`, playlist: `${base}/playlist.m3u8`, thumbnail: `${base}/thumbnail.jpg` } : {};
+  }
+  if (kind === 'app.bsky.embed.external') {
+    const external = obj(embed.external);
+    return { $type: `${kind}#view`, external: { uri: external.uri, title: external.title, description: external.description, thumb: cdn('feed_thumbnail', external.thumb) } };
+  }
+  if (kind === 'app.bsky.embed.recordWithMedia') return { $type: `${kind}#view`, media: embedView(did, obj(embed.media)) };
+  return {};
+}
+
+/** What an item needs of a post's author beyond the DID (from `app.bsky.actor.getProfiles`). */
+export interface BlueskyAuthor {
+  handle?: string;
+  displayName?: string;
+}
+
+/**
+ * A post created or updated in a Jetstream commit event (`{did, time_us, commit: {collection:
+ * 'app.bsky.feed.post', rkey, cid, record}}`) as a content item, through `blueskyItem`: the
+ * record with its embed as a view (`embedView`), `indexedAt` = the event's `time_us`, and the
+ * author's handle and name when known (`author`; else the DID stands in). No counts: a stream
+ * carries none. Null for anything else.
+ */
+export function jetstreamItem(event: Json, author: BlueskyAuthor | undefined): ContentItem | null {
+  const commit = obj(event.commit);
+  const did = str(event.did);
+  const rkey = str(commit.rkey);
+  const timeUs = num(event.time_us);
+  if (!did || !rkey || commit.collection !== 'app.bsky.feed.post' || (commit.operation !== 'create' && commit.operation !== 'update')) return null;
+  const record = obj(commit.record);
+  return blueskyItem({
+    uri: `at://${did}/app.bsky.feed.post/${rkey}`,
+    cid: commit.cid,
+    author: { did, ...(author?.handle && { handle: author.handle }), ...(author?.displayName && { displayName: author.displayName }) },
+    record,
+    embed: embedView(did, obj(record.embed)),
+    ...(timeUs != null && { indexedAt: new Date(Math.floor(timeUs / 1000)).toISOString() }),
+  });
+}
+
+/**
+ * The handles and display names of `dids` (at most 25 a call: `app.bsky.actor.getProfiles` on
+ * `BLUESKY_API_URL`, public, no auth); DIDs the AppView does not know are left out. Throws
+ * `SourceError` as `getJson` does.
+ */
+export async function blueskyProfiles(ctx: CollectContext, dids: string[]): Promise<Map<string, BlueskyAuthor>> {
+  const found = new Map<string, BlueskyAuthor>();
+  for (let i = 0; i < dids.length; i += 25) {
+    const query = new URLSearchParams(dids.slice(i, i + 25).map((did): [string, string] => ['actors', did]));
+    const { body } = await getJson(ctx, `${ctx.services.bluesky.apiUrl}/xrpc/app.bsky.actor.getProfiles?${query}`);
+    for (const profile of arr(obj(body).profiles).map(obj)) {
+      const did = str(profile.did);
+      if (did) found.set(did, { ...(str(profile.handle) && { handle: str(profile.handle)! }), ...(str(profile.displayName) && { displayName: str(profile.displayName)! }) });
+    }
+  }
+  return found;
+}
+
+/**
+ * The DID of a user input's actor (a handle, `@handle`, or a DID as it is): DIDs as they are,
+ * handles through `com.atproto.identity.resolveHandle` on `BLUESKY_API_URL`. Throws `SourceError`.
+ */
+export async function blueskyDid(ctx: CollectContext, actor: string): Promise<string> {
+  const name = actor.trim().replace(/^@/, '');
+  if (name.startsWith('did:')) return name;
+  const { body } = await getJson(ctx, `${ctx.services.bluesky.apiUrl}/xrpc/com.atproto.identity.resolveHandle?${new URLSearchParams({ handle: name })}`);
+  const did = str(obj(body).did);
+  if (!did) throw new SourceError(`bluesky could not resolve the handle ${name}`, { permanent: true });
+  return did;
+}
+
 /** An access token for the configured account, from the cache or a new session. */
 async function session(ctx: CollectContext, renew: boolean): Promise<string> {
   const { pdsUrl, identifier, appPassword } = ctx.services.bluesky;
@@ -133,6 +234,9 @@ export const bluesky: Connector = {
   async collect(input, state, ctx) {
     const settings = ctx.services.bluesky;
     const seen = state as Seen;
+    // Jetstream serves keyword inputs without an account (docs/services.md#bluesky-jetstream):
+    // while it does, a safety-net poll without the credential has nothing to do.
+    if (input.type === 'keyword' && input.feedMode === 'stream' && !(settings.identifier && settings.appPassword)) return { items: [], state };
     let jwt = input.type === 'keyword' ? await session(ctx, false) : null;
     let nextRunAt: number | undefined;
     const read = async (url: string) => {
