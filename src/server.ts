@@ -11,6 +11,8 @@ import { bootstrapDemo } from './bootstrap.ts';
 import { type Collector, startCollector } from './collect/scheduler.ts';
 import { type DeliveryWorker, startDelivery } from './collect/deliver.ts';
 import { startSharedCollector } from './collect/shared.ts';
+import { startRetention } from './collect/retention.ts';
+import type { Ticker } from './collect/ticker.ts';
 import type { Config } from './config.ts';
 import { checkSecretKey } from './store/credentials.ts';
 import { isPostgres, openDb } from './store/db.ts';
@@ -44,9 +46,12 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
   let collector: Collector | undefined;
   // Webhook deliveries go out from the processes that collect (collect/deliver.ts).
   let delivery: DeliveryWorker | undefined;
+  // So do expired items' deletions (docs/api.md#retention).
+  let retention: Ticker | undefined;
   try {
     collector = !collects ? undefined : isPostgres(db) ? await startSharedCollector({ db, config, log: app.log }) : startCollector({ db, config, log: app.log });
     delivery = collects ? startDelivery({ db, config, log: app.log }) : undefined;
+    retention = collects ? startRetention({ db, log: app.log }) : undefined;
   } catch (error) {
     await app.close();
     await db.destroy();
@@ -66,6 +71,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
         await app.close();
         await collector?.stop();
         await delivery?.stop();
+        await retention?.stop();
         await db.destroy();
       })();
       return closing;

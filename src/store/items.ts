@@ -26,7 +26,7 @@ export type ItemState = 'published' | 'unpublished';
 const BATCH = 200;
 
 /** Bumps the collection's version inside `trx`; returns the new version. */
-async function bumpVersion(trx: Transaction<Database>, collectionId: string): Promise<number> {
+export async function bumpVersion(trx: Transaction<Database>, collectionId: string): Promise<number> {
   const row = await trx
     .updateTable('collections')
     .set({ version: sql<number>`version + 1` })
