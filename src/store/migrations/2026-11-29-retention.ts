@@ -9,9 +9,15 @@
  *   job deletes an expired item's keys by index instead of reading every key of its collection
  *   (their primary keys lead with the URL hash and the band).
  */
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../db.ts';
 
+/** Whether the table has the column (PostgreSQL: information_schema of the current schema; the connection's introspector lists no columns there). */
 async function hasColumn(db: Kysely<any>, table: string, column: string): Promise<boolean> {
+  if (isPostgres(db)) {
+    const { rows } = await sql`select 1 from information_schema.columns where table_schema = current_schema() and table_name = ${table} and column_name = ${column}`.execute(db);
+    return rows.length > 0;
+  }
   const tables = await db.introspection.getTables();
   return tables.some((t) => t.name === table && t.columns.some((c) => c.name === column));
 }
