@@ -20,8 +20,18 @@
  *   admin revoke --consumer <consumer id|username|client id> --contract <id|slug>
  *   admin rotate-key   re-encrypts every stored service credential with SLUICE_NEW_SECRET_KEY, or
  *                     with a new random key written to the key file (docs/operations.md#the-secret-key)
+ *   backup  --to <file>                 a consistent copy of the SQLite database while the service runs
+ *   restore --from <file> [--force]     replaces the SQLite database with a backup (docs/operations.md#backup-and-restore)
+ *   export  --contract <id|slug> [--to <file>]   one contract's data as JSON Lines (standard output without --to)
+ *   import  --from <file>               an export into this installation, ids kept (docs/operations.md#export-and-import)
+ *
+ * The long commands (backup, restore, export, import) draw a progress bar on standard error when
+ * it is a terminal, and none otherwise.
  */
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { Presets, SingleBar } from 'cli-progress';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from './app.ts';
@@ -40,6 +50,8 @@ import { findFilter } from './store/filters.ts';
 import { checkSecretKey, resealCredentials } from './store/credentials.ts';
 import { forgetKeyFiles, generateSecretKey, KEY_FILE, keyFilePath, parseSecretKey, writeKeyFile } from './lib/secret-box.ts';
 import { ensureSchema, migrateToLatest, schemaState } from './store/migrate.ts';
+import { backupSqlite, restoreSqlite } from './store/backup.ts';
+import { exportContract, importContract, type Progress } from './store/move.ts';
 import type { ConsumerRow, ContractRow } from './store/tables.ts';
 
 const BY = 'operator';
@@ -268,6 +280,104 @@ const admin: Record<string, Command> = {
   },
 };
 
+/** A progress bar on standard error when it is a terminal (cli-progress), else nothing. */
+function progressBar(label: string): { update: Progress; stop(): void } {
+  if (!process.stderr.isTTY) return { update: () => {}, stop: () => {} };
+  const bar = new SingleBar({ format: `${label} [{bar}] {percentage}% {value}/{total}`, stream: process.stderr, hideCursor: true, etaBuffer: 50 }, Presets.shades_classic);
+  let started = false;
+  return {
+    update(done, total) {
+      if (!started) {
+        bar.start(Math.max(total, done, 1), done);
+        started = true;
+        return;
+      }
+      if (total) bar.setTotal(total);
+      bar.update(done);
+    },
+    stop: () => started && bar.stop(),
+  };
+}
+
+/** Writes `line` to `out`, waiting while its buffer is full. */
+async function writeTo(out: Writable, line: string): Promise<void> {
+  if (!out.write(line)) await once(out, 'drain');
+}
+
+/** The long commands (docs/operations.md#backup-and-restore, docs/operations.md#export-and-import); each resolves to its JSON document, or undefined when its output went to standard output. */
+const moves: Record<string, Command> = {
+  backup: async (args, config) => {
+    const { values } = parseArgs({ args, options: { to: { type: 'string' } } });
+    const to = resolve(required(values, 'to'));
+    const bar = progressBar('backup (pages)');
+    try {
+      return await backupSqlite(config.databaseUrl, to, bar.update);
+    } finally {
+      bar.stop();
+    }
+  },
+  restore: async (args, config) => {
+    const { values } = parseArgs({ args, options: { from: { type: 'string' }, force: { type: 'boolean' } } });
+    const from = resolve(required(values, 'from'));
+    const bar = progressBar('restore (pages)');
+    try {
+      return { ...(await restoreSqlite(config.databaseUrl, from, values.force === true, bar.update)), next: 'start the service; run `sluice migrate` first if it says the schema is older' };
+    } finally {
+      bar.stop();
+    }
+  },
+  export: async (args, config) => {
+    const { values } = parseArgs({ args, options: { contract: { type: 'string' }, to: { type: 'string' } } });
+    const ref = required(values, 'contract');
+    const to = values.to === undefined ? undefined : resolve(required(values, 'to'));
+    if (to && existsSync(to)) throw conflictError(`${to} exists; give another file.`, '--to', to);
+    return withDb(config, async (db) => {
+      const out: Writable = to ? createWriteStream(`${to}.partial`) : process.stdout;
+      const bar = progressBar('export (rows)');
+      try {
+        const rows = await exportContract(db, ref, (line) => writeTo(out, line), bar.update);
+        if (!to) return undefined;
+        out.end();
+        await once(out, 'finish');
+        renameSync(`${to}.partial`, to);
+        return { file: to, rows };
+      } catch (error) {
+        if (to) {
+          out.destroy();
+          rmSync(`${to}.partial`, { force: true });
+        }
+        throw error;
+      } finally {
+        bar.stop();
+      }
+    });
+  },
+  import: async (args, config) => {
+    const { values } = parseArgs({ args, options: { from: { type: 'string' } } });
+    const from = resolve(required(values, 'from'));
+    if (!existsSync(from)) throw validationError([{ propertyName: '--from', message: `no file ${from}`, propertyValue: from, code: VALIDATION_CODES.required }]);
+    const sourceKey = process.env.SLUICE_SOURCE_SECRET_KEY;
+    let source: ReturnType<typeof parseSecretKey> | undefined;
+    try {
+      source = sourceKey ? parseSecretKey(sourceKey) : undefined;
+    } catch (error) {
+      throw validationError([{ propertyName: 'SLUICE_SOURCE_SECRET_KEY', message: (error as Error).message, code: VALIDATION_CODES.format }]);
+    }
+    return withDb(config, async (db) => {
+      const target = await checkSecretKey(db, config);
+      const size = statSync(from).size;
+      const bar = progressBar('import (bytes)');
+      const input = createReadStream(from);
+      try {
+        return { file: from, ...(await importContract(db, input, { target, ...(source ? { source } : {}) }, () => bar.update(input.bytesRead, size))) };
+      } finally {
+        input.destroy();
+        bar.stop();
+      }
+    });
+  },
+};
+
 function errorObject(error: unknown): { errors: object[] } {
   if (error instanceof ApiError) return { errors: error.entries };
   if (error instanceof ConfigError) return { errors: [{ name: 'ConfigError', message: error.message, propertyName: error.variable, code: 1000 }] };
@@ -329,6 +439,9 @@ export async function run(argv: string[]): Promise<number> {
     } else if (command === 'config') {
       // The console's built-in OAuth client (first-party.ts), with its redirect URI as resolved from API_URL.
       result = { ...maskedConfig(config), console: { url: consoleUrl(config), client_id: CONSOLE_CLIENT_ID, redirect_uri: consoleUrl(config), public: true } };
+    } else if (command && moves[command]) {
+      result = await moves[command](rest, config);
+      if (result === undefined) return 0;
     } else if (command === 'admin') {
       const [first, second, ...more] = rest;
       const key = second && admin[`${first} ${second}`] ? `${first} ${second}` : (first ?? '');
@@ -336,7 +449,7 @@ export async function run(argv: string[]): Promise<number> {
       if (!handler) throw usage(`unknown admin command "${rest.join(' ')}"; see README "CLI"`);
       result = await handler(key.includes(' ') ? more : [second, ...more].filter((a): a is string => a !== undefined), config);
     } else {
-      throw usage(`unknown command "${command ?? ''}"; commands: serve, migrate, config, admin`);
+      throw usage(`unknown command "${command ?? ''}"; commands: serve, migrate, config, admin, backup, restore, export, import`);
     }
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;

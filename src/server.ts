@@ -15,6 +15,8 @@ import { type KudosRefresher, startKudosRefresh } from './collect/kudos.ts';
 import { type MastodonStreams, startMastodonStreams } from './collect/mastodon-stream.ts';
 import { startSharedCollector } from './collect/shared.ts';
 import { startWebsub, type WebsubSubscriber } from './collect/websub/subscriber.ts';
+import { startRetention } from './collect/retention.ts';
+import type { Ticker } from './collect/ticker.ts';
 import type { Config } from './config.ts';
 import { startMetricsServer } from './http/metrics.ts';
 import { checkSecretKey } from './store/credentials.ts';
@@ -66,6 +68,8 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
   let mastodonStreams: MastodonStreams | undefined;
   // The Bluesky Jetstream connection, held by one collector process at a time (collect/jetstream.ts).
   let jetstream: JetstreamListener | undefined;
+  // So do expired items' deletions (docs/api.md#retention).
+  let retention: Ticker | undefined;
   try {
     collector = !collects ? undefined : isPostgres(db) ? await startSharedCollector({ db, config, log: app.log }) : startCollector({ db, config, log: app.log });
     delivery = collects ? startDelivery({ db, config, log: app.log }) : undefined;
@@ -73,6 +77,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
     websub = collects ? startWebsub({ db, config, log: app.log }) : undefined;
     mastodonStreams = collects ? startMastodonStreams({ db, config, log: app.log }) : undefined;
     jetstream = collects ? startJetstream({ db, config, log: app.log }) : undefined;
+    retention = collects ? startRetention({ db, log: app.log }) : undefined;
   } catch (error) {
     metrics?.close();
     await app.close();
@@ -102,6 +107,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
         await websub?.stop();
         await mastodonStreams?.stop();
         await jetstream?.stop();
+        await retention?.stop();
         await db.destroy();
       })();
       return closing;

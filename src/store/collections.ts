@@ -15,13 +15,13 @@ export const COLLECTION_TYPES = ['realtime', 'ranked'] as const;
 /**
  * Creates a collection in the contract; throws on a duplicate name (unique constraint). `dedupe`
  * defaults to `off` here; the management API creates collections with `url+text`
- * (docs/api.md#duplicates). `within` runs in the creating transaction once the row is in (the
+ * (docs/api.md#duplicates). Retention defaults to none (keep everything, docs/api.md#retention). `within` runs in the creating transaction once the row is in (the
  * management API records the audit entry there).
  */
 export async function createCollection(
   db: Db,
   contractId: string,
-  fields: { name: string; type?: string; filterId?: string | null; active?: number; dedupe?: string },
+  fields: { name: string; type?: string; filterId?: string | null; active?: number; dedupe?: string; retentionDays?: number | null; retentionMaxItems?: number | null },
   by: string,
   now = Date.now(),
   within?: (trx: Transaction<Database>, id: string) => Promise<void>,
@@ -39,6 +39,8 @@ export async function createCollection(
       active: fields.active ?? 1,
       version: 0,
       dedupe: fields.dedupe ?? 'off',
+      retentionDays: fields.retentionDays ?? null,
+      retentionMaxItems: fields.retentionMaxItems ?? null,
       ...audit(by, now),
     };
     await trx.insertInto('collections').values(row).execute();

@@ -27,6 +27,7 @@ import * as quotasUsage from './migrations/2026-11-28-quotas-usage.ts';
 import * as webhooksOutbox from './migrations/2026-11-28-webhooks-outbox.ts';
 import * as feeds from './migrations/2026-11-29-feeds.ts';
 import * as readIndexes from './migrations/2026-11-29-read-indexes.ts';
+import * as retention from './migrations/2026-11-29-retention.ts';
 import * as trending from './migrations/2026-11-29-trending.ts';
 import * as websub from './migrations/2026-11-29-websub.ts';
 
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-28-webhooks-outbox': webhooksOutbox,
   '2026-11-29-feeds': feeds,
   '2026-11-29-read-indexes': readIndexes,
+  '2026-11-29-retention': retention,
   '2026-11-29-trending': trending,
   '2026-11-29-websub': websub,
 };

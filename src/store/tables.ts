@@ -34,6 +34,10 @@ export interface CollectionTable extends Audited {
   version: Generated<number>;
   /** What happens to a duplicate: `off`, `url` or `url+text` (docs/api.md#duplicates; migration dedupe). */
   dedupe: ColumnType<string, string | undefined, string>;
+  /** Items expire this many days after they arrived and were dated; null keeps them (docs/api.md#retention; migration retention). */
+  retentionDays: ColumnType<number | null, number | null | undefined, number | null>;
+  /** At most this many items are kept, the newest by date; null: no limit. */
+  retentionMaxItems: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A canonical-URL hash of a card (docs/api.md#duplicates): unique per collection. */

@@ -13,6 +13,8 @@ export interface Collection {
   contractId: string;
   active: boolean;
   filterId?: string;
+  /** How long its items are kept (docs/api.md#retention); {} keeps everything. */
+  retention?: { days?: number; maxItems?: number };
 }
 
 /** A warning of an input's last successful poll (`status.warnings`). */

@@ -1,4 +1,4 @@
-/** Collection row → the collection (docs/api.md#collections) with the common fields; `filterId` only when set; `dedupe` always. */
+/** Collection row → the collection (docs/api.md#collections) with the common fields; `filterId` only when set; `dedupe` and `retention` always. */
 import type { CollectionRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 
@@ -11,6 +11,10 @@ export function presentCollection(row: CollectionRow): Record<string, unknown> {
     contractId: row.contractId,
     ...(row.filterId ? { filterId: row.filterId } : {}),
     dedupe: row.dedupe,
+    retention: {
+      ...(row.retentionDays !== null ? { days: Number(row.retentionDays) } : {}),
+      ...(row.retentionMaxItems !== null ? { maxItems: Number(row.retentionMaxItems) } : {}),
+    },
     ...recordFields(row),
   };
 }

@@ -4,8 +4,9 @@
  *   POST   /collection/collections        create → 201; slug derived, unique in the contract
  *   GET    /collection/collections        the contract's collections (contract_id)
  *   GET    /collection/collections/{id}   one collection
- *   PATCH  /collection/collections/{id}   name, type, filterId (null clears), active, dedupe; slug kept
- *                                         (dedupe: off | url | url+text, url+text on create: docs/api.md#duplicates)
+ *   PATCH  /collection/collections/{id}   name, type, filterId (null clears), active, dedupe, retention; slug kept
+ *                                         (dedupe: off | url | url+text, url+text on create: docs/api.md#duplicates;
+ *                                         retention: {days?, maxItems?}, {} keeps everything: docs/api.md#retention)
  *   DELETE /collection/collections/{id}   → 204; 409 while inputs belong to it. Its stored
  *                                         content items are deleted with it, in one transaction.
  *   DELETE /collection/collections        {"ids": [...]}, all or nothing → 204
@@ -21,6 +22,12 @@ import { resource, type Spec } from '../resource.ts';
 import { presentCollection } from './present.ts';
 import { Collection, CollectionCreate, CollectionUpdate } from './schema.ts';
 
+/** The columns of a schema-valid `retention` object: an absent limit is null (none). */
+function retentionColumns(retention: unknown): { retentionDays: number | null; retentionMaxItems: number | null } {
+  const { days, maxItems } = (retention ?? {}) as { days?: number; maxItems?: number };
+  return { retentionDays: days ?? null, retentionMaxItems: maxItems ?? null };
+}
+
 const spec: Spec<CollectionRow> = {
   table: 'collections',
   label: 'collection',
@@ -30,14 +37,18 @@ const spec: Spec<CollectionRow> = {
   references: async (db, contractId, body) => {
     if (typeof body.filterId === 'string') await owned(db, FILTER, body.filterId, contractId, 'filterId');
   },
-  columns: (body) => ({ type: body.type ?? 'realtime', filterId: body.filterId ?? null, dedupe: body.dedupe ?? 'url+text' }),
+  columns: (body) => ({ type: body.type ?? 'realtime', filterId: body.filterId ?? null, dedupe: body.dedupe ?? 'url+text', ...retentionColumns(body.retention) }),
   changes: (body) => ({
+    ...(body.retention !== undefined ? retentionColumns(body.retention) : {}),
     ...(body.type !== undefined ? { type: body.type } : {}),
     ...(body.filterId !== undefined ? { filterId: body.filterId } : {}),
     ...(body.dedupe !== undefined ? { dedupe: body.dedupe } : {}),
   }),
-  insert: async (db, row, by, now, within) =>
-    (await createCollection(db, row.contractId, { name: row.name, type: row.type as string, filterId: row.filterId as string | null, active: row.active, dedupe: row.dedupe as string }, by, now, within)).id,
+  insert: async (db, row, by, now, within) => {
+    const fields = { name: row.name, type: row.type as string, filterId: row.filterId as string | null, active: row.active, dedupe: row.dedupe as string };
+    const retention = { retentionDays: row.retentionDays as number | null, retentionMaxItems: row.retentionMaxItems as number | null };
+    return (await createCollection(db, row.contractId, { ...fields, ...retention }, by, now, within)).id;
+  },
   users: inputsOfCollections,
   onDelete: deleteCollectionItems,
 };

@@ -15,6 +15,19 @@ const Dedupe = Type.Unsafe<string>({
   description: 'What happens to a duplicate (docs/api.md#duplicates): off, url (same canonical URL) or url+text (or near-same text); url+text when created without it',
 });
 
+/** Upper bounds of retention (docs/api.md#retention): a hundred years, ten million items. */
+export const RETENTION_LIMITS = { days: 36_500, maxItems: 10_000_000 } as const;
+const Retention = Type.Object(
+  {
+    days: Type.Optional(Type.Integer({ minimum: 1, maximum: RETENTION_LIMITS.days, description: 'items expire this many days after they arrived and were dated' })),
+    maxItems: Type.Optional(Type.Integer({ minimum: 1, maximum: RETENTION_LIMITS.maxItems, description: 'at most this many items are kept, the newest by date' })),
+  },
+  {
+    additionalProperties: false,
+    description: 'How long items are kept (docs/api.md#retention): days and/or maxItems; {} keeps everything (the default). An update replaces the whole object',
+  },
+);
+
 export const CollectionCreate = Type.Object({
   name: Name,
   contractId: Id,
@@ -22,6 +35,7 @@ export const CollectionCreate = Type.Object({
   filterId: Type.Optional(Id),
   active: Type.Optional(Type.Boolean()),
   dedupe: Type.Optional(Dedupe),
+  retention: Type.Optional(Retention),
 });
 export const CollectionUpdate = Type.Object({
   name: Type.Optional(Name),
@@ -30,5 +44,6 @@ export const CollectionUpdate = Type.Object({
   active: Type.Optional(Type.Boolean()),
   contractId: Type.Optional(Id),
   dedupe: Type.Optional(Dedupe),
+  retention: Type.Optional(Retention),
 });
-export const Collection = Type.Object({ ...common, name: Type.String(), slug: Type.String(), type: Kind, filterId: Type.Optional(Id), dedupe: Dedupe });
+export const Collection = Type.Object({ ...common, name: Type.String(), slug: Type.String(), type: Kind, filterId: Type.Optional(Id), dedupe: Dedupe, retention: Retention });

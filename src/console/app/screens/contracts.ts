@@ -2,7 +2,7 @@
  * Contracts and collections (`/console/contracts/<contract id>`): the user's contracts
  * (`GET /v1/customer/contracts/me`) to switch between, and the chosen contract's collections
  * (`GET /collection/collections?contract_id=`), with create (`POST /collection/collections`)
- * and rename (`PATCH /collection/collections/{id}`). A contract the user was not granted shows
+ * rename and retention (`PATCH /collection/collections/{id}`, docs/api.md#retention). A contract the user was not granted shows
  * the API's 403 as "no access", and nothing of it.
  */
 import { useRoute } from 'preact-iso/router';
@@ -50,9 +50,44 @@ function RenameForm({ collection, onDone }: { collection: Collection; onDone: (r
   </form>`;
 }
 
+/** What a collection's retention keeps, in words. */
+export function retentionText(retention: Collection['retention']): string {
+  const parts = [];
+  if (retention?.days) parts.push(`items kept ${retention.days} day${retention.days === 1 ? '' : 's'}`);
+  if (retention?.maxItems) parts.push(`at most ${retention.maxItems} items`);
+  return parts.length ? parts.join(', ') : 'keeps every item';
+}
+
+/** A whole number from a field, or undefined when empty (sent as is otherwise: the API names what is wrong). */
+const whole = (text: string): number | string | undefined => (text.trim() === '' ? undefined : /^\d+$/.test(text.trim()) ? Number(text.trim()) : text);
+
+function RetentionForm({ collection, onDone }: { collection: Collection; onDone: (changed?: Collection) => void }) {
+  const form = useForm(`retention:${collection._id}`, { days: String(collection.retention?.days ?? ''), maxItems: String(collection.retention?.maxItems ?? '') });
+  const save = form.submit(async (values) => {
+    const [days, maxItems] = [whole(values.days), whole(values.maxItems)];
+    const retention = { ...(days !== undefined ? { days } : {}), ...(maxItems !== undefined ? { maxItems } : {}) };
+    onDone(await api.patch<Collection>(`/collection/collections/${collection._id}`, { retention }));
+  });
+  return html`<form class="inline" aria-label=${`Retention of ${collection.name}`} onSubmit=${save}>
+    <${ErrorBanner} error=${form.formError} />
+    <div class="row">
+      <${Field} label="Retention (days)" name="retention.days" type="number" hint="Empty: no age limit. Items a moderator published in the last day are kept." autoFocus value=${form.values.days} onInput=${form.set('days')} error=${form.error} />
+      <${Field} label="Maximum items" name="retention.maxItems" type="number" hint="Empty: no limit. The newest items are kept." value=${form.values.maxItems} onInput=${form.set('maxItems')} error=${form.error} />
+    </div>
+    <div class="buttons">
+      <button type="submit" disabled=${form.busy}>Save retention</button>
+      <button type="button" class="secondary" onClick=${() => {
+        form.reset();
+        onDone();
+      }}>Cancel</button>
+    </div>
+  </form>`;
+}
+
 function CollectionRow({ collection, contractId, onRenamed }: { collection: Collection; contractId: string; onRenamed: (c: Collection) => void }) {
   // A rename interrupted by a re-sign-in or a reload reopens with its draft.
   const [editing, setEditing] = useState(() => hasDraft(`rename:${collection._id}`));
+  const [keeping, setKeeping] = useState(() => hasDraft(`retention:${collection._id}`));
   // Focus goes back to the Rename button when the form closes (saved or cancelled).
   const rename = useRef<HTMLButtonElement>(null);
   const wasEditing = useRef(editing);
@@ -66,14 +101,20 @@ function CollectionRow({ collection, contractId, onRenamed }: { collection: Coll
           setEditing(false);
           if (renamed) onRenamed(renamed);
         }} />`
+      : keeping
+        ? html`<${RetentionForm} collection=${collection} onDone=${(changed?: Collection) => {
+            setKeeping(false);
+            if (changed) onRenamed(changed);
+          }} />`
       : html`<div class="collection__main">
           <span class="collection__name">${collection.name}</span>
-          <span class="muted"> · ${collection.slug} · ${collection.type}${collection.active ? '' : ' · inactive'}</span>
+          <span class="muted"> · ${collection.slug} · ${collection.type}${collection.active ? '' : ' · inactive'} · ${retentionText(collection.retention)}</span>
         </div>
         <div class="buttons">
           <a href=${`${screenPath(contractId, 'sources')}?collection=${encodeURIComponent(collection._id)}`}>Sources<span class="visually-hidden"> of ${collection.name}</span></a>
           <a href=${`${screenPath(contractId, 'moderation')}?collection=${encodeURIComponent(collection._id)}`}>Moderation<span class="visually-hidden"> of ${collection.name}</span></a>
           <button type="button" class="secondary" ref=${rename} aria-label=${`Rename ${collection.name}`} onClick=${() => setEditing(true)}>Rename</button>
+          <button type="button" class="secondary" aria-label=${`Retention of ${collection.name}`} onClick=${() => setKeeping(true)}>Retention</button>
         </div>`}
   </li>`;
 }

@@ -1,0 +1,19 @@
+/**
+ * The retention job (docs/api.md#retention, docs/operations.md#retention): in every process that
+ * collects, a run of `expireItemsOnce` every `everyMs` ms (default one minute) and at start. On
+ * PostgreSQL one process at a time runs it (an advisory lock; the others skip that run).
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../store/db.ts';
+import { expireItemsOnce, RETENTION_LIMITS } from '../store/retention.ts';
+import { startTicker, type Ticker } from './ticker.ts';
+
+export const RETENTION_EVERY_MS = 60_000;
+
+export function startRetention(deps: { db: Db; log?: FastifyBaseLogger }, everyMs = RETENTION_EVERY_MS): Ticker {
+  const { db, log } = deps;
+  return startTicker(async () => {
+    const run = await expireItemsOnce(db, Date.now(), RETENTION_LIMITS);
+    if (run?.deleted) log?.info({ deleted: run.deleted, more: run.more }, 'retention deleted expired items');
+  }, everyMs, log);
+}
