@@ -12,7 +12,7 @@
 import { type Transaction, sql } from 'kysely';
 import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
-import { DEDUPE_MODES, type DedupeMode, type ItemKeys, itemKeys, TEXT_WINDOW_MS } from '../lib/item-keys.ts';
+import { DEDUPE_MODES, type DedupeMode, type ItemKeys, TEXT_WINDOW_MS, textKeys, urlKeys } from '../lib/item-keys.ts';
 import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash } from '../lib/simhash.ts';
 import { type Actor, type AuditItem, auditItems, changedSince, findAuditEntry, markReverted, recordAudit } from './audit.ts';
 import { insertNew, insertNewKeys } from './batch.ts';
@@ -170,8 +170,10 @@ async function storeDeduplicated(
   now: number,
 ): Promise<{ added: number; cards: string[] }> {
   const { collectionId } = target;
-  const keyed = fresh.map((item) => ({ item, keys: itemKeys(item, mode), dateMs: Date.parse(item.date) }));
+  const keyed = fresh.map((item) => ({ item, keys: urlKeys(item), dateMs: Date.parse(item.date) }));
   const owners = await urlOwners(trx, collectionId, [...new Set(keyed.flatMap((k) => k.keys.urlHashes))]);
+  // An item whose URL a card already owns is merged whatever its text: its fingerprints are not computed.
+  if (mode === 'url+text') for (const k of keyed) if (!k.keys.urlHashes.some((hash) => owners.has(hash))) Object.assign(k.keys, textKeys(k.item));
   // Candidates by band: a near fingerprint shares at least one band (pigeonhole), so only those are compared.
   const byBand = new Map<number, Candidate[]>();
   const index = (c: Candidate) => {
@@ -361,7 +363,7 @@ async function applyEdits(trx: Transaction<Database>, collectionId: string, seen
   }
   if (edited.length && (await dedupeMode(trx, collectionId)) === 'url+text') {
     const prints = edited.flatMap(({ card, dateMs }) => {
-      const { indexed } = itemKeys(card, 'url+text');
+      const { indexed } = textKeys(card);
       return indexed ? bandRows(indexed).map(({ key, rest }) => ({ collectionId, bandKey: key, itemId: card.id, dateMs, rest })) : [];
     });
     await insertNew(trx, 'itemPrints', prints, ['collectionId', 'bandKey', 'dateMs', 'itemId'], BATCH);
