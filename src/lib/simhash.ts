@@ -166,6 +166,17 @@ export function hamming(a: SimHash, b: SimHash): number {
   return popcount((a.hi ^ b.hi) >>> 0) + popcount((a.lo ^ b.lo) >>> 0);
 }
 
+/**
+ * Whether two rests of band rows (`bandRows`: the other 48 bits of fingerprints, as non-negative
+ * integers below 2^48) differ in at most `NEAR_BITS` bits: the near check of rows that share a
+ * band, which SQLite runs as the SQL function `near_rests` (store/db.ts).
+ */
+export function nearRests(a: number, b: number): boolean {
+  const hi = (Math.floor(a / 2 ** 32) ^ Math.floor(b / 2 ** 32)) >>> 0;
+  const lo = ((a % 2 ** 32) ^ (b % 2 ** 32)) >>> 0;
+  return popcount(hi) + popcount(lo) <= NEAR_BITS;
+}
+
 /** The four 16-bit bands of a fingerprint, highest first (each 0–65 535). */
 export function bands(h: SimHash): [number, number, number, number] {
   return [h.hi >>> 16, h.hi & 0xffff, h.lo >>> 16, h.lo & 0xffff];

@@ -16,7 +16,7 @@ import { DEDUPE_MODES, type DedupeMode, type ItemKeys, TEXT_WINDOW_MS, textKeys,
 import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash } from '../lib/simhash.ts';
 import { type Actor, type AuditItem, auditItems, changedSince, findAuditEntry, markReverted, recordAudit } from './audit.ts';
 import { insertNew, insertNewKeys } from './batch.ts';
-import { type Db, serializable } from './db.ts';
+import { type Db, isPostgres, serializable } from './db.ts';
 import { emitEvents, itemSubject } from './outbox.ts';
 import type { Database, ItemRow } from './tables.ts';
 
@@ -246,11 +246,13 @@ async function urlOwners(trx: Transaction<Database>, collectionId: string, hashe
 const PROBES = 400;
 
 /**
- * `(popcount of a XOR b) <= NEAR_BITS` in SQL that SQLite and PostgreSQL both run, for two
- * non-negative integer expressions: XOR as `(a | b) - (a & b)`, then the lowest set bit cleared
- * (`x & (x - 1)`) `NEAR_BITS` times leaves 0 exactly when at most `NEAR_BITS` bits were set.
+ * `(popcount of a XOR b) <= NEAR_BITS` in SQL, for two non-negative integer expressions. SQLite
+ * calls `near_rests` (registered by store/db.ts: `nearRests` of lib/simhash.ts). PostgreSQL runs
+ * bit arithmetic: XOR as `(a | b) - (a & b)`, then the lowest set bit cleared (`x & (x - 1)`)
+ * `NEAR_BITS` times leaves 0 exactly when at most `NEAR_BITS` bits were set.
  */
-function withinNearBits(a: string, b: string) {
+function withinNearBits(postgres: boolean, a: string, b: string) {
+  if (!postgres) return sql.raw(`near_rests(${a}, ${b}) = 1`);
   let x = `((${a} | ${b}) - (${a} & ${b}))`;
   for (let i = 0; i < NEAR_BITS; i++) x = `(${x} & (${x} - 1))`;
   return sql.raw(`${x} = 0`);
@@ -269,6 +271,7 @@ async function nearCandidates(trx: Transaction<Database>, collectionId: string, 
     for (const signature of keys.signatures) for (const { key, rest } of bandRows(signature)) probes.set(`${key} ${rest} ${dateMs}`, { key, rest, dateMs });
   }
   const list = [...probes.values()];
+  const postgres = isPostgres(trx);
   const found = new Map<string, Candidate>();
   for (let i = 0; i < list.length; i += PROBES) {
     // Typed casts: PostgreSQL would read untyped parameters in VALUES as text. CROSS JOIN keeps
@@ -281,7 +284,7 @@ async function nearCandidates(trx: Transaction<Database>, collectionId: string, 
       from probe cross join item_prints p
       where p.collection_id = ${collectionId} and p.band_key = probe.band_key
         and p.date_ms >= probe.date_ms - ${TEXT_WINDOW_MS} and p.date_ms <= probe.date_ms + ${TEXT_WINDOW_MS}
-        and ${withinNearBits('p.rest', 'probe.rest')}`.execute(trx);
+        and ${withinNearBits(postgres, 'p.rest', 'probe.rest')}`.execute(trx);
     for (const row of rows) {
       const simhash = fromBandRow(Number(row.bandKey), Number(row.rest));
       found.set(`${row.itemId} ${simhash.hi} ${simhash.lo}`, { itemId: row.itemId, dateMs: Number(row.dateMs), simhash });
