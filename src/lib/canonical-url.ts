@@ -75,10 +75,14 @@ function mapServices(url: URL): void {
   let host = url.hostname.toLowerCase().replace(/^www\./, '').replace(/\.$/, '');
   host = MOBILE[host] ?? host.replace(/^([a-z]{2,3})\.m\.(wikipedia\.org)$/, '$1.$2');
   if (host.startsWith('amp.')) host = host.slice(4);
-  url.hostname = host;
-  url.pathname = url.pathname.replace(/\/amp\/?$/, '/').replace(/\.amp(\.html?)?$/, '$1');
-  url.searchParams.delete('amp');
-  if (url.searchParams.get('outputType') === 'amp') url.searchParams.delete('outputType');
+  // Setters only on a change: each re-parses the URL.
+  if (host !== url.hostname) url.hostname = host;
+  const path = url.pathname.replace(/\/amp\/?$/, '/').replace(/\.amp(\.html?)?$/, '$1');
+  if (path !== url.pathname) url.pathname = path;
+  if (url.search) {
+    url.searchParams.delete('amp');
+    if (url.searchParams.get('outputType') === 'amp') url.searchParams.delete('outputType');
+  }
 
   if (host === 'youtu.be' || host === 'youtube.com' || host === 'youtube-nocookie.com') {
     const segments = url.pathname.split('/').filter(Boolean);
@@ -144,9 +148,10 @@ const stripTags = (s: string) => s.replace(/<[^>]*>/g, '').trim();
  * when there is none.
  */
 export function firstExternalLink(text: string, ownHosts: readonly string[]): string | undefined {
-  const own = new Set(ownHosts.map(hostOf).filter((h): h is string => !!h));
+  let own: Set<string> | undefined; // Parsed at the first candidate link: most texts have none.
   const external = (href: string) => {
     const host = hostOf(href);
+    own ??= new Set(ownHosts.map(hostOf).filter((h): h is string => !!h));
     return !!host && !own.has(host);
   };
   for (const match of text.matchAll(HREF)) {

@@ -51,24 +51,38 @@ export function itemTarget(item: ContentItem): string {
   return item.url;
 }
 
-/** The keys of `item` for `mode`. */
+/** The keys of `item` for `mode`: its URL keys (`urlKeys`) and, in mode `url+text`, its text keys (`textKeys`). */
 export function itemKeys(item: ContentItem, mode: DedupeMode): ItemKeys {
   if (mode === 'off') return { urls: [], urlHashes: [], signatures: [] };
-  const author = item.author.url ? canonicalUrl(item.author.url) : undefined;
+  const keys = urlKeys(item);
+  return mode === 'url+text' ? { ...keys, ...textKeys(item) } : keys;
+}
+
+/** A canonical URL that is only a site's root (`https://host` or `https://host?query`: canonical URLs have no trailing slash). */
+const SITE_ROOT = /^https:\/\/[^/?]+(?:\?|$)/;
+
+/** The URL keys of `item` (mode `url`): its canonical URLs and their hashes, without fingerprints. */
+export function urlKeys(item: ContentItem): ItemKeys {
   const urls: string[] = [];
   const fallback = item.service === 'rss' && item.type === 'status' && !(item.media ?? []).some((m) => m.url === item.url);
-  for (const raw of fallback ? [] : [itemTarget(item), item.url]) {
-    const canonical = canonicalUrl(raw);
-    if (!canonical || canonical === author || new URL(canonical).pathname === '/' || urls.includes(canonical)) continue;
-    urls.push(canonical);
+  if (!fallback) {
+    const target = itemTarget(item);
+    const author = item.author.url ? canonicalUrl(item.author.url) : undefined;
+    for (const raw of target === item.url ? [target] : [target, item.url]) {
+      const canonical = canonicalUrl(raw);
+      if (!canonical || canonical === author || SITE_ROOT.test(canonical) || urls.includes(canonical)) continue;
+      urls.push(canonical);
+    }
   }
+  return { urls, urlHashes: urls.map(urlHash), signatures: [] };
+}
+
+/** The text keys of `item` (what mode `url+text` adds): the fingerprints it looks for and the one it is indexed by. */
+export function textKeys(item: ContentItem): Pick<ItemKeys, 'signatures' | 'indexed'> {
   const signatures: SimHash[] = [];
-  let indexed: SimHash | undefined;
-  if (mode === 'url+text') {
-    const title = simhash(item.title ?? '');
-    const whole = simhash(`${item.title ?? ''} ${item.text}`);
-    for (const h of [whole, title]) if (h && !signatures.some((s) => s.hi === h.hi && s.lo === h.lo)) signatures.push(h);
-    indexed = title ?? whole;
-  }
-  return { urls, urlHashes: urls.map(urlHash), signatures, ...(indexed && { indexed }) };
+  const title = simhash(item.title ?? '');
+  const whole = simhash(`${item.title ?? ''} ${item.text}`);
+  for (const h of [whole, title]) if (h && !signatures.some((s) => s.hi === h.hi && s.lo === h.lo)) signatures.push(h);
+  const indexed = title ?? whole;
+  return { signatures, ...(indexed && { indexed }) };
 }

@@ -1,6 +1,6 @@
 /** SimHash (simhash.ts): near and far pairs with their measured Hamming distances; near is ≤ NEAR_BITS. */
 import { describe, expect, it } from 'vitest';
-import { bandRows, bands, fromBandRow, fromHex, hamming, MIN_WORDS, NEAR_BITS, simhash, toHex, words } from './simhash.ts';
+import { bandRows, bands, fromBandRow, fromHex, hamming, MIN_WORDS, NEAR_BITS, nearRests, simhash, toHex, words } from './simhash.ts';
 
 const T = 'Scientists find a new species of deep sea octopus off the coast of Chile';
 const LONG = `${T}. The animal was filmed at a depth of 4000 metres by a remotely operated vehicle during an expedition that mapped seamounts, collected samples of corals and sponges, and counted more than one hundred species that may be new to science, researchers from the institute said on Tuesday.`;
@@ -71,7 +71,11 @@ describe('simhash', () => {
       const shared = bandRows(y).filter((row, band) => row.key === rows[band]!.key);
       if (distance <= NEAR_BITS) expect(shared.length).toBeGreaterThan(0);
       for (const row of shared) expect(hamming(fromBandRow(row.key, row.rest), x)).toBe(distance);
+      // The database's near check of rows that share a band (SQLite's near_rests) agrees with the distance.
+      for (const row of shared) expect(nearRests(row.rest, rows[Math.floor(row.key / 65_536)]!.rest)).toBe(distance <= NEAR_BITS);
     }
+    // Rests are 48-bit: bits above 32 count as much as the low ones.
+    expect([nearRests(2 ** 48 - 1, 2 ** 48 - 1 - 2 ** 47 - 2 ** 40 - 1), nearRests(2 ** 48 - 1, 2 ** 32 - 1), nearRests(0, 2 ** 47 + 2 ** 33 + 2 ** 31 + 1)]).toEqual([true, false, false]);
     const extreme = { hi: 0xffffffff, lo: 0x0000ffff };
     expect(bandRows(extreme).map((row) => fromBandRow(row.key, row.rest))).toEqual([extreme, extreme, extreme, extreme]);
   });

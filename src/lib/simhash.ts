@@ -43,14 +43,21 @@ export function words(text: string): string[] {
   return plain.match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
-/** FNV-1a 32-bit of `s` from offset `basis` (two bases give two independent halves). */
-function fnv1a(s: string, basis: number): number {
-  let h = basis;
+const FNV_PRIME = 0x01000193;
+const BASIS_HI = 0x811c9dc5;
+const BASIS_LO = 0x050c5d1f;
+
+/** The FNV-1a 32-bit state after `s`, continuing from state `h` (without the final mix). */
+function fnvStep(s: string, h: number): number {
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+    h = Math.imul(h, FNV_PRIME);
   }
-  // A final avalanche (murmur3 fmix32): FNV's low bits alone mix poorly for short strings.
+  return h;
+}
+
+/** The final avalanche (murmur3 fmix32) of an FNV-1a state: FNV's low bits alone mix poorly for short strings. */
+function fmix(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -59,25 +66,91 @@ function fnv1a(s: string, basis: number): number {
   return h >>> 0;
 }
 
-/** The SimHash of `text`, or undefined when it has fewer than `MIN_WORDS` words. */
+interface WordState {
+  /** FNV-1a states of the word from the two offset bases, before the final mix. */
+  hi: number;
+  lo: number;
+  /** The word's own shingle hashes (the states mixed). */
+  mixedHi: number;
+  mixedLo: number;
+}
+
+/**
+ * Word states shared by every fingerprint (texts repeat words): a pair's hash continues its first
+ * word's state with a space and the second word, so no word is hashed twice. Bounded: cleared
+ * when it holds `WORD_CACHE` words.
+ */
+const wordStates = new Map<string, WordState>();
+const WORD_CACHE = 20_000;
+
+function wordState(word: string): WordState {
+  let state = wordStates.get(word);
+  if (!state) {
+    if (wordStates.size >= WORD_CACHE) wordStates.clear();
+    const hi = fnvStep(word, BASIS_HI);
+    const lo = fnvStep(word, BASIS_LO);
+    state = { hi, lo, mixedHi: fmix(hi), mixedLo: fmix(lo) };
+    wordStates.set(word, state);
+  }
+  return state;
+}
+
+/**
+ * Counts of set bits per position over many 32-bit values, eight positions at a time (SWAR): lane
+ * `j` adds `(value >>> j) & 0x01010101`, one byte each for positions `j`, `j + 8`, `j + 16` and
+ * `j + 24`; the lanes are flushed into `ones` before a byte can overflow (255 values).
+ */
+class BitCounter {
+  readonly ones = new Int32Array(32);
+  readonly #lanes = new Int32Array(8);
+  #pending = 0;
+  add(value: number): void {
+    const lanes = this.#lanes;
+    for (let j = 0; j < 8; j++) lanes[j]! += (value >>> j) & 0x01010101;
+    if (++this.#pending === 255) this.flush();
+  }
+  flush(): void {
+    const lanes = this.#lanes;
+    for (let j = 0; j < 8; j++) {
+      const lane = lanes[j]!;
+      for (let byte = 0; byte < 4; byte++) this.ones[8 * byte + j]! += (lane >>> (8 * byte)) & 0xff;
+      lanes[j] = 0;
+    }
+    this.#pending = 0;
+  }
+}
+
+/**
+ * The SimHash of `text`, or undefined when it has fewer than `MIN_WORDS` words. Shingles are the
+ * words and the pairs `"<word> <next>"`; each shingle's two 32-bit halves are FNV-1a from offset
+ * bases 0x811c9dc5 and 0x050c5d1f with a murmur3 fmix32 avalanche. A bit is set when more than
+ * half of the shingles set it (Charikar's sum of ±1 weights is positive).
+ */
 export function simhash(text: string): SimHash | undefined {
   const w = words(text);
   if (w.length < MIN_WORDS) return undefined;
-  const weights = new Int32Array(64);
-  for (let i = 0; i < 2 * w.length - 1; i++) {
-    const shingle = i < w.length ? w[i]! : `${w[i - w.length]} ${w[i - w.length + 1]}`;
-    const hi = fnv1a(shingle, 0x811c9dc5);
-    const lo = fnv1a(shingle, 0x050c5d1f);
-    for (let b = 0; b < 32; b++) {
-      weights[b] += (hi >>> b) & 1 ? 1 : -1;
-      weights[32 + b] += (lo >>> b) & 1 ? 1 : -1;
+  const hiBits = new BitCounter();
+  const loBits = new BitCounter();
+  let previous: WordState | undefined;
+  for (const word of w) {
+    const state = wordState(word);
+    hiBits.add(state.mixedHi);
+    loBits.add(state.mixedLo);
+    if (previous) {
+      // The pair: the previous word's state continued with a space (0x20), then this word.
+      hiBits.add(fmix(fnvStep(word, Math.imul(previous.hi ^ 0x20, FNV_PRIME))));
+      loBits.add(fmix(fnvStep(word, Math.imul(previous.lo ^ 0x20, FNV_PRIME))));
     }
+    previous = state;
   }
+  hiBits.flush();
+  loBits.flush();
+  const shingles = 2 * w.length - 1;
   let hi = 0;
   let lo = 0;
   for (let b = 0; b < 32; b++) {
-    if (weights[b]! > 0) hi |= 1 << b;
-    if (weights[32 + b]! > 0) lo |= 1 << b;
+    if (2 * hiBits.ones[b]! > shingles) hi |= 1 << b;
+    if (2 * loBits.ones[b]! > shingles) lo |= 1 << b;
   }
   return { hi: hi >>> 0, lo: lo >>> 0 };
 }
@@ -91,6 +164,17 @@ function popcount(x: number): number {
 /** The number of bits in which `a` and `b` differ (0–64). */
 export function hamming(a: SimHash, b: SimHash): number {
   return popcount((a.hi ^ b.hi) >>> 0) + popcount((a.lo ^ b.lo) >>> 0);
+}
+
+/**
+ * Whether two rests of band rows (`bandRows`: the other 48 bits of fingerprints, as non-negative
+ * integers below 2^48) differ in at most `NEAR_BITS` bits: the near check of rows that share a
+ * band, which SQLite runs as the SQL function `near_rests` (store/db.ts).
+ */
+export function nearRests(a: number, b: number): boolean {
+  const hi = (Math.floor(a / 2 ** 32) ^ Math.floor(b / 2 ** 32)) >>> 0;
+  const lo = ((a % 2 ** 32) ^ (b % 2 ** 32)) >>> 0;
+  return popcount(hi) + popcount(lo) <= NEAR_BITS;
 }
 
 /** The four 16-bit bands of a fingerprint, highest first (each 0–65 535). */

@@ -12,7 +12,7 @@
 import { CompiledQuery, type Transaction, sql } from 'kysely';
 import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
-import { DEDUPE_MODES, type DedupeMode, type ItemKeys, itemKeys, TEXT_WINDOW_MS } from '../lib/item-keys.ts';
+import { DEDUPE_MODES, type DedupeMode, type ItemKeys, TEXT_WINDOW_MS, textKeys, urlKeys } from '../lib/item-keys.ts';
 import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash } from '../lib/simhash.ts';
 import { trendingScore } from '../lib/ranking.ts';
 import { type Actor, type AuditItem, auditItems, changedSince, findAuditEntry, markReverted, recordAudit } from './audit.ts';
@@ -172,8 +172,10 @@ async function storeDeduplicated(
   now: number,
 ): Promise<{ added: number; cards: string[] }> {
   const { collectionId } = target;
-  const keyed = fresh.map((item) => ({ item, keys: itemKeys(item, mode), dateMs: Date.parse(item.date) }));
+  const keyed = fresh.map((item) => ({ item, keys: urlKeys(item), dateMs: Date.parse(item.date) }));
   const owners = await urlOwners(trx, collectionId, [...new Set(keyed.flatMap((k) => k.keys.urlHashes))]);
+  // An item whose URL a card already owns is merged whatever its text: its fingerprints are not computed.
+  if (mode === 'url+text') for (const k of keyed) if (!k.keys.urlHashes.some((hash) => owners.has(hash))) Object.assign(k.keys, textKeys(k.item));
   // Candidates by band: a near fingerprint shares at least one band (pigeonhole), so only those are compared.
   const byBand = new Map<number, Candidate[]>();
   const index = (c: Candidate) => {
@@ -246,11 +248,13 @@ async function urlOwners(trx: Transaction<Database>, collectionId: string, hashe
 const PROBES = 400;
 
 /**
- * `(popcount of a XOR b) <= NEAR_BITS` in SQL that SQLite and PostgreSQL both run, for two
- * non-negative integer expressions: XOR as `(a | b) - (a & b)`, then the lowest set bit cleared
- * (`x & (x - 1)`) `NEAR_BITS` times leaves 0 exactly when at most `NEAR_BITS` bits were set.
+ * `(popcount of a XOR b) <= NEAR_BITS` in SQL, for two non-negative integer expressions. SQLite
+ * calls `near_rests` (registered by store/db.ts: `nearRests` of lib/simhash.ts). PostgreSQL runs
+ * bit arithmetic: XOR as `(a | b) - (a & b)`, then the lowest set bit cleared (`x & (x - 1)`)
+ * `NEAR_BITS` times leaves 0 exactly when at most `NEAR_BITS` bits were set.
  */
-function withinNearBits(a: string, b: string) {
+function withinNearBits(postgres: boolean, a: string, b: string) {
+  if (!postgres) return sql.raw(`near_rests(${a}, ${b}) = 1`);
   let x = `((${a} | ${b}) - (${a} & ${b}))`;
   for (let i = 0; i < NEAR_BITS; i++) x = `(${x} & (${x} - 1))`;
   return sql.raw(`${x} = 0`);
@@ -269,6 +273,7 @@ async function nearCandidates(trx: Transaction<Database>, collectionId: string, 
     for (const signature of keys.signatures) for (const { key, rest } of bandRows(signature)) probes.set(`${key} ${rest} ${dateMs}`, { key, rest, dateMs });
   }
   const list = [...probes.values()];
+  const postgres = isPostgres(trx);
   const found = new Map<string, Candidate>();
   for (let i = 0; i < list.length; i += PROBES) {
     // Typed casts: PostgreSQL would read untyped parameters in VALUES as text. CROSS JOIN keeps
@@ -281,7 +286,7 @@ async function nearCandidates(trx: Transaction<Database>, collectionId: string, 
       from probe cross join item_prints p
       where p.collection_id = ${collectionId} and p.band_key = probe.band_key
         and p.date_ms >= probe.date_ms - ${TEXT_WINDOW_MS} and p.date_ms <= probe.date_ms + ${TEXT_WINDOW_MS}
-        and ${withinNearBits('p.rest', 'probe.rest')}`.execute(trx);
+        and ${withinNearBits(postgres, 'p.rest', 'probe.rest')}`.execute(trx);
     for (const row of rows) {
       const simhash = fromBandRow(Number(row.bandKey), Number(row.rest));
       found.set(`${row.itemId} ${simhash.hi} ${simhash.lo}`, { itemId: row.itemId, dateMs: Number(row.dateMs), simhash });
@@ -363,7 +368,7 @@ async function applyEdits(trx: Transaction<Database>, collectionId: string, seen
   }
   if (edited.length && (await dedupeMode(trx, collectionId)) === 'url+text') {
     const prints = edited.flatMap(({ card, dateMs }) => {
-      const { indexed } = itemKeys(card, 'url+text');
+      const { indexed } = textKeys(card);
       return indexed ? bandRows(indexed).map(({ key, rest }) => ({ collectionId, bandKey: key, itemId: card.id, dateMs, rest })) : [];
     });
     await insertNew(trx, 'itemPrints', prints, ['collectionId', 'bandKey', 'dateMs', 'itemId'], BATCH);
