@@ -7,7 +7,8 @@
  *   baseline          a minimal JSON route of the same server
  *   content           GET /v1/content, default parameters, rotating collections (cached pages)
  *   content_uncached  the same with a different `until` on every request (every read misses the cache)
- *   content_kudos / _language / _since / _offset500   one parameter each, uncached
+ *   content_kudos / _trending / _language / _since / _offset500   one parameter each, uncached
+ *                     (_trending: sort=trending, the order of a ranked collection, issue 20)
  *   queue             GET /v1/queue with every filter (service, type, language, location, since, until, sort, order)
  *   count             GET /v1/count, uncached
  *
@@ -171,6 +172,7 @@ async function plans(db: Db, collectionId: string, now: number): Promise<string[
   const cases: [string, CompiledQuery][] = [
     ['content', compilePage(db, { ...base, state: 'published' }, page)],
     ['content kudos', compilePage(db, { ...base, state: 'published' }, { ...page, sort: 'kudos' })],
+    ['content trending', compilePage(db, { ...base, state: 'published' }, { ...page, sort: 'trending' })],
     ['content language', compilePage(db, { ...base, state: 'published', languages: ['de'] }, page)],
     ['queue all filters', compilePage(db, { ...base, sinceMs: now - 30 * DAY, services: ['rss'], types: ['link'], languages: ['en'], location: { ...CITIES[0]!, radius: 200 } }, { ...page, sort: 'kudos', order: 'asc' })],
     ['count', compileCount(db, { ...base, state: 'published' })],
@@ -223,6 +225,7 @@ async function main() {
       content: (i) => `${content}?${q(i)}`,
       content_uncached: (i) => `${content}?${q(i)}&${until(i)}`,
       content_kudos: (i) => `${content}?${q(i)}&${until(i)}&sort=kudos`,
+      content_trending: (i) => `${content}?${q(i)}&${until(i)}&sort=trending`,
       content_language: (i) => `${content}?${q(i)}&${until(i)}&language=${LANGUAGES[i % LANGUAGES.length]}`,
       content_since: (i) => `${content}?${q(i)}&${until(i)}&since=${s - 7 * 86_400}`,
       content_offset500: (i) => `${content}?${q(i)}&${until(i)}&since=${s - 7 * 86_400}&offset=500`,
