@@ -33,8 +33,20 @@ export interface Config {
   queueUrl: string;
   /** Seconds between two polls of one input (POLL_INTERVAL, default 300). */
   pollInterval: number;
-  /** Fetches under way at once across all inputs (COLLECT_CONCURRENCY, default 4). */
+  /**
+   * Polls under way at once in one collector process (COLLECT_CONCURRENCY, default 64): a slot is
+   * refilled as soon as its poll ends, so this is sized for network latency, not CPU: a process
+   * makes about COLLECT_CONCURRENCY ÷ (mean poll time in s) polls a second (docs/services.md#polling).
+   */
   collectConcurrency: number;
+  /**
+   * Requests under way at once to one remote host from one process (COLLECT_HOST_CONCURRENCY,
+   * default 2): politeness, so a thousand feeds on one host do not hammer it (docs/services.md#polling).
+   */
+  collectHostConcurrency: number;
+  /** The shortest and longest `interval` (s) an input may ask for (POLL_INTERVAL_MIN, default 60; POLL_INTERVAL_MAX, default 86 400). */
+  pollIntervalMin: number;
+  pollIntervalMax: number;
   /**
    * Seconds a collector process may hold an input it took (COLLECT_LEASE, default 120; PostgreSQL
    * only): if it dies mid-poll, the other collectors take the input over after about this long.
@@ -168,7 +180,9 @@ export function loadConfig(env: Env): Config {
     apiUrl: baseUrl(env, 'API_URL', local),
     queueUrl: baseUrl(env, 'QUEUE_URL', local),
     pollInterval: integer(env, 'POLL_INTERVAL', 300, 1, 86_400),
-    collectConcurrency: integer(env, 'COLLECT_CONCURRENCY', 4, 1, 64),
+    collectConcurrency: integer(env, 'COLLECT_CONCURRENCY', 64, 1, 1024),
+    collectHostConcurrency: integer(env, 'COLLECT_HOST_CONCURRENCY', 2, 1, 64),
+    ...pollIntervalLimits(env),
     collectLease: integer(env, 'COLLECT_LEASE', 120, 2, 3600),
     allowPrivateFetch: boolean(env, 'ALLOW_PRIVATE_FETCH', false),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
@@ -197,6 +211,14 @@ export function loadConfig(env: Env): Config {
     services: serviceSettings(env),
     oauth: oauthSettings(env),
   };
+}
+
+/** POLL_INTERVAL_MIN ≤ POLL_INTERVAL_MAX, each 1–86 400 s (the range of POLL_INTERVAL). */
+function pollIntervalLimits(env: Env): { pollIntervalMin: number; pollIntervalMax: number } {
+  const pollIntervalMin = integer(env, 'POLL_INTERVAL_MIN', 60, 1, 86_400);
+  const pollIntervalMax = integer(env, 'POLL_INTERVAL_MAX', 86_400, 1, 86_400);
+  if (pollIntervalMin > pollIntervalMax) throw new ConfigError('POLL_INTERVAL_MAX', `must be at least POLL_INTERVAL_MIN (${pollIntervalMin}), got ${pollIntervalMax}`);
+  return { pollIntervalMin, pollIntervalMax };
 }
 
 function oauthSettings(env: Env): Record<OAuthService, OAuthAppSettings> {

@@ -74,6 +74,13 @@ export interface FetcherOptions {
   maxRedirects?: number;
   /** `User-Agent` request header. Default {@link DEFAULT_USER_AGENT}. */
   userAgent?: string;
+  /**
+   * Most requests under way at once to one origin (scheme, host, port) through this fetcher: the
+   * agent opens at most this many connections per origin, one request at a time on each (no
+   * pipelining), and queues the others without holding up other origins (COLLECT_HOST_CONCURRENCY,
+   * docs/services.md#polling). The time limit counts the wait in that queue. Default: no limit.
+   */
+  connectionsPerOrigin?: number;
 }
 
 /**
@@ -124,6 +131,7 @@ export function createFetcher(options: FetcherOptions): SourceFetch & { close():
 
   const baseConnect = buildConnector({ lookup, timeout: timeoutMs });
   const agent = new Agent({
+    ...(options.connectionsPerOrigin !== undefined ? { connections: options.connectionsPerOrigin, pipelining: 1 } : {}),
     connect(connectOptions, callback) {
       const host = connectOptions.hostname;
       if (!allowPrivate && net.isIP(host) !== 0 && !isAllowed(host)) {

@@ -4,7 +4,9 @@
  * filter pool's worker threads (`filter/pool.ts`) within POLL_BUDGET_MS → store the accepted
  * items, record the rejected items new to this input → update its schedule and status
  * (`collected`, `rejected`, the connector's `warnings` about entries it dropped or dated
- * itself), all writes in one transaction, through the store. An item already
+ * itself), all writes in one transaction, through the store. A poll that brings no item (a 304
+ * Not Modified to a conditional request) of a working input skips the filter and the transaction:
+ * one update of the schedule and status. An item already
  * in the collection (asked before judging, and again in the transaction) is neither judged,
  * stored nor counted again; one this input already rejected is not counted again; an item that
  * was not judged is never stored. Each item's language is detected here, once, before filtering
@@ -33,7 +35,7 @@ import { storedItemIds, storeNewItems } from '../store/items.ts';
 import { emitEvents, itemSubject, type NewEvent } from '../store/outbox.ts';
 import { type NewRejection, recordRejections } from '../store/rejections.ts';
 import type { InputRow } from '../store/tables.ts';
-import { type CollectContext, SourceError } from './connector.ts';
+import { type CollectContext, type CollectResult, SourceError } from './connector.ts';
 import { connectorFor } from './connectors/index.ts';
 import { FetchError } from './fetch.ts';
 import { type FilterCache, filterCache } from './filter-cache.ts';
@@ -87,6 +89,14 @@ export async function refreshInput(
     }
     const used = resolved?.credential;
     if (used && (used.status !== 'ok' || !used.lastUsed || now - Date.parse(used.lastUsed) >= LAST_USED_EVERY_MS)) await markCredentialUsed(db, used.id, iso(now));
+    // Nothing new (a 304 Not Modified, an empty page) from an input that was working: no filter,
+    // no transaction, one update of its schedule and status (a failing one also gets its
+    // `input.recovered` event, below).
+    if (result.items.length === 0 && input.lastError === null) {
+      const finished = Date.now();
+      await recordPollSuccess(db, input, success(result, ctx.pollInterval, now, finished, 0, 0));
+      return 0;
+    }
     const governing = await (ctx.filters ?? filterCache(db)).governing(input);
     const stored = await storedItemIds(db, input.collectionId, result.items.map((item) => item.id));
     const items: ContentItem[] = [];
@@ -112,15 +122,7 @@ export async function refreshInput(
       const rejectedNow = rejections(decisions, known);
       const newlyRejected = await recordRejections(trx, { inputId: input.id, contractId: input.contractId }, rejectedNow, finished);
       const rejected = newlyRejected.length;
-      await recordPollSuccess(trx, input.id, {
-        sourceState: JSON.stringify(result.state),
-        lastRun: iso(now),
-        lastSuccess: iso(finished),
-        nextRunAt: Math.max(finished + nextDelaySeconds(ctx.pollInterval, 0) * 1000, result.nextRunAt ?? 0),
-        collected: added,
-        rejected,
-        warnings: JSON.stringify(result.warnings ?? []),
-      });
+      await recordPollSuccess(trx, input, success(result, ctx.pollInterval, now, finished, added, rejected));
       await emitEvents(trx, input.contractId, pollEvents(input, state, accepted, cards, rejectedNow, newlyRejected), finished);
       return added;
     });
@@ -149,6 +151,19 @@ export async function refreshInput(
     });
     return 0;
   }
+}
+
+/** The status a successful poll started at `now` and finished at `finished` (ms) records (`recordPollSuccess`). */
+function success(result: CollectResult, pollInterval: number, now: number, finished: number, collected: number, rejected: number) {
+  return {
+    sourceState: JSON.stringify(result.state),
+    lastRun: iso(now),
+    lastSuccess: iso(finished),
+    nextRunAt: Math.max(finished + nextDelaySeconds(pollInterval, 0) * 1000, result.nextRunAt ?? 0),
+    collected,
+    rejected,
+    warnings: JSON.stringify(result.warnings ?? []),
+  };
 }
 
 /** What webhook events name of an input (docs/api.md#webhook-events). */

@@ -25,6 +25,7 @@ import * as connectFlows from './migrations/2026-11-28-connect-flows.ts';
 import * as dedupePrints from './migrations/2026-11-28-dedupe-prints.ts';
 import * as quotasUsage from './migrations/2026-11-28-quotas-usage.ts';
 import * as webhooksOutbox from './migrations/2026-11-28-webhooks-outbox.ts';
+import * as inputInterval from './migrations/2026-11-29-input-interval.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-28-dedupe-prints': dedupePrints,
   '2026-11-28-quotas-usage': quotasUsage,
   '2026-11-28-webhooks-outbox': webhooksOutbox,
+  '2026-11-29-input-interval': inputInterval,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

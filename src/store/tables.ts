@@ -155,6 +155,8 @@ export interface InputTable extends Audited {
   warnings: ColumnType<string, string | undefined, string>;
   /** The credential the input names (same contract and service), or null: the contract's default (migration credentials). */
   credentialId: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The input's own seconds between polls (`interval`, docs/api.md#inputs), or null: the service's (migration input-interval). */
+  pollInterval: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A service credential of a contract (docs/api.md#credentials). */

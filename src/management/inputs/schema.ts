@@ -24,6 +24,7 @@ const settings = {
   radius: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 50_000 })),
   display: Type.Optional(Type.Boolean()),
   active: Type.Optional(Type.Boolean()),
+  interval: Type.Optional(Type.Integer({ minimum: 1, description: "seconds between two polls of this input, within the operator's POLL_INTERVAL_MIN–POLL_INTERVAL_MAX (docs/configuration.md#collector); absent: the service's interval" })),
 };
 
 /** POST body: contract and collection required (docs/api.md#inputs). */
@@ -85,10 +86,10 @@ export function fieldsOf(type: string): string[] {
 
 /**
  * The rules of docs/api.md#inputs and docs/services.md beyond the schema, for one input body;
- * `prefix` is the element path (`[3]`) for bulk bodies. Returns the offending properties (empty
- * when valid).
+ * `prefix` is the element path (`[3]`) for bulk bodies; `limits` the operator's interval range
+ * (POLL_INTERVAL_MIN, POLL_INTERVAL_MAX, s). Returns the offending properties (empty when valid).
  */
-export function inputRules(body: InputReplace, prefix = ''): Invalid[] {
+export function inputRules(body: InputReplace, limits: { min: number; max: number }, prefix = ''): Invalid[] {
   const at = (name: string) => (prefix ? `${prefix}.${name}` : name);
   const invalid: Invalid[] = [];
   const service = serviceRow(body.service);
@@ -107,6 +108,9 @@ export function inputRules(body: InputReplace, prefix = ''): Invalid[] {
     } else if (body.type !== 'location' && body[name] !== undefined) {
       invalid.push({ propertyName: at(name), message: `${name} is only allowed for type location`, propertyValue: body[name], code: VALIDATION_CODES.type });
     }
+  }
+  if (body.interval !== undefined && (body.interval < limits.min || body.interval > limits.max)) {
+    invalid.push({ propertyName: at('interval'), message: `interval must be between ${limits.min} and ${limits.max} seconds`, propertyValue: body.interval, code: VALIDATION_CODES.range });
   }
   const problem = service?.checkInput?.(body.input);
   if (problem) invalid.push({ propertyName: at('input'), message: problem, propertyValue: body.input, code: VALIDATION_CODES.format });
