@@ -39,7 +39,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
 
   const app = await buildApp(config, { db, role, prettyLogs: options.prettyLogs });
   await app.listen({ port: config.port, host: config.host });
-  // SQLite: the in-process scheduler. PostgreSQL: collector processes share the inputs through pg-boss.
+  // SQLite: the in-process scheduler. PostgreSQL: collector processes share the inputs by claiming them.
   const collects = role === 'all' || role === 'collector';
   let collector: Collector | undefined;
   // Webhook deliveries go out from the processes that collect (collect/deliver.ts).
