@@ -60,7 +60,7 @@ const xml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;'
 const WORDS = 'news city council vote market river season team coach report school rain energy price street music festival study health court bridge storm island museum'.split(' ');
 
 /** A fresh database: a SQLite file, or a new schema of the PostgreSQL database. */
-async function freshDatabase(kind: 'sqlite' | 'postgres', dir: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshDatabase(kind: 'sqlite' | 'postgres', dir: string): Promise<{ url: string; drop(): Promise<void> }> {
   if (kind === 'sqlite') return { url: `sqlite:${join(dir, `bench-${Date.now()}.db`)}`, drop: async () => {} };
   const schema = `bench_collect_${Date.now()}`;
   const admin = openDb(pgUrl!);
@@ -79,7 +79,7 @@ async function freshDatabase(kind: 'sqlite' | 'postgres', dir: string): Promise<
 }
 
 /** A contract whose filter is a chain of 3 sets (spam patterns, blocked authors, freshness), and a collection of it. */
-async function tenant(db: Db) {
+export async function tenant(db: Db) {
   const now = Date.now();
   const contract = await createContract(db, `bench ${now}`, 'bench');
   const collection = await createCollection(db, contract.id, { name: 'wall' }, 'bench');
@@ -103,7 +103,7 @@ async function tenant(db: Db) {
   return { contract, collection, other };
 }
 
-function inputRow(target: { contractId: string; collectionId: string }, url: string, nextRunAt: number, sourceState = '{}'): NewInput {
+export function inputRow(target: { contractId: string; collectionId: string }, url: string, nextRunAt: number, sourceState = '{}'): NewInput {
   const now = Date.now();
   return {
     id: newId(now), contractId: target.contractId, collectionId: target.collectionId, service: 'rss', type: 'feed', input: url,
@@ -125,7 +125,7 @@ interface FeedState {
  * any If-None-Match gets 304. The others give `perPoll` new entries a poll (the newest three
  * stay listed when perPoll is 1). Each request's lag against the feed's due time is recorded.
  */
-async function startUpstream(perPoll: number, steady: (i: number) => boolean) {
+export async function startUpstream(perPoll: number, steady: (i: number) => boolean) {
   const feeds = new Map<number, FeedState>();
   const lags: number[] = [];
   let polls = 0;
@@ -346,4 +346,4 @@ async function main() {
   console.log(JSON.stringify({ bench: 'collect', results }));
 }
 
-await main();
+if (import.meta.main) await main();
