@@ -6,9 +6,11 @@
  * - At most `concurrency` polls under way; when one ends, the next waiting input starts at once,
  *   without waiting for the tick, so a process makes about `concurrency` ÷ (mean poll time)
  *   polls a second, however short or long its polls are.
- * - Due inputs are taken from the database in batches of `concurrency` (not one query per free
- *   slot) into a waiting list: again as soon as fewer than half a batch is ready to start and the
- *   last batch was full (more are due), else at the next `fill()` (the collector's tick).
+ * - Due inputs are taken from the database in batches, as many as there are slots that no
+ *   waiting input can fill, into a waiting list: again once a quarter of the slots are free
+ *   (not one query per freed slot) while the last batch was full (more are due), else at the
+ *   next `fill()` (the collector's tick). A process never takes more than it can start, so on
+ *   PostgreSQL due inputs it cannot poll now stay for the other processes.
  * - Politeness: at most `hostConcurrency` polls of one remote host (`hostOf`) under way at once.
  *   An input whose host is busy waits in the list while inputs of other hosts start, and batches
  *   keep coming while nothing else can start, so a thousand due feeds on one host do not hold
@@ -100,7 +102,7 @@ export function startPollPool(options: PollPoolOptions): PollPool {
         if (left > 0) busy.set(host, left);
         else busy.delete(host);
         start();
-        if (more && startable() < concurrency / 2) void fill();
+        if (more && unfilled() >= Math.max(1, Math.floor(concurrency / 4))) void fill();
       });
     running.set(input.id, poll);
   }
@@ -122,10 +124,14 @@ export function startPollPool(options: PollPoolOptions): PollPool {
     }
   }
 
+  /** Slots that no waiting input can fill now. */
+  const unfilled = () => concurrency - running.size - startable();
+
   async function takeBatches(): Promise<void> {
-    // Bounded: each round either adds a full batch (the list is capped) or ends.
-    while (!stopping && startable() < concurrency && waiting.length < MAX_WAITING) {
-      const limit = Math.min(concurrency, MAX_WAITING - waiting.length);
+    // Bounded: each round either adds a full batch (the list is capped) or ends. Only as many as
+    // there are slots to fill: a process does not hoard due inputs (claims) it cannot start.
+    while (!stopping && unfilled() > 0 && waiting.length < MAX_WAITING) {
+      const limit = Math.min(unfilled(), MAX_WAITING - waiting.length);
       const exclude = [...running.keys(), ...waiting.map((w) => w.input.id)];
       const rows = await take(limit, exclude);
       const now = Date.now();
