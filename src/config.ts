@@ -49,8 +49,20 @@ export interface Config {
    * must be reachable from it.
    */
   websub: { enabled: boolean; leaseSeconds: number; youtube: boolean; youtubeHub: string; checkInterval: number };
-  /** Fetches under way at once across all inputs (COLLECT_CONCURRENCY, default 4). */
+  /**
+   * Polls under way at once in one collector process (COLLECT_CONCURRENCY, default 64): a slot is
+   * refilled as soon as its poll ends, so this is sized for network latency, not CPU: a process
+   * makes about COLLECT_CONCURRENCY ÷ (mean poll time in s) polls a second (docs/services.md#polling).
+   */
   collectConcurrency: number;
+  /**
+   * Requests under way at once to one remote host from one process (COLLECT_HOST_CONCURRENCY,
+   * default 2): politeness, so a thousand feeds on one host do not hammer it (docs/services.md#polling).
+   */
+  collectHostConcurrency: number;
+  /** The shortest and longest `interval` (s) an input may ask for (POLL_INTERVAL_MIN, default 60; POLL_INTERVAL_MAX, default 86 400). */
+  pollIntervalMin: number;
+  pollIntervalMax: number;
   /**
    * Seconds a collector process may hold an input it took (COLLECT_LEASE, default 120; PostgreSQL
    * only): if it dies mid-poll, the other collectors take the input over after about this long.
@@ -227,7 +239,9 @@ export function loadConfig(env: Env): Config {
       youtubeHub: baseUrl(env, 'WEBSUB_YOUTUBE_HUB', 'https://pubsubhubbub.appspot.com/'),
       checkInterval: integer(env, 'WEBSUB_CHECK_INTERVAL', 60, 1, 3600),
     },
-    collectConcurrency: integer(env, 'COLLECT_CONCURRENCY', 4, 1, 64),
+    collectConcurrency: integer(env, 'COLLECT_CONCURRENCY', 64, 1, 1024),
+    collectHostConcurrency: integer(env, 'COLLECT_HOST_CONCURRENCY', 2, 1, 64),
+    ...pollIntervalLimits(env),
     collectLease: integer(env, 'COLLECT_LEASE', 120, 2, 3600),
     allowPrivateFetch: boolean(env, 'ALLOW_PRIVATE_FETCH', false),
     jetstreamUrl: webSocketUrl(env, 'JETSTREAM_URL', 'wss://jetstream2.us-east.bsky.network/subscribe'),
@@ -261,6 +275,14 @@ export function loadConfig(env: Env): Config {
     services: serviceSettings(env),
     oauth: oauthSettings(env),
   };
+}
+
+/** POLL_INTERVAL_MIN ≤ POLL_INTERVAL_MAX, each 1–86 400 s (the range of POLL_INTERVAL). */
+function pollIntervalLimits(env: Env): { pollIntervalMin: number; pollIntervalMax: number } {
+  const pollIntervalMin = integer(env, 'POLL_INTERVAL_MIN', 60, 1, 86_400);
+  const pollIntervalMax = integer(env, 'POLL_INTERVAL_MAX', 86_400, 1, 86_400);
+  if (pollIntervalMin > pollIntervalMax) throw new ConfigError('POLL_INTERVAL_MAX', `must be at least POLL_INTERVAL_MIN (${pollIntervalMin}), got ${pollIntervalMax}`);
+  return { pollIntervalMin, pollIntervalMax };
 }
 
 function oauthSettings(env: Env): Record<OAuthService, OAuthAppSettings> {

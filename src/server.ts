@@ -55,7 +55,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
     await db.destroy();
     throw error;
   }
-  // SQLite: the in-process scheduler. PostgreSQL: collector processes share the inputs through pg-boss.
+  // SQLite: the in-process scheduler. PostgreSQL: collector processes share the inputs by claiming them.
   const collects = role === 'all' || role === 'collector';
   let collector: Collector | undefined;
   // Webhook deliveries go out from the processes that collect (collect/deliver.ts).

@@ -74,6 +74,13 @@ export interface FetcherOptions {
   maxRedirects?: number;
   /** `User-Agent` request header. Default {@link DEFAULT_USER_AGENT}. */
   userAgent?: string;
+  /**
+   * Most requests under way at once to one origin (scheme, host, port) through this fetcher: the
+   * agent opens at most this many connections per origin, one request at a time on each (no
+   * pipelining), and queues the others without holding up other origins (COLLECT_HOST_CONCURRENCY,
+   * docs/services.md#polling). The time limit counts the wait in that queue. Default: no limit.
+   */
+  connectionsPerOrigin?: number;
 }
 
 /**
@@ -108,7 +115,7 @@ export function createFetcher(options: FetcherOptions): SourceFetch & { open: Op
   const allowPrivate = options.allowPrivate;
   const isAllowed = options.isAllowed ?? isAllowedAddress;
 
-  const agent = createGuardedAgent({ allowPrivate, isAllowed, timeoutMs });
+  const agent = createGuardedAgent({ allowPrivate, isAllowed, timeoutMs, ...(options.connectionsPerOrigin !== undefined ? { connectionsPerOrigin: options.connectionsPerOrigin } : {}) });
 
   async function guardedFetch(url: string, headers: Record<string, string> = {}, request: SourceRequest = {}): Promise<SourceResponse> {
     let current = parseHttpUrl(url, undefined);
@@ -223,7 +230,7 @@ export type OpenStream = (url: string, headers: Record<string, string>, signal: 
  * `onBlocked` hears of each refusal (undici's WebSocket reports a failed handshake without its
  * cause).
  */
-export function createGuardedAgent(options: { allowPrivate: boolean; isAllowed?: (address: string) => boolean; timeoutMs?: number; onBlocked?: (error: FetchError) => void }): Agent {
+export function createGuardedAgent(options: { allowPrivate: boolean; isAllowed?: (address: string) => boolean; timeoutMs?: number; onBlocked?: (error: FetchError) => void; connectionsPerOrigin?: number }): Agent {
   const allowPrivate = options.allowPrivate;
   const isAllowed = options.isAllowed ?? isAllowedAddress;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -249,6 +256,8 @@ export function createGuardedAgent(options: { allowPrivate: boolean; isAllowed?:
 
   const baseConnect = buildConnector({ lookup, timeout: timeoutMs });
   const agent = new Agent({
+    // Politeness (COLLECT_HOST_CONCURRENCY): at most this many connections per origin, one request on each.
+    ...(options.connectionsPerOrigin !== undefined ? { connections: options.connectionsPerOrigin, pipelining: 1 } : {}),
     connect(connectOptions, callback) {
       const host = connectOptions.hostname;
       if (!allowPrivate && net.isIP(host) !== 0 && !isAllowed(host)) {

@@ -6,7 +6,9 @@
  * one transaction, through the store. Items are judged at the poll's `now` (`datediff`). A
  * filter that cannot compile, or that does not judge every new item within the budget, fails
  * the poll (nothing stored, `lastError` says why) rather than letting anything through
- * unjudged. A failure is
+ * unjudged. A poll that brings no item (a 304 Not Modified to a conditional request) of a
+ * working input skips the filter and the transaction: one update of the schedule and status.
+ * A failure is
  * recorded in the input's status (`lastError`) and pushes the next poll back exponentially, up
  * to 1 h (or the input's interval when that is longer), and never before a source's
  * `Retry-After`; a permanent failure parks the input until it is changed. Other inputs are not
@@ -21,12 +23,11 @@ import { FilterError } from '../filter/engine.ts';
 import type { FilterPool } from '../filter/pool.ts';
 import { countCollectedItems, observeCollectionLag, observePoll } from '../lib/metrics.ts';
 import { iso } from '../lib/time.ts';
-import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
 import { inputUnchanged, recordPollFailure, recordPollSuccess } from '../store/inputs.ts';
 import { emitEvents, type NewEvent } from '../store/outbox.ts';
 import type { InputRow } from '../store/tables.ts';
-import { type CollectContext, SourceError } from './connector.ts';
+import { type CollectContext, type CollectResult, SourceError } from './connector.ts';
 import { connectorFor } from './connectors/index.ts';
 import { FetchError } from './fetch.ts';
 import type { FilterCache } from './filter-cache.ts';
@@ -39,16 +40,6 @@ import { openQuotaGate, QuotaWait } from './quotas.ts';
 const MAX_BACKOFF_S = 3600;
 /** A permanent failure parks the input this long; changing the input makes it due at once. */
 const PARKED_MS = 365 * 24 * 3600 * 1000;
-
-/**
- * Seconds between two polls of `input` (docs/services.md#polling): `PUSH_POLL_INTERVAL` for an
- * input fed by push or stream (a safety net, docs/services.md#push-and-streams), else its
- * service's `POLL_INTERVAL_<SERVICE>`, else `POLL_INTERVAL`.
- */
-export function pollIntervalOf(input: Pick<InputRow, 'service' | 'feedMode'>, config: Pick<Config, 'pollInterval' | 'pollIntervals' | 'pushPollInterval'>): number {
-  if (input.feedMode !== 'poll') return Math.max(config.pushPollInterval, config.pollIntervals[input.service] ?? config.pollInterval);
-  return config.pollIntervals[input.service] ?? config.pollInterval;
-}
 
 /** Seconds until the next poll after `failures` consecutive failures (0 = success). */
 export function nextDelaySeconds(pollInterval: number, failures: number, retryAfterMs = 0): number {
@@ -92,20 +83,22 @@ export async function refreshInput(
     }
     const used = resolved?.credential;
     if (used && (used.status !== 'ok' || !used.lastUsed || now - Date.parse(used.lastUsed) >= LAST_USED_EVERY_MS)) await markCredentialUsed(db, used.id, iso(now));
+    // Nothing new (a 304 Not Modified, an empty page) from an input that was working: no filter,
+    // no transaction, one update of its schedule and status (a failing one also gets its
+    // `input.recovered` event, below).
+    if (result.items.length === 0 && input.lastError === null) {
+      const finished = Date.now();
+      await recordPollSuccess(db, input, success(result, ctx.pollInterval, now, finished, 0, 0));
+      tally = { stored: 0, rejected: 0, duplicate: 0 };
+      observePoll(input.service, 'success', Date.now() - started);
+      return 0;
+    }
     const judged = await judgeItems(db, input, result.items, ctx, now);
     const finished = Date.now();
     const added = await db.transaction().execute(async (trx) => {
       if (!(await inputUnchanged(trx, input))) return 0;
       const stored = await storeJudged(trx, input, judged, finished);
-      await recordPollSuccess(trx, input.id, {
-        sourceState: JSON.stringify(result.state),
-        lastRun: iso(now),
-        lastSuccess: iso(finished),
-        nextRunAt: Math.max(finished + nextDelaySeconds(ctx.pollInterval, 0) * 1000, result.nextRunAt ?? 0),
-        collected: stored.added,
-        rejected: stored.rejected,
-        warnings: JSON.stringify(result.warnings ?? []),
-      });
+      await recordPollSuccess(trx, input, success(result, ctx.pollInterval, now, finished, stored.added, stored.rejected));
       await emitEvents(trx, input.contractId, input.lastError !== null ? [...stored.events, recoveredEvent(input)] : stored.events, finished);
       tally = { stored: stored.cards, rejected: stored.rejected, duplicate: stored.added - stored.cards };
       return stored.added;
@@ -139,6 +132,19 @@ export async function refreshInput(
     });
     return 0;
   }
+}
+
+/** The status a successful poll started at `now` and finished at `finished` (ms) records (`recordPollSuccess`). */
+function success(result: CollectResult, pollInterval: number, now: number, finished: number, collected: number, rejected: number) {
+  return {
+    sourceState: JSON.stringify(result.state),
+    lastRun: iso(now),
+    lastSuccess: iso(finished),
+    nextRunAt: Math.max(finished + nextDelaySeconds(pollInterval, 0) * 1000, result.nextRunAt ?? 0),
+    collected,
+    rejected,
+    warnings: JSON.stringify(result.warnings ?? []),
+  };
 }
 
 /** What webhook events name of an input (docs/api.md#webhook-events). */

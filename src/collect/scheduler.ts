@@ -1,58 +1,70 @@
 /**
- * The collector (docs/services.md#polling): every tick, pick the due inputs (active, in an active
- * collection of an active contract) and refresh them, at most `COLLECT_CONCURRENCY` at once, never
- * one input twice at once. A new or changed input is due at once, so it is polled within a tick.
+ * The collector (docs/services.md#polling): a pool of polls (`pool.ts`) that takes the due inputs
+ * (active, in an active collection of an active contract) in batches and refreshes them, at most
+ * `COLLECT_CONCURRENCY` at once and `COLLECT_HOST_CONCURRENCY` per remote host, never one input
+ * twice at once, starting the next as soon as one ends. Every tick it looks for due inputs again,
+ * so a new or changed input (due at once) is polled within a tick.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
 import { dueInputs } from '../store/inputs.ts';
+import type { InputRow } from '../store/tables.ts';
 import { createFetcher } from './fetch.ts';
 import { credentialResolver } from './credentials.ts';
-import { pollIntervalOf, refreshInput } from './refresh.ts';
+import { pollIntervalOf } from './interval.ts';
+import { startPollPool } from './pool.ts';
+import { refreshInput } from './refresh.ts';
 import { startTicker } from './ticker.ts';
 
 export interface Collector {
-  /** Picks and starts due inputs now; resolves when they are started (not finished). */
+  /** Takes due inputs now and starts what it can; resolves when they are started (not finished). */
   tick(): Promise<void>;
-  /** Resolves when every poll under way has finished. */
+  /** Resolves when every poll under way has finished and no more are due. */
   idle(): Promise<void>;
   /** Stops taking work, waits for the polls under way, and closes outbound connections. */
   stop(): Promise<void>;
 }
 
+/** The fetcher of a collector process: guarded, at most COLLECT_HOST_CONCURRENCY requests per origin (`fetch.ts`). */
+export function collectorFetcher(config: Config) {
+  return createFetcher({ allowPrivate: config.allowPrivateFetch, connectionsPerOrigin: config.collectHostConcurrency });
+}
+
+/**
+ * Polls one input with the collector's settings (`refresh.ts`), its interval from `pollIntervalOf`;
+ * a claimed input (PostgreSQL, `claimDueInputs`) carries the time it was due, `dueAt`, for the
+ * collection lag (lib/metrics.ts), as its `nextRunAt` is then the claim's.
+ */
+export function pollWith(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, fetch: ReturnType<typeof collectorFetcher>) {
+  const { db, config, log } = deps;
+  const credentials = credentialResolver(db, config);
+  return (input: InputRow & { dueAt?: number }) =>
+    refreshInput(db, input, { fetch, services: config.services, credentials, quotas: config.quotas, pollInterval: pollIntervalOf(input, config), ...(input.dueAt !== undefined ? { dueAt: input.dueAt } : {}), ...(log ? { log } : {}) });
+}
+
 /** Starts the collector; `tickMs` is the time between two looks for due inputs (default 1000). */
 export function startCollector(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, tickMs = 1000): Collector {
   const { db, config, log } = deps;
-  const fetcher = createFetcher({ allowPrivate: config.allowPrivateFetch });
-  const running = new Map<string, Promise<unknown>>();
-  let stopping = false;
-
-  async function pick(): Promise<void> {
-    const free = config.collectConcurrency - running.size;
-    if (stopping || free <= 0) return;
-    const due = await dueInputs(db, Date.now(), free, [...running.keys()]);
-    for (const input of due) {
-      const pollInterval = pollIntervalOf(input, config);
-      const poll = refreshInput(db, input, { fetch: fetcher, services: config.services, credentials: credentialResolver(db, config), quotas: config.quotas, pollInterval, ...(log ? { log } : {}) })
-        .catch((err: unknown) => log?.error({ err, input: input.id }, 'poll failed'))
-        .finally(() => running.delete(input.id));
-      running.set(input.id, poll);
-    }
-  }
-
-  const ticker = startTicker(pick, tickMs, log);
+  const fetcher = collectorFetcher(config);
+  const pool = startPollPool({
+    concurrency: config.collectConcurrency,
+    hostConcurrency: config.collectHostConcurrency,
+    take: (limit, exclude) => dueInputs(db, Date.now(), limit, exclude),
+    poll: pollWith(deps, fetcher),
+    ...(log ? { log } : {}),
+  });
+  const ticker = startTicker(pool.fill, tickMs, log);
 
   return {
     tick: ticker.tick,
     async idle() {
       await ticker.idle();
-      await Promise.all(running.values());
+      await pool.idle();
     },
     async stop() {
-      stopping = true;
       await ticker.stop();
-      await Promise.all(running.values());
+      await pool.stop();
       await fetcher.close();
     },
   };

@@ -1,5 +1,5 @@
 /**
- * The beat both collectors keep (in-process on SQLite, pg-boss on PostgreSQL): run `work` now
+ * The beat both collectors keep (in-process on SQLite, claiming on PostgreSQL): run `work` now
  * and every `everyMs` ms, never two runs at once (a tick during a run joins it); a failed run is
  * logged and the next tick goes on. `stop()` ends the beat and waits for the run under way.
  */

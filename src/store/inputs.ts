@@ -109,6 +109,16 @@ export async function claimDueInputs(db: Db, now: number, limit: number, leaseMs
 }
 
 /**
+ * Gives back claims (`claimDueInputs`) of inputs not polled: each input whose `nextRunAt` is
+ * still its claim's value is due again at `now` (ms), for any process to claim.
+ */
+export async function releaseClaims(db: Db, claimed: Pick<InputRow, 'id' | 'nextRunAt'>[], now: number): Promise<void> {
+  for (const [claim, inputs] of Map.groupBy(claimed, (input) => input.nextRunAt)) {
+    await db.updateTable('inputs').set({ nextRunAt: now }).where('id', 'in', inputs.map((input) => input.id)).where('nextRunAt', '=', claim).execute();
+  }
+}
+
+/**
  * Whether `input` is still as the collector read it (same `lastModified`), inside the poll's
  * transaction: a poll of an input changed meanwhile is dropped, as the change scheduled a new one.
  */
@@ -118,17 +128,19 @@ export async function inputUnchanged(trx: Transaction<Database>, input: Pick<Inp
 }
 
 /**
- * Records a successful poll of input `id`: the connector's new `sourceState` (JSON), the times
+ * Records a successful poll of `input`: the connector's new `sourceState` (JSON), the times
  * (`lastRun`, `lastSuccess` ISO 8601; `nextRunAt` ms), no error, no failures, this poll's
  * `warnings` (a JSON array, docs/api.md#input-status) in place of the last ones, and `collected`
- * and `rejected` grown by this poll's new items and rejections (in SQL, so concurrent writers add up).
+ * and `rejected` grown by this poll's new items and rejections (in SQL, so concurrent writers add
+ * up); unless the input was changed since it was read (same test as `inputUnchanged`, in the same
+ * statement, so a poll with nothing to store needs no transaction). Returns whether it was recorded.
  */
 export async function recordPollSuccess(
-  trx: Transaction<Database>,
-  id: string,
+  db: Db | Transaction<Database>,
+  input: Pick<InputRow, 'id' | 'lastModified'>,
   poll: { sourceState: string; lastRun: string; lastSuccess: string; nextRunAt: number; collected: number; rejected: number; warnings: string },
-): Promise<void> {
-  await trx
+): Promise<boolean> {
+  const result = await db
     .updateTable('inputs')
     .set({
       sourceState: poll.sourceState,
@@ -141,8 +153,10 @@ export async function recordPollSuccess(
       collected: sql<number>`collected + ${poll.collected}`,
       rejected: sql<number>`rejected + ${poll.rejected}`,
     })
-    .where('id', '=', id)
-    .execute();
+    .where('id', '=', input.id)
+    .where('lastModified', '=', input.lastModified)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /**

@@ -26,6 +26,7 @@ import * as dedupePrints from './migrations/2026-11-28-dedupe-prints.ts';
 import * as quotasUsage from './migrations/2026-11-28-quotas-usage.ts';
 import * as webhooksOutbox from './migrations/2026-11-28-webhooks-outbox.ts';
 import * as feeds from './migrations/2026-11-29-feeds.ts';
+import * as inputInterval from './migrations/2026-11-29-input-interval.ts';
 import * as readIndexes from './migrations/2026-11-29-read-indexes.ts';
 import * as retention from './migrations/2026-11-29-retention.ts';
 import * as trending from './migrations/2026-11-29-trending.ts';
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-28-quotas-usage': quotasUsage,
   '2026-11-28-webhooks-outbox': webhooksOutbox,
   '2026-11-29-feeds': feeds,
+  '2026-11-29-input-interval': inputInterval,
   '2026-11-29-read-indexes': readIndexes,
   '2026-11-29-retention': retention,
   '2026-11-29-trending': trending,

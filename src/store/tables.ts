@@ -165,6 +165,8 @@ export interface InputTable extends Audited {
   feedSince: ColumnType<number | null, number | null | undefined, number | null>;
   /** When the last pushed or streamed event for it arrived (ms), or null. */
   lastEventAt: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The input's own seconds between polls (`interval`, docs/api.md#inputs), or null: the service's (migration input-interval). */
+  pollInterval: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** How an input is fed (docs/api.md#input-status). */

@@ -1,6 +1,6 @@
 /**
  * Input row → the input (docs/api.md#inputs) with the common record fields and the read-only
- * `status` (docs/api.md#input-status). `filterId` and the location fields appear only when set.
+ * `status` (docs/api.md#input-status). `filterId`, `credentialId`, `interval` and the location fields appear only when set.
  */
 import { type Static, Type } from 'typebox';
 import { iso } from '../../lib/time.ts';
@@ -22,6 +22,7 @@ export function presentInput(row: InputRow): Static<typeof Input> {
     ...(row.longitude !== null ? { longitude: row.longitude } : {}),
     ...(row.radius !== null ? { radius: row.radius } : {}),
     display: row.display === 1,
+    ...(row.pollInterval !== null ? { interval: row.pollInterval } : {}),
     ...recordFields(row),
     status: {
       lastRun: row.lastRun,

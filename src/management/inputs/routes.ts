@@ -80,6 +80,7 @@ function settingsOf(body: InputReplace) {
     radius: body.radius ?? null,
     display: body.display === false ? 0 : 1,
     active: body.active === false ? 0 : 1,
+    pollInterval: body.interval ?? null,
   };
 }
 
@@ -96,6 +97,7 @@ async function checkCredential(db: Db, id: string, contractId: string, service: 
 
 export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   serviceRoutes(app, { db, config });
+  const intervalLimits = { min: config.pollIntervalMin, max: config.pollIntervalMax };
   app.post('/collection/inputs', { schema: schemas.create }, async (request, reply) => {
     const principal = await authenticate(db, request);
     const bulk = Array.isArray(request.body);
@@ -111,7 +113,7 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
     bodies.forEach((body, i) => {
       const prefix = bulk ? `[${i}]` : '';
       if (!isValid(InputCreate, body, invalid, prefix)) return;
-      invalid.push(...inputRules(body, prefix, config.allowPrivateFetch));
+      invalid.push(...inputRules(body, intervalLimits, prefix, config.allowPrivateFetch));
       inputs.push(body);
     });
     if (invalid.length) throw validationError(invalid);
@@ -174,7 +176,7 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
     const principal = await authenticate(db, request);
     const current = await owned(db, INPUT, request.params.id, principal);
     const body = check(InputReplace, request.body);
-    const invalid = inputRules(body, '', config.allowPrivateFetch);
+    const invalid = inputRules(body, intervalLimits, '', config.allowPrivateFetch);
     if (body.contractId !== undefined && body.contractId !== current.contractId) {
       invalid.push({ propertyName: 'contractId', message: 'contractId cannot be changed', propertyValue: body.contractId, code: VALIDATION_CODES.format });
     }

@@ -24,6 +24,7 @@ const settings = {
   radius: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 50_000 })),
   display: Type.Optional(Type.Boolean()),
   active: Type.Optional(Type.Boolean()),
+  interval: Type.Optional(Type.Integer({ minimum: 1, description: "seconds between two polls of this input, within the operator's POLL_INTERVAL_MIN–POLL_INTERVAL_MAX (docs/configuration.md#collector); absent: the service's interval" })),
 };
 
 /** POST body: contract and collection required (docs/api.md#inputs). */
@@ -93,11 +94,12 @@ export function fieldsOf(type: string): string[] {
 
 /**
  * The rules of docs/api.md#inputs and docs/services.md beyond the schema, for one input body;
- * `prefix` is the element path (`[3]`) for bulk bodies; `allowPrivateFetch` (ALLOW_PRIVATE_FETCH)
- * admits the forms that name a local server (docs/services.md#mastodon). Returns the offending
- * properties (empty when valid).
+ * `limits` the operator's interval range (POLL_INTERVAL_MIN, POLL_INTERVAL_MAX, s); `prefix` is
+ * the element path (`[3]`) for bulk bodies; `allowPrivateFetch` (ALLOW_PRIVATE_FETCH) admits the
+ * forms that name a local server (docs/services.md#mastodon). Returns the offending properties
+ * (empty when valid).
  */
-export function inputRules(body: InputReplace, prefix = '', allowPrivateFetch = false): Invalid[] {
+export function inputRules(body: InputReplace, limits: { min: number; max: number }, prefix = '', allowPrivateFetch = false): Invalid[] {
   const at = (name: string) => (prefix ? `${prefix}.${name}` : name);
   const invalid: Invalid[] = [];
   const service = serviceRow(body.service);
@@ -116,6 +118,9 @@ export function inputRules(body: InputReplace, prefix = '', allowPrivateFetch = 
     } else if (body.type !== 'location' && body[name] !== undefined) {
       invalid.push({ propertyName: at(name), message: `${name} is only allowed for type location`, propertyValue: body[name], code: VALIDATION_CODES.type });
     }
+  }
+  if (body.interval !== undefined && (body.interval < limits.min || body.interval > limits.max)) {
+    invalid.push({ propertyName: at('interval'), message: `interval must be between ${limits.min} and ${limits.max} seconds`, propertyValue: body.interval, code: VALIDATION_CODES.range });
   }
   const problem = service?.checkInput?.(body.input, { allowPrivateFetch });
   if (problem) invalid.push({ propertyName: at('input'), message: problem, propertyValue: body.input, code: VALIDATION_CODES.format });

@@ -1,0 +1,164 @@
+/**
+ * The pool of polls both collectors run (docs/services.md#polling): in-process on SQLite
+ * (`scheduler.ts`) and per process on PostgreSQL (`shared.ts`); they differ only in how they take
+ * due inputs from the database.
+ *
+ * - At most `concurrency` polls under way; when one ends, the next waiting input starts at once,
+ *   without waiting for the tick, so a process makes about `concurrency` ÷ (mean poll time)
+ *   polls a second, however short or long its polls are.
+ * - Due inputs are taken from the database in batches, as many as there are slots that no
+ *   waiting input can fill, into a waiting list: again once a quarter of the slots are free
+ *   (not one query per freed slot) while the last batch was full (more are due), else at the
+ *   next `fill()` (the collector's tick). A process never takes more than it can start, so on
+ *   PostgreSQL due inputs it cannot poll now stay for the other processes.
+ * - Politeness: at most `hostConcurrency` polls of one remote host (`hostOf`) under way at once.
+ *   An input whose host is busy waits in the list while inputs of other hosts start, and batches
+ *   keep coming while nothing else can start, so a thousand due feeds on one host do not hold
+ *   up the others (the list holds at most `MAX_WAITING` inputs). The fetcher bounds the requests
+ *   themselves per origin (`fetch.ts`), which also covers redirects and API calls to other hosts.
+ * - An input taken but not started within `maxWaitMs` (a busy host) is dropped from the list: it
+ *   is still due and is taken again (on PostgreSQL, once its claim has run out).
+ * - `stop()`: nothing new starts, the inputs waiting are handed to `release`, the polls under way
+ *   finish.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { InputRow } from '../store/tables.ts';
+
+/** Most inputs waiting for a free slot or host in one process. */
+export const MAX_WAITING = 5000;
+
+export interface PollPoolOptions {
+  /** Polls under way at once (COLLECT_CONCURRENCY). */
+  concurrency: number;
+  /** Polls of one host under way at once (COLLECT_HOST_CONCURRENCY). */
+  hostConcurrency: number;
+  /** Up to `limit` due inputs, soonest due first, none of `exclude` (the ids waiting or under way). */
+  take(limit: number, exclude: string[]): Promise<InputRow[]>;
+  /** Polls one input; a rejection is logged. */
+  poll(input: InputRow): Promise<unknown>;
+  /** An input waiting longer than this (ms) is dropped; default: never. */
+  maxWaitMs?: number;
+  /** Receives the inputs still waiting when the pool stops (e.g. to give their claims back). */
+  release?(inputs: InputRow[]): Promise<void>;
+  log?: FastifyBaseLogger;
+}
+
+export interface PollPool {
+  /** Takes due inputs now (unless a take is under way: then joins it) and starts what it can. */
+  fill(): Promise<void>;
+  /** Resolves when no poll is under way and no take is (the inputs due now are all polled). */
+  idle(): Promise<void>;
+  /** Starts nothing more, releases the waiting inputs, resolves when the polls under way end. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The remote host an input's polls go to, the key of politeness: the host name of an input that
+ * is a URL (feeds), else the service (an API's inputs all go to its one base URL).
+ */
+export function hostOf(input: Pick<InputRow, 'service' | 'input'>): string {
+  if (/^https?:\/\//i.test(input.input)) {
+    try {
+      return new URL(input.input).hostname;
+    } catch {
+      // Not a URL after all: the service's key.
+    }
+  }
+  return `service:${input.service}`;
+}
+
+interface Waiting {
+  input: InputRow;
+  host: string;
+  /** When it was taken, ms. */
+  since: number;
+}
+
+export function startPollPool(options: PollPoolOptions): PollPool {
+  const { concurrency, hostConcurrency, take, log } = options;
+  const waiting: Waiting[] = [];
+  const running = new Map<string, Promise<void>>();
+  const busy = new Map<string, number>();
+  let filling: Promise<void> | undefined;
+  /** The last take returned a full batch: more inputs are probably due. */
+  let more = false;
+  let stopping = false;
+
+  const hostFree = (host: string) => (busy.get(host) ?? 0) < hostConcurrency;
+  const startable = () => waiting.reduce((n, w) => (hostFree(w.host) ? n + 1 : n), 0);
+
+  function launch(entry: Waiting): void {
+    const { input, host } = entry;
+    busy.set(host, (busy.get(host) ?? 0) + 1);
+    const poll = options
+      .poll(input)
+      .then(
+        () => undefined,
+        (err: unknown) => log?.error({ err, input: input.id }, 'poll failed'),
+      )
+      .finally(() => {
+        running.delete(input.id);
+        const left = busy.get(host)! - 1;
+        if (left > 0) busy.set(host, left);
+        else busy.delete(host);
+        start();
+        if (more && unfilled() >= Math.max(1, Math.floor(concurrency / 4))) void fill();
+      });
+    running.set(input.id, poll);
+  }
+
+  /** Starts waiting inputs while slots are free, skipping those whose host is busy. */
+  function start(): void {
+    if (stopping) return;
+    const now = Date.now();
+    for (let i = 0; i < waiting.length && running.size < concurrency; ) {
+      const entry = waiting[i]!;
+      if (options.maxWaitMs !== undefined && now - entry.since > options.maxWaitMs) {
+        waiting.splice(i, 1);
+      } else if (!hostFree(entry.host)) {
+        i++;
+      } else {
+        waiting.splice(i, 1);
+        launch(entry);
+      }
+    }
+  }
+
+  /** Slots that no waiting input can fill now. */
+  const unfilled = () => concurrency - running.size - startable();
+
+  async function takeBatches(): Promise<void> {
+    // Bounded: each round either adds a full batch (the list is capped) or ends. Only as many as
+    // there are slots to fill: a process does not hoard due inputs (claims) it cannot start.
+    while (!stopping && unfilled() > 0 && waiting.length < MAX_WAITING) {
+      const limit = Math.min(unfilled(), MAX_WAITING - waiting.length);
+      const exclude = [...running.keys(), ...waiting.map((w) => w.input.id)];
+      const rows = await take(limit, exclude);
+      const now = Date.now();
+      for (const input of rows) waiting.push({ input, host: hostOf(input), since: now });
+      more = rows.length === limit;
+      start();
+      if (!more) break;
+    }
+  }
+
+  function fill(): Promise<void> {
+    return (filling ??= takeBatches()
+      .catch((err: unknown) => log?.error({ err }, 'taking due inputs failed'))
+      .finally(() => (filling = undefined)));
+  }
+
+  return {
+    fill,
+    async idle() {
+      for (let rounds = 0; (filling || running.size) && rounds < 1_000_000; rounds++) await Promise.all([filling, ...running.values()]);
+    },
+    async stop() {
+      stopping = true;
+      await filling;
+      const left = waiting.splice(0).map((w) => w.input);
+      if (left.length && options.release) await options.release(left).catch((err: unknown) => log?.error({ err }, 'releasing inputs failed'));
+      await Promise.all(running.values());
+    },
+  };
+}
