@@ -248,6 +248,7 @@ export const bluesky: Connector = {
   // limit (`ratelimit-remaining: 0`) holds further lookups until `ratelimit-reset`.
   kudos: {
     batch: 25,
+    anonymous: true,
     async lookup(_input, itemIds, ctx) {
       const uris = itemIds.map(blueskyPostUri).filter((uri) => uri !== null);
       if (!uris.length) return { kudos: new Map() };
