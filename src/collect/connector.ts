@@ -77,6 +77,11 @@ export interface CollectResult {
 export interface KudosLookup {
   batch: number;
   /**
+   * The lookup reads a public API and needs no credential (Bluesky's AppView): it runs for an
+   * input whose contract has none, as a poll of such an input does; others wait for one.
+   */
+  anonymous?: boolean;
+  /**
    * The kudos (as `collect` would make them) of those of `itemIds` (Sluice item ids of `input`'s
    * service) the source still has; items it no longer shows are left out. Throws `SourceError`
    * (with `retryAfterMs` for a rate limit) like `collect`.

@@ -3,7 +3,8 @@
  * (every `tickMs`, default 30 s) claims the items of ranked collections due for a fresh read of
  * their engagement (`store/kudos.ts`), looks them up in batches with their service's batch
  * lookup (`Connector.kudos`), with the credential and within the quota a poll of their input
- * would use (`credentials.ts`, `quotas.ts`), and writes what it read (`updateKudos`: kudos,
+ * would use (`credentials.ts`, `quotas.ts`; a lookup of a public API, `anonymous`, also without
+ * one), and writes what it read (`updateKudos`: kudos,
  * score, trending score; state untouched). On PostgreSQL the claim hands each item to one process.
  *
  * Batches are per input (its credential) and collection, at most the lookup's batch size. A
@@ -46,7 +47,7 @@ export function startKudosRefresh(deps: { db: Db; config: Config; log?: FastifyB
     const lookup = connectorFor(first!.service)?.kudos;
     if (!input || !lookup) return;
     const resolved = await credentialResolver(db, config).resolve(input, { fetch: fetcher, now });
-    if (resolved.missing) return;
+    if (resolved.missing && !lookup.anonymous) return;
     const key = `${input.service} ${resolved.credential?.id ?? 'environment'}`;
     if ((heldUntil.get(key) ?? 0) > now) return;
     try {

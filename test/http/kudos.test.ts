@@ -1,9 +1,11 @@
 /**
  * Kudos that keep counting (docs/services.md#kudos-refresh), through HTTP on a real database with
- * local fake X and YouTube APIs whose counters change between two lookups: the refresh reads the
- * items of ranked collections in batches (`GET /2/tweets?ids=`, `videos.list`), updates their
- * kudos and `kudos.updated` and leaves their state alone; a spent X rate limit holds further
- * lookups until its reset; realtime collections and items older than the window are not read.
+ * local fake X, YouTube, Bluesky and Facebook APIs whose counters change between two lookups: the
+ * refresh reads the items of ranked collections in batches (`GET /2/tweets?ids=`, `videos.list`,
+ * `app.bsky.feed.getPosts` 25 at a time, the Graph API's `?ids=`), updates their kudos and
+ * `kudos.updated` and leaves their state alone; a spent rate limit (X's reset header, a 429 from
+ * Bluesky, Meta's usage headers and throttling errors) holds further lookups until its reset;
+ * realtime collections and items older than the window are not read.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -232,5 +234,143 @@ describe('kudos refresh: YouTube', () => {
     expect(lookup.query.get('part')).toBe('statistics');
     expect(lookup.query.get('id')).toBe(video.id);
     expect((await queue(ctx, tenant, ranked.slug)).get(id)!.kudos).toMatchObject({ youtube_views: 12000, youtube_likes: 400, youtube_comments: 32, score: 432 });
+  });
+});
+
+describe('kudos refresh: Bluesky', () => {
+  const DID = 'did:plc:kvwvcn5iqfooopmyzvb4qzba';
+  const recorded = fixtureJson('bluesky', 'getPostThread_postView_recordWithMedia.json').thread.post;
+  /** The recorded postView as post `rkey` of the same author, made `minutes` ago, with `likes` likes. */
+  const post = (rkey: string, minutes: number, likes: number) => {
+    const at = new Date(Date.now() - minutes * MINUTE).toISOString();
+    return { ...recorded, uri: `at://${DID}/app.bsky.feed.post/${rkey}`, record: { ...recorded.record, createdAt: at }, indexedAt: at, likeCount: likes, repostCount: 1, replyCount: 0, quoteCount: 0 };
+  };
+  /** 30 posts: more than one getPosts request (25) reads. */
+  const rkeys = Array.from({ length: 30 }, (_, i) => `3kpost${String(i).padStart(2, '0')}`);
+  const minutes = new Map(rkeys.map((rkey, i) => [rkey, 5 + i]));
+  const getPosts = '/xrpc/app.bsky.feed.getPosts';
+
+  it('reads 25 posts a request from the public AppView, even for a contract without an account, and updates their kudos', async () => {
+    let likes = 2;
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/xrpc/app.bsky.feed.getAuthorFeed') return { body: { feed: rkeys.map((rkey) => ({ post: post(rkey, minutes.get(rkey)!, likes) })) } };
+      // The first post was deleted since: getPosts leaves it out.
+      if (req.path === getPosts) return { body: { posts: req.query.getAll('uris').map((uri) => uri.split('/').pop()!).filter((rkey) => rkey !== rkeys[0]).map((rkey) => post(rkey, minutes.get(rkey)!, likes)) } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    // No installation-wide account: getPosts, like getAuthorFeed, needs none.
+    const { ctx, tenant, ranked } = await setUp(api, { BLUESKY_API_URL: api.base, SHARED_CREDENTIALS: 'false' });
+    await addInput(ctx, tenant, ranked.id, { service: 'bluesky', type: 'user', input: DID });
+    await collect(ctx);
+    const before = await queue(ctx, tenant, ranked.slug);
+    expect(before.size).toBe(30);
+    const id = (rkey: string) => `bluesky_${DID}_${rkey}`;
+    expect(before.get(id(rkeys[1]!))!.kudos).toMatchObject({ bluesky_likes: 2, score: 4 });
+
+    likes = 20;
+    await sleep(1100);
+    await refresher(ctx).tick();
+    const batches = lookups(api, getPosts);
+    expect(batches.map((req) => req.query.getAll('uris').length).sort((a, b) => a - b)).toEqual([5, 25]);
+    expect(batches.flatMap((req) => req.query.getAll('uris')).sort()).toEqual(rkeys.map((rkey) => `at://${DID}/app.bsky.feed.post/${rkey}`));
+    expect(batches.every((req) => req.headers.authorization === undefined)).toBe(true);
+
+    const after = await queue(ctx, tenant, ranked.slug);
+    for (const rkey of rkeys.slice(1)) {
+      expect(after.get(id(rkey))!.kudos).toMatchObject({ bluesky_likes: 20, bluesky_reposts: 1, score: 22 });
+      expect(after.get(id(rkey))!.kudos.updated).toEqual(expect.any(String));
+      expect(after.get(id(rkey))!.state).toBe(before.get(id(rkey))!.state);
+    }
+    expect(after.get(id(rkeys[0]!))!.kudos).toEqual(before.get(id(rkeys[0]!))!.kudos);
+  });
+
+  it('a 429 holds every further lookup of the service, the second batch of the same beat too', async () => {
+    const reset = Math.ceil(Date.now() / 1000) + 600;
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/xrpc/app.bsky.feed.getAuthorFeed') return { body: { feed: rkeys.map((rkey) => ({ post: post(rkey, minutes.get(rkey)!, 3) })) } };
+      if (req.path === getPosts) return { status: 429, headers: { 'ratelimit-remaining': '0', 'ratelimit-reset': String(reset) }, body: { error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api, { BLUESKY_API_URL: api.base });
+    await addInput(ctx, tenant, ranked.id, { service: 'bluesky', type: 'user', input: DID });
+    await collect(ctx);
+    await sleep(1100);
+    const refresh = refresher(ctx);
+    await refresh.tick();
+    expect(lookups(api, getPosts)).toHaveLength(1);
+    await sleep(1100); // due again, but held until the reset
+    await refresh.tick();
+    expect(lookups(api, getPosts)).toHaveLength(1);
+    const kudos = [...(await queue(ctx, tenant, ranked.slug)).values()].map((item) => item.kudos);
+    expect(kudos).toHaveLength(30);
+    expect(kudos.every((k) => k.bluesky_likes === 3 && k.updated === undefined)).toBe(true);
+  });
+});
+
+describe('kudos refresh: Facebook (Graph API)', () => {
+  const recorded: Array<Record<string, any> & { id: string }> = fixtureJson('facebook', 'page_feed_fields_p1.json').data;
+  /** The recorded page posts, made in the last hour. */
+  const posts = recorded.map((p, i) => ({ ...p, created_time: new Date(Date.now() - (10 + i) * MINUTE).toISOString() }));
+  /** A post as the multiple-id read answers it, with `reactions` reactions. */
+  const counters = (p: Record<string, any> & { id: string }, reactions: number) =>
+    ({ id: p.id, shares: p.shares, reactions: { data: [], summary: { total_count: reactions } }, comments: { data: [], summary: { total_count: p.comments.summary.total_count } } });
+  const env = (api: FakeApi) => ({ FACEBOOK_API_URL: `${api.base}/v25.0`, FACEBOOK_ACCESS_TOKEN: 'page-token' });
+
+  it('reads reactions, shares and comments with one multiple-id read; usage near the limit holds further lookups', async () => {
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/v25.0/FacebookforDevelopers/posts') return { body: { data: posts } };
+      if (req.path === '/v25.0/') {
+        return { headers: { 'x-app-usage': '{"call_count":95,"total_cputime":5,"total_time":5}' },
+          body: Object.fromEntries(req.query.get('ids')!.split(',').map((id) => [id, counters(posts.find((p) => p.id === id)!, 1000)])) };
+      }
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api, env(api));
+    await addInput(ctx, tenant, ranked.id, { service: 'facebook', type: 'page', input: 'FacebookforDevelopers' });
+    await collect(ctx);
+    const first = `facebook_${posts[0]!.id}`;
+    const before = await queue(ctx, tenant, ranked.slug);
+    expect(before.get(first)!.kudos).toMatchObject({ facebook_likes: 125, facebook_shares: 10, facebook_comments: 13, score: 158 });
+
+    await sleep(1100);
+    const refresh = refresher(ctx);
+    await refresh.tick();
+    const [read, ...more] = lookups(api, '/v25.0/');
+    expect(more).toEqual([]);
+    expect(read!.query.get('ids')!.split(',').sort()).toEqual(posts.map((p) => p.id).sort());
+    expect(read!.query.get('fields')).toBe('id,shares,reactions.summary(total_count).limit(0),comments.summary(total_count).limit(0)');
+    expect(read!.headers.authorization).toBe('Bearer page-token');
+    const after = await queue(ctx, tenant, ranked.slug);
+    expect(after.get(first)!.kudos).toMatchObject({ facebook_likes: 1000, facebook_shares: 10, facebook_comments: 13, score: 1033 });
+    expect(after.get(first)!.kudos.updated).toEqual(expect.any(String));
+    expect(after.get(first)!.state).toBe(before.get(first)!.state);
+
+    await sleep(1100); // due again, but the app's usage was at 95 %: held for an hour
+    await refresh.tick();
+    expect(lookups(api, '/v25.0/')).toHaveLength(1);
+  });
+
+  it('a throttling error (code 32) holds further lookups, and the posts keep their kudos', async () => {
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/v25.0/FacebookforDevelopers/posts') return { body: { data: posts } };
+      if (req.path === '/v25.0/') return { status: 403, body: { error: { message: 'Page request limit reached', type: 'OAuthException', code: 32 } } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api, env(api));
+    await addInput(ctx, tenant, ranked.id, { service: 'facebook', type: 'page', input: 'FacebookforDevelopers' });
+    await collect(ctx);
+    await sleep(1100);
+    const refresh = refresher(ctx);
+    await refresh.tick();
+    await sleep(1100);
+    await refresh.tick();
+    expect(lookups(api, '/v25.0/')).toHaveLength(1);
+    const item = (await queue(ctx, tenant, ranked.slug)).get(`facebook_${posts[0]!.id}`)!;
+    expect(item.kudos).toMatchObject({ facebook_likes: 125 });
+    expect(item.kudos.updated).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { failureCases, fixtureJson, useSourceServer } from '../../../test/source-server.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { bluesky, blueskyItem, facetsToHtml, jetstreamItem } from './bluesky.ts';
+import { bluesky, blueskyItem, blueskyPostUri, facetsToHtml, jetstreamItem } from './bluesky.ts';
 
 // The postView is real (getPostThread_postView_recordWithMedia.json: `thread.post`); the
 // getAuthorFeed ({cursor, feed:[{post, reason?}]}) and searchPosts ({cursor, hitsTotal, posts})
@@ -132,6 +132,67 @@ describe('bluesky', () => {
     const error = await bluesky.collect(input('user', 'test.marshal.dev'), {}, ctx()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceError);
     expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+});
+
+describe('bluesky kudos lookup (docs/services.md#kudos-refresh)', () => {
+  const lookup = bluesky.kudos!;
+  const id = (p: Record<string, unknown>) => blueskyItem(p)!.id;
+
+  it.each([
+    ['bluesky_did:plc:kvwvcn5iqfooopmyzvb4qzba_3kaheyt6vpc22', 'at://did:plc:kvwvcn5iqfooopmyzvb4qzba/app.bsky.feed.post/3kaheyt6vpc22'],
+    ['bluesky_did:web:example.com_3kxyz', 'at://did:web:example.com/app.bsky.feed.post/3kxyz'],
+    ['bluesky_did:plc:abc', null], // no record key
+    ['bluesky_3kxyz', null],
+    ['bluesky_did:plc:abc_3k/../x', null],
+    ['twitter_1001', null],
+    ['', null],
+  ])('reads the post URI of %j', (itemId, uri) => {
+    expect(blueskyPostUri(itemId)).toBe(uri);
+  });
+
+  it('reads up to 25 posts with getPosts on the public AppView, without auth, and maps them as collect does', async () => {
+    const bumped = { ...post, likeCount: 7, repostCount: 3, replyCount: 1, quoteCount: 2 };
+    const stranger = { ...post, uri: 'at://did:plc:other/app.bsky.feed.post/3kstranger', likeCount: 99 };
+    server.handle(() => ({ body: { posts: [bumped, newer, stranger] } }));
+    const asked = [id(post), id(newer), 'twitter_1001', 'bluesky_did:plc:gone_3kgone'];
+    const { kudos, nextAt } = await lookup.lookup(input('keyword', 'python sdk'), asked, ctx(creds));
+    expect(lookup.batch).toBe(25);
+    expect(server.requests).toHaveLength(1);
+    const [req] = server.requests;
+    expect(req!.parsed.pathname).toBe('/appview/xrpc/app.bsky.feed.getPosts');
+    expect(req!.parsed.searchParams.getAll('uris')).toEqual([post.uri, newer.uri, 'at://did:plc:gone/app.bsky.feed.post/3kgone']);
+    expect(req!.headers.authorization).toBeUndefined();
+    // The post the lookup did not ask for is not taken; the one the AppView no longer has is absent.
+    expect(Object.fromEntries(kudos)).toEqual({
+      [id(post)]: { score: 7 + 2 * 3 + 1, bluesky_likes: 7, bluesky_reposts: 3, bluesky_replies: 1, bluesky_quotes: 2 },
+      [id(newer)]: blueskyItem(newer)!.kudos,
+    });
+    expect(nextAt).toBeUndefined();
+  });
+
+  it('asks nothing for ids that are not Bluesky posts', async () => {
+    expect((await lookup.lookup(input('user', 'x'), ['twitter_1', 'bluesky_nope'], ctx())).kudos.size).toBe(0);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('holds further lookups until ratelimit-reset when ratelimit-remaining is 0', async () => {
+    server.handle(() => ({ headers: { 'ratelimit-remaining': '0', 'ratelimit-reset': String(NOW / 1000 + 300) }, body: { posts: [post] } }));
+    const { kudos, nextAt } = await lookup.lookup(input('user', 'x'), [id(post)], ctx());
+    expect(kudos.size).toBe(1);
+    expect(nextAt).toBe(NOW + 300_000);
+  });
+
+  it.each(failureCases(NOW))('$name', async ({ reply, permanent, retryAfterMs }) => {
+    server.handle(() => reply);
+    const error = await lookup.lookup(input('user', 'x'), [id(post)], ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+
+  it('fails, transiently, on an answer without a list of posts', async () => {
+    server.handle(() => ({ body: { feed: [] } }));
+    await expect(lookup.lookup(input('user', 'x'), [id(post)], ctx())).rejects.toMatchObject({ permanent: false, message: 'bluesky answered without a list of posts' });
   });
 });
 

@@ -12,6 +12,9 @@
  *   the credential collects nothing instead of failing.
  * - `jetstreamItem`, `blueskyProfiles`, `blueskyDid`: what the Jetstream listener needs of this
  *   connector (a streamed record as an item, authors' handles, a user input's DID).
+ * - kudos refresh (docs/services.md#kudos-refresh): `app.bsky.feed.getPosts?uris=…` on
+ *   `BLUESKY_API_URL` (public, no auth, whatever the input type; at most 25 uris,
+ *   https://docs.bsky.app/docs/api/app-bsky-feed-get-posts), each post read by `blueskyItem`.
  *
  * Both lists are newest first; the cursor is the newest post date seen (`since=` on search).
  * Item ids are `bluesky_<author DID>_<record key>`; dates follow the docs' `sortAt` rule
@@ -107,6 +110,16 @@ export function blueskyItem(post: Json): ContentItem | null {
     kudos: kudos('bluesky', { likes, shares: reposts, comments: replies }, { likes, reposts, replies, quotes: num(post.quoteCount) }),
     ...(lang && { language: lang }),
   };
+}
+
+/**
+ * The `at://` URI of the post behind a Sluice item id (`bluesky_<author DID>_<record key>`, as
+ * `blueskyItem` makes it), or null for an id that is not one. The DIDs Bluesky issues (`did:plc`,
+ * `did:web`) hold no `_`, so the first `_` after the DID ends it.
+ */
+export function blueskyPostUri(itemId: string): string | null {
+  const m = /^bluesky_(did:[a-z]+:[^_/]+)_([^/]+)$/.exec(itemId);
+  return m ? `at://${m[1]}/app.bsky.feed.post/${m[2]}` : null;
 }
 
 /** Where the AppView's CDNs serve a post's blobs (the URLs the `#view` embeds carry). */
@@ -231,6 +244,28 @@ async function session(ctx: CollectContext, renew: boolean): Promise<string> {
 /** The Bluesky connector; see the module docstring. State: `Seen`. */
 export const bluesky: Connector = {
   service: 'bluesky',
+  // app.bsky.feed.getPosts reads up to 25 posts at once (docs/services.md#kudos-refresh); a spent
+  // limit (`ratelimit-remaining: 0`) holds further lookups until `ratelimit-reset`.
+  kudos: {
+    batch: 25,
+    anonymous: true,
+    async lookup(_input, itemIds, ctx) {
+      const uris = itemIds.map(blueskyPostUri).filter((uri) => uri !== null);
+      if (!uris.length) return { kudos: new Map() };
+      const query = new URLSearchParams(uris.map((uri): [string, string] => ['uris', uri]));
+      const res = await getJson(ctx, `${ctx.services.bluesky.apiUrl}/xrpc/app.bsky.feed.getPosts?${query}`);
+      const posts = obj(res.body).posts;
+      if (!Array.isArray(posts)) throw new SourceError('bluesky answered without a list of posts');
+      const wanted = new Set(itemIds);
+      const found = new Map<string, ContentItem['kudos']>();
+      for (const post of posts.map(obj)) {
+        const item = blueskyItem(post);
+        if (item && wanted.has(item.id)) found.set(item.id, item.kudos);
+      }
+      const nextAt = quotaExhaustedUntil(res.headers, ctx.now);
+      return { kudos: found, ...(nextAt && { nextAt }) };
+    },
+  },
   async collect(input, state, ctx) {
     const settings = ctx.services.bluesky;
     const seen = state as Seen;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useFakeApi, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { facebook } from './facebook.ts';
+import { facebook, postToItem } from './facebook.ts';
 import { graphNextRunAt } from './graph.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
@@ -87,5 +87,64 @@ describe('facebook: page posts', () => {
     api.respond = () => ({ body: '<html>' });
     await expect(facebook.collect(page, {}, ctx())).rejects.toThrow(/^malformed JSON/);
     await expect(facebook.collect(page, {}, ctx({}))).rejects.toMatchObject({ permanent: true, message: 'facebook is not configured: set FACEBOOK_ACCESS_TOKEN' });
+  });
+});
+
+describe('facebook kudos lookup (docs/services.md#kudos-refresh)', () => {
+  const lookup = facebook.kudos!;
+  const posts: Array<Record<string, unknown> & { id: string }> = fixtureJson('facebook', 'page_feed_fields_p1.json').data;
+  /** A post as the multiple-id read answers it: only the counters asked for. */
+  const counters = (post: Record<string, unknown> & { id: string }) => ({ id: post.id, shares: post.shares, reactions: post.reactions, comments: post.comments });
+  const byId = (...list: Array<Record<string, unknown> & { id: string }>) => Object.fromEntries(list.map((post) => [post.id, counters(post)]));
+
+  it('reads up to 50 posts in one multiple-id read of their counters, and maps them as collect does', async () => {
+    const [first, second, third] = posts;
+    api.respond = () => ({ body: byId(first!, second!, third!) });
+    const asked = [`facebook_${first!.id}`, `facebook_${second!.id}`, 'facebook_10158407654328553_1x', 'twitter_1001'];
+    const { kudos, nextAt } = await lookup.lookup(page, asked, ctx());
+    expect(lookup.batch).toBe(50);
+    expect(api.requests).toHaveLength(1);
+    const [req] = api.requests;
+    expect(req!.path).toBe('/v25.0/');
+    expect(req!.query.get('ids')).toBe(`${first!.id},${second!.id}`);
+    expect(req!.query.get('fields')).toBe('id,shares,reactions.summary(total_count).limit(0),comments.summary(total_count).limit(0)');
+    expect(req!.headers.authorization).toBe('Bearer page-token');
+    // A post the lookup did not ask for is not taken.
+    expect(Object.fromEntries(kudos)).toEqual({
+      [`facebook_${first!.id}`]: { score: 158, facebook_likes: 125, facebook_shares: 10, facebook_comments: 13 },
+      [`facebook_${second!.id}`]: postToItem(second!, NOW).kudos,
+    });
+    expect(nextAt).toBeUndefined();
+  });
+
+  it('asks nothing for ids that are not page posts', async () => {
+    expect((await lookup.lookup(page, ['facebook_42', 'facebook_', 'vk_1_2'], ctx())).kudos.size).toBe(0);
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('holds further lookups for an hour when X-App-Usage is near 100 %', async () => {
+    api.respond = () => ({ body: byId(posts[0]!), headers: { 'x-app-usage': '{"call_count":95,"total_cputime":10,"total_time":12}' } });
+    const { kudos, nextAt } = await lookup.lookup(page, [`facebook_${posts[0]!.id}`], ctx());
+    expect(kudos.size).toBe(1);
+    expect(nextAt).toBe(NOW + 3600_000);
+  });
+
+  it.each([
+    ['throttled (code 32) in a 403', 403, { error: { message: 'Page request limit reached', code: 32 } }, false, 3600_000],
+    ['application limit (code 4) in a 400', 400, { error: { message: 'Application request limit reached', code: 4 } }, false, 3600_000],
+    ['permission error (#100)', 400, fixtureJson('facebook', 'error_100_permission.json'), true, undefined],
+    ['bad token', 401, { error: { message: 'Invalid OAuth access token.', code: 190 } }, true, undefined],
+    ['server error', 502, 'Bad Gateway', false, undefined],
+  ])('%s', async (_name, status, body, permanent, retryAfterMs) => {
+    api.respond = () => ({ status, body });
+    const error = await lookup.lookup(page, [`facebook_${posts[0]!.id}`], ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+
+  it('needs the token, and an answer keyed by id', async () => {
+    await expect(lookup.lookup(page, [`facebook_${posts[0]!.id}`], ctx({}))).rejects.toMatchObject({ permanent: true, message: 'facebook is not configured: set FACEBOOK_ACCESS_TOKEN' });
+    api.respond = () => ({ body: [] });
+    await expect(lookup.lookup(page, [`facebook_${posts[0]!.id}`], ctx())).rejects.toMatchObject({ permanent: false, message: 'facebook answered without posts by id' });
   });
 });

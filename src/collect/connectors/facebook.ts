@@ -8,8 +8,13 @@
  * Incremental: `state.since` (Unix seconds of the newest post seen) is sent as `since`; the first
  * poll reads one page of 25, later polls follow `paging.cursors.after` for at most 5 pages. Rate
  * limits and throttling errors: see `graph.ts`.
+ *
+ * Kudos refresh (docs/services.md#kudos-refresh): the Graph API's multiple-id read,
+ * `GET /?ids=<post>,<post>&fields=…` (at most 50 ids,
+ * https://developers.facebook.com/docs/graph-api/advanced#multiidlookup), asks only the counters
+ * and reads each post with `postToItem`.
  */
-import type { Connector } from '../connector.ts';
+import { SourceError, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { graphGet, graphNextRunAt } from './graph.ts';
 import { requireSetting } from './http.ts';
@@ -23,6 +28,10 @@ const FIELDS = [
   `comments.summary(total_count).limit(25){${COMMENT_FIELDS}}`,
 ].join(',');
 const MAX_PAGES = 5;
+/** What `postToItem` reads its kudos from (reactions, shares, comments), without the comments themselves. */
+const KUDOS_FIELDS = 'id,shares,reactions.summary(total_count).limit(0),comments.summary(total_count).limit(0)';
+/** A post's item id (`facebook_<page id>_<post id>`); comments, children of their post, are not looked up. */
+const POST_ID = /^facebook_(\d+_\d+)$/;
 
 const facebookText = (message: string | null) =>
   linkify(message ?? '', { tag: (t) => `https://www.facebook.com/hashtag/${encodeURIComponent(t.toLowerCase())}` });
@@ -106,6 +115,28 @@ export function postToItem(post: Json, now: number): ContentItem {
 
 export const facebook: Connector = {
   service: 'facebook',
+  // A multiple-id read of up to 50 posts (docs/services.md#kudos-refresh); usage headers at 90 %
+  // or more hold further lookups as they delay polls (`graphNextRunAt`), throttling errors throw
+  // with the time to wait (`graphGet`).
+  kudos: {
+    batch: 50,
+    async lookup(_input, itemIds, ctx) {
+      const { apiUrl, accessToken } = ctx.services.facebook;
+      const token = requireSetting(accessToken, 'FACEBOOK_ACCESS_TOKEN', 'facebook');
+      const ids = itemIds.map((id) => POST_ID.exec(id)?.[1]).filter((id) => id !== undefined);
+      if (!ids.length) return { kudos: new Map() };
+      const { body, headers } = await graphGet(ctx, `${apiUrl}/?${new URLSearchParams({ ids: ids.join(','), fields: KUDOS_FIELDS })}`, token, 'facebook');
+      if (!body || typeof body !== 'object' || Array.isArray(body)) throw new SourceError('facebook answered without posts by id');
+      const wanted = new Set(itemIds);
+      const found = new Map<string, ContentItem['kudos']>();
+      for (const post of Object.values(body).map(obj)) {
+        const item = str(post.id) ? postToItem(post, ctx.now) : null;
+        if (item && wanted.has(item.id)) found.set(item.id, item.kudos);
+      }
+      const nextAt = graphNextRunAt(headers, ctx.now);
+      return { kudos: found, ...(nextAt !== undefined && { nextAt }) };
+    },
+  },
   async collect(input, state, ctx) {
     const { apiUrl, accessToken } = ctx.services.facebook;
     const token = requireSetting(accessToken, 'FACEBOOK_ACCESS_TOKEN', 'facebook');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.ts';
 import { SERVICE_NAMES, SERVICES } from '../../services.ts';
-import { connectorFor } from './index.ts';
+import { connectorFor, kudosServices } from './index.ts';
 
 describe('the service table and the connectors', () => {
   it.each(SERVICE_NAMES)('%s has a connector for its service', (service) => {
@@ -25,5 +25,15 @@ describe('the service table and the connectors', () => {
     const defaults = loadConfig({}).services[service] as Record<string, string | undefined>;
     for (const [key, [, fallback]] of Object.entries(urls)) expect(defaults[key]).toBe(fallback);
     for (const key of Object.keys(credentials)) expect(defaults[key]).toBeUndefined();
+  });
+
+  // docs/services.md#kudos-refresh: the services whose API reads many items' counters at once, with
+  // the most items one request reads. Instagram (media by id only for their owner), Tumblr (posts
+  // per blog), Flickr (counts per photo) and feeds have none and are never claimed.
+  it('claims for the kudos refresh exactly the services with a batch lookup, each with its batch size', () => {
+    expect(Object.fromEntries(kudosServices().map((service) => [service, connectorFor(service)!.kudos!.batch]))).toEqual({
+      twitter: 100, facebook: 50, youtube: 50, vimeo: 100, vk: 100, mastodon: 20, bluesky: 25,
+    });
+    for (const service of ['rss', 'instagram', 'tumblr', 'flickr']) expect(connectorFor(service)!.kudos).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@ import { failureCases, fixtureJson, useSourceServer } from '../../../test/source
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
 import { FetchError } from '../fetch.ts';
-import { vimeo, vimeoPath } from './vimeo.ts';
+import { vimeo, vimeoItem, vimeoPath } from './vimeo.ts';
 
 // The video object is real (vimeo/video_object_from_programmed_list.json); the list envelope
 // around it ({total, page, per_page, paging, data}) is built from the documented shape
@@ -122,6 +122,60 @@ describe('vimeo', () => {
 
   it('names the missing credential and calls nothing', async () => {
     const error = await vimeo.collect(input('user', 'x'), {}, { ...ctx(), services: loadConfig({ VIMEO_API_URL: server.base }).services }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ permanent: true, message: 'vimeo is not configured: set VIMEO_ACCESS_TOKEN' });
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('vimeo kudos lookup (docs/services.md#kudos-refresh)', () => {
+  const lookup = vimeo.kudos!;
+  /** A video as the lookup's `fields` ask for it: its uri and counters only. */
+  const counters = (v: Record<string, unknown>, plays: number, likes: number, comments: number) =>
+    ({ uri: v.uri, stats: { plays }, metadata: { connections: { likes: { total: likes }, comments: { total: comments } } } });
+
+  it('reads up to 100 videos by uri in one page, and maps them as collect does', async () => {
+    server.handle(() => ({ body: page([counters(video, 6000, 40, 12), counters(newer, 1, 0, 0), counters(newest, 9, 9, 9)]) }));
+    const { kudos, nextAt } = await lookup.lookup(input('user', 'x'), ['vimeo_29433509', 'vimeo_900000001', 'vimeo_gone', 'youtube_29433509'], ctx());
+    expect(lookup.batch).toBe(100);
+    expect(server.requests).toHaveLength(1);
+    const [req] = server.requests;
+    expect(req!.parsed.pathname).toBe('/videos');
+    expect(Object.fromEntries(req!.parsed.searchParams)).toEqual({
+      uris: '/videos/29433509,/videos/900000001', per_page: '100',
+      fields: 'uri,stats.plays,metadata.connections.likes.total,metadata.connections.comments.total',
+    });
+    expect(req!.headers.authorization).toBe('Bearer vimeo-token');
+    expect(req!.headers.accept).toBe('application/vnd.vimeo.*+json;version=3.4');
+    // A video the lookup did not ask for (vimeo_900000002) is not taken.
+    expect(Object.fromEntries(kudos)).toEqual({
+      vimeo_29433509: { score: 40 + 12, vimeo_views: 6000, vimeo_likes: 40, vimeo_comments: 12 },
+      vimeo_900000001: vimeoItem(counters(newer, 1, 0, 0))!.kudos,
+    });
+    // The recorded video object gives the same kudos through the lookup as through collect.
+    server.handle(() => ({ body: page([video]) }));
+    expect((await lookup.lookup(input('user', 'x'), ['vimeo_29433509'], ctx())).kudos.get('vimeo_29433509')).toEqual(vimeoItem(video)!.kudos);
+    expect(nextAt).toBeUndefined();
+  });
+
+  it('asks nothing for ids that are not Vimeo videos', async () => {
+    expect((await lookup.lookup(input('user', 'x'), ['vimeo_', 'vimeo_1/2', 'vk_1_2'], ctx())).kudos.size).toBe(0);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('holds further lookups until x-ratelimit-reset when the quota is used up', async () => {
+    server.handle(() => ({ body: page([video]), headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 600) } }));
+    expect((await lookup.lookup(input('user', 'x'), ['vimeo_29433509'], ctx())).nextAt).toBe(NOW + 600_000);
+  });
+
+  it.each(failureCases(NOW))('$name', async ({ reply, permanent, retryAfterMs }) => {
+    server.handle(() => reply);
+    const error = await lookup.lookup(input('user', 'x'), ['vimeo_29433509'], ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+
+  it('names the missing credential and calls nothing', async () => {
+    const error = await lookup.lookup(input('user', 'x'), ['vimeo_29433509'], { ...ctx(), services: loadConfig({ VIMEO_API_URL: server.base }).services }).catch((e: unknown) => e);
     expect(error).toMatchObject({ permanent: true, message: 'vimeo is not configured: set VIMEO_ACCESS_TOKEN' });
     expect(server.requests).toHaveLength(0);
   });

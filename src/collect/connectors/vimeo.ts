@@ -4,6 +4,10 @@
  * `user/album` pair or a showcase URL) reads `/albums/{id}/videos` or
  * `/users/{user}/albums/{id}/videos`. Needs `VIMEO_ACCESS_TOKEN` (docs/services.md#vimeo), sent as
  * a Bearer token. Newest first (`sort=date`); the cursor is the newest `release_time` seen.
+ *
+ * Kudos refresh (docs/services.md#kudos-refresh): `GET /videos?uris=/videos/1,/videos/2` (up to
+ * 100 a page, https://developer.vimeo.com/api/reference/videos#search_videos) with only the fields
+ * `vimeoItem` reads kudos from.
  */
 import { SourceError, type Connector } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
@@ -15,6 +19,11 @@ const PER_PAGE = 50;
 const MAX_PAGES = 5;
 const FIELDS = 'uri,name,description,link,duration,created_time,release_time,language,pictures.sizes,embed.html,tags,stats.plays,'
   + 'metadata.connections.likes.total,metadata.connections.comments.total,user.name,user.link,user.uri';
+
+/** What `vimeoItem` reads its kudos from: plays, likes, comments. */
+const KUDOS_FIELDS = 'uri,stats.plays,metadata.connections.likes.total,metadata.connections.comments.total';
+/** Videos per kudos lookup: the most Vimeo returns in one page. */
+const KUDOS_BATCH = 100;
 
 const lastSegment = (path: unknown) => str(path)?.replace(/\/+$/, '').split('/').pop() ?? null;
 
@@ -71,10 +80,30 @@ export function vimeoItem(video: Json): ContentItem | null {
 /** The Vimeo connector; see the module docstring. State: `Seen` (newest date and ids). */
 export const vimeo: Connector = {
   service: 'vimeo',
+  // A page of up to 100 videos by uri (docs/services.md#kudos-refresh); a spent limit
+  // (`x-ratelimit-remaining: 0`) holds further lookups until `x-ratelimit-reset`.
+  kudos: {
+    batch: KUDOS_BATCH,
+    async lookup(_input, itemIds, ctx) {
+      const ids = itemIds.map((id) => /^vimeo_(\d+)$/.exec(id)?.[1]).filter((id) => id !== undefined);
+      if (!ids.length) return { kudos: new Map() };
+      const query = new URLSearchParams({ uris: ids.map((id) => `/videos/${id}`).join(','), per_page: String(KUDOS_BATCH), fields: KUDOS_FIELDS });
+      const res = await getJson(ctx, `${ctx.services.vimeo.apiUrl}/videos?${query}`, vimeoHeaders(ctx.services.vimeo.accessToken), vimeoDetail);
+      const data = obj(res.body).data;
+      if (!Array.isArray(data)) throw new SourceError('vimeo answered without a data list');
+      const wanted = new Set(itemIds);
+      const found = new Map<string, ContentItem['kudos']>();
+      for (const video of data.map(obj)) {
+        const item = vimeoItem(video);
+        if (item && wanted.has(item.id)) found.set(item.id, item.kudos);
+      }
+      const nextAt = quotaExhaustedUntil(res.headers, ctx.now);
+      return { kudos: found, ...(nextAt && { nextAt }) };
+    },
+  },
   async collect(input, state, ctx) {
     const settings = ctx.services.vimeo;
-    const token = requireSetting(settings.accessToken, 'VIMEO_ACCESS_TOKEN', 'vimeo');
-    const headers = { authorization: `Bearer ${token}`, accept: 'application/vnd.vimeo.*+json;version=3.4' };
+    const headers = vimeoHeaders(settings.accessToken);
     const first = `${settings.apiUrl}${vimeoPath(input.type, input.input)}?${new URLSearchParams({
       sort: 'date', direction: 'desc', per_page: String(PER_PAGE), fields: FIELDS })}`;
     let nextRunAt: number | undefined;
@@ -99,6 +128,12 @@ export const vimeo: Connector = {
     return { items: entries.map(vimeoItem).filter((i) => i !== null), state: { ...seen }, ...(nextRunAt && { nextRunAt }) };
   },
 };
+
+/** The Bearer token and API version every request sends; a permanent error without `VIMEO_ACCESS_TOKEN`. */
+function vimeoHeaders(accessToken: string | undefined): Record<string, string> {
+  const token = requireSetting(accessToken, 'VIMEO_ACCESS_TOKEN', 'vimeo');
+  return { authorization: `Bearer ${token}`, accept: 'application/vnd.vimeo.*+json;version=3.4' };
+}
 
 /** Vimeo's error body: `{error, developer_message, error_code}`. */
 function vimeoDetail(body: unknown): string | undefined {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { failureCases, useSourceServer } from '../../../test/source-server.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { vk, vkOwner } from './vk.ts';
+import { vk, vkItem, vkOwner } from './vk.ts';
 
 // No recorded VK response exists (fixtures README, "Not copied"): the wall.get and
 // newsfeed.search payloads below are built from the documented shape in docs/services.md#vk
@@ -121,5 +121,56 @@ describe('vk', () => {
     const error = await vk.collect(input('user', '1'), {}, ctx()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceError);
     expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+});
+
+// wall.getById with extended=1 answers {response:{items, profiles, groups}}
+// (https://dev.vk.com/en/method/wall.getById), built here like the wall.get pages above.
+describe('vk kudos lookup (docs/services.md#kudos-refresh)', () => {
+  const lookup = vk.kudos!;
+  const byId = (items: unknown[]) => ({ response: { items, profiles: wall([]).response.profiles, groups: wall([]).response.groups } });
+
+  it('reads up to 100 posts of any walls with wall.getById, and maps them as collect does', async () => {
+    const liked = { ...photoPost, likes: { count: 50 }, reposts: { count: 5 }, comments: { count: 7 }, views: { count: 4000 } };
+    const stranger = { ...videoPost, id: 9999 };
+    server.handle(() => ({ body: byId([liked, videoPost, stranger]) }));
+    const { kudos, nextAt } = await lookup.lookup(input('tag', 'VK'), ['vk_-1_2170', 'vk_-1_2171', 'vk_100_3', 'vk_abc_1', 'twitter_1'], ctx());
+    expect(lookup.batch).toBe(100);
+    expect(server.requests).toHaveLength(1);
+    const [req] = server.requests;
+    expect(req!.parsed.pathname).toBe('/method/wall.getById');
+    expect(Object.fromEntries(req!.parsed.searchParams)).toEqual({ posts: '-1_2170,-1_2171,100_3', extended: '1', v: '5.199', access_token: 'vk-token' });
+    // A post the lookup did not ask for is not taken; one VK no longer shows (100_3) is absent.
+    expect(Object.fromEntries(kudos)).toEqual({
+      'vk_-1_2170': { score: 50 + 10 + 7, vk_likes: 50, vk_reposts: 5, vk_comments: 7, vk_views: 4000 },
+      'vk_-1_2171': vkItem(videoPost, [], [])!.kudos,
+    });
+    expect(nextAt).toBeUndefined();
+  });
+
+  it('asks nothing for ids that are not wall posts', async () => {
+    expect((await lookup.lookup(input('user', '1'), ['vk_1', 'vk_-1_x', 'bluesky_did:plc:a_b'], ctx())).kudos.size).toBe(0);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    [6, 'Too many requests per second', false, 1000],
+    [29, 'Rate limit reached', false, 3_600_000],
+    [5, 'User authorization failed: invalid access_token (4).', true, undefined],
+  ])('holds further lookups, or fails for good, on error %i in a 200 body', async (code, message, permanent, retryAfterMs) => {
+    server.handle(() => ({ body: { error: { error_code: code, error_msg: message, request_params: [] } } }));
+    await expect(lookup.lookup(input('user', '1'), ['vk_-1_2170'], ctx())).rejects.toMatchObject({ permanent, retryAfterMs, message: `vk error ${code}: ${message}` });
+  });
+
+  it.each(failureCases(NOW))('$name', async ({ reply, permanent, retryAfterMs }) => {
+    server.handle(() => reply);
+    const error = await lookup.lookup(input('user', '1'), ['vk_-1_2170'], ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+
+  it('names the missing credential and calls nothing', async () => {
+    await expect(lookup.lookup(input('user', '1'), ['vk_-1_2170'], ctx({}))).rejects.toMatchObject({ permanent: true, message: 'vk is not configured: set VK_ACCESS_TOKEN' });
+    expect(server.requests).toHaveLength(0);
   });
 });

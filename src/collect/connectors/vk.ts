@@ -12,6 +12,10 @@
  * a wait (1 s, 10 min, 1 h, none); every other code — 5 (authorization failed), 15 (access
  * denied), 18 (page deleted or banned), 30 (private profile), 100/113 (bad parameter or user id)
  * — is permanent. Ids are `vk_<owner_id>_<post id>` (strings).
+ *
+ * Kudos refresh (docs/services.md#kudos-refresh): `wall.getById?posts=<owner>_<post>,…` (up to
+ * 100 posts, https://dev.vk.com/en/method/wall.getById), each post read by `vkItem`; the error
+ * codes above hold further lookups as they delay polls.
  */
 import { SourceError, type CollectContext, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
@@ -122,6 +126,25 @@ export function vkOwner(type: string, input: string): Record<string, string> {
 /** The VK connector; see the module docstring. State: `Seen`. */
 export const vk: Connector = {
   service: 'vk',
+  // wall.getById reads up to 100 posts of any walls at once (docs/services.md#kudos-refresh), the
+  // posts of tag inputs (newsfeed.search) too.
+  kudos: {
+    batch: 100,
+    async lookup(_input, itemIds, ctx) {
+      const token = requireSetting(ctx.services.vk.accessToken, 'VK_ACCESS_TOKEN', 'vk');
+      const posts = itemIds.map((id) => /^vk_(-?\d+_\d+)$/.exec(id)?.[1]).filter((post) => post !== undefined);
+      if (!posts.length) return { kudos: new Map() };
+      const response = await call(ctx, token, 'wall.getById', { posts: posts.join(','), extended: '1' });
+      const [profiles, groups] = [arr(response.profiles).map(obj), arr(response.groups).map(obj)];
+      const wanted = new Set(itemIds);
+      const found = new Map<string, ContentItem['kudos']>();
+      for (const post of arr(response.items).map(obj)) {
+        const item = vkItem(post, profiles, groups);
+        if (item && wanted.has(item.id)) found.set(item.id, item.kudos);
+      }
+      return { kudos: found };
+    },
+  },
   async collect(input, state, ctx) {
     const token = requireSetting(ctx.services.vk.accessToken, 'VK_ACCESS_TOKEN', 'vk');
     const seen = state as Seen;
