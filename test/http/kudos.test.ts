@@ -4,7 +4,8 @@
  * refresh reads the items of ranked collections in batches (`GET /2/tweets?ids=`, `videos.list`,
  * `app.bsky.feed.getPosts` 25 at a time, the Graph API's `?ids=`), updates their kudos and
  * `kudos.updated` and leaves their state alone; a spent rate limit (X's reset header, a 429 from
- * Bluesky, Meta's usage headers and throttling errors) holds further lookups until its reset;
+ * Bluesky, Meta's usage headers and throttling errors) holds further lookups until its reset; a
+ * deleted Facebook post, for which Meta fails the whole read (#803), is left out of a second read;
  * realtime collections and items older than the window are not read.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -351,6 +352,35 @@ describe('kudos refresh: Facebook (Graph API)', () => {
     await sleep(1100); // due again, but the app's usage was at 95 %: held for an hour
     await refresh.tick();
     expect(lookups(api, '/v25.0/')).toHaveLength(1);
+  });
+
+  it('a deleted post, which fails the whole read (#803), is left out of a second read; the others are updated', async () => {
+    const deleted = posts[1]!.id;
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/v25.0/FacebookforDevelopers/posts') return { body: { data: posts } };
+      if (req.path === '/v25.0/') {
+        const ids = req.query.get('ids')!.split(',');
+        if (ids.includes(deleted)) return { status: 404, body: { error: { message: `(#803) Some of the aliases you requested do not exist: ${deleted}`, type: 'OAuthException', code: 803, fbtrace_id: 'AbC' } } };
+        return { body: Object.fromEntries(ids.map((id) => [id, counters(posts.find((p) => p.id === id)!, 500)])) };
+      }
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api, env(api));
+    await addInput(ctx, tenant, ranked.id, { service: 'facebook', type: 'page', input: 'FacebookforDevelopers' });
+    await collect(ctx);
+    const before = await queue(ctx, tenant, ranked.slug);
+    await sleep(1100);
+    await refresher(ctx).tick();
+    const reads = lookups(api, '/v25.0/').map((req) => req.query.get('ids')!.split(',').sort());
+    expect(reads).toEqual([posts.map((p) => p.id).sort(), posts.map((p) => p.id).filter((id) => id !== deleted).sort()]);
+    const after = await queue(ctx, tenant, ranked.slug);
+    for (const p of posts.filter((p) => p.id !== deleted)) {
+      expect(after.get(`facebook_${p.id}`)!.kudos).toMatchObject({ facebook_likes: 500, updated: expect.any(String) });
+    }
+    // The deleted post keeps what it had (docs/services.md#kudos-refresh).
+    expect(after.get(`facebook_${deleted}`)!.kudos).toEqual(before.get(`facebook_${deleted}`)!.kudos);
+    expect(after.get(`facebook_${deleted}`)!.kudos.updated).toBeUndefined();
   });
 
   it('a throttling error (code 32) holds further lookups, and the posts keep their kudos', async () => {
