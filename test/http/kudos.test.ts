@@ -151,6 +151,40 @@ describe('kudos refresh: X', () => {
     expect((await queue(ctx, tenant, ranked.slug)).get('twitter_3001')!.kudos).toMatchObject({ twitter_likes: 4 });
   });
 
+  it("an input whose credential cannot be used fails its batch only: the beat's other batches are read", async () => {
+    let likes = 1;
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/2/tweets/search/recent') {
+        const data = req.query.get('query')!.startsWith('match') ? [tweet('6001', 20, likes)] : [tweet('6002', 20, likes)];
+        return { body: { data, meta: { newest_id: data[0]!.id, result_count: 1 } } };
+      }
+      if (req.path === '/2/tweets') return { body: { data: req.query.get('ids')!.split(',').map((id) => tweet(id, 20, likes)) } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api);
+    const call = (method: 'POST' | 'PATCH', url: string, payload: Record<string, unknown>) =>
+      ctx.app.inject({ method, url, headers: { authorization: `Bearer ${tenant.token}` }, payload });
+    const credential = await call('POST', '/collection/credentials', { contractId: tenant.contract.id, name: 'X app', service: 'twitter', bearerToken: 'AAAA-contract-token-1234' });
+    expect(credential.statusCode, credential.body).toBe(201);
+    // The input naming the credential is collected (and so claimed) first, its batch read first.
+    await addInput(ctx, tenant, ranked.id, { service: 'twitter', type: 'keyword', input: 'match', credentialId: credential.json()._id });
+    await collect(ctx);
+    await sleep(20);
+    await addInput(ctx, tenant, ranked.id, { service: 'twitter', type: 'keyword', input: 'goal' });
+    await collect(ctx);
+    expect((await call('PATCH', `/collection/credentials/${credential.json()._id}`, { active: false })).statusCode).toBe(200);
+
+    likes = 9;
+    await sleep(1100);
+    await refresher(ctx).tick();
+    expect(lookups(api, '/2/tweets').map((req) => req.query.get('ids'))).toEqual(['6002']);
+    const after = await queue(ctx, tenant, ranked.slug);
+    expect(after.get('twitter_6002')!.kudos).toMatchObject({ twitter_likes: 9, updated: expect.any(String) });
+    expect(after.get('twitter_6001')!.kudos).toMatchObject({ twitter_likes: 1 });
+    expect(after.get('twitter_6001')!.kudos.updated).toBeUndefined();
+  });
+
   it('items older than KUDOS_WINDOW are not read', async () => {
     const api = await fakeApi((req: FakeRequest) => {
       if (req.path === '/2/tweets/search/recent') return { body: { data: [tweet('4001', 180, 4)], meta: { newest_id: '4001', result_count: 1 } } };
