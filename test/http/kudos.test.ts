@@ -344,6 +344,34 @@ describe('kudos refresh: Bluesky', () => {
   });
 });
 
+describe('kudos refresh: Bluesky, inputs with different credentials', () => {
+  it('a 429 of the public AppView holds the lookups of every credential: the lookup sends none, the limit is per IP', async () => {
+    const recorded = fixtureJson('bluesky', 'getPostThread_postView_recordWithMedia.json').thread.post;
+    const DIDS = ['did:plc:aaaaaaaaaaaaaaaaaaaaaaaa', 'did:plc:bbbbbbbbbbbbbbbbbbbbbbbb'];
+    const at = new Date(Date.now() - 10 * MINUTE).toISOString();
+    const post = (did: string) => ({ ...recorded, uri: `at://${did}/app.bsky.feed.post/3kpost00`, author: { ...recorded.author, did }, record: { ...recorded.record, createdAt: at }, indexedAt: at });
+    const getPosts = '/xrpc/app.bsky.feed.getPosts';
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/xrpc/app.bsky.feed.getAuthorFeed') return { body: { feed: [{ post: post(req.query.get('actor')!) }] } };
+      if (req.path === getPosts) return { status: 429, headers: { 'ratelimit-remaining': '0', 'ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 600) }, body: { error: 'RateLimitExceeded' } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api, { BLUESKY_API_URL: api.base });
+    for (const [i, did] of DIDS.entries()) {
+      const credential = await ctx.app.inject({ method: 'POST', url: '/collection/credentials', headers: { authorization: `Bearer ${tenant.token}` },
+        payload: { contractId: tenant.contract.id, name: `Account ${i}`, service: 'bluesky', identifier: `account${i}.bsky.social`, appPassword: 'abcd-efgh-ijkl-mnop' } });
+      expect(credential.statusCode, credential.body).toBe(201);
+      await addInput(ctx, tenant, ranked.id, { service: 'bluesky', type: 'user', input: did, credentialId: credential.json()._id });
+    }
+    await collect(ctx);
+    expect((await queue(ctx, tenant, ranked.slug)).size).toBe(2);
+    await sleep(1100);
+    await refresher(ctx).tick();
+    expect(lookups(api, getPosts)).toHaveLength(1);
+  });
+});
+
 describe('kudos refresh: Facebook (Graph API)', () => {
   const recorded: Array<Record<string, any> & { id: string }> = fixtureJson('facebook', 'page_feed_fields_p1.json').data;
   /** The recorded page posts, made in the last hour. */
