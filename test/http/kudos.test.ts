@@ -6,7 +6,9 @@
  * `kudos.updated` and leaves their state alone; a spent rate limit (X's reset header, a 429 from
  * Bluesky, Meta's usage headers and throttling errors) holds further lookups until its reset; a
  * deleted Facebook post, for which Meta fails the whole read (#803), is left out of a second read;
- * realtime collections and items older than the window are not read.
+ * a Bluesky rate limit holds the lookups of every credential (the AppView's limit is per IP); an
+ * input whose credential cannot be used fails its batch only; realtime collections and items
+ * older than the window are not read.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
