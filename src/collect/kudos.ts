@@ -9,8 +9,9 @@
  *
  * Batches are per input (its credential) and collection, at most the lookup's batch size. A
  * source's rate limit (an error with `Retry-After`, or a response saying the limit is spent)
- * holds every lookup of that service and credential until it resets, in this process; a failed
- * lookup is logged and its items wait for their next interval; other batches go on.
+ * holds every lookup of that service and credential (of that service, for an `anonymous` lookup,
+ * which sends none) until it resets, in this process; a failed lookup, or a credential that
+ * cannot be used, is logged and its items wait for their next interval; other batches go on.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
@@ -38,7 +39,7 @@ export function startKudosRefresh(deps: { db: Db; config: Config; log?: FastifyB
   const { db, config, log } = deps;
   const fetcher = createFetcher({ allowPrivate: config.allowPrivateFetch });
   const services = kudosServices();
-  /** Service and credential (or `environment`) → no lookup before this time (ms). */
+  /** Service and credential (or `environment`, or `anonymous` for a lookup sending none) → no lookup before this time (ms). */
   const heldUntil = new Map<string, number>();
 
   async function refreshBatch(due: KudosDue[], now: number): Promise<void> {
@@ -46,11 +47,16 @@ export function startKudosRefresh(deps: { db: Db; config: Config; log?: FastifyB
     const input = await findInput(db, first!.inputId);
     const lookup = connectorFor(first!.service)?.kudos;
     if (!input || !lookup) return;
-    const resolved = await credentialResolver(db, config).resolve(input, { fetch: fetcher, now });
-    if (resolved.missing && !lookup.anonymous) return;
-    const key = `${input.service} ${resolved.credential?.id ?? 'environment'}`;
-    if ((heldUntil.get(key) ?? 0) > now) return;
+    /** The hold of this batch's service and credential; known once the credential is resolved. */
+    let key: string | undefined;
     try {
+      // Inside the try: a credential that cannot be used (named by the input but inactive or
+      // deleted, a failed token refresh) fails this batch only, not the rest of the beat.
+      const resolved = await credentialResolver(db, config).resolve(input, { fetch: fetcher, now });
+      if (resolved.missing && !lookup.anonymous) return;
+      // An anonymous lookup sends no credential: its source's limit is this process's (per IP).
+      key = `${input.service} ${lookup.anonymous ? 'anonymous' : (resolved.credential?.id ?? 'environment')}`;
+      if ((heldUntil.get(key) ?? 0) > now) return;
       const gate = config.quotas ? await openQuotaGate(db, config.quotas, { input, services: resolved.services, credential: resolved.credential, fetch: fetcher, now }) : undefined;
       let result;
       try {
@@ -61,8 +67,8 @@ export function startKudosRefresh(deps: { db: Db; config: Config; log?: FastifyB
       if (result.nextAt) heldUntil.set(key, result.nextAt);
       await updateKudos(db, first!.collectionId, result.kudos, Date.now());
     } catch (error) {
-      if (error instanceof QuotaWait) return void heldUntil.set(key, error.until);
-      if (error instanceof SourceError && error.retryAfterMs !== undefined) heldUntil.set(key, now + error.retryAfterMs);
+      if (error instanceof QuotaWait) return void (key && heldUntil.set(key, error.until));
+      if (error instanceof SourceError && error.retryAfterMs !== undefined && key) heldUntil.set(key, now + error.retryAfterMs);
       if (error instanceof SourceError || error instanceof FetchError) return void log?.warn({ input: input.id, error: error.message }, 'kudos refresh failed');
       log?.error({ err: error, input: input.id }, 'kudos refresh failed');
     }

@@ -4,8 +4,11 @@
  * refresh reads the items of ranked collections in batches (`GET /2/tweets?ids=`, `videos.list`,
  * `app.bsky.feed.getPosts` 25 at a time, the Graph API's `?ids=`), updates their kudos and
  * `kudos.updated` and leaves their state alone; a spent rate limit (X's reset header, a 429 from
- * Bluesky, Meta's usage headers and throttling errors) holds further lookups until its reset;
- * realtime collections and items older than the window are not read.
+ * Bluesky, Meta's usage headers and throttling errors) holds further lookups until its reset; a
+ * deleted Facebook post, for which Meta fails the whole read (#803), is left out of a second read;
+ * a Bluesky rate limit holds the lookups of every credential (the AppView's limit is per IP); an
+ * input whose credential cannot be used fails its batch only; realtime collections and items
+ * older than the window are not read.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -148,6 +151,40 @@ describe('kudos refresh: X', () => {
     await refresh.tick();
     expect(lookups(api, '/2/tweets')).toHaveLength(1);
     expect((await queue(ctx, tenant, ranked.slug)).get('twitter_3001')!.kudos).toMatchObject({ twitter_likes: 4 });
+  });
+
+  it("an input whose credential cannot be used fails its batch only: the beat's other batches are read", async () => {
+    let likes = 1;
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/2/tweets/search/recent') {
+        const data = req.query.get('query')!.startsWith('match') ? [tweet('6001', 20, likes)] : [tweet('6002', 20, likes)];
+        return { body: { data, meta: { newest_id: data[0]!.id, result_count: 1 } } };
+      }
+      if (req.path === '/2/tweets') return { body: { data: req.query.get('ids')!.split(',').map((id) => tweet(id, 20, likes)) } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api);
+    const call = (method: 'POST' | 'PATCH', url: string, payload: Record<string, unknown>) =>
+      ctx.app.inject({ method, url, headers: { authorization: `Bearer ${tenant.token}` }, payload });
+    const credential = await call('POST', '/collection/credentials', { contractId: tenant.contract.id, name: 'X app', service: 'twitter', bearerToken: 'AAAA-contract-token-1234' });
+    expect(credential.statusCode, credential.body).toBe(201);
+    // The input naming the credential is collected (and so claimed) first, its batch read first.
+    await addInput(ctx, tenant, ranked.id, { service: 'twitter', type: 'keyword', input: 'match', credentialId: credential.json()._id });
+    await collect(ctx);
+    await sleep(20);
+    await addInput(ctx, tenant, ranked.id, { service: 'twitter', type: 'keyword', input: 'goal' });
+    await collect(ctx);
+    expect((await call('PATCH', `/collection/credentials/${credential.json()._id}`, { active: false })).statusCode).toBe(200);
+
+    likes = 9;
+    await sleep(1100);
+    await refresher(ctx).tick();
+    expect(lookups(api, '/2/tweets').map((req) => req.query.get('ids'))).toEqual(['6002']);
+    const after = await queue(ctx, tenant, ranked.slug);
+    expect(after.get('twitter_6002')!.kudos).toMatchObject({ twitter_likes: 9, updated: expect.any(String) });
+    expect(after.get('twitter_6001')!.kudos).toMatchObject({ twitter_likes: 1 });
+    expect(after.get('twitter_6001')!.kudos.updated).toBeUndefined();
   });
 
   it('items older than KUDOS_WINDOW are not read', async () => {
@@ -309,6 +346,34 @@ describe('kudos refresh: Bluesky', () => {
   });
 });
 
+describe('kudos refresh: Bluesky, inputs with different credentials', () => {
+  it('a 429 of the public AppView holds the lookups of every credential: the lookup sends none, the limit is per IP', async () => {
+    const recorded = fixtureJson('bluesky', 'getPostThread_postView_recordWithMedia.json').thread.post;
+    const DIDS = ['did:plc:aaaaaaaaaaaaaaaaaaaaaaaa', 'did:plc:bbbbbbbbbbbbbbbbbbbbbbbb'];
+    const at = new Date(Date.now() - 10 * MINUTE).toISOString();
+    const post = (did: string) => ({ ...recorded, uri: `at://${did}/app.bsky.feed.post/3kpost00`, author: { ...recorded.author, did }, record: { ...recorded.record, createdAt: at }, indexedAt: at });
+    const getPosts = '/xrpc/app.bsky.feed.getPosts';
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/xrpc/app.bsky.feed.getAuthorFeed') return { body: { feed: [{ post: post(req.query.get('actor')!) }] } };
+      if (req.path === getPosts) return { status: 429, headers: { 'ratelimit-remaining': '0', 'ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 600) }, body: { error: 'RateLimitExceeded' } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api, { BLUESKY_API_URL: api.base });
+    for (const [i, did] of DIDS.entries()) {
+      const credential = await ctx.app.inject({ method: 'POST', url: '/collection/credentials', headers: { authorization: `Bearer ${tenant.token}` },
+        payload: { contractId: tenant.contract.id, name: `Account ${i}`, service: 'bluesky', identifier: `account${i}.bsky.social`, appPassword: 'abcd-efgh-ijkl-mnop' } });
+      expect(credential.statusCode, credential.body).toBe(201);
+      await addInput(ctx, tenant, ranked.id, { service: 'bluesky', type: 'user', input: did, credentialId: credential.json()._id });
+    }
+    await collect(ctx);
+    expect((await queue(ctx, tenant, ranked.slug)).size).toBe(2);
+    await sleep(1100);
+    await refresher(ctx).tick();
+    expect(lookups(api, getPosts)).toHaveLength(1);
+  });
+});
+
 describe('kudos refresh: Facebook (Graph API)', () => {
   const recorded: Array<Record<string, any> & { id: string }> = fixtureJson('facebook', 'page_feed_fields_p1.json').data;
   /** The recorded page posts, made in the last hour. */
@@ -351,6 +416,35 @@ describe('kudos refresh: Facebook (Graph API)', () => {
     await sleep(1100); // due again, but the app's usage was at 95 %: held for an hour
     await refresh.tick();
     expect(lookups(api, '/v25.0/')).toHaveLength(1);
+  });
+
+  it('a deleted post, which fails the whole read (#803), is left out of a second read; the others are updated', async () => {
+    const deleted = posts[1]!.id;
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/v25.0/FacebookforDevelopers/posts') return { body: { data: posts } };
+      if (req.path === '/v25.0/') {
+        const ids = req.query.get('ids')!.split(',');
+        if (ids.includes(deleted)) return { status: 404, body: { error: { message: `(#803) Some of the aliases you requested do not exist: ${deleted}`, type: 'OAuthException', code: 803, fbtrace_id: 'AbC' } } };
+        return { body: Object.fromEntries(ids.map((id) => [id, counters(posts.find((p) => p.id === id)!, 500)])) };
+      }
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant, ranked } = await setUp(api, env(api));
+    await addInput(ctx, tenant, ranked.id, { service: 'facebook', type: 'page', input: 'FacebookforDevelopers' });
+    await collect(ctx);
+    const before = await queue(ctx, tenant, ranked.slug);
+    await sleep(1100);
+    await refresher(ctx).tick();
+    const reads = lookups(api, '/v25.0/').map((req) => req.query.get('ids')!.split(',').sort());
+    expect(reads).toEqual([posts.map((p) => p.id).sort(), posts.map((p) => p.id).filter((id) => id !== deleted).sort()]);
+    const after = await queue(ctx, tenant, ranked.slug);
+    for (const p of posts.filter((p) => p.id !== deleted)) {
+      expect(after.get(`facebook_${p.id}`)!.kudos).toMatchObject({ facebook_likes: 500, updated: expect.any(String) });
+    }
+    // The deleted post keeps what it had (docs/services.md#kudos-refresh).
+    expect(after.get(`facebook_${deleted}`)!.kudos).toEqual(before.get(`facebook_${deleted}`)!.kudos);
+    expect(after.get(`facebook_${deleted}`)!.kudos.updated).toBeUndefined();
   });
 
   it('a throttling error (code 32) holds further lookups, and the posts keep their kudos', async () => {

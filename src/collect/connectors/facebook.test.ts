@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useFakeApi, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
+import { type FakeRequest, useFakeApi, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
 import { facebook, postToItem } from './facebook.ts';
@@ -71,6 +71,13 @@ describe('facebook: page posts', () => {
     expect(graphNextRunAt({ 'x-app-usage': '{"call_count":40}' }, NOW)).toBeUndefined();
   });
 
+  it('reports a page that does not exist (#803) as permanent, with the message as before', async () => {
+    api.respond = () => ({ status: 404, body: { error: { message: '(#803) Some of the aliases you requested do not exist: FacebookforDevelopers', type: 'OAuthException', code: 803 } } });
+    const error = await facebook.collect(page, {}, ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error).toMatchObject({ permanent: true, retryAfterMs: undefined, message: 'HTTP 404: (#803) Some of the aliases you requested do not exist: FacebookforDevelopers' });
+  });
+
   it.each([
     ['permission error (#100)', 400, fixtureJson('facebook', 'error_100_permission.json'), true, undefined],
     ['bad token', 401, { error: { message: 'Invalid OAuth access token.', code: 190 } }, true, undefined],
@@ -140,6 +147,62 @@ describe('facebook kudos lookup (docs/services.md#kudos-refresh)', () => {
     const error = await lookup.lookup(page, [`facebook_${posts[0]!.id}`], ctx()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceError);
     expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+
+  describe('a post that no longer exists, which fails the whole read', () => {
+    const [first, second, third] = posts;
+    const asked = [first!, second!, third!].map((post) => `facebook_${post.id}`);
+    const missing = (code: number, message: string) => ({ status: code === 803 ? 404 : 400, body: { error: { message, type: 'OAuthException', code, fbtrace_id: 'AbC' } } });
+    /** Answers the error while any of `deleted` is asked, else the counters of the posts asked. */
+    const graph = (deleted: string[], error: (ids: string[]) => ReturnType<typeof missing>) => (req: FakeRequest) => {
+      const ids = req.query.get('ids')!.split(',');
+      const gone = ids.filter((id) => deleted.includes(id));
+      return gone.length ? error(gone) : { body: byId(...posts.filter((post) => ids.includes(post.id))) };
+    };
+
+    it.each([
+      ['#803 naming one post', [second!.id], (ids: string[]) => missing(803, `(#803) Some of the aliases you requested do not exist: ${ids.join(',')}`)],
+      ['#803 naming two posts', [first!.id, third!.id], (ids: string[]) => missing(803, `(#803) Some of the aliases you requested do not exist: ${ids.join(',')}`)],
+      ['#100 "Object with ID … does not exist"', [third!.id], (ids: string[]) =>
+        missing(100, `Unsupported get request. Object with ID '${ids[0]}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`)],
+    ])('%s: asks once more without them, and reads the rest', async (_name, deleted, error) => {
+      api.respond = graph(deleted, error);
+      const { kudos } = await lookup.lookup(page, asked, ctx());
+      expect(api.requests.map((req) => req.query.get('ids'))).toEqual([
+        [first, second, third].map((post) => post!.id).join(','),
+        [first, second, third].map((post) => post!.id).filter((id) => !deleted.includes(id)).join(','),
+      ]);
+      expect([...kudos.keys()].sort()).toEqual(asked.filter((id) => !deleted.some((gone) => id === `facebook_${gone}`)).sort());
+      for (const [id, value] of kudos) expect(value).toEqual(postToItem(posts.find((post) => `facebook_${post.id}` === id)!, NOW).kudos);
+    });
+
+    it('asks nothing more when every post asked is gone', async () => {
+      api.respond = () => missing(803, `(#803) Some of the aliases you requested do not exist: ${first!.id}`);
+      expect((await lookup.lookup(page, [asked[0]!], ctx())).kudos.size).toBe(0);
+      expect(api.requests).toHaveLength(1);
+    });
+
+    it('fails the batch, after one more read only, when the second read names another post', async () => {
+      // Meta named only the first missing post; the second read fails on the next one.
+      api.respond = (req) => missing(100, `Object with ID '${req.query.get('ids')!.split(',')[0]}' does not exist`);
+      const error = await lookup.lookup(page, asked, ctx()).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SourceError);
+      expect(error).toMatchObject({ permanent: true, message: `HTTP 400: Object with ID '${second!.id}' does not exist` });
+      expect(api.requests.map((req) => req.query.get('ids'))).toEqual([`${first!.id},${second!.id},${third!.id}`, `${second!.id},${third!.id}`]);
+    });
+
+    it.each([
+      ['names no id', 803, '(#803) Some of the aliases you requested do not exist'],
+      ['names ids not asked', 803, '(#803) Some of the aliases you requested do not exist: FacebookforDevelopers,1_2'],
+      ['is a permission error that quotes a permission, not an id', 100, String(fixtureJson('facebook', 'error_100_permission.json').error.message)],
+      ['names an id with another code', 190, `Object with ID '${first!.id}' does not exist`],
+    ])('an error that %s fails the batch with one request, never one per post', async (_name, code, message) => {
+      api.respond = () => missing(code, message);
+      const error = await lookup.lookup(page, asked, ctx()).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SourceError);
+      expect(error).toMatchObject({ permanent: true, message: `HTTP ${code === 803 ? 404 : 400}: ${message}` });
+      expect(api.requests).toHaveLength(1);
+    });
   });
 
   it('needs the token, and an answer keyed by id', async () => {

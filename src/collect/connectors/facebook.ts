@@ -12,11 +12,14 @@
  * Kudos refresh (docs/services.md#kudos-refresh): the Graph API's multiple-id read,
  * `GET /?ids=<post>,<post>&fields=…` (at most 50 ids,
  * https://developers.facebook.com/docs/graph-api/advanced#multiidlookup), asks only the counters
- * and reads each post with `postToItem`.
+ * and reads each post with `postToItem`. Meta fails the whole read when one id no longer exists
+ * (a deleted post: code 803, or 100 "does not exist"); when the error names ids that were asked
+ * (`GraphMissingIds`), the read is asked once more without them, and those posts keep their last
+ * kudos; an error naming none of them fails the batch, never one request per post (quota).
  */
 import { SourceError, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
-import { graphGet, graphNextRunAt } from './graph.ts';
+import { graphGet, GraphMissingIds, graphNextRunAt } from './graph.ts';
 import { requireSetting } from './http.ts';
 import { embed, hashtags, httpUrl, isoDate, itemUrl, type Json, kudos, linkify, num, obj, objs, str } from './normalize.ts';
 
@@ -117,7 +120,8 @@ export const facebook: Connector = {
   service: 'facebook',
   // A multiple-id read of up to 50 posts (docs/services.md#kudos-refresh); usage headers at 90 %
   // or more hold further lookups as they delay polls (`graphNextRunAt`), throttling errors throw
-  // with the time to wait (`graphGet`).
+  // with the time to wait (`graphGet`); posts the error names as missing are left out of a second
+  // read (module docstring).
   kudos: {
     batch: 50,
     async lookup(_input, itemIds, ctx) {
@@ -125,7 +129,18 @@ export const facebook: Connector = {
       const token = requireSetting(accessToken, 'FACEBOOK_ACCESS_TOKEN', 'facebook');
       const ids = itemIds.map((id) => POST_ID.exec(id)?.[1]).filter((id) => id !== undefined);
       if (!ids.length) return { kudos: new Map() };
-      const { body, headers } = await graphGet(ctx, `${apiUrl}/?${new URLSearchParams({ ids: ids.join(','), fields: KUDOS_FIELDS })}`, token, 'facebook');
+      const read = (asked: string[]) => graphGet(ctx, `${apiUrl}/?${new URLSearchParams({ ids: asked.join(','), fields: KUDOS_FIELDS })}`, token, 'facebook');
+      let response;
+      try {
+        response = await read(ids);
+      } catch (error) {
+        const gone = error instanceof GraphMissingIds ? new Set(error.ids.filter((id) => ids.includes(id))) : new Set<string>();
+        if (!gone.size) throw error;
+        const rest = ids.filter((id) => !gone.has(id));
+        if (!rest.length) return { kudos: new Map() };
+        response = await read(rest);
+      }
+      const { body, headers } = response;
       if (!body || typeof body !== 'object' || Array.isArray(body)) throw new SourceError('facebook answered without posts by id');
       const wanted = new Set(itemIds);
       const found = new Map<string, ContentItem['kudos']>();

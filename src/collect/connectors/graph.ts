@@ -8,6 +8,10 @@
  * - Usage headers `X-App-Usage`, `X-Page-Usage`, `X-Ad-Account-Usage` and
  *   `X-Business-Use-Case-Usage` give percentages; at 90 % or more the next run moves one hour
  *   (or the time to regain access) later, before Meta starts refusing.
+ * - An error naming ids that do not exist (code 803 "Some of the aliases you requested do not
+ *   exist: a,b", or code 100 "Object with ID 'a' does not exist…") is permanent like any other
+ *   4xx, but thrown as `GraphMissingIds` carrying the ids, so that a multiple-id read
+ *   (`?ids=a,b,c`), which Meta fails whole for one deleted object, can ask again without them.
  */
 import { SourceError, type CollectContext } from '../connector.ts';
 import { getJson, type JsonResponse } from './http.ts';
@@ -19,6 +23,40 @@ const HOUR_MS = 3600_000;
 export const USAGE_LIMIT = 90;
 
 const detail = (body: unknown) => str(obj(obj(body).error).message) ?? undefined;
+
+/**
+ * A Graph API error naming ids that do not exist (see the module docstring): the same permanent
+ * SourceError as any other 4xx, with `ids` as the message names them (not checked against what
+ * was asked).
+ */
+export class GraphMissingIds extends SourceError {
+  readonly ids: string[];
+  constructor(message: string, ids: string[]) {
+    super(message, { permanent: true });
+    this.name = 'GraphMissingIds';
+    this.ids = ids;
+  }
+}
+
+/**
+ * The ids a Graph API error body says do not exist: the comma-separated list after "do not
+ * exist:" of code 803 (e.g. `(#803) Some of the aliases you requested do not exist: 1_2,3_4`), or
+ * the quoted ids of "Object with ID '1_2' does not exist" of code 100; empty when the body is no
+ * such error or names none (e.g. code 100 "Object does not exist, cannot be loaded due to missing
+ * permission…"). Source: Graph API answers as reported (e.g.
+ * https://github.com/mobolic/facebook-sdk/issues/315,
+ * https://github.com/Pirate-Parties-International/PPI-party-info/issues/67); Meta's guide
+ * (https://developers.facebook.com/docs/graph-api/guides/error-handling/) gives only the
+ * `{error: {message, type, code}}` shape, no format for these messages.
+ */
+export function graphMissingIds(body: unknown): string[] {
+  const error = obj(obj(body).error);
+  const code = num(error.code);
+  const message = str(error.message) ?? '';
+  if (code === 803) return (/do not exist:\s*(.*)$/s.exec(message)?.[1] ?? '').split(/[\s,]+/).filter(Boolean);
+  if (code === 100) return [...message.matchAll(/Object with ID '([^']+)' does not exist/g)].map((m) => m[1]!);
+  return [];
+}
 
 /** Highest usage percentage and longest time to regain access (ms) named by the usage headers. */
 export function graphUsage(headers: Record<string, string>): { percent: number; regainMs: number } {
@@ -49,13 +87,17 @@ export function graphNextRunAt(headers: Record<string, string>, now: number): nu
 
 /**
  * GETs a Graph API URL with the token in the `Authorization` header (kept out of URLs and
- * logs); throttling in the body is transient with the time to wait.
+ * logs); throttling in the body is transient with the time to wait; an error naming ids that do
+ * not exist is thrown as `GraphMissingIds`.
  */
 export function graphGet(ctx: CollectContext, url: string, token: string, service: string): Promise<JsonResponse> {
   const classify = ({ status, body, headers }: JsonResponse) => {
     const error = obj(obj(body).error);
     const code = num(error.code);
-    if (status < 400 || code === undefined || !(THROTTLED.has(code) || (code >= 80001 && code <= 80014))) return undefined;
+    if (status < 400 || code === undefined) return undefined;
+    const missing = status < 500 ? graphMissingIds(body) : [];
+    if (missing.length) return new GraphMissingIds(`HTTP ${status}: ${str(error.message)}`, missing);
+    if (!(THROTTLED.has(code) || (code >= 80001 && code <= 80014))) return undefined;
     const regain = graphUsage(headers).regainMs;
     return new SourceError(`${service} rate limit (code ${code}): ${str(error.message) ?? `HTTP ${status}`}`, { retryAfterMs: regain || HOUR_MS });
   };

@@ -153,3 +153,36 @@ describe('twitter: failures', () => {
     await expect(twitter.collect(input('keyword', 'x'), {}, ctx())).rejects.toMatchObject({ kind: 'timeout' });
   });
 });
+
+describe('twitter kudos lookup (docs/services.md#kudos-refresh)', () => {
+  const lookup = twitter.kudos!;
+  const metrics = (id: string, likes: number) => ({ id, text: 'post', public_metrics: { like_count: likes, retweet_count: 1, reply_count: 2, quote_count: 0, impression_count: 10 } });
+
+  it('asks only the posts among the ids, up to 100 at once, and takes only posts asked', async () => {
+    api.respond = () => ({ body: { data: [metrics('1001', 5), metrics('9007199254740993', 7), metrics('555', 1)] } });
+    const { kudos, nextAt } = await lookup.lookup(input('keyword', 'x'), ['twitter_1001', 'twitter_9007199254740993', 'twitter_abc', 'twitter_', 'youtube_ULBuIB9lHkc', 'mastodon_mastodon.social:1002'], ctx());
+    expect(lookup.batch).toBe(100);
+    expect(api.requests).toHaveLength(1);
+    expect(api.requests[0]!.path).toBe('/2/tweets');
+    expect(api.requests[0]!.query.get('ids')).toBe('1001,9007199254740993');
+    expect(api.requests[0]!.headers.authorization).toBe('Bearer secret-token');
+    // 555 was not asked (an answer the lookup did not ask for is not taken).
+    expect(Object.fromEntries(kudos)).toEqual({
+      twitter_1001: { score: 5 + 2 + 2, twitter_likes: 5, twitter_retweets: 1, twitter_replies: 2, twitter_quotes: 0, twitter_views: 10 },
+      twitter_9007199254740993: { score: 7 + 2 + 2, twitter_likes: 7, twitter_retweets: 1, twitter_replies: 2, twitter_quotes: 0, twitter_views: 10 },
+    });
+    expect(nextAt).toBeUndefined();
+  });
+
+  it('asks nothing when no id is a post', async () => {
+    expect((await lookup.lookup(input('keyword', 'x'), ['twitter_abc', 'twitter_1_2', 'bluesky_did:plc:x_3k'], ctx())).kudos.size).toBe(0);
+    expect(api.requests).toEqual([]);
+  });
+
+  it('holds further lookups until x-rate-limit-reset when the window is spent, and throws on a 429', async () => {
+    api.respond = () => ({ headers: { 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': String(NOW / 1000 + 600) }, body: { data: [metrics('1001', 5)] } });
+    expect((await lookup.lookup(input('keyword', 'x'), ['twitter_1001'], ctx())).nextAt).toBe(NOW + 600_000);
+    api.respond = () => ({ status: 429, headers: { 'retry-after': '60' }, body: { title: 'Too Many Requests' } });
+    await expect(lookup.lookup(input('keyword', 'x'), ['twitter_1001'], ctx())).rejects.toMatchObject({ permanent: false, retryAfterMs: 60_000 });
+  });
+});

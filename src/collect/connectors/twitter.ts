@@ -25,6 +25,12 @@ const FIELDS = {
   'place.fields': 'full_name,geo,country_code',
 };
 const MAX_PAGES = 5;
+/**
+ * A post's item id (`twitter_<post id>`): X's ids are numeric strings
+ * (https://docs.x.com/x-api/fundamentals/consistency), and one that is not fails a whole
+ * `GET /2/tweets?ids=` read with a 400, so the kudos lookup asks none other.
+ */
+const TWEET_ID = /^twitter_(\d{1,19})$/;
 
 const detail = (body: unknown) => {
   const b = obj(body);
@@ -131,15 +137,22 @@ async function lookUp(ctx: CollectContext, api: string, auth: Record<string, str
 export const twitter: Connector = {
   service: 'twitter',
   // GET /2/tweets?ids= reads up to 100 tweets (docs/services.md#kudos-refresh); a spent rate limit
-  // (`x-rate-limit-remaining: 0`) holds further lookups until `x-rate-limit-reset`.
+  // (`x-rate-limit-remaining: 0`) holds further lookups until `x-rate-limit-reset`. Only ids of
+  // posts (`TWEET_ID`) are asked, and only posts asked are taken, as the other lookups do.
   kudos: {
     batch: 100,
     async lookup(_input, itemIds, ctx) {
       const { apiUrl, bearerToken } = ctx.services.twitter;
       const auth = { authorization: `Bearer ${requireSetting(bearerToken, 'TWITTER_BEARER_TOKEN', 'twitter')}` };
-      const ids = itemIds.map((id) => id.slice('twitter_'.length));
+      const ids = itemIds.map((id) => TWEET_ID.exec(id)?.[1]).filter((id) => id !== undefined);
+      if (!ids.length) return { kudos: new Map() };
       const { body, headers } = await getJson(ctx, `${apiUrl}/2/tweets?${new URLSearchParams({ ids: ids.join(','), 'tweet.fields': 'public_metrics' })}`, auth, detail);
-      const found = new Map(objs(obj(body).data).map((tweet) => [`twitter_${String(tweet.id)}`, tweetKudos(tweet)]));
+      const wanted = new Set(itemIds);
+      const found = new Map<string, ContentItem['kudos']>();
+      for (const tweet of objs(obj(body).data)) {
+        const id = `twitter_${String(tweet.id)}`;
+        if (wanted.has(id)) found.set(id, tweetKudos(tweet));
+      }
       const spent = headers['x-rate-limit-remaining'] === '0';
       return { kudos: found, ...(spent && { nextAt: ctx.now + (rateLimitResetMs(headers, ctx.now) ?? 15 * 60_000) }) };
     },

@@ -141,3 +141,28 @@ describe("youtube: a connected account's OAuth token", () => {
     }
   });
 });
+
+describe('youtube kudos lookup (docs/services.md#kudos-refresh)', () => {
+  const lookup = youtube.kudos!;
+  const stats = (id: string, views: number) => ({ id, statistics: { viewCount: String(views), likeCount: '4', commentCount: '1' } });
+
+  it('asks videos.list only for the videos among the ids, and takes only videos asked', async () => {
+    api.respond = () => ({ body: { items: [stats('ULBuIB9lHkc', 100), stats('a-b_c', 7), stats('other', 1)] } });
+    const { kudos } = await lookup.lookup(input('keyword', 'x'), ['youtube_ULBuIB9lHkc', 'youtube_a-b_c', 'youtube_', 'youtube_a,b', 'twitter_1001'], ctx());
+    expect(lookup.batch).toBe(50);
+    expect(api.requests).toHaveLength(1);
+    expect(api.requests[0]!.path).toBe('/youtube/v3/videos');
+    expect(api.requests[0]!.query.get('part')).toBe('statistics');
+    expect(api.requests[0]!.query.get('id')).toBe('ULBuIB9lHkc,a-b_c');
+    expect(Object.fromEntries(kudos)).toEqual({
+      youtube_ULBuIB9lHkc: { score: 5, youtube_views: 100, youtube_likes: 4, youtube_comments: 1 },
+      'youtube_a-b_c': { score: 5, youtube_views: 7, youtube_likes: 4, youtube_comments: 1 },
+    });
+  });
+
+  it('spends no unit when no id is a video, and needs a key or an account', async () => {
+    expect((await lookup.lookup(input('keyword', 'x'), ['youtube_', 'vimeo_42'], ctx())).kudos.size).toBe(0);
+    expect(api.requests).toEqual([]);
+    await expect(lookup.lookup(input('keyword', 'x'), ['youtube_ULBuIB9lHkc'], ctx({}))).rejects.toMatchObject({ permanent: true });
+  });
+});

@@ -22,6 +22,8 @@ import { arr, embed, httpUrl, isoDate, type Json, kudos, language, linkify, num,
 
 const RATE_REASONS = new Set(['quotaExceeded', 'rateLimitExceeded', 'userRateLimitExceeded', 'dailyLimitExceeded']);
 const PAGE = '25';
+/** A video's item id (`youtube_<video id>`; video ids are letters, digits, `-` and `_`). */
+const VIDEO_ID = /^youtube_([\w-]+)$/;
 
 /** Seconds of an ISO 8601 duration (`PT21M7S` → 1267, `P1DT2H` → 93600); undefined if unreadable. */
 export function isoDuration(value: unknown): number | undefined {
@@ -154,14 +156,23 @@ async function videos(ctx: CollectContext, ids: string[], handle: string | null)
 
 export const youtube: Connector = {
   service: 'youtube',
-  // videos.list of up to 50 ids, 1 quota unit a call (docs/services.md#kudos-refresh).
+  // videos.list of up to 50 ids, 1 quota unit a call (docs/services.md#kudos-refresh); only ids of
+  // videos (`VIDEO_ID`) are asked, none when there are none, and only videos asked are taken.
   kudos: {
     batch: 50,
     async lookup(_input, itemIds, ctx) {
       const { apiKey, accessToken } = ctx.services.youtube;
       if (!apiKey && !accessToken) throw new SourceError('youtube: kudos need YOUTUBE_API_KEY or a connected account', { permanent: true });
-      const { body } = await apiGet(ctx, 'videos', { part: 'statistics', id: itemIds.map((id) => id.slice('youtube_'.length)).join(','), maxResults: '50' });
-      return { kudos: new Map(objs(obj(body).items).map((v) => [`youtube_${String(v.id)}`, videoKudos(v)])) };
+      const ids = itemIds.map((id) => VIDEO_ID.exec(id)?.[1]).filter((id) => id !== undefined);
+      if (!ids.length) return { kudos: new Map() };
+      const { body } = await apiGet(ctx, 'videos', { part: 'statistics', id: ids.join(','), maxResults: '50' });
+      const wanted = new Set(itemIds);
+      const found = new Map<string, ContentItem['kudos']>();
+      for (const video of objs(obj(body).items)) {
+        const id = `youtube_${String(video.id)}`;
+        if (wanted.has(id)) found.set(id, videoKudos(video));
+      }
+      return { kudos: found };
     },
   },
   async collect(input, state, ctx) {
