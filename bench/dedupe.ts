@@ -18,7 +18,10 @@
  * by ~4× the cards uniform fingerprints would give), but a Zipf vocabulary of 5 000 words (s = 1,
  * like real titles with their frequent words) clustered more (~1.6× the rows per lookup), so it
  * is not the optimistic choice.
- * Environment: BENCH_ITEMS, BENCH_ROUNDS (default 6), BENCH_ROUND_ITEMS (default 2000).
+ * Environment: BENCH_ITEMS, BENCH_ROUNDS (default 6), BENCH_ROUND_ITEMS (default 2000);
+ * BENCH_DB=<path> keeps the SQLite database there, and a database filled there by an earlier run
+ * is reused (migrated first; each run adds its own items, ids and texts), so a change to the store
+ * is measured again without the fill of about 100 s.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -77,16 +80,23 @@ const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-dedupe-'));
-  const file = join(dir, 'bench.db');
+  const file = process.env.BENCH_DB ?? join(dir, 'bench.db');
   const db = openDb(`sqlite:${file}`);
   await migrateToLatest(db);
-  const contract = await createContract(db, 'bench', 'bench');
-  const collection = await createCollection(db, contract.id, { name: 'wall' }, 'bench');
   const now = Date.now();
+  const filled = await db.selectFrom('contracts').selectAll().where('slug', '=', 'bench').executeTakeFirst();
+  const contract = filled ?? (await createContract(db, 'bench', 'bench'));
+  const collection = filled
+    ? (await db.selectFrom('collections').selectAll().where('contractId', '=', filled.id).executeTakeFirstOrThrow())
+    : await createCollection(db, contract.id, { name: 'wall' }, 'bench');
+  /** Every thousandth filled item: the stories that rounds repeat. */
+  const storyOf = (n: number) => ({ ...makeItem(n, now), date: new Date(now - 30 * DAY + Math.floor((n / ITEMS) * 30 * DAY)).toISOString() });
 
   // Bulk fill: items and their keys in one transaction of prepared statements, dated in order
   // (index appends); the band index is built after the fill, as CREATE INDEX sorts once.
+  // A database kept from an earlier run (BENCH_DB) is reused as filled then.
   const t0 = performance.now();
+  const stored: ContentItem[] = [];
   const raw = new SqliteDatabase(file);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = OFF');
@@ -97,10 +107,9 @@ async function main() {
   );
   const insertUrl = raw.prepare('insert into fill_urls (collection_id, url_hash, item_id) values (?, ?, ?)');
   const insertPrint = raw.prepare('insert into fill_prints (collection_id, band_key, item_id, date_ms, rest) values (?, ?, ?, ?, ?)');
-  const stored: ContentItem[] = [];
   const fill = raw.transaction(() => {
     for (let n = 0; n < ITEMS; n++) {
-      const item = { ...makeItem(n, now), date: new Date(now - 30 * DAY + Math.floor((n / ITEMS) * 30 * DAY)).toISOString() };
+      const item = storyOf(n);
       if (n % 1000 === 0) stored.push(item);
       const { state: _s, ...body } = item;
       const dateMs = Date.parse(item.date);
@@ -113,27 +122,31 @@ async function main() {
     raw.exec('insert into item_prints select * from fill_prints order by collection_id, band_key, date_ms, item_id');
     raw.exec('drop table fill_urls; drop table fill_prints');
   });
-  fill();
+  if (filled) for (let n = 0; n < ITEMS; n += 1000) stored.push(storyOf(n));
+  else fill();
   raw.pragma('wal_checkpoint(TRUNCATE)');
   const sizes = raw.prepare("select name, sum(pgsize) as bytes from dbstat where name in ('item_urls', 'item_prints') group by name").all() as { bytes: number }[];
   raw.close();
-  const keyBytesPerItem = Math.round(sizes.reduce((sum, row) => sum + row.bytes, 0) / ITEMS);
+  const itemsStored = Number((await db.selectFrom('items').select((eb) => eb.fn.countAll<number>().as('n')).where('collectionId', '=', collection.id).executeTakeFirstOrThrow()).n);
+  const keyBytesPerItem = Math.round(sizes.reduce((sum, row) => sum + row.bytes, 0) / itemsStored);
   const totalBytes = statSync(file).size;
-  console.log(`filled ${ITEMS} items with their keys in ${((performance.now() - t0) / 1000).toFixed(1)} s; database ${mb(totalBytes)} MB, key tables ${keyBytesPerItem} bytes per item`);
+  console.log(`${filled ? `reused ${itemsStored}` : `filled ${ITEMS}`} items with their keys in ${((performance.now() - t0) / 1000).toFixed(1)} s; database ${mb(totalBytes)} MB, key tables ${keyBytesPerItem} bytes per item`);
 
   const target = { collectionId: collection.id, contractId: contract.id, inputId: '0'.repeat(24), state: 'published' as const };
-  let serial = 0;
+  /** This run's own item ids and texts (a reused database holds the items of earlier runs). */
+  const run = filled ? Date.now().toString(36) : '';
+  let serial = filled ? 10_000_000 + (Date.now() % 100_000) * 1000 : 0;
   /** A round's fresh items: every tenth repeats a stored story under its URL with tracking parameters. */
   const round = () =>
     Array.from({ length: ROUND_ITEMS }, (_, i) => {
       if (i % 10 === 9) {
         const story = stored[Math.floor(rnd() * stored.length)]!;
-        return { ...makeItem(serial++, now, 'dup'), url: `${story.url}?utm_source=bench&fbclid=x${i}`, date: story.date };
+        return { ...makeItem(serial++, now, `dup${run}`), url: `${story.url}?utm_source=bench&fbclid=x${i}`, date: story.date };
       }
-      return makeItem(serial++, now, 'new');
+      return makeItem(serial++, now, `new${run}`);
     });
 
-  const inputId = 'b'.repeat(24);
+  const inputId = run.padStart(24, 'b');
   const feed = await startBenchFeed(db, { contractId: contract.id, collectionId: collection.id, inputId }, POLL, now);
   const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 10_000 });
   const services = loadConfig({}).services;
@@ -143,6 +156,8 @@ async function main() {
     collect: { off: { items: 0, ms: 0 }, 'url+text': { items: 0, ms: 0 } },
     store: { off: { items: 0, ms: 0 }, 'url+text': { items: 0, ms: 0 } },
   };
+  const duplicatesCount = async () => Number((await db.selectFrom('itemDuplicates').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const duplicatesBefore = await duplicatesCount();
   const heapBefore = process.memoryUsage().heapUsed;
   let planted = 0;
   // Two rounds first, unmeasured, warm the code paths (JIT, the language detector, caches).
@@ -168,7 +183,7 @@ async function main() {
   }
   feed.close();
   await fetcher.close();
-  const duplicatesStored = Number((await db.selectFrom('itemDuplicates').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const duplicatesStored = (await duplicatesCount()) - duplicatesBefore;
   const perSecond = (t: Timing) => Math.round((t.items / t.ms) * 1000);
   const figures = (kind: 'collect' | 'store') => {
     const off = perSecond(timings[kind].off);
@@ -198,7 +213,7 @@ async function main() {
     }),
   );
   await db.destroy();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true }); // BENCH_DB is kept
 }
 
 await main();
