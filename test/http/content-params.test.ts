@@ -393,6 +393,9 @@ describe('query plans', () => {
     ['queue', {}, {}, /items_read_time/],
     ['queue, unpublished', { state: 'unpublished' }, {}, /items_read_state_time/],
     ['queue, every list filter', { services: ['rss'], types: ['link'], languages: ['en', 'de', 'fr'] }, { order: 'asc' }, /items_read_time/],
+    ['content, trending', { state: 'published' }, { sort: 'trending' }, /items_read_state_trend/],
+    ['content, trending, one language, offset 500', { state: 'published', languages: ['de'] }, { sort: 'trending', offset: 500 }, /items_read_state_trend/],
+    ['queue, trending', {}, { sort: 'trending' }, /items_read_trend/],
   ];
   it.skipIf(testPostgresUrl).each(walks)('%s: walks a covering index in order, no sort of the date range', async (_name, filter, page, index) => {
     const { db, tenant } = await setup();
