@@ -5,6 +5,9 @@
  * size), starts the real server in a child process on 127.0.0.1, and measures with autocannon:
  *
  *   baseline          a minimal JSON route of the same server
+ *   baseline_bytes    the same route answering as many bytes as a default content page (what
+ *                     moving the page's bytes costs server and load generator; printed beside
+ *                     the content run's ratio to it)
  *   content           GET /v1/content, default parameters, rotating collections (cached pages)
  *   content_uncached  the same with a different `until` on every request (every read misses the cache)
  *   content_kudos / _trending / _language / _since / _offset500   one parameter each, uncached
@@ -117,6 +120,15 @@ async function serveChild(databaseUrl: string) {
   const db = openDb(config.databaseUrl);
   const app = await buildApp(config, { db });
   app.get('/bench/baseline', async () => ({ status: 'ok' }));
+  // The same minimal route answering a body of `bytes` bytes (one made per size): what moving a
+  // page's bytes costs the server and the load generator, without the content route's work.
+  const bodies = new Map<number, Buffer>();
+  app.get<{ Querystring: { bytes?: string } }>('/bench/bytes', async (request, reply) => {
+    const size = Math.min(Number(request.query.bytes) || 0, 1 << 20);
+    let body = bodies.get(size);
+    if (!body) bodies.set(size, (body = Buffer.alloc(size, 0x20)));
+    return reply.type('application/json; charset=utf-8').send(body);
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
@@ -220,8 +232,11 @@ async function main() {
     const until = (i: number) => `until=${s - (Math.floor(i / COLLECTIONS) % 3000)}`;
     const content = `/v1/content/${contract.slug}`;
     const city = CITIES[0]!;
+    // The size of a default content page, for the baseline of the same size.
+    const pageBytes = (await (await fetch(`http://127.0.0.1:${port}${content}?${q(0)}`)).arrayBuffer()).byteLength;
     const runs: Record<string, (i: number) => string> = {
       baseline: () => '/bench/baseline',
+      baseline_bytes: () => `/bench/bytes?bytes=${pageBytes}`,
       content: (i) => `${content}?${q(i)}`,
       content_uncached: (i) => `${content}?${q(i)}&${until(i)}`,
       content_kudos: (i) => `${content}?${q(i)}&${until(i)}&sort=kudos`,
@@ -264,6 +279,10 @@ async function main() {
     // The goals of issue 19 (docs/operations.md#reads-at-scale).
     const variants = Object.keys(results).filter((k) => k.startsWith('content_') && k !== 'content_uncached');
     const p99 = (name: string, ms: number) => (results[name] ? results[name].p99Ms <= ms : undefined);
+    if (results.content && results.baseline_bytes) {
+      const ratio = +(results.content.requestsPerSecond / results.baseline_bytes.requestsPerSecond).toFixed(2);
+      console.log(`cached content against the baseline route answering the same ${pageBytes} bytes: ${ratio} of its requests/s`);
+    }
     const goals = {
       cachedContentAtLeast08OfBaseline: results.content ? results.content.ratio!.requestsPerSecond >= 0.8 : undefined,
       uncachedContentP99AtMost5ms: p99('content_uncached', 5),
