@@ -96,6 +96,18 @@ export interface KudosResult {
   nextAt?: number;
 }
 
+/**
+ * The kudos of a lookup's answer (docs/services.md#kudos-refresh): of `read`, the items the
+ * source answered as the connector's `collect` reads them (null where it could not), those whose
+ * id `itemIds` asked for; anything else the source sent along is ignored.
+ */
+export function askedKudos(itemIds: string[], read: Iterable<Pick<ContentItem, 'id' | 'kudos'> | null>): KudosResult['kudos'] {
+  const asked = new Set(itemIds);
+  const found: KudosResult['kudos'] = new Map();
+  for (const item of read) if (item && asked.has(item.id)) found.set(item.id, item.kudos);
+  return found;
+}
+
 /** A connector collects for every input type its row in the service table lists. */
 export interface Connector {
   service: Service;

@@ -21,7 +21,7 @@
  * (`createdAt`, unless later than `indexedAt`).
  */
 import { createHash } from 'node:crypto';
-import { SourceError, type CollectContext, type Connector } from '../connector.ts';
+import { askedKudos, SourceError, type CollectContext, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { anchor, arr, embed, escapeHtml, httpUrl, image, isoDate, kudos, language, linkify, num, obj, str, type Json } from './normalize.ts';
 import { newestFirst, type Seen } from './paging.ts';
@@ -256,14 +256,8 @@ export const bluesky: Connector = {
       const res = await getJson(ctx, `${ctx.services.bluesky.apiUrl}/xrpc/app.bsky.feed.getPosts?${query}`);
       const posts = obj(res.body).posts;
       if (!Array.isArray(posts)) throw new SourceError('bluesky answered without a list of posts');
-      const wanted = new Set(itemIds);
-      const found = new Map<string, ContentItem['kudos']>();
-      for (const post of posts.map(obj)) {
-        const item = blueskyItem(post);
-        if (item && wanted.has(item.id)) found.set(item.id, item.kudos);
-      }
       const nextAt = quotaExhaustedUntil(res.headers, ctx.now);
-      return { kudos: found, ...(nextAt && { nextAt }) };
+      return { kudos: askedKudos(itemIds, posts.map((post) => blueskyItem(obj(post)))), ...(nextAt && { nextAt }) };
     },
   },
   async collect(input, state, ctx) {

@@ -17,7 +17,7 @@
  * (`GraphMissingIds`), the read is asked once more without them, and those posts keep their last
  * kudos; an error naming none of them fails the batch, never one request per post (quota).
  */
-import { SourceError, type Connector } from '../connector.ts';
+import { askedKudos, SourceError, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { graphGet, GraphMissingIds, graphNextRunAt } from './graph.ts';
 import { requireSetting } from './http.ts';
@@ -142,14 +142,9 @@ export const facebook: Connector = {
       }
       const { body, headers } = response;
       if (!body || typeof body !== 'object' || Array.isArray(body)) throw new SourceError('facebook answered without posts by id');
-      const wanted = new Set(itemIds);
-      const found = new Map<string, ContentItem['kudos']>();
-      for (const post of Object.values(body).map(obj)) {
-        const item = str(post.id) ? postToItem(post, ctx.now) : null;
-        if (item && wanted.has(item.id)) found.set(item.id, item.kudos);
-      }
+      const posts = Object.values(body).map(obj);
       const nextAt = graphNextRunAt(headers, ctx.now);
-      return { kudos: found, ...(nextAt !== undefined && { nextAt }) };
+      return { kudos: askedKudos(itemIds, posts.map((post) => (str(post.id) ? postToItem(post, ctx.now) : null))), ...(nextAt !== undefined && { nextAt }) };
     },
   },
   async collect(input, state, ctx) {

@@ -16,7 +16,7 @@
  * while pages are full. Status ids are kept as strings (they exceed 2^53); item ids are
  * `mastodon_<host>:<status id>` because status ids are per instance.
  */
-import { SourceError, type CollectContext, type Connector } from '../connector.ts';
+import { askedKudos, SourceError, type CollectContext, type Connector } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
 import { arr, embed, idOf, image, isoDate, itemUrl, kudos, language, num, obj, str, type Json } from './normalize.ts';
 import { getJson, quotaExhaustedUntil } from './http.ts';
@@ -137,13 +137,8 @@ export const mastodon: Connector = {
       const query = ids.map((id) => `id[]=${encodeURIComponent(id)}`).join('&');
       const res = await getJson(ctx, `${origin}/api/v1/statuses?${query}`, authorizationFor(ctx.services.mastodon, origin));
       if (!Array.isArray(res.body)) throw new SourceError(`mastodon ${host} answered without a list of statuses`);
-      const found = new Map<string, ContentItem['kudos']>();
-      for (const status of res.body.map(obj)) {
-        const item = mastodonItem(status, host);
-        if (item) found.set(item.id, item.kudos);
-      }
       const nextAt = quotaExhaustedUntil(res.headers, ctx.now);
-      return { kudos: found, ...(nextAt && { nextAt }) };
+      return { kudos: askedKudos(itemIds, res.body.map((status) => mastodonItem(obj(status), host))), ...(nextAt && { nextAt }) };
     },
   },
   async collect(input, state, ctx) {

@@ -9,7 +9,7 @@
  * 100 a page, https://developer.vimeo.com/api/reference/videos#search_videos) with only the fields
  * `vimeoItem` reads kudos from.
  */
-import { SourceError, type Connector } from '../connector.ts';
+import { askedKudos, SourceError, type Connector } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
 import { arr, embed, image, isoDate, itemUrl, kudos, language, linkify, num, obj, str, type Json } from './normalize.ts';
 import { newestFirst, type Seen } from './paging.ts';
@@ -91,14 +91,8 @@ export const vimeo: Connector = {
       const res = await getJson(ctx, `${ctx.services.vimeo.apiUrl}/videos?${query}`, vimeoHeaders(ctx.services.vimeo.accessToken), vimeoDetail);
       const data = obj(res.body).data;
       if (!Array.isArray(data)) throw new SourceError('vimeo answered without a data list');
-      const wanted = new Set(itemIds);
-      const found = new Map<string, ContentItem['kudos']>();
-      for (const video of data.map(obj)) {
-        const item = vimeoItem(video);
-        if (item && wanted.has(item.id)) found.set(item.id, item.kudos);
-      }
       const nextAt = quotaExhaustedUntil(res.headers, ctx.now);
-      return { kudos: found, ...(nextAt && { nextAt }) };
+      return { kudos: askedKudos(itemIds, data.map((video) => vimeoItem(obj(video)))), ...(nextAt && { nextAt }) };
     },
   },
   async collect(input, state, ctx) {

@@ -17,7 +17,7 @@
  * 100 posts, https://dev.vk.com/en/method/wall.getById), each post read by `vkItem`; the error
  * codes above hold further lookups as they delay polls.
  */
-import { SourceError, type CollectContext, type Connector } from '../connector.ts';
+import { askedKudos, SourceError, type CollectContext, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { anchor, arr, embed, hashtags, idOf, image, isoDate, kudos, linkify, num, obj, str, type Json } from './normalize.ts';
 import { newestFirst, type Seen } from './paging.ts';
@@ -136,13 +136,7 @@ export const vk: Connector = {
       if (!posts.length) return { kudos: new Map() };
       const response = await call(ctx, token, 'wall.getById', { posts: posts.join(','), extended: '1' });
       const [profiles, groups] = [arr(response.profiles).map(obj), arr(response.groups).map(obj)];
-      const wanted = new Set(itemIds);
-      const found = new Map<string, ContentItem['kudos']>();
-      for (const post of arr(response.items).map(obj)) {
-        const item = vkItem(post, profiles, groups);
-        if (item && wanted.has(item.id)) found.set(item.id, item.kudos);
-      }
-      return { kudos: found };
+      return { kudos: askedKudos(itemIds, arr(response.items).map((post) => vkItem(obj(post), profiles, groups))) };
     },
   },
   async collect(input, state, ctx) {

@@ -14,7 +14,7 @@
  * Errors: 403 `quotaExceeded` (and the other rate reasons) are transient until the daily reset at
  * midnight Pacific (08:00 UTC is used: never early); `keyInvalid` and other 4xx are permanent.
  */
-import { SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
+import { askedKudos, SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { readXmlFeed } from './feed.ts';
 import { getJson, type JsonResponse, rateLimitResetMs } from './http.ts';
@@ -166,13 +166,7 @@ export const youtube: Connector = {
       const ids = itemIds.map((id) => VIDEO_ID.exec(id)?.[1]).filter((id) => id !== undefined);
       if (!ids.length) return { kudos: new Map() };
       const { body } = await apiGet(ctx, 'videos', { part: 'statistics', id: ids.join(','), maxResults: '50' });
-      const wanted = new Set(itemIds);
-      const found = new Map<string, ContentItem['kudos']>();
-      for (const video of objs(obj(body).items)) {
-        const id = `youtube_${String(video.id)}`;
-        if (wanted.has(id)) found.set(id, videoKudos(video));
-      }
-      return { kudos: found };
+      return { kudos: askedKudos(itemIds, objs(obj(body).items).map((video) => ({ id: `youtube_${String(video.id)}`, kudos: videoKudos(video) }))) };
     },
   },
   async collect(input, state, ctx) {
