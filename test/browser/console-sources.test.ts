@@ -17,9 +17,11 @@ import type { Config } from '../../src/config.ts';
 import type { Db } from '../../src/store/db.ts';
 import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
+/** Entries are dated in the hours before the test runs: the content API shows the last 24 hours by default. */
+const LOADED = Date.now();
 const rss = (title: string, entries: string[]) => `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0"><channel><title>${title}</title><link>https://example.com/</link><description>test</description>
-${entries.map((entry, i) => `<item><title>${entry}</title><link>https://example.com/${encodeURIComponent(title)}/${i}</link><guid>${encodeURIComponent(title)}-${i}</guid><pubDate>Mon, 23 Nov 2026 0${i}:00:00 GMT</pubDate><description>${entry} text</description></item>`).join('\n')}
+${entries.map((entry, i) => `<item><title>${entry}</title><link>https://example.com/${encodeURIComponent(title)}/${i}</link><guid>${encodeURIComponent(title)}-${i}</guid><pubDate>${new Date(LOADED - (entries.length - i) * 3_600_000).toUTCString()}</pubDate><description>${entry} text</description></item>`).join('\n')}
 </channel></rss>`;
 
 const FEEDS: Record<string, string> = {
