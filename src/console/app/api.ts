@@ -9,7 +9,10 @@
  *   address; the request never settles (the page goes away). Unsaved input is kept by `drafts.ts`.
  * - The network lost (fetch rejects): the request waits, the shell shows a banner with a Retry
  *   button (`network` store); Retry, or the browser coming back online, sends the waiting
- *   requests again, in the order they were made. Screens need no code of their own for either case.
+ *   requests again, in the order they were made. While the browser says it is online (the first
+ *   resend at the `online` event can still fail, or the server itself is down), they are also
+ *   sent again by themselves, after 1, 2, 4 … seconds (at most 30). Screens need no code of
+ *   their own for either case.
  *
  * `api.get('/collection/collections', {contract_id})` → parsed JSON; `api.post(path, body)`,
  * `api.patch`, `api.put`, `api.del`. Paths are on API_URL; pass an absolute URL for the queue
@@ -49,13 +52,39 @@ let waiting: (() => void)[] = [];
 /**
  * Sends the requests that wait for the network again (the banner's Retry, or `online`), one after
  * the other in the order they were made, so that a change made while offline lands before a read
- * made after it; the first that fails again stops the rest, which keep waiting.
+ * made after it (requests made meanwhile go behind them); the first that fails again stops the
+ * rest, which keep waiting.
  */
 export function retryWaiting(): void {
+  clearTimeout(automatic);
+  automatic = undefined;
+  const next = waiting.shift();
+  replaying = next !== undefined;
   network.set({ lost: false, waiting: waiting.length });
-  waiting.shift()?.();
+  next?.();
 }
+
+/**
+ * Whether a waiting request is being sent again: until the last of them is answered, a new
+ * request goes behind them, so that a read made after a change never overtakes it.
+ */
+let replaying = false;
 if (typeof window !== 'undefined') window.addEventListener('online', () => waiting.length && retryWaiting());
+
+/** The automatic resend (`retryLater`) and the delay of the next one (ms). */
+let automatic: ReturnType<typeof setTimeout> | undefined;
+let backoffMs = 1000;
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * Sends the waiting requests again after a delay that doubles with every failure, while the
+ * browser says it is online: an offline browser waits for Retry or its `online` event instead.
+ */
+function retryLater(): void {
+  if (automatic !== undefined || typeof navigator === 'undefined' || !navigator.onLine) return;
+  automatic = setTimeout(retryWaiting, backoffMs);
+  backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+}
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -79,9 +108,18 @@ async function send(method: string, url: string, options: RequestOptions): Promi
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const init: RequestInit = { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) };
   let resent = false;
+  if (replaying || waiting.length) {
+    // Requests made before this one wait for the network or are being sent again: in order.
+    await new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      network.set({ ...network.get(), waiting: waiting.length });
+    });
+    resent = true;
+  }
   for (;;) {
     try {
       const response = await fetch(url, init);
+      backoffMs = 1000;
       // Answered after waiting: the next waiting request may go.
       if (resent) retryWaiting();
       return response;
@@ -92,6 +130,7 @@ async function send(method: string, url: string, options: RequestOptions): Promi
         if (resent) waiting.unshift(resolve);
         else waiting.push(resolve);
         network.set({ lost: true, waiting: waiting.length });
+        retryLater();
       });
       resent = true;
     }
