@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askedKudos } from './connector.ts';
+import { askedIds, askedKudos } from './connector.ts';
 
 const item = (id: string, score: number) => ({ id, kudos: { score } });
 
@@ -13,5 +13,15 @@ describe('askedKudos (docs/services.md#kudos-refresh)', () => {
   ] as const)('%s', (_name, asked, read, expected) => {
     const found = askedKudos([...asked], read);
     expect(Object.fromEntries([...found].map(([id, kudos]) => [id, kudos.score]))).toEqual(expected);
+  });
+});
+
+describe('askedIds', () => {
+  it.each([
+    ['the source ids of matching item ids, in order', ['twitter_2', 'twitter_1'], ['2', '1']],
+    ['ids of other kinds are left out', ['twitter_1', 'twitter_x', 'youtube_1', 'twitter_'], ['1']],
+    ['none asked', [], []],
+  ] as const)('%s', (_name, itemIds, expected) => {
+    expect(askedIds([...itemIds], /^twitter_(\d+)$/)).toEqual(expected);
   });
 });

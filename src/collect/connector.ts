@@ -97,6 +97,15 @@ export interface KudosResult {
 }
 
 /**
+ * What a kudos lookup asks its source for: the source's own ids (`pattern`'s first group) of those
+ * `itemIds` that `pattern` matches. Ids of other kinds are left out: one the source cannot read
+ * could fail the whole batch.
+ */
+export function askedIds(itemIds: string[], pattern: RegExp): string[] {
+  return itemIds.map((id) => pattern.exec(id)?.[1]).filter((id) => id !== undefined);
+}
+
+/**
  * The kudos of a lookup's answer (docs/services.md#kudos-refresh): of `read`, the items the
  * source answered as the connector's `collect` reads them (null where it could not), those whose
  * id `itemIds` asked for; anything else the source sent along is ignored.

@@ -17,7 +17,7 @@
  * (`GraphMissingIds`), the read is asked once more without them, and those posts keep their last
  * kudos; an error naming none of them fails the batch, never one request per post (quota).
  */
-import { askedKudos, SourceError, type Connector } from '../connector.ts';
+import { askedIds, askedKudos, SourceError, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { graphGet, GraphMissingIds, graphNextRunAt } from './graph.ts';
 import { requireSetting } from './http.ts';
@@ -127,7 +127,7 @@ export const facebook: Connector = {
     async lookup(_input, itemIds, ctx) {
       const { apiUrl, accessToken } = ctx.services.facebook;
       const token = requireSetting(accessToken, 'FACEBOOK_ACCESS_TOKEN', 'facebook');
-      const ids = itemIds.map((id) => POST_ID.exec(id)?.[1]).filter((id) => id !== undefined);
+      const ids = askedIds(itemIds, POST_ID);
       if (!ids.length) return { kudos: new Map() };
       const read = (asked: string[]) => graphGet(ctx, `${apiUrl}/?${new URLSearchParams({ ids: asked.join(','), fields: KUDOS_FIELDS })}`, token, 'facebook');
       let response;

@@ -12,7 +12,7 @@
  * one page, later polls follow `next_token` for at most 5 pages. Rate limits: 429 waits until
  * `x-rate-limit-reset`; a success with `x-rate-limit-remaining: 0` sets the next run there.
  */
-import { askedKudos, SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
+import { askedIds, askedKudos, SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { getJson, rateLimitResetMs, requireSetting } from './http.ts';
 import { arr, embed, escapeHtml, hashtags, isoDate, type Json, kudos, language, linkify, num, obj, objs, str } from './normalize.ts';
@@ -144,7 +144,7 @@ export const twitter: Connector = {
     async lookup(_input, itemIds, ctx) {
       const { apiUrl, bearerToken } = ctx.services.twitter;
       const auth = { authorization: `Bearer ${requireSetting(bearerToken, 'TWITTER_BEARER_TOKEN', 'twitter')}` };
-      const ids = itemIds.map((id) => TWEET_ID.exec(id)?.[1]).filter((id) => id !== undefined);
+      const ids = askedIds(itemIds, TWEET_ID);
       if (!ids.length) return { kudos: new Map() };
       const { body, headers } = await getJson(ctx, `${apiUrl}/2/tweets?${new URLSearchParams({ ids: ids.join(','), 'tweet.fields': 'public_metrics' })}`, auth, detail);
       const found = askedKudos(itemIds, objs(obj(body).data).map((tweet) => ({ id: `twitter_${String(tweet.id)}`, kudos: tweetKudos(tweet) })));

@@ -9,7 +9,7 @@
  * 100 a page, https://developer.vimeo.com/api/reference/videos#search_videos) with only the fields
  * `vimeoItem` reads kudos from.
  */
-import { askedKudos, SourceError, type Connector } from '../connector.ts';
+import { askedIds, askedKudos, SourceError, type Connector } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
 import { arr, embed, image, isoDate, itemUrl, kudos, language, linkify, num, obj, str, type Json } from './normalize.ts';
 import { newestFirst, type Seen } from './paging.ts';
@@ -85,7 +85,7 @@ export const vimeo: Connector = {
   kudos: {
     batch: KUDOS_BATCH,
     async lookup(_input, itemIds, ctx) {
-      const ids = itemIds.map((id) => /^vimeo_(\d+)$/.exec(id)?.[1]).filter((id) => id !== undefined);
+      const ids = askedIds(itemIds, /^vimeo_(\d+)$/);
       if (!ids.length) return { kudos: new Map() };
       const query = new URLSearchParams({ uris: ids.map((id) => `/videos/${id}`).join(','), per_page: String(KUDOS_BATCH), fields: KUDOS_FIELDS });
       const res = await getJson(ctx, `${ctx.services.vimeo.apiUrl}/videos?${query}`, vimeoHeaders(ctx.services.vimeo.accessToken), vimeoDetail);

@@ -17,7 +17,7 @@
  * 100 posts, https://dev.vk.com/en/method/wall.getById), each post read by `vkItem`; the error
  * codes above hold further lookups as they delay polls.
  */
-import { askedKudos, SourceError, type CollectContext, type Connector } from '../connector.ts';
+import { askedIds, askedKudos, SourceError, type CollectContext, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { anchor, arr, embed, hashtags, idOf, image, isoDate, kudos, linkify, num, obj, str, type Json } from './normalize.ts';
 import { newestFirst, type Seen } from './paging.ts';
@@ -132,7 +132,7 @@ export const vk: Connector = {
     batch: 100,
     async lookup(_input, itemIds, ctx) {
       const token = requireSetting(ctx.services.vk.accessToken, 'VK_ACCESS_TOKEN', 'vk');
-      const posts = itemIds.map((id) => /^vk_(-?\d+_\d+)$/.exec(id)?.[1]).filter((post) => post !== undefined);
+      const posts = askedIds(itemIds, /^vk_(-?\d+_\d+)$/);
       if (!posts.length) return { kudos: new Map() };
       const response = await call(ctx, token, 'wall.getById', { posts: posts.join(','), extended: '1' });
       const [profiles, groups] = [arr(response.profiles).map(obj), arr(response.groups).map(obj)];

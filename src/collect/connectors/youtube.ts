@@ -14,7 +14,7 @@
  * Errors: 403 `quotaExceeded` (and the other rate reasons) are transient until the daily reset at
  * midnight Pacific (08:00 UTC is used: never early); `keyInvalid` and other 4xx are permanent.
  */
-import { askedKudos, SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
+import { askedIds, askedKudos, SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { readXmlFeed } from './feed.ts';
 import { getJson, type JsonResponse, rateLimitResetMs } from './http.ts';
@@ -163,7 +163,7 @@ export const youtube: Connector = {
     async lookup(_input, itemIds, ctx) {
       const { apiKey, accessToken } = ctx.services.youtube;
       if (!apiKey && !accessToken) throw new SourceError('youtube: kudos need YOUTUBE_API_KEY or a connected account', { permanent: true });
-      const ids = itemIds.map((id) => VIDEO_ID.exec(id)?.[1]).filter((id) => id !== undefined);
+      const ids = askedIds(itemIds, VIDEO_ID);
       if (!ids.length) return { kudos: new Map() };
       const { body } = await apiGet(ctx, 'videos', { part: 'statistics', id: ids.join(','), maxResults: '50' });
       return { kudos: askedKudos(itemIds, objs(obj(body).items).map((video) => ({ id: `youtube_${String(video.id)}`, kudos: videoKudos(video) }))) };
