@@ -12,7 +12,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startKudosRefresh } from '../../src/collect/kudos.ts';
+import { type KudosRefresher, startKudosRefresh } from '../../src/collect/kudos.ts';
 import { startCollector } from '../../src/collect/scheduler.ts';
 import { createCollection } from '../../src/store/collections.ts';
 import { type FakeApi, type FakeRequest, fakeApi, fixtureJson } from '../fake-api.ts';
@@ -67,6 +67,16 @@ async function queue(ctx: TestContext, tenant: Tenant, slug: string) {
   return new Map((res.json() as { id: string; state: string; kudos: Record<string, number | string> }[]).map((item) => [item.id, item]));
 }
 
+/**
+ * Waits past KUDOS_REFRESH (1 s in these tests) since the items were stored or last read, so
+ * they are due, then runs one beat of `refresh` (of a new refresher when none is given).
+ */
+async function beatWhenDue(ctx: TestContext, refresh: KudosRefresher = refresher(ctx)): Promise<KudosRefresher> {
+  await sleep(1100);
+  await refresh.tick();
+  return refresh;
+}
+
 const lookups = (api: FakeApi, path: string) => api.requests.filter((req) => req.path === path);
 
 describe('kudos refresh: X', () => {
@@ -87,9 +97,7 @@ describe('kudos refresh: X', () => {
     expect(before.get('twitter_1001')!.kudos.updated).toBeUndefined();
 
     likes = 50;
-    await sleep(1100); // past KUDOS_REFRESH (1 s) since the items were stored
-    const refresh = refresher(ctx);
-    await refresh.tick();
+    const refresh = await beatWhenDue(ctx); // past KUDOS_REFRESH (1 s) since the items were stored
     const batches = lookups(api, '/2/tweets');
     expect(batches).toHaveLength(1);
     expect(batches[0]!.query.get('ids')!.split(',').sort()).toEqual(['1001', '1002']);
@@ -124,13 +132,10 @@ describe('kudos refresh: X', () => {
     const { ctx, tenant, ranked } = await setUp(api);
     await addInput(ctx, tenant, ranked.id, { service: 'twitter', type: 'keyword', input: 'match' });
     await collect(ctx);
-    await sleep(1100);
-    const refresh = refresher(ctx);
-    await refresh.tick();
+    const refresh = await beatWhenDue(ctx);
     expect(lookups(api, '/2/tweets')).toHaveLength(1);
     expect((await queue(ctx, tenant, ranked.slug)).get('twitter_2001')!.kudos).toMatchObject({ twitter_likes: 3 });
-    await sleep(1100); // due again, but the limit is spent until its reset
-    await refresh.tick();
+    await beatWhenDue(ctx, refresh); // due again, but the limit is spent until its reset
     expect(lookups(api, '/2/tweets')).toHaveLength(1);
   });
 
@@ -144,11 +149,8 @@ describe('kudos refresh: X', () => {
     const { ctx, tenant, ranked } = await setUp(api);
     await addInput(ctx, tenant, ranked.id, { service: 'twitter', type: 'keyword', input: 'match' });
     await collect(ctx);
-    await sleep(1100);
-    const refresh = refresher(ctx);
-    await refresh.tick();
-    await sleep(1100);
-    await refresh.tick();
+    const refresh = await beatWhenDue(ctx);
+    await beatWhenDue(ctx, refresh);
     expect(lookups(api, '/2/tweets')).toHaveLength(1);
     expect((await queue(ctx, tenant, ranked.slug)).get('twitter_3001')!.kudos).toMatchObject({ twitter_likes: 4 });
   });
@@ -178,8 +180,7 @@ describe('kudos refresh: X', () => {
     expect((await call('PATCH', `/collection/credentials/${credential.json()._id}`, { active: false })).statusCode).toBe(200);
 
     likes = 9;
-    await sleep(1100);
-    await refresher(ctx).tick();
+    await beatWhenDue(ctx);
     expect(lookups(api, '/2/tweets').map((req) => req.query.get('ids'))).toEqual(['6002']);
     const after = await queue(ctx, tenant, ranked.slug);
     expect(after.get('twitter_6002')!.kudos).toMatchObject({ twitter_likes: 9, updated: expect.any(String) });
@@ -197,8 +198,7 @@ describe('kudos refresh: X', () => {
     const { ctx, tenant, ranked } = await setUp(api, { KUDOS_WINDOW: '3600' });
     await addInput(ctx, tenant, ranked.id, { service: 'twitter', type: 'keyword', input: 'match' });
     await collect(ctx);
-    await sleep(1100);
-    await refresher(ctx).tick();
+    await beatWhenDue(ctx);
     expect(lookups(api, '/2/tweets')).toHaveLength(0);
   });
 });
@@ -233,8 +233,7 @@ describe('trending order (docs/api.md#trending)', () => {
     expect(await content(ranked.slug, '&sort=time')).toEqual(['twitter_5003', 'twitter_5002', 'twitter_5001']);
     // The oldest post takes off: 3 → 3 000 likes.
     likes['5001'] = 3000;
-    await sleep(1100);
-    await refresher(ctx).tick();
+    await beatWhenDue(ctx);
     expect(await content(ranked.slug)).toEqual(['twitter_5001', 'twitter_5003', 'twitter_5002']);
     expect(await wall()).toEqual(['twitter_5001', 'twitter_5003', 'twitter_5002']);
     // Asked for explicitly, time order and ascending trending still work.
@@ -265,8 +264,7 @@ describe('kudos refresh: YouTube', () => {
     const id = `youtube_${video.id as string}`;
     expect((await queue(ctx, tenant, ranked.slug)).get(id)!.kudos).toMatchObject({ youtube_views: 7920 });
     views = '12000';
-    await sleep(1100);
-    await refresher(ctx).tick();
+    await beatWhenDue(ctx);
     const lookup = lookups(api, '/videos').at(-1)!;
     expect(lookup.query.get('part')).toBe('statistics');
     expect(lookup.query.get('id')).toBe(video.id);
@@ -306,8 +304,7 @@ describe('kudos refresh: Bluesky', () => {
     expect(before.get(id(rkeys[1]!))!.kudos).toMatchObject({ bluesky_likes: 2, score: 4 });
 
     likes = 20;
-    await sleep(1100);
-    await refresher(ctx).tick();
+    await beatWhenDue(ctx);
     const batches = lookups(api, getPosts);
     expect(batches.map((req) => req.query.getAll('uris').length).sort((a, b) => a - b)).toEqual([5, 25]);
     expect(batches.flatMap((req) => req.query.getAll('uris')).sort()).toEqual(rkeys.map((rkey) => `at://${DID}/app.bsky.feed.post/${rkey}`));
@@ -333,12 +330,9 @@ describe('kudos refresh: Bluesky', () => {
     const { ctx, tenant, ranked } = await setUp(api, { BLUESKY_API_URL: api.base });
     await addInput(ctx, tenant, ranked.id, { service: 'bluesky', type: 'user', input: DID });
     await collect(ctx);
-    await sleep(1100);
-    const refresh = refresher(ctx);
-    await refresh.tick();
+    const refresh = await beatWhenDue(ctx);
     expect(lookups(api, getPosts)).toHaveLength(1);
-    await sleep(1100); // due again, but held until the reset
-    await refresh.tick();
+    await beatWhenDue(ctx, refresh); // due again, but held until the reset
     expect(lookups(api, getPosts)).toHaveLength(1);
     const kudos = [...(await queue(ctx, tenant, ranked.slug)).values()].map((item) => item.kudos);
     expect(kudos).toHaveLength(30);
@@ -368,8 +362,7 @@ describe('kudos refresh: Bluesky, inputs with different credentials', () => {
     }
     await collect(ctx);
     expect((await queue(ctx, tenant, ranked.slug)).size).toBe(2);
-    await sleep(1100);
-    await refresher(ctx).tick();
+    await beatWhenDue(ctx);
     expect(lookups(api, getPosts)).toHaveLength(1);
   });
 });
@@ -400,9 +393,7 @@ describe('kudos refresh: Facebook (Graph API)', () => {
     const before = await queue(ctx, tenant, ranked.slug);
     expect(before.get(first)!.kudos).toMatchObject({ facebook_likes: 125, facebook_shares: 10, facebook_comments: 13, score: 158 });
 
-    await sleep(1100);
-    const refresh = refresher(ctx);
-    await refresh.tick();
+    const refresh = await beatWhenDue(ctx);
     const [read, ...more] = lookups(api, '/v25.0/');
     expect(more).toEqual([]);
     expect(read!.query.get('ids')!.split(',').sort()).toEqual(posts.map((p) => p.id).sort());
@@ -413,8 +404,7 @@ describe('kudos refresh: Facebook (Graph API)', () => {
     expect(after.get(first)!.kudos.updated).toEqual(expect.any(String));
     expect(after.get(first)!.state).toBe(before.get(first)!.state);
 
-    await sleep(1100); // due again, but the app's usage was at 95 %: held for an hour
-    await refresh.tick();
+    await beatWhenDue(ctx, refresh); // due again, but the app's usage was at 95 %: held for an hour
     expect(lookups(api, '/v25.0/')).toHaveLength(1);
   });
 
@@ -434,8 +424,7 @@ describe('kudos refresh: Facebook (Graph API)', () => {
     await addInput(ctx, tenant, ranked.id, { service: 'facebook', type: 'page', input: 'FacebookforDevelopers' });
     await collect(ctx);
     const before = await queue(ctx, tenant, ranked.slug);
-    await sleep(1100);
-    await refresher(ctx).tick();
+    await beatWhenDue(ctx);
     const reads = lookups(api, '/v25.0/').map((req) => req.query.get('ids')!.split(',').sort());
     expect(reads).toEqual([posts.map((p) => p.id).sort(), posts.map((p) => p.id).filter((id) => id !== deleted).sort()]);
     const after = await queue(ctx, tenant, ranked.slug);
@@ -457,11 +446,8 @@ describe('kudos refresh: Facebook (Graph API)', () => {
     const { ctx, tenant, ranked } = await setUp(api, env(api));
     await addInput(ctx, tenant, ranked.id, { service: 'facebook', type: 'page', input: 'FacebookforDevelopers' });
     await collect(ctx);
-    await sleep(1100);
-    const refresh = refresher(ctx);
-    await refresh.tick();
-    await sleep(1100);
-    await refresh.tick();
+    const refresh = await beatWhenDue(ctx);
+    await beatWhenDue(ctx, refresh);
     expect(lookups(api, '/v25.0/')).toHaveLength(1);
     const item = (await queue(ctx, tenant, ranked.slug)).get(`facebook_${posts[0]!.id}`)!;
     expect(item.kudos).toMatchObject({ facebook_likes: 125 });
