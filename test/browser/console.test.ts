@@ -102,6 +102,25 @@ describe('console', () => {
     await page.context().close();
   });
 
+  it('sends a request that found no server again by itself while the browser is online', async () => {
+    const page = await consolePage(browser);
+    await signIn(page, sluice);
+    // The browser stays online; the first create finds no server (the connection is refused).
+    let posts = 0;
+    await page.route('**/collection/collections', (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      return ++posts === 1 ? route.abort('connectionrefused') : route.continue();
+    });
+    await page.getByLabel('Name', { exact: true }).fill('Traffic');
+    await page.getByRole('button', { name: 'Create collection' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The server cannot be reached' }).waitFor();
+    // No Retry pressed: the waiting request goes out again after a second and lands.
+    await page.getByRole('button', { name: 'Rename Traffic' }).waitFor();
+    expect(posts).toBe(2);
+    await expect(page.getByText('The server cannot be reached').count()).resolves.toBe(0);
+    await page.context().close();
+  });
+
   it('never shows the collections of a contract the user was not granted; its address says no access', async () => {
     const rival = await createContract(sluice.db, 'Rival Media', 'test');
     await createCollection(sluice.db, rival.id, { name: 'Secret Plans' }, 'test');

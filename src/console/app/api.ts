@@ -48,6 +48,16 @@ export class ApiError extends Error {
 /** Whether the network is lost, and how many requests wait for it. */
 export const network = createStore<{ lost: boolean; waiting: number }>({ lost: false, waiting: 0 });
 let waiting: (() => void)[] = [];
+/**
+ * Whether a waiting request is being sent again: until the last of them is answered, a new
+ * request goes behind them, so that a read made after a change never overtakes it.
+ */
+let replaying = false;
+
+/** The automatic resend (`retryLater`) and the delay of the next one (ms). */
+let automatic: ReturnType<typeof setTimeout> | undefined;
+let backoffMs = 1000;
+const MAX_BACKOFF_MS = 30_000;
 
 /**
  * Sends the requests that wait for the network again (the banner's Retry, or `online`), one after
@@ -64,17 +74,7 @@ export function retryWaiting(): void {
   next?.();
 }
 
-/**
- * Whether a waiting request is being sent again: until the last of them is answered, a new
- * request goes behind them, so that a read made after a change never overtakes it.
- */
-let replaying = false;
 if (typeof window !== 'undefined') window.addEventListener('online', () => waiting.length && retryWaiting());
-
-/** The automatic resend (`retryLater`) and the delay of the next one (ms). */
-let automatic: ReturnType<typeof setTimeout> | undefined;
-let backoffMs = 1000;
-const MAX_BACKOFF_MS = 30_000;
 
 /**
  * Sends the waiting requests again after a delay that doubles with every failure, while the
