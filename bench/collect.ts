@@ -273,7 +273,8 @@ async function schedule(kind: 'sqlite' | 'postgres', dir: string, inputs: number
 
 async function throughput(kind: 'sqlite' | 'postgres', dir: string) {
   const database = await freshDatabase(kind, dir);
-  const db = openDb(database.url);
+  // As the collector opens it (src/server.ts): SQLite's checkpoints in a thread.
+  const db = openDb(database.url, { checkpoints: 'thread' });
   await migrateToLatest(db);
   const { contract, collection, other } = await tenant(db);
   const FEEDS = 200;

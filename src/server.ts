@@ -33,7 +33,8 @@ export interface Server {
 
 /** `options.prettyLogs`: human-readable logs (a terminal) instead of JSON lines. */
 export async function serve(config: Config, role: Role = 'all', options: { prettyLogs?: boolean } = {}): Promise<Server> {
-  const db = openDb(config.databaseUrl);
+  // The processes that collect write the most: their SQLite checkpoints run in a thread.
+  const db = openDb(config.databaseUrl, { checkpoints: role === 'all' || role === 'collector' ? 'thread' : 'inline' });
   // Several processes may start at once against one PostgreSQL: one migrates and bootstraps.
   const credentials = await ensureSchemaOnce(db, async (wasEmpty) => (wasEmpty && config.bootstrap ? bootstrapDemo(db, config) : undefined));
   // The key of stored service credentials: created on first start, refused when it cannot decrypt them.

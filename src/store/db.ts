@@ -20,6 +20,7 @@ import { CamelCasePlugin, type DatabaseIntrospector, Kysely, PostgresAdapter, Po
 import pg from 'pg';
 import { trackPgPool, trackSqliteFile } from '../lib/metrics.ts';
 import { nearRests } from '../lib/simhash.ts';
+import { checkpointInBackground } from './checkpointer.ts';
 import type { Database } from './tables.ts';
 
 export type Db = Kysely<Database>;
@@ -78,8 +79,15 @@ class OwnSchemaPostgresDialect extends PostgresDialect {
   }
 }
 
-/** Opens the database; throws when the URL's scheme is not supported. */
-export function openDb(databaseUrl: string): Db {
+/** How SQLite's write-ahead log is checkpointed: by the committing connection (SQLite's default), or by a thread (store/checkpointer.ts). */
+export type Checkpoints = 'inline' | 'thread';
+
+/**
+ * Opens the database; throws when the URL's scheme is not supported. `checkpoints` (SQLite only):
+ * `thread` for a process that writes much (the collector: docs/operations.md#sqlite-checkpoints),
+ * else SQLite's own.
+ */
+export function openDb(databaseUrl: string, options: { checkpoints?: Checkpoints } = {}): Db {
   // Nested keys stay as stored: jsonb documents (items' body on PostgreSQL) keep their own names.
   const plugins = [new CamelCasePlugin({ maintainNestedObjectKeys: true })];
   if (isPostgresUrl(databaseUrl)) {
@@ -98,11 +106,12 @@ export function openDb(databaseUrl: string): Db {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   trackSqliteFile(sqlite, path);
+  const stopCheckpoints = options.checkpoints === 'thread' ? checkpointInBackground(sqlite, path) : () => {};
   // The near check of de-duplication lookups (store/items.ts `nearCandidates`): one call per
   // probed row costs a third of the same check written as SQL bit arithmetic, which SQLite
   // evaluates without sharing subexpressions (bench:dedupe).
   sqlite.function('near_rests', { deterministic: true }, (a, b) => (nearRests(Number(a), Number(b)) ? 1 : 0));
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, stopCheckpoints) }), plugins });
 }
 
 /**
@@ -110,11 +119,15 @@ export function openDb(databaseUrl: string): Db {
  * collected, which under load grew the server past 1 GB (bench/content.ts). Reusing prepared
  * statements by SQL text (at most 500) saves that memory and the preparing. Safe because
  * better-sqlite3 runs one statement at a time and Kysely's driver serializes queries.
+ * `beforeClose` runs as the connection closes (the checkpoint thread lets go of the file first).
  */
-function withStatementCache(sqlite: SqliteDatabase.Database) {
+function withStatementCache(sqlite: SqliteDatabase.Database, beforeClose: () => void) {
   const statements = new Map<string, SqliteDatabase.Statement>();
   return {
-    close: () => sqlite.close(),
+    close: () => {
+      beforeClose();
+      sqlite.close();
+    },
     prepare(text: string) {
       let statement = statements.get(text);
       if (statement) {
