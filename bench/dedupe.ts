@@ -31,8 +31,7 @@ import { createFetcher } from '../src/collect/fetch.ts';
 import { loadConfig } from '../src/config.ts';
 import type { ContentItem } from '../src/item.ts';
 import { findInput } from '../src/store/inputs.ts';
-import { itemKeys } from '../src/lib/item-keys.ts';
-import { bandRows } from '../src/lib/simhash.ts';
+import { itemKeys, printRows } from '../src/lib/item-keys.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
@@ -81,7 +80,8 @@ const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-dedupe-'));
   const file = process.env.BENCH_DB ?? join(dir, 'bench.db');
-  const db = openDb(`sqlite:${file}`);
+  // As the collector opens it (src/server.ts): checkpoints in a thread.
+  const db = openDb(`sqlite:${file}`, { checkpoints: 'thread' });
   await migrateToLatest(db);
   const now = Date.now();
   const filled = await db.selectFrom('contracts').selectAll().where('slug', '=', 'bench').executeTakeFirst();
@@ -116,7 +116,7 @@ async function main() {
       insertItem.run(collection.id, item.id, contract.id, '0'.repeat(24), item.service, item.type, 'published', dateMs, item.kudos.score, 'en', JSON.stringify(body), now);
       const keys = itemKeys(item, 'url+text');
       for (const hash of keys.urlHashes) insertUrl.run(collection.id, hash, item.id);
-      if (keys.indexed) for (const { key, rest } of bandRows(keys.indexed)) insertPrint.run(collection.id, key, item.id, dateMs, rest);
+      for (const { key, rest } of printRows(keys)) insertPrint.run(collection.id, key, item.id, dateMs, rest);
     }
     raw.exec('insert or ignore into item_urls select * from fill_urls order by collection_id, url_hash');
     raw.exec('insert into item_prints select * from fill_prints order by collection_id, band_key, date_ms, item_id');

@@ -1,7 +1,8 @@
 /** What de-duplication compares of an item (item-keys.ts): its target, its URLs and its fingerprints. */
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../item.ts';
-import { itemKeys, itemTarget, urlHash } from './item-keys.ts';
+import { itemKeys, itemTarget, PRINT_SPACES, printRows, probeRows, urlHash } from './item-keys.ts';
+import { fromBandRow, spaceOf } from './simhash.ts';
 
 const item = (over: Partial<ContentItem>): ContentItem => ({
   id: 'rss_1',
@@ -52,14 +53,35 @@ describe('itemKeys', () => {
     expect(keys.signatures).toEqual([]);
   });
 
-  it('looks for the text and the title, and is indexed by the title; nothing in mode off', () => {
+  it('looks for the text among cards indexed by text and the title among all, and is indexed by the title; nothing in mode off', () => {
+    const { title, text } = PRINT_SPACES;
     const keys = itemKeys(item({}), 'url+text');
-    expect(keys.signatures).toHaveLength(2);
-    expect(keys.indexed).toEqual(keys.signatures[1]);
-    const untitled = itemKeys(item({ title: undefined }), 'url+text');
-    expect(untitled.signatures).toHaveLength(1);
-    expect(untitled.indexed).toEqual(untitled.signatures[0]);
+    expect(keys.signatures.map((s) => s.spaces)).toEqual([[text], [title, text]]);
+    expect(keys.indexed).toEqual({ simhash: keys.signatures[1]!.simhash, space: title });
+    // Untitled (or a title too short for a fingerprint): its whole text, among all cards, and indexed by it.
+    for (const untitled of [itemKeys(item({ title: undefined }), 'url+text'), itemKeys(item({ title: 'Octopus found' }), 'url+text')]) {
+      expect(untitled.signatures.map((s) => s.spaces)).toEqual([[title, text]]);
+      expect(untitled.indexed).toEqual({ simhash: untitled.signatures[0]!.simhash, space: text });
+    }
+    // A title without more text is one fingerprint, looked for among all cards.
+    const bare = itemKeys(item({ text: '' }), 'url+text');
+    expect(bare.signatures.map((s) => s.spaces)).toEqual([[title, text]]);
+    expect(itemKeys(item({ title: undefined, text: 'Too short' }), 'url+text')).toMatchObject({ signatures: [] });
     expect(itemKeys(item({}), 'off')).toEqual({ urls: [], urlHashes: [], signatures: [] });
+  });
+
+  it('indexes a card by four rows in its space and probes four rows per space of each signature', () => {
+    const keys = itemKeys(item({}), 'url+text');
+    const rows = printRows(keys);
+    expect(rows.map((row) => spaceOf(row.key))).toEqual([0, 0, 0, 0]);
+    expect(rows.map((row) => fromBandRow(row.key, row.rest))).toEqual(Array(4).fill(keys.indexed!.simhash));
+    expect(probeRows(keys.signatures[0]!).map((row) => spaceOf(row.key))).toEqual([1, 1, 1, 1]);
+    expect(probeRows(keys.signatures[1]!).map((row) => spaceOf(row.key))).toEqual([0, 0, 0, 0, 1, 1, 1, 1]);
+    // The title's rows in space 0 are what the same title's probe finds there.
+    expect(probeRows(keys.signatures[1]!).slice(0, 4)).toEqual(rows);
+    const untitled = itemKeys(item({ title: undefined }), 'url+text');
+    expect(printRows(untitled).map((row) => spaceOf(row.key))).toEqual([1, 1, 1, 1]);
+    expect(printRows({})).toEqual([]);
   });
 
   it('hashes a URL to 22 base64url characters', () => {

@@ -11,22 +11,35 @@
  *   is left out, and so is the `url` of a feed entry without a link of its own (type `status`)
  *   unless it is one of its enclosures: connectors fall back to those, and they would merge
  *   unrelated items (every entry of the recorded RSS 0.92 feed points to the channel's page).
- * - Text: the fingerprint of title and text together, and of the title alone when it has one;
- *   an item looks for both, a card is indexed by one (`indexed`: the title's when it has one, so
- *   a post that quotes an article's headline meets the article; else the text's), which halves
- *   the index.
+ * - Text: the fingerprint of title and text together, and of the title alone when it has one. A
+ *   card is indexed by one (`indexed`: the title's when it has one, so a post that quotes an
+ *   article's headline meets the article; else the whole text's), which halves the index, in one
+ *   of two spaces of band keys (`PRINT_SPACES`): titles, whole texts. An item looks for its title
+ *   (or, without one, its whole text) among all cards, and for its whole text beside a title only
+ *   among the cards indexed by whole text: a title and text together is not a headline, and
+ *   compared with every card's headline it read most of the index for nothing (bench:dedupe).
  *
  * A URL hash is the first 128 bits of SHA-256 of the canonical URL, base64url (22 characters).
  */
 import { createHash } from 'node:crypto';
 import type { ContentItem } from '../item.ts';
 import { canonicalUrl, firstExternalLink } from './canonical-url.ts';
-import { type SimHash, simhash } from './simhash.ts';
+import { bandRows, type SimHash, simhash } from './simhash.ts';
 
 export type DedupeMode = 'off' | 'url' | 'url+text';
 export const DEDUPE_MODES: readonly DedupeMode[] = ['off', 'url', 'url+text'];
 /** Near-duplicate text counts only between items dated at most this far apart (7 days, in ms). */
 export const TEXT_WINDOW_MS = 7 * 24 * 3600 * 1000;
+
+/** The spaces of band keys (src/lib/simhash.ts `bandRows`) cards are indexed in: by title, by whole text. */
+export const PRINT_SPACES = { title: 0, text: 1 } as const;
+const ALL_SPACES = [PRINT_SPACES.title, PRINT_SPACES.text];
+
+/** A fingerprint an item looks for, and the spaces of the cards it is compared with. */
+export interface Signature {
+  simhash: SimHash;
+  spaces: number[];
+}
 
 export interface ItemKeys {
   /** Canonical URLs, the target first (may be empty). */
@@ -34,9 +47,9 @@ export interface ItemKeys {
   /** Their hashes, in the same order. */
   urlHashes: string[];
   /** Fingerprints to look for (empty in mode `url` or for texts too short). */
-  signatures: SimHash[];
-  /** The one fingerprint a card is indexed by: the title's when it has one long enough, else title and text's. */
-  indexed?: SimHash;
+  signatures: Signature[];
+  /** The one fingerprint a card is indexed by, and its space: the title's when it has one long enough, else title and text's. */
+  indexed?: { simhash: SimHash; space: number };
 }
 
 export const urlHash = (canonical: string) => createHash('sha256').update(canonical).digest().subarray(0, 16).toString('base64url');
@@ -79,10 +92,21 @@ export function urlKeys(item: ContentItem): ItemKeys {
 
 /** The text keys of `item` (what mode `url+text` adds): the fingerprints it looks for and the one it is indexed by. */
 export function textKeys(item: ContentItem): Pick<ItemKeys, 'signatures' | 'indexed'> {
-  const signatures: SimHash[] = [];
   const title = simhash(item.title ?? '');
   const whole = simhash(`${item.title ?? ''} ${item.text}`);
-  for (const h of [whole, title]) if (h && !signatures.some((s) => s.hi === h.hi && s.lo === h.lo)) signatures.push(h);
-  const indexed = title ?? whole;
+  const signatures: Signature[] = [];
+  if (whole && !(title && whole.hi === title.hi && whole.lo === title.lo)) signatures.push({ simhash: whole, spaces: title ? [PRINT_SPACES.text] : ALL_SPACES });
+  if (title) signatures.push({ simhash: title, spaces: ALL_SPACES });
+  const indexed = title ? { simhash: title, space: PRINT_SPACES.title } : whole && { simhash: whole, space: PRINT_SPACES.text };
   return { signatures, ...(indexed && { indexed }) };
+}
+
+/** The rows of `item_prints` a card with these keys is indexed by (none without a fingerprint). */
+export function printRows(keys: Pick<ItemKeys, 'indexed'>): { key: number; rest: number }[] {
+  return keys.indexed ? bandRows(keys.indexed.simhash, keys.indexed.space) : [];
+}
+
+/** The band rows a signature probes: its bands in each of its spaces. */
+export function probeRows(signature: Signature): { key: number; rest: number }[] {
+  return signature.spaces.flatMap((space) => bandRows(signature.simhash, space));
 }

@@ -1,6 +1,6 @@
 /** SimHash (simhash.ts): near and far pairs with their measured Hamming distances; near is ≤ NEAR_BITS. */
 import { describe, expect, it } from 'vitest';
-import { bandRows, bands, fromBandRow, fromHex, hamming, MIN_WORDS, NEAR_BITS, nearRests, simhash, toHex, words } from './simhash.ts';
+import { bandRows, bands, fromBandRow, fromHex, hamming, MIN_WORDS, NEAR_BITS, nearRests, SPACE_KEYS, simhash, spaceOf, toHex, words } from './simhash.ts';
 
 const T = 'Scientists find a new species of deep sea octopus off the coast of Chile';
 const LONG = `${T}. The animal was filmed at a depth of 4000 metres by a remotely operated vehicle during an expedition that mapped seamounts, collected samples of corals and sponges, and counted more than one hundred species that may be new to science, researchers from the institute said on Tuesday.`;
@@ -78,5 +78,10 @@ describe('simhash', () => {
     expect([nearRests(2 ** 48 - 1, 2 ** 48 - 1 - 2 ** 47 - 2 ** 40 - 1), nearRests(2 ** 48 - 1, 2 ** 32 - 1), nearRests(0, 2 ** 47 + 2 ** 33 + 2 ** 31 + 1)]).toEqual([true, false, false]);
     const extreme = { hi: 0xffffffff, lo: 0x0000ffff };
     expect(bandRows(extreme).map((row) => fromBandRow(row.key, row.rest))).toEqual([extreme, extreme, extreme, extreme]);
+    // A space is a range of SPACE_KEYS keys: the same rests, keys shifted, read back alike.
+    const spaced = bandRows(extreme, 1);
+    expect(spaced.map((row) => row.key - SPACE_KEYS)).toEqual(bandRows(extreme).map((row) => row.key));
+    expect(spaced.map((row) => [spaceOf(row.key), fromBandRow(row.key, row.rest)])).toEqual(Array(4).fill([1, extreme]));
+    expect(bandRows(extreme).map((row) => spaceOf(row.key))).toEqual([0, 0, 0, 0]);
   });
 });

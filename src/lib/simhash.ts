@@ -186,20 +186,28 @@ export function bands(h: SimHash): [number, number, number, number] {
 export const toHex = (h: SimHash) => h.hi.toString(16).padStart(8, '0') + h.lo.toString(16).padStart(8, '0');
 export const fromHex = (hex: string): SimHash => ({ hi: parseInt(hex.slice(0, 8), 16) >>> 0, lo: parseInt(hex.slice(8, 16), 16) >>> 0 });
 
+/** Band keys in one space of `bandRows` (4 bands of 16 bits). */
+export const SPACE_KEYS = 4 * 65_536;
+
 /**
- * The rows a fingerprint is indexed by, one per band: `key` the band number × 65 536 + the band's
- * value (0–262 143), `rest` the other three bands read as one 48-bit number, highest first. Two
- * fingerprints with the same key differ exactly where their rests differ, so a database compares
- * rests (`fromBandRow` turns a row back into its fingerprint).
+ * The rows a fingerprint is indexed by, one per band: `key` the space × 262 144 + the band number ×
+ * 65 536 + the band's value (a space is a range of 262 144 keys: fingerprints of different kinds
+ * kept apart, e.g. titles and whole texts, src/lib/item-keys.ts), `rest` the other three bands
+ * read as one 48-bit number, highest first. Two fingerprints with the same key differ exactly where
+ * their rests differ, so a database compares rests (`fromBandRow` turns a row back into its
+ * fingerprint).
  */
-export function bandRows(h: SimHash): { key: number; rest: number }[] {
+export function bandRows(h: SimHash, space = 0): { key: number; rest: number }[] {
   const all = bands(h);
-  return all.map((value, band) => ({ key: band * 65_536 + value, rest: all.filter((_, other) => other !== band).reduce((sum, part) => sum * 65_536 + part, 0) }));
+  return all.map((value, band) => ({ key: space * SPACE_KEYS + band * 65_536 + value, rest: all.filter((_, other) => other !== band).reduce((sum, part) => sum * 65_536 + part, 0) }));
 }
 
 /** The fingerprint of an index row (`bandRows`). */
 export function fromBandRow(key: number, rest: number): SimHash {
   const parts = [Math.floor(rest / 2 ** 32), Math.floor(rest / 65_536) % 65_536, rest % 65_536];
-  parts.splice(Math.floor(key / 65_536), 0, key % 65_536);
+  parts.splice(Math.floor(key / 65_536) % 4, 0, key % 65_536);
   return { hi: parts[0]! * 65_536 + parts[1]!, lo: parts[2]! * 65_536 + parts[3]! };
 }
+
+/** The space of an index row's key (`bandRows`). */
+export const spaceOf = (key: number) => Math.floor(key / SPACE_KEYS);

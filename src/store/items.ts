@@ -12,8 +12,8 @@
 import { CompiledQuery, type Transaction, sql } from 'kysely';
 import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
-import { DEDUPE_MODES, type DedupeMode, type ItemKeys, TEXT_WINDOW_MS, textKeys, urlKeys } from '../lib/item-keys.ts';
-import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash } from '../lib/simhash.ts';
+import { DEDUPE_MODES, type DedupeMode, type ItemKeys, printRows, probeRows, type Signature, TEXT_WINDOW_MS, textKeys, urlKeys } from '../lib/item-keys.ts';
+import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash, spaceOf } from '../lib/simhash.ts';
 import { trendingScore } from '../lib/ranking.ts';
 import { type Actor, type AuditItem, auditItems, changedSince, findAuditEntry, markReverted, recordAudit } from './audit.ts';
 import { insertNew, insertNewKeys } from './batch.ts';
@@ -148,6 +148,8 @@ interface Candidate {
   itemId: string;
   dateMs: number;
   simhash: SimHash;
+  /** The space the card is indexed in (lib/item-keys.ts `PRINT_SPACES`). */
+  space: number;
 }
 
 /**
@@ -179,17 +181,17 @@ async function storeDeduplicated(
   // Candidates by band: a near fingerprint shares at least one band (pigeonhole), so only those are compared.
   const byBand = new Map<number, Candidate[]>();
   const index = (c: Candidate) => {
-    for (const { key } of bandRows(c.simhash)) {
+    for (const { key } of bandRows(c.simhash, c.space)) {
       const bucket = byBand.get(key);
       if (bucket) bucket.push(c);
       else byBand.set(key, [c]);
     }
   };
   for (const c of await nearCandidates(trx, collectionId, keyed)) index(c);
-  const near = (signatures: SimHash[], dateMs: number) => {
+  const near = (signatures: Signature[], dateMs: number) => {
     for (const s of signatures) {
-      for (const { key } of bandRows(s)) {
-        const found = byBand.get(key)?.find((c) => Math.abs(c.dateMs - dateMs) <= TEXT_WINDOW_MS && hamming(s, c.simhash) <= NEAR_BITS);
+      for (const { key } of probeRows(s)) {
+        const found = byBand.get(key)?.find((c) => Math.abs(c.dateMs - dateMs) <= TEXT_WINDOW_MS && hamming(s.simhash, c.simhash) <= NEAR_BITS);
         if (found) return found.itemId;
       }
     }
@@ -207,7 +209,7 @@ async function storeDeduplicated(
     }
     cards.push(k);
     for (const hash of k.keys.urlHashes) owners.set(hash, k.item.id);
-    if (k.keys.indexed) index({ itemId: k.item.id, dateMs: k.dateMs, simhash: k.keys.indexed });
+    if (k.keys.indexed) index({ itemId: k.item.id, dateMs: k.dateMs, ...k.keys.indexed });
   }
 
   // Claim the new cards' URL hashes; a card that lost its first hash to another writer merges.
@@ -227,25 +229,70 @@ async function storeDeduplicated(
   const seq = await version();
   const inserted = await insertNewKeys(trx, 'items', stay.map((k) => itemRow(target, k.item, seq, now)), ['collectionId', 'id'], BATCH, 'id');
   let added = inserted.length;
-  const prints = stay.flatMap(({ item, keys, dateMs }) => (keys.indexed ? bandRows(keys.indexed).map(({ key, rest }) => ({ collectionId, bandKey: key, itemId: item.id, dateMs, rest })) : []));
   // A card another writer stored meanwhile (same id) has its rows already.
-  await insertNew(trx, 'itemPrints', prints, ['collectionId', 'bandKey', 'dateMs', 'itemId'], BATCH);
+  await insertPrints(trx, collectionId, stay.flatMap(({ item, keys, dateMs }) => printRows(keys).map(({ key, rest }) => ({ key, itemId: item.id, dateMs, rest }))));
   if (merged.length) added += await mergeDuplicates(trx, target, merged, seq, now);
   return { added, cards: inserted };
 }
 
-/** The cards owning the URL hashes among `hashes` (primary key lookups, in batches). */
+/**
+ * The cards owning the URL hashes among `hashes` (primary key lookups, in batches). A row whose
+ * card is gone — a key that retention could not find again from the card's document
+ * (`deleteCardKeys`) — is deleted and its hash is free.
+ */
 async function urlOwners(trx: Transaction<Database>, collectionId: string, hashes: string[]): Promise<Map<string, string>> {
-  const owners = new Map<string, string>();
+  const rows: { urlHash: string; itemId: string }[] = [];
   for (let i = 0; i < hashes.length; i += BATCH) {
-    const rows = await trx.selectFrom('itemUrls').select(['urlHash', 'itemId']).where('collectionId', '=', collectionId).where('urlHash', 'in', hashes.slice(i, i + BATCH)).execute();
-    for (const row of rows) owners.set(row.urlHash, row.itemId);
+    rows.push(...(await trx.selectFrom('itemUrls').select(['urlHash', 'itemId']).where('collectionId', '=', collectionId).where('urlHash', 'in', hashes.slice(i, i + BATCH)).execute()));
   }
-  return owners;
+  const live = await cardIds(trx, collectionId, [...new Set(rows.map((row) => row.itemId))]);
+  const stale = rows.filter((row) => !live.has(row.itemId)).map((row) => row.urlHash);
+  for (let i = 0; i < stale.length; i += BATCH) await trx.deleteFrom('itemUrls').where('collectionId', '=', collectionId).where('urlHash', 'in', stale.slice(i, i + BATCH)).execute();
+  return new Map(rows.filter((row) => live.has(row.itemId)).map((row) => [row.urlHash, row.itemId]));
 }
 
-/** Band rows asked per statement (three bound parameters each). */
-const PROBES = 400;
+/**
+ * Deletes the de-duplication keys of cards being deleted (retention, docs/api.md#retention):
+ * their URL hashes and those of the duplicates merged into them (`duplicates`, from
+ * `item_duplicates`), and the band rows of their fingerprints, all computed again from the
+ * documents and deleted by primary key. What cannot be found again so (the fingerprint of a card's
+ * earlier version, keys of an older canonical form) stays; lookups skip keys of cards that are
+ * gone (`urlOwners`, `nearCandidates`).
+ */
+export async function deleteCardKeys(
+  trx: Transaction<Database>,
+  collectionId: string,
+  cards: { id: string; body: unknown; dateMs: number | string }[],
+  duplicates: { cardId: string; body: string }[],
+): Promise<void> {
+  const ids = cards.map((card) => card.id);
+  const hashes = new Set<string>();
+  for (const card of cards) for (const hash of urlKeys(itemBody(card.body)).urlHashes) hashes.add(hash);
+  for (const duplicate of duplicates) for (const hash of urlKeys(JSON.parse(duplicate.body) as ContentItem).urlHashes) hashes.add(hash);
+  const list = [...hashes];
+  for (let i = 0; i < list.length; i += BATCH) {
+    // Only rows these cards own: a hash computed here may belong to another card.
+    await trx.deleteFrom('itemUrls').where('collectionId', '=', collectionId).where('urlHash', 'in', list.slice(i, i + BATCH)).where('itemId', 'in', ids).execute();
+  }
+  for (const card of cards) {
+    const keys = printRows(textKeys(inShape(itemBody(card.body)))).map((row) => row.key);
+    if (keys.length) await trx.deleteFrom('itemPrints').where('collectionId', '=', collectionId).where('bandKey', 'in', keys).where('dateMs', '=', Number(card.dateMs)).where('itemId', '=', card.id).execute();
+  }
+}
+
+/**
+ * Inserts band rows of the collection's cards (`item_prints`), leaving out rows already stored.
+ * The rows go as one parameter (a JSON array on SQLite, arrays on PostgreSQL), like the probes of
+ * `nearCandidates`: one statement text whatever their number, nothing bound per row.
+ */
+async function insertPrints(trx: Transaction<Database>, collectionId: string, rows: { key: number; itemId: string; dateMs: number; rest: number }[]): Promise<void> {
+  if (!rows.length) return;
+  const values = isPostgres(trx)
+    ? sql`select ${collectionId}, * from unnest(${rows.map((r) => r.key)}::integer[], ${rows.map((r) => r.itemId)}::text[], ${rows.map((r) => r.dateMs)}::bigint[], ${rows.map((r) => r.rest)}::bigint[])`
+    : // WHERE true: SQLite would read ON CONFLICT as a join constraint of the SELECT.
+      sql`select ${collectionId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3 from json_each(${JSON.stringify(rows.map((r) => [r.key, r.itemId, r.dateMs, r.rest]))}) where true`;
+  await sql`insert into item_prints (collection_id, band_key, item_id, date_ms, rest) ${values} on conflict do nothing`.execute(trx);
+}
 
 /**
  * `(popcount of a XOR b) <= NEAR_BITS` in SQL, for two non-negative integer expressions. SQLite
@@ -265,34 +312,40 @@ function withinNearBits(postgres: boolean, a: string, b: string) {
  * `TEXT_WINDOW_MS` of that item. A near fingerprint shares at least one band (pigeonhole), so each
  * signature probes its four band rows through the primary key of `item_prints`; the distance and
  * the date are checked in SQL on the probed rows, and only near cards come back. One statement
- * per `PROBES` band rows (a batch of 50 items asks one).
+ * per call.
  */
 async function nearCandidates(trx: Transaction<Database>, collectionId: string, keyed: { keys: ItemKeys; dateMs: number }[]): Promise<Candidate[]> {
   const probes = new Map<string, { key: number; rest: number; dateMs: number }>();
   for (const { keys, dateMs } of keyed) {
-    for (const signature of keys.signatures) for (const { key, rest } of bandRows(signature)) probes.set(`${key} ${rest} ${dateMs}`, { key, rest, dateMs });
+    for (const signature of keys.signatures) for (const { key, rest } of probeRows(signature)) probes.set(`${key} ${rest} ${dateMs}`, { key, rest, dateMs });
   }
   const list = [...probes.values()];
+  if (!list.length) return [];
   const postgres = isPostgres(trx);
+  // The probes go as one parameter (a JSON array on SQLite, arrays on PostgreSQL): one statement
+  // text whatever their number (prepared once), nothing to bind per probe. CROSS JOIN keeps
+  // SQLite's join order (probes outside, the key lookups inside): with an inner join and a few
+  // hundred probes it chose to scan the collection's rows against an automatic index of the probes.
+  const probe = postgres
+    ? sql`select * from unnest(${list.map((p) => p.key)}::integer[], ${list.map((p) => p.rest)}::bigint[], ${list.map((p) => p.dateMs)}::bigint[])`
+    : sql`select value ->> 0, value ->> 1, value ->> 2 from json_each(${JSON.stringify(list.map((p) => [p.key, p.rest, p.dateMs]))})`;
+  const { rows } = await sql<{ itemId: string; dateMs: number | string; bandKey: number; rest: number | string }>`
+    with probe (band_key, rest, date_ms) as ${postgres ? sql`` : sql`materialized`} (${probe})
+    select p.item_id, p.date_ms, p.band_key, p.rest
+    from probe cross join item_prints p
+    where p.collection_id = ${collectionId} and p.band_key = probe.band_key
+      and p.date_ms >= probe.date_ms - ${TEXT_WINDOW_MS} and p.date_ms <= probe.date_ms + ${TEXT_WINDOW_MS}
+      and ${withinNearBits(postgres, 'p.rest', 'probe.rest')}`.execute(trx);
   const found = new Map<string, Candidate>();
-  for (let i = 0; i < list.length; i += PROBES) {
-    // Typed casts: PostgreSQL would read untyped parameters in VALUES as text. CROSS JOIN keeps
-    // SQLite's join order (probes outside, the key lookups inside): with an inner join and a few
-    // hundred probes it chose to scan the collection's rows against an automatic index of the probes.
-    const values = sql.join(list.slice(i, i + PROBES).map((p) => sql`(cast(${p.key} as integer), cast(${p.rest} as bigint), cast(${p.dateMs} as bigint))`));
-    const { rows } = await sql<{ itemId: string; dateMs: number | string; bandKey: number; rest: number | string }>`
-      with probe (band_key, rest, date_ms) as (values ${values})
-      select p.item_id, p.date_ms, p.band_key, p.rest
-      from probe cross join item_prints p
-      where p.collection_id = ${collectionId} and p.band_key = probe.band_key
-        and p.date_ms >= probe.date_ms - ${TEXT_WINDOW_MS} and p.date_ms <= probe.date_ms + ${TEXT_WINDOW_MS}
-        and ${withinNearBits(postgres, 'p.rest', 'probe.rest')}`.execute(trx);
-    for (const row of rows) {
-      const simhash = fromBandRow(Number(row.bandKey), Number(row.rest));
-      found.set(`${row.itemId} ${simhash.hi} ${simhash.lo}`, { itemId: row.itemId, dateMs: Number(row.dateMs), simhash });
-    }
+  for (const row of rows) {
+    const simhash = fromBandRow(Number(row.bandKey), Number(row.rest));
+    const space = spaceOf(Number(row.bandKey));
+    found.set(`${row.itemId} ${simhash.hi} ${simhash.lo} ${space}`, { itemId: row.itemId, dateMs: Number(row.dateMs), simhash, space });
   }
-  return [...found.values()];
+  // Rows of cards that are gone (see `deleteCardKeys`) are skipped.
+  const candidates = [...found.values()];
+  const live = await cardIds(trx, collectionId, [...new Set(candidates.map((c) => c.itemId))]);
+  return candidates.filter((c) => live.has(c.itemId));
 }
 
 /** A card's entry for a duplicate. */
@@ -367,11 +420,7 @@ async function applyEdits(trx: Transaction<Database>, collectionId: string, seen
     }
   }
   if (edited.length && (await dedupeMode(trx, collectionId)) === 'url+text') {
-    const prints = edited.flatMap(({ card, dateMs }) => {
-      const { indexed } = textKeys(card);
-      return indexed ? bandRows(indexed).map(({ key, rest }) => ({ collectionId, bandKey: key, itemId: card.id, dateMs, rest })) : [];
-    });
-    await insertNew(trx, 'itemPrints', prints, ['collectionId', 'bandKey', 'dateMs', 'itemId'], BATCH);
+    await insertPrints(trx, collectionId, edited.flatMap(({ card, dateMs }) => printRows(textKeys(card)).map(({ key, rest }) => ({ key, itemId: card.id, dateMs, rest }))));
   }
 }
 

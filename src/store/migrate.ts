@@ -31,6 +31,8 @@ import * as readIndexes from './migrations/2026-11-29-read-indexes.ts';
 import * as retention from './migrations/2026-11-29-retention.ts';
 import * as trending from './migrations/2026-11-29-trending.ts';
 import * as websub from './migrations/2026-11-29-websub.ts';
+import * as printSpaces from './migrations/2026-11-30-print-spaces.ts';
+import * as unindexedKeys from './migrations/2026-11-30-unindexed-keys.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -59,6 +61,8 @@ const migrations: Record<string, Migration> = {
   '2026-11-29-retention': retention,
   '2026-11-29-trending': trending,
   '2026-11-29-websub': websub,
+  '2026-11-30-print-spaces': printSpaces,
+  '2026-11-30-unindexed-keys': unindexedKeys,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

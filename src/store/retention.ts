@@ -1,8 +1,9 @@
 /**
  * Retention (docs/api.md#retention): deletes the items a collection no longer keeps, in small
- * batches, each batch one short transaction that deletes the items with their de-duplication
- * keys (`item_urls`, `item_prints`) and the duplicates merged into them (`item_duplicates`), and
- * bumps the collection's version (cached pages and counts drop the deleted items).
+ * batches, each batch one short transaction that deletes the items with the duplicates merged
+ * into them (`item_duplicates`) and their de-duplication keys (`item_urls`, `item_prints`,
+ * computed again from the documents: store/items.ts `deleteCardKeys`), and bumps the collection's
+ * version (cached pages and counts drop the deleted items).
  *
  * A collection's `retentionDays` (d) and `retentionMaxItems` (n), either or both; null keeps
  * everything. An item is expired when
@@ -23,7 +24,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Db } from './db.ts';
 import { isPostgres } from './db.ts';
-import { bumpVersion } from './items.ts';
+import { bumpVersion, deleteCardKeys } from './items.ts';
 import type { Database } from './tables.ts';
 
 export const DAY_MS = 24 * 3600 * 1000;
@@ -94,11 +95,10 @@ async function deleteBatch(db: Kysely<Database>, collection: Collection, now: nu
   if (!ids.length) return 0;
   return db.transaction().execute(async (trx) => {
     // Judged again inside the transaction: an item published by a moderator since the select stays.
-    const gone = (await trx.deleteFrom('items').where(where).where('items.id', 'in', ids).returning('items.id').execute()).map((row) => row.id);
+    const gone = await trx.deleteFrom('items').where(where).where('items.id', 'in', ids).returning(['items.id', 'items.body', 'items.dateMs']).execute();
     if (!gone.length) return 0;
-    await trx.deleteFrom('itemUrls').where('collectionId', '=', collection.id).where('itemId', 'in', gone).execute();
-    await trx.deleteFrom('itemPrints').where('collectionId', '=', collection.id).where('itemId', 'in', gone).execute();
-    await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collection.id).where('cardId', 'in', gone).execute();
+    const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collection.id).where('cardId', 'in', gone.map((row) => row.id)).returning(['cardId', 'body']).execute();
+    await deleteCardKeys(trx, collection.id, gone, merged);
     await bumpVersion(trx, collection.id);
     return gone.length;
   });

@@ -162,6 +162,42 @@ describe('one story, one card', () => {
     expect(queued[0]!.duplicates!.map((d) => d.id)).toEqual(['mastodon_mastodon.social:101', 'mastodon_mastodon.social:102']);
   });
 
+  it('merges articles into untitled posts stored first: by the title alone, or by title and text together', async () => {
+    const { db, tenant, queue, now } = await setup();
+    const { article, toot } = story(now);
+    const headline = 'Deep sea explorers film a rare purple octopus near Chilean seamounts';
+    const lede = 'The animal was seen at a depth of 4000 metres by a remotely operated vehicle during an expedition';
+    // Two posts first: one quotes a headline, the other another headline and its lede.
+    const quoted = { ...toot, text: `<p>${TITLE}</p>` };
+    const long = { ...toot, id: 'mastodon_mastodon.social:2', url: 'https://mastodon.social/@marine/2', text: `<p>${headline}. ${lede}</p>` };
+    expect(await seedItems(db, tenant, [quoted, long])).toBe(2);
+    // The article meets the first post by its title; the second article, whose headline alone
+    // meets nothing, meets the second post by its title and text together.
+    const second = { ...article, id: 'rss_octopus_2', url: 'https://other-news.example.org/octopus', title: headline, text: `<p>${lede}</p>` };
+    expect(await seedItems(db, tenant, [article, second])).toBe(2);
+    const queued = items(await queue());
+    expect(queued.map((i) => i.id).sort()).toEqual([quoted.id, long.id].sort());
+    expect(queued.find((i) => i.id === quoted.id)!.duplicates!.map((d) => d.id)).toEqual([article.id]);
+    expect(queued.find((i) => i.id === long.id)!.duplicates!.map((d) => d.id)).toEqual([second.id]);
+  });
+
+  it('skips keys of a card that is gone: a new item with its URL or text becomes a card of its own', async () => {
+    const { db, tenant, queue, now } = await setup();
+    const { article, toot } = story(now);
+    expect(await seedItems(db, tenant, [article])).toBe(1);
+    // The card is gone but its keys stayed (keys of an older canonical form, a fingerprint of an earlier version).
+    await db.deleteFrom('items').where('collectionId', '=', tenant.collection.id).where('id', '=', article.id).execute();
+    expect(await db.selectFrom('itemUrls').select('itemId').where('collectionId', '=', tenant.collection.id).execute()).toEqual([{ itemId: article.id }]);
+    const again = { ...article, id: 'rss_octopus_again' };
+    expect(await seedItems(db, tenant, [again, toot])).toBe(2);
+    const queued = items(await queue());
+    expect(queued.map((i) => i.id).sort()).toEqual([again.id].sort());
+    expect(queued[0]!.duplicates!.map((d) => d.id)).toEqual([toot.id]);
+    // The URL now belongs to the new card (as does the merged post's own).
+    const owners = await db.selectFrom('itemUrls').select('itemId').where('collectionId', '=', tenant.collection.id).execute();
+    expect(owners.map((row) => row.itemId)).toEqual([again.id, again.id]);
+  });
+
   it('keeps an unrelated later post apart from an edited card', async () => {
     const { db, tenant, queue, now } = await setup();
     const { article, other } = story(now);

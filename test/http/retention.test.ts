@@ -98,6 +98,10 @@ describe('collection retention', () => {
     await seedItems(s.db, s.target(c), recent.map((id) => buildItem({ id, title: title(id), text: `${title(id)} ${title(`x${id}`)}`, date: ago(DAY_MS) })));
     // Dated long ago but collected today: kept until it has been here 30 days too.
     await seedItems(s.db, s.target(c), [buildItem({ id: 'rss_late', title: 'An old entry collected only today', date: ago(90 * DAY_MS) })]);
+    // A duplicate merged into an old card by its text: its URL points to the card, and goes with it.
+    const copy = buildItem({ id: 'rss_copy_of_old_00', title: title('rss_old_00'), text: `${title('rss_old_00')} ${title('xrss_old_00')}`, url: 'https://copies.example.org/old-00', date: ago(40 * DAY_MS) });
+    expect(await seedItems(s.db, s.target(c), [copy], 'unpublished')).toBe(1);
+    expect((await s.db.selectFrom('itemDuplicates').select('cardId').where('collectionId', '=', c._id).execute()).map((row) => row.cardId)).toEqual(['rss_old_00']);
     await s.arrivedAgo(c, old, 40 * DAY_MS);
     // A moderator publishes two old items; one is published and unpublished again (not protected).
     const moderate = (body: unknown) => s.call('PATCH', `/v1/queue/${s.slug}?q=${c.slug}`, body);
@@ -120,6 +124,7 @@ describe('collection retention', () => {
     const urls = await s.keys(c, 'itemUrls');
     const prints = await s.keys(c, 'itemPrints');
     for (const id of old.filter((id) => !kept.includes(id))) expect(urls.has(id) || prints.has(id), id).toBe(false);
+    expect(await s.db.selectFrom('itemDuplicates').select('id').where('collectionId', '=', c._id).execute()).toEqual([]);
     expect(urls.has('rss_old_03') && prints.has('rss_old_03')).toBe(true);
 
     // A day later the moderator's publication no longer protects them.
