@@ -72,7 +72,12 @@ function ask(op: CheckpointMessage['op'], path: string): number {
 export function checkpointInBackground(database: SqliteDatabase.Database, path: string): () => void {
   if (path === ':memory:' || path === '') return () => {};
   const file = resolve(path);
-  if (ask('open', file) !== 1) return () => {};
+  const opened = ask('open', file);
+  if (opened !== 1) {
+    // No answer in time: should the thread open the file later, it lets go of it again.
+    if (opened === 0) worker?.postMessage({ op: 'close', path: file, ack: new Int32Array(new SharedArrayBuffer(4)) } satisfies CheckpointMessage);
+    return () => {};
+  }
   database.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
   database.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
   registered.add(database);
