@@ -117,7 +117,7 @@ export function openDb(databaseUrl: string, options: { checkpoints?: Checkpoints
 /**
  * Kysely prepares a statement for every query; each holds native memory until garbage
  * collected, which under load grew the server past 1 GB (bench/content.ts). Reusing prepared
- * statements by SQL text (at most 500) saves that memory and the preparing. Safe because
+ * statements by SQL text (at most 200) saves that memory and the preparing. Safe because
  * better-sqlite3 runs one statement at a time and Kysely's driver serializes queries.
  * `beforeClose` runs as the connection closes (the checkpoint thread lets go of the file first).
  */

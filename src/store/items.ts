@@ -281,17 +281,23 @@ export async function deleteCardKeys(
 }
 
 /**
- * Inserts band rows of the collection's cards (`item_prints`), leaving out rows already stored.
- * The rows go as one parameter (a JSON array on SQLite, arrays on PostgreSQL), like the probes of
- * `nearCandidates`: one statement text whatever their number, nothing bound per row.
+ * Rows as one bound parameter, read back as a SELECT of their columns in order: a JSON array
+ * through `json_each` on SQLite, one array per column (of PostgreSQL type `types[i]`) through
+ * `unnest` on PostgreSQL. One statement text whatever the number of rows (prepared once), nothing
+ * bound per row: what the key lookups and inserts of de-duplication send.
  */
+function rowsParameter(postgres: boolean, types: string[], rows: unknown[][]) {
+  if (postgres) return sql`select * from unnest(${sql.join(types.map((type, i) => sql`${rows.map((row) => row[i])}::${sql.raw(type)}[]`))})`;
+  return sql`select ${sql.raw(types.map((_, i) => `value ->> ${i}`).join(', '))} from json_each(${JSON.stringify(rows)})`;
+}
+
+/** Inserts band rows of the collection's cards (`item_prints`), leaving out rows already stored. */
 async function insertPrints(trx: Transaction<Database>, collectionId: string, rows: { key: number; itemId: string; dateMs: number; rest: number }[]): Promise<void> {
   if (!rows.length) return;
-  const values = isPostgres(trx)
-    ? sql`select ${collectionId}, * from unnest(${rows.map((r) => r.key)}::integer[], ${rows.map((r) => r.itemId)}::text[], ${rows.map((r) => r.dateMs)}::bigint[], ${rows.map((r) => r.rest)}::bigint[])`
-    : // WHERE true: SQLite would read ON CONFLICT as a join constraint of the SELECT.
-      sql`select ${collectionId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3 from json_each(${JSON.stringify(rows.map((r) => [r.key, r.itemId, r.dateMs, r.rest]))}) where true`;
-  await sql`insert into item_prints (collection_id, band_key, item_id, date_ms, rest) ${values} on conflict do nothing`.execute(trx);
+  const values = rowsParameter(isPostgres(trx), ['integer', 'text', 'bigint', 'bigint'], rows.map((r) => [r.key, r.itemId, r.dateMs, r.rest]));
+  // WHERE true: SQLite would read ON CONFLICT as a join constraint of the SELECT.
+  await sql`insert into item_prints (collection_id, band_key, item_id, date_ms, rest)
+    select ${collectionId}, r.* from (${values}) r where true on conflict do nothing`.execute(trx);
 }
 
 /**
@@ -322,13 +328,10 @@ async function nearCandidates(trx: Transaction<Database>, collectionId: string, 
   const list = [...probes.values()];
   if (!list.length) return [];
   const postgres = isPostgres(trx);
-  // The probes go as one parameter (a JSON array on SQLite, arrays on PostgreSQL): one statement
-  // text whatever their number (prepared once), nothing to bind per probe. CROSS JOIN keeps
-  // SQLite's join order (probes outside, the key lookups inside): with an inner join and a few
-  // hundred probes it chose to scan the collection's rows against an automatic index of the probes.
-  const probe = postgres
-    ? sql`select * from unnest(${list.map((p) => p.key)}::integer[], ${list.map((p) => p.rest)}::bigint[], ${list.map((p) => p.dateMs)}::bigint[])`
-    : sql`select value ->> 0, value ->> 1, value ->> 2 from json_each(${JSON.stringify(list.map((p) => [p.key, p.rest, p.dateMs]))})`;
+  // The probes go as one parameter (`rowsParameter`). CROSS JOIN keeps SQLite's join order
+  // (probes outside, the key lookups inside): with an inner join and a few hundred probes it chose
+  // to scan the collection's rows against an automatic index of the probes.
+  const probe = rowsParameter(postgres, ['integer', 'bigint', 'bigint'], list.map((p) => [p.key, p.rest, p.dateMs]));
   const { rows } = await sql<{ itemId: string; dateMs: number | string; bandKey: number; rest: number | string }>`
     with probe (band_key, rest, date_ms) as ${postgres ? sql`` : sql`materialized`} (${probe})
     select p.item_id, p.date_ms, p.band_key, p.rest
