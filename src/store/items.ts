@@ -12,8 +12,8 @@
 import { CompiledQuery, type Transaction, sql } from 'kysely';
 import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
-import { DEDUPE_MODES, type DedupeMode, type ItemKeys, printRows, probeRows, type Signature, TEXT_WINDOW_MS, textKeys, urlKeys } from '../lib/item-keys.ts';
-import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash, spaceOf } from '../lib/simhash.ts';
+import { DEDUPE_MODES, type DedupeMode, type ItemKeys, PRINT_SPACES, printRows, probeRows, type Signature, TEXT_WINDOW_MS, textKeys, urlKeys } from '../lib/item-keys.ts';
+import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash, SPACE_KEYS, spaceOf } from '../lib/simhash.ts';
 import { trendingScore } from '../lib/ranking.ts';
 import { type Actor, type AuditItem, auditItems, changedSince, findAuditEntry, markReverted, recordAudit } from './audit.ts';
 import { insertNew, insertNewKeys } from './batch.ts';
@@ -314,16 +314,37 @@ function withinNearBits(postgres: boolean, a: string, b: string) {
 }
 
 /**
+ * The spaces of band keys (lib/item-keys.ts `PRINT_SPACES`) in which the collection has at least
+ * one row of `item_prints`: one primary-key seek per space, in one statement.
+ */
+async function indexedSpaces(trx: Transaction<Database>, collectionId: string): Promise<Set<number>> {
+  const spaces = Object.values(PRINT_SPACES);
+  const probes = spaces.map(
+    (space) =>
+      sql`(select 1 from item_prints where collection_id = ${collectionId} and band_key >= ${space * SPACE_KEYS} and band_key < ${(space + 1) * SPACE_KEYS} limit 1)`,
+  );
+  const { rows } = await sql<Record<string, number | null>>`select ${sql.join(probes.map((probe, i) => sql`${probe} as ${sql.ref(`s${i}`)}`))}`.execute(trx);
+  return new Set(spaces.filter((_, i) => rows[0]?.[`s${i}`] != null));
+}
+
+/**
  * The cards with a fingerprint within `NEAR_BITS` of one of the items' and dated within
  * `TEXT_WINDOW_MS` of that item. A near fingerprint shares at least one band (pigeonhole), so each
  * signature probes its four band rows through the primary key of `item_prints`; the distance and
- * the date are checked in SQL on the probed rows, and only near cards come back. One statement
- * per call.
+ * the date are checked in SQL on the probed rows, and only near cards come back. A space of band
+ * keys in which the collection has no card is not probed (`indexedSpaces`): the cards of an RSS
+ * collection are all indexed by title and those of a Mastodon collection by whole text, so half of
+ * their probes would look into an empty space. The seek and the lookup are two statements; the
+ * cards found are then checked to exist (`cardIds`).
  */
 async function nearCandidates(trx: Transaction<Database>, collectionId: string, keyed: { keys: ItemKeys; dateMs: number }[]): Promise<Candidate[]> {
+  if (!keyed.some(({ keys }) => keys.signatures.length)) return [];
+  const spaces = await indexedSpaces(trx, collectionId);
   const probes = new Map<string, { key: number; rest: number; dateMs: number }>();
   for (const { keys, dateMs } of keyed) {
-    for (const signature of keys.signatures) for (const { key, rest } of probeRows(signature)) probes.set(`${key} ${rest} ${dateMs}`, { key, rest, dateMs });
+    for (const signature of keys.signatures) {
+      for (const { key, rest } of probeRows(signature)) if (spaces.has(spaceOf(key))) probes.set(`${key} ${rest} ${dateMs}`, { key, rest, dateMs });
+    }
   }
   const list = [...probes.values()];
   if (!list.length) return [];
