@@ -9,6 +9,8 @@
  *   file (a screen adds its stylesheet beside its module; nothing to register);
  * - `index.html` from `app/index.html` with the stylesheet, the entry and `modulepreload` links of
  *   its static chunks; the server fills `<!--config-->` (`routes.ts`);
+ * - `assets/<name>.gz` and `assets/<name>.br` beside every asset: gzip (level 9) and brotli
+ *   (quality 11), compressed once here so that the server only reads them (`routes.ts`);
  * - `manifest.json`: `{entry, css, preload, files: {<name>: {bytes, gzip, brotli}}, firstLoad:
  *   {files, bytes, gzip, brotli}}`, sizes in bytes; `firstLoad` counts index.html, the entry, its
  *   static chunks and the stylesheet (what a first visit downloads before any lazy screen).
@@ -18,12 +20,11 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { compress, DIST_DIR, ENCODED_SUFFIX } from './dist.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const APP_DIR = join(here, 'app');
-export const DIST_DIR = join(here, '..', '..', 'dist', 'console');
 /** Browsers the console supports: those with ES modules, dynamic import and the CSS it uses. */
 const TARGET = ['chrome111', 'firefox114', 'safari16.4'];
 
@@ -41,13 +42,9 @@ export interface Manifest {
   firstLoad: SizedFile & { files: string[] };
 }
 
-/** Sizes of `data` raw, gzip (level 9) and brotli (quality 11), in bytes. */
-export function sizes(data: Buffer): SizedFile {
-  return {
-    bytes: data.length,
-    gzip: gzipSync(data, { level: 9 }).length,
-    brotli: brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
-  };
+/** Sizes of `data` raw, gzip and brotli (`compress`), in bytes. */
+function sizes(data: Buffer, encoded = compress(data)): SizedFile {
+  return { bytes: data.length, gzip: encoded.gzip.length, brotli: encoded.br.length };
 }
 
 function cssFiles(dir: string): string[] {
@@ -104,7 +101,12 @@ export async function buildConsole(outDir = DIST_DIR): Promise<Manifest> {
   writeFileSync(join(outDir, 'index.html'), html);
 
   const files: Record<string, SizedFile> = { 'index.html': sizes(Buffer.from(html)) };
-  for (const path of Object.keys(outputs)) files[name(path)] = sizes(readFileSync(path));
+  for (const path of Object.keys(outputs)) {
+    const data = readFileSync(path);
+    const encoded = compress(data);
+    for (const encoding of ['gzip', 'br'] as const) writeFileSync(path + ENCODED_SUFFIX[encoding], encoded[encoding]);
+    files[name(path)] = sizes(data, encoded);
+  }
   const first = ['index.html', name(entryPath), ...preload, name(cssPath)];
   const firstLoad = { files: first, bytes: 0, gzip: 0, brotli: 0 };
   for (const file of first) for (const key of ['bytes', 'gzip', 'brotli'] as const) firstLoad[key] += files[file]![key];

@@ -3,7 +3,8 @@
  *
  *   GET /console/assets/<name>   the built assets (`build.ts`): `cache-control: public,
  *                                max-age=31536000, immutable` (names carry a content hash);
- *                                brotli or gzip when the browser accepts it
+ *                                brotli or gzip when the browser accepts it (compressed
+ *                                by the build, `build.ts`; read at start, not compressed)
  *   GET /console/, /console/*    index.html for every other path (the single-page app routes
  *                                itself, so a reload or a shared link opens the same screen),
  *                                `cache-control: no-cache`, with the strict CSP below
@@ -20,13 +21,12 @@
  * When `dist/console` is missing (no `npm install`/`npm run build` yet) the console paths answer
  * 503 with a page that says how to build it.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CONSOLE_CLIENT_ID, consoleUrl } from '../first-party.ts';
 import type { Config } from '../config.ts';
-import { DIST_DIR } from './build.ts';
+import { compress, DIST_DIR, ENCODED_SUFFIX } from './dist.ts';
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -84,8 +84,10 @@ interface Built {
 const loaded = new Map<string, { stamp: number; built: Built }>();
 
 /**
- * The build in `dir` with every asset compressed once, kept per process (every app of a test run
- * shares it) until the build's manifest changes; undefined when there is no build.
+ * The build in `dir` with every asset and its compressed copies, kept per process (every app of a
+ * test run shares it) until the build's manifest changes; undefined when there is no build. The
+ * copies are the build's (`<name>.gz`, `<name>.br`); an asset without them (a build made by an
+ * older version) is compressed here.
  */
 function loadBuild(dir: string): Built | undefined {
   let stamp: number;
@@ -97,9 +99,14 @@ function loadBuild(dir: string): Built | undefined {
   const cached = loaded.get(dir);
   if (cached?.stamp === stamp) return cached.built;
   const assets = new Map<string, Asset>();
+  const suffixes = Object.values(ENCODED_SUFFIX);
   for (const name of readdirSync(join(dir, 'assets'))) {
-    const raw = readFileSync(join(dir, 'assets', name));
-    assets.set(name, { type: TYPES[extname(name)] ?? 'application/octet-stream', raw, gzip: gzipSync(raw), br: brotliCompressSync(raw) });
+    if (suffixes.some((suffix) => name.endsWith(suffix))) continue;
+    const path = join(dir, 'assets', name);
+    const raw = readFileSync(path);
+    const copies = suffixes.every((suffix) => existsSync(path + suffix));
+    const { gzip, br } = copies ? { gzip: readFileSync(path + ENCODED_SUFFIX.gzip), br: readFileSync(path + ENCODED_SUFFIX.br) } : compress(raw);
+    assets.set(name, { type: TYPES[extname(name)] ?? 'application/octet-stream', raw, gzip, br });
   }
   const built = { template: readFileSync(join(dir, 'index.html'), 'utf8'), assets };
   loaded.set(dir, { stamp, built });

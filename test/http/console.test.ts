@@ -5,14 +5,15 @@
  * page, and sign-out (`POST /v1/oauth/logout`) that revokes the token and ends the session only
  * for the token's own user and client.
  */
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { s256 } from '../../src/auth/pkce.ts';
 import { randomToken } from '../../src/auth/secrets.ts';
-import { DIST_DIR, type Manifest } from '../../src/console/build.ts';
+import type { Manifest } from '../../src/console/build.ts';
+import { DIST_DIR } from '../../src/console/dist.ts';
 import { consoleRoutes } from '../../src/console/routes.ts';
 import { loadConfig } from '../../src/config.ts';
 import { findClient } from '../../src/store/consumers.ts';
@@ -79,6 +80,25 @@ describe('the console app', () => {
       expect(String(res.headers['cache-control'] ?? ''), url).not.toContain('immutable');
     }
     expect((await app.inject({ method: 'GET', url: '/console/assets/main-NOPE.js' })).statusCode).toBe(404);
+    // The build's compressed copies are what is sent, and are not assets of their own.
+    expect(br.rawPayload.equals(readFileSync(join(DIST_DIR, 'assets', `${entry}.br`)))).toBe(true);
+    expect(gz.rawPayload.equals(readFileSync(join(DIST_DIR, 'assets', `${entry}.gz`)))).toBe(true);
+    for (const copy of [`${entry}.br`, `${entry}.gz`]) expect((await app.inject({ method: 'GET', url: `/console/assets/${copy}` })).statusCode, copy).toBe(404);
+  });
+
+  it('compresses the assets of a build without compressed copies (made by an older version) when it loads it', async () => {
+    const dir = join(tempDir(), 'old-build');
+    cpSync(DIST_DIR, dir, { recursive: true, filter: (path) => !/\.(br|gz)$/.test(path) });
+    const app = Fastify();
+    consoleRoutes(app, { config: loadConfig({}), distDir: dir });
+    const { entry } = manifest();
+    const raw = readFileSync(join(dir, 'assets', entry));
+    const br = await app.inject({ method: 'GET', url: `/console/assets/${entry}`, headers: { 'accept-encoding': 'br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.rawPayload).equals(raw)).toBe(true);
+    const gz = await app.inject({ method: 'GET', url: `/console/assets/${entry}`, headers: { 'accept-encoding': 'gzip' } });
+    expect(gunzipSync(gz.rawPayload).equals(raw)).toBe(true);
+    await app.close();
   });
 
   it('keeps the first load under 150 KB compressed (the build manifest’s sizes)', () => {
