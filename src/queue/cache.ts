@@ -5,6 +5,11 @@
  * `since`/`until` window moves with the clock, and docs/api.md#caching allows readers to see a
  * change up to CONTENT_MAX_AGE seconds late. Bounded by total size, least recently used evicted
  * first.
+ *
+ * A page is kept from its second miss on (admission by a doorkeeper of the last `SEEN_KEYS` keys
+ * missed once, as in TinyLFU): a page asked once (a reader paging back with its own `until`, a
+ * crawler) is built and sent but not kept, so one-off reads neither evict the pages every reader
+ * asks for nor churn memory (docs/operations.md#caches).
  */
 import { countPageCache } from '../lib/metrics.ts';
 import type { RenderedPage } from './respond.ts';
@@ -24,10 +29,22 @@ export interface PageCache {
   readonly size: number;
 }
 
+/** Keys remembered as missed once (the doorkeeper's bound; the oldest is forgotten first). */
+export const SEEN_KEYS = 4096;
+
 export function createPageCache(options: { maxBytes: number; ttlMs: number }): PageCache {
   const entries = new Map<string, Entry>();
   const building = new Map<string, Promise<RenderedPage>>();
+  const seen = new Set<string>();
   let bytes = 0;
+
+  /** Whether a page built for `key` is kept: true when `key` was missed before (and not forgotten since). */
+  function admit(key: string): boolean {
+    if (entries.has(key) || seen.delete(key)) return true;
+    seen.add(key);
+    if (seen.size > SEEN_KEYS) seen.delete(seen.values().next().value!);
+    return false;
+  }
 
   function drop(key: string): void {
     const entry = entries.get(key);
@@ -70,7 +87,7 @@ export function createPageCache(options: { maxBytes: number; ttlMs: number }): P
       if (pending) return pending;
       const promise = build()
         .then((page) => {
-          put(key, { page, version, expiresAt: now + options.ttlMs, size: page.body.length + key.length * 2 + 400 });
+          if (admit(key)) put(key, { page, version, expiresAt: now + options.ttlMs, size: page.body.length + key.length * 2 + 400 });
           return page;
         })
         .finally(() => building.delete(flightKey));
