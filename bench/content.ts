@@ -140,7 +140,7 @@ async function serveChild(databaseUrl: string) {
 
 /**
  * The Node flags and environment `npm start` runs the server with (package.json), so that the
- * measured memory is the service's: `--max-semi-space-size` and `MALLOC_ARENA_MAX`
+ * measured memory is the service's: `--max-semi-space-size`, `--heap-growing-percent` and `MALLOC_ARENA_MAX`
  * (docs/operations.md#reads-at-scale).
  */
 function serverRuntime(): { execArgv: string[]; env: NodeJS.ProcessEnv } {
