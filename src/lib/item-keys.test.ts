@@ -1,7 +1,7 @@
 /** What de-duplication compares of an item (item-keys.ts): its target, its URLs and its fingerprints. */
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../item.ts';
-import { itemKeys, itemTarget, PRINT_SPACES, printRows, probeRows, urlHash } from './item-keys.ts';
+import { itemKeys, itemTarget, PRINT_SPACES, printRows, probeRows, textKeys, titlePrinted, urlHash } from './item-keys.ts';
 import { fromBandRow, spaceOf } from './simhash.ts';
 
 const item = (over: Partial<ContentItem>): ContentItem => ({
@@ -68,6 +68,26 @@ describe('itemKeys', () => {
     expect(bare.signatures.map((s) => s.spaces)).toEqual([[title, text]]);
     expect(itemKeys(item({ title: undefined, text: 'Too short' }), 'url+text')).toMatchObject({ signatures: [] });
     expect(itemKeys(item({}), 'off')).toEqual({ urls: [], urlHashes: [], signatures: [] });
+  });
+
+  it('fingerprints a titled item\'s whole text only when cards are indexed by whole text', () => {
+    const { title, text } = PRINT_SPACES;
+    // [item, spaces holding cards, spaces of the signatures looked for, space indexed in]
+    const table: [ContentItem, number[], number[][], number][] = [
+      [item({}), [title, text], [[text], [title, text]], title],
+      [item({}), [title], [[title, text]], title],
+      [item({}), [], [[title, text]], title],
+      [item({ title: undefined }), [title], [[title, text]], text],
+      [item({ title: 'Octopus found' }), [], [[title, text]], text],
+    ];
+    for (const [it, spaces, looked, indexed] of table) {
+      const keys = textKeys(it, new Set(spaces));
+      expect(keys.signatures.map((s) => s.spaces), `${it.title} in ${spaces}`).toEqual(looked);
+      expect(keys.indexed?.space, `${it.title} in ${spaces}`).toBe(indexed);
+      // The card is indexed by the same fingerprint whatever the spaces.
+      expect(keys.indexed).toEqual(textKeys(it).indexed);
+    }
+    expect([item({}), item({ title: undefined }), item({ title: 'Octopus found' })].map(titlePrinted)).toEqual([true, false, false]);
   });
 
   it('indexes a card by four rows in its space and probes four rows per space of each signature', () => {

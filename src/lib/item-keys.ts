@@ -24,7 +24,7 @@
 import { createHash } from 'node:crypto';
 import type { ContentItem } from '../item.ts';
 import { canonicalUrl, firstExternalLink } from './canonical-url.ts';
-import { bandRows, type SimHash, simhash } from './simhash.ts';
+import { bandRows, MIN_WORDS, type SimHash, simhash, words } from './simhash.ts';
 
 export type DedupeMode = 'off' | 'url' | 'url+text';
 export const DEDUPE_MODES: readonly DedupeMode[] = ['off', 'url', 'url+text'];
@@ -90,16 +90,23 @@ export function urlKeys(item: ContentItem): ItemKeys {
   return { urls, urlHashes: urls.map(urlHash), signatures: [] };
 }
 
-/** The text keys of `item` (what mode `url+text` adds): the fingerprints it looks for and the one it is indexed by. */
-export function textKeys(item: ContentItem): Pick<ItemKeys, 'signatures' | 'indexed'> {
+/**
+ * The text keys of `item` (what mode `url+text` adds): the fingerprints it looks for and the one it
+ * is indexed by. `spaces` are the spaces that hold cards (default both): without cards indexed by
+ * whole text, a titled item's whole text has nothing to be compared with and is not fingerprinted.
+ */
+export function textKeys(item: ContentItem, spaces: ReadonlySet<number> = new Set(ALL_SPACES)): Pick<ItemKeys, 'signatures' | 'indexed'> {
   const title = simhash(item.title ?? '');
-  const whole = simhash(`${item.title ?? ''} ${item.text}`);
+  const whole = title && !spaces.has(PRINT_SPACES.text) ? undefined : simhash(`${item.title ?? ''} ${item.text}`);
   const signatures: Signature[] = [];
   if (whole && !(title && whole.hi === title.hi && whole.lo === title.lo)) signatures.push({ simhash: whole, spaces: title ? [PRINT_SPACES.text] : ALL_SPACES });
   if (title) signatures.push({ simhash: title, spaces: ALL_SPACES });
   const indexed = title ? { simhash: title, space: PRINT_SPACES.title } : whole && { simhash: whole, space: PRINT_SPACES.text };
   return { signatures, ...(indexed && { indexed }) };
 }
+
+/** Whether `item` has a title long enough for a fingerprint: a card indexed by title, else by whole text. */
+export const titlePrinted = (item: ContentItem) => words(item.title ?? '').length >= MIN_WORDS;
 
 /** The rows of `item_prints` a card with these keys is indexed by (none without a fingerprint). */
 export function printRows(keys: Pick<ItemKeys, 'indexed'>): { key: number; rest: number }[] {

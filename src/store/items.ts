@@ -12,7 +12,7 @@
 import { CompiledQuery, type Transaction, sql } from 'kysely';
 import { type ContentItem, type Duplicate, inShape } from '../item.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
-import { DEDUPE_MODES, type DedupeMode, type ItemKeys, PRINT_SPACES, printRows, probeRows, type Signature, TEXT_WINDOW_MS, textKeys, urlKeys } from '../lib/item-keys.ts';
+import { DEDUPE_MODES, type DedupeMode, type ItemKeys, PRINT_SPACES, printRows, probeRows, type Signature, TEXT_WINDOW_MS, textKeys, titlePrinted, urlKeys } from '../lib/item-keys.ts';
 import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash, SPACE_KEYS, spaceOf } from '../lib/simhash.ts';
 import { trendingScore } from '../lib/ranking.ts';
 import { type Actor, type AuditItem, auditItems, changedSince, findAuditEntry, markReverted, recordAudit } from './audit.ts';
@@ -177,7 +177,11 @@ async function storeDeduplicated(
   const keyed = fresh.map((item) => ({ item, keys: urlKeys(item), dateMs: Date.parse(item.date) }));
   const owners = await urlOwners(trx, collectionId, [...new Set(keyed.flatMap((k) => k.keys.urlHashes))]);
   // An item whose URL a card already owns is merged whatever its text: its fingerprints are not computed.
-  if (mode === 'url+text') for (const k of keyed) if (!k.keys.urlHashes.some((hash) => owners.has(hash))) Object.assign(k.keys, textKeys(k.item));
+  const printed = mode === 'url+text' ? keyed.filter((k) => !k.keys.urlHashes.some((hash) => owners.has(hash))) : [];
+  // The spaces that hold cards: the collection's, and whole texts when an item of this batch may become a card indexed by one.
+  const spaces = printed.length ? await indexedSpaces(trx, collectionId) : new Set<number>();
+  const cardSpaces = new Set([...spaces, ...(printed.some((k) => !titlePrinted(k.item)) ? [PRINT_SPACES.text] : [])]);
+  for (const k of printed) Object.assign(k.keys, textKeys(k.item, cardSpaces));
   // Candidates by band: a near fingerprint shares at least one band (pigeonhole), so only those are compared.
   const byBand = new Map<number, Candidate[]>();
   const index = (c: Candidate) => {
@@ -187,7 +191,7 @@ async function storeDeduplicated(
       else byBand.set(key, [c]);
     }
   };
-  for (const c of await nearCandidates(trx, collectionId, keyed)) index(c);
+  for (const c of await nearCandidates(trx, collectionId, keyed, spaces)) index(c);
   const near = (signatures: Signature[], dateMs: number) => {
     for (const s of signatures) {
       for (const { key } of probeRows(s)) {
@@ -332,14 +336,12 @@ async function indexedSpaces(trx: Transaction<Database>, collectionId: string): 
  * `TEXT_WINDOW_MS` of that item. A near fingerprint shares at least one band (pigeonhole), so each
  * signature probes its four band rows through the primary key of `item_prints`; the distance and
  * the date are checked in SQL on the probed rows, and only near cards come back. A space of band
- * keys in which the collection has no card is not probed (`indexedSpaces`): the cards of an RSS
- * collection are all indexed by title and those of a Mastodon collection by whole text, so half of
- * their probes would look into an empty space. The seek and the lookup are two statements; the
- * cards found are then checked to exist (`cardIds`).
+ * keys in which the collection has no card (not in `spaces`, from `indexedSpaces`) is not probed:
+ * the cards of an RSS collection are all indexed by title and those of a Mastodon collection by
+ * whole text, so half of their probes would look into an empty space. One statement; the cards
+ * found are then checked to exist (`cardIds`).
  */
-async function nearCandidates(trx: Transaction<Database>, collectionId: string, keyed: { keys: ItemKeys; dateMs: number }[]): Promise<Candidate[]> {
-  if (!keyed.some(({ keys }) => keys.signatures.length)) return [];
-  const spaces = await indexedSpaces(trx, collectionId);
+async function nearCandidates(trx: Transaction<Database>, collectionId: string, keyed: { keys: ItemKeys; dateMs: number }[], spaces: ReadonlySet<number>): Promise<Candidate[]> {
   const probes = new Map<string, { key: number; rest: number; dateMs: number }>();
   for (const { keys, dateMs } of keyed) {
     for (const signature of keys.signatures) {

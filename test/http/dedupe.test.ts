@@ -181,6 +181,21 @@ describe('one story, one card', () => {
     expect(queued.find((i) => i.id === long.id)!.duplicates!.map((d) => d.id)).toEqual([second.id]);
   });
 
+  it('merges an article into an untitled post of the same batch by title and text, in a collection with no untitled card before', async () => {
+    const { db, tenant, queue, now } = await setup();
+    const { article, toot } = story(now);
+    const headline = 'Deep sea explorers film a rare purple octopus near Chilean seamounts';
+    const lede = 'The animal was seen at a depth of 4000 metres by a remotely operated vehicle during an expedition';
+    // Only titled cards so far: no card is indexed by whole text.
+    expect(await seedItems(db, tenant, [article])).toBe(1);
+    const long = { ...toot, id: 'mastodon_mastodon.social:2', url: 'https://mastodon.social/@marine/2', text: `<p>${headline}. ${lede}</p>` };
+    const second = { ...article, id: 'rss_octopus_2', url: 'https://other-news.example.org/octopus', title: headline, text: `<p>${lede}</p>` };
+    expect(await seedItems(db, tenant, [long, second])).toBe(2);
+    const queued = items(await queue());
+    expect(queued.map((i) => i.id).sort()).toEqual([article.id, long.id].sort());
+    expect(queued.find((i) => i.id === long.id)!.duplicates!.map((d) => d.id)).toEqual([second.id]);
+  });
+
   it('skips keys of a card that is gone: a new item with its URL or text becomes a card of its own', async () => {
     const { db, tenant, queue, now } = await setup();
     const { article, toot } = story(now);
