@@ -23,7 +23,7 @@
  * change to the read path is measured again without the fill.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -39,6 +39,7 @@ import { type Db, isPostgres, openDb } from '../src/store/db.ts';
 import { compileCount, compilePage, type ItemQuery, type Page, storeItems } from '../src/store/items.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { random } from './random.ts';
+import { serverRuntime } from './runtime.ts';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1_000_000);
 const COLLECTIONS = 100;
@@ -136,17 +137,6 @@ async function serveChild(databaseUrl: string) {
     if (message === 'memory') process.send!({ maxRssBytes: process.resourceUsage().maxRSS * 1024, ...process.memoryUsage() });
     if (message === 'stop') void app.close().then(() => db.destroy()).then(() => process.exit(0));
   });
-}
-
-/**
- * The Node flags and environment `npm start` runs the server with (package.json), so that the
- * measured memory is the service's: `--max-semi-space-size`, `--heap-growing-percent` and `MALLOC_ARENA_MAX`
- * (docs/operations.md#reads-at-scale).
- */
-function serverRuntime(): { execArgv: string[]; env: NodeJS.ProcessEnv } {
-  const start: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start;
-  const env = Object.fromEntries([...start.matchAll(/\b([A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
-  return { execArgv: [...process.execArgv, ...start.split(/\s+/).filter((word) => word.startsWith('--'))], env: { ...process.env, ...env } };
 }
 
 function ask<T>(child: ChildProcess, message?: string): Promise<T> {

@@ -47,6 +47,7 @@ import { createContract, grant } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { random } from './random.ts';
+import { serverRuntime } from './runtime.ts';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const INPUTS = Number(process.env.SOAK_INPUTS ?? 1000);
@@ -175,9 +176,11 @@ async function main(): Promise<number> {
   await db.destroy();
 
   const stderr = createWriteStream(join(dir, 'serve.log'));
-  const child = spawn(process.execPath, [new URL('../src/cli.ts', import.meta.url).pathname, 'serve'], {
+  // As `npm start` runs it (its Node flags and environment): the memory measured is the service's.
+  const runtime = serverRuntime();
+  const child = spawn(process.execPath, [...runtime.execArgv, new URL('../src/cli.ts', import.meta.url).pathname, 'serve'], {
     env: {
-      ...process.env,
+      ...runtime.env,
       DATA_DIR: dir, DATABASE_URL: `sqlite:${dbPath}`, PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'warn', SLUICE_BOOTSTRAP: 'false', ALLOW_PRIVATE_FETCH: 'true',
       POLL_INTERVAL: String(POLL_INTERVAL), COLLECT_CONCURRENCY: String(CONCURRENCY), RATE_LIMIT_PUBLIC: '0', RATE_LIMIT_CONSUMER: '0',
     },
