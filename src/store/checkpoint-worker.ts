@@ -10,8 +10,8 @@
  * Messages (from store/checkpointer.ts): `{op: 'open', path, ack}` and `{op: 'close', path, ack}`;
  * the thread answers each by writing into the shared Int32Array `ack` (1 done; 2 the file could
  * not be opened here) and waking its waiter, so a database closed by the process is closed here
- * before the close returns (the last connection to close checkpoints the log and removes it). A file that fails to open or to checkpoint is
- * left to the next interval; nothing here throws.
+ * before the close returns (the last connection to close checkpoints the log and removes it). A
+ * file that fails to open or to checkpoint is left to the next interval; nothing here throws.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
