@@ -85,10 +85,32 @@ export function parseDate(text: string | null | undefined): Date | null {
   return new Date(t);
 }
 
+/**
+ * `el`'s child elements named `name` (local name in lower case, as the parser's
+ * `findElementsWithName` compares). The parser re-reads every child on each lookup, and an RSS item is
+ * looked up here some twenty times: the children are grouped by name once per element, kept while
+ * it lives. The array is shared: read it, never change it.
+ */
+function named(el: XmlElement, name: string): readonly XmlElement[] {
+  let index = childIndex.get(el);
+  if (!index) {
+    index = new Map();
+    for (const child of el.children) {
+      if (typeof child === 'string') continue;
+      const list = index.get(child.name);
+      if (list) list.push(child);
+      else index.set(child.name, [child]);
+    }
+    childIndex.set(el, index);
+  }
+  return index.get(name) ?? [];
+}
+const childIndex = new WeakMap<XmlElement, Map<string, XmlElement[]>>();
+
 /** The first readable date among `el`'s children named `names` (an HTML `<time datetime>` wins). */
 function firstDate(el: XmlElement, names: string[]): Date | null {
-  for (const child of names.flatMap((n) => el.findElementsWithName(n))) {
-    const date = parseDate(child.findElementWithName('time')?.getAttribute('datetime') ?? child.textContent);
+  for (const child of names.flatMap((n) => named(el, n))) {
+    const date = parseDate(named(child, 'time')[0]?.getAttribute('datetime') ?? child.textContent);
     if (date) return date;
   }
   return null;
@@ -114,21 +136,21 @@ function kindOf(type: string | null, url: string | null): Kind {
 function xmlMedia(el: XmlElement): Entry['media'] {
   const ns = (e: XmlElement, prefix: string, uri: RegExp) => e.namespace === prefix || uri.test(e.namespaceUri ?? '');
   const mrss = (e: XmlElement) => ns(e, 'media', /search\.yahoo\.com\/mrss/);
-  const scopes = [el, ...el.findElementsWithName('group').filter(mrss)];
-  const contents = scopes.flatMap((s) => s.findElementsWithName('content').filter(mrss));
-  const itunes = duration(el.findElementsWithName('duration').find((e) => ns(e, 'itunes', /itunes/))?.textContent);
+  const scopes = [el, ...named(el, 'group').filter(mrss)];
+  const contents = scopes.flatMap((s) => named(s, 'content').filter(mrss));
+  const itunes = duration(named(el, 'duration').find((e) => ns(e, 'itunes', /itunes/))?.textContent);
   const sized = (e: XmlElement) => ({ width: num(e.getAttribute('width')), height: num(e.getAttribute('height')) });
   const found: Array<Omit<Entry['media'][number], 'kind'> & { type: string | null }> = [
     ...contents.map((e) => ({
       url: e.getAttributeAsUrl('url'), type: e.getAttribute('medium') ?? e.getAttribute('type'), ...sized(e),
       duration: num(e.getAttribute('duration')) })),
-    ...el.findElementsWithName('enclosure')
+    ...named(el, 'enclosure')
       .map((e) => ({ url: e.getAttributeAsUrl('url'), type: e.getAttribute('type') })),
-    ...el.findElementsWithName('link').filter((e) => e.getAttribute('rel') === 'enclosure')
+    ...named(el, 'link').filter((e) => e.getAttribute('rel') === 'enclosure')
       .map((e) => ({ url: e.getAttributeAsUrl('href'), type: e.getAttribute('type') })),
-    ...[...scopes, ...contents].flatMap((s) => s.findElementsWithName('thumbnail').filter(mrss))
+    ...[...scopes, ...contents].flatMap((s) => named(s, 'thumbnail').filter(mrss))
       .map((e) => ({ url: e.getAttributeAsUrl('url'), type: 'image', ...sized(e) })),
-    ...el.findElementsWithName('image').filter((e) => ns(e, 'itunes', /itunes/))
+    ...named(el, 'image').filter((e) => ns(e, 'itunes', /itunes/))
       .map((e) => ({ url: e.getAttributeAsUrl('href'), type: 'image' })),
   ];
   return found.map(({ type, ...m }) => {
@@ -139,7 +161,7 @@ function xmlMedia(el: XmlElement): Entry['media'] {
 
 /** GeoRSS Simple `georss:point` ("lat lon", with `georss:featurename`) or W3C `geo:lat`/`geo:long`. */
 function xmlLocation(el: XmlElement): ContentItem['location'] {
-  const geo = (name: string) => el.findElementsWithName(name)
+  const geo = (name: string) => named(el, name)
     .find((e) => ['georss', 'geo'].includes(String(e.namespace)) || /georss|wgs84_pos/.test(e.namespaceUri ?? ''))
     ?.textContent.trim();
   const point = geo('point')?.split(/[\s,]+/);
@@ -198,8 +220,8 @@ export function readXmlFeed(text: string): XmlFeed {
 function entryAuthor(item: XmlFeed['items'][number], atom: boolean): Entry['author'] {
   const el = item.element;
   let authors = item.authors;
-  if (!atom && !el.hasElementWithName('author') && !el.hasElementWithName('creator')) authors = [];
-  if (atom && !el.hasElementWithName('author')) {
+  if (!atom && !named(el, 'author').length && !named(el, 'creator').length) authors = [];
+  if (atom && !named(el, 'author').length) {
     const source = el.findElementWithName('source')?.findElementsWithName('author') ?? [];
     const fromSource = source.map((a) => ({ name: a.findElementWithName('name')?.textContentNormalized || null,
       email: a.findElementWithName('email')?.textContentNormalized || null, url: a.findElementWithName('uri')?.textContentAsUrl || null }));
@@ -218,11 +240,11 @@ function entryText(item: XmlFeed['items'][number], atom: boolean): { text: strin
   const el = item.element;
   const mrss = (e: XmlElement) => e.namespace === 'media' || /search\.yahoo\.com\/mrss/.test(e.namespaceUri ?? '');
   const content = item.content;
-  if (content) return { text: content, from: el.findElementWithName(atom ? 'content' : 'encoded') };
+  if (content) return { text: content, from: named(el, atom ? 'content' : 'encoded')[0] ?? null };
   const description = item.description;
-  if (description) return { text: description, from: el.findElementWithName(atom ? 'summary' : 'description') };
-  const media = [el, ...el.findElementsWithName('group').filter(mrss)]
-    .flatMap((s) => s.findElementsWithName('description').filter(mrss))
+  if (description) return { text: description, from: named(el, atom ? 'summary' : 'description')[0] ?? null };
+  const media = [el, ...named(el, 'group').filter(mrss)]
+    .flatMap((s) => named(s, 'description').filter(mrss))
     .find((d) => d.textContentNormalized);
   if (!media) return { text: '', from: null };
   const value = media.textContentNormalized;
@@ -233,14 +255,17 @@ function entryText(item: XmlFeed['items'][number], atom: boolean): { text: strin
 /** RSS/Atom entries via @rowanmanning/feed-parser, plus the feed's own date (the entries' fallback). */
 function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null; links: FeedLinks } {
   const feed = readXmlFeed(text);
+  // Each item's url, authors and categories getters read the feed's again, and each of those
+  // scans every child of the channel (the items too): read once, kept on the feed object.
+  for (const key of ['url', 'authors', 'categories'] as const) Object.defineProperty(feed, key, { value: feed[key] });
   const feedLanguage = feed.language;
   const atom = feed.meta.type === 'atom';
   const entries = feed.items.map((item): Entry => {
     const el = item.element;
-    const guid = el.findElementWithName('guid');
+    const guid = named(el, 'guid')[0] ?? null;
     // RSS 2.0: a guid is the item's permalink unless isPermaLink="false".
     const permalink = guid !== null && guid.getAttribute('ispermalink') !== 'false' && /^https?:\/\//i.test(item.id ?? '');
-    const ownTags = el.hasElementWithName('category') || el.hasElementWithName('subject');
+    const ownTags = named(el, 'category').length > 0 || named(el, 'subject').length > 0;
     const { text, from } = entryText(item, atom);
     return {
       key: item.id,
@@ -259,7 +284,7 @@ function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null; li
   });
   const feedDate = firstDate(feed.element, ['pubdate', 'published', 'date', 'lastbuilddate', 'updated', 'modified']);
   // WebSub discovery (W3C WebSub §4): `<link rel="hub">` and `rel="self"`, Atom's own or atom:link in an RSS channel.
-  const linksWith = (rel: string) => feed.element.findElementsWithName('link')
+  const linksWith = (rel: string) => named(feed.element, 'link')
     .filter((e) => e.getAttribute('rel')?.trim().toLowerCase().split(/\s+/).includes(rel))
     .map((e) => e.getAttributeAsUrl('href')).filter((u): u is string => !!u);
   return { entries, feedDate, links: { hubs: linksWith('hub'), self: linksWith('self')[0] ?? null } };
