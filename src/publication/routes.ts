@@ -25,8 +25,7 @@ import type { App } from '../http/typed.ts';
 import { handlerValidated } from '../http/validate.ts';
 import { defaultSort } from '../lib/ranking.ts';
 import type { Db } from '../store/db.ts';
-import { findPublishedItems, listItems, rowToItem } from '../store/items.ts';
-import type { ItemRow } from '../store/tables.ts';
+import { findPublishedItems, type ItemDocument, listItems, rowToItem } from '../store/items.ts';
 import { publicationCsp } from './csp.ts';
 import { activeCustomizations } from './customizations.ts';
 import { presentItem } from './present.ts';
@@ -87,7 +86,7 @@ const EMBED_JS = asset('embed.js');
 
 export function publicationRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   /** A page of the wall: published items, trending first in a ranked collection, else newest first. */
-  function page(collection: { id: string; type: string }, offset: number): Promise<ItemRow[]> {
+  function page(collection: { id: string; type: string }, offset: number): Promise<ItemDocument[]> {
     const query = { collectionId: collection.id, state: 'published' as const, sinceMs: -1, untilMs: Date.now() };
     return listItems(db, query, { count: PAGE_SIZE, offset, sort: defaultSort(collection.type), order: 'desc' });
   }
