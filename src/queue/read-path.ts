@@ -10,7 +10,7 @@
  *   while the collection's version is unchanged;
  * - the JSON text of published items (`itemsJson`), keyed on collection, id and `seq`: the pages
  *   a new `until`, offset or filter asks overlap, and an item is serialized once, not once per
- *   page. Sound because every change to a published item (moderation, an edit at the source, a
+ *   page (queue reads use it too: a moderator's queue is mostly published items). Sound because every change to a published item (moderation, an edit at the source, a
  *   merged duplicate) stamps it with a new `seq` (store/items.ts).
  *
  * The hot path, a known collection with a fresh page, is answered without awaiting anything.

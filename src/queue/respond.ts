@@ -61,8 +61,17 @@ export function respond(
   payload: unknown,
   { callback, ...cache }: ({ public: true; maxAge: number } | { public: false }) & { callback: string | undefined },
 ): FastifyReply {
-  if (cache.public) return sendPublic(request, reply, render(payload, callback, cache.maxAge));
-  const json = JSON.stringify(payload);
+  return respondJson(request, reply, JSON.stringify(payload), { callback, ...cache });
+}
+
+/** `respond` with a payload already serialized as JSON text (`json`). */
+export function respondJson(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  json: string,
+  { callback, ...cache }: ({ public: true; maxAge: number } | { public: false }) & { callback: string | undefined },
+): FastifyReply {
+  if (cache.public) return sendPublic(request, reply, renderJson(json, callback, cache.maxAge));
   reply.type(callback ? 'application/javascript; charset=utf-8' : 'application/json; charset=utf-8');
   return reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-store').send(callback ? `/**/${callback}(${json});` : json);
 }

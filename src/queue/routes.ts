@@ -31,10 +31,10 @@ import { itemHistory } from '../store/audit.ts';
 import { listCollections } from '../store/collections.ts';
 import { defaultSort } from '../lib/ranking.ts';
 import type { Db } from '../store/db.ts';
-import { countItems, findItem, findItems, listItemKeys, listItems, rowToItem, setItemsState, splitDuplicate } from '../store/items.ts';
+import { countItems, findItem, findItems, listItemKeys, rowToItem, setItemsState, splitDuplicate } from '../store/items.ts';
 import { itemQuery, moderationTarget } from './params.ts';
 import { createReadPath } from './read-path.ts';
-import { render, renderJson, respond, sendPublic } from './respond.ts';
+import { render, renderJson, respond, respondJson, sendPublic } from './respond.ts';
 import { schemas } from './schema.ts';
 import { searchItems } from './search.ts';
 import { createStreamHub, type StreamHub } from './stream.ts';
@@ -57,8 +57,10 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     const { state, text, ...read } = query;
     const selection = { ...itemQuery(collection.id, read), ...(state ? { state } : {}) };
     const page = { count: query.count ?? 500, offset: query.offset ?? 0, sort: query.sort ?? 'time', order: query.order ?? 'desc' } as const;
-    const items = text ? await searchItems(db, selection, page, text) : (await listItems(db, selection, page)).map(rowToItem);
-    return respond(request, reply, items, { public: false, callback: query.callback });
+    if (text) return respond(request, reply, await searchItems(db, selection, page, text), { public: false, callback: query.callback });
+    // Published items' JSON is shared with the content reads (read-path.ts); the others are serialized each time.
+    const json = await reads.itemsJson(await listItemKeys(db, selection, page), (ids) => findItems(db, collection.id, ids));
+    return respondJson(request, reply, json, { public: false, callback: query.callback });
   });
 
   app.patch('/v1/queue/:contract', { schema: schemas.moderate }, async (request, reply) => {

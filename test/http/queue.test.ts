@@ -210,6 +210,17 @@ describe('PATCH /v1/queue/{contract}', () => {
     expect(ids(await content(q(tenant)))[0]).toBe('youtube_u1');
   });
 
+  it('shows each item in its current state, read after read (the queue shares the content reads\' item JSON)', async () => {
+    const { moderate, queue, tenant } = await setup();
+    const stateOf = async (id: string) => ((await queue(q(tenant))).json() as ContentItem[]).find((item) => item.id === id)?.state;
+    expect(await stateOf('rss_p1')).toBe('published');
+    expect((await moderate(`${q(tenant)}&id=rss_p1`, { state: 'unpublished' })).statusCode).toBe(200);
+    expect(await stateOf('rss_p1')).toBe('unpublished');
+    expect((await moderate(`${q(tenant)}&id=rss_p1`, { state: 'published' })).statusCode).toBe(200);
+    expect(await stateOf('rss_p1')).toBe('published');
+    expect(ids(await queue(q(tenant)))).toEqual(ALL_RECENT_DESC);
+  });
+
   it('validates state, id and q, and answers an unknown item with 404', async () => {
     const { moderate, tenant } = await setup();
     expectError(await moderate(`${q(tenant)}&id=rss_p1`, { state: 'hidden' }), 400, { name: 'ValidationError', code: 1004, propertyName: 'state' });
