@@ -23,10 +23,11 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { CONSOLE_CLIENT_ID, consoleUrl } from '../first-party.ts';
 import type { Config } from '../config.ts';
 import { compress, DIST_DIR, ENCODED_SUFFIX } from './dist.ts';
+import { acceptedCoding } from '../http/encoding.ts';
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -113,10 +114,6 @@ function loadBuild(dir: string): Built | undefined {
   return built;
 }
 
-function accepts(request: FastifyRequest, encoding: string): boolean {
-  return new RegExp(`(^|[\\s,])${encoding}(;q=(?!0(\\.0*)?\\b)[\\d.]+)?(\\s*,|\\s*$)`).test(String(request.headers['accept-encoding'] ?? ''));
-}
-
 export function consoleRoutes(app: FastifyInstance, { config, distDir = DIST_DIR }: { config: Config; distDir?: string }): void {
   const built = loadBuild(distDir);
   const index = built && consoleIndex(built.template, config);
@@ -148,9 +145,8 @@ export function consoleRoutes(app: FastifyInstance, { config, distDir = DIST_DIR
     const asset = assets.get(path.slice('assets/'.length));
     if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
     reply.headers({ 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff', vary: 'accept-encoding' }).type(asset.type);
-    if (accepts(request, 'br')) return reply.header('content-encoding', 'br').send(asset.br);
-    if (accepts(request, 'gzip')) return reply.header('content-encoding', 'gzip').send(asset.gzip);
-    return reply.send(asset.raw);
+    const coding = acceptedCoding(request.headers['accept-encoding'], ['br', 'gzip']);
+    return coding ? reply.header('content-encoding', coding).send(asset[coding]) : reply.send(asset.raw);
   });
 
   app.get('/', hidden, async (request, reply) => {
