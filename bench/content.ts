@@ -24,6 +24,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -168,6 +169,23 @@ async function measure(port: number, path: (i: number) => string): Promise<Figur
   return { requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
+/**
+ * Bytes of the body of `path` as sent (fetch would decompress it), after one read before so that
+ * the page is kept. autocannon reads every body as UTF-8 text, which costs it far more for a
+ * compressed body than the server spends sending it, so the load runs send no Accept-Encoding.
+ */
+async function wireBytes(port: number, path: string, headers: Record<string, string>): Promise<number> {
+  const once = () =>
+    new Promise<number>((resolve, reject) => {
+      get({ host: '127.0.0.1', port, path, headers }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length)).on('end', () => resolve(bytes)).on('error', reject);
+      }).on('error', reject);
+    });
+  await once();
+  return once();
+}
+
 async function plans(db: Db, collectionId: string, now: number): Promise<string[]> {
   const base: ItemQuery = { collectionId, sinceMs: now - DAY, untilMs: now };
   const page: Page = { count: 20, offset: 0, sort: 'time', order: 'desc' };
@@ -228,6 +246,9 @@ async function main() {
     const city = CITIES[0]!;
     // The size of a default content page, for the baseline of the same size.
     const pageBytes = (await (await fetch(`http://127.0.0.1:${port}${content}?${q(0)}`)).arrayBuffer()).byteLength;
+    // The same page as a browser gets it once kept (asked a second time): gzip-compressed.
+    const gzipBytes = await wireBytes(port, `${content}?${q(0)}`, { 'accept-encoding': 'gzip, deflate, br' });
+    console.log(`a default content page: ${pageBytes} bytes; kept and sent to a client that accepts gzip: ${gzipBytes} bytes`);
     const runs: Record<string, (i: number) => string> = {
       baseline: () => '/bench/baseline',
       baseline_bytes: () => `/bench/bytes?bytes=${pageBytes}`,

@@ -9,10 +9,11 @@
  * A page is kept from its second miss on (admission by a doorkeeper of the last `SEEN_KEYS` keys
  * missed once, as in TinyLFU): a page asked once (a reader paging back with its own `until`, a
  * crawler) is built and sent but not kept, so one-off reads neither evict the pages every reader
- * asks for nor churn memory (docs/operations.md#caches).
+ * asks for nor churn memory (docs/operations.md#caches). A page kept is kept with its gzip form
+ * (respond.ts `withGzip`), compressed once rather than per request.
  */
 import { countPageCache } from '../lib/metrics.ts';
-import type { RenderedPage } from './respond.ts';
+import { type RenderedPage, withGzip } from './respond.ts';
 
 interface Entry {
   page: RenderedPage;
@@ -86,8 +87,11 @@ export function createPageCache(options: { maxBytes: number; ttlMs: number }): P
       const pending = building.get(flightKey);
       if (pending) return pending;
       const promise = build()
-        .then((page) => {
-          if (admit(key)) put(key, { page, version, expiresAt: now + options.ttlMs, size: page.body.length + key.length * 2 + 400 });
+        .then((built) => {
+          if (!admit(key)) return built;
+          // A page kept is sent many times: compressed once, here (respond.ts `withGzip`).
+          const page = withGzip(built);
+          put(key, { page, version, expiresAt: now + options.ttlMs, size: page.body.length + (page.gzip?.body.length ?? 0) + key.length * 2 + 400 });
           return page;
         })
         .finally(() => building.delete(flightKey));

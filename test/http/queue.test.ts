@@ -3,6 +3,7 @@
  * docs/api.md#moderation): token-bearing queue reads and moderation, public content, count and
  * collections reads with caching and JSONP, filters, windows and stable paging.
  */
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/item.ts';
 import { createCollection } from '../../src/store/collections.ts';
@@ -286,6 +287,40 @@ describe('GET /v1/content/{contract}', () => {
     const changed = await content(q(tenant), { 'if-none-match': etag });
     expect(changed.statusCode).toBe(200);
     expect(changed.headers.etag).not.toBe(etag);
+  });
+
+  it('sends a page read again gzip-compressed to clients that accept gzip, with an entity tag of its own', async () => {
+    const { app, content, tenant } = await setup();
+    const gzip = { 'accept-encoding': 'gzip, deflate, br' };
+    // The first read builds the page for one reader and sends it as it is; the second keeps it, compressed.
+    const first = await content(q(tenant), gzip);
+    expect(first.headers['content-encoding']).toBeUndefined();
+    expect(first.headers.vary).toBe('accept-encoding');
+    expect(first.rawPayload.length).toBeGreaterThan(1024);
+    const kept = await content(q(tenant), gzip);
+    expect(kept.headers['content-encoding']).toBe('gzip');
+    expect(kept.headers.vary).toBe('accept-encoding');
+    expect(kept.rawPayload.length).toBeLessThan(first.rawPayload.length);
+    expect(JSON.parse(gunzipSync(kept.rawPayload).toString('utf8'))).toEqual(first.json());
+    expect(kept.headers.etag).toMatch(/^"[^"]+-gzip"$/);
+    expect((await content(q(tenant), { ...gzip, 'if-none-match': kept.headers.etag as string })).statusCode).toBe(304);
+    // The other form's tag does not validate this one (RFC 9110 §13.1.2).
+    expect((await content(q(tenant), { ...gzip, 'if-none-match': first.headers.etag as string })).statusCode).toBe(200);
+
+    // Clients that do not take gzip get the same page as it is, with its own tag; no header value fails.
+    for (const header of [undefined, 'identity', 'gzip;q=0', 'br', '*;q=0', 'gzip;q=abc', ',;='.repeat(2000)]) {
+      const res = await content(q(tenant), header === undefined ? {} : { 'accept-encoding': header });
+      expect(res.statusCode, header).toBe(200);
+      expect(res.headers['content-encoding'], header).toBeUndefined();
+      expect(res.json()).toEqual(first.json());
+      expect(res.headers.etag).toBe(first.headers.etag);
+    }
+    expect((await content(q(tenant), { 'accept-encoding': 'GZIP' })).headers['content-encoding']).toBe('gzip');
+
+    // A count is too small to be worth compressing.
+    const count = () => app.inject({ method: 'GET', url: `/v1/count/${tenant.contract.slug}?${q(tenant)}`, headers: gzip });
+    await count();
+    expect((await count()).headers['content-encoding']).toBeUndefined();
   });
 
   it('takes max-age from CONTENT_MAX_AGE', async () => {
