@@ -589,13 +589,15 @@ function orderSql(page: Page, table = ''): string {
 }
 
 /**
- * A deferred join: the page is chosen from a covering index alone (filters, sort, ties by id and
- * offset never touch the stored documents; the index walk stops after offset + count matches),
- * then only the page's rows are read. On SQLite each by its rowid (the index entry holds it), on
- * PostgreSQL by primary key. A join on the derived table, not `id IN (subquery)`: with IN, SQLite
- * walked the whole collection along a sort index testing each row against the list.
+ * The page is chosen from a covering index alone (filters, sort, ties by id and offset never touch
+ * the stored documents; the index walk stops after offset + count matches). `keys`: the page's
+ * keys, which every read index holds (migration 2026-12-01-read-seq), straight from that walk.
+ * `documents`: a deferred join, then only the page's rows are read, on SQLite each by its rowid
+ * (the index entry holds it), on PostgreSQL by primary key. A join on the derived table, not
+ * `id IN (subquery)`: with IN, SQLite walked the whole collection along a sort index testing each
+ * row against the list.
  */
-function pageSql<R = ItemDocument>(db: Db, query: ItemQuery, page: Page, columns = 'items.body, items.state'): CompiledQuery<R> {
+function pageSql<R>(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'documents'): CompiledQuery<R> {
   const postgres = isPostgres(db);
   const p = new ReadSql(postgres);
   // The trending order walks its own index (items_read_state_trend, items_read_trend) and stops
@@ -604,10 +606,11 @@ function pageSql<R = ItemDocument>(db: Db, query: ItemQuery, page: Page, columns
   // by `trend` (bench:content: p50 11 ms at 1 000 000 items). A trending score grows with the
   // item's date (docs/api.md#trending), so a window's items lie near the top of that walk.
   const where = whereSql(p, query, page.sort === 'trending' && !postgres && !query.location ? 'filtered' : 'indexed');
-  const key = postgres ? 'id' : 'rowid as row';
+  const key = read === 'keys' ? 'collection_id, id, seq, state' : postgres ? 'id' : 'rowid as row';
   const chosen = `select ${key} from items where ${where} order by ${orderSql(page)} limit ${p.bind(page.count)} offset ${p.bind(page.offset)}`;
+  if (read === 'keys') return CompiledQuery.raw(chosen, p.parameters);
   const join = postgres ? `items.collection_id = ${p.bind(query.collectionId)} and items.id = page.id` : 'items.rowid = page.row';
-  return CompiledQuery.raw(`select ${columns} from (${chosen}) as page join items on ${join} order by ${orderSql(page, 'items.')}`, p.parameters);
+  return CompiledQuery.raw(`select items.body, items.state from (${chosen}) as page join items on ${join} order by ${orderSql(page, 'items.')}`, p.parameters);
 }
 
 /** What identifies a stored item's current version: enough to find its serialized form in a cache. */
@@ -619,7 +622,7 @@ export type ItemKey = Pick<ItemRow, 'collectionId' | 'id' | 'seq' | 'state'>;
  * (`findItems`), instead of creating every document's text on every read.
  */
 export async function listItemKeys(db: Db, query: ItemQuery, page: Page): Promise<ItemKey[]> {
-  return (await db.executeQuery(pageSql<ItemKey>(db, query, page, 'items.collection_id, items.id, items.seq, items.state'))).rows;
+  return (await db.executeQuery(pageSql<ItemKey>(db, query, page, 'keys'))).rows;
 }
 
 function countSql(db: Db, query: ItemQuery): CompiledQuery<{ n: number | string }> {
@@ -636,12 +639,12 @@ export type ItemDocument = Pick<ItemRow, 'body' | 'state'>;
 
 /** One page of items, sorted by time (item date), kudos (score) or trending score (docs/api.md#trending), ties broken by id. */
 export async function listItems(db: Db, query: ItemQuery, page: Page): Promise<ItemDocument[]> {
-  return (await db.executeQuery(pageSql(db, query, page))).rows;
+  return (await db.executeQuery(pageSql<ItemDocument>(db, query, page, 'documents'))).rows;
 }
 
-/** The SQL of a page read, for `EXPLAIN QUERY PLAN` in tests and the benchmark. */
-export function compilePage(db: Db, query: ItemQuery, page: Page): CompiledQuery {
-  return pageSql(db, query, page);
+/** The SQL of a page read (`listItems`, or with `keys` `listItemKeys`), for `EXPLAIN QUERY PLAN` in tests and the benchmark. */
+export function compilePage(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'documents' = 'documents'): CompiledQuery {
+  return pageSql(db, query, page, read);
 }
 
 /** The SQL of a count, for `EXPLAIN QUERY PLAN`. */

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { buildItem, buildTenant, freshDatabaseUrl, seedItems } from '../../test/helper.ts';
 import { SPACE_KEYS } from '../lib/simhash.ts';
 import { openDb } from './db.ts';
+import { listItemKeys } from './items.ts';
 import { ensureSchema, MIGRATIONS, migrateToLatest, schemaState } from './migrate.ts';
+import * as readSeq from './migrations/2026-12-01-read-seq.ts';
+import { hasIndexColumn } from './migrations/2026-11-29-trending.ts';
 
 describe('schema migrations', () => {
   it('migrates an empty database and then reports it current', async () => {
@@ -53,13 +56,35 @@ describe('schema migrations', () => {
     expect(current).toEqual([...Array(4).fill(['mastodon_1', 1]), ...Array(4).fill(['rss_titled', 0])]);
     // As a database of the previous version held them: every row in the first space.
     await db.updateTable('itemPrints').set((eb) => ({ bandKey: eb('bandKey', '-', SPACE_KEYS) })).where('bandKey', '>=', SPACE_KEYS).execute();
-    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', ['2026-11-30-print-spaces', '2026-11-30-unindexed-keys'] as never).execute();
-    expect(await migrateToLatest(db)).toEqual(['2026-11-30-print-spaces', '2026-11-30-unindexed-keys']);
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-11-30-print-spaces'));
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    expect(await migrateToLatest(db)).toEqual(since);
     expect(await rows()).toEqual(current);
     // Again: nothing moves twice.
-    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', ['2026-11-30-print-spaces', '2026-11-30-unindexed-keys'] as never).execute();
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     await migrateToLatest(db);
     expect(await rows()).toEqual(current);
+    await db.destroy();
+  });
+
+  it('gives every read index the item seq, so that a page\'s keys come from the index alone (2026-12-01-read-seq)', async () => {
+    const db = openDb(await freshDatabaseUrl());
+    await migrateToLatest(db);
+    const tenant = await buildTenant(db);
+    expect(await seedItems(db, tenant, [buildItem({ id: 'rss_1' }), buildItem({ id: 'rss_2' })])).toBe(2);
+    const indexes = ['items_read_state_time', 'items_read_time', 'items_read_state_kudos', 'items_read_kudos', 'items_read_state_trend', 'items_read_trend', 'items_read_location'];
+    const withSeq = async () => (await Promise.all(indexes.map((name) => hasIndexColumn(db, name, 'seq')))).every(Boolean);
+    expect(await withSeq()).toBe(true);
+    // As the previous version left them: without seq.
+    await readSeq.down(db);
+    expect(await withSeq()).toBe(false);
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, '=', '2026-12-01-read-seq' as never).execute();
+    expect(await migrateToLatest(db)).toEqual(['2026-12-01-read-seq']);
+    expect(await withSeq()).toBe(true);
+    const now = Date.now();
+    const keys = await listItemKeys(db, { collectionId: tenant.collection.id, sinceMs: now - 86_400_000, untilMs: now + 60_000, state: 'published' }, { count: 20, offset: 0, sort: 'time', order: 'desc' });
+    expect(keys.map((key) => key.id).sort()).toEqual(['rss_1', 'rss_2']);
+    expect(keys.every((key) => key.collectionId === tenant.collection.id && Number(key.seq) > 0 && key.state === 'published')).toBe(true);
     await db.destroy();
   });
 });

@@ -33,6 +33,7 @@ import * as trending from './migrations/2026-11-29-trending.ts';
 import * as websub from './migrations/2026-11-29-websub.ts';
 import * as printSpaces from './migrations/2026-11-30-print-spaces.ts';
 import * as unindexedKeys from './migrations/2026-11-30-unindexed-keys.ts';
+import * as readSeq from './migrations/2026-12-01-read-seq.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-29-websub': websub,
   '2026-11-30-print-spaces': printSpaces,
   '2026-11-30-unindexed-keys': unindexedKeys,
+  '2026-12-01-read-seq': readSeq,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

@@ -360,7 +360,9 @@ describe('query plans', () => {
         const query: ItemQuery = { collectionId: tenant.collection.id, sinceMs: now - 86_400_000, untilMs: now, ...(state ? { state } : {}), ...filter };
         const compiled = [compileCount(db, query)];
         for (const sort of ['time', 'kudos', 'trending'] as const) {
-          for (const order of ['asc', 'desc'] as const) compiled.push(compilePage(db, query, { count: 20, offset: 40, sort, order }));
+          for (const order of ['asc', 'desc'] as const) {
+            for (const read of ['documents', 'keys'] as const) compiled.push(compilePage(db, query, { count: 20, offset: 40, sort, order }, read));
+          }
         }
         for (const c of compiled) {
           if (testPostgresUrl) {
@@ -384,7 +386,7 @@ describe('query plans', () => {
         }
       }
     }
-    expect(checked).toBe(2 * filters.length * 7);
+    expect(checked).toBe(2 * filters.length * 13);
   });
 
   // SQLite's plans (PostgreSQL prices a table this small by other rules): the page is chosen by
@@ -421,6 +423,15 @@ describe('query plans', () => {
     expect(choosing, text).toEqual([expect.stringMatching(new RegExp(`^SEARCH items USING COVERING INDEX ${index.source} `))]);
     // The page's own rows: one lookup each.
     expect(text).toMatch(/SEARCH items USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+  });
+
+  it.skipIf(testPostgresUrl).each(walks)('%s: takes the page\'s keys from that index alone, no table read, no sort', async (_name, filter, page, index) => {
+    const { db, tenant } = await setup();
+    const now = Date.now();
+    const query: ItemQuery = { collectionId: tenant.collection.id, sinceMs: now - 30 * 86_400_000, untilMs: now, ...filter };
+    const c = compilePage(db, query, { count: 20, offset: 0, sort: 'time', order: 'desc', ...page }, 'keys');
+    const { rows } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${c.sql}`, [...c.parameters]));
+    expect(rows.map((r) => r.detail)).toEqual([expect.stringMatching(new RegExp(`^SEARCH items USING COVERING INDEX ${index.source} `))]);
   });
 
   it.skipIf(testPostgresUrl)('counts from a covering index', async () => {

@@ -55,7 +55,7 @@ const INDEXES: [name: string, columns: string[]][] = [
 const LOCATION = ['collection_id', 'latitude', 'longitude', 'date_ms', 'score', 'id', 'state', 'language', 'service', 'type'];
 
 /** Whether index `name` exists and has `column` (so a re-run leaves it as it is). */
-async function hasIndexColumn(db: Kysely<any>, name: string, column: string): Promise<boolean> {
+export async function hasIndexColumn(db: Kysely<any>, name: string, column: string): Promise<boolean> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     const { rows } = await sql<{ def: string }>`select indexdef as def from pg_indexes where indexname = ${name} and schemaname = current_schema()`.execute(db);
     return rows.some((row) => new RegExp(`\\b${column}\\b`).test(row.def));
