@@ -58,11 +58,12 @@ export async function claimKudosDue(db: Db, now: number, options: { refreshS: nu
 
 /**
  * Writes the kudos read at `now` (ms) for items of collection `collectionId` (`kudos` by item id,
- * as the connector makes them): per item, its `kudos` become the fresh counters and score plus
- * what its duplicates add (docs/api.md#duplicates), with `updated` (ISO 8601); `score` and
- * `trend` follow; state and everything else stay. A published item whose score changed is
- * stamped with a new collection version, so streams, caches and walls see it move. One
- * transaction; answers how many items' scores changed.
+ * as the connector makes them): per item whose counters changed, its `kudos` become the fresh
+ * counters and score plus what its duplicates add (docs/api.md#duplicates), with `updated` (ISO
+ * 8601); `score` and `trend` follow; state and everything else stay, and a published one is
+ * stamped with a new collection version (its `seq`), so streams, caches and walls see the new
+ * counts. An item whose counters are as they were keeps its document; only `kudosAt` (when it was
+ * read) moves. One transaction; answers how many items' scores changed.
  */
 export async function updateKudos(db: Db, collectionId: string, kudos: Map<string, ContentItem['kudos']>, now: number): Promise<number> {
   const ids = [...kudos.keys()];
@@ -81,17 +82,26 @@ export async function updateKudos(db: Db, collectionId: string, kudos: Map<strin
       const body = itemBody(row.body);
       const fresh = kudos.get(row.id)!;
       const score = fresh.score + (extra.get(row.id) ?? 0);
-      const next = { ...fresh, score, ...(body.kudos.duplicates !== undefined && { duplicates: body.kudos.duplicates }), updated: iso(now) };
-      const moved = score !== Number(row.score);
-      if (moved) changed++;
-      if (moved && row.state === 'published') seq ??= await bumpVersion(trx, collectionId);
-      await trx
-        .updateTable('items')
-        .set({ body: JSON.stringify({ ...body, kudos: next }), score, trend: trendingScore(score, Number(row.dateMs)), kudosAt: now, ...(moved && row.state === 'published' && seq !== undefined ? { seq } : {}) })
-        .where('collectionId', '=', collectionId)
-        .where('id', '=', row.id)
-        .execute();
+      const counters = { ...fresh, score, ...(body.kudos.duplicates !== undefined && { duplicates: body.kudos.duplicates }) };
+      const where = (query: ReturnType<typeof trx.updateTable<'items'>>) => query.where('collectionId', '=', collectionId).where('id', '=', row.id);
+      if (sameCounters(body.kudos, counters)) {
+        // Read again and found as they were: only the time of the next refresh moves.
+        await where(trx.updateTable('items').set({ kudosAt: now })).execute();
+        continue;
+      }
+      if (score !== Number(row.score)) changed++;
+      // Every change to a published item's document gets a new seq (queue/read-path.ts keys its JSON on it).
+      if (row.state === 'published') seq ??= await bumpVersion(trx, collectionId);
+      const set = { body: JSON.stringify({ ...body, kudos: { ...counters, updated: iso(now) } }), score, trend: trendingScore(score, Number(row.dateMs)), kudosAt: now };
+      await where(trx.updateTable('items').set(row.state === 'published' ? { ...set, seq } : set)).execute();
     }
     return changed;
   });
+}
+
+/** Whether `before` (a stored item's kudos) holds exactly the counters of `after`, `updated` aside. */
+function sameCounters(before: ContentItem['kudos'], after: ContentItem['kudos']): boolean {
+  const keys = (kudos: ContentItem['kudos']) => Object.keys(kudos).filter((key) => key !== 'updated');
+  const names = keys(after);
+  return keys(before).length === names.length && names.every((key) => before[key] === after[key]);
 }

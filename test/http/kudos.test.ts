@@ -262,13 +262,26 @@ describe('kudos refresh: YouTube', () => {
     await addInput(ctx, tenant, ranked.id, { service: 'youtube', type: 'keyword', input: 'lisbon' });
     await collect(ctx);
     const id = `youtube_${video.id as string}`;
+    const content = async () => {
+      const res = await ctx.app.inject({ method: 'GET', url: `/v1/content/${tenant.contract.slug}?q=${ranked.slug}&since=0` });
+      return (res.json() as { id: string; kudos: Record<string, number | string> }[]).find((item) => item.id === id)!.kudos;
+    };
     expect((await queue(ctx, tenant, ranked.slug)).get(id)!.kudos).toMatchObject({ youtube_views: 7920 });
+    expect(await content()).toMatchObject({ youtube_views: 7920 });
     views = '12000';
-    await beatWhenDue(ctx);
+    const refresh = await beatWhenDue(ctx);
     const lookup = lookups(api, '/videos').at(-1)!;
     expect(lookup.query.get('part')).toBe('statistics');
     expect(lookup.query.get('id')).toBe(video.id);
-    expect((await queue(ctx, tenant, ranked.slug)).get(id)!.kudos).toMatchObject({ youtube_views: 12000, youtube_likes: 400, youtube_comments: 32, score: 432 });
+    // Only a counter moved (the score did not): readers that keep items serialized see it too.
+    const refreshed = (await queue(ctx, tenant, ranked.slug)).get(id)!.kudos;
+    expect(refreshed).toMatchObject({ youtube_views: 12000, youtube_likes: 400, youtube_comments: 32, score: 432, updated: expect.any(String) });
+    expect(await content()).toEqual(refreshed);
+    // Read again and found as they were: the item is left as it is.
+    const reads = lookups(api, '/videos').length;
+    await beatWhenDue(ctx, refresh);
+    expect(lookups(api, '/videos').length).toBe(reads + 1);
+    expect((await queue(ctx, tenant, ranked.slug)).get(id)!.kudos).toEqual(refreshed);
   });
 });
 
