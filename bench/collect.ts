@@ -273,7 +273,7 @@ async function schedule(kind: 'sqlite' | 'postgres', dir: string, inputs: number
   };
 }
 
-export async function throughput(kind: 'sqlite' | 'postgres', dir: string) {
+async function throughput(kind: 'sqlite' | 'postgres', dir: string) {
   const database = await freshDatabase(kind, dir);
   // As the collector opens it (src/server.ts): SQLite's checkpoints in a thread.
   const db = openDb(database.url, { checkpoints: 'thread' });

@@ -10,8 +10,9 @@
  *   while the collection's version is unchanged;
  * - the JSON text of published items (`itemsJson`), keyed on collection, id and `seq`: the pages
  *   a new `until`, offset or filter asks overlap, and an item is serialized once, not once per
- *   page (queue reads use it too: a moderator's queue is mostly published items). Sound because every change to a published item (moderation, an edit at the source, a
- *   merged duplicate) stamps it with a new `seq` (store/items.ts).
+ *   page (queue reads use it too: a moderator's queue is mostly published items). Sound because
+ *   every change to a published item (moderation, an edit at the source, a merged duplicate, new
+ *   kudos counters) stamps it with a new `seq` (store/items.ts, store/kudos.ts).
  *
  * The hot path, a known collection with a fresh page, is answered without awaiting anything.
  */

@@ -3,8 +3,8 @@
  * (docs/api.md#jsonp: `/**\/<callback>(<json>);` as application/javascript with nosniff). Public
  * reads are cacheable (`Cache-Control: public, max-age=CONTENT_MAX_AGE`, a strong `ETag`, 304
  * on `If-None-Match`), and gzip-compressed once kept by the read path (`withGzip`); token-bearing
- * reads are `no-store`. The callback was validated by the
- * route's schema before it reaches here, so it is never echoed unchecked.
+ * reads are `no-store`. The callback was validated by the route's schema before it reaches here,
+ * so it is never echoed unchecked.
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
@@ -79,6 +79,9 @@ export function sendPublic(request: FastifyRequest, reply: FastifyReply, page: R
   return gzip ? reply.header('content-encoding', 'gzip').send(gzip.body) : reply.send(page.body);
 }
 
+/** How `respond` sends: public and cacheable for `maxAge` seconds, or `no-store`; JSONP with `callback`. */
+export type RespondOptions = ({ public: true; maxAge: number } | { public: false }) & { callback: string | undefined };
+
 /**
  * Sends `payload` as JSON, or as JSONP wrapped in `callback` (validated by the route's schema):
  * public and cacheable for `maxAge` seconds, or `no-store`.
@@ -87,9 +90,9 @@ export function respond(
   request: FastifyRequest,
   reply: FastifyReply,
   payload: unknown,
-  { callback, ...cache }: ({ public: true; maxAge: number } | { public: false }) & { callback: string | undefined },
+  options: RespondOptions,
 ): FastifyReply {
-  return respondJson(request, reply, JSON.stringify(payload), { callback, ...cache });
+  return respondJson(request, reply, JSON.stringify(payload), options);
 }
 
 /** `respond` with a payload already serialized as JSON text (`json`). */
@@ -97,7 +100,7 @@ export function respondJson(
   request: FastifyRequest,
   reply: FastifyReply,
   json: string,
-  { callback, ...cache }: ({ public: true; maxAge: number } | { public: false }) & { callback: string | undefined },
+  { callback, ...cache }: RespondOptions,
 ): FastifyReply {
   if (cache.public) return sendPublic(request, reply, renderJson(json, callback, cache.maxAge));
   reply.type(callback ? 'application/javascript; charset=utf-8' : 'application/json; charset=utf-8');

@@ -9,12 +9,13 @@
  * so collector processes sharing a database never look the same item up twice; a lookup that
  * fails leaves them until their next interval.
  */
-import { sql } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { ContentItem } from '../item.ts';
 import { KUDOS_TIERS, trendingScore } from '../lib/ranking.ts';
 import { iso } from '../lib/time.ts';
 import { type Db, isPostgres } from './db.ts';
 import { bumpVersion, itemBody } from './items.ts';
+import type { Database } from './tables.ts';
 
 /** An item claimed for a kudos refresh. */
 export interface KudosDue {
@@ -83,17 +84,15 @@ export async function updateKudos(db: Db, collectionId: string, kudos: Map<strin
       const fresh = kudos.get(row.id)!;
       const score = fresh.score + (extra.get(row.id) ?? 0);
       const counters = { ...fresh, score, ...(body.kudos.duplicates !== undefined && { duplicates: body.kudos.duplicates }) };
-      const where = (query: ReturnType<typeof trx.updateTable<'items'>>) => query.where('collectionId', '=', collectionId).where('id', '=', row.id);
-      if (sameCounters(body.kudos, counters)) {
-        // Read again and found as they were: only the time of the next refresh moves.
-        await where(trx.updateTable('items').set({ kudosAt: now })).execute();
-        continue;
+      // Read again and found as they were: only the time of the next refresh moves.
+      let set: Updateable<Database['items']> = { kudosAt: now };
+      if (!sameCounters(body.kudos, counters)) {
+        if (score !== Number(row.score)) changed++;
+        set = { ...set, body: JSON.stringify({ ...body, kudos: { ...counters, updated: iso(now) } }), score, trend: trendingScore(score, Number(row.dateMs)) };
+        // Every change to a published item's document gets a new seq (queue/read-path.ts keys its JSON on it).
+        if (row.state === 'published') set.seq = seq ??= await bumpVersion(trx, collectionId);
       }
-      if (score !== Number(row.score)) changed++;
-      // Every change to a published item's document gets a new seq (queue/read-path.ts keys its JSON on it).
-      if (row.state === 'published') seq ??= await bumpVersion(trx, collectionId);
-      const set = { body: JSON.stringify({ ...body, kudos: { ...counters, updated: iso(now) } }), score, trend: trendingScore(score, Number(row.dateMs)), kudosAt: now };
-      await where(trx.updateTable('items').set(row.state === 'published' ? { ...set, seq } : set)).execute();
+      await trx.updateTable('items').set(set).where('collectionId', '=', collectionId).where('id', '=', row.id).execute();
     }
     return changed;
   });

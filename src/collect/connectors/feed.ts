@@ -87,9 +87,9 @@ export function parseDate(text: string | null | undefined): Date | null {
 
 /**
  * `el`'s child elements named `name` (local name in lower case, as the parser's
- * `findElementsWithName` compares). The parser re-reads every child on each lookup, and an RSS item is
- * looked up here some twenty times: the children are grouped by name once per element, kept while
- * it lives. The array is shared: read it, never change it.
+ * `findElementsWithName` compares). The parser re-reads every child on each lookup, and an RSS
+ * item is looked up here some twenty times: the children are grouped by name once per element,
+ * kept while it lives. The array is shared: read it, never change it.
  */
 function named(el: XmlElement, name: string): readonly XmlElement[] {
   let index = childIndex.get(el);
