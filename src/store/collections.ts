@@ -6,7 +6,7 @@ import { newId } from '../lib/ids.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
 import { audit } from '../lib/time.ts';
 import type { Transaction } from 'kysely';
-import { type Db, serializable } from './db.ts';
+import { type Db, preparedLookup, serializable } from './db.ts';
 import type { User } from './filters.ts';
 import type { CollectionRow, Database } from './tables.ts';
 
@@ -54,10 +54,10 @@ export async function findCollection(db: Db, id: string): Promise<CollectionRow 
   return db.selectFrom('collections').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The contract's collection with this slug, or undefined. */
-export async function findCollectionBySlug(db: Db, contractId: string, slug: string): Promise<CollectionRow | undefined> {
-  return db.selectFrom('collections').selectAll().where('contractId', '=', contractId).where('slug', '=', slug).executeTakeFirst();
-}
+/** The contract's collection with this slug, or undefined (prepared: every queue request asks). */
+export const findCollectionBySlug: (db: Db, contractId: string, slug: string) => Promise<CollectionRow | undefined> = preparedLookup(
+  (db, contractId: string, slug: string) => db.selectFrom('collections').selectAll().where('contractId', '=', contractId).where('slug', '=', slug),
+);
 
 /** The contract's collections, oldest first. */
 export async function listCollections(db: Db, contractId: string): Promise<CollectionRow[]> {

@@ -5,7 +5,7 @@
  */
 import { newId } from '../lib/ids.ts';
 import { iso } from '../lib/time.ts';
-import type { Db } from './db.ts';
+import { type Db, preparedLookup } from './db.ts';
 import type { ConsumerRow } from './tables.ts';
 
 export type NewConsumer = Omit<ConsumerRow, 'id' | 'created' | 'redirectUris' | 'disabled'> & { redirectUris?: string[] };
@@ -38,9 +38,10 @@ export async function createConsumer(db: Db, fields: NewConsumer): Promise<Consu
   return row;
 }
 
-export async function findConsumer(db: Db, id: string): Promise<ConsumerRow | undefined> {
-  return db.selectFrom('consumers').selectAll().where('id', '=', id).executeTakeFirst();
-}
+/** The consumer with this id, or undefined (prepared: every token-bearing request asks). */
+export const findConsumer: (db: Db, id: string) => Promise<ConsumerRow | undefined> = preparedLookup((db, id: string) =>
+  db.selectFrom('consumers').selectAll().where('id', '=', id),
+);
 
 export async function findClient(db: Db, clientId: string): Promise<ConsumerRow | undefined> {
   return db.selectFrom('consumers').selectAll().where('type', '=', 'client').where('clientId', '=', clientId).executeTakeFirst();

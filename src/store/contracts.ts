@@ -7,7 +7,7 @@ import { slugify, uniqueSlug } from '../lib/slug.ts';
 import { audit, iso } from '../lib/time.ts';
 import type { Transaction } from 'kysely';
 import { type Actor, recordAudit } from './audit.ts';
-import { type Db, serializable } from './db.ts';
+import { type Db, preparedLookup, serializable } from './db.ts';
 import type { ContractRow, Database } from './tables.ts';
 
 /** Creates a contract named `name` with a unique slug; `by` is the acting consumer's name. */
@@ -30,23 +30,17 @@ export async function createContract(db: Db, name: string, by: string): Promise<
 }
 
 /** The contract with this id or slug, or undefined. */
-export async function findContract(db: Db, idOrSlug: string): Promise<ContractRow | undefined> {
-  return db
-    .selectFrom('contracts')
-    .selectAll()
-    .where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]))
-    .executeTakeFirst();
-}
+export const findContract: (db: Db, idOrSlug: string) => Promise<ContractRow | undefined> = preparedLookup((db, idOrSlug: string) =>
+  db.selectFrom('contracts').selectAll().where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)])),
+);
+
+const findGrant = preparedLookup((db, consumerId: string, contractId: string) =>
+  db.selectFrom('grants').select('contractId').where('consumerId', '=', consumerId).where('contractId', '=', contractId),
+);
 
 /** Whether the consumer was granted access to the contract. */
 export async function hasGrant(db: Db, consumerId: string, contractId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('grants')
-    .select('contractId')
-    .where('consumerId', '=', consumerId)
-    .where('contractId', '=', contractId)
-    .executeTakeFirst();
-  return row !== undefined;
+  return (await findGrant(db, consumerId, contractId)) !== undefined;
 }
 
 /**

@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { build, buildTenant } from '../../test/helper.ts';
 import { createCollection } from './collections.ts';
-import { createContract } from './contracts.ts';
-import { type Db, isPostgres, openDb } from './db.ts';
+import { createContract, findContract } from './contracts.ts';
+import { type Db, isPostgres, openDb, preparedLookup } from './db.ts';
 import { claimDueInputs } from './inputs.ts';
 
 function secondSide(db: Db, databaseUrl: string): { other: Db; close: () => Promise<void> } {
@@ -58,5 +58,37 @@ describe('store under concurrency', () => {
     } finally {
       await close();
     }
+  });
+});
+
+describe('preparedLookup', () => {
+  // Built once per dialect: the same function serves every database of that dialect.
+  const byNameAndSlug = preparedLookup((db, name: string, slug: string) =>
+    db.selectFrom('contracts').select(['id', 'name']).where('active', '=', 1).where('name', '=', name).where('slug', '=', slug),
+  );
+
+  it('answers as the query built anew does, each value in its place, constants kept', async () => {
+    const { db } = await build();
+    const a = await createContract(db, 'Alpha', 'test');
+    const b = await createContract(db, 'Beta', 'test');
+    const cases: [name: string, slug: string, expected: string | undefined][] = [
+      ['Alpha', a.slug, a.id],
+      ['Beta', b.slug, b.id],
+      ['Alpha', b.slug, undefined],
+      // Values that look like the stand-ins (less their NUL, which PostgreSQL refuses in text) are values like any other.
+      ['stand-in 0', 'stand-in 1', undefined],
+      ["Alpha' or '1'='1", a.slug, undefined],
+    ];
+    for (const [name, slug, expected] of cases) expect((await byNameAndSlug(db, name, slug))?.id).toBe(expected);
+    // One value in two places (`id = ? or slug = ?`).
+    expect((await findContract(db, a.slug))?.id).toBe(a.id);
+    expect((await findContract(db, b.id))?.slug).toBe(b.slug);
+    expect(await findContract(db, 'nobody')).toBeUndefined();
+  });
+
+  it('refuses a query whose value does not reach it as a parameter', async () => {
+    const { db } = await build();
+    const computed = preparedLookup((db, name: string) => db.selectFrom('contracts').select('id').where('name', '=', name.toUpperCase()));
+    await expect(computed(db, 'Alpha')).rejects.toThrow(/does not reach/);
   });
 });

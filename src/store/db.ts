@@ -16,7 +16,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CamelCasePlugin, type DatabaseIntrospector, Kysely, PostgresAdapter, PostgresDialect, PostgresIntrospector, sql, SqliteDialect, type TableMetadata, type Transaction } from 'kysely';
+import { CamelCasePlugin, type Compilable, type CompiledQuery, createQueryId, type DatabaseIntrospector, Kysely, PostgresAdapter, PostgresDialect, PostgresIntrospector, sql, SqliteDialect, type TableMetadata, type Transaction } from 'kysely';
 import pg from 'pg';
 import { trackPgPool, trackSqliteFile } from '../lib/metrics.ts';
 import { nearRests } from '../lib/simhash.ts';
@@ -142,6 +142,37 @@ function withStatementCache(sqlite: SqliteDatabase.Database, beforeClose: () => 
   };
 }
 
+
+/**
+ * A one-row read built and compiled once per dialect, then run with new values. Kysely builds a
+ * query on every call (an operation tree, the plugins' transforms, the SQL text); for the lookups
+ * every token-bearing request makes (token, consumer, contract, grant, collection) that cost more
+ * than SQLite's own work: prepared, they took the queue read of bench:content from about 1 660 to
+ * 1 850 requests/s (docs/operations.md#benchmarks).
+ *
+ * `build` is called once per dialect, with stand-ins for its values; each must reach the query as
+ * a bound parameter unchanged (a `where` operand, not a name nor something computed from it).
+ * Throws at that first call when a stand-in is not among the compiled parameters. The returned
+ * function resolves to the first row, or undefined.
+ */
+export function preparedLookup<A extends string[], R>(build: (db: Db, ...values: A) => Compilable<R>): (db: Db, ...values: A) => Promise<R | undefined> {
+  const compiled = new Map<boolean, { query: CompiledQuery<R>; slots: number[] }>();
+  return async (db, ...values) => {
+    const postgres = isPostgres(db);
+    let prepared = compiled.get(postgres);
+    if (!prepared) {
+      const standIns = values.map((_, i) => `\u0000stand-in ${i}`) as A;
+      const query = build(db, ...standIns).compile();
+      const slots = query.parameters.map((parameter) => standIns.indexOf(parameter as string));
+      if (standIns.some((_, i) => !slots.includes(i))) throw new Error(`preparedLookup: a value does not reach ${query.sql} as a parameter`);
+      compiled.set(postgres, (prepared = { query, slots }));
+    }
+    const { query, slots } = prepared;
+    const parameters = slots.map((slot, i) => (slot < 0 ? query.parameters[i] : values[slot]));
+    const next: CompiledQuery<R> = { ...query, parameters, queryId: createQueryId() };
+    return (await db.executeQuery(next)).rows[0];
+  };
+}
 
 /** The PostgreSQL schema unqualified names resolve to (first of the search path); undefined on SQLite. */
 export async function currentSchema(db: Kysely<any>): Promise<string | undefined> {

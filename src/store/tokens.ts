@@ -4,7 +4,7 @@
  * §4.14).
  */
 import { createHash } from 'node:crypto';
-import type { Db } from './db.ts';
+import { type Db, preparedLookup } from './db.ts';
 import type { TokenRow } from './tables.ts';
 
 /**
@@ -19,9 +19,10 @@ export async function insertTokens(db: Db, rows: TokenRow[]): Promise<void> {
   await db.insertInto('tokens').values(rows).execute();
 }
 
-export async function findToken(db: Db, tokenHash: string): Promise<TokenRow | undefined> {
-  return db.selectFrom('tokens').selectAll().where('tokenHash', '=', tokenHash).executeTakeFirst();
-}
+/** The token stored under `tokenHash`, or undefined (prepared: every token-bearing request asks). */
+export const findToken: (db: Db, tokenHash: string) => Promise<TokenRow | undefined> = preparedLookup((db, tokenHash: string) =>
+  db.selectFrom('tokens').selectAll().where('tokenHash', '=', tokenHash),
+);
 
 /** The stored access token for `token` if it is known and not revoked (it may be expired). */
 export async function lookupAccessToken(db: Db, token: string): Promise<TokenRow | undefined> {
