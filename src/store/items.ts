@@ -520,7 +520,7 @@ export interface ItemQuery {
  */
 class ReadSql {
   readonly parameters: unknown[] = [];
-  private readonly postgres: boolean;
+  readonly postgres: boolean;
   constructor(postgres: boolean) {
     this.postgres = postgres;
   }
@@ -552,8 +552,9 @@ function whereSql(p: ReadSql, query: ItemQuery, dateTerms: 'indexed' | 'filtered
   if (query.types?.length) terms.push(`type in ${p.list(query.types)}`);
   if (query.languages?.length) terms.push(`language in ${p.list(query.languages)}`);
   if (query.location) {
-    // The box narrows through index items_read_location; the haversine check is exact. Both are
-    // plain SQL math functions, present in SQLite (math functions) and PostgreSQL alike.
+    // The box narrows through index items_read_location; the haversine check is exact: on SQLite
+    // lib/geo.ts `distanceMeters` itself, registered as `distance_m` (store/db.ts), on PostgreSQL
+    // the same formula in SQL.
     const { latitude, longitude, radius } = query.location;
     const box = boundingBox({ latitude, longitude }, radius);
     terms.push(`latitude >= ${p.bind(box.minLatitude)}`, `latitude <= ${p.bind(box.maxLatitude)}`);
@@ -563,7 +564,8 @@ function whereSql(p: ReadSql, query: ItemQuery, dateTerms: 'indexed' | 'filtered
         : `(longitude >= ${p.bind(box.minLongitude)} or longitude <= ${p.bind(box.maxLongitude)})`,
     );
     // Placeholders bound in the order they appear (SQLite's `?` are positional).
-    terms.push(
+    if (!p.postgres) terms.push(`distance_m(latitude, longitude, ${p.bind(latitude)}, ${p.bind(longitude)}) <= ${p.bind(radius)}`);
+    else terms.push(
       `2 * ${p.real(EARTH_RADIUS_M)} * asin(sqrt(power(sin(radians(latitude - ${p.real(latitude)}) / 2), 2) + cos(radians(${p.real(latitude)})) * cos(radians(latitude)) * power(sin(radians(longitude - ${p.real(longitude)}) / 2), 2))) <= ${p.real(radius)}`,
     );
   }
