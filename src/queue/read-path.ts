@@ -21,8 +21,7 @@ import type { Config } from '../config.ts';
 import { publicTarget } from '../http/public.ts';
 import { findActiveCollectionBySlugs } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
-import { type ItemKey, rowToItem } from '../store/items.ts';
-import type { ItemRow } from '../store/tables.ts';
+import { type ItemDocument, type ItemKey, rowToItem } from '../store/items.ts';
 import { createPageCache } from './cache.ts';
 import type { ReadQuery } from './params.ts';
 import type { RenderedPage } from './respond.ts';
@@ -60,7 +59,7 @@ export interface ReadPath {
    * The items of `keys` as the JSON text of an array of content items (docs/api.md#content-item),
    * in the keys' order; `load` reads the stored rows of the ids not serialized before.
    */
-  itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<ItemRow[]>): Promise<string>;
+  itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>): Promise<string>;
 }
 
 export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): ReadPath {

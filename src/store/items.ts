@@ -763,10 +763,13 @@ function moderationEvents(contractId: string, collectionId: string, ids: string[
   return ids.map((itemId) => ({ type, subject: itemSubject(collectionId, itemId), data: { contractId, collectionId, itemId, state } }));
 }
 
-/** The items of the collection in `ids` (any state), in no particular order. */
-export async function findItems(db: Db, collectionId: string, ids: string[]): Promise<ItemRow[]> {
+/**
+ * The items of the collection in `ids` (any state), in no particular order: their keys and
+ * documents, what serializing them needs (`rowToItem`, queue/read-path.ts), not the other columns.
+ */
+export async function findItems(db: Db, collectionId: string, ids: string[]): Promise<(ItemKey & ItemDocument)[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
+  return db.selectFrom('items').select(['collectionId', 'id', 'seq', 'state', 'body']).where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
 }
 
 /** When the collection's latest item arrived (`createdAt`, ms), or 0 before any (index items_arrivals). */
