@@ -21,7 +21,7 @@
  *
  * A URL hash is the first 128 bits of SHA-256 of the canonical URL, base64url (22 characters).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ContentItem } from '../item.ts';
 import { canonicalUrl, firstExternalLink } from './canonical-url.ts';
 import { bandRows, MIN_WORDS, type SimHash, simhash, words } from './simhash.ts';
@@ -52,7 +52,7 @@ export interface ItemKeys {
   indexed?: { simhash: SimHash; space: number };
 }
 
-export const urlHash = (canonical: string) => createHash('sha256').update(canonical).digest().subarray(0, 16).toString('base64url');
+export const urlHash = (canonical: string) => hash('sha256', canonical, 'buffer').subarray(0, 16).toString('base64url');
 
 /** The target of an item: the article a status shares, else the item's own URL. */
 export function itemTarget(item: ContentItem): string {

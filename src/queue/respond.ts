@@ -6,7 +6,7 @@
  * reads are `no-store`. The callback was validated by the route's schema before it reaches here,
  * so it is never echoed unchecked.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { acceptedCoding } from '../http/encoding.ts';
@@ -49,7 +49,7 @@ export function render(payload: unknown, callback: string | undefined, maxAge: n
 /** `render` of a payload already serialized as JSON text (`json`). */
 export function renderJson(json: string, callback: string | undefined, maxAge: number): RenderedPage {
   const body = Buffer.from(callback ? `/**/${callback}(${json});` : json);
-  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+  const etag = `"${hash('sha1', body, 'base64url')}"`;
   return {
     body,
     etag,

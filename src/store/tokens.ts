@@ -3,7 +3,7 @@
  * issued from one grant share a `family`; revoking the family ends every token in it (RFC 9700
  * §4.14).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { type Db, preparedLookup } from './db.ts';
 import type { TokenRow } from './tables.ts';
 
@@ -12,7 +12,7 @@ import type { TokenRow } from './tables.ts';
  * sessions are stored (RFC 6749 §10.3: tokens are kept confidential in storage).
  */
 export function tokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 export async function insertTokens(db: Db, rows: TokenRow[]): Promise<void> {

@@ -6,7 +6,7 @@
  * public feed read feeds through `parseFeed`, YouTube's keyless feed through `readXmlFeed`.
  * What is read, and what is reported in the input's status, is in docs/services.md#rss.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { parseFeed as parseXml } from '@rowanmanning/feed-parser';
 import { AtomFeed } from '@rowanmanning/feed-parser/lib/feed/atom.js';
 import { Document } from '@rowanmanning/feed-parser/lib/xml/document.js';
@@ -488,7 +488,7 @@ function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | nu
   const lang = language(e.language);
   const base = httpUrl(e.base ?? feedUrl, feedUrl) ?? httpUrl(feedUrl);
   return {
-    id: `rss_${createHash('sha256').update(key).digest('hex').slice(0, 32)}`,
+    id: `rss_${hash('sha256', key, 'hex').slice(0, 32)}`,
     service: 'rss',
     type: media.some((m) => m.type === 'embed' && m.embed.startsWith('<video')) ? 'video' : link ? 'link' : 'status',
     ...(title && { title }),
