@@ -154,8 +154,9 @@ function withStatementCache(sqlite: SqliteDatabase.Database, beforeClose: () => 
  * A one-row read built and compiled once per dialect, then run with new values. Kysely builds a
  * query on every call (an operation tree, the plugins' transforms, the SQL text); for the lookups
  * every token-bearing request makes (token, consumer, contract, grant, collection) that cost more
- * than SQLite's own work: prepared, they took the queue read with every filter, on bench:content's
- * database of 1 000 000 items, from about 1 600 to 1 950 requests/s (docs/operations.md#reads-at-scale).
+ * than SQLite's own work: prepared, they took the queue read with every filter, on
+ * bench:content's database of 1 000 000 items, from about 1 600 to 1 950 requests/s
+ * (docs/operations.md#reads-at-scale).
  *
  * `build` is called once per dialect, with stand-ins for its values; each must reach the query as
  * a bound parameter unchanged (a `where` operand, not a name nor something computed from it).
