@@ -149,7 +149,6 @@ function withStatementCache(sqlite: SqliteDatabase.Database, beforeClose: () => 
   };
 }
 
-
 /**
  * A one-row read built and compiled once per dialect, then run with new values. Kysely builds a
  * query on every call (an operation tree, the plugins' transforms, the SQL text); for the lookups

@@ -564,9 +564,10 @@ function whereSql(p: ReadSql, query: ItemQuery, dateTerms: 'indexed' | 'filtered
         : `(longitude >= ${p.bind(box.minLongitude)} or longitude <= ${p.bind(box.maxLongitude)})`,
     );
     // Placeholders bound in the order they appear (SQLite's `?` are positional).
-    if (!p.postgres) terms.push(`distance_m(latitude, longitude, ${p.bind(latitude)}, ${p.bind(longitude)}) <= ${p.bind(radius)}`);
-    else terms.push(
-      `2 * ${p.real(EARTH_RADIUS_M)} * asin(sqrt(power(sin(radians(latitude - ${p.real(latitude)}) / 2), 2) + cos(radians(${p.real(latitude)})) * cos(radians(latitude)) * power(sin(radians(longitude - ${p.real(longitude)}) / 2), 2))) <= ${p.real(radius)}`,
+    terms.push(
+      p.postgres
+        ? `2 * ${p.real(EARTH_RADIUS_M)} * asin(sqrt(power(sin(radians(latitude - ${p.real(latitude)}) / 2), 2) + cos(radians(${p.real(latitude)})) * cos(radians(latitude)) * power(sin(radians(longitude - ${p.real(longitude)}) / 2), 2))) <= ${p.real(radius)}`
+        : `distance_m(latitude, longitude, ${p.bind(latitude)}, ${p.bind(longitude)}) <= ${p.bind(radius)}`,
     );
   }
   return terms.join(' and ');
