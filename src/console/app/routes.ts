@@ -49,18 +49,7 @@ export const SCREENS: ScreenEntry[] = [
   { segment: 'connections', label: 'Connections', component: lazyScreen(() => import('./screens/connections.ts')) },
 ];
 
-/** The address of a screen of a contract: `screenPath('c1', 'sources')` → `/console/contracts/c1/sources`. */
-export function screenPath(contractId: string, segment: string, rest = ''): string {
-  return `/console/contracts/${encodeURIComponent(contractId)}${segment ? `/${segment}` : ''}${rest}`;
-}
-
 /** The route pattern of an entry for preact-iso's Router. */
 export function routePattern(entry: ScreenEntry): string {
   return entry.segment ? `/console/contracts/:contract/${entry.segment}/:rest*` : '/console/contracts/:contract';
-}
-
-/** The contract id and screen segment of an address, when it is a screen's. */
-export function locate(path: string): { contractId?: string; segment?: string } {
-  const match = /^\/console\/contracts\/([^/]+)(?:\/([^/]+))?/.exec(path);
-  return match ? { contractId: decodeURIComponent(match[1]!), segment: match[2] ?? '' } : {};
 }

@@ -31,7 +31,7 @@ import { hasDraft } from '../drafts.ts';
 import { ErrorBanner, errorsFor, Field, useForm } from '../forms.ts';
 import { html } from '../html.ts';
 import type { Credential, CredentialField, ServiceEntry } from '../resources.ts';
-import { screenPath } from '../routes.ts';
+import { screenPath } from '../paths.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
 import { canConnect, credentialFieldsOf, FIELD_HINTS, quotasOf, quotaWords } from './connections-model.ts';

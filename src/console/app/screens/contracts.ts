@@ -11,7 +11,7 @@ import { api } from '../api.ts';
 import { hasDraft } from '../drafts.ts';
 import { ErrorBanner, Field, useForm } from '../forms.ts';
 import { html } from '../html.ts';
-import { screenPath } from '../routes.ts';
+import { screenPath } from '../paths.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
 

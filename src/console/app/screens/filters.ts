@@ -12,7 +12,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { ErrorBanner } from '../forms.ts';
 import { html } from '../html.ts';
-import { screenPath } from '../routes.ts';
+import { screenPath } from '../paths.ts';
 import { Screen } from '../screen.ts';
 import { reloadContracts, useContractId, useSession } from '../session.ts';
 import { Attach } from './filters/attach.ts';

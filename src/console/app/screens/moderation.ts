@@ -36,7 +36,7 @@ import { accessToken } from '../auth.ts';
 import { config } from '../config.ts';
 import { ErrorBanner, Field } from '../forms.ts';
 import { html } from '../html.ts';
-import { screenPath } from '../routes.ts';
+import { screenPath } from '../paths.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
 import type { Collection } from '../resources.ts';

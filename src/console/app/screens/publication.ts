@@ -22,7 +22,7 @@ import { config } from '../config.ts';
 import { useDraft } from '../drafts.ts';
 import { ErrorBanner, errorsFor, Field, useForm } from '../forms.ts';
 import { html } from '../html.ts';
-import { screenPath } from '../routes.ts';
+import { screenPath } from '../paths.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
 import { lineDiff } from './publication/diff.ts';

@@ -33,7 +33,7 @@ import { api, ApiError, type ErrorEntry } from '../api.ts';
 import { hasDraft } from '../drafts.ts';
 import { ErrorBanner, errorsFor, Field, useForm } from '../forms.ts';
 import { html } from '../html.ts';
-import { screenPath } from '../routes.ts';
+import { screenPath } from '../paths.ts';
 import { Screen } from '../screen.ts';
 import { useContractId } from '../session.ts';
 import type { Collection, Credential, Input, ServiceEntry } from '../resources.ts';

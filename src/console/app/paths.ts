@@ -1,0 +1,17 @@
+/**
+ * Addresses of the console's screens (the route table, routes.ts, lists the screens). Every
+ * screen lives under a contract: `/console/contracts/<contract id>/<segment>[/…]`. Kept apart
+ * from the route table so that a screen links to another without importing the table that
+ * imports it.
+ */
+
+/** The address of a screen of a contract: `screenPath('c1', 'sources')` → `/console/contracts/c1/sources`. */
+export function screenPath(contractId: string, segment: string, rest = ''): string {
+  return `/console/contracts/${encodeURIComponent(contractId)}${segment ? `/${segment}` : ''}${rest}`;
+}
+
+/** The contract id and screen segment of an address, when it is a screen's. */
+export function locate(path: string): { contractId?: string; segment?: string } {
+  const match = /^\/console\/contracts\/([^/]+)(?:\/([^/]+))?/.exec(path);
+  return match ? { contractId: decodeURIComponent(match[1]!), segment: match[2] ?? '' } : {};
+}
