@@ -1,9 +1,10 @@
 /**
  * The layer order of docs/architecture.md, checked over every module in src/: an import points to
  * the module's own folder or down the layers, never up, and no area imports another area. A
- * connector never imports another connector. Imports are read from the source text: static
- * `import`/`export … from` (type-only ones too, since they couple the modules as much) and
- * dynamic `import('…')`. Imports of packages and of files outside src/ are not layered.
+ * connector never imports another connector. No chain of imports leads from a module back to
+ * itself. Imports are read from the source text: static `import`/`export … from` (type-only ones
+ * too, since they couple the modules as much) and dynamic `import('…')`. Imports of packages and
+ * of files outside src/ are not layered.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
@@ -123,5 +124,52 @@ describe.each(files)('%s', (file) => {
       .filter(({ why }) => why !== undefined)
       .map(({ target, why }) => `${file} -> ${target}: ${why}`);
     expect(broken).toEqual([]);
+  });
+});
+
+/**
+ * The import cycles among `files`, each as the list of its modules: Tarjan's strongly connected
+ * components of the import graph, those of more than one module. A cycle couples its modules
+ * into one, whatever their folders say, and leaves which one evaluates first to chance.
+ */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    for (const to of graph.get(node) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
+      } else if (stack.includes(to)) low.set(node, Math.min(low.get(node)!, index.get(to)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do component.push((member = stack.pop()!));
+    while (member !== node);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+describe('import cycles', () => {
+  it.each([
+    ['none', { a: ['b'], b: ['c'], c: [] }, []],
+    ['two modules', { a: ['b'], b: ['a'] }, [['a', 'b']]],
+    ['through a third', { a: ['b'], b: ['c'], c: ['a'], d: ['a'] }, [['a', 'b', 'c']]],
+    ['two apart', { a: ['b'], b: ['a'], c: ['d'], d: ['c'] }, [['a', 'b'], ['c', 'd']]],
+  ])('finds %s', (_name, graph, expected) => {
+    expect(cycles(new Map(Object.entries(graph))).sort()).toEqual(expected);
+  });
+
+  it('no module of src/ imports itself back, through any chain of imports', () => {
+    expect(cycles(new Map(files.map((file) => [file, targets(file).filter((target) => sources.has(target))])))).toEqual([]);
   });
 });
