@@ -13,7 +13,7 @@ import type { InputRow } from '../store/tables.ts';
 import { createFetcher } from './fetch.ts';
 import { credentialResolver } from './credentials.ts';
 import { pollIntervalOf } from './interval.ts';
-import { startPollPool } from './pool.ts';
+import { type PollPoolOptions, startPollPool } from './pool.ts';
 import { refreshInput } from './refresh.ts';
 import { startTicker } from './ticker.ts';
 
@@ -27,7 +27,7 @@ export interface Collector {
 }
 
 /** The fetcher of a collector process: guarded, at most COLLECT_HOST_CONCURRENCY requests per origin (`fetch.ts`). */
-export function collectorFetcher(config: Config) {
+function collectorFetcher(config: Config) {
   return createFetcher({ allowPrivate: config.allowPrivateFetch, connectionsPerOrigin: config.collectHostConcurrency });
 }
 
@@ -36,22 +36,31 @@ export function collectorFetcher(config: Config) {
  * a claimed input (PostgreSQL, `claimDueInputs`) carries the time it was due, `dueAt`, for the
  * collection lag (lib/metrics.ts), as its `nextRunAt` is then the claim's.
  */
-export function pollWith(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, fetch: ReturnType<typeof collectorFetcher>) {
+function pollWith(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, fetch: ReturnType<typeof collectorFetcher>) {
   const { db, config, log } = deps;
   const credentials = credentialResolver(db, config);
   return (input: InputRow & { dueAt?: number }) =>
     refreshInput(db, input, { fetch, services: config.services, credentials, quotas: config.quotas, pollInterval: pollIntervalOf(input, config), ...(input.dueAt !== undefined ? { dueAt: input.dueAt } : {}), ...(log ? { log } : {}) });
 }
 
-/** Starts the collector; `tickMs` is the time between two looks for due inputs (default 1000). */
-export function startCollector(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, tickMs = 1000): Collector {
-  const { db, config, log } = deps;
+/**
+ * A collector that takes due inputs with `taking` (on PostgreSQL also dropping and giving back
+ * claims: `maxWaitMs`, `release`): the pool of polls (`pool.ts`) with the collector's settings and
+ * fetcher, filled every `tickMs` (ms) by the ticker. The SQLite and the PostgreSQL collectors
+ * differ only in `taking`.
+ */
+export function runCollector(
+  deps: { db: Db; config: Config; log?: FastifyBaseLogger },
+  tickMs: number,
+  taking: Pick<PollPoolOptions, 'take' | 'maxWaitMs' | 'release'>,
+): Collector {
+  const { config, log } = deps;
   const fetcher = collectorFetcher(config);
   const pool = startPollPool({
     concurrency: config.collectConcurrency,
     hostConcurrency: config.collectHostConcurrency,
-    take: (limit, exclude) => dueInputs(db, Date.now(), limit, exclude),
     poll: pollWith(deps, fetcher),
+    ...taking,
     ...(log ? { log } : {}),
   });
   const ticker = startTicker(pool.fill, tickMs, log);
@@ -68,4 +77,9 @@ export function startCollector(deps: { db: Db; config: Config; log?: FastifyBase
       await fetcher.close();
     },
   };
+}
+
+/** Starts the collector of a process on SQLite; `tickMs` is the time between two looks for due inputs (default 1000). */
+export function startCollector(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, tickMs = 1000): Collector {
+  return runCollector(deps, tickMs, { take: (limit, exclude) => dueInputs(deps.db, Date.now(), limit, exclude) });
 }

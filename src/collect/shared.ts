@@ -1,6 +1,6 @@
 /**
  * The collector when several processes share one PostgreSQL (docs/operations.md#several-processes):
- * the same pool of polls as on SQLite (`pool.ts`, through `scheduler.ts`'s `pollWith`), each
+ * the same pool of polls as on SQLite (`pool.ts`, through `scheduler.ts`'s `runCollector`), each
  * process taking its due inputs by claiming them in the database, in batches.
  *
  * - A take claims up to a batch of due inputs (`claimDueInputs` pushes their `nextRunAt` by the
@@ -23,36 +23,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
 import { claimDueInputs, releaseClaims } from '../store/inputs.ts';
-import { startPollPool } from './pool.ts';
-import { type Collector, collectorFetcher, pollWith } from './scheduler.ts';
-import { startTicker } from './ticker.ts';
+import { type Collector, runCollector } from './scheduler.ts';
 
-/** Starts a collector process's share of the work. */
+/** Starts a collector process's share of the work; `tickMs` as in `startCollector`. */
 export async function startSharedCollector(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, tickMs = 1000): Promise<Collector> {
-  const { db, config, log } = deps;
-  const leaseMs = config.collectLease * 1000;
-  const fetcher = collectorFetcher(config);
-  const pool = startPollPool({
-    concurrency: config.collectConcurrency,
-    hostConcurrency: config.collectHostConcurrency,
-    take: (limit) => claimDueInputs(db, Date.now(), limit, leaseMs),
-    poll: pollWith(deps, fetcher),
+  const leaseMs = deps.config.collectLease * 1000;
+  return runCollector(deps, tickMs, {
+    take: (limit) => claimDueInputs(deps.db, Date.now(), limit, leaseMs),
     maxWaitMs: leaseMs / 2,
-    release: (inputs) => releaseClaims(db, inputs, Date.now()),
-    ...(log ? { log } : {}),
+    release: (inputs) => releaseClaims(deps.db, inputs, Date.now()),
   });
-  const ticker = startTicker(pool.fill, tickMs, log);
-
-  return {
-    tick: ticker.tick,
-    async idle() {
-      await ticker.idle();
-      await pool.idle();
-    },
-    async stop() {
-      await ticker.stop();
-      await pool.stop();
-      await fetcher.close();
-    },
-  };
 }
