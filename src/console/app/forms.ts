@@ -6,6 +6,7 @@
  *   (`fieldNames`) go next to it, the rest into `formError` for `ErrorBanner`.
  * - `Field`: a labelled input (or select / textarea) with its error below, linked by
  *   `aria-describedby` and `aria-invalid`.
+ * - `SubmitOrCancel`: a form's submit button and Cancel, which drops the draft.
  * - `ErrorBanner`: an error in place (role=alert): a 403 says the user has no access to the
  *   contract; an `ApiError` shows its messages; anything else its message.
  */
@@ -99,6 +100,20 @@ export interface Form<T> {
   /** An `onSubmit` handler: prevents the page load, runs `work`, clears the draft when it succeeds. */
   submit: (work: (values: T) => Promise<unknown>) => (event?: Event) => Promise<void>;
   reset: () => void;
+}
+
+/**
+ * A form's buttons: submit, named `label` and disabled while the form is busy (or `disabled`),
+ * and Cancel, which drops the form's draft (`reset`) and then calls `onCancel`.
+ */
+export function SubmitOrCancel({ form, label, disabled, onCancel }: { form: Pick<Form<never>, 'busy' | 'reset'>; label: ComponentChildren; disabled?: boolean; onCancel: () => void }) {
+  return html`<div class="buttons">
+    <button type="submit" disabled=${form.busy || disabled}>${label}</button>
+    <button type="button" class="secondary" onClick=${() => {
+      form.reset();
+      onCancel();
+    }}>Cancel</button>
+  </div>`;
 }
 
 /** A form whose values are a draft under `key` (see `drafts.ts`); `fieldNames` are the shown fields. */

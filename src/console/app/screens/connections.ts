@@ -28,7 +28,7 @@ import { useLocation, useRoute } from 'preact-iso/router';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { hasDraft } from '../drafts.ts';
-import { ErrorBanner, errorsFor, Field, useForm } from '../forms.ts';
+import { ErrorBanner, errorsFor, Field, SubmitOrCancel, useForm } from '../forms.ts';
 import { html } from '../html.ts';
 import type { Credential, CredentialField, ServiceEntry } from '../resources.ts';
 import { screenPath } from '../paths.ts';
@@ -107,14 +107,10 @@ function AddForm(props: { services: ServiceEntry[]; contractId: string; onDone: 
     )}
     <${Check} label="default" hint=${`(used by inputs of ${service?.service ?? 'the service'} that name no credential)`} checked=${form.values.default} onChange=${form.set('default')} />
     ${errorsFor(form.error, 'default').length ? html`<p class="field__error">${errorsFor(form.error, 'default').map((e) => e.message).join(' ')}</p>` : null}
-    <div class="buttons">
-      <button type="submit" disabled=${form.busy}>Save credential</button>
-      <button type="button" class="secondary" onClick=${() => {
-        form.reset();
-        setFields({});
-        props.onDone();
-      }}>Cancel</button>
-    </div>
+    <${SubmitOrCancel} form=${form} label="Save credential" onCancel=${() => {
+      setFields({});
+      props.onDone();
+    }} />
   </form>`;
 }
 
@@ -150,13 +146,7 @@ function ConnectForm(props: { services: ServiceEntry[]; contractId: string; onCa
     ${service === 'mastodon'
       ? html`<${Field} label="instance" name="instance" required value=${form.values.instance} onInput=${form.set('instance')} error=${form.error} hint="Your Mastodon server, e.g. mastodon.social." />`
       : null}
-    <div class="buttons">
-      <button type="submit" disabled=${form.busy || leaving}>${leaving ? `Opening ${service}…` : `Connect ${service}`}</button>
-      <button type="button" class="secondary" onClick=${() => {
-        form.reset();
-        props.onCancel();
-      }}>Cancel</button>
-    </div>
+    <${SubmitOrCancel} form=${form} label=${leaving ? `Opening ${service}…` : `Connect ${service}`} disabled=${leaving} onCancel=${props.onCancel} />
   </form>`;
 }
 
@@ -165,13 +155,7 @@ function RenameForm({ credential, onDone }: { credential: Credential; onDone: (r
   return html`<form class="connections__rename" onSubmit=${form.submit(async (values) => onDone(await api.patch<Credential>(`/collection/credentials/${credential._id}`, { name: values.name.trim() })))}>
     <${ErrorBanner} error=${form.formError} />
     <${Field} label=${`New name for ${credential.name}`} name="name" required autoFocus value=${form.values.name} onInput=${form.set('name')} error=${form.error} />
-    <div class="buttons">
-      <button type="submit" disabled=${form.busy}>Save</button>
-      <button type="button" class="secondary" onClick=${() => {
-        form.reset();
-        onDone();
-      }}>Cancel</button>
-    </div>
+    <${SubmitOrCancel} form=${form} label="Save" onCancel=${() => onDone()} />
   </form>`;
 }
 

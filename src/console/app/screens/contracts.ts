@@ -9,7 +9,7 @@ import { useRoute } from 'preact-iso/router';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { hasDraft } from '../drafts.ts';
-import { ErrorBanner, Field, useForm } from '../forms.ts';
+import { ErrorBanner, Field, SubmitOrCancel, useForm } from '../forms.ts';
 import { html } from '../html.ts';
 import { screenPath } from '../paths.ts';
 import { Screen } from '../screen.ts';
@@ -40,13 +40,7 @@ function RenameForm({ collection, onDone }: { collection: Collection; onDone: (r
   return html`<form class="inline" onSubmit=${form.submit(async (values) => onDone(await api.patch<Collection>(`/collection/collections/${collection._id}`, values)))}>
     <${ErrorBanner} error=${form.formError} />
     <${Field} label=${`New name for ${collection.name}`} name="name" required autoFocus value=${form.values.name} onInput=${form.set('name')} error=${form.error} />
-    <div class="buttons">
-      <button type="submit" disabled=${form.busy}>Save</button>
-      <button type="button" class="secondary" onClick=${() => {
-        form.reset();
-        onDone();
-      }}>Cancel</button>
-    </div>
+    <${SubmitOrCancel} form=${form} label="Save" onCancel=${() => onDone()} />
   </form>`;
 }
 
@@ -74,13 +68,7 @@ function RetentionForm({ collection, onDone }: { collection: Collection; onDone:
       <${Field} label="Retention (days)" name="retention.days" type="number" hint="Empty: no age limit. Items a moderator published in the last day are kept." autoFocus value=${form.values.days} onInput=${form.set('days')} error=${form.error} />
       <${Field} label="Maximum items" name="retention.maxItems" type="number" hint="Empty: no limit. The newest items are kept." value=${form.values.maxItems} onInput=${form.set('maxItems')} error=${form.error} />
     </div>
-    <div class="buttons">
-      <button type="submit" disabled=${form.busy}>Save retention</button>
-      <button type="button" class="secondary" onClick=${() => {
-        form.reset();
-        onDone();
-      }}>Cancel</button>
-    </div>
+    <${SubmitOrCancel} form=${form} label="Save retention" onCancel=${() => onDone()} />
   </form>`;
 }
 

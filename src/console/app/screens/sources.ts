@@ -31,7 +31,7 @@ import { useLocation, useRoute } from 'preact-iso/router';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type ErrorEntry } from '../api.ts';
 import { hasDraft } from '../drafts.ts';
-import { ErrorBanner, errorsFor, Field, useForm } from '../forms.ts';
+import { ErrorBanner, errorsFor, Field, SubmitOrCancel, useForm } from '../forms.ts';
 import { html } from '../html.ts';
 import { screenPath } from '../paths.ts';
 import { Screen } from '../screen.ts';
@@ -231,13 +231,7 @@ function InputForm(props: { services: ServiceEntry[]; credentials: Credential[];
       <${Check} label="display" hint="(its items are published at once)" checked=${form.values.display} onChange=${form.set('display')} />
     </div>
     ${['display', 'active'].map((name) => (errorsFor(form.error, name).length ? html`<p class="field__error">${errorsFor(form.error, name).map((e) => e.message).join(' ')}</p>` : null))}
-    <div class="buttons">
-      <button type="submit" disabled=${form.busy}>${input ? 'Save' : 'Save source'}</button>
-      <button type="button" class="secondary" onClick=${() => {
-        form.reset();
-        props.onDone();
-      }}>Cancel</button>
-    </div>
+    <${SubmitOrCancel} form=${form} label=${input ? 'Save' : 'Save source'} onCancel=${() => props.onDone()} />
   </form>`;
 }
 
@@ -298,13 +292,7 @@ function BulkForm(props: { contractId: string; collectionId: string; onDone: (cr
           </ul>
         </div>`
       : null}
-    <div class="buttons">
-      <button type="submit" disabled=${form.busy}>Add ${lines.length || ''} feed${lines.length === 1 ? '' : 's'}</button>
-      <button type="button" class="secondary" onClick=${() => {
-        form.reset();
-        props.onDone();
-      }}>Cancel</button>
-    </div>
+    <${SubmitOrCancel} form=${form} label=${`Add ${lines.length || ''} feed${lines.length === 1 ? '' : 's'}`} onCancel=${() => props.onDone()} />
   </form>`;
 }
 
