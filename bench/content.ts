@@ -15,8 +15,11 @@
  *   queue             GET /v1/queue with every filter (service, type, language, location, since, until, sort, order)
  *   count             GET /v1/count, uncached
  *
- * It prints requests/s, p50 and p99 of each, as ratios to the baseline too, the server's peak
- * memory, and the query plans of the measured reads; the last line is one JSON object.
+ * It prints requests/s, p50 and p99 of each, as ratios to the baseline too; the server's own p99
+ * (the bucket of its request-duration metric under which 99 % of the run's requests were
+ * answered: the time from request read to response written, without the wait for the event loop
+ * that a closed loop of 10 connections adds to the client's figures); the server's peak memory;
+ * and the query plans of the measured reads. The last line is one JSON object.
  * Environment: BENCH_ITEMS (default 1000000), BENCH_DURATION seconds per run (default 8),
  * BENCH_RUNS=<names,…> measures only those runs (and the baseline). BENCH_DB=<path> keeps the SQLite database there. A database filled by an earlier run (a kept
  * SQLite file, or the PostgreSQL database) is reused, migrated to the code's schema first, so a
@@ -28,10 +31,12 @@ import { get } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import type { Histogram } from 'prom-client';
 import { CompiledQuery, sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { issueTokens } from '../src/auth/tokens.ts';
 import type { ContentItem } from '../src/item.ts';
+import { registry } from '../src/lib/metrics.ts';
 import { loadConfig } from '../src/config.ts';
 import { createCollection, listCollections } from '../src/store/collections.ts';
 import { createConsumer, findClient } from '../src/store/consumers.ts';
@@ -136,6 +141,7 @@ async function serveChild(databaseUrl: string) {
   process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
   process.on('message', (message) => {
     if (message === 'memory') process.send!({ maxRssBytes: process.resourceUsage().maxRSS * 1024, ...process.memoryUsage() });
+    if (message === 'buckets') void requestBuckets().then((buckets) => process.send!(buckets));
     if (message === 'stop') void app.close().then(() => db.destroy()).then(() => process.exit(0));
   });
 }
@@ -153,9 +159,40 @@ interface Figures {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** The server's own time for 99 % of the run's requests was at most this (ms, a bucket bound of `sluice_http_request_duration_seconds`). */
+  serverP99AtMostMs?: number;
 }
 
-async function measure(port: number, path: (i: number) => string): Promise<Figures> {
+/** Requests answered so far by the child, per upper bound (seconds, as a string) of the request-duration buckets: cumulative counts. */
+type Buckets = Record<string, number>;
+
+/** The child's `sluice_http_request_duration_seconds` buckets, summed over every route and status. */
+async function requestBuckets(): Promise<Buckets> {
+  const histogram = registry.getSingleMetric('sluice_http_request_duration_seconds') as Histogram;
+  const buckets: Buckets = {};
+  for (const { metricName, labels, value } of (await histogram.get()).values) {
+    if (metricName?.endsWith('_bucket')) buckets[String(labels.le)] = (buckets[String(labels.le)] ?? 0) + value;
+  }
+  return buckets;
+}
+
+/**
+ * The smallest bucket bound (ms) under which the server answered 99 % of the requests between two
+ * snapshots of the buckets: the server's own p99, from request received to response written
+ * (fastify's `elapsedTime`), without the time a request waits for the event loop.
+ */
+function serverP99AtMostMs(before: Buckets, after: Buckets): number | undefined {
+  const total = (after['+Inf'] ?? 0) - (before['+Inf'] ?? 0);
+  const bounds = Object.keys(after).filter((le) => le !== '+Inf').map(Number).sort((a, b) => a - b);
+  const bound = bounds.find((le) => (after[String(le)]! - (before[String(le)] ?? 0)) >= 0.99 * total);
+  return total > 0 && bound !== undefined ? bound * 1000 : undefined;
+}
+
+/**
+ * Loads `path` with autocannon (10 connections): a 1 s warm-up, then DURATION seconds measured.
+ * `child`, when given, is asked for its request-duration buckets around the measured part.
+ */
+async function measure(port: number, path: (i: number) => string, child?: ChildProcess): Promise<Figures> {
   let i = 0;
   const run = (duration: number) =>
     autocannon({
@@ -165,8 +202,13 @@ async function measure(port: number, path: (i: number) => string): Promise<Figur
       requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: path(i++) }) }],
     });
   await run(1); // warm-up: JIT, SQLite page cache, and for cached routes the page cache
+  const before = child && (await ask<Buckets>(child, 'buckets'));
   const result = await run(DURATION);
-  return { requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  const server = child && before && serverP99AtMostMs(before, await ask<Buckets>(child, 'buckets'));
+  return {
+    requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors,
+    ...(server === undefined ? {} : { serverP99AtMostMs: server }),
+  };
 }
 
 /**
@@ -270,7 +312,7 @@ async function main() {
     const only = process.env.BENCH_RUNS?.split(',');
     for (const [name, path] of Object.entries(runs)) {
       if (only && name !== 'baseline' && !only.includes(name)) continue;
-      const figures = await measure(port, path);
+      const figures = await measure(port, path, child);
       const base = results.baseline ?? figures;
       const ratio = {
         requestsPerSecond: +(figures.requestsPerSecond / base.requestsPerSecond).toFixed(2),
@@ -281,7 +323,7 @@ async function main() {
       const after = await ask<{ maxRssBytes: number }>(child, 'memory');
       console.log(
         `${name.padEnd(18)} ${String(figures.requestsPerSecond).padStart(7)} req/s  p50 ${String(figures.p50Ms).padStart(3)} ms  p99 ${String(figures.p99Ms).padStart(3)} ms  ` +
-          `ratio req/s ${ratio.requestsPerSecond}  p50 ${ratio.p50}  p99 ${ratio.p99}  non2xx ${figures.non2xx}  errors ${figures.errors}  ` +
+          `ratio req/s ${ratio.requestsPerSecond}  p50 ${ratio.p50}  p99 ${ratio.p99}  server p99 ≤ ${figures.serverP99AtMostMs ?? '?'} ms  non2xx ${figures.non2xx}  errors ${figures.errors}  ` +
           `peak memory so far ${Math.round(after.maxRssBytes / 1024 / 1024)} MB  load ${loadavg()[0]!.toFixed(2)}`,
       );
     }
