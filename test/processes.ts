@@ -1,6 +1,7 @@
 /**
- * Sluice processes started as `npm start` starts them, for the tests that need several real
- * processes on one PostgreSQL (test/e2e/cluster.test.ts, test/e2e/dedupe-cluster.test.ts).
+ * Sluice processes started as `npm start` starts them, and the CLI run as `npm run sluice` runs
+ * it, for the tests of real processes (test/e2e/: serve, and several processes on one
+ * PostgreSQL: cluster, dedupe-cluster, mastodon-cluster).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -55,4 +56,31 @@ export function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promis
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   process.kill(-child.pid!, signal);
   return exited;
+}
+
+/**
+ * `npm run --silent sluice -- …args` with `env`: resolves to the one JSON document it prints
+ * (docs/operations.md#cli); rejects with its stderr when it exits with another code than 0.
+ */
+export function runCli(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', 'sluice', '--', ...args], { cwd: root, env });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`sluice ${args.join(' ')} → ${code}: ${err}`))));
+  });
+}
+
+/**
+ * Through the CLI with `env`, as an operator sets up a customer: a contract and a collection of
+ * it, named as given, and a client granted the contract. Resolves to the three documents printed.
+ */
+export async function cliTenant(env: NodeJS.ProcessEnv, names: { contract: string; collection: string; client: string }) {
+  const contract = await runCli(env, 'admin', 'contract', 'create', '--name', names.contract);
+  const collection = await runCli(env, 'admin', 'collection', 'create', '--contract', String(contract.slug), '--name', names.collection);
+  const client = await runCli(env, 'admin', 'client', 'create', '--name', names.client);
+  await runCli(env, 'admin', 'grant', '--consumer', String(client.consumer_id), '--contract', String(contract.slug));
+  return { contract, collection, client };
 }

@@ -8,7 +8,6 @@
  * PostgreSQL run only: the SQLite run has no pg-boss and no shared database, so it skips this
  * file (the suite name says why).
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -17,9 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueTokens } from '../../src/auth/tokens.ts';
 import { type Db, openDb } from '../../src/store/db.ts';
 import { freshDatabaseEnv, tempDir, testPostgresUrl } from '../helper.ts';
-import { type Started, startRole, stopProcess, until } from '../processes.ts';
+import { cliTenant, type Started, startRole, stopProcess, until } from '../processes.ts';
 
-const root = new URL('../../', import.meta.url).pathname;
 const FEEDS = 200;
 /** Entries per feed grow by one per fetch up to this many. */
 const MAX_ENTRIES = 5;
@@ -91,17 +89,6 @@ function feedXml(feed: number, entries: number): string {
     return `<item><title>Entry ${i + 1} of feed ${feed}</title><link>http://127.0.0.1/feed/${feed}/${i + 1}</link><guid isPermaLink="false">${guid(feed, i + 1)}</guid><pubDate>${date}</pubDate></item>`;
   });
   return `<?xml version="1.0"?><rss version="2.0"><channel><title>Feed ${feed}</title><link>http://127.0.0.1/</link><description>d</description>${items.join('')}</channel></rss>`;
-}
-
-function sluice(...args: string[]): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'sluice', '--', ...args], { cwd: root, env });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`sluice ${args.join(' ')} → ${code}: ${err}`))));
-  });
 }
 
 /** `npm start -- --role <role>`; resolves once it listens. */
@@ -185,10 +172,7 @@ describe('several processes on PostgreSQL', () => {
     const reason = 'PostgreSQL run only (TEST_DATABASE_URL): the SQLite run has no shared database and no pg-boss';
     if (!testPostgresUrl) console.warn(`skipped: ${reason}`);
     ctx.skip(!testPostgresUrl, reason);
-    const contract = await sluice('admin', 'contract', 'create', '--name', 'Cluster News');
-    const collection = await sluice('admin', 'collection', 'create', '--contract', String(contract.slug), '--name', 'Feeds');
-    const client = await sluice('admin', 'client', 'create', '--name', 'cluster robot');
-    await sluice('admin', 'grant', '--consumer', String(client.consumer_id), '--contract', String(contract.slug));
+    const { contract, collection, client } = await cliTenant(env, { contract: 'Cluster News', collection: 'Feeds', client: 'cluster robot' });
     const { access_token: token } = await issueTokens(db!, String(client.consumer_id), { ttlSeconds: 3600, withRefresh: false });
 
     const api1 = processes.get('api-1')!.url;

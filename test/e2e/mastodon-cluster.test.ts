@@ -9,30 +9,17 @@
  * PostgreSQL run only: the SQLite run has one process (the suite name says why).
  */
 import { readFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueTokens } from '../../src/auth/tokens.ts';
 import { type Db, openDb } from '../../src/store/db.ts';
 import { startFakeMastodon, type FakeMastodon } from '../fake-mastodon.ts';
 import { freshDatabaseEnv, tempDir, testPostgresUrl } from '../helper.ts';
-import { type Started, startRole, stopProcess, until } from '../processes.ts';
+import { cliTenant, type Started, startRole, stopProcess, until } from '../processes.ts';
 
-const root = new URL('../../', import.meta.url).pathname;
 let env: NodeJS.ProcessEnv;
 let db: Db | undefined;
 let fake: FakeMastodon | undefined;
 const processes = new Map<string, Started>();
-
-function sluice(...args: string[]): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'sluice', '--', ...args], { cwd: root, env });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`sluice ${args.join(' ')} → ${code}: ${err}`))));
-  });
-}
 
 /** The process group (one per started process) of the process `pid`. */
 function groupOf(pid: number): number {
@@ -58,10 +45,7 @@ describe('Mastodon streams on several processes (PostgreSQL)', () => {
     const reason = 'PostgreSQL run only (TEST_DATABASE_URL): the SQLite run has one process';
     if (!testPostgresUrl) console.warn(`skipped: ${reason}`);
     ctx.skip(!testPostgresUrl, reason);
-    const contract = await sluice('admin', 'contract', 'create', '--name', 'Stream News');
-    const collection = await sluice('admin', 'collection', 'create', '--contract', String(contract.slug), '--name', 'Wall');
-    const client = await sluice('admin', 'client', 'create', '--name', 'stream robot');
-    await sluice('admin', 'grant', '--consumer', String(client.consumer_id), '--contract', String(contract.slug));
+    const { contract, collection, client } = await cliTenant(env, { contract: 'Stream News', collection: 'Wall', client: 'stream robot' });
     const { access_token: token } = await issueTokens(db!, String(client.consumer_id), { ttlSeconds: 3600, withRefresh: false });
     const api = processes.get('one')!.url;
     const created = await fetch(`${api}/collection/inputs?access_token=${token}`, {

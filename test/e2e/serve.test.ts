@@ -10,6 +10,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseEnv, tempDir } from '../helper.ts';
+import { cliTenant, freePort, until } from '../processes.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const fixtures = new URL('../fixtures/rss/', import.meta.url).pathname;
@@ -46,37 +47,6 @@ let service: ChildProcess;
 let base: string;
 let env: NodeJS.ProcessEnv;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** `npm run --silent sluice -- …`: resolves to the one JSON document it prints. */
-function sluice(...args: string[]): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'sluice', '--', ...args], { cwd: root, env });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`sluice ${args.join(' ')} → ${code}: ${err}`))));
-  });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 beforeAll(async () => {
   // The feeds' server: sends an ETag but ignores validators, so every poll re-reads every entry.
   feedServer = createServer((req, res) => {
@@ -104,7 +74,7 @@ beforeAll(async () => {
   service = spawn('npm', ['start'], { cwd: root, env, detached: true });
   let stdout = '';
   service.stdout!.on('data', (chunk) => (stdout += chunk));
-  await until('the service to listen', async () => (stdout.includes('"status":"listening"') ? true : undefined));
+  await until('the service to listen', async () => (stdout.includes('"status":"listening"') ? true : undefined), 30_000);
 }, 60_000);
 
 afterAll(async () => {
@@ -117,10 +87,7 @@ describe('the service end to end', () => {
   it('collects every fixture feed and serves every entry back, once', async () => {
     expect(readdirSync(fixtures).filter((f) => !f.startsWith('.')).sort()).toEqual(Object.keys(ENTRIES).sort());
 
-    const contract = await sluice('admin', 'contract', 'create', '--name', 'E2E News');
-    const collection = await sluice('admin', 'collection', 'create', '--contract', String(contract.slug), '--name', 'All Feeds');
-    const client = await sluice('admin', 'client', 'create', '--name', 'e2e robot');
-    await sluice('admin', 'grant', '--consumer', String(client.consumer_id), '--contract', String(contract.slug));
+    const { contract, collection, client } = await cliTenant(env, { contract: 'E2E News', collection: 'All Feeds', client: 'e2e robot' });
     expect(collection.slug).toBe('all-feeds');
 
     const basic = Buffer.from(`${encodeURIComponent(String(client.client_id))}:${encodeURIComponent(String(client.client_secret))}`).toString('base64');
@@ -147,7 +114,7 @@ describe('the service end to end', () => {
     const first = await until('every feed to be collected', async () => {
       const inputs = await listInputs();
       return inputs.every((i) => i.status.lastSuccess) ? inputs : undefined;
-    });
+    }, 30_000);
     for (const input of first) {
       expect(input.status.lastError).toBeNull();
       expect({ feed: input.input, collected: input.status.collected }).toEqual({ feed: input.input, collected: ENTRIES[input.input.slice(feedBase.length)] });
@@ -179,7 +146,7 @@ describe('the service end to end', () => {
     const second = await until('a second poll of every feed', async () => {
       const inputs = await listInputs();
       return inputs.every((i) => i.status.lastRun !== firstRuns.get(i.input) && i.status.lastSuccess) ? inputs : undefined;
-    });
+    }, 30_000);
     for (const input of second) expect(input.status.collected).toBe(ENTRIES[input.input.slice(feedBase.length)]);
     expect(feedRequests.some((request) => request.headers['if-none-match'])).toBe(true);
     const again = await (await fetch(`${base}/v1/count/${contract.slug}?${q}&since=0`)).json();
