@@ -20,7 +20,7 @@ import type { Transaction } from 'kysely';
 import type { TSchema } from 'typebox';
 import { ApiError, conflictError, type Invalid, validationError, VALIDATION_CODES } from '../errors.ts';
 import { authenticate, type Principal, requireContractAccess } from '../http/authenticate.ts';
-import type { TypedReply, TypedRequest } from '../http/typed.ts';
+import type { App, TypedReply, TypedRequest } from '../http/typed.ts';
 import { check, problems } from '../http/validate.ts';
 import { newId } from '../lib/ids.ts';
 import { audit, iso } from '../lib/time.ts';
@@ -232,4 +232,24 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
       return reply.code(204).send(null);
     },
   };
+}
+
+/** Route options added to the operations that answer with records (create, list, get, update): a `preSerialization` hook. */
+export interface RecordRouteOptions {
+  preSerialization?: (request: unknown, reply: unknown, payload: unknown) => Promise<unknown>;
+}
+
+/**
+ * Registers the six operations of `handlers` (`resource`) on `app` under `path`: POST and GET
+ * `path`, GET, PATCH and DELETE `path/:id`, DELETE `path` (docs/api.md#record-operations), with
+ * the route schemas `schema` (docs.ts `recordRoutes`, or that with one operation's response
+ * changed); `options` go to the operations that answer with records.
+ */
+export function recordOperations(app: App, path: string, handlers: ReturnType<typeof resource>, schema: Schemas, options: RecordRouteOptions = {}): void {
+  app.post(path, { schema: schema.create, ...options }, handlers.create);
+  app.get(path, { schema: schema.list, ...options }, handlers.list);
+  app.get(`${path}/:id`, { schema: schema.get, ...options }, handlers.get);
+  app.patch(`${path}/:id`, { schema: schema.update, ...options }, handlers.update);
+  app.delete(`${path}/:id`, { schema: schema.remove }, handlers.remove);
+  app.delete(path, { schema: schema.removeMany }, handlers.removeMany);
 }

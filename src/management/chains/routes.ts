@@ -14,7 +14,7 @@ import type { Db } from '../../store/db.ts';
 import { usersOfFilters } from '../../store/filters.ts';
 import type { FilterChainRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
-import { resource, type Spec } from '../resource.ts';
+import { recordOperations, resource, type Spec } from '../resource.ts';
 import { presentChain } from './present.ts';
 import { Chain, ChainCreate, ChainUpdate, checkSetIds } from './schema.ts';
 
@@ -33,10 +33,5 @@ const spec: Spec<FilterChainRow> = {
 export function chainRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const chains = resource(db, spec);
   const schema = recordRoutes('filter chains', Chain, ChainCreate, ChainUpdate);
-  app.post('/collection/chains', { schema: schema.create }, chains.create);
-  app.get('/collection/chains', { schema: schema.list }, chains.list);
-  app.get('/collection/chains/:id', { schema: schema.get }, chains.get);
-  app.patch('/collection/chains/:id', { schema: schema.update }, chains.update);
-  app.delete('/collection/chains/:id', { schema: schema.remove }, chains.remove);
-  app.delete('/collection/chains', { schema: schema.removeMany }, chains.removeMany);
+  recordOperations(app, '/collection/chains', chains, schema);
 }

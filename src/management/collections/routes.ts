@@ -18,7 +18,7 @@ import type { Db } from '../../store/db.ts';
 import type { CollectionRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
 import { FILTER, owned } from '../ownership.ts';
-import { resource, type Spec } from '../resource.ts';
+import { recordOperations, resource, type Spec } from '../resource.ts';
 import { presentCollection } from './present.ts';
 import { Collection, CollectionCreate, CollectionUpdate } from './schema.ts';
 
@@ -56,10 +56,5 @@ const spec: Spec<CollectionRow> = {
 export function collectionRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const collections = resource(db, spec);
   const schema = recordRoutes('collections', Collection, CollectionCreate, CollectionUpdate);
-  app.post('/collection/collections', { schema: schema.create }, collections.create);
-  app.get('/collection/collections', { schema: schema.list }, collections.list);
-  app.get('/collection/collections/:id', { schema: schema.get }, collections.get);
-  app.patch('/collection/collections/:id', { schema: schema.update }, collections.update);
-  app.delete('/collection/collections/:id', { schema: schema.remove }, collections.remove);
-  app.delete('/collection/collections', { schema: schema.removeMany }, collections.removeMany);
+  recordOperations(app, '/collection/collections', collections, schema);
 }

@@ -27,7 +27,7 @@ import type { User } from '../../store/filters.ts';
 import { type Executor, findRecords, type RecordRow } from '../../store/records.ts';
 import type { CredentialRow, Database } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
-import { resource, type Spec } from '../resource.ts';
+import { recordOperations, resource, type Spec } from '../resource.ts';
 import { presentCredential, withQuota } from './present.ts';
 import { Credential, CredentialCreate, credentialFields, credentialRules, CredentialUpdate, hintOf } from './schema.ts';
 
@@ -103,11 +103,6 @@ export function credentialRoutes(app: App, { db, config }: { db: Db; config: Con
   const schema = recordRoutes('credentials', Credential, CredentialCreate, CredentialUpdate);
   // Each credential read shows its quota (docs/api.md#quotas), read at the moment of the response.
   const preSerialization = async (_request: unknown, _reply: unknown, payload: unknown) => withQuota(db, config.quotas, payload);
-  app.post('/collection/credentials', { schema: schema.create, preSerialization }, credentials.create);
-  app.get('/collection/credentials', { schema: schema.list, preSerialization }, credentials.list);
-  app.get('/collection/credentials/:id', { schema: schema.get, preSerialization }, credentials.get);
-  app.patch('/collection/credentials/:id', { schema: schema.update, preSerialization }, credentials.update);
-  app.delete('/collection/credentials/:id', { schema: schema.remove }, credentials.remove);
-  app.delete('/collection/credentials', { schema: schema.removeMany }, credentials.removeMany);
+  recordOperations(app, '/collection/credentials', credentials, schema, { preSerialization });
 }
 

@@ -24,7 +24,7 @@ import { keepVersion, listVersions } from '../../store/customization-versions.ts
 import type { CustomizationRow } from '../../store/tables.ts';
 import { IdParams, recordRoutes } from '../docs.ts';
 import { owned, recordKind } from '../ownership.ts';
-import { resource, type Spec } from '../resource.ts';
+import { recordOperations, resource, type Spec } from '../resource.ts';
 import { presentCustomization, presentVersion } from './present.ts';
 import { Customization, CustomizationCreate, CustomizationUpdate, CustomizationVersion, dataProblems, nextVersion, VersionsQuery } from './schema.ts';
 
@@ -59,12 +59,7 @@ const versionsSchema = {
 export function customizationRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const customizations = resource(db, spec);
   const schema = recordRoutes('customizations', Customization, CustomizationCreate, CustomizationUpdate);
-  app.post('/publication/customizations', { schema: schema.create }, customizations.create);
-  app.get('/publication/customizations', { schema: schema.list }, customizations.list);
-  app.get('/publication/customizations/:id', { schema: schema.get }, customizations.get);
-  app.patch('/publication/customizations/:id', { schema: schema.update }, customizations.update);
-  app.delete('/publication/customizations/:id', { schema: schema.remove }, customizations.remove);
-  app.delete('/publication/customizations', { schema: schema.removeMany }, customizations.removeMany);
+  recordOperations(app, '/publication/customizations', customizations, schema);
   app.get('/publication/customizations/:id/versions', { schema: versionsSchema }, async (request) => {
     const principal = await authenticate(db, request);
     const current = await owned(db, CUSTOMIZATION, request.params.id, principal);

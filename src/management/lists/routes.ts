@@ -14,7 +14,7 @@ import type { Db } from '../../store/db.ts';
 import { setsUsingLists } from '../../store/filters.ts';
 import type { FilterListRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
-import { resource, type Spec } from '../resource.ts';
+import { recordOperations, resource, type Spec } from '../resource.ts';
 import { presentList } from './present.ts';
 import { checkEntries, List, ListCreate, ListUpdate } from './schema.ts';
 
@@ -34,10 +34,5 @@ const spec: Spec<FilterListRow> = {
 export function listRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const lists = resource(db, spec);
   const schema = recordRoutes('filter lists', List, ListCreate, ListUpdate);
-  app.post('/collection/lists', { schema: schema.create }, lists.create);
-  app.get('/collection/lists', { schema: schema.list }, lists.list);
-  app.get('/collection/lists/:id', { schema: schema.get }, lists.get);
-  app.patch('/collection/lists/:id', { schema: schema.update }, lists.update);
-  app.delete('/collection/lists/:id', { schema: schema.remove }, lists.remove);
-  app.delete('/collection/lists', { schema: schema.removeMany }, lists.removeMany);
+  recordOperations(app, '/collection/lists', lists, schema);
 }

@@ -15,7 +15,7 @@ import { chainsUsingSets, usersOfFilters } from '../../store/filters.ts';
 import type { Executor } from '../../store/records.ts';
 import type { FilterSetRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
-import { resource, type Spec } from '../resource.ts';
+import { recordOperations, resource, type Spec } from '../resource.ts';
 import { presentSet } from './present.ts';
 import { checkSet, FilterSet, SetCreate, SetUpdate } from './schema.ts';
 
@@ -38,10 +38,5 @@ const spec: Spec<FilterSetRow> = {
 export function setRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const sets = resource(db, spec);
   const schema = recordRoutes('filter sets', FilterSet, SetCreate, SetUpdate);
-  app.post('/collection/sets', { schema: schema.create }, sets.create);
-  app.get('/collection/sets', { schema: schema.list }, sets.list);
-  app.get('/collection/sets/:id', { schema: schema.get }, sets.get);
-  app.patch('/collection/sets/:id', { schema: schema.update }, sets.update);
-  app.delete('/collection/sets/:id', { schema: schema.remove }, sets.remove);
-  app.delete('/collection/sets', { schema: schema.removeMany }, sets.removeMany);
+  recordOperations(app, '/collection/sets', sets, schema);
 }

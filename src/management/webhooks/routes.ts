@@ -30,7 +30,7 @@ import { deleteDeliveries, findDelivery, listDeliveries, parkDeliveries, resendD
 import type { WebhookRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
 import { owned, WEBHOOK } from '../ownership.ts';
-import { resource, type Spec } from '../resource.ts';
+import { recordOperations, resource, type Spec } from '../resource.ts';
 import { presentDelivery, presentWebhook } from './present.ts';
 import { Delivery, DeliveryParams, DeliveryQuery, urlProblems, Webhook, WebhookCreate, WebhookCreated, WebhookUpdate } from './schema.ts';
 
@@ -72,12 +72,8 @@ export function webhookRoutes(app: App, { db, config }: { db: Db; config: Config
   };
   const webhooks = resource(db, spec);
   const schema = recordRoutes('webhooks', Webhook, WebhookCreate, WebhookUpdate);
-  app.post('/collection/webhooks', { schema: { ...schema.create, response: { ...schema.create.response, 201: WebhookCreated } } }, webhooks.create);
-  app.get('/collection/webhooks', { schema: schema.list }, webhooks.list);
-  app.get('/collection/webhooks/:id', { schema: schema.get }, webhooks.get);
-  app.patch('/collection/webhooks/:id', { schema: schema.update }, webhooks.update);
-  app.delete('/collection/webhooks/:id', { schema: schema.remove }, webhooks.remove);
-  app.delete('/collection/webhooks', { schema: schema.removeMany }, webhooks.removeMany);
+  // The creation's answer carries the signing secret, once (WebhookCreated).
+  recordOperations(app, '/collection/webhooks', webhooks, { ...schema, create: { ...schema.create, response: { ...schema.create.response, 201: WebhookCreated } } });
 
   app.get(
     '/collection/webhooks/:id/deliveries',
