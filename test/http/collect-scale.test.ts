@@ -5,7 +5,8 @@
  * naming `interval`; used for its next run); polls refill their slots without waiting for a tick;
  * politeness (a server counting requests under way per host never sees more than
  * COLLECT_HOST_CONCURRENCY, while a busy host does not hold the others up); a 304 Not Modified
- * stores nothing and moves the schedule. Plus the table of `pollIntervalOf`.
+ * stores nothing and moves the schedule; only inputs that may run are polled (active, in an
+ * active collection of an active contract). Plus the table of `pollIntervalOf`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -164,6 +165,29 @@ describe('an input’s interval', () => {
 });
 
 describe('the pool of polls', () => {
+  it('polls only the inputs that may run: not an inactive input, nor one of an inactive collection or contract', async () => {
+    const servers = (running.servers = await startFeedServers(['127.0.0.1'], 0));
+    const ctx = await build({ ALLOW_PRIVATE_FETCH: 'true' });
+    const tenant = await buildTenant(ctx.db);
+    const other = await buildTenant(ctx.db, 'Other News');
+    const base = servers.bases[0]!;
+    const shelved = await call(ctx, tenant, 'POST', '/collection/collections', { contractId: tenant.contract.id, name: 'Shelved' });
+    expect(shelved.statusCode, shelved.body).toBe(201);
+    const bodies = [
+      feedInput(tenant, `${base}/live`),
+      feedInput(tenant, `${base}/inactive-input`, { active: false }),
+      feedInput(tenant, `${base}/inactive-collection`, { collectionId: shelved.json()._id }),
+    ];
+    expect((await call(ctx, tenant, 'POST', '/collection/inputs', bodies)).statusCode).toBe(201);
+    expect((await call(ctx, other, 'POST', '/collection/inputs', feedInput(other, `${base}/inactive-contract`))).statusCode).toBe(201);
+    expect((await call(ctx, tenant, 'PATCH', `/collection/collections/${shelved.json()._id}`, { active: false })).statusCode).toBe(200);
+    await ctx.db.updateTable('contracts').set({ active: 0 }).where('id', '=', other.contract.id).execute();
+    const collector = await collectorOf(ctx);
+    await collector.tick();
+    await collector.idle();
+    expect(servers.arrivals.map((arrival) => arrival.path)).toEqual(['/live']);
+  });
+
   it('starts the next due input as a poll ends: one tick polls every due input, COLLECT_CONCURRENCY at a time', async () => {
     const servers = (running.servers = await startFeedServers(['127.0.0.1'], 5));
     const ctx = await build({ ALLOW_PRIVATE_FETCH: 'true', COLLECT_CONCURRENCY: '2', COLLECT_HOST_CONCURRENCY: '2' });
