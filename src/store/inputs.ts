@@ -44,19 +44,27 @@ export async function deleteInputs(trx: Transaction<Database>, contractId: strin
 }
 
 /**
- * Inputs due for a poll at `now` (ms): active, in an active collection of an active contract,
- * `nextRunAt` reached; soonest first, at most `limit`, skipping `exclude` (polls under way).
+ * The query of the inputs that may run: active, in an active collection of an active contract
+ * (docs/api.md#collections: an inactive collection is not collected; the same holds for a
+ * contract), every column of `inputs`. Callers add their own conditions and order.
  */
-export async function dueInputs(db: Db, now: number, limit: number, exclude: string[] = []): Promise<InputRow[]> {
-  let query = db
+export function liveInputs(db: Db) {
+  return db
     .selectFrom('inputs')
     .innerJoin('collections', 'collections.id', 'inputs.collectionId')
     .innerJoin('contracts', 'contracts.id', 'inputs.contractId')
     .selectAll('inputs')
     .where('inputs.active', '=', 1)
     .where('collections.active', '=', 1)
-    .where('contracts.active', '=', 1)
-    .where('inputs.nextRunAt', '<=', now);
+    .where('contracts.active', '=', 1);
+}
+
+/**
+ * Inputs due for a poll at `now` (ms): active, in an active collection of an active contract,
+ * `nextRunAt` reached; soonest first, at most `limit`, skipping `exclude` (polls under way).
+ */
+export async function dueInputs(db: Db, now: number, limit: number, exclude: string[] = []): Promise<InputRow[]> {
+  let query = liveInputs(db).where('inputs.nextRunAt', '<=', now);
   if (exclude.length) query = query.where('inputs.id', 'not in', exclude);
   return query.orderBy('inputs.nextRunAt').limit(limit).execute();
 }
@@ -69,19 +77,9 @@ export async function dueInputs(db: Db, now: number, limit: number, exclude: str
  */
 export async function activeInputsOf(db: Db, service: string, types?: string[]): Promise<InputRow[]> {
   if (types && !types.length) return [];
-  let query = db
-    .selectFrom('inputs')
-    .innerJoin('collections', 'collections.id', 'inputs.collectionId')
-    .innerJoin('contracts', 'contracts.id', 'inputs.contractId')
-    .selectAll('inputs')
-    .where('inputs.service', '=', service);
+  let query = liveInputs(db).where('inputs.service', '=', service);
   if (types) query = query.where('inputs.type', 'in', types);
-  return query
-    .where('inputs.active', '=', 1)
-    .where('collections.active', '=', 1)
-    .where('contracts.active', '=', 1)
-    .orderBy('inputs.id')
-    .execute();
+  return query.orderBy('inputs.id').execute();
 }
 
 /**

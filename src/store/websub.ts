@@ -6,6 +6,7 @@
  */
 import type { Updateable } from 'kysely';
 import type { Db } from './db.ts';
+import { liveInputs } from './inputs.ts';
 import type { InputRow, WebsubSubscriptionRow, WebsubSubscriptionTable } from './tables.ts';
 
 export async function findSubscription(db: Db, id: string): Promise<WebsubSubscriptionRow | undefined> {
@@ -53,14 +54,7 @@ export async function dueSubscriptions(db: Db, now: number, limit: number): Prom
  * `channel` inputs (when `youtube` is true).
  */
 export async function pushableInputs(db: Db, youtube: boolean): Promise<InputRow[]> {
-  return db
-    .selectFrom('inputs')
-    .innerJoin('collections', 'collections.id', 'inputs.collectionId')
-    .innerJoin('contracts', 'contracts.id', 'inputs.contractId')
-    .selectAll('inputs')
-    .where('inputs.active', '=', 1)
-    .where('collections.active', '=', 1)
-    .where('contracts.active', '=', 1)
+  return liveInputs(db)
     .where((eb) => {
       const rss = eb.and([eb('inputs.service', '=', 'rss'), eb('inputs.sourceState', 'like', '%"websub"%')]);
       return youtube ? eb.or([rss, eb.and([eb('inputs.service', '=', 'youtube'), eb('inputs.type', '=', 'channel')])]) : rss;
