@@ -39,6 +39,10 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Registers the routes of the module's table on `app`, with failed client authentications and
+ * grants counted per client id and address (`authFailures`, decorated on `app`).
+ */
 export function authRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   const tokenFailures = failureLimiter();
   const loginFailures = failureLimiter();

@@ -49,6 +49,7 @@ export interface CredentialSettings extends RefreshSettings {
 /** At most this many decrypted credentials are kept per database (oldest dropped first). */
 const MAX_ENTRIES = 1000;
 
+/** The resolver of the module's rules for `db`, with its cache of decrypted credentials and its token refresher. */
 export function createCredentialResolver(db: Db, settings: CredentialSettings): CredentialResolver {
   const cache = new Map<string, { lastModified: string; secret: string; values: Record<string, string> }>();
   const refresher = createTokenRefresher(db, settings);

@@ -74,6 +74,7 @@ interface Waiting {
   since: number;
 }
 
+/** Starts the pool of the module's rules; it takes its first inputs at the first `fill()`. */
 export function startPollPool(options: PollPoolOptions): PollPool {
   const { concurrency, hostConcurrency, take, log } = options;
   const waiting: Waiting[] = [];

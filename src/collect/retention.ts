@@ -10,6 +10,7 @@ import { startTicker, type Ticker } from './ticker.ts';
 
 export const RETENTION_EVERY_MS = 60_000;
 
+/** Starts the retention job of the module: a run now and every `everyMs` ms; deletions are logged at `info`. */
 export function startRetention(deps: { db: Db; log?: FastifyBaseLogger }, everyMs = RETENTION_EVERY_MS): Ticker {
   const { db, log } = deps;
   return startTicker(async () => {

@@ -14,6 +14,7 @@ export interface Ticker {
   stop(): Promise<void>;
 }
 
+/** Starts the beat of the module: `work` now, then every `everyMs` ms; a failed run is logged on `log`. */
 export function startTicker(work: () => Promise<void>, everyMs: number, log?: FastifyBaseLogger): Ticker {
   let ticking: Promise<void> | undefined;
   const tick = (): Promise<void> =>

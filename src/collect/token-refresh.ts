@@ -41,6 +41,7 @@ export function refreshDue(row: Pick<CredentialRow, 'expiresAt'>, now: number): 
   return row.expiresAt !== null && Date.parse(row.expiresAt) - now <= REFRESH_MARGIN_MS;
 }
 
+/** The refresher of the module's rules for `db` (one refresh per credential at a time in this process). */
 export function createTokenRefresher(db: Db, settings: RefreshSettings) {
   const running = new Map<string, Promise<CredentialRow>>();
 

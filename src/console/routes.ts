@@ -114,6 +114,10 @@ function loadBuild(dir: string): Built | undefined {
   return built;
 }
 
+/**
+ * Registers the module's routes on `app`, serving the build in `distDir` (default `dist/console`,
+ * read once at start) with the configuration's URLs in index.html and its CSP.
+ */
 export function consoleRoutes(app: FastifyInstance, { config, distDir = DIST_DIR }: { config: Config; distDir?: string }): void {
   const built = loadBuild(distDir);
   const index = built && consoleIndex(built.template, config);

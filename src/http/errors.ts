@@ -116,6 +116,11 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   send(reply, request, toApiError(error, request));
 }
 
+/**
+ * Makes every error leave `app` as the error object (docs/api.md#errors): `X-Request-Id` on every
+ * answer, thrown errors mapped by `toApiError` (a 5xx also logged), and an unknown route answered
+ * 404, or 405 with `Allow` when the path exists for other methods.
+ */
 export function installErrorHandling(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

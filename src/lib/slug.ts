@@ -5,6 +5,7 @@
  */
 const LETTERS: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', ł: 'l', þ: 'th', ı: 'i' };
 
+/** The slug of `name` by the module's rules. */
 export function slugify(name: string): string {
   const slug = name
     .toLowerCase()

@@ -90,6 +90,10 @@ const AUDIT_RESOURCE: Record<RecordTable, string> = {
   webhooks: 'webhook',
 };
 
+/**
+ * The handlers of the six operations of the module's list for the resource `spec` describes, on
+ * `db`; each throws the error object's ApiError (400, 401, 403, 404, 409) as the list says.
+ */
 export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
   const kind = recordKind<Row>(spec.table, spec.label);
   /** Records a change of record `id` in `trx`, the change's transaction (docs/api.md#audit-trail). */

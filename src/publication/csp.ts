@@ -13,6 +13,7 @@
  */
 import { EMBED_HOSTS } from './sanitize.ts';
 
+/** The policy of the module's list with this response's `nonce`; `ancestors` may frame the page (default any). */
 export function publicationCsp(nonce: string, ancestors = '*'): string {
   return [
     "default-src 'none'",

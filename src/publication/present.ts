@@ -63,6 +63,7 @@ function kudosOf(kudos: ContentItem['kudos'] | undefined): ItemView['kudos'] {
   return { score, detail };
 }
 
+/** What the templates show of `item` at `now` (ms), by the module's rules (unsafe URLs left out). */
 export function presentItem(item: ContentItem, now: number): ItemView {
   const dateMs = Date.parse(item.date);
   const url = safeUrl(item.url);

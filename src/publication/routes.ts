@@ -84,6 +84,7 @@ const ASSETS: Record<string, { body: string; type: string }> = {
 };
 const EMBED_JS = asset('embed.js');
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function publicationRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   /** A page of the wall: published items, trending first in a ranked collection, else newest first. */
   function page(collection: { id: string; type: string }, offset: number): Promise<ItemDocument[]> {

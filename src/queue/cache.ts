@@ -33,6 +33,7 @@ export interface PageCache {
 /** Keys remembered as missed once (the doorkeeper's bound; the oldest is forgotten first). */
 export const SEEN_KEYS = 4096;
 
+/** A cache of the module's rules holding at most `maxBytes` bytes of pages, each fresh for `ttlMs` ms at most. */
 export function createPageCache(options: { maxBytes: number; ttlMs: number }): PageCache {
   const entries = new Map<string, Entry>();
   const building = new Map<string, Promise<RenderedPage>>();

@@ -62,6 +62,7 @@ export interface ReadPath {
   itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>): Promise<string>;
 }
 
+/** The read path of the module for `db`, its pages fresh for CONTENT_MAX_AGE seconds (`config.contentMaxAge`). */
 export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): ReadPath {
   const found = new Map<string, { at: number; collection: ReadCollection }>();
   const pages = createPageCache({ maxBytes: PAGE_CACHE_BYTES, ttlMs: config.contentMaxAge * 1000 });

@@ -39,6 +39,7 @@ import { schemas } from './schema.ts';
 import { searchItems } from './search.ts';
 import { createStreamHub, type StreamHub } from './stream.ts';
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   const reads = createReadPath(db, config);
   const streams = createStreamHub(db);

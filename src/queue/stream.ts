@@ -79,6 +79,10 @@ interface Poller {
   busy: boolean;
 }
 
+/**
+ * The hub of the module: public (default) or for moderators (`audience`), reading the database
+ * every `pollMs` ms while a collection has subscribers and sending a heartbeat every `heartbeatMs`.
+ */
 export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?: number; audience?: 'public' | 'moderator' } = {}): StreamHub {
   const moderator = options.audience === 'moderator';
   const pollers = new Map<string, Poller>();

@@ -5,10 +5,12 @@
 import type { Db } from './db.ts';
 import type { AuthorizationCodeRow } from './tables.ts';
 
+/** Stores an authorization code (by its hash, `row.codeHash`). */
 export async function insertCode(db: Db, row: AuthorizationCodeRow): Promise<void> {
   await db.insertInto('authorizationCodes').values(row).execute();
 }
 
+/** The authorization code stored under `codeHash` (used or not, expired or not), or undefined. */
 export async function findCode(db: Db, codeHash: string): Promise<AuthorizationCodeRow | undefined> {
   return db.selectFrom('authorizationCodes').selectAll().where('codeHash', '=', codeHash).executeTakeFirst();
 }

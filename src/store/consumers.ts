@@ -43,10 +43,12 @@ export const findConsumer: (db: Db, id: string) => Promise<ConsumerRow | undefin
   db.selectFrom('consumers').selectAll().where('id', '=', id),
 );
 
+/** The client (consumer of type `client`) with this client id, disabled or not, or undefined. */
 export async function findClient(db: Db, clientId: string): Promise<ConsumerRow | undefined> {
   return db.selectFrom('consumers').selectAll().where('type', '=', 'client').where('clientId', '=', clientId).executeTakeFirst();
 }
 
+/** The user (consumer of type `user`) with this username, disabled or not, or undefined. */
 export async function findUser(db: Db, username: string): Promise<ConsumerRow | undefined> {
   return db.selectFrom('consumers').selectAll().where('type', '=', 'user').where('username', '=', username).executeTakeFirst();
 }

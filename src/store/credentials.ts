@@ -10,6 +10,7 @@ import { type Db, isPostgres } from './db.ts';
 import { type Executor, insertRecord, type RecordRow } from './records.ts';
 import type { CredentialRow, Database } from './tables.ts';
 
+/** The credential with this id, of any contract (callers check the contract), or undefined. */
 export async function findCredential(db: Executor, id: string): Promise<CredentialRow | undefined> {
   return db.selectFrom('credentials').selectAll().where('id', '=', id).executeTakeFirst();
 }

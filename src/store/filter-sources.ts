@@ -7,15 +7,18 @@ import type { FilterChain, FilterList, FilterSet, FilterSource, Rule } from '../
 import type { Executor } from './records.ts';
 import type { FilterChainRow, FilterListRow, FilterSetRow } from './tables.ts';
 
+/** A filter set row as the filter engine takes it (rules and pre-condition parsed). */
 export function toSet(row: FilterSetRow): FilterSet {
   const preCondition = JSON.parse(row.preCondition) as Rule | null;
   return { id: row.id, name: row.name, rules: JSON.parse(row.rules) as Rule[], ...(preCondition ? { preCondition } : {}), or: row.anyRule === 1, active: row.active === 1 };
 }
 
+/** A filter chain row as the filter engine takes it. */
 export function toChain(row: FilterChainRow): FilterChain {
   return { id: row.id, name: row.name, sets: JSON.parse(row.sets) as string[], active: row.active === 1 };
 }
 
+/** A filter list row as the filter engine takes it. */
 export function toList(row: FilterListRow): FilterList {
   return { id: row.id, type: row.type as FilterList['type'], entries: JSON.parse(row.entries) as string[], active: row.active === 1 };
 }

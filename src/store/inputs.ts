@@ -13,10 +13,12 @@ export async function insertInputs(trx: Transaction<Database>, rows: NewInput[])
   await insertAll(trx, 'inputs', rows);
 }
 
+/** The input with this id, of any contract (callers check the contract), or undefined. */
 export async function findInput(db: Db, id: string): Promise<InputRow | undefined> {
   return db.selectFrom('inputs').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The inputs with these ids that exist, of any contract, in id order. */
 export async function findInputs(db: Db | Transaction<Database>, ids: string[]): Promise<InputRow[]> {
   if (!ids.length) return [];
   return db.selectFrom('inputs').selectAll().where('id', 'in', ids).orderBy('id').execute();
@@ -29,6 +31,7 @@ export async function listInputs(db: Db, contractId: string, collectionId?: stri
   return query.orderBy('id').execute();
 }
 
+/** Changes the columns `changes` of input `id` (nothing when it is gone). */
 export async function updateInput(db: Db | Transaction<Database>, id: string, changes: InputUpdate): Promise<void> {
   await db.updateTable('inputs').set(changes).where('id', '=', id).execute();
 }

@@ -661,6 +661,7 @@ export async function countItems(db: Db, query: ItemQuery): Promise<number> {
   return Number(rows[0]!.n);
 }
 
+/** The stored item `id` of the collection, every column, or undefined. */
 export async function findItem(db: Db, collectionId: string, id: string): Promise<ItemRow | undefined> {
   return db.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirst();
 }

@@ -21,6 +21,7 @@ export interface RecordRow {
 // The tables differ in their other columns; Kysely cannot type a query over a union of tables.
 const any = (db: Executor) => db as unknown as Kysely<any>;
 
+/** The record of `table` with this id, whatever its contract (callers check it), or undefined. */
 export async function findRecord<Row extends RecordRow>(db: Executor, table: RecordTable, id: string): Promise<Row | undefined> {
   return any(db).selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst() as Promise<Row | undefined>;
 }
@@ -36,10 +37,12 @@ export async function listRecords<Row extends RecordRow>(db: Executor, table: Re
   return any(db).selectFrom(table).selectAll().where('contractId', '=', contractId).orderBy('id').execute() as Promise<Row[]>;
 }
 
+/** Inserts one record into `table`. */
 export async function insertRecord(db: Executor, table: RecordTable, row: RecordRow & Record<string, unknown>): Promise<void> {
   await any(db).insertInto(table).values(row).execute();
 }
 
+/** Changes the columns `changes` of the contract's record `id` in `table` (nothing when it is another contract's). */
 export async function updateRecord(db: Executor, table: RecordTable, contractId: string, id: string, changes: Record<string, unknown>): Promise<void> {
   await any(db).updateTable(table).set(changes).where('contractId', '=', contractId).where('id', '=', id).execute();
 }
@@ -51,6 +54,7 @@ export async function nameTaken(db: Executor, table: RecordTable, contractId: st
   return (await query.executeTakeFirst()) !== undefined;
 }
 
+/** Deletes the contract's records of `table` with these ids, inside the caller's transaction. */
 export async function deleteRecords(trx: Transaction<Database>, table: RecordTable, contractId: string, ids: string[]): Promise<void> {
   if (ids.length) await any(trx).deleteFrom(table).where('contractId', '=', contractId).where('id', 'in', ids).execute();
 }

@@ -5,6 +5,7 @@
 import type { Db } from './db.ts';
 import type { LoginSessionRow } from './tables.ts';
 
+/** Stores a login session (by the hash of its cookie value, `row.sessionHash`). */
 export async function insertSession(db: Db, row: LoginSessionRow): Promise<void> {
   await db.insertInto('loginSessions').values(row).execute();
 }
@@ -14,6 +15,7 @@ export async function findSession(db: Db, sessionHash: string, now: number): Pro
   return db.selectFrom('loginSessions').selectAll().where('sessionHash', '=', sessionHash).where('expiresAt', '>', now).executeTakeFirst();
 }
 
+/** Deletes the login session stored under `sessionHash`, if any. */
 export async function deleteSession(db: Db, sessionHash: string): Promise<void> {
   await db.deleteFrom('loginSessions').where('sessionHash', '=', sessionHash).execute();
 }

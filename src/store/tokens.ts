@@ -15,6 +15,7 @@ export function tokenHash(token: string): string {
   return hash('sha256', token, 'hex');
 }
 
+/** Stores issued tokens (by their hashes) in one insert. */
 export async function insertTokens(db: Db, rows: TokenRow[]): Promise<void> {
   await db.insertInto('tokens').values(rows).execute();
 }
@@ -39,6 +40,7 @@ export async function revokeToken(db: Db, tokenHash: string): Promise<boolean> {
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Revokes every token of `family`, the tokens issued from one grant (RFC 9700 §4.14). */
 export async function revokeFamily(db: Db, family: string): Promise<void> {
   await db.updateTable('tokens').set({ revoked: 1 }).where('family', '=', family).execute();
 }

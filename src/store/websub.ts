@@ -9,6 +9,7 @@ import type { Db } from './db.ts';
 import { liveInputs } from './inputs.ts';
 import type { InputRow, WebsubSubscriptionRow, WebsubSubscriptionTable } from './tables.ts';
 
+/** The WebSub subscription with this id, or undefined. */
 export async function findSubscription(db: Db, id: string): Promise<WebsubSubscriptionRow | undefined> {
   return db.selectFrom('websubSubscriptions').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -18,6 +19,7 @@ export async function listSubscriptions(db: Db): Promise<WebsubSubscriptionRow[]
   return db.selectFrom('websubSubscriptions').selectAll().execute();
 }
 
+/** Stores a new WebSub subscription. */
 export async function insertSubscription(db: Db, row: WebsubSubscriptionRow): Promise<void> {
   await db.insertInto('websubSubscriptions').values(row).execute();
 }

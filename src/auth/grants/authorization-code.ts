@@ -21,6 +21,13 @@ export const allowPublicClients = true;
 /** Lifetime of an authorization code: one minute (RFC 6749 §4.1.2 recommends at most ten). */
 export const CODE_TTL_MS = 60_000;
 
+/**
+ * Exchanges an authorization code for an access token of its user (RFC 6749 §4.1.3, with PKCE:
+ * RFC 7636 §4.6): the code must be this client's, unexpired and unused, for the same
+ * `redirect_uri`, match the `code_verifier`, and its user still able to sign in. A code used a
+ * second time revokes the tokens issued from it (RFC 6749 §4.1.2). Throws `invalid_request`
+ * naming a missing parameter, `invalid_grant` naming the one at fault otherwise.
+ */
 export async function handler({ db, config, client, body, now }: GrantContext) {
   const code = param(body, 'code');
   if (!code) throw invalidRequest('code is required.', 'code');

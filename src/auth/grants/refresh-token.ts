@@ -10,6 +10,11 @@ import { type GrantContext, param } from './grant.ts';
 export const grantType = 'refresh_token';
 export const allowPublicClients = false;
 
+/**
+ * New tokens for a refresh token of this client (RFC 6749 §6), which is used up (rotation, RFC
+ * 9700 §4.14.2; `rotateRefreshToken`). Throws `invalid_request` without one, `invalid_grant`
+ * when it is unknown, expired, another consumer's or used before (which also revokes its family).
+ */
 export async function handler({ db, config, client, body, now }: GrantContext) {
   const refreshToken = param(body, 'refresh_token');
   if (!refreshToken) throw invalidRequest('refresh_token is required.', 'refresh_token');

@@ -40,6 +40,10 @@ function single(params: Record<string, unknown>, name: string): string | undefin
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/**
+ * Checks the authorization request `params` in the order of the module's list: `ok` with the
+ * request, a `page` to show (no redirect URI to trust), or a `redirect` carrying the OAuth error.
+ */
 export async function checkAuthorizationRequest(db: Db, config: Pick<Config, 'apiUrl'>, params: Record<string, unknown>): Promise<Checked> {
   const clientId = single(params, 'client_id');
   const client = clientId ? await findClient(db, clientId) : undefined;

@@ -88,6 +88,7 @@ function decoyHash(): Promise<string> {
   return (dummyHash ??= hashSecret(randomToken()));
 }
 
+/** Registers the sign-in routes of the module's table on `app`, with cookies and CSRF protection in their own scope. */
 export async function loginRoutes(app: FastifyInstance, { db, config, failures }: { db: Db; config: Config; failures: FailureLimiter }): Promise<void> {
   await app.register(cookie);
   await app.register(csrf, {

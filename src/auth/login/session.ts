@@ -21,6 +21,10 @@ export function secureCookies(config: Config, request: FastifyRequest): boolean 
   return config.authUrl.startsWith('https:') || request.protocol === 'https';
 }
 
+/**
+ * Starts a login session of `consumerId` at `now` (ms): a new random cookie value, stored as its
+ * SHA-256 with an expiry of SESSION_TTL seconds; expired sessions are deleted on the way.
+ */
 export async function startSession(db: Db, config: Config, request: FastifyRequest, reply: FastifyReply, consumerId: string, now = Date.now()): Promise<void> {
   const value = randomToken();
   await deleteExpiredSessions(db, now);
@@ -38,6 +42,7 @@ export async function sessionUser(db: Db, request: FastifyRequest, now = Date.no
   return user && user.type === 'user' && !user.disabled ? user : undefined;
 }
 
+/** Ends the request's login session, if any: the row is deleted and the cookie cleared. */
 export async function endSession(db: Db, config: Config, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const value = request.cookies[SESSION_COOKIE];
   if (value) await deleteSession(db, tokenHash(value));

@@ -119,6 +119,11 @@ export async function getJson(
   throw new SourceError(message, { permanent: true });
 }
 
+/**
+ * The message of an API's error body, at most 200 characters, for the `HTTP <status>: …` of a
+ * failed poll: `error.message` (Graph, Google), `error_description` (OAuth, RFC 6749 §5.2),
+ * `detail` (RFC 9457), `message`, or a string `error`; undefined when the body has none.
+ */
 export function defaultDetail(body: unknown): string | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const b = body as Record<string, unknown>;

@@ -72,6 +72,13 @@ function videoKudos(v: Json): ContentItem['kudos'] {
   return kudos('youtube', { likes, comments }, { views, likes, comments });
 }
 
+/**
+ * The content item of a YouTube Data API video resource `v` (videos.list with snippet,
+ * contentDetails, statistics and recordingDetails): type `video`, the player with the duration
+ * (seconds) and the largest thumbnail as media, the description linkified, the audio or default
+ * language, the recording location when given, kudos from the statistics; `handle` is the
+ * channel's @handle when the caller knows it.
+ */
 export function videoToItem(v: Json, handle: string | null = null): ContentItem {
   const id = String(v.id);
   const snippet = obj(v.snippet);

@@ -28,6 +28,7 @@ export function hasDraft(key: string): boolean {
   return sessionStorage.getItem(storageKey(key)) !== null;
 }
 
+/** `[value, set, clear]` of the draft under `key` (this screen's path), starting from `initial` when none is kept. */
 export function useDraft<T>(key: string, initial: T): [T, (value: T) => void, () => void] {
   const [value, setValue] = useState<T>(() => load<T>(key) ?? initial);
   const set = useCallback(

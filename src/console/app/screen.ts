@@ -8,12 +8,14 @@ import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { html } from './html.ts';
 
+/** Sets the document title to `<title> · Sluice console` while the component shows. */
 export function useTitle(title: string): void {
   useEffect(() => {
     document.title = `${title} · Sluice console`;
   }, [title]);
 }
 
+/** The frame of the module's description around `children`, with `actions` beside the heading. */
 export function Screen({ title, actions, children }: { title: string; actions?: ComponentChildren; children?: ComponentChildren }) {
   useTitle(title);
   return html`<section class="screen" aria-labelledby="screen-title">

@@ -33,6 +33,7 @@ export interface Session {
 
 export const session = createStore<Session>({});
 
+/** Loads who is signed in and their contracts into `session`; a failure is kept as `session.error`, not thrown. */
 export async function loadSession(): Promise<void> {
   try {
     const [me, contracts] = await Promise.all([api.get<Me>(`${config.authUrl}/v1/oauth/me`), api.get<Contract[]>('/v1/customer/contracts/me')]);
@@ -42,11 +43,13 @@ export async function loadSession(): Promise<void> {
   }
 }
 
+/** Reads the signed-in consumer's contracts again (after one was created or changed); throws the API's error. */
 export async function reloadContracts(): Promise<void> {
   const contracts = await api.get<Contract[]>('/v1/customer/contracts/me');
   session.set({ ...session.get(), contracts });
 }
 
+/** The session, re-rendering the component when it changes. */
 export function useSession(): Session {
   return useStore(session);
 }

@@ -129,6 +129,7 @@ function focusScreen(url: string) {
   requestAnimationFrame(() => (document.querySelector<HTMLElement>('#screen-title') ?? document.getElementById('main'))?.focus());
 }
 
+/** The page around the screens: skip link, header, the banners (network lost, unexpected error) and the routed screen in `<main>`. */
 export function Shell() {
   const { path } = useLocation();
   const { error } = useSession();
@@ -148,6 +149,7 @@ export function Shell() {
     </main>`;
 }
 
+/** The console: the shell under preact-iso's location, scoped to `/console`. */
 export function App() {
   return html`<${LocationProvider} scope="/console"><${Shell} /><//>`;
 }

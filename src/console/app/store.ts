@@ -11,6 +11,7 @@ export interface Store<T> {
   subscribe(listener: (value: T) => void): () => void;
 }
 
+/** A store holding `initial`; `set` tells every subscriber. */
 export function createStore<T>(initial: T): Store<T> {
   let value = initial;
   const listeners = new Set<(value: T) => void>();

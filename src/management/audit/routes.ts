@@ -63,6 +63,7 @@ const revertSchema = {
   response: { 201: AuditEntry, ...errorResponses(400, 401, 403, 404, 409) },
 };
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function auditRoutes(app: App, { db }: { db: Db; config: Config }): void {
   app.get('/collection/audit', { schema: listSchema }, async (request, reply) => {
     const principal = await authenticate(db, request);

@@ -2,6 +2,7 @@
 import type { FilterChainRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 
+/** The row as the API presents it (see the module's description). */
 export function presentChain(row: FilterChainRow): Record<string, unknown> {
   return {
     _id: row.id,

@@ -30,6 +30,7 @@ const spec: Spec<FilterChainRow> = {
   users: usersOfFilters,
 };
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function chainRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const chains = resource(db, spec);
   const schema = recordRoutes('filter chains', Chain, ChainCreate, ChainUpdate);

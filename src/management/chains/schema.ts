@@ -15,6 +15,10 @@ export const ChainCreate = Type.Object({ name: Name, contractId: Id, sets: Sets,
 export const ChainUpdate = Type.Object({ name: Type.Optional(Name), sets: Type.Optional(Sets), active: Type.Optional(Type.Boolean()), contractId: Type.Optional(Id) });
 export const Chain = Type.Object({ ...common, name: Type.String(), sets: Type.Array(Id) });
 
+/**
+ * Checks that every id in the body's `sets` names a filter set of the contract: 404 for an unknown
+ * one, 403 for another contract's, naming `sets[<i>]` (`owned`).
+ */
 export async function checkSetIds(db: Db, contractId: string, body: Record<string, unknown>): Promise<void> {
   for (const [i, id] of ((body.sets as string[] | undefined) ?? []).entries()) {
     await owned(db, FILTER_SET, id, contractId, `sets[${i}]`);

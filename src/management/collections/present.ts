@@ -2,6 +2,7 @@
 import type { CollectionRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 
+/** The row as the API presents it (see the module's description). */
 export function presentCollection(row: CollectionRow): Record<string, unknown> {
   return {
     _id: row.id,

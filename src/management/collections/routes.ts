@@ -53,6 +53,7 @@ const spec: Spec<CollectionRow> = {
   onDelete: deleteCollectionItems,
 };
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function collectionRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const collections = resource(db, spec);
   const schema = recordRoutes('collections', Collection, CollectionCreate, CollectionUpdate);

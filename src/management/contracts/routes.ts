@@ -60,6 +60,7 @@ const updateSchema = {
   response: { 200: Contract, ...errorResponses(400, 401, 403, 404, 413) },
 };
 
+/** Contract row → the contract (docs/api.md#contracts) with the common record fields; `filterId` only when set. */
 export function presentContract(row: ContractRow) {
   return {
     _id: row.id,
@@ -74,6 +75,7 @@ async function contractById(db: Db, id: string): Promise<ContractRow | undefined
   return db.selectFrom('contracts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function contractRoutes(app: App, { db }: { db: Db; config: Config }): void {
   app.get('/v1/customer/contracts/me', { schema }, async (request) => {
     const { consumer } = await authenticate(db, request);

@@ -101,6 +101,7 @@ function page(title: string, text: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>\n`;
 }
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config: Config; fetch: HttpFetch }): void {
   const apiOrigin = new URL(config.apiUrl).origin;
   const redirectUriOf = (service: string) => `${config.apiUrl}/collection/credentials/callback/${service}`;

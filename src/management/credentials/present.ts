@@ -8,6 +8,7 @@ import { quotaOf, type QuotaSettings } from '../../store/quotas.ts';
 import type { CredentialRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 
+/** The row as the API presents it (see the module's description). */
 export function presentCredential(row: CredentialRow): Record<string, unknown> {
   return {
     _id: row.id,

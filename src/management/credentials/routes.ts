@@ -43,6 +43,7 @@ function fieldsOf(service: string, body: Record<string, unknown>) {
 }
 
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function credentialRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   const key = () => currentSecretKey(config);
   const spec: Spec<CredentialRow & RecordRow> = {

@@ -4,6 +4,7 @@ import type { Static } from 'typebox';
 import { recordFields } from '../docs.ts';
 import type { CustomizationVersion } from './schema.ts';
 
+/** The row as the API presents it (see the module's description). */
 export function presentCustomization(row: CustomizationRow): Record<string, unknown> {
   return {
     _id: row.id,

@@ -56,6 +56,7 @@ const versionsSchema = {
   response: { 200: Type.Array(CustomizationVersion), ...errorResponses(400, 401, 403, 404) },
 };
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function customizationRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const customizations = resource(db, spec);
   const schema = recordRoutes('customizations', Customization, CustomizationCreate, CustomizationUpdate);

@@ -68,6 +68,7 @@ export function nextVersion(version: string): string {
   return version.slice(0, match.index) + next + version.slice(match.index + match[1]!.length);
 }
 
+/** The rule the schema cannot say: `data` at most MAX_DATA_BYTES bytes as UTF-8 (256 KiB); empty when it holds. */
 export function dataProblems(body: Record<string, unknown>): Invalid[] {
   const data = body.data as string | undefined;
   if (data === undefined || Buffer.byteLength(data, 'utf8') <= MAX_DATA_BYTES) return [];

@@ -96,6 +96,7 @@ const applySchema = {
 /** The job kind of a filter application. */
 const APPLY_JOB = 'filter-apply';
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function filterRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   app.post('/collection/filters/test', { schema }, async (request) => {
     const principal = await authenticate(db, request);

@@ -8,6 +8,7 @@ import type { InputRow, RejectionRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 import type { Input } from './schema.ts';
 
+/** The row as the API presents it (see the module's description). */
 export function presentInput(row: InputRow): Static<typeof Input> {
   return {
     _id: row.id,

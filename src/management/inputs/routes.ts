@@ -95,6 +95,7 @@ async function checkCredential(db: Db, id: string, contractId: string, service: 
   }
 }
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   serviceRoutes(app, { db, config });
   const intervalLimits = { min: config.pollIntervalMin, max: config.pollIntervalMax };

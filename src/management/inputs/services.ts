@@ -71,6 +71,7 @@ export function serviceEntries(settings: Config['services']) {
   });
 }
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function serviceRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   const entries = serviceEntries(config.services);
   /** The installation's credential's quota of each configured service, when contracts share it. */

@@ -45,6 +45,7 @@ const schema = {
   response: { 200: Job, ...errorResponses(400, 401, 403, 404) },
 };
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function jobRoutes(app: App, { db }: { db: Db; config: Config }): void {
   app.get('/collection/jobs/:id', { schema }, async (request) => {
     const principal = await authenticate(db, request);

@@ -2,6 +2,7 @@
 import type { FilterListRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 
+/** The row as the API presents it (see the module's description). */
 export function presentList(row: FilterListRow): Record<string, unknown> {
   return {
     _id: row.id,

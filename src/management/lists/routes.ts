@@ -31,6 +31,7 @@ const spec: Spec<FilterListRow> = {
   users: setsUsingLists,
 };
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function listRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const lists = resource(db, spec);
   const schema = recordRoutes('filter lists', List, ListCreate, ListUpdate);

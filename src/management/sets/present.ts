@@ -2,6 +2,7 @@
 import type { FilterSetRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 
+/** The row as the API presents it (see the module's description). */
 export function presentSet(row: FilterSetRow): Record<string, unknown> {
   return {
     _id: row.id,

@@ -35,6 +35,7 @@ const spec: Spec<FilterSetRow> = {
   users: async (db: Executor, contractId: string, ids: string[]) => [...(await chainsUsingSets(db, contractId, ids)), ...(await usersOfFilters(db, contractId, ids))],
 };
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function setRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const sets = resource(db, spec);
   const schema = recordRoutes('filter sets', FilterSet, SetCreate, SetUpdate);

@@ -9,6 +9,7 @@ import type { WebhookRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 import type { Delivery } from './schema.ts';
 
+/** The row as the API presents it (see the module's description). */
 export function presentWebhook(row: WebhookRow): Record<string, unknown> {
   return {
     _id: row.id,
@@ -22,6 +23,7 @@ export function presentWebhook(row: WebhookRow): Record<string, unknown> {
   };
 }
 
+/** The row as the API presents it (see the module's description). */
 export function presentDelivery(row: DeliveryWithAttempts): Static<typeof Delivery> {
   return {
     _id: deliveryIdOf(row.seq),

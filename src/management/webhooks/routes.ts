@@ -42,6 +42,7 @@ export function newWebhookSecret(): string {
 const tags = ['webhooks'];
 const security = TOKEN_SECURITY;
 
+/** Registers the module's routes on `app` (see the module's description). */
 export function webhookRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   const key = () => currentSecretKey(config);
   const spec: Spec<WebhookRow> = {

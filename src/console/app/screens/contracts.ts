@@ -107,6 +107,7 @@ function CollectionRow({ collection, contractId, onRenamed }: { collection: Coll
   </li>`;
 }
 
+/** The screen of the module's description, for the contract of the address. */
 export default function Contracts() {
   const contractId = useContractId()!;
   const { params } = useRoute();

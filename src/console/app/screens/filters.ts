@@ -38,6 +38,7 @@ interface Data {
   inputs: Input[];
 }
 
+/** The screen of the module's description, for the contract of the address. */
 export default function Filters() {
   const contractId = useContractId()!;
   const { params } = useRoute();

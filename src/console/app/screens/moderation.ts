@@ -551,6 +551,7 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
   </div>`;
 }
 
+/** The screen of the module's description, for the contract of the address. */
 export default function Moderation() {
   const contractId = useContractId()!;
   const { query } = useRoute();

@@ -273,6 +273,7 @@ function Loading({ error, children }: { error: unknown; children?: ComponentChil
   return error ? html`<${ErrorBanner} error=${error} />` : html`<p class="muted">${children ?? 'Loading…'}</p>`;
 }
 
+/** The screen of the module's description, for the contract of the address. */
 export default function Publication() {
   const contractId = useContractId()!;
   const { query } = useRoute();

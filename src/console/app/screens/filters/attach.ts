@@ -45,6 +45,7 @@ function TargetRow({ target, options }: { target: Target; options: [string, stri
   </li>`;
 }
 
+/** The part of the Filters screen the module describes. */
 export function Attach(props: { contract: { _id: string; name: string; filterId?: string }; collections: Collection[]; inputs: Input[]; sets: FilterSet[]; chains: FilterChain[]; onChange: () => Promise<void> | void }) {
   const { contract, collections, inputs, sets, chains, onChange } = props;
   const options: [string, string][] = [['', 'none'], ...sets.map((set): [string, string] => [set._id, `set ${set.name}`]), ...chains.map((chain): [string, string] => [chain._id, `chain ${chain.name}`])];

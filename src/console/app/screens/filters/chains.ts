@@ -70,6 +70,7 @@ function ChainForm({ contractId, chain, sets, onDone }: { contractId: string; ch
   </form>`;
 }
 
+/** The part of the Filters screen the module describes; `onChange` after a chain was saved or deleted. */
 export function Chains({ contractId, chains, sets, onChange }: { contractId: string; chains: FilterChain[]; sets: FilterSet[]; onChange: () => void }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(undefined);

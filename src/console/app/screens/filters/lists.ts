@@ -64,6 +64,7 @@ function ListForm({ contractId, list, onDone }: { contractId: string; list?: Fil
   </form>`;
 }
 
+/** The part of the Filters screen the module describes; `onChange` after a list was saved or deleted. */
 export function Lists({ contractId, lists, onChange }: { contractId: string; lists: FilterList[]; onChange: () => void }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(undefined);

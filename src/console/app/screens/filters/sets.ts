@@ -197,6 +197,7 @@ function SetForm({ contractId, set, table, lists, collections, onDone }: { contr
   </form>`;
 }
 
+/** The part of the Filters screen the module describes; `onChange` after a set was saved or deleted. */
 export function Sets(props: { contractId: string; sets: FilterSet[]; table: RuleTable; lists: FilterList[]; collections: Collection[]; onChange: () => void }) {
   const { sets, onChange } = props;
   const [editing, setEditing] = useState<string | null>(null);

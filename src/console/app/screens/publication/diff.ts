@@ -10,6 +10,7 @@ export interface DiffLine {
   text: string;
 }
 
+/** The lines of `after` against `before`, unchanged stretches cut to `context` lines around each change (a `skipped` line says how many). */
 export function lineDiff(before: string, after: string, context = 3): DiffLine[] {
   const lines: DiffLine[] = [];
   for (const part of diffLines(before, after)) {

@@ -81,6 +81,7 @@ const TYPE_OVER_SELECTION = EditorView.domEventHandlers({
 });
 let described = 0;
 
+/** An editor of the module's description in a shadow root of `parent` (its styles kept apart from the page's), for `options.type` code. */
 export async function createEditor(parent: HTMLElement, options: EditorOptions): Promise<Editor> {
   const language = options.type === 'css' ? (await import('@codemirror/lang-css')).css() : (await import('@codemirror/lang-javascript')).javascript();
   let quiet = false;
