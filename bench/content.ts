@@ -31,7 +31,6 @@ import { get } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import type { Histogram } from 'prom-client';
 import { CompiledQuery, sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { issueTokens } from '../src/auth/tokens.ts';
@@ -44,6 +43,7 @@ import { createContract, findContract, grant } from '../src/store/contracts.ts';
 import { type Db, isPostgres, openDb } from '../src/store/db.ts';
 import { compileCount, compilePage, type ItemQuery, type Page, storeItems } from '../src/store/items.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { histogramQuantile } from './figures.ts';
 import { random } from './random.ts';
 import { serverRuntime } from './runtime.ts';
 
@@ -141,7 +141,7 @@ async function serveChild(databaseUrl: string) {
   process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
   process.on('message', (message) => {
     if (message === 'memory') process.send!({ maxRssBytes: process.resourceUsage().maxRSS * 1024, ...process.memoryUsage() });
-    if (message === 'buckets') void requestBuckets().then((buckets) => process.send!(buckets));
+    if (message === 'metrics') void registry.metrics().then((text) => process.send!(text));
     if (message === 'stop') void app.close().then(() => db.destroy()).then(() => process.exit(0));
   });
 }
@@ -163,31 +163,6 @@ interface Figures {
   serverP99AtMostMs?: number;
 }
 
-/** Requests answered so far by the child, per upper bound (seconds, as a string) of the request-duration buckets: cumulative counts. */
-type Buckets = Record<string, number>;
-
-/** The child's `sluice_http_request_duration_seconds` buckets, summed over every route and status. */
-async function requestBuckets(): Promise<Buckets> {
-  const histogram = registry.getSingleMetric('sluice_http_request_duration_seconds') as Histogram;
-  const buckets: Buckets = {};
-  for (const { metricName, labels, value } of (await histogram.get()).values) {
-    if (metricName?.endsWith('_bucket')) buckets[String(labels.le)] = (buckets[String(labels.le)] ?? 0) + value;
-  }
-  return buckets;
-}
-
-/**
- * The smallest bucket bound (ms) under which the server answered 99 % of the requests between two
- * snapshots of the buckets: the server's own p99, from request received to response written
- * (fastify's `elapsedTime`), without the time a request waits for the event loop.
- */
-function serverP99AtMostMs(before: Buckets, after: Buckets): number | undefined {
-  const total = (after['+Inf'] ?? 0) - (before['+Inf'] ?? 0);
-  const bounds = Object.keys(after).filter((le) => le !== '+Inf').map(Number).sort((a, b) => a - b);
-  const bound = bounds.find((le) => (after[String(le)]! - (before[String(le)] ?? 0)) >= 0.99 * total);
-  return total > 0 && bound !== undefined ? bound * 1000 : undefined;
-}
-
 /**
  * Loads `path` with autocannon (10 connections): a 1 s warm-up, then DURATION seconds measured.
  * `child`, when given, is asked for its request-duration buckets around the measured part.
@@ -202,12 +177,13 @@ async function measure(port: number, path: (i: number) => string, child?: ChildP
       requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: path(i++) }) }],
     });
   await run(1); // warm-up: JIT, SQLite page cache, and for cached routes the page cache
-  const before = child && (await ask<Buckets>(child, 'buckets'));
+  const before = child && (await ask<string>(child, 'metrics'));
   const result = await run(DURATION);
-  const server = child && before && serverP99AtMostMs(before, await ask<Buckets>(child, 'buckets'));
+  // The server's own p99: the request-duration bucket under which it answered 99 % of this run's requests.
+  const server = child && before ? histogramQuantile(await ask<string>(child, 'metrics'), 'sluice_http_request_duration_seconds', 0.99, before) * 1000 : Number.NaN;
   return {
     requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors,
-    ...(server === undefined ? {} : { serverP99AtMostMs: server }),
+    ...(Number.isFinite(server) ? { serverP99AtMostMs: server } : {}),
   };
 }
 

@@ -21,21 +21,7 @@ import { openDb } from '../src/store/db.ts';
 import { insertInputs } from '../src/store/inputs.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { startFakeJetstream } from '../test/fake-jetstream.ts';
-
-/** One push path's figures (the shape every bench/freshness-*.ts answers). */
-export interface Freshness {
-  path: string;
-  items: number;
-  p50Ms: number;
-  p99Ms: number;
-  notes?: Record<string, number | string>;
-}
-
-/** The `q`-quantile (0–1) of `values` (nearest rank). */
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
-}
+import { type Freshness, quantile } from './figures.ts';
 
 /** Publishes `items` posts over `seconds` and measures publish → visible (see the module). */
 export async function measure(options: { items: number; seconds: number }): Promise<Freshness> {

@@ -26,16 +26,8 @@ import { openDb } from '../src/store/db.ts';
 import { findInput, insertInputs } from '../src/store/inputs.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { startFakeMastodon } from '../test/fake-mastodon.ts';
+import { type Freshness, quantile } from './figures.ts';
 import { random } from './random.ts';
-
-/** One push path's freshness (the shape every bench/freshness-*.ts answers). */
-export interface Freshness {
-  path: string;
-  items: number;
-  p50Ms: number;
-  p99Ms: number;
-  notes?: Record<string, number | string>;
-}
 
 const READ_EVERY_MS = 50;
 
@@ -102,10 +94,10 @@ export async function measure(options: { items: number; seconds: number }): Prom
     await db.destroy();
     rmSync(dir, { recursive: true, force: true });
   }
-  const delays = [...published].filter(([id]) => visible.has(id)).map(([id, at]) => visible.get(id)! - at).sort((a, b) => a - b);
+  const delays = [...published].filter(([id]) => visible.has(id)).map(([id, at]) => visible.get(id)! - at);
   const missing = published.size - delays.length;
-  const pick = (q: number) => (delays.length ? Math.round(delays[Math.min(delays.length - 1, Math.ceil(q * delays.length) - 1)]!) : Number.NaN);
-  const readMs = [...readTimes].sort((a, b) => a - b)[Math.floor(readTimes.length / 2)] ?? Number.NaN;
+  const pick = (q: number) => Math.round(quantile(delays, q));
+  const readMs = quantile(readTimes, 0.5);
   const p50Ms = pick(0.5);
   return {
     path: 'mastodon',

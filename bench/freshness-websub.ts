@@ -29,19 +29,9 @@ import { openDb } from '../src/store/db.ts';
 import { findInput, insertInputs } from '../src/store/inputs.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { startFakeHub } from '../test/websub-hub.ts';
-
-/** What every bench/freshness-*.ts answers (the lead unifies the declarations). */
-export interface Freshness {
-  path: string;
-  items: number;
-  p50Ms: number;
-  p99Ms: number;
-  notes?: Record<string, number | string>;
-}
+import { type Freshness, quantile } from './figures.ts';
 
 const READ_EVERY_MS = 50;
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 
 /** One Atom entry document of entry `n`, dated `at` (ms). */
 function notification(topic: string, hub: string, n: number, at: number): string {
@@ -131,9 +121,9 @@ export async function measure(options: { items: number; seconds: number }): Prom
 
     const latencies = [...published].map(([n, at]) => (seen.get(n) ?? Number.POSITIVE_INFINITY) - at).sort((a, b) => a - b);
     const missing = latencies.filter((l) => !Number.isFinite(l)).length;
-    const p50 = percentile(latencies, 50);
-    const p99 = percentile(latencies, 99);
-    const baseline = percentile(bare, 50);
+    const p50 = quantile(latencies, 0.5);
+    const p99 = quantile(latencies, 0.99);
+    const baseline = quantile(bare, 0.5);
     return {
       path: 'websub',
       items: options.items,

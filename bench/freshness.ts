@@ -26,15 +26,8 @@ import { loadavg } from 'node:os';
 import { RE2JS } from 're2js';
 import { obj, type Json } from '../src/collect/connectors/normalize.ts';
 import { compileMatcher, type MatchInput, matchPostOf, words } from '../src/collect/jetstream-match.ts';
+import type { Freshness } from './figures.ts';
 import { random } from './random.ts';
-
-interface Freshness {
-  path: string;
-  items: number;
-  p50Ms: number;
-  p99Ms: number;
-  notes?: Record<string, number | string>;
-}
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);

@@ -46,6 +46,7 @@ import { createConsumer } from '../src/store/consumers.ts';
 import { createContract, grant } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { histogramQuantile } from './figures.ts';
 import { random } from './random.ts';
 import { serverRuntime } from './runtime.ts';
 
@@ -122,29 +123,6 @@ function metric(text: string, name: string, labels: Record<string, string | RegE
     if (Object.entries(labels).every(([k, v]) => (typeof v === 'string' ? found[k] === v : v.test(found[k] ?? '')))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return sum;
-}
-
-/** A histogram's cumulative bucket counts by upper bound (labels summed). */
-function buckets(text: string, name: string): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const line of text.split('\n')) {
-    const match = new RegExp(`^${name}_bucket\\{.*le="([^"]+)".*\\} (\\S+)$`).exec(line);
-    if (!match) continue;
-    const le = match[1] === '+Inf' ? Infinity : Number(match[1]);
-    out.set(le, (out.get(le) ?? 0) + Number(match[2]));
-  }
-  return out;
-}
-
-/**
- * The q-quantile of a histogram (the upper bound of the bucket it falls in, s), over the
- * observations after `since` (an earlier exposition text) when given, else all of them.
- */
-function quantile(text: string, name: string, q: number, since?: string): number {
-  const before = since ? buckets(since, name) : new Map<number, number>();
-  const sorted = [...buckets(text, name)].map(([le, c]) => [le, c - (before.get(le) ?? 0)] as const).sort((a, b) => a[0] - b[0]);
-  const total = sorted.at(-1)?.[1] ?? 0;
-  return sorted.find(([, c]) => c >= q * total)?.[0] ?? NaN;
 }
 
 function rssOf(pid: number): number | undefined {
@@ -318,7 +296,7 @@ async function main(): Promise<number> {
       console.log(
         `${at} s: rss peak ${(peak / 2 ** 20).toFixed(0)} MB, polls ${metric(text, 'sluice_poll_duration_seconds_count')}, items ${metric(text, 'sluice_collected_items_total', { outcome: 'stored' })}, ` +
           `heap ${(metric(text, 'nodejs_heap_size_used_bytes') / 2 ** 20).toFixed(0)}/${(metric(text, 'nodejs_heap_size_total_bytes') / 2 ** 20).toFixed(0)} MB, external ${(metric(text, 'nodejs_external_memory_bytes') / 2 ** 20).toFixed(0)} MB, ` +
-          `lag p99 ≤ ${quantile(text, 'sluice_collection_lag_seconds', 0.99)} s, requests ${metric(text, 'sluice_http_request_duration_seconds_count')}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+          `lag p99 ≤ ${histogramQuantile(text, 'sluice_collection_lag_seconds', 0.99)} s, requests ${metric(text, 'sluice_http_request_duration_seconds_count')}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
       );
     });
   }, Number(process.env.SOAK_PROGRESS_SECONDS ?? 60) * 1000);
@@ -380,11 +358,11 @@ async function main(): Promise<number> {
     polls,
     pollsPerSecond: Number((polls.total / (SECONDS + 5)).toFixed(1)),
     lagSeconds: {
-      p50: quantile(text, 'sluice_collection_lag_seconds', 0.5),
-      p99: quantile(text, 'sluice_collection_lag_seconds', 0.99),
+      p50: histogramQuantile(text, 'sluice_collection_lag_seconds', 0.5),
+      p99: histogramQuantile(text, 'sluice_collection_lag_seconds', 0.99),
       // Without the first two minutes, whose first polls of every input all fall due at once.
-      steadyP50: settled ? quantile(text, 'sluice_collection_lag_seconds', 0.5, settled) : null,
-      steadyP99: settled ? quantile(text, 'sluice_collection_lag_seconds', 0.99, settled) : null,
+      steadyP50: settled ? histogramQuantile(text, 'sluice_collection_lag_seconds', 0.5, settled) : null,
+      steadyP99: settled ? histogramQuantile(text, 'sluice_collection_lag_seconds', 0.99, settled) : null,
     },
     upstream: served,
     items: { inDatabase: items, distinctServed: served.distinctServed, storedByMetrics: metric(text, 'sluice_collected_items_total', { outcome: 'stored' }) + metric(text, 'sluice_collected_items_total', { outcome: 'duplicate' }) },
