@@ -5,10 +5,10 @@
  */
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
-import { ErrorBanner, errorsFor, Field, useForm } from '../../forms.ts';
+import { ErrorBanner, errorsFor, Field, SubmitOrCancel, useForm } from '../../forms.ts';
 import { html } from '../../html.ts';
 import type { FilterChain, FilterSet } from './data.ts';
-import { RecordItem, SaveOrCancel } from './parts.ts';
+import { RecordItem } from './parts.ts';
 
 function ChainForm({ contractId, chain, sets, onDone }: { contractId: string; chain?: FilterChain; sets: FilterSet[]; onDone: (saved?: FilterChain) => void }) {
   const form = useForm(`chain:${chain?._id ?? 'new'}`, { name: chain?.name ?? '', sets: chain?.sets ?? ([] as string[]), active: chain?.active ?? true }, ['name', 'sets']);
@@ -66,7 +66,7 @@ function ChainForm({ contractId, chain, sets, onDone }: { contractId: string; ch
         </div>`
       : null}
     <label class="filters-check"><input type="checkbox" checked=${form.values.active} onChange=${(event: Event) => form.set('active')((event.currentTarget as HTMLInputElement).checked)} /> active</label>
-    <${SaveOrCancel} what="chain" form=${form} onDone=${onDone} />
+    <${SubmitOrCancel} form=${form} label="Save chain" onCancel=${onDone} />
   </form>`;
 }
 

@@ -6,10 +6,10 @@
  */
 import { useId, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
-import { ErrorBanner, errorsFor, Field, useForm } from '../../forms.ts';
+import { ErrorBanner, errorsFor, Field, SubmitOrCancel, useForm } from '../../forms.ts';
 import { html } from '../../html.ts';
 import { type FilterList, lines, refusedEntries, type RefusedEntry } from './data.ts';
-import { RecordItem, SaveOrCancel } from './parts.ts';
+import { RecordItem } from './parts.ts';
 
 const TYPES: [string, string][] = [
   ['strings', 'strings (values compared as text)'],
@@ -60,7 +60,7 @@ function ListForm({ contractId, list, onDone }: { contractId: string; list?: Fil
         : null}
     </div>
     <label class="filters-check"><input type="checkbox" checked=${form.values.active} onChange=${(event: Event) => form.set('active')((event.currentTarget as HTMLInputElement).checked)} /> active</label>
-    <${SaveOrCancel} what="list" form=${form} onDone=${onDone} />
+    <${SubmitOrCancel} form=${form} label="Save list" onCancel=${onDone} />
   </form>`;
 }
 

@@ -60,14 +60,3 @@ export function RecordItem(props: {
     </div>
   </li>`;
 }
-
-/** The end of a list, set or chain form: Save (submits) and Cancel (drops the draft, then `onDone`). */
-export function SaveOrCancel({ what, form, onDone }: { what: string; form: { busy: boolean; reset: () => void }; onDone: () => void }) {
-  return html`<div class="buttons">
-    <button type="submit" disabled=${form.busy}>Save ${what}</button>
-    <button type="button" class="secondary" onClick=${() => {
-      form.reset();
-      onDone();
-    }}>Cancel</button>
-  </div>`;
-}

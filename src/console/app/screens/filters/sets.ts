@@ -9,11 +9,11 @@
  */
 import { useId, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
-import { ErrorBanner, Field, useForm } from '../../forms.ts';
+import { ErrorBanner, Field, SubmitOrCancel, useForm } from '../../forms.ts';
 import { html } from '../../html.ts';
 import type { Collection } from '../../resources.ts';
 import { type ApiRule, type DraftRule, EVERY_ITEM, type FilterList, type FilterSet, NEW_RULE, type RuleTable, toApiRule, toDraftRule, type ValueKind, withoutSetPrefix } from './data.ts';
-import { RecordItem, SaveOrCancel } from './parts.ts';
+import { RecordItem } from './parts.ts';
 
 const VALUE_LABELS: Record<ValueKind, [label: string, hint: string]> = {
   scalar: ['Value', 'text or a number, compared as text'],
@@ -193,7 +193,7 @@ function SetForm({ contractId, set, table, lists, collections, onDone }: { contr
       </div>
       <${ErrorBanner} error=${unplaced(preview.error)} />
     </fieldset>
-    <${SaveOrCancel} what="set" form=${form} onDone=${onDone} />
+    <${SubmitOrCancel} form=${form} label="Save set" onCancel=${onDone} />
   </form>`;
 }
 
