@@ -17,8 +17,9 @@
  *
  * It prints requests/s, p50 and p99 of each, as ratios to the baseline too; the server's own p99
  * (the bucket of its request-duration metric under which 99 % of the run's requests were
- * answered: the time from request read to response written, without the wait for the event loop
- * that a closed loop of 10 connections adds to the client's figures); the server's peak memory;
+ * answered: from the moment Fastify takes the request to the response sent, waits for the
+ * database connection and the other requests' handlers included, but not the time a request
+ * waits to be read while the event loop serves others); the server's peak memory;
  * and the query plans of the measured reads. The last line is one JSON object.
  * Environment: BENCH_ITEMS (default 1000000), BENCH_DURATION seconds per run (default 8),
  * BENCH_RUNS=<names,…> measures only those runs (and the baseline). BENCH_DB=<path> keeps the SQLite database there. A database filled by an earlier run (a kept
@@ -141,7 +142,8 @@ async function serveChild(databaseUrl: string) {
   process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
   process.on('message', (message) => {
     if (message === 'memory') process.send!({ maxRssBytes: process.resourceUsage().maxRSS * 1024, ...process.memoryUsage() });
-    if (message === 'metrics') void registry.metrics().then((text) => process.send!(text));
+    // An answer always comes: the parent waits for one (`ask`).
+    if (message === 'metrics') void registry.metrics().then((text) => process.send!(text), () => process.send!(''));
     if (message === 'stop') void app.close().then(() => db.destroy()).then(() => process.exit(0));
   });
 }
@@ -161,6 +163,12 @@ interface Figures {
   errors: number;
   /** The server's own time for 99 % of the run's requests was at most this (ms, a bucket bound of `sluice_http_request_duration_seconds`). */
   serverP99AtMostMs?: number;
+}
+
+/** The server's p99 as printed: `≤ 1 ms`, `> 10000 ms` past the largest bucket, `?` without one. */
+function serverP99(ms: number | undefined): string {
+  if (ms === undefined) return '?';
+  return Number.isFinite(ms) ? `≤ ${ms} ms` : '> 10000 ms';
 }
 
 /**
@@ -183,7 +191,7 @@ async function measure(port: number, path: (i: number) => string, child?: ChildP
   const server = child && before ? histogramQuantile(await ask<string>(child, 'metrics'), 'sluice_http_request_duration_seconds', 0.99, before) * 1000 : Number.NaN;
   return {
     requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors,
-    ...(Number.isFinite(server) ? { serverP99AtMostMs: server } : {}),
+    ...(Number.isNaN(server) ? {} : { serverP99AtMostMs: server }),
   };
 }
 
@@ -299,7 +307,7 @@ async function main() {
       const after = await ask<{ maxRssBytes: number }>(child, 'memory');
       console.log(
         `${name.padEnd(18)} ${String(figures.requestsPerSecond).padStart(7)} req/s  p50 ${String(figures.p50Ms).padStart(3)} ms  p99 ${String(figures.p99Ms).padStart(3)} ms  ` +
-          `ratio req/s ${ratio.requestsPerSecond}  p50 ${ratio.p50}  p99 ${ratio.p99}  server p99 ≤ ${figures.serverP99AtMostMs ?? '?'} ms  non2xx ${figures.non2xx}  errors ${figures.errors}  ` +
+          `ratio req/s ${ratio.requestsPerSecond}  p50 ${ratio.p50}  p99 ${ratio.p99}  server p99 ${serverP99(figures.serverP99AtMostMs)}  non2xx ${figures.non2xx}  errors ${figures.errors}  ` +
           `peak memory so far ${Math.round(after.maxRssBytes / 1024 / 1024)} MB  load ${loadavg()[0]!.toFixed(2)}`,
       );
     }

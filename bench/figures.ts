@@ -25,7 +25,7 @@ export function quantile(values: readonly number[], q: number): number {
 function buckets(text: string, name: string): Map<number, number> {
   const out = new Map<number, number>();
   for (const line of text.split('\n')) {
-    const match = new RegExp(`^${name}_bucket\\{.*le="([^"]+)".*\\} (\\S+)$`).exec(line);
+    const match = new RegExp(`^${name}_bucket\\{(?:.*,)?le="([^"]+)".*\\} (\\S+)$`).exec(line);
     if (!match) continue;
     const le = match[1] === '+Inf' ? Infinity : Number(match[1]);
     out.set(le, (out.get(le) ?? 0) + Number(match[2]));

@@ -86,7 +86,8 @@ function requestIds(): () => string {
 /**
  * The HTTP application of a process with the roles `deps.role` (default all), not listening:
  * error handling, request bounds, rate limits, metrics, health checks and the routes of each
- * area the role serves (docs/operations.md#roles). Throws only what registering a plugin throws.
+ * area the role serves (docs/operations.md#roles). Rejects when a plugin or route fails to
+ * register.
  */
 export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const role = deps.role ?? 'all';

@@ -128,8 +128,9 @@ describe.each(files)('%s', (file) => {
 });
 
 /**
- * The import cycles among `files`, each as the list of its modules: Tarjan's strongly connected
- * components of the import graph, those of more than one module. A cycle couples its modules
+ * The import cycles of `graph` (module → the modules it imports), each as the list of its
+ * modules: Tarjan's strongly connected components of more than one module, and a module that
+ * imports itself. A cycle couples its modules
  * into one, whatever their folders say, and leaves which one evaluates first to chance.
  */
 function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
@@ -153,7 +154,7 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
     let member: string;
     do component.push((member = stack.pop()!));
     while (member !== node);
-    if (component.length > 1) found.push(component.sort());
+    if (component.length > 1 || graph.get(node)?.includes(node)) found.push(component.sort());
   };
   for (const node of graph.keys()) if (!index.has(node)) visit(node);
   return found;
@@ -165,6 +166,7 @@ describe('import cycles', () => {
     ['two modules', { a: ['b'], b: ['a'] }, [['a', 'b']]],
     ['through a third', { a: ['b'], b: ['c'], c: ['a'], d: ['a'] }, [['a', 'b', 'c']]],
     ['two apart', { a: ['b'], b: ['a'], c: ['d'], d: ['c'] }, [['a', 'b'], ['c', 'd']]],
+    ['a module importing itself', { a: ['a', 'b'], b: [] }, [['a']]],
   ])('finds %s', (_name, graph, expected) => {
     expect(cycles(new Map(Object.entries(graph))).sort()).toEqual(expected);
   });

@@ -92,7 +92,8 @@ const AUDIT_RESOURCE: Record<RecordTable, string> = {
 
 /**
  * The handlers of the six operations of the module's list for the resource `spec` describes, on
- * `db`; each throws the error object's ApiError (400, 401, 403, 404, 409) as the list says.
+ * `db`; each throws an `ApiError` (answered as the error object, docs/api.md#errors: 400, 401,
+ * 403, 404, 409) as the list says.
  */
 export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
   const kind = recordKind<Row>(spec.table, spec.label);

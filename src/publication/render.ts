@@ -46,7 +46,7 @@ function rawText(code: string, tag: 'style' | 'script'): string {
   return tag === 'script' ? closed.replace(/<!--/g, '<\\!--') : closed;
 }
 
-/** The publication page's HTML for `model`: the layout's template with the items and the customizations' code escaped as raw text. */
+/** The publication page's HTML for `model`: the page template (`views/page.eta`) with the items, the layout's classes and the customizations' code escaped as raw text. */
 export function renderPage(model: PageModel): string {
   const styles = model.customizations.filter((c) => c.type === 'css').map((c) => ({ ...c, data: rawText(c.data, 'style') }));
   const scripts = model.customizations.filter((c) => c.type === 'js').map((c) => ({ ...c, data: rawText(c.data, 'script') }));

@@ -60,7 +60,6 @@ function apiGet(ctx: CollectContext, path: string, params: Record<string, string
   return getJson(ctx, `${apiUrl}/${path}?${new URLSearchParams({ ...params, key: apiKey! })}`, headers, detail, { classify });
 }
 
-/** One `videos.list` resource as a content item; `handle` is the channel's `@name` when known. */
 /** The video's embedded player (https://developers.google.com/youtube/player_parameters), linked to its watch page. */
 const player = (id: string, duration?: number): Media[] =>
   embed('iframe', `https://www.youtube.com/embed/${encodeURIComponent(id)}`, { url: `https://www.youtube.com/watch?v=${id}`, duration });
