@@ -173,7 +173,8 @@ function serverP99(ms: number | undefined): string {
 
 /**
  * Loads `path` with autocannon (10 connections): a 1 s warm-up, then DURATION seconds measured.
- * `child`, when given, is asked for its request-duration buckets around the measured part.
+ * `child`, when given, is asked for its metrics (exposition text) around the measured part, for
+ * the server's own p99.
  */
 async function measure(port: number, path: (i: number) => string, child?: ChildProcess): Promise<Figures> {
   let i = 0;

@@ -85,7 +85,6 @@ export async function measure(options: { items: number; seconds: number }): Prom
       await read();
       bare.push(performance.now() - t);
     }
-    bare.sort((a, b) => a - b);
 
     const published = new Map<string, number>();
     const seen = new Map<string, number>();
@@ -119,7 +118,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
     reading = false;
     await reader;
 
-    const latencies = [...published].map(([n, at]) => (seen.get(n) ?? Number.POSITIVE_INFINITY) - at).sort((a, b) => a - b);
+    const latencies = [...published].map(([n, at]) => (seen.get(n) ?? Number.POSITIVE_INFINITY) - at);
     const missing = latencies.filter((l) => !Number.isFinite(l)).length;
     const p50 = quantile(latencies, 0.5);
     const p99 = quantile(latencies, 0.99);

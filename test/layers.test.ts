@@ -130,8 +130,8 @@ describe.each(files)('%s', (file) => {
 /**
  * The import cycles of `graph` (module → the modules it imports), each as the list of its
  * modules: Tarjan's strongly connected components of more than one module, and a module that
- * imports itself. A cycle couples its modules
- * into one, whatever their folders say, and leaves which one evaluates first to chance.
+ * imports itself. A cycle couples its modules into one, whatever their folders say, and leaves
+ * which one evaluates first to chance.
  */
 function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   let next = 0;

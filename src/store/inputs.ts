@@ -63,8 +63,8 @@ export function liveInputs(db: Db) {
 }
 
 /**
- * Inputs due for a poll at `now` (ms): active, in an active collection of an active contract,
- * `nextRunAt` reached; soonest first, at most `limit`, skipping `exclude` (polls under way).
+ * Inputs due for a poll at `now` (ms): those that may run (`liveInputs`) whose `nextRunAt` is
+ * reached; soonest first, at most `limit`, skipping `exclude` (polls under way).
  */
 export async function dueInputs(db: Db, now: number, limit: number, exclude: string[] = []): Promise<InputRow[]> {
   let query = liveInputs(db).where('inputs.nextRunAt', '<=', now);
