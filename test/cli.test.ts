@@ -49,7 +49,8 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     expect(contract.out._id).toMatch(/^[0-9a-f]{24}$/);
 
     const collection = sluice(dir, ['admin', 'collection', 'create', '--contract', 'world-news', '--name', 'Top Stories', '--type', 'ranked']);
-    expect(collection.out).toMatchObject({ name: 'Top Stories', slug: 'top-stories', type: 'ranked', contractId: contract.out._id });
+    // The same default de-duplication as the management API's (docs/api.md#duplicates).
+    expect(collection.out).toMatchObject({ name: 'Top Stories', slug: 'top-stories', type: 'ranked', contractId: contract.out._id, dedupe: 'url+text' });
     const clash = sluice(dir, ['admin', 'collection', 'create', '--contract', contract.out._id, '--name', 'Top Stories']);
     expect(clash.status).toBe(1);
     expect(clash.err.errors[0]).toMatchObject({ name: 'ConflictError', code: 4091 });

@@ -32,6 +32,15 @@ describe('secret keys', () => {
     expect(currentSecretKey({ secretKey: HEX, dataDir: dir }).id).toBe(parseSecretKey(HEX).id);
     rmSync(dir, { recursive: true, force: true });
   });
+
+  it('creates a missing DATA_DIR (0700) before its key file, as a PostgreSQL start without ./data needs', () => {
+    const parent = mkdtempSync(join(tmpdir(), 'sluice-key-'));
+    const dir = join(parent, 'not', 'yet');
+    const key = currentSecretKey({ secretKey: undefined, dataDir: dir });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(parseSecretKey(readFileSync(join(dir, 'secret.key'), 'utf8')).id).toBe(key.id);
+    rmSync(parent, { recursive: true, force: true });
+  });
 });
 
 /** `sealed` with the first bit of its ciphertext inverted: always another, equally well-formed, value. */

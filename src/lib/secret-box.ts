@@ -11,7 +11,7 @@
  * half a key).
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A 32-byte key and its id. */
@@ -64,9 +64,12 @@ export function readKeyFile(dataDir: string): SecretKey | undefined {
 
 /**
  * Writes `key` as `dataDir`'s key file (or as `name` beside it), readable only by its owner
- * (0600), atomically (temporary file, then rename); returns its path.
+ * (0600), atomically (temporary file, then rename); returns its path. A missing `dataDir` is
+ * created first, readable only by its owner (0700): with `DATABASE_URL` naming PostgreSQL nothing
+ * else creates it (docs/operations.md#the-secret-key).
  */
 export function writeKeyFile(dataDir: string, key: SecretKey, name = KEY_FILE): string {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, name);
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   writeFileSync(temporary, `${encodeSecretKey(key)}\n`, { mode: 0o600, flag: 'wx' });

@@ -13,9 +13,15 @@ import type { CollectionRow, Database } from './tables.ts';
 export const COLLECTION_TYPES = ['realtime', 'ranked'] as const;
 
 /**
+ * The de-duplication of a collection created without one, whichever way it is made (management
+ * API, CLI, first-start demo): `url+text` (docs/api.md#duplicates). Only the migration that
+ * introduced the setting gave existing collections `off`.
+ */
+export const DEFAULT_DEDUPE = 'url+text';
+
+/**
  * Creates a collection in the contract; throws on a duplicate name (unique constraint). `dedupe`
- * defaults to `off` here; the management API creates collections with `url+text`
- * (docs/api.md#duplicates). Retention defaults to none (keep everything, docs/api.md#retention). `within` runs in the creating transaction once the row is in (the
+ * defaults to `DEFAULT_DEDUPE`. Retention defaults to none (keep everything, docs/api.md#retention). `within` runs in the creating transaction once the row is in (the
  * management API records the audit entry there).
  */
 export async function createCollection(
@@ -38,7 +44,7 @@ export async function createCollection(
       filterId: fields.filterId ?? null,
       active: fields.active ?? 1,
       version: 0,
-      dedupe: fields.dedupe ?? 'off',
+      dedupe: fields.dedupe ?? DEFAULT_DEDUPE,
       retentionDays: fields.retentionDays ?? null,
       retentionMaxItems: fields.retentionMaxItems ?? null,
       ...audit(by, now),

@@ -36,7 +36,7 @@ async function setUp(api: FakeApi, env: Record<string, string> = {}) {
     ALLOW_PRIVATE_FETCH: 'true', TWITTER_API_URL: api.base, TWITTER_BEARER_TOKEN: 'AAAA-test', YOUTUBE_API_URL: api.base, YOUTUBE_API_KEY: 'AIza-test', KUDOS_REFRESH: '1', ...env,
   });
   const tenant = await buildTenant(ctx.db);
-  const ranked = await createCollection(ctx.db, tenant.contract.id, { name: 'Trending', type: 'ranked' }, 'test');
+  const ranked = await createCollection(ctx.db, tenant.contract.id, { name: 'Trending', type: 'ranked', dedupe: 'off' }, 'test'); // kudos of near-identical posts, not their de-duplication
   return { ctx, tenant, ranked };
 }
 

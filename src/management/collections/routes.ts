@@ -13,7 +13,7 @@
  */
 import type { App } from '../../http/typed.ts';
 import type { Config } from '../../config.ts';
-import { createCollection, deleteCollectionItems, inputsOfCollections } from '../../store/collections.ts';
+import { createCollection, DEFAULT_DEDUPE, deleteCollectionItems, inputsOfCollections } from '../../store/collections.ts';
 import type { Db } from '../../store/db.ts';
 import type { CollectionRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
@@ -37,7 +37,7 @@ const spec: Spec<CollectionRow> = {
   references: async (db, contractId, body) => {
     if (typeof body.filterId === 'string') await owned(db, FILTER, body.filterId, contractId, 'filterId');
   },
-  columns: (body) => ({ type: body.type ?? 'realtime', filterId: body.filterId ?? null, dedupe: body.dedupe ?? 'url+text', ...retentionColumns(body.retention) }),
+  columns: (body) => ({ type: body.type ?? 'realtime', filterId: body.filterId ?? null, dedupe: body.dedupe ?? DEFAULT_DEDUPE, ...retentionColumns(body.retention) }),
   changes: (body) => ({
     ...(body.retention !== undefined ? retentionColumns(body.retention) : {}),
     ...(body.type !== undefined ? { type: body.type } : {}),
