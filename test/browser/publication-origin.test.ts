@@ -165,3 +165,23 @@ describe("tenant A's wall JavaScript, opened by signed-in user B", () => {
     await expectNothingTaken(report, codesBefore);
   });
 });
+
+describe('the sandboxed wall still reads its content', () => {
+  it("runs with origin 'null' and, without the stream, polls the content API through CORS", async () => {
+    await seedItems(sluice.db, sluice.tenant, [buildItem({ id: 'rss_first', title: 'Already there' })]);
+    const page = await consolePage(browser);
+    closers.push(() => page.context().close());
+    // The stream is unavailable (404): the wall falls back to polling /v1/content/… from its opaque origin.
+    await page.route('**/v1/content/*/stream?*', (route) => route.fulfill({ status: 404, body: '' }));
+    const polled: { status: number; cors: string | undefined }[] = [];
+    page.on('response', (res) => {
+      if (/\/v1\/content\/[^/]+\?/.test(res.url())) polled.push({ status: res.status(), cors: res.headers()['access-control-allow-origin'] });
+    });
+    await page.goto(`${sluice.origin}/v1/publication/${sluice.tenant.contract.slug}?q=${sluice.tenant.collection.slug}`);
+    await page.waitForSelector('[data-id="rss_first"]');
+    expect(await page.evaluate(() => self.origin)).toBe('null');
+    await seedItems(sluice.db, sluice.tenant, [buildItem({ id: 'rss_polled', title: 'Found by polling' })]);
+    await page.waitForSelector('[data-id="rss_polled"]', { timeout: 20_000 });
+    expect(polled[0]).toEqual({ status: 200, cors: '*' });
+  });
+});
