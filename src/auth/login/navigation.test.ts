@@ -24,7 +24,11 @@ const CASES: [string, Record<string, string>, boolean, string | null][] = [
 describe('navigationRefusal', () => {
   it.each(CASES)('%s', (_case, headers, sameOrigin, refused) => {
     const error = navigationRefusal(headers, { sameOrigin });
-    if (refused === null) expect(error).toBeUndefined();
-    else expect(error?.status).toBe(403), expect(error?.entries[0]).toMatchObject({ name: 'ForbiddenError', code: 3001, propertyName: refused });
+    if (refused === null) {
+      expect(error).toBeUndefined();
+      return;
+    }
+    expect(error?.status).toBe(403);
+    expect(error?.entries[0]).toMatchObject({ name: 'ForbiddenError', code: 3001, propertyName: refused });
   });
 });
