@@ -99,6 +99,7 @@ export const schemas = {
       200: page('The login page, or the consent page'),
       302: redirect('Error redirect to redirect_uri once it is trusted'),
       400: pageError('Error page: unknown client or redirect_uri (never a redirect); the error object with Accept: application/json'),
+      403: ref('ErrorObject', 'Not a top-level navigation (Fetch Metadata Sec-Fetch-Mode / Sec-Fetch-Dest): no code, no redirect'),
     },
   },
   decide: {
@@ -110,7 +111,7 @@ export const schemas = {
       200: page('The login page when the session ended'),
       303: redirect('To redirect_uri with the token or code (allow) or error=access_denied (deny)'),
       400: pageError('Error page'),
-      403: pageError('Error page: missing or wrong CSRF token'),
+      403: pageError('Error page: missing or wrong CSRF token; the error object when not a top-level navigation from this origin (Fetch Metadata)'),
       415: pageError('Error page: the body is not a form'),
     },
   },
@@ -122,7 +123,7 @@ export const schemas = {
     response: {
       303: redirect('Signed in: back to /v1/authorize'),
       400: pageError('The login page again with an error, or an error page'),
-      403: pageError('Error page: missing or wrong CSRF token'),
+      403: pageError('Error page: missing or wrong CSRF token; the error object when not a top-level navigation from this origin (Fetch Metadata)'),
       415: pageError('Error page: the body is not a form'),
       429: pageError('Too many failed sign-ins; see Retry-After'),
     },

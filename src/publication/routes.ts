@@ -9,6 +9,10 @@
  *   GET /v1/publication/assets/wall.js|wall.css         the page's own script and style
  *   GET /v1/embed.js                                    the embed script for other sites
  *
+ * The wall is sandboxed (csp.ts): an opaque origin, so the contract's JavaScript never acts with
+ * the queue's origin or its cookies; what the page reads from the queue origin (the fragment
+ * below, the content API and stream) answers CORS `*`.
+ *
  * The wall shows every published item of the collection, newest first (not only the last 24 h
  * the content API reads by default). Unknown or inactive contract → 401, unknown or inactive
  * collection → 404, as on the content API (docs/api.md#queue-and-content-api).
@@ -134,9 +138,12 @@ export function publicationRoutes(app: App, { db, config }: { db: Db; config: Co
     const now = Date.now();
     return reply
       .type('text/html; charset=utf-8')
-      .header('content-security-policy', "default-src 'none'; frame-ancestors 'self'")
+      .header('content-security-policy', "sandbox; default-src 'none'; frame-ancestors 'self'")
       .header('cache-control', 'no-cache')
       .header('x-content-type-options', 'nosniff')
+      // Read by the wall, whose sandboxed page has an opaque origin (csp.ts): public, no credentials.
+      .header('access-control-allow-origin', '*')
+      .header('access-control-expose-headers', 'x-sluice-count')
       .header('x-sluice-count', String(rows.length))
       .send(renderItems(rows.map((row) => presentItem(rowToItem(row), now))));
   });

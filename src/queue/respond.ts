@@ -40,7 +40,9 @@ export function withGzip(page: RenderedPage): RenderedPage {
 
 /**
  * Serializes `payload` as JSON, or as JSONP wrapped in `callback`, with the headers of a public
- * read (`Cache-Control: public, max-age=<maxAge>`, `ETag`, nosniff).
+ * read (`Cache-Control: public, max-age=<maxAge>`, `ETag`, nosniff, and CORS
+ * `Access-Control-Allow-Origin: *`: public data without credentials, read by any page, among them
+ * the sandboxed publication page whose origin is opaque, docs/api.md#caching).
  */
 export function render(payload: unknown, callback: string | undefined, maxAge: number): RenderedPage {
   return renderJson(JSON.stringify(payload), callback, maxAge);
@@ -57,6 +59,7 @@ export function renderJson(json: string, callback: string | undefined, maxAge: n
       'content-type': callback ? 'application/javascript; charset=utf-8' : 'application/json; charset=utf-8',
       'x-content-type-options': 'nosniff',
       'cache-control': `public, max-age=${maxAge}`,
+      'access-control-allow-origin': '*',
       // Whether the body is sent gzip-compressed depends on the request's Accept-Encoding (sendPublic).
       vary: 'accept-encoding',
       etag,

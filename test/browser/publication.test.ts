@@ -81,7 +81,7 @@ describe('embedded publication', () => {
     const docHeight = await frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
     const frameHeight = await page.$eval('#wall iframe', (el) => Math.round(el.getBoundingClientRect().height));
     expect(frameHeight).toBe(docHeight);
-    expect(await page.$eval('#wall iframe', (el) => el.getAttribute('sandbox'))).toBe('allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox');
+    expect(await page.$eval('#wall iframe', (el) => el.getAttribute('sandbox'))).toBe('allow-scripts allow-popups allow-popups-to-escape-sandbox');
     expect(errors).toEqual([]);
   });
 

@@ -23,15 +23,17 @@ export class Browser {
   private get cookie() {
     return [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
   }
-  async get(url: string) {
-    return this.keep(await this.app.inject({ method: 'GET', url, headers: { cookie: this.cookie, accept: 'text/html' }, remoteAddress: this.remoteAddress }));
+  /** GET `url` with the jar's cookies and `headers` (e.g. the Fetch Metadata a browser adds). */
+  async get(url: string, headers: Record<string, string> = {}) {
+    return this.keep(await this.app.inject({ method: 'GET', url, headers: { cookie: this.cookie, accept: 'text/html', ...headers }, remoteAddress: this.remoteAddress }));
   }
-  async post(url: string, form: Record<string, string>) {
+  /** POST the form fields `form` to `url` with the jar's cookies and `headers`. */
+  async post(url: string, form: Record<string, string>, headers: Record<string, string> = {}) {
     return this.keep(
       await this.app.inject({
         method: 'POST',
         url,
-        headers: { cookie: this.cookie, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+        headers: { cookie: this.cookie, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...headers },
         payload: new URLSearchParams(form).toString(),
         remoteAddress: this.remoteAddress,
       }),

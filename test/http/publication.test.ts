@@ -54,7 +54,8 @@ describe('GET /v1/publication/{contract}', () => {
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)![1];
     expect(nonce.length).toBeGreaterThanOrEqual(22);
     expect(csp).toBe(
-      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self' https: data:; media-src https:; font-src https: data:; ` +
+      "sandbox allow-scripts allow-popups allow-popups-to-escape-sandbox; " +
+        `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self' https: data:; media-src https:; font-src https: data:; ` +
         "frame-src https://www.youtube.com https://www.youtube-nocookie.com https://player.vimeo.com https://www.dailymotion.com https://www.facebook.com; " +
         "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors *",
     );
@@ -144,6 +145,39 @@ describe('GET /v1/publication/{contract}', () => {
   });
 });
 
+describe('the wall runs in an opaque origin (issue 30): customer JavaScript never has the queue origin', () => {
+  it('sandboxes the wall, as a page and as the preview, never with allow-same-origin', async () => {
+    const { get, url, db, tenant } = await setup();
+    await addCustomization(db, tenant.contract.id, { name: 'probe', type: 'js', data: 'document.title = "x";' });
+    for (const query of ['', '&preview=true', '&layout=vertical&offset=20']) {
+      const res = await get(url(query));
+      expect(res.statusCode).toBe(200);
+      const directives = String(res.headers['content-security-policy']).split(/;\s*/);
+      expect(directives, query).toContain('sandbox allow-scripts allow-popups allow-popups-to-escape-sandbox');
+      expect(String(res.headers['content-security-policy'])).not.toContain('allow-same-origin');
+      expect(String(res.headers['content-security-policy'])).not.toMatch(/allow-(top-navigation|forms|modals)/);
+    }
+    const cards = await get(`/v1/publication/${tenant.contract.slug}/items?q=${tenant.collection.slug}`);
+    expect(String(cards.headers['content-security-policy']).split(/;\s*/)).toContain('sandbox');
+  });
+
+  it("answers the page's reads with CORS * from origin null, without credentials", async () => {
+    const { app, tenant } = await setup();
+    const from = { origin: 'null', 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'cross-site' };
+    for (const path of [
+      `/v1/publication/${tenant.contract.slug}/items?q=${tenant.collection.slug}&offset=0`,
+      `/v1/content/${tenant.contract.slug}?q=${tenant.collection.slug}&since=0&count=20`,
+      `/v1/count/${tenant.contract.slug}?q=${tenant.collection.slug}`,
+      `/v1/collections/${tenant.contract.slug}`,
+    ]) {
+      const res = await app.inject({ method: 'GET', url: path, headers: from });
+      expect(res.statusCode, path).toBe(200);
+      expect(res.headers['access-control-allow-origin'], path).toBe('*');
+      expect(res.headers['access-control-allow-credentials'], path).toBeUndefined();
+    }
+  });
+});
+
 describe('GET /v1/publication/{contract}/items', () => {
   it('returns cards by offset or by ids, published only', async () => {
     const { get, db, tenant } = await setup();
@@ -167,7 +201,8 @@ describe('assets and embed.js', () => {
     expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
     expect(embed.headers['content-type']).toBe('text/javascript; charset=utf-8');
-    expect(embed.body).toContain("'allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox'");
+    expect(embed.body).toContain("'allow-scripts allow-popups allow-popups-to-escape-sandbox'");
+    expect(embed.body).not.toContain('allow-same-origin');
     expect((await get('/v1/publication/assets/other.js')).statusCode).toBe(404);
     // the page references exactly these two assets (images are data: URLs in this fixture)
     const bytes = [page, js, css].reduce((sum, res) => sum + Buffer.byteLength(res.body), 0);

@@ -10,6 +10,8 @@
  *   POST /v1/oauth/logout                     an application signs its user out: revoke + end the session
  *   GET  /v1/assets/sign-in.css               the pages' stylesheet
  *
+ * Authorize (GET and POST) and login answer top-level navigations only (`navigation.ts`, Fetch
+ * Metadata): a script's request or a frame → 403 error object, no code, no redirect.
  * Every form carries a CSRF token (@fastify/csrf-protection, secret in an HttpOnly cookie):
  * missing or wrong → 403 and nothing happens. Failed sign-ins count against the user name and the
  * address together (../rate-limit.ts, docs/api.md): more than 10 a minute → 429 with Retry-After
@@ -37,6 +39,7 @@ import { tokenHash } from '../../store/tokens.ts';
 import { hashSecret, randomToken, verifySecret } from '../secrets.ts';
 import { issueTokens, revokeIssued } from '../tokens.ts';
 import { type AuthorizationRequest, checkAuthorizationRequest, hiddenFields } from './request.ts';
+import { topLevelNavigation } from './navigation.ts';
 import { errorRedirect, redirectWith } from './redirect.ts';
 import { sendPage, STYLESHEET, STYLESHEET_PATH } from './render.ts';
 import { endSession, sessionUser, startSession } from './session.ts';
@@ -97,6 +100,9 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
   });
   const page = { errorHandler: pageErrors };
   const form = { errorHandler: pageErrors, preHandler: app.csrfProtection };
+  // Codes and tokens go to top-level navigations only (navigation.ts): never to a page script.
+  const navigation = { onRequest: topLevelNavigation({ sameOrigin: false }) };
+  const ownForm = { onRequest: topLevelNavigation({ sameOrigin: true }) };
 
   const loginPage = (reply: FastifyReply, status: number, request: AuthorizationRequest, extra: { username?: string; error?: string } = {}) =>
     sendPage(reply, status, 'login', {
@@ -175,11 +181,11 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
   }
 
   for (const path of ['/v1/authorize', '/v1/oauth/authorize']) {
-    app.get(path, { ...page, schema: schemas.showAuthorize }, showAuthorize);
-    app.post(path, { ...form, schema: schemas.decide }, decide);
+    app.get(path, { ...page, ...navigation, schema: schemas.showAuthorize }, showAuthorize);
+    app.post(path, { ...form, ...ownForm, schema: schemas.decide }, decide);
   }
 
-  app.post('/v1/login', { ...form, schema: schemas.login }, async (request, reply) => {
+  app.post('/v1/login', { ...form, ...ownForm, schema: schemas.login }, async (request, reply) => {
     const body = fields(request.body);
     const authorization = await checked(body, reply, 303);
     if (!authorization) return reply;

@@ -2,13 +2,13 @@
  * Sluice embed script: <div data-sluice-contract="acme" data-sluice-q="news" data-sluice-layout="grid"></div>
  * <script src="{queue_url}/v1/embed.js" async></script>
  *
- * Each such element gets the publication in a sandboxed iframe on the queue origin, so the
- * contract's customization JavaScript runs there and never on this site. The iframe's height
- * follows its content: the page posts {type: "sluice:height", height}; only messages whose
- * origin is the queue origin and whose source is that very iframe are obeyed.
- * `sandbox` allows scripts and popups (links open in a new, unsandboxed tab). It also allows
- * same-origin, which the wall needs to read the content API of its own origin; that origin is the
- * queue's, not this site's, so the framed page still cannot reach this page.
+ * Each such element gets the publication in a sandboxed iframe, so the contract's customization
+ * JavaScript runs there and never on this site. `sandbox` allows scripts and popups (links open in
+ * a new, unsandboxed tab) and never same-origin: the framed page has an opaque origin (the page
+ * itself is served with the same CSP sandbox, docs/api.md#publication), so it can reach neither
+ * this site nor the queue origin's cookies; it reads the public content API through CORS.
+ * The iframe's height follows its content: the page posts {type: "sluice:height", height}; only
+ * messages whose source is that very iframe are obeyed (their origin is "null", the opaque one).
  */
 (function () {
   'use strict';
@@ -26,13 +26,13 @@
     var frame = document.createElement('iframe');
     frame.src = origin + '/v1/publication/' + encodeURIComponent(contract) + '?' + params;
     frame.title = el.getAttribute('data-sluice-title') || 'Social wall';
-    frame.setAttribute('sandbox', 'allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox');
+    frame.setAttribute('sandbox', 'allow-scripts allow-popups allow-popups-to-escape-sandbox');
     frame.setAttribute('referrerpolicy', 'strict-origin-when-cross-origin');
     frame.setAttribute('loading', 'lazy');
     frame.style.cssText = 'display:block;width:100%;border:0;height:' + (el.getAttribute('data-sluice-height') || '480') + 'px';
     el.appendChild(frame);
     window.addEventListener('message', function (event) {
-      if (event.origin !== origin || event.source !== frame.contentWindow) return;
+      if (event.source !== frame.contentWindow || (event.origin !== 'null' && event.origin !== origin)) return;
       var data = event.data;
       if (!data || data.type !== 'sluice:height' || typeof data.height !== 'number') return;
       frame.style.height = Math.max(0, Math.min(Math.round(data.height), 100000)) + 'px';

@@ -28,6 +28,9 @@
  *   customization `id` (or is added) as a new element carrying this page's nonce, so the CSP
  *   stays nonce-only. Nothing else is accepted; JavaScript is never taken from a message.
  * - window.sluice: the small API customizations use (README "Publication").
+ * - Sandboxed (the page's CSP, csp.ts): the page has an opaque origin, so every request above is
+ *   a CORS request without credentials (the fragment, the content API and stream answer `*`),
+ *   and messages it posts carry the origin "null" (embed.js and the console check the source).
  */
 (function () {
   'use strict';
