@@ -144,9 +144,9 @@ export function startDelivery(deps: { db: Db; config: Config; log?: FastifyBaseL
   /**
    * Keeps deliveries under way, claiming more as they finish or every LOOK_MS while some are under
    * way (at least CLAIM_AT_LEAST at a time when the process is near DELIVERIES_IN_FLIGHT): each
-   * webhook has at most WEBHOOK_CONCURRENCY under way (`claimDeliveries`), so a receiver that does
-   * not answer holds its own slots, never another webhook's (docs/api.md#webhook-delivery); ends
-   * when nothing is under way or due.
+   * webhook has at most WEBHOOK_CONCURRENCY under way and the webhooks are served in turn
+   * (`claimDeliveries`), so a receiver that does not answer holds its own slots, not the others'
+   * (docs/api.md#webhook-delivery); ends when nothing is under way or due.
    */
   async function round(): Promise<void> {
     if (!released) {
