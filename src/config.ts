@@ -81,6 +81,8 @@ export interface Config {
   jetstreamLease: number;
   /** Time limit of one webhook delivery request, ms (WEBHOOK_TIMEOUT_MS, default 10 000). */
   webhookTimeoutMs: number;
+  /** Deliveries of one webhook under way at once (WEBHOOK_CONCURRENCY, default 4; docs/api.md#webhook-delivery). */
+  webhookConcurrency: number;
   /** Wait before the first retry of a failed webhook delivery, ms, doubled per retry with jitter (WEBHOOK_RETRY_MS, default 5000). */
   webhookRetryMs: number;
   /** Seconds after its first attempt that a failing delivery is retried before its webhook is disabled (WEBHOOK_RETRY_WINDOW, default 86400). */
@@ -247,6 +249,7 @@ export function loadConfig(env: Env): Config {
     jetstreamUrl: webSocketUrl(env, 'JETSTREAM_URL', 'wss://jetstream2.us-east.bsky.network/subscribe'),
     jetstreamLease: integer(env, 'JETSTREAM_LEASE', 6, 2, 300),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 4, 1, 64),
     webhookRetryMs: integer(env, 'WEBHOOK_RETRY_MS', 5000, 10, 3_600_000),
     webhookRetryWindow: integer(env, 'WEBHOOK_RETRY_WINDOW', 86_400, 1, 604_800),
     tokenTtl: integer(env, 'TOKEN_TTL', 3600, 1, 86_400),

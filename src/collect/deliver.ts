@@ -3,7 +3,9 @@
  * from the outbox (`store/outbox.ts`), sends each as a Standard Webhooks request and records the
  * outcome. It runs in every process that collects (roles `all` and `collector`): on SQLite the one
  * process delivers; on PostgreSQL every collector process claims rows with `FOR UPDATE SKIP
- * LOCKED` and a lease, so any process delivers and none sends a delivery another holds.
+ * LOCKED` and a lease, so any process delivers and none sends a delivery another holds. Each
+ * webhook has at most WEBHOOK_CONCURRENCY deliveries under way, claimed webhook by webhook
+ * (`claimDeliveries`): a receiver that does not answer holds only its own (issue 30 point 5).
  *
  * A request (Standard Webhooks, https://www.standardwebhooks.com/, signed with the `standardwebhooks`
  * package): `POST <url>` with the stored body `{type, timestamp, data}`, `content-type:
@@ -26,8 +28,13 @@ import { type Claimed, claimDeliveries, type Outcome, pruneDeliveries, recordAtt
 import { createFetcher, FetchError } from './fetch.ts';
 import { startTicker } from './ticker.ts';
 
-/** Deliveries under way at once per process. */
-export const DELIVERIES_IN_FLIGHT = 32;
+/**
+ * Deliveries under way at once per process, all webhooks together: a bound on sockets and
+ * buffered responses (1 MiB each at most), far above one webhook's share (WEBHOOK_CONCURRENCY),
+ * so one receiver that does not answer cannot fill it; when many do, claims serve the webhooks
+ * round-robin.
+ */
+export const DELIVERIES_IN_FLIGHT = 128;
 /** While deliveries are under way, how often to look for newly due ones, ms. */
 const LOOK_MS = 200;
 /** Free slots a claim waits for while deliveries are under way. */
@@ -68,6 +75,8 @@ export function startDelivery(deps: { db: Db; config: Config; log?: FastifyBaseL
   const secrets = new Map<string, { modified: string; secret: string }>();
   let released = isPostgres(db);
   let pruned = 0;
+  /** The webhook the last claim served last: the next claim starts after it (round-robin). */
+  let after: string | undefined;
   let stopping = false;
 
   function secretOf(claimed: Claimed): string {
@@ -133,9 +142,11 @@ export function startDelivery(deps: { db: Db; config: Config; log?: FastifyBaseL
   }
 
   /**
-   * Keeps up to DELIVERIES_IN_FLIGHT deliveries under way, claiming more as they finish (at least
-   * CLAIM_AT_LEAST at a time, or every LOOK_MS while some are under way), so that a slow receiver
-   * holds its own slots, not the others; ends when nothing is under way or due.
+   * Keeps deliveries under way, claiming more as they finish or every LOOK_MS while some are under
+   * way (at least CLAIM_AT_LEAST at a time when the process is near DELIVERIES_IN_FLIGHT): each
+   * webhook has at most WEBHOOK_CONCURRENCY under way and the webhooks are served in turn
+   * (`claimDeliveries`), so a receiver that does not answer holds its own slots, not the others'
+   * (docs/api.md#webhook-delivery); ends when nothing is under way or due.
    */
   async function round(): Promise<void> {
     if (!released) {
@@ -147,7 +158,8 @@ export function startDelivery(deps: { db: Db; config: Config; log?: FastifyBaseL
       const free = DELIVERIES_IN_FLIGHT - inFlight.size;
       // Claims take several slots at once (one query for many), unless nothing is under way.
       if (free >= CLAIM_AT_LEAST || inFlight.size === 0) {
-        const claimed = await claimDeliveries(db, Date.now(), free, leaseMs);
+        const claimed = await claimDeliveries(db, Date.now(), { limit: free, perWebhook: config.webhookConcurrency, ...(after === undefined ? {} : { after }) }, leaseMs);
+        if (claimed.length) after = claimed.at(-1)!.webhookId;
         for (const one of claimed) start(one);
         if (inFlight.size === 0) break;
         if (claimed.length === free) continue;

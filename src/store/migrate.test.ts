@@ -5,6 +5,7 @@ import { openDb } from './db.ts';
 import { listItemKeys } from './items.ts';
 import { ensureSchema, MIGRATIONS, migrateToLatest, schemaState } from './migrate.ts';
 import * as readSeq from './migrations/2026-12-01-read-seq.ts';
+import * as webhookFairClaims from './migrations/2026-12-02-webhook-fair-claims.ts';
 import { hasIndexColumn } from './migrations/2026-11-29-trending.ts';
 
 describe('schema migrations', () => {
@@ -78,13 +79,37 @@ describe('schema migrations', () => {
     // As the previous version left them: without seq.
     await readSeq.down(db);
     expect(await withSeq()).toBe(false);
-    await db.deleteFrom('schema_migrations' as never).where('name' as never, '=', '2026-12-01-read-seq' as never).execute();
-    expect(await migrateToLatest(db)).toEqual(['2026-12-01-read-seq']);
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-01-read-seq'));
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    expect(await migrateToLatest(db)).toEqual(since);
     expect(await withSeq()).toBe(true);
     const now = Date.now();
     const keys = await listItemKeys(db, { collectionId: tenant.collection.id, sinceMs: now - 86_400_000, untilMs: now + 60_000, state: 'published' }, { count: 20, offset: 0, sort: 'time', order: 'desc' });
     expect(keys.map((key) => key.id).sort()).toEqual(['rss_1', 'rss_2']);
     expect(keys.every((key) => key.collectionId === tenant.collection.id && Number(key.seq) > 0 && key.state === 'published')).toBe(true);
+    await db.destroy();
+  });
+
+  it('claims webhook deliveries through per-webhook indexes instead of the global due one, and runs again unchanged (2026-12-02-webhook-fair-claims)', async () => {
+    const db = openDb(await freshDatabaseUrl());
+    await migrateToLatest(db);
+    const indexes = async () => [
+      await hasIndexColumn(db, 'webhook_outbox_webhook_due', 'next_attempt_at'),
+      await hasIndexColumn(db, 'webhook_outbox_claimed', 'claimed_until'),
+      await hasIndexColumn(db, 'webhook_outbox_due', 'next_attempt_at'),
+    ];
+    expect(await indexes()).toEqual([true, true, false]);
+    // As the previous version left them.
+    await webhookFairClaims.down(db);
+    expect(await indexes()).toEqual([false, false, true]);
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-02-webhook-fair-claims'));
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    expect(await migrateToLatest(db)).toEqual(since);
+    expect(await indexes()).toEqual([true, true, false]);
+    // Again: nothing changes.
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    await migrateToLatest(db);
+    expect(await indexes()).toEqual([true, true, false]);
     await db.destroy();
   });
 });

@@ -11,17 +11,21 @@
  *   waits for its earlier one, retries included.
  * - One deliverer at a time: a claim sets `claimedUntil` (a lease); on PostgreSQL the claiming
  *   read locks its rows `FOR UPDATE SKIP LOCKED`, so processes claiming at once take different
- *   rows. Claims walk the due index (`status`, `nextAttemptAt`, `seq`) and stop at the limit: no
- *   sort of the backlog. A disabled webhook's pending rows are parked (due in `PARKED_MS`) so that
- *   claims do not walk them; enabling it again makes them due (`wakeDeliveries`). A process that dies mid-delivery loses its claims when the lease runs out; on SQLite,
+ *   rows. A process that dies mid-delivery loses its claims when the lease runs out; on SQLite,
  *   where one process owns the file, the worker releases every claim when it starts.
+ * - Fair between webhooks (issue 30 point 5): claims go webhook by webhook, round-robin, each
+ *   with at most WEBHOOK_CONCURRENCY deliveries under way (`claimDeliveries`), so one webhook's
+ *   backlog or silent receiver holds only its own slots. Claims walk indexes (the active webhooks,
+ *   each one's claimed rows, each one's due rows: `webhook_id`, `status`, `nextAttemptAt`, `seq`)
+ *   and stop at the limits: no sort of the backlog. A disabled webhook's pending rows are parked
+ *   (due in `PARKED_MS`); enabling it again makes them due (`wakeDeliveries`).
  * - A delivery's id in the API is its `seq` in 24 hex digits (`deliveryIdOf`): access goes
  *   through its webhook, whose contract every route checks first.
  * - Retries: exponential backoff with jitter (`retryDelayMs`) until `windowMs` after the first
  *   attempt; then the delivery is `failed` and the webhook disabled (`active` 0, with the reason).
  */
 import { randomBytes } from 'node:crypto';
-import type { Insertable, Kysely, Transaction } from 'kysely';
+import type { ExpressionBuilder, Insertable, Kysely, Transaction } from 'kysely';
 import { iso } from '../lib/time.ts';
 import { recordAudit, SLUICE } from './audit.ts';
 import { type Db, isPostgres } from './db.ts';
@@ -91,41 +95,91 @@ export interface Claimed extends OutboxRow {
   webhookModified: string;
 }
 
+/** What one claim may take (docs/api.md#webhook-delivery). */
+export interface ClaimLimits {
+  /** Deliveries in all, at most. */
+  limit: number;
+  /** Deliveries of one webhook under way at once, at most, its claimed rows in every process included (WEBHOOK_CONCURRENCY). */
+  perWebhook: number;
+  /** Round-robin: webhooks are served in id order from the first after this one, then from the first. */
+  after?: string;
+}
+
+/** The claimable rows `o`: pending, due, not claimed, and with no earlier pending row of the same webhook and subject. */
+function claimable(eb: ExpressionBuilder<Database & { o: Database['webhookOutbox'] }, 'o'>, now: number) {
+  return eb.and([
+    eb('o.status', '=', 'pending'),
+    eb('o.nextAttemptAt', '<=', now),
+    eb('o.claimedUntil', '<=', now),
+    eb.not(
+      eb.exists(
+        eb
+          .selectFrom('webhookOutbox as e')
+          .select('e.seq')
+          .whereRef('e.webhookId', '=', 'o.webhookId')
+          .whereRef('e.subject', '=', 'o.subject')
+          .where('e.status', '=', 'pending')
+          .whereRef('e.seq', '<', 'o.seq'),
+      ),
+    ),
+  ]);
+}
+
 /**
- * Claims up to `limit` deliveries due at `now` (ms) for `leaseMs`: pending, of an active webhook,
- * not claimed by another process, and with no earlier pending row of the same webhook and
- * subject; soonest due first. Returns them with `claimedUntil` set to the claim's value, which
- * the outcome must name (`recordAttempts`).
+ * Claims deliveries due at `now` (ms) for `leaseMs`, webhook by webhook so that no webhook's
+ * backlog fills a claim (issue 30 point 5): the active webhooks with a claimable row (pending,
+ * due, not claimed by a process, no earlier pending row of the same webhook and subject) are
+ * served round-robin from `limits.after`, each up to `limits.perWebhook` minus its deliveries
+ * already under way (rows claimed by any process whose lease runs), soonest due first, until
+ * `limits.limit` in all. On PostgreSQL the rows are locked `FOR UPDATE SKIP LOCKED`, so processes
+ * claiming at once take different rows (two such claims may each see a webhook's slots free: it
+ * then has at most `perWebhook` per claiming process). Each step walks an index: the active
+ * webhooks, their claimed rows (a partial index) and their due rows, never the whole backlog.
+ * Returns the rows in the order their webhooks were served, with `claimedUntil` set to the
+ * claim's value, which the outcome must name (`recordAttempts`).
  */
-export async function claimDeliveries(db: Db, now: number, limit: number, leaseMs: number): Promise<Claimed[]> {
+export async function claimDeliveries(db: Db, now: number, limits: ClaimLimits, leaseMs: number): Promise<Claimed[]> {
   const postgres = isPostgres(db);
+  if (limits.limit < 1) return [];
   return db.transaction().execute(async (trx) => {
-    let query = trx
-      .selectFrom('webhookOutbox as o')
-      .innerJoin('webhooks as w', 'w.id', 'o.webhookId')
-      .selectAll('o')
-      .select(['w.url', 'w.secret', 'w.lastModified as webhookModified'])
-      .where('o.status', '=', 'pending')
-      .where('o.nextAttemptAt', '<=', now)
-      .where('o.claimedUntil', '<=', now)
-      .where('w.active', '=', 1)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('webhookOutbox as e')
-              .select('e.seq')
-              .whereRef('e.webhookId', '=', 'o.webhookId')
-              .whereRef('e.subject', '=', 'o.subject')
-              .where('e.status', '=', 'pending')
-              .whereRef('e.seq', '<', 'o.seq'),
-          ),
-        ),
+    const due = await trx
+      .selectFrom('webhooks as w')
+      .select('w.id')
+      .select((eb) =>
+        eb
+          .selectFrom('webhookOutbox as c')
+          .select(eb.fn.countAll<number>().as('n'))
+          .whereRef('c.webhookId', '=', 'w.id')
+          // Both terms: the first matches the partial index `webhook_outbox_claimed`.
+          .where('c.claimedUntil', '>', 0)
+          .where('c.claimedUntil', '>', now)
+          .as('busy'),
       )
-      .orderBy('o.nextAttemptAt')
-      .orderBy('o.seq')
-      .limit(limit);
-    if (postgres) query = query.forUpdate('o').skipLocked();
-    const rows = await query.execute();
+      .where('w.active', '=', 1)
+      .where(({ exists, selectFrom }) => exists(selectFrom('webhookOutbox as o').select('o.seq').whereRef('o.webhookId', '=', 'w.id').where((eb) => claimable(eb, now))))
+      .orderBy('w.id')
+      .execute();
+    const after = limits.after;
+    const turn = after === undefined ? due : [...due.filter((hook) => hook.id > after), ...due.filter((hook) => hook.id <= after)];
+    const rows: Omit<Claimed, 'claimedUntil'>[] = [];
+    for (const hook of turn) {
+      const room = Math.min(limits.perWebhook - Number(hook.busy ?? 0), limits.limit - rows.length);
+      if (room < 1) continue;
+      let query = trx
+        .selectFrom('webhookOutbox as o')
+        .innerJoin('webhooks as w', 'w.id', 'o.webhookId')
+        .selectAll('o')
+        .select(['w.url', 'w.secret', 'w.lastModified as webhookModified'])
+        .where('o.webhookId', '=', hook.id)
+        .where('w.active', '=', 1)
+        .where((eb) => claimable(eb, now))
+        .orderBy('o.nextAttemptAt')
+        .orderBy('o.seq')
+        .limit(room);
+      if (postgres) query = query.forUpdate('o').skipLocked();
+      rows.push(...(await query.execute()));
+      if (rows.length >= limits.limit) break;
+    }
     if (!rows.length) return [];
     const until = now + leaseMs;
     await trx.updateTable('webhookOutbox').set({ claimedUntil: until }).where('seq', 'in', rows.map((row) => row.seq)).execute();
@@ -133,7 +187,7 @@ export async function claimDeliveries(db: Db, now: number, limit: number, leaseM
   });
 }
 
-/** Releases every claim (SQLite, at the start of the one process that delivers). */
+/** Releases every claim (SQLite, at the start of the one process that delivers); walks the partial index of claimed rows. */
 export async function releaseClaims(db: Db): Promise<void> {
   await db.updateTable('webhookOutbox').set({ claimedUntil: 0 }).where('status', '=', 'pending').where('claimedUntil', '>', 0).execute();
 }

@@ -275,6 +275,42 @@ describe('webhooks: events and delivery', () => {
     await delivery.stop();
   });
 
+  it("delivers another contract's event while one webhook's 200 events wait on a receiver that never answers", async () => {
+    // The attack (issue 30 point 5): contract A's webhook points at a receiver that accepts
+    // connections and never answers, with 200 events pending; contract B's webhook is healthy.
+    // B's one event must go out while A's requests are still all held (none can time out within
+    // the test: WEBHOOK_TIMEOUT_MS is a minute), and A holds no more than its own slots.
+    const ctx = await build({ ALLOW_PRIVATE_FETCH: 'true', WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_CONCURRENCY: '2' });
+    const a = await buildTenant(ctx.db, 'Alpha');
+    const b = await buildTenant(ctx.db, 'Bravo');
+    const stuck = await receiver();
+    stuck.answer = () => 'hang';
+    const healthy = await receiver();
+    const hookA = await createWebhook(ctx, a, stuck, '/a', ['item.published'], 'Stuck');
+    await createWebhook(ctx, b, healthy, '/b', ['item.published'], 'Healthy');
+    const itemsA = Array.from({ length: 200 }, (_, i) => buildItem({ id: `rss_a${i}` }));
+    await seedItems(ctx.db, a, itemsA, 'unpublished');
+    for (const item of itemsA) expect((await moderate(ctx, a, item.id, 'published')).statusCode).toBe(200);
+    await seedItems(ctx.db, b, [buildItem({ id: 'rss_b' })], 'unpublished');
+
+    const delivery = startDelivery({ db: ctx.db, config: ctx.config }, 3_600_000);
+    try {
+      await until(() => stuck.received.length >= 2);
+      expect((await moderate(ctx, b, 'rss_b', 'published')).statusCode).toBe(200);
+      await until(() => healthy.delivered('/b').length === 1);
+      expect(healthy.delivered('/b')[0]!.event).toMatchObject({ type: 'item.published', data: { contractId: b.contract.id, itemId: 'rss_b' } });
+      // A's deliveries are still all pending and unanswered: B did not wait for any of them.
+      const held = (await call(ctx, a, 'GET', `/collection/webhooks/${hookA._id}/deliveries?count=500`)).json();
+      expect(held.length).toBe(200);
+      expect(held.filter((d: { status: string; attempts: unknown[] }) => d.status !== 'pending' || d.attempts.length > 0)).toEqual([]);
+      // A holds its own slots (WEBHOOK_CONCURRENCY), not more.
+      expect(stuck.received.length).toBe(2);
+    } finally {
+      await stuck.close(); // the held requests fail; the worker records them and stops
+      await delivery.stop();
+    }
+  });
+
   it('does not deliver to a private address unless ALLOW_PRIVATE_FETCH', async () => {
     const ctx = await build({ ALLOW_PRIVATE_FETCH: 'true', WEBHOOK_RETRY_MS: '20' });
     const tenant = await buildTenant(ctx.db);
