@@ -99,7 +99,8 @@ interface Poller {
 /**
  * The hub of the module: public (default) or for moderators (`audience`), reading the database
  * every `pollMs` ms while a collection has subscribers, sending a heartbeat every `heartbeatMs`
- * and checking the subscribers' access every `accessMs` (default 1000 ms).
+ * and checking the subscribers' access every `accessMs` (default 500 ms: a stream ends within a
+ * second of its access ending even when timers run late on a busy process).
  */
 export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?: number; accessMs?: number; audience?: 'public' | 'moderator' } = {}): StreamHub {
   const moderator = options.audience === 'moderator';
@@ -109,14 +110,17 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
   }, options.heartbeatMs ?? 15_000);
   heartbeat.unref();
   let checking = false;
-  const accessTimer = setInterval(() => {
-    if (checking || !pollers.size) return;
-    checking = true;
-    void keepAccess([...pollers.values()])
-      .catch(() => {}) // a failed read is retried on the next check
-      .finally(() => (checking = false));
-  }, options.accessMs ?? 1000);
-  accessTimer.unref();
+  // Only moderators' streams hold access; public ones have nothing to check.
+  const accessTimer = moderator
+    ? setInterval(() => {
+        if (checking || !pollers.size) return;
+        checking = true;
+        void keepAccess([...pollers.values()])
+          .catch(() => {}) // a failed read is retried on the next check
+          .finally(() => (checking = false));
+      }, options.accessMs ?? 500)
+    : undefined;
+  accessTimer?.unref();
 
   /** Ends and drops the subscribers of `of` whose access is gone (one batched read). */
   async function keepAccess(of: Poller[]): Promise<void> {
