@@ -40,7 +40,7 @@ describe('log redaction', () => {
   it.each([
     ['/v1/oauth/me?access_token=abc', '/v1/oauth/me?access_token=[redacted]'],
     ['/v1/queue/demo?q=news&access%5Ftoken=abc&count=5', '/v1/queue/demo?q=news&access%5Ftoken=[redacted]&count=5'],
-    ['/cb?code=xyz&state=s', '/cb?code=[redacted]&state=s'],
+    ['/cb?code=xyz&state=s&service=x', '/cb?code=[redacted]&state=[redacted]&service=x'],
     ['/v1/content/demo?q=news', '/v1/content/demo?q=news'],
     ['/healthz', '/healthz'],
   ])('%s → %s', (url, expected) => expect(redactUrl(url)).toBe(expected));

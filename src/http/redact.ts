@@ -4,8 +4,12 @@
  * Bodies and headers are not logged at all (Fastify's default request serializer).
  */
 
-/** Query parameters whose values are credentials (tokens may travel in the query: docs/api.md#authentication). */
-const SECRET_PARAMS = new Set(['access_token', 'refresh_token', 'code', 'code_verifier', 'client_secret', 'password', 'token', 'id_token']);
+/**
+ * Query parameters whose values are credentials (tokens may travel in the query:
+ * docs/api.md#authentication), or stand for one: an OAuth `state` (with its browser's binding
+ * cookie it finishes a connect flow, docs/api.md#connecting-an-account).
+ */
+const SECRET_PARAMS = new Set(['access_token', 'refresh_token', 'code', 'code_verifier', 'client_secret', 'password', 'token', 'id_token', 'state']);
 
 /** `url` (path and query) with secret query values redacted; other parameters unchanged. */
 export function redactUrl(url: string): string {

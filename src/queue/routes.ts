@@ -31,6 +31,7 @@ import { itemHistory } from '../store/audit.ts';
 import { listCollections } from '../store/collections.ts';
 import { defaultSort } from '../lib/ranking.ts';
 import type { Db } from '../store/db.ts';
+import type { ContractAccess } from '../store/tokens.ts';
 import { countItems, findItem, findItems, listItemKeys, rowToItem, setItemsState, splitDuplicate } from '../store/items.ts';
 import { itemQuery, moderationTarget } from './params.ts';
 import { createReadPath } from './read-path.ts';
@@ -134,7 +135,9 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     const collection = await collectionOf(db, contract, request.query.q, { activeOnly: false });
     // The stream ends when the token that opened it expires; the client opens a new one with its new token.
     const expiry = setTimeout(() => reply.raw.end(), Math.max(0, Math.min(principal.token.expiresAt - Date.now(), 2 ** 31 - 1)));
-    await attach(request, reply, moderatorStreams, collection.id, undefined, { public: false }, () => clearTimeout(expiry));
+    // …and within a second of its access ending otherwise (revoked token or grant, disabled consumer: stream.ts).
+    const access = { tokenHash: principal.token.tokenHash, contractId: contract.id };
+    await attach(request, reply, moderatorStreams, collection.id, { public: false, access }, () => clearTimeout(expiry));
   });
 
   app.get('/v1/content/:contract', { schema: schemas.content }, async (request, reply) => {
@@ -159,7 +162,7 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     const collection = await reads.collection(request.params.contract, request.query.q);
     const header = request.headers['last-event-id'];
     const lastEventId = typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : undefined;
-    await attach(request, reply, streams, collection.id, lastEventId, { public: true });
+    await attach(request, reply, streams, collection.id, { public: true, lastEventId });
   });
 
   app.get('/v1/count/:contract', { schema: schemas.count }, async (request, reply) => {
@@ -205,8 +208,17 @@ function openStream(request: FastifyRequest, reply: FastifyReply, options: { pub
  * Subscribes to the collection's hub, then opens the stream (`openStream`) until the client goes
  * away. Subscribed first: a client that acts as soon as it sees the stream open (the headers)
  * misses nothing; what the hub sends meanwhile (a resumed stream's catch-up) follows the headers.
+ * `lastEventId` resumes a public stream; `access` is what a moderator's stream is let in with, the
+ * hub ending the stream when it is gone.
  */
-async function attach(request: FastifyRequest, reply: FastifyReply, hub: StreamHub, collectionId: string, lastEventId: number | undefined, options: { public: boolean }, onClose = () => {}): Promise<void> {
+async function attach(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  hub: StreamHub,
+  collectionId: string,
+  options: { public: boolean; lastEventId?: number; access?: ContractAccess },
+  onClose = () => {},
+): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
   let closed = false;
@@ -218,7 +230,7 @@ async function attach(request: FastifyRequest, reply: FastifyReply, hub: StreamH
   });
   let early: string[] | undefined = [];
   const subscriber = { write: (chunk: string) => void (early ? early.push(chunk) : raw.write(chunk)), end: () => raw.end() };
-  unsubscribe = await hub.subscribe(collectionId, subscriber, lastEventId);
+  unsubscribe = await hub.subscribe(collectionId, subscriber, options.lastEventId, options.access);
   if (closed) return unsubscribe();
   openStream(request, reply, options);
   for (const chunk of early) raw.write(chunk);

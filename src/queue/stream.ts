@@ -25,11 +25,20 @@
  * Arrivals are read by `createdAt` (index items_arrivals), moderations by `seq`. It does not
  * resume from `Last-Event-ID` (a client re-reads the queue after reconnecting) and may send an
  * item twice (arrived and then moderated in between two reads): clients key items on `id`.
+ *
+ * Each moderator's stream holds access (a token let in to a contract, `ContractAccess`) that may
+ * end while it is open: the token revoked (RFC 7009) or expired, the grant revoked, the consumer
+ * or its client disabled, the contract deactivated, by this process or another. The hub checks
+ * every open stream's access every `accessMs` (one batched read, `liveAccess`), and again for a
+ * collection's streams after reading its changes and before sending them, so nothing read after
+ * access ended is sent; a stream whose access ended is closed, without a final event
+ * (docs/api.md#queue-stream).
  */
 import { countStream } from '../lib/metrics.ts';
 import type { Db } from '../store/db.ts';
 import { arrivedItems, changedItems, collectionVersion, latestArrival, rowToItem } from '../store/items.ts';
 import type { ItemRow } from '../store/tables.ts';
+import { accessKey, type ContractAccess, liveAccess } from '../store/tokens.ts';
 
 export interface Subscriber {
   write(chunk: string): void;
@@ -37,8 +46,12 @@ export interface Subscriber {
 }
 
 export interface StreamHub {
-  /** Adds a subscriber to the collection's stream, first sending changes after `lastEventId`; returns the unsubscribe function. */
-  subscribe(collectionId: string, subscriber: Subscriber, lastEventId?: number): Promise<() => void>;
+  /**
+   * Adds a subscriber to the collection's stream, first sending changes after `lastEventId`;
+   * returns the unsubscribe function. With `access` (the moderators' hub), the subscriber is ended
+   * (`end()`) and dropped as soon as the hub finds that access gone.
+   */
+  subscribe(collectionId: string, subscriber: Subscriber, lastEventId?: number, access?: ContractAccess): Promise<() => void>;
   /** Ends every stream and stops the pollers. */
   close(): void;
   /** Collections being polled (for tests). */
@@ -70,6 +83,10 @@ function moderatorEvents(rows: ItemRow[], version: number): string {
 
 interface Poller {
   subscribers: Set<Subscriber>;
+  /** The access each subscriber holds, for those that hold one (moderators). */
+  access: Map<Subscriber, ContractAccess>;
+  /** Each subscriber's unsubscribe function. */
+  leave: Map<Subscriber, () => void>;
   cursor: number;
   /** Moderator hub: arrivals at or after this moment (ms) are still to be read… */
   arrivedFrom: number;
@@ -81,15 +98,41 @@ interface Poller {
 
 /**
  * The hub of the module: public (default) or for moderators (`audience`), reading the database
- * every `pollMs` ms while a collection has subscribers and sending a heartbeat every `heartbeatMs`.
+ * every `pollMs` ms while a collection has subscribers, sending a heartbeat every `heartbeatMs`
+ * and checking the subscribers' access every `accessMs` (default 500 ms: a stream ends within a
+ * second of its access ending even when timers run late on a busy process).
  */
-export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?: number; audience?: 'public' | 'moderator' } = {}): StreamHub {
+export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?: number; accessMs?: number; audience?: 'public' | 'moderator' } = {}): StreamHub {
   const moderator = options.audience === 'moderator';
   const pollers = new Map<string, Poller>();
   const heartbeat = setInterval(() => {
     for (const poller of pollers.values()) for (const s of poller.subscribers) s.write(': heartbeat\n\n');
   }, options.heartbeatMs ?? 15_000);
   heartbeat.unref();
+  let checking = false;
+  // Only moderators' streams hold access; public ones have nothing to check.
+  const accessTimer = moderator
+    ? setInterval(() => {
+        if (checking || !pollers.size) return;
+        checking = true;
+        void keepAccess([...pollers.values()])
+          .catch(() => {}) // a failed read is retried on the next check
+          .finally(() => (checking = false));
+      }, options.accessMs ?? 500)
+    : undefined;
+  accessTimer?.unref();
+
+  /** Ends and drops the subscribers of `of` whose access is gone (one batched read). */
+  async function keepAccess(of: Poller[]): Promise<void> {
+    const holders = of.flatMap((poller) => [...poller.access].map(([subscriber, access]) => ({ poller, subscriber, access })));
+    if (!holders.length) return;
+    const live = await liveAccess(db, holders.map((h) => h.access));
+    for (const { poller, subscriber, access } of holders) {
+      if (live.has(accessKey(access)) || !poller.subscribers.has(subscriber)) continue;
+      poller.leave.get(subscriber)?.();
+      subscriber.end();
+    }
+  }
 
   async function tick(collectionId: string, poller: Poller): Promise<void> {
     if (poller.busy) return;
@@ -99,6 +142,8 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
       if (version === undefined || version <= poller.cursor) return;
       const changed = await changedItems(db, collectionId, poller.cursor, version, CHANGES_PER_READ);
       const text = moderator ? moderatorEvents(await withArrivals(collectionId, poller, changed), version) : events(changed);
+      // Access checked after the read: what changed after a stream's access ended never reaches it.
+      if (text && poller.access.size) await keepAccess([poller]);
       poller.cursor = version;
       if (text) for (const s of poller.subscribers) s.write(text);
     } catch {
@@ -132,7 +177,7 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
     const arrivedFrom = moderator ? (await latestArrival(db, collectionId)) + 1 : 0;
     const raced = pollers.get(collectionId);
     if (raced) return raced;
-    const poller: Poller = { subscribers: new Set(), cursor, arrivedFrom, sentAtFrom: new Set(), busy: false, timer: setInterval(() => void tick(collectionId, poller), options.pollMs ?? 1000) };
+    const poller: Poller = { subscribers: new Set(), access: new Map(), leave: new Map(), cursor, arrivedFrom, sentAtFrom: new Set(), busy: false, timer: setInterval(() => void tick(collectionId, poller), options.pollMs ?? 1000) };
     poller.timer.unref();
     pollers.set(collectionId, poller);
     return poller;
@@ -142,26 +187,33 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
     get pollers() {
       return pollers.size;
     },
-    async subscribe(collectionId, subscriber, lastEventId) {
+    async subscribe(collectionId, subscriber, lastEventId, access) {
       const poller = await pollerFor(collectionId);
       // From here the poller sends every change after its cursor; catch up to the cursor first.
       const upTo = poller.cursor;
-      poller.subscribers.add(subscriber);
-      countStream(moderator ? 'moderator' : 'public', 1);
       let open = true;
-      if (!moderator && lastEventId !== undefined && lastEventId < upTo) subscriber.write(events(await changedItems(db, collectionId, lastEventId, upTo, CHANGES_PER_READ)));
-      return () => {
-        if (open) countStream(moderator ? 'moderator' : 'public', -1);
+      const unsubscribe = () => {
+        if (!open) return;
         open = false;
+        countStream(moderator ? 'moderator' : 'public', -1);
         poller.subscribers.delete(subscriber);
+        poller.access.delete(subscriber);
+        poller.leave.delete(subscriber);
         if (poller.subscribers.size === 0 && pollers.get(collectionId) === poller) {
           clearInterval(poller.timer);
           pollers.delete(collectionId);
         }
       };
+      poller.subscribers.add(subscriber);
+      poller.leave.set(subscriber, unsubscribe);
+      if (access) poller.access.set(subscriber, access);
+      countStream(moderator ? 'moderator' : 'public', 1);
+      if (!moderator && lastEventId !== undefined && lastEventId < upTo) subscriber.write(events(await changedItems(db, collectionId, lastEventId, upTo, CHANGES_PER_READ)));
+      return unsubscribe;
     },
     close() {
       clearInterval(heartbeat);
+      clearInterval(accessTimer);
       for (const poller of pollers.values()) {
         clearInterval(poller.timer);
         for (const s of poller.subscribers) s.end();

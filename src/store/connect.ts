@@ -1,6 +1,7 @@
 /**
  * What the connect flows keep between the start and the callback (docs/api.md#connecting-an-account):
- * the flows under way (`connect_states`, by the SHA-256 hash of their `state`, usable once) and the
+ * the flows under way (`connect_states`, by the SHA-256 hash of their `state` and the binding value
+ * of the browser that started, `management/credentials/connect.ts`; usable once) and the
  * apps registered on Mastodon instances (`mastodon_apps`, their secret sealed by the caller).
  */
 import type { Db } from './db.ts';

@@ -44,3 +44,53 @@ export async function revokeToken(db: Db, tokenHash: string): Promise<boolean> {
 export async function revokeFamily(db: Db, family: string): Promise<void> {
   await db.updateTable('tokens').set({ revoked: 1 }).where('family', '=', family).execute();
 }
+
+/** One holder of access to a contract: an access token (by hash) and the contract it was let in to. */
+export interface ContractAccess {
+  tokenHash: string;
+  contractId: string;
+}
+
+/** Most tokens asked about in one statement (`liveAccess` reads more in several). */
+const ACCESS_PER_QUERY = 500;
+
+/**
+ * Which of `holders` still have their access at `now` (ms), as `tokenHash contractId` keys: the
+ * access token is known, not revoked and not expired, its consumer (and the client it was issued
+ * to, when another) is not disabled, the consumer still holds a grant to the contract and the
+ * contract is active — what a token-bearing request is checked for (http/authenticate.ts,
+ * http/public.ts `activeContract`), for many holders at once: one statement per 500 tokens, each
+ * row found through primary keys. Used to end moderators' streams when access ends
+ * (docs/api.md#queue-stream).
+ */
+export async function liveAccess(db: Db, holders: readonly ContractAccess[], now = Date.now()): Promise<Set<string>> {
+  const live = new Set<string>();
+  const tokens = [...new Set(holders.map((h) => h.tokenHash))];
+  for (let start = 0; start < tokens.length; start += ACCESS_PER_QUERY) {
+    const chunk = new Set(tokens.slice(start, start + ACCESS_PER_QUERY));
+    const contracts = [...new Set(holders.filter((h) => chunk.has(h.tokenHash)).map((h) => h.contractId))];
+    const rows = await db
+      .selectFrom('tokens')
+      .innerJoin('consumers as consumer', 'consumer.id', 'tokens.consumerId')
+      .leftJoin('consumers as client', 'client.id', 'tokens.clientId')
+      .innerJoin('grants', 'grants.consumerId', 'tokens.consumerId')
+      .innerJoin('contracts', 'contracts.id', 'grants.contractId')
+      .select(['tokens.tokenHash', 'grants.contractId'])
+      .where('tokens.tokenHash', 'in', [...chunk])
+      .where('tokens.kind', '=', 'access')
+      .where('tokens.revoked', '=', 0)
+      .where('tokens.expiresAt', '>', now)
+      .where('consumer.disabled', '=', 0)
+      .where((eb) => eb.or([eb('tokens.clientId', 'is', null), eb('tokens.clientId', '=', eb.ref('tokens.consumerId')), eb('client.disabled', '=', 0)]))
+      .where('grants.contractId', 'in', contracts)
+      .where('contracts.active', '=', 1)
+      .execute();
+    for (const row of rows) live.add(accessKey(row));
+  }
+  return live;
+}
+
+/** The key of a holder in `liveAccess`'s answer. */
+export function accessKey(holder: ContractAccess): string {
+  return `${holder.tokenHash} ${holder.contractId}`;
+}

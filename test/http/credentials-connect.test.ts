@@ -165,10 +165,27 @@ async function get(ctx: TestContext, tenant: Tenant, url: string) {
   return ctx.app.inject({ method: 'GET', url, headers: bearer(tenant) });
 }
 
+/**
+ * The browser of each test's app: the cookies the starts set (what a browser keeps: the flow's
+ * binding cookie, docs/api.md#connecting-an-account), sent back on the callbacks.
+ */
+const browsers = new WeakMap<TestContext, Map<string, string>>();
+const browserOf = (ctx: TestContext) => browsers.get(ctx) ?? browsers.set(ctx, new Map()).get(ctx)!;
+const cookieHeader = (jar: Map<string, string>) => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+
+/** Keeps the cookies `res` sets in the test's browser (a cleared one is dropped). */
+function keepCookies(ctx: TestContext, res: { cookies: unknown[] }) {
+  for (const c of res.cookies as { name: string; value: string; maxAge?: number }[]) {
+    if (c.value === '' || c.maxAge === 0) browserOf(ctx).delete(c.name);
+    else browserOf(ctx).set(c.name, c.value);
+  }
+}
+
 /** Starts a flow; `json`: ask for the JSON answer. Returns the start response and the authorization URL. */
 async function start(ctx: TestContext, tenant: Tenant, service: string, params: Record<string, string> = {}, json = false) {
   const query = new URLSearchParams({ contract_id: tenant.contract.id, ...params });
   const res = await ctx.app.inject({ method: 'GET', url: `/collection/credentials/connect/${service}?${query}`, headers: { ...bearer(tenant), ...(json ? { accept: 'application/json' } : {}) } });
+  keepCookies(ctx, res);
   const authorizationUrl: string | undefined = res.statusCode === 200 ? res.json().authorizationUrl : res.headers.location;
   return { res, authorizationUrl };
 }
@@ -181,8 +198,11 @@ async function authorize(ctx: TestContext, authorizationUrl: string): Promise<st
   return `${location.pathname}${location.search}`;
 }
 
-async function callback(ctx: TestContext, path: string) {
-  return ctx.app.inject({ method: 'GET', url: path });
+/** The browser back at the callback, with the cookies of the test's browser (`jar`: another browser's). */
+async function callback(ctx: TestContext, path: string, jar = browserOf(ctx)) {
+  const res = await ctx.app.inject({ method: 'GET', url: path, headers: jar.size ? { cookie: cookieHeader(jar) } : {} });
+  if (jar === browserOf(ctx)) keepCookies(ctx, res);
+  return res;
 }
 
 /** The whole flow; returns the callback's response. */
@@ -395,6 +415,76 @@ describe('connect flows: refusals', () => {
     expectError((await start(ctx, tenant, 'twitter', { credential_id: 'f'.repeat(24) })).res, 404, { name: 'NotFoundError', code: 4001, propertyName: 'credential_id' });
     expectError((await start(ctx, tenant, 'mastodon')).res, 400, { name: 'ValidationError', code: 1001, propertyName: 'instance' });
     expectError((await start(ctx, tenant, 'mastodon', { instance: `${fake.base}/some/path` })).res, 400, { name: 'ValidationError', code: 1005, propertyName: 'instance' });
+  });
+});
+
+describe('connect flows: the state is bound to the browser that started', () => {
+  it("a victim sent to another's flow connects nothing: the callback without the starting browser's cookie → 400 naming state", async () => {
+    const ctx = await build(appEnv());
+    const attacker = await buildTenant(ctx.db, 'Attacker');
+    const victim = await buildTenant(ctx.db, 'Victim');
+    // The attacker starts a flow into their own contract, as the console does, and sends the link on.
+    const started = await start(ctx, attacker, 'twitter', { return_to: '/console/connections' }, true);
+    expect(started.res.statusCode, started.res.body).toBe(200);
+    // The victim, signed in at the service, approves: the service sends the victim's browser to the callback.
+    const path = await authorize(ctx, started.authorizationUrl!);
+    const victimBrowser = new Map<string, string>();
+    expectError(await callback(ctx, path, victimBrowser), 400, { name: 'ValidationError', code: 1005, propertyName: 'state' });
+    // Nor with a flow of the victim's own under way (its cookie), nor a forged value under the attacker's cookie's name.
+    const own = await ctx.app.inject({ method: 'GET', url: `/collection/credentials/connect/vimeo?contract_id=${victim.contract.id}`, headers: bearer(victim) });
+    for (const c of own.cookies as { name: string; value: string }[]) victimBrowser.set(c.name, c.value);
+    expect(victimBrowser.size).toBe(1);
+    expectError(await callback(ctx, path, victimBrowser), 400, { name: 'ValidationError', code: 1005, propertyName: 'state' });
+    const [name] = [...browserOf(ctx).keys()];
+    expectError(await callback(ctx, path, new Map([[name!, 'f'.repeat(43)]])), 400, { name: 'ValidationError', code: 1005, propertyName: 'state' });
+    // Nothing stored, and the victim's code was never exchanged.
+    expect((await credentialsOf(ctx, attacker)).list).toEqual([]);
+    expect((await credentialsOf(ctx, victim)).list).toEqual([]);
+    expect(fake.seen.filter((seen) => seen.path.endsWith('/token'))).toHaveLength(0);
+
+    // The browser that started (the cookie) finishes as before; the cookie is cleared.
+    const done = await callback(ctx, path);
+    expect(done.statusCode, done.body).toBe(303);
+    expect(new URL(done.headers.location as string).searchParams.get('credential_id')).toMatch(/^[0-9a-f]{24}$/);
+    expect((await credentialsOf(ctx, attacker)).list).toHaveLength(1);
+    expect(browserOf(ctx).size).toBe(0);
+  });
+
+  it('the start sets the binding cookie: HttpOnly, SameSite=Lax, the callback path only, the flow’s lifetime, Secure on an https API', async () => {
+    for (const [apiUrl, secure] of [[undefined, false], ['https://sluice.example/base', true]] as const) {
+      const ctx = await build({ ...appEnv(), ...(apiUrl ? { API_URL: apiUrl } : {}) });
+      const tenant = await buildTenant(ctx.db);
+      for (const json of [true, false]) {
+        const { res } = await start(ctx, tenant, 'vimeo', {}, json);
+        expect(res.statusCode).toBe(json ? 200 : 302);
+        const cookies = res.cookies as { name: string; value: string; path?: string; maxAge?: number; httpOnly?: boolean; sameSite?: string; secure?: boolean; domain?: string }[];
+        expect(cookies).toHaveLength(1);
+        expect(cookies[0]).toMatchObject({ name: expect.stringMatching(/^sluice_connect_[0-9a-f]{16}$/), path: `${apiUrl ? '/base' : ''}/collection/credentials/callback`, maxAge: 600, httpOnly: true, sameSite: 'Lax' });
+        expect(cookies[0]!.value).toMatch(/^[\w-]{43}$/);
+        expect(Boolean(cookies[0]!.secure)).toBe(secure);
+        expect(cookies[0]!.domain).toBeUndefined();
+      }
+    }
+  });
+
+  it('the request log shows neither the state nor the code of a callback', async () => {
+    const ctx = await build({ ...appEnv(), LOG_LEVEL: 'info' });
+    const tenant = await buildTenant(ctx.db);
+    const started = await start(ctx, tenant, 'twitter');
+    const path = await authorize(ctx, started.authorizationUrl!);
+    const query = new URL(path, 'http://x').searchParams;
+    const lines: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => lines.push(String(chunk)) > 0) as typeof process.stderr.write;
+    try {
+      expect((await callback(ctx, path)).statusCode).toBe(200);
+    } finally {
+      process.stderr.write = write;
+    }
+    const log = lines.join('');
+    expect(log).toContain('/collection/credentials/callback/twitter?'); // the request was logged
+    expect(log).not.toContain(query.get('state')!);
+    expect(log).not.toContain(query.get('code')!);
   });
 });
 

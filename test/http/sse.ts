@@ -51,6 +51,8 @@ export async function connect(url: string, headers: Record<string, string> = {})
     controller.abort();
     await reading;
   };
-  return { res, events, until, close, comments: () => comments };
+  /** Settles when the server ended the stream (or the client closed it). */
+  const ended = reading;
+  return { res, events, until, close, ended, comments: () => comments };
 }
 

@@ -9,8 +9,14 @@
  *   GET /collection/credentials/callback/{service}?code=…&state=…   (or ?error=…&state=…)
  *       no token: the state stands for the consumer who started; → 303 to return_to, or a page
  *
- * The `state` is 256 random bits, kept only as its SHA-256 hash with the contract, the consumer and
- * the service it is bound to, for 10 minutes, and taken once (`store/connect.ts`). PKCE S256
+ * The `state` is 256 random bits, bound to the contract, the consumer and the service for 10
+ * minutes and taken once (`store/connect.ts`), and bound to the browser that started: the start
+ * sets a cookie (one per flow, `sluice_connect_<16 hex>`, HttpOnly, SameSite=Lax so that it comes
+ * back on the service's top-level redirect, Path the callbacks', Max-Age the flow's lifetime,
+ * Secure on an https API_URL) holding 256 more random bits, the binding; the flow is kept only
+ * under the SHA-256 of state and binding, so a callback without the starting browser's cookie finds
+ * no flow (RFC 6749 §10.12, RFC 9700 §4.7.1: a victim sent to another's authorization URL cannot
+ * connect their account into that one's contract). PKCE S256
  * (RFC 7636) where the service supports it. `return_to` must be on API_URL's origin (no open
  * redirect). `credential_id` reconnects: the callback replaces that credential's tokens (a
  * refresh refused, a token expired) instead of creating one. A failure after a valid state stores nothing and tells `return_to` (or the page) why;
@@ -24,6 +30,7 @@
  * the first business account of the user's pages (`me/accounts?fields=instagram_business_account`).
  */
 import { createHash } from 'node:crypto';
+import { fastifyCookie as cookie } from '@fastify/cookie';
 import type { Transaction } from 'kysely';
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
@@ -79,8 +86,11 @@ const Started = Type.Object({
   expiresAt: Type.String({ format: 'date-time', description: 'the flow must end before this' }),
 });
 
-/** The hash a state is kept and found as. */
-const hashState = (state: string) => createHash('sha256').update(state).digest('hex');
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/** The key a flow is kept and found under: the SHA-256 of its state and its browser's binding. */
+const flowKey = (state: string, binding: string) => sha256(`${state}\n${binding}`);
+/** The name of a flow's binding cookie, one per flow so that flows in two tabs do not clash. */
+const bindingCookie = (state: string) => `sluice_connect_${sha256(state).slice(0, 16)}`;
 
 const invalid = (propertyName: string, message: string, code: number = VALIDATION_CODES.format, propertyValue?: unknown) =>
   validationError([{ propertyName, message, code, ...(propertyValue === undefined ? {} : { propertyValue }) }]);
@@ -105,6 +115,13 @@ function page(title: string, text: string): string {
 export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config: Config; fetch: HttpFetch }): void {
   const apiOrigin = new URL(config.apiUrl).origin;
   const redirectUriOf = (service: string) => `${config.apiUrl}/collection/credentials/callback/${service}`;
+  /** The binding cookie's attributes: sent back on the service's redirect to a callback, and nowhere else. */
+  const cookieOptions = {
+    path: `${new URL(config.apiUrl).pathname.replace(/\/$/, '')}/collection/credentials/callback`,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: config.apiUrl.startsWith('https:'),
+  } as const;
 
   /** `return_to` as an absolute URL on API_URL's origin, or 400 naming it. */
   function returnTo(raw: string | undefined): string | null {
@@ -205,12 +222,13 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
       const server = endpoint ?? (await mastodonApp(instance!));
       const pkce = service === 'mastodon' || OAUTH[service].pkce ? await pkcePair() : undefined;
       const state = newState();
+      const binding = newState();
       const expiresAt = now + STATE_TTL_MS;
       const redirectUri = redirectUriOf(service);
       await saveConnectState(
         db,
         {
-          stateHash: hashState(state),
+          stateHash: flowKey(state, binding),
           service,
           contractId: query.contract_id,
           consumerId: principal.consumer.id,
@@ -235,6 +253,7 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
         ...('extra' in flow ? { extra: flow.extra } : {}),
       });
       reply.header('cache-control', 'no-store');
+      reply.header('set-cookie', cookie.serialize(bindingCookie(state), binding, { ...cookieOptions, maxAge: STATE_TTL_MS / 1000 }));
       if (/\bapplication\/json\b/i.test(request.headers.accept ?? '')) return { authorizationUrl: url, expiresAt: iso(expiresAt) };
       return reply.redirect(url, 302);
     },
@@ -287,9 +306,14 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
       const query = request.query;
       const now = Date.now();
       if (!query.state) throw invalid('state', 'state is required', VALIDATION_CODES.required);
-      const flow = await takeConnectState(db, hashState(query.state), now);
-      if (!flow || flow.service !== service) throw invalid('state', 'state is unknown, expired or already used: start the connect flow again');
+      const name = bindingCookie(query.state);
+      const binding = request.headers.cookie ? cookie.parse(request.headers.cookie)[name] : undefined;
+      const flow = binding ? await takeConnectState(db, flowKey(query.state, binding), now) : undefined;
+      if (!flow || flow.service !== service) {
+        throw invalid('state', 'state is unknown, expired or already used, or this browser did not start the flow: start the connect flow again');
+      }
       reply.header('cache-control', 'no-store');
+      reply.header('set-cookie', cookie.serialize(name, '', { ...cookieOptions, maxAge: 0 }));
 
       const finish = (status: number, params: Record<string, string>, title: string, text: string) => {
         if (flow.returnTo) {
