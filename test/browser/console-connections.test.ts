@@ -9,7 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContract, grant } from '../../src/store/contracts.ts';
-import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
 let browser: Browser;
 let sluice: ConsoleServer;
@@ -52,7 +52,7 @@ const screen = (contractId = sluice.tenant.contract.id) => `/console/contracts/$
 const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
 const focused = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent?.trim());
 
-describe('console: Connections', () => {
+describe.skipIf(browserMissing)('console: Connections', () => {
   it('lists the credentials with their health; adds, renames, makes default and deactivates one', { timeout: 60_000 }, async () => {
     const page = await consolePage(browser);
     await signIn(page, sluice, `/console/contracts/${sluice.tenant.contract.id}`);

@@ -8,7 +8,7 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildItem, seedItems } from '../helper.ts';
-import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
 let browser: Browser;
 let sluice: ConsoleServer;
@@ -47,7 +47,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-describe('console: filters', () => {
+describe.skipIf(browserMissing)('console: filters', () => {
   it('builds a patterns list, a set with the keyboard, previews it over the stored items, saves it and attaches it to the input', async () => {
     const page = await consolePage(browser);
     await signIn(page, sluice, `/console/contracts/${sluice.tenant.contract.id}/filters`);

@@ -27,7 +27,7 @@ import { type Db, openDb } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import { buildUser } from '../helper.ts';
 
-export { launch } from './harness.ts';
+export { browserMissing, launch } from './harness.ts';
 
 export const DESKTOP = { width: 1280, height: 860 };
 export const PHONE = { width: 375, height: 740 };

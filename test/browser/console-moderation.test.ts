@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollection } from '../../src/store/collections.ts';
 import { buildItem, seedItems } from '../helper.ts';
-import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
 let browser: Browser;
 let sluice: ConsoleServer;
@@ -44,7 +44,7 @@ async function published(): Promise<string[]> {
 
 const card = (page: Page, title: string) => page.getByRole('article', { name: title });
 
-describe('console: Moderation', () => {
+describe.skipIf(browserMissing)('console: Moderation', () => {
   it('moderates by mouse, keyboard and selection; the content API follows; news waits at the top', { timeout: 60_000 }, async () => {
     const page = await consolePage(browser);
     await signIn(page, sluice, screen());

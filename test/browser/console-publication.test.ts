@@ -9,7 +9,7 @@ import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildItem, seedItems } from '../helper.ts';
 import { addCustomization } from '../publication-fixtures.ts';
-import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
 let browser: Browser;
 let sluice: ConsoleServer;
@@ -63,7 +63,7 @@ async function storedData(): Promise<string> {
   return (await sluice.db.selectFrom('customizations').select('data').where('id', '=', customizationId).executeTakeFirstOrThrow()).data;
 }
 
-describe('console: Publication', () => {
+describe.skipIf(browserMissing)('console: Publication', () => {
   it('previews an unsaved CSS change, saves it, shows the history with its diff and restores the previous version', async () => {
     const page = await consolePage(browser);
     await signIn(page, sluice, `/console/contracts/${sluice.tenant.contract.id}/publication`);

@@ -5,7 +5,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
 let browser: Browser;
 let sluice: ConsoleServer;
@@ -20,7 +20,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-describe('console retention', () => {
+describe.skipIf(browserMissing)('console retention', () => {
   it('shows and sets a collection’s retention; a bad value is named at its field', async () => {
     const page = await consolePage(browser, PHONE);
     await signIn(page, sluice);

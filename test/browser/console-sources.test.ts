@@ -15,7 +15,7 @@ import { createContract } from '../../src/store/contracts.ts';
 import { setFeedMode } from '../../src/store/inputs.ts';
 import type { Config } from '../../src/config.ts';
 import type { Db } from '../../src/store/db.ts';
-import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
 /** Entries are dated in the hours before the test runs: the content API shows the last 24 hours by default. */
 const LOADED = Date.now();
@@ -83,7 +83,7 @@ const row = (page: Page, url: string) => page.getByRole('row').filter({ has: pag
 const description = (control: Locator) =>
   control.evaluate((element) => (element.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' '));
 
-describe('console Sources', () => {
+describe.skipIf(browserMissing)('console Sources', () => {
   it('adds an rss input, shows a validation error at its field, then its health, its items and its rejections', async () => {
     const page = await consolePage(browser);
     await signIn(page, sluice, sourcesPath());

@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollection } from '../../src/store/collections.ts';
 import { createContract, grant, revokeGrant } from '../../src/store/contracts.ts';
-import { consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
 let browser: Browser;
 let sluice: ConsoleServer;
@@ -22,7 +22,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-describe('console', () => {
+describe.skipIf(browserMissing)('console', () => {
   it('signs in from /console/ without a consent page and lands on the contract’s collections', async () => {
     const page = await consolePage(browser);
     await page.goto(`${sluice.origin}/console/`);
@@ -197,7 +197,7 @@ describe('console', () => {
   });
 });
 
-describe('console with short-lived tokens', () => {
+describe.skipIf(browserMissing)('console with short-lived tokens', () => {
   let short: ConsoleServer;
   beforeAll(async () => {
     short = await startConsole({ TOKEN_TTL: '4' });

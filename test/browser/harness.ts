@@ -1,20 +1,33 @@
 /**
- * Real-browser set-up: Debian's Chromium driven by playwright-core (no browser download; docs/operations.md#tests), a Sluice
- * server listening on 127.0.0.1 (port 0), and an "embedding site" on another local port, so the
- * publication runs cross-origin exactly as on a customer's site. Nothing leaves loopback.
+ * Real-browser set-up: Chromium driven by playwright-core (no browser download; which Chromium:
+ * chromium.ts, docs/operations.md#tests), a Sluice server listening on 127.0.0.1 (port 0), and an
+ * "embedding site" on another local port, so the publication runs cross-origin exactly as on a
+ * customer's site. Nothing leaves loopback.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
+import { inject } from 'vitest';
 import { build, buildTenant } from '../helper.ts';
+import type { ChromiumFound } from './chromium.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
+// Undefined only under a vitest config without the globalSetup (test/browser/chromium.ts).
+const resolved = inject('chromium') ?? { missing: 'No Chromium resolved: run the browser tests with a vitest config whose globalSetup is test/browser/chromium.ts.' };
 
-export function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+/**
+ * Set when this machine has no Chromium (the line saying what to install, printed once by the
+ * run): each browser test file wraps its tests in `describe.skipIf(browserMissing)`.
+ */
+export const browserMissing: string | undefined = 'missing' in resolved ? resolved.missing : undefined;
+
+/** Chromium's switches for the tests; the npm package's own (`--single-process`, `--disable-web-security`...) would change what the tests check. */
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** A headless Chromium, the one the run resolved (chromium.ts). Throws when there is none (`browserMissing`). */
+export async function launch(): Promise<Browser> {
+  if ('missing' in resolved) throw new Error(resolved.missing);
+  const found: ChromiumFound = resolved;
+  return chromium.launch({ executablePath: found.executablePath, args: ARGS, env: { ...process.env, ...found.env } });
 }
 
 /** A listening Sluice with one tenant; closed after the test by the helper. */

@@ -10,7 +10,7 @@ import { createCollection } from '../../src/store/collections.ts';
 import { updateKudos } from '../../src/store/kudos.ts';
 import { buildItem, seedItems } from '../helper.ts';
 import { addCustomization, maliciousItem, typedItems } from '../publication-fixtures.ts';
-import { embeddingSite, launch, serve } from './harness.ts';
+import { browserMissing, embeddingSite, launch, serve } from './harness.ts';
 
 let browser: Browser;
 const closers: (() => Promise<void>)[] = [];
@@ -47,7 +47,7 @@ async function embedded(options: { layout?: string; setup?: (s: Awaited<ReturnTy
   return { sluice, site, page, frame, errors };
 }
 
-describe('embedded publication', () => {
+describe.skipIf(browserMissing)('embedded publication', () => {
   it('renders each item type inside a cross-origin iframe that sizes itself to its content', async () => {
     const { page, frame, sluice, errors } = await embedded();
     expect(new URL(frame.url()).origin).toBe(sluice.origin);
@@ -193,7 +193,7 @@ describe('embedded publication', () => {
   });
 });
 
-describe('publication page on its own', () => {
+describe.skipIf(browserMissing)('publication page on its own', () => {
   it('follows the content stream when it exists: item and unpublished events', async () => {
     // The stream endpoint comes with issue 6; until then the browser answers for it at the network
     // edge with the Server-Sent Events that endpoint will send.

@@ -1,5 +1,5 @@
 /**
- * The browser sign-in in a real browser (Debian's chromium driven by playwright-core): a real
+ * The browser sign-in in a real browser (Chromium driven by playwright-core, test/browser/chromium.ts): a real
  * Sluice server and a tiny client page server on loopback. Starts at /v1/authorize, logs in,
  * allows (or denies), and lands on the client's redirect URI; the token it carries works.
  * `UPDATE_SCREENSHOTS=1` writes the screenshots of the pages to docs/ (otherwise to a temp folder).
@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256 } from '../../src/auth/pkce.ts';
 import { randomToken } from '../../src/auth/secrets.ts';
@@ -19,6 +19,7 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { type Db, openDb } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
+import { browserMissing, launch } from '../browser/harness.ts';
 import { buildUser } from '../helper.ts';
 
 const docs = new URL('../../docs/', import.meta.url).pathname;
@@ -54,10 +55,7 @@ beforeAll(async () => {
   await createConsumer(db, { type: 'client', name: 'Moderation Desk', email: null, language: null, username: null, passwordHash: null, clientId, secretHash: null, redirectUris: [callback] });
   user = await buildUser(db, { name: 'Mia Moderator', username: 'mia', language: 'en' });
 
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launch();
 });
 
 afterAll(async () => {
@@ -84,7 +82,7 @@ async function signIn(page: Page, url: string, screenshots = false) {
   if (screenshots) await page.screenshot({ path: join(shots, 'sign-in-consent.png') });
 }
 
-describe('sign-in in Chromium', () => {
+describe.skipIf(browserMissing)('sign-in in Chromium', () => {
   it('implicit grant: logs in, allows, and lands on the redirect URI with a working access token', async () => {
     const page = await newPage();
     const url = `${sluice}/v1/authorize?${new URLSearchParams({ response_type: 'token', client_id: clientId, redirect_uri: callback, state: 'xyz' })}`;
