@@ -7,7 +7,7 @@
  *   migrate
  *   config   (also the console's URL and its OAuth client: client id, redirect URI)
  *   admin contract create --name <name>
- *   admin collection create --contract <id|slug> --name <name> [--type realtime|ranked]
+ *   admin collection create --contract <id|slug> --name <name> [--type realtime|ranked] [--dedupe off|url|url+text]
  *   admin client create --name <name> [--email <e>] [--redirect-uri <uri> ...] [--public]
  *                     (without --email: <consumer id>@clients.sluice.invalid, docs/api.md#consumer-details)
  *   admin user create --name <name> --username <u> --email <e> [--language <iso>]
@@ -41,7 +41,7 @@ import { type Config, ConfigError, loadConfig, maskedConfig } from './config.ts'
 import { ApiError, conflictError, forbiddenError, notFoundError, validationError, VALIDATION_CODES } from './errors.ts';
 import { greeting, type GreetingFacts } from './greeting.ts';
 import { type Server, serve } from './server.ts';
-import { COLLECTION_TYPES, createCollection } from './store/collections.ts';
+import { COLLECTION_TYPES, createCollection, DEFAULT_DEDUPE } from './store/collections.ts';
 import { createConsumer, disableConsumer, findConsumerByRef, setPasswordHash } from './store/consumers.ts';
 import { OPERATOR } from './store/audit.ts';
 import { createContract, findContract, grant, revokeGrant, setContractFilter } from './store/contracts.ts';
@@ -49,6 +49,7 @@ import { type Db, isUniqueViolation, openDb } from './store/db.ts';
 import { findFilter } from './store/filters.ts';
 import { checkSecretKey, resealCredentials } from './store/credentials.ts';
 import { forgetKeyFiles, generateSecretKey, KEY_FILE, keyFilePath, parseSecretKey, writeKeyFile } from './lib/secret-box.ts';
+import { DEDUPE_MODES } from './lib/item-keys.ts';
 import { ensureSchema, migrateToLatest, schemaState } from './store/migrate.ts';
 import { backupSqlite, restoreSqlite } from './store/backup.ts';
 import { exportContract, importContract, type Progress } from './store/move.ts';
@@ -134,16 +135,19 @@ const admin: Record<string, Command> = {
     });
   },
   'collection create': async (args, config) => {
-    const { values } = parseArgs({ args, options: { contract: { type: 'string' }, name: { type: 'string' }, type: { type: 'string' } } });
-    const [ref, name, type] = [required(values, 'contract'), required(values, 'name'), values.type ?? 'realtime'];
+    const { values } = parseArgs({ args, options: { contract: { type: 'string' }, name: { type: 'string' }, type: { type: 'string' }, dedupe: { type: 'string' } } });
+    const [ref, name, type, dedupe] = [required(values, 'contract'), required(values, 'name'), values.type ?? 'realtime', values.dedupe ?? DEFAULT_DEDUPE];
     if (!(COLLECTION_TYPES as readonly string[]).includes(type)) {
       throw validationError([{ propertyName: '--type', message: `--type must be one of ${COLLECTION_TYPES.join(', ')}`, propertyValue: type, code: VALIDATION_CODES.enum }]);
+    }
+    if (!(DEDUPE_MODES as readonly string[]).includes(dedupe)) {
+      throw validationError([{ propertyName: '--dedupe', message: `--dedupe must be one of ${DEDUPE_MODES.join(', ')}`, propertyValue: dedupe, code: VALIDATION_CODES.enum }]);
     }
     return withDb(config, async (db) => {
       const contract = await contractOf(db, ref);
       const taken = await db.selectFrom('collections').select('id').where('contractId', '=', contract.id).where('name', '=', name).executeTakeFirst();
       if (taken) throw conflictError(`A collection named ${name} already exists in contract ${contract.slug}.`, '--name', name);
-      return presentRecord(await createCollection(db, contract.id, { name, type }, BY));
+      return presentRecord(await createCollection(db, contract.id, { name, type, dedupe }, BY));
     });
   },
   'client create': async (args, config) => {

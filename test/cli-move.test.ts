@@ -56,7 +56,7 @@ describe('sluice backup and restore', { timeout: 120_000 }, () => {
       expect(sluice(pg, ['restore', '--from', join(at.dir, 'x.db')]).err.errors[0]).toMatchObject({ name: 'ValidationError', propertyName: 'DATABASE_URL', message: expect.stringContaining('pg_restore') });
     }
     const contract = await createContract(db, 'Busy News', 'test');
-    const collection = await createCollection(db, contract.id, { name: 'Wire' }, 'test');
+    const collection = await createCollection(db, contract.id, { name: 'Wire', dedupe: 'off' }, 'test'); // every inserted item kept, look-alike texts included
     const target = { contract, collection };
     const id = (n: number) => `rss_${String(n).padStart(6, '0')}`;
     await seedItems(db, target, Array.from({ length: 300 }, (_, n) => buildItem({ id: id(n), text: 'x'.repeat(2000) })));

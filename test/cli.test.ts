@@ -54,6 +54,11 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     const clash = sluice(dir, ['admin', 'collection', 'create', '--contract', contract.out._id, '--name', 'Top Stories']);
     expect(clash.status).toBe(1);
     expect(clash.err.errors[0]).toMatchObject({ name: 'ConflictError', code: 4091 });
+    const plain = sluice(dir, ['admin', 'collection', 'create', '--contract', 'world-news', '--name', 'Every Copy', '--dedupe', 'off']);
+    expect(plain.out).toMatchObject({ name: 'Every Copy', dedupe: 'off' });
+    const wrong = sluice(dir, ['admin', 'collection', 'create', '--contract', 'world-news', '--name', 'Odd', '--dedupe', 'text']);
+    expect(wrong.status).toBe(1);
+    expect(wrong.err.errors[0]).toMatchObject({ propertyName: '--dedupe', code: 1004 });
 
     const client = sluice(dir, ['admin', 'client', 'create', '--name', 'robot', '--redirect-uri', 'https://app.example.com/cb']);
     expect(client.out).toMatchObject({ name: 'robot', redirect_uris: ['https://app.example.com/cb'] });

@@ -100,10 +100,14 @@ export async function build(env: Record<string, string> = {}): Promise<TestConte
   return { app, db, config, dir };
 }
 
-/** A contract with one collection, and a machine client granted it with a valid access token. */
+/**
+ * A contract with one collection, and a machine client granted it with a valid access token. The
+ * collection keeps every stored item apart (`dedupe: 'off'`, not the product's default): tests of
+ * other features store look-alike items; de-duplication tests set the mode they test.
+ */
 export async function buildTenant(db: Db, name = 'Acme News') {
   const contract = await createContract(db, name, 'test');
-  const collection = await createCollection(db, contract.id, { name: 'World News' }, 'test');
+  const collection = await createCollection(db, contract.id, { name: 'World News', dedupe: 'off' }, 'test');
   const client = await buildClient(db, `${name} robot`);
   await grant(db, client.consumer.id, contract.id);
   return { contract, collection, ...client };

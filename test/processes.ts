@@ -77,9 +77,10 @@ export function runCli(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Recor
  * Through the CLI with `env`, as an operator sets up a customer: a contract and a collection of
  * it, named as given, and a client granted the contract. Resolves to the three documents printed.
  */
-export async function cliTenant(env: NodeJS.ProcessEnv, names: { contract: string; collection: string; client: string }) {
+export async function cliTenant(env: NodeJS.ProcessEnv, names: { contract: string; collection: string; client: string; dedupe?: string }) {
   const contract = await runCli(env, 'admin', 'contract', 'create', '--name', names.contract);
-  const collection = await runCli(env, 'admin', 'collection', 'create', '--contract', String(contract.slug), '--name', names.collection);
+  const dedupe = names.dedupe ? ['--dedupe', names.dedupe] : [];
+  const collection = await runCli(env, 'admin', 'collection', 'create', '--contract', String(contract.slug), '--name', names.collection, ...dedupe);
   const client = await runCli(env, 'admin', 'client', 'create', '--name', names.client);
   await runCli(env, 'admin', 'grant', '--consumer', String(client.consumer_id), '--contract', String(contract.slug));
   return { contract, collection, client };
