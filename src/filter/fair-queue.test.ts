@@ -1,5 +1,5 @@
 /**
- * The fair shares of the filter pool (fair-queue.ts, docs/filters.md#share) as tables: the order
+ * The fair shares of the filter pool (fair-queue.ts, docs/filters.md#bounds) as tables: the order
  * in which contracts are served, the running caps, the cap on a contract's refusable queued tasks.
  *
  * Steps: `push A a1 refuse|wait|first` (answers whether it was queued), `take` (answers

@@ -1,5 +1,5 @@
 /**
- * Fair shares of the filter pool between contracts (docs/filters.md#share): the order in which
+ * Fair shares of the filter pool between contracts (docs/filters.md#bounds): the order in which
  * the pool (pool.ts) starts the tasks waiting for its worker threads. Pure logic, no timers.
  *
  * - Each contract has its own first-in-first-out queue. When a slot frees, the contracts with

@@ -12,7 +12,7 @@
  * count (the worker reports when it starts). A task sent again because its worker lacked the
  * filter (see worker.ts) gets a budget of its own.
  *
- * Shares (docs/filters.md#share). Every task is one contract's: the tasks wait in per-contract
+ * Shares (docs/filters.md#bounds). Every task is one contract's: the tasks wait in per-contract
  * queues served in turns (fair-queue.ts) rather than in piscina's first-in-first-out queue, at
  * most `threads - 1` of one contract run at once (so with 2 threads or more one is left for the
  * others), and at most QUEUED_PER_CONTRACT of one contract's API requests (dry runs, the checks
@@ -83,7 +83,7 @@ export interface FilterPool {
    * (`'refuse'`); empty when they may be saved. Rejects with the 429 ApiError when refused.
    */
   problems(contractId: string, of: ProblemsTask['of']): Promise<FilterProblem[]>;
-  /** The shares the pool keeps (docs/filters.md#share). */
+  /** The shares the pool keeps (docs/filters.md#bounds). */
   readonly limits: ShareLimits;
   /** Stops the threads. */
   close(): Promise<void>;

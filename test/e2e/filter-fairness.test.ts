@@ -1,5 +1,5 @@
 /**
- * One contract's filter work cannot hold another's back (docs/filters.md#share, issue 30 point
+ * One contract's filter work cannot hold another's back (docs/filters.md#bounds, issue 30 point
  * 4), over real HTTP on 127.0.0.1: tenant A fires 12 dry runs at once with the costliest set the
  * bounds allow, each over its 5 s budget; tenant B then saves a one-pattern set. A's dry runs
  * beyond its share are answered 429 at once (before any of A's accepted ones is answered), and

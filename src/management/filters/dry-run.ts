@@ -11,7 +11,7 @@
  * cannot compile (the code of the problem: 1006 for a pattern, 1003 for a set over the
  * compiled-size bound, …), or it did not judge every item within DRY_RUN_BUDGET_MS of running
  * (code 1003, the message says how many it judged); a partial result is never answered.
- * The items are judged in the contract's share of the pool (docs/filters.md#share): a request
+ * The items are judged in the contract's share of the pool (docs/filters.md#bounds): a request
  * (`whenFull` `'refuse'`, the default) is refused with 429 RateLimitError when the share is full;
  * a job (`'wait'`) waits its turn.
  */

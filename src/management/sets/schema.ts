@@ -74,7 +74,7 @@ function named(body: Record<string, unknown>, prefix = ''): [Rule, string][] {
  * (checkListIds), then the set as it will be saved compiled with the lists it names: over the
  * compiled-size bound → 400 naming `rules`. Paths after `prefix` (`set.` for the dry run's
  * unsaved set). The compiling runs in the contract's share of the filter pool: 429
- * RateLimitError when it is full (docs/filters.md#share).
+ * RateLimitError when it is full (docs/filters.md#bounds).
  */
 export async function checkSet(db: Db, contractId: string, body: Record<string, unknown>, current?: FilterSetRow, prefix = ''): Promise<void> {
   const invalid = invalidOf(await filterPool().problems(contractId, { set: named(body, prefix) }));
