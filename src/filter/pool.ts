@@ -128,7 +128,7 @@ export function createFilterPool(threads = defaultThreads()): FilterPool {
   const shares = new FairQueue<() => void>(limits);
   /** Starts the tasks whose turn it is while threads are free (at most `threads` a call). */
   const startNext = () => {
-    for (let next = shares.take(); next; next = shares.take()) next.task();
+    for (let turn = shares.take(); turn; turn = shares.take()) turn.task();
   };
 
   /**
