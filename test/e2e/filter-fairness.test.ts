@@ -48,17 +48,19 @@ describe('the filter pool between two contracts', () => {
     const filterId = created.body._id as string;
     const dryRun = JSON.stringify({ contractId: a.contract.id, filterId, items: Array.from({ length: 1_000 }, (_, i) => ({ id: `x${i}`, text: ab(1_000, i) })) });
 
-    // The answers in the order they arrive.
+    // The answers in the order they arrive; once AT_LEAST_REFUSED of A's are in, all of A's dry
+    // runs have reached the pool.
     const answers: string[] = [];
+    let reached!: () => void;
+    const firstAnswers = new Promise<void>((resolve) => (reached = resolve));
     const t0 = performance.now();
     const fromA = Array.from({ length: DRY_RUNS }, () =>
-      call('POST', '/collection/filters/test', a.token, dryRun).then((answer) => (answers.push(`A ${answer.status}`), answer)),
+      call('POST', '/collection/filters/test', a.token, dryRun).then((answer) => {
+        if (answers.push(`A ${answer.status}`) === AT_LEAST_REFUSED) reached();
+        return answer;
+      }),
     );
-    // Once A's first answers are in, all of A's dry runs have reached the pool.
-    await new Promise<void>((resolve) => {
-      const check = () => (answers.length >= AT_LEAST_REFUSED ? resolve() : setTimeout(check, 20));
-      check();
-    });
+    await firstAnswers;
     // While A's share is full, A's own set save is refused too (its check runs in the same share).
     const ownSave = call('POST', '/collection/sets', a.token, { contractId: a.contract.id, name: 'another', preCondition: always, rules: [{ operator: 'pattern', field: 'text', value: '/x/', not: false }] });
     const bStart = performance.now();
