@@ -112,7 +112,7 @@ const hangMs = time(() => {
 // then keeps the filter by key.
 const pool = createFilterPool(1);
 const BATCH = 50;
-await pool.judge({ key: 'bench', filter: source, lists, items, now: NOW }, 600_000);
+await pool.judge({ contractId: 'bench', key: 'bench', filter: source, lists, items, now: NOW }, 600_000);
 async function timeAsync(run: () => Promise<void>): Promise<number> {
   const start = process.hrtime.bigint();
   await run();
@@ -120,11 +120,11 @@ async function timeAsync(run: () => Promise<void>): Promise<number> {
 }
 let poolComplete = true;
 const poolOneTaskMs = await timeAsync(async () => {
-  poolComplete &&= (await pool.judge({ key: 'bench', filter: source, lists, items, now: NOW }, 600_000)).complete;
+  poolComplete &&= (await pool.judge({ contractId: 'bench', key: 'bench', filter: source, lists, items, now: NOW }, 600_000)).complete;
 });
 const poolBatchesMs = await timeAsync(async () => {
   for (let start = 0; start < ITEMS; start += BATCH) {
-    poolComplete &&= (await pool.judge({ key: 'bench', filter: source, lists, items: items.slice(start, start + BATCH), now: NOW }, 600_000)).complete;
+    poolComplete &&= (await pool.judge({ contractId: 'bench', key: 'bench', filter: source, lists, items: items.slice(start, start + BATCH), now: NOW }, 600_000)).complete;
   }
 });
 await pool.close();

@@ -67,7 +67,7 @@ export async function judgeItems(db: Db, input: InputRow, items: ContentItem[], 
   const decisions = new Map<ContentItem, Decision>();
   if (governing && fresh.length > 0) {
     const { key, filter, lists } = governing;
-    const judged = await (ctx.pool ?? filterPool()).judge({ key, filter, lists, items: fresh, now }, POLL_BUDGET_MS);
+    const judged = await (ctx.pool ?? filterPool()).judge({ contractId: input.contractId, key, filter, lists, items: fresh, now }, POLL_BUDGET_MS);
     if (!judged.complete) {
       throw new FilterBudgetError(`the filter did not judge the ${fresh.length} new items within ${POLL_BUDGET_MS} ms (judged ${judged.decisions.length}); nothing was stored: simplify the filter`);
     }

@@ -2,7 +2,7 @@
  * Filters run off the event loop (docs/filters.md#bounds): a maintained pool of worker threads
  * (piscina) runs worker.ts, so a costly filter of one tenant never delays the health check, a
  * public read or another tenant's request. The threads are started once and kept (each keeps its
- * compiled filters); tasks wait in the pool's queue when all are busy.
+ * compiled filters); tasks wait in their contract's queue when all are busy (Shares, below).
  *
  * Budgets. A task may run `budgetMs` (DRY_RUN_BUDGET_MS for the dry run, POLL_BUDGET_MS for a
  * poll): the worker stops judging after the item that ends past it and returns what it judged
@@ -12,11 +12,22 @@
  * count (the worker reports when it starts). A task sent again because its worker lacked the
  * filter (see worker.ts) gets a budget of its own.
  *
- * Errors: a filter that cannot compile rejects with FilterError (as engine.ts `compile`).
+ * Shares (docs/filters.md#bounds). Every task is one contract's: the tasks wait in per-contract
+ * queues served in turns (fair-queue.ts) rather than in piscina's first-in-first-out queue, at
+ * most `threads - 1` of one contract run at once (so with 2 threads or more one is left for the
+ * others), and at most QUEUED_PER_CONTRACT of one contract's API requests (dry runs, the checks
+ * of a set or list being saved: `'refuse'`) wait at once; one more is refused at once with 429
+ * RateLimitError and `Retry-After` (RETRY_AFTER_S). A poll's or a job's judging (`'wait'`) always
+ * waits its turn: it is never refused, and does not count towards that cap.
+ *
+ * Errors: a filter that cannot compile rejects with FilterError (as engine.ts `compile`); a
+ * refused task rejects with the 429 ApiError (errors.ts `rateLimitError`).
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { rateLimitError } from '../errors.ts';
 import { type Decision, FilterError, type FilterList, type FilterProblem, type FilterSource } from './engine.ts';
+import { FairQueue, type ShareLimits } from './fair-queue.ts';
 import { sizeProblem } from './rules.ts';
 import type { CheckResult, CheckTask, FilterErrorData, JudgeResult, JudgeTask, ProblemsTask } from './worker.ts';
 
@@ -26,6 +37,10 @@ export const DRY_RUN_BUDGET_MS = 5_000;
 export const POLL_BUDGET_MS = 5_000;
 /** How long past its budget a task may run before its thread is terminated (ms). */
 const HARD_LIMIT_MS = 1_000;
+/** API requests (dry runs, checks of a set or list being saved) of one contract waiting at once; more → 429. */
+export const QUEUED_PER_CONTRACT = 4;
+/** `Retry-After` of a refused task (s): the longest one task of the contract may still run. */
+export const RETRY_AFTER_S = Math.ceil((Math.max(DRY_RUN_BUDGET_MS, POLL_BUDGET_MS) + HARD_LIMIT_MS) / 1000);
 /** Keys remembered as sent to the workers (each worker keeps its last 100 compiled filters). */
 const MAX_SENT_KEYS = 100;
 
@@ -37,6 +52,8 @@ export interface Judgement {
 
 /** What the pool judges: the filter's source and the contract's lists, under a cache key. */
 export interface JudgeJob {
+  /** The contract whose work it is (its share of the pool). */
+  contractId: string;
   /** Equal keys promise the same filter and lists (the `lastModified` signature). */
   key: string;
   filter: FilterSource;
@@ -46,23 +63,39 @@ export interface JudgeJob {
   now: number;
 }
 
+/** How a task meets its contract's full share: `'refuse'` (an API request: 429 at once) or `'wait'` (a poll, a job). */
+export type WhenShareFull = 'refuse' | 'wait';
+
 export interface FilterPool {
-  /** Judges `job.items` within `budgetMs` of running. Rejects with FilterError. */
-  judge(job: JudgeJob, budgetMs: number): Promise<Judgement>;
-  /** Compiles the filter off the event loop; the FilterError that stops it, or undefined. */
-  check(filter: FilterSource, lists: FilterList[]): Promise<FilterError | undefined>;
+  /**
+   * Judges `job.items` within `budgetMs` of running, in `job.contractId`'s share; `whenFull`
+   * defaults to `'wait'`. Rejects with FilterError, or with the 429 ApiError when refused.
+   */
+  judge(job: JudgeJob, budgetMs: number, whenFull?: WhenShareFull): Promise<Judgement>;
+  /**
+   * Compiles the filter off the event loop, in `contractId`'s share (`'refuse'`); the FilterError
+   * that stops it, or undefined. Rejects with the 429 ApiError when refused.
+   */
+  check(contractId: string, filter: FilterSource, lists: FilterList[]): Promise<FilterError | undefined>;
   /**
    * The problems of a list's entries or of a set's rules (with their paths) as they are saved,
-   * checked off the event loop (every pattern is compiled); empty when they may be saved.
+   * checked off the event loop (every pattern is compiled) in `contractId`'s share
+   * (`'refuse'`); empty when they may be saved. Rejects with the 429 ApiError when refused.
    */
-  problems(of: ProblemsTask['of']): Promise<FilterProblem[]>;
+  problems(contractId: string, of: ProblemsTask['of']): Promise<FilterProblem[]>;
+  /** The shares the pool keeps (docs/filters.md#bounds). */
+  readonly limits: ShareLimits;
   /** Stops the threads. */
   close(): Promise<void>;
 }
 
-/** Worker threads: one less than the cores, at least 1 and at most 4. */
+/**
+ * Worker threads: one less than the cores, at least 2 (so that one contract, which may run one
+ * less than all, leaves one to the others) and at most 4. They run at a lower CPU priority than
+ * the event loop (worker.ts), so a second thread on a 2-core machine does not slow the answers.
+ */
 function defaultThreads(): number {
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
+  return Math.max(2, Math.min(4, availableParallelism() - 1));
 }
 
 /** Starts a pool of `threads` workers. */
@@ -91,6 +124,32 @@ export function createFilterPool(threads = defaultThreads()): FilterPool {
     if (sent.size > MAX_SENT_KEYS) sent.delete(sent.keys().next().value!);
   };
 
+  const limits: ShareLimits = { slots: threads, runningPerContract: Math.max(1, threads - 1), queuedPerContract: QUEUED_PER_CONTRACT };
+  const shares = new FairQueue<() => void>(limits);
+  /** Starts the tasks whose turn it is while threads are free (at most `threads` a call). */
+  const startNext = () => {
+    for (let turn = shares.take(); turn; turn = shares.take()) turn.task();
+  };
+
+  /**
+   * Runs `task` in `contractId`'s share (fair-queue.ts); rejects with the 429 ApiError when it is
+   * refused. `'first'`: a task sent again, ahead of its contract's others, never refused.
+   */
+  function inShare<T>(contractId: string, whenFull: WhenShareFull | 'first', task: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const start = () => {
+        task()
+          .then(resolve, reject)
+          .finally(() => {
+            shares.finish(contractId);
+            startNext();
+          });
+      };
+      if (!shares.push(contractId, start, whenFull)) return reject(rateLimitError(RETRY_AFTER_S));
+      startNext();
+    });
+  }
+
   /** Runs a task, cutting it off HARD_LIMIT_MS past `budgetMs` of running; undefined when cut off. */
   async function run<T>(task: JudgeTask | CheckTask | ProblemsTask, budgetMs: number): Promise<T | undefined> {
     const abort = new AbortController();
@@ -110,26 +169,27 @@ export function createFilterPool(threads = defaultThreads()): FilterPool {
   }
 
   return {
-    async judge(job, budgetMs) {
-      const { key, filter, lists, items, now } = job;
+    limits,
+    async judge(job, budgetMs, whenFull = 'wait') {
+      const { contractId, key, filter, lists, items, now } = job;
       const task = (withSource: boolean): JudgeTask => ({ op: 'judge', token: next++, budgetMs, key, items, now, ...(withSource ? { source: { filter, lists } } : {}) });
-      let result = await run<JudgeResult>(task(!sent.has(key)), budgetMs);
-      if (result && 'missing' in result) result = await run<JudgeResult>(task(true), budgetMs);
+      let result = await inShare(contractId, whenFull, () => run<JudgeResult>(task(!sent.has(key)), budgetMs));
+      if (result && 'missing' in result) result = await inShare(contractId, 'first', () => run<JudgeResult>(task(true), budgetMs));
       remember(key);
       if (!result) return { decisions: [], complete: false };
       if ('error' in result) throw revive(result.error);
       if ('missing' in result) throw new Error('a filter worker lost a filter it was just sent');
       return result;
     },
-    async check(filter, lists) {
-      const result = await run<CheckResult>({ op: 'check', token: next++, filter, lists }, POLL_BUDGET_MS);
+    async check(contractId, filter, lists) {
+      const result = await inShare(contractId, 'refuse', () => run<CheckResult>({ op: 'check', token: next++, filter, lists }, POLL_BUDGET_MS));
       if (!result) {
         return new FilterError('filter', { path: 'rules', message: `compiling takes longer than ${POLL_BUDGET_MS} ms; simplify its patterns`, kind: 'range' });
       }
       return result.error && revive(result.error);
     },
-    async problems(of) {
-      const result = await run<FilterProblem[]>({ op: 'problems', token: next++, of }, POLL_BUDGET_MS);
+    async problems(contractId, of) {
+      const result = await inShare(contractId, 'refuse', () => run<FilterProblem[]>({ op: 'problems', token: next++, of }, POLL_BUDGET_MS));
       return result ?? [sizeProblem('list' in of ? 'entries' : 'rules', `compiling takes longer than ${POLL_BUDGET_MS} ms; simplify the patterns`)];
     },
     close: () => piscina.close(),

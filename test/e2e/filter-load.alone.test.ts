@@ -50,7 +50,7 @@ beforeAll(async () => {
   server = await startSourceServer(() => ({ status: 200, headers: { 'content-type': 'application/rss+xml' }, body: feed }));
   // Warm-up, as a running service is after its first poll: the pool's threads and the language
   // model (loaded once, about half a second, on first use) are ready.
-  await filterPool().check({ kind: 'set', set: { id: 'w', name: 'warm', rules: [], active: true } }, []);
+  await filterPool().check('warm-up', { kind: 'set', set: { id: 'w', name: 'warm', rules: [], active: true } }, []);
   await withLanguage(buildItem({ id: 'warm-up', text: 'A sentence to load the language model with.' }));
 });
 

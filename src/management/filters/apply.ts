@@ -60,7 +60,8 @@ export async function applyFilter(db: Db, params: ApplyParams, total: number, pr
   for (;;) {
     const page = await storedItemsPage(db, window, after, PAGE);
     if (!page.length) break;
-    const decisions = await judgeDryRun(db, { contractId, filterId }, loaded, page.map((stored) => stored.item), now);
+    // A job waits its turn in the contract's share of the filter pool; a request is refused (429).
+    const decisions = await judgeDryRun(db, { contractId, filterId }, loaded, page.map((stored) => stored.item), now, jobId ? 'wait' : 'refuse');
     page.forEach((stored, i) => {
       const result = presentDecision(stored.id, decisions[i]!);
       if (result.accepted) return;

@@ -11,22 +11,26 @@
  * cannot compile (the code of the problem: 1006 for a pattern, 1003 for a set over the
  * compiled-size bound, …), or it did not judge every item within DRY_RUN_BUDGET_MS of running
  * (code 1003, the message says how many it judged); a partial result is never answered.
+ * The items are judged in the contract's share of the pool (docs/filters.md#bounds): a request
+ * (`whenFull` `'refuse'`, the default) is refused with 429 RateLimitError when the share is full;
+ * a job (`'wait'`) waits its turn.
  */
 import { createHash } from 'node:crypto';
 import { type Invalid, VALIDATION_CODES, validationError } from '../../errors.ts';
 import { type Decision, FilterError, type FilterList, type FilterSource } from '../../filter/engine.ts';
-import { DRY_RUN_BUDGET_MS, filterPool } from '../../filter/pool.ts';
+import { DRY_RUN_BUDGET_MS, filterPool, type WhenShareFull } from '../../filter/pool.ts';
 import type { Db } from '../../store/db.ts';
 import { contractFilters, contractLists, filterSignature } from '../../store/filter-sources.ts';
 import type { FilterTest } from './schema.ts';
 
-/** The decision on each of `items`, in order, at `now`. Throws the 400 ApiErrors above. */
+/** The decision on each of `items`, in order, at `now`. Throws the 400 and 429 ApiErrors above. */
 export async function judgeDryRun(
   db: Db,
   filterRef: { contractId: string; filterId?: string | undefined },
   loaded: { source: FilterSource; lists: FilterList[] },
   items: object[],
   now: number,
+  whenFull: WhenShareFull = 'refuse',
 ): Promise<Decision[]> {
   const { contractId, filterId } = filterRef;
   const key = filterId
@@ -36,7 +40,7 @@ export async function judgeDryRun(
     filterId ? { propertyName: 'filterId', message, propertyValue: filterId, code } : { propertyName: 'set', message, code };
   let judged;
   try {
-    judged = await filterPool().judge({ key, filter: loaded.source, lists: loaded.lists, items, now }, DRY_RUN_BUDGET_MS);
+    judged = await filterPool().judge({ contractId, key, filter: loaded.source, lists: loaded.lists, items, now }, DRY_RUN_BUDGET_MS, whenFull);
   } catch (error) {
     if (!(error instanceof FilterError)) throw error;
     throw validationError([invalid(`the filter cannot compile: ${error.message}`, VALIDATION_CODES[error.kind])]);

@@ -33,12 +33,13 @@ export const List = Type.Object({ ...common, name: Type.String(), type: ListType
 
 /**
  * Throws 400 naming each `patterns` entry that does not compile (filter/rules.ts), as
- * `entries[i]` with its position, or `entries` when they exceed the compiled-size bound.
+ * `entries[i]` with its position, or `entries` when they exceed the compiled-size bound; 429
+ * RateLimitError when the contract's share of the filter pool is full (docs/filters.md#bounds).
  */
-export async function checkEntries(_db: Db, _contractId: string, body: Record<string, unknown>, current?: FilterListRow): Promise<void> {
+export async function checkEntries(_db: Db, contractId: string, body: Record<string, unknown>, current?: FilterListRow): Promise<void> {
   const type = (current?.type ?? body.type) as ListType;
   const entries = body.entries as string[] | undefined;
   if (!entries || type !== 'patterns') return;
-  const invalid = invalidOf(await filterPool().problems({ list: { type, entries } }));
+  const invalid = invalidOf(await filterPool().problems(contractId, { list: { type, entries } }));
   if (invalid.length) throw validationError(invalid);
 }

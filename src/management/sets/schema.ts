@@ -73,10 +73,11 @@ function named(body: Record<string, unknown>, prefix = ''): [Rule, string][] {
  * (the rule table, docs/filters.md) and the size of its inline patterns (400), then each listId
  * (checkListIds), then the set as it will be saved compiled with the lists it names: over the
  * compiled-size bound → 400 naming `rules`. Paths after `prefix` (`set.` for the dry run's
- * unsaved set).
+ * unsaved set). The compiling runs in the contract's share of the filter pool: 429
+ * RateLimitError when it is full (docs/filters.md#bounds).
  */
 export async function checkSet(db: Db, contractId: string, body: Record<string, unknown>, current?: FilterSetRow, prefix = ''): Promise<void> {
-  const invalid = invalidOf(await filterPool().problems({ set: named(body, prefix) }));
+  const invalid = invalidOf(await filterPool().problems(contractId, { set: named(body, prefix) }));
   if (invalid.length) throw validationError(invalid);
   await checkListIds(db, contractId, body, prefix);
   const saved = { ...(current ? toSet(current) : { id: 'new', name: String(body.name), or: false, active: true }), ...body } as Record<string, unknown>;
@@ -89,7 +90,7 @@ export async function checkSet(db: Db, contractId: string, body: Record<string, 
     if (row?.contractId === contractId) lists.push(toList(row));
   }
   const set = { id: String(saved.id), name: String(saved.name), rules: saved.rules as Rule[], preCondition: saved.preCondition as Rule, active: true };
-  const error = await filterPool().check({ kind: 'set', set }, lists.map((list) => ({ ...list, active: true })));
+  const error = await filterPool().check(contractId, { kind: 'set', set }, lists.map((list) => ({ ...list, active: true })));
   if (error) throw validationError([{ propertyName: `${prefix}${error.path}`, message: error.message, code: VALIDATION_CODES[error.kind] }]);
 }
 
