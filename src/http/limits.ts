@@ -127,24 +127,39 @@ function hasBody(headers: FastifyRequest['headers']): boolean {
  * arrived `ms` milliseconds after its headers: the body reaches the parser through a stream that
  * fails with the 408 at the deadline (Fastify's `preParsing` hook may replace the body stream).
  * The connection is not cut before the answer is written.
+ *
+ * The deadline ends with the request: when its body has arrived, failed or been cut, and when its
+ * answer has been sent or abandoned (the reply's `close`), whether or not anything read the body —
+ * Fastify answers 413 by the announced `Content-Length`, 415 for an unknown media type, and the
+ * routes of GET or HEAD, without reading it. Neither stream ever emits an `'error'` event without
+ * a listener: one would end the process (Node's `EventEmitter`). An answer sent before the body
+ * has all arrived closes the connection (`Connection: close`, RFC 9112 §9.6), so that the rest of
+ * the body is neither read as a next request nor left waiting on an open connection.
  */
 export function installBodyTimeout(app: FastifyInstance, ms: number): void {
   app.addHook('preParsing', async (request, reply, payload) => {
     if (!hasBody(request.headers)) return payload;
     const body = new PassThrough();
+    // Errors reach the parser by its own listener when it reads; none may go unhandled when it does not.
+    body.on('error', () => {});
     const timer = setTimeout(() => {
       payload.unpipe(body);
       payload.pause();
-      reply.header('connection', 'close');
+      if (!reply.sent) reply.header('connection', 'close');
       body.destroy(validationError([{ propertyName: 'request', message: `The request body did not arrive within ${ms} ms.`, code: VALIDATION_CODES.range }], 408));
     }, ms);
     timer.unref();
-    payload.on('end', () => clearTimeout(timer));
+    const stop = () => clearTimeout(timer);
+    payload.on('end', stop);
     payload.on('error', (error) => {
-      clearTimeout(timer);
+      stop();
       body.destroy(error);
     });
-    payload.on('close', () => clearTimeout(timer));
+    payload.on('close', stop);
+    reply.raw.once('close', stop);
     return payload.pipe(body);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    if (hasBody(request.headers) && !request.raw.complete) reply.header('connection', 'close');
   });
 }
