@@ -16,7 +16,7 @@
  * for headers, but not for a body the request listener already reads.
  */
 import { PassThrough } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Invalid, VALIDATION_CODES, validationError } from '../errors.ts';
 
 /** Nesting levels of objects and arrays in a JSON body (the deepest body the API takes, a dry run's item with children, needs six). */
@@ -123,6 +123,16 @@ function hasBody(headers: FastifyRequest['headers']): boolean {
 }
 
 /**
+ * Makes `reply` close its connection (`Connection: close`, RFC 9112 §9.6) when `request` announced
+ * a body that has not all arrived: the rest is then neither read as a next request nor left
+ * holding the connection open until Node's request timeout. For every answer (the `onSend` hook of
+ * `installBodyTimeout`) and the router's errors, which no hook sees (`frameworkErrors`).
+ */
+export function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): void {
+  if (hasBody(request.headers) && !request.raw.complete && !reply.sent) reply.header('connection', 'close');
+}
+
+/**
  * Answers 408 with the error object (and `Connection: close`) a request whose body has not
  * arrived `ms` milliseconds after its headers: the body reaches the parser through a stream that
  * fails with the 408 at the deadline (Fastify's `preParsing` hook may replace the body stream).
@@ -133,8 +143,7 @@ function hasBody(headers: FastifyRequest['headers']): boolean {
  * Fastify answers 413 by the announced `Content-Length`, 415 for an unknown media type, and the
  * routes of GET or HEAD, without reading it. Neither stream ever emits an `'error'` event without
  * a listener: one would end the process (Node's `EventEmitter`). An answer sent before the body
- * has all arrived closes the connection (`Connection: close`, RFC 9112 §9.6), so that the rest of
- * the body is neither read as a next request nor left waiting on an open connection.
+ * has all arrived closes the connection (`closeIfBodyUnread`).
  */
 export function installBodyTimeout(app: FastifyInstance, ms: number): void {
   app.addHook('preParsing', async (request, reply, payload) => {
@@ -160,6 +169,6 @@ export function installBodyTimeout(app: FastifyInstance, ms: number): void {
     return payload.pipe(body);
   });
   app.addHook('onSend', async (request, reply) => {
-    if (hasBody(request.headers) && !request.raw.complete) reply.header('connection', 'close');
+    closeIfBodyUnread(request, reply);
   });
 }

@@ -19,10 +19,10 @@ export interface Listening {
 /**
  * The app on a fresh migrated database, listening on 127.0.0.1 (a free port), with
  * `requestTimeoutMs` as the time a client has to send a request, body included (the app's
- * default when not given).
+ * default when not given), and `env` added to the configuration's environment.
  */
-export async function listen(requestTimeoutMs?: number): Promise<Listening> {
-  const config = loadConfig({ DATA_DIR: tempDir(), LOG_LEVEL: 'silent', SLUICE_BOOTSTRAP: 'false', ...(await freshDatabaseEnv()) });
+export async function listen(requestTimeoutMs?: number, env: Record<string, string> = {}): Promise<Listening> {
+  const config = loadConfig({ DATA_DIR: tempDir(), LOG_LEVEL: 'silent', SLUICE_BOOTSTRAP: 'false', ...(await freshDatabaseEnv()), ...env });
   const db = openDb(config.databaseUrl);
   await migrateToLatest(db);
   const app = await buildApp(config, { db, ...(requestTimeoutMs && { requestTimeoutMs }) });
@@ -37,14 +37,18 @@ export async function listen(requestTimeoutMs?: number): Promise<Listening> {
 }
 
 /**
- * Writes `chunks` on a new connection to `port` (one every `everyMs` ms) and resolves to what the
- * server sent until it closed the connection, with `written`, how many chunks had been written by
- * then; rejects when the server has not closed it within `limitMs` ms.
+ * Writes `chunks` on a new connection to `port` (one every `everyMs` ms, and none once the server
+ * has begun to answer, as a client does) and resolves to what the server sent until it closed the
+ * connection, with `written`, how many chunks had been written by then, and `error`, the code of
+ * the socket's error if it had one (`ECONNRESET`, `EPIPE`: the server closed or reset the
+ * connection while the client was still writing). Rejects when the server has not closed it
+ * within `limitMs` ms.
  */
-export function exchange(port: number, chunks: (string | Buffer)[], everyMs = 0, limitMs = 8000): Promise<string & { written?: number }> {
+export function exchange(port: number, chunks: (string | Buffer)[], everyMs = 0, limitMs = 8000): Promise<string & { written?: number; error?: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let received = '';
+    let error: string | undefined;
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new Error(`no answer within ${limitMs} ms: ${received}`));
@@ -52,14 +56,16 @@ export function exchange(port: number, chunks: (string | Buffer)[], everyMs = 0,
     socket.on('data', (data) => {
       received += data.toString('utf8');
     });
-    socket.on('error', () => {});
+    socket.on('error', (failure: NodeJS.ErrnoException) => {
+      error = failure.code;
+    });
     socket.on('close', () => {
       clearTimeout(timer);
-      resolve(Object.assign(new String(received), { written: i }) as never);
+      resolve(Object.assign(new String(received), { written: i, error }) as never);
     });
     let i = 0;
     const next = () => {
-      if (i < chunks.length && !socket.destroyed) socket.write(chunks[i++]!, () => setTimeout(next, everyMs));
+      if (i < chunks.length && !socket.destroyed && !received) socket.write(chunks[i++]!, () => setTimeout(next, everyMs));
     };
     next();
   });
