@@ -129,7 +129,10 @@ function hasBody(headers: FastifyRequest['headers']): boolean {
  * `installBodyTimeout`) and the router's errors, which no hook sees (`frameworkErrors`).
  */
 export function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): void {
-  if (hasBody(request.headers) && !request.raw.complete && !reply.sent) reply.header('connection', 'close');
+  // `complete`: Node's parser has the whole message; `readableEnded`: the body was read to its end
+  // (an injected request, light-my-request, has no `complete`).
+  const arrived = request.raw.complete || request.raw.readableEnded;
+  if (hasBody(request.headers) && !arrived && !reply.sent) reply.header('connection', 'close');
 }
 
 /**
