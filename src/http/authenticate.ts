@@ -71,9 +71,14 @@ export async function authenticate(db: Db, request: FastifyRequest, now = Date.n
   return principal;
 }
 
-/** Throws 403 unless the principal was granted the contract; `propertyName` names the field. */
+/**
+ * Throws 403 ForbiddenError unless the principal was granted the contract; `propertyName` names the
+ * field that named it. The message is fixed and names only the field: a refusal tells nothing of
+ * the contract, not even its id, which a slug in the path would otherwise resolve to
+ * (docs/api.md#errors).
+ */
 export async function requireContractAccess(db: Db, principal: Principal, contractId: string, propertyName = 'contractId'): Promise<void> {
   if (!(await hasGrant(db, principal.consumer.id, contractId))) {
-    throw forbiddenError(`No access to contract ${contractId}.`, propertyName);
+    throw forbiddenError(`No access to the contract named by ${propertyName}.`, propertyName);
   }
 }

@@ -16,6 +16,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, internalError, notFoundError, validationError, VALIDATION_CODES } from '../errors.ts';
+import { closeIfBodyUnread } from './limits.ts';
 import { allowedMethods } from './methods.ts';
 import { toInvalid } from './validate.ts';
 
@@ -110,9 +111,11 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
 
 /**
  * Fastify's `frameworkErrors`: errors the router meets before a route runs (a path parameter
- * beyond `maxParamLength`, a malformed percent-encoding) answered as the error object.
+ * beyond `maxParamLength`, a malformed percent-encoding) answered as the error object, on a
+ * connection then closed when the request's body has not all arrived (`closeIfBodyUnread`).
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  closeIfBodyUnread(request, reply);
   send(reply, request, toApiError(error, request));
 }
 

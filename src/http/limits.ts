@@ -16,7 +16,7 @@
  * for headers, but not for a body the request listener already reads.
  */
 import { PassThrough } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Invalid, VALIDATION_CODES, validationError } from '../errors.ts';
 
 /** Nesting levels of objects and arrays in a JSON body (the deepest body the API takes, a dry run's item with children, needs six). */
@@ -123,28 +123,55 @@ function hasBody(headers: FastifyRequest['headers']): boolean {
 }
 
 /**
+ * Makes `reply` close its connection (`Connection: close`, RFC 9112 §9.6) when `request` announced
+ * a body that has not all arrived: the rest is then neither read as a next request nor left
+ * holding the connection open until Node's request timeout. For every answer (the `onSend` hook of
+ * `installBodyTimeout`) and the router's errors, which no hook sees (`frameworkErrors`).
+ */
+export function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): void {
+  // `complete`: Node's parser has the whole message; `readableEnded`: the body was read to its end
+  // (an injected request, light-my-request, has no `complete`).
+  const arrived = request.raw.complete || request.raw.readableEnded;
+  if (hasBody(request.headers) && !arrived && !reply.sent) reply.header('connection', 'close');
+}
+
+/**
  * Answers 408 with the error object (and `Connection: close`) a request whose body has not
  * arrived `ms` milliseconds after its headers: the body reaches the parser through a stream that
  * fails with the 408 at the deadline (Fastify's `preParsing` hook may replace the body stream).
  * The connection is not cut before the answer is written.
+ *
+ * The deadline ends with the request: when its body has arrived, failed or been cut, and when its
+ * answer has been sent or abandoned (the reply's `close`), whether or not anything read the body —
+ * Fastify answers 413 by the announced `Content-Length`, 415 for an unknown media type, and the
+ * routes of GET or HEAD, without reading it. Neither stream ever emits an `'error'` event without
+ * a listener: one would end the process (Node's `EventEmitter`). An answer sent before the body
+ * has all arrived closes the connection (`closeIfBodyUnread`).
  */
 export function installBodyTimeout(app: FastifyInstance, ms: number): void {
   app.addHook('preParsing', async (request, reply, payload) => {
     if (!hasBody(request.headers)) return payload;
     const body = new PassThrough();
+    // Errors reach the parser by its own listener when it reads; none may go unhandled when it does not.
+    body.on('error', () => {});
     const timer = setTimeout(() => {
       payload.unpipe(body);
       payload.pause();
-      reply.header('connection', 'close');
+      if (!reply.sent) reply.header('connection', 'close');
       body.destroy(validationError([{ propertyName: 'request', message: `The request body did not arrive within ${ms} ms.`, code: VALIDATION_CODES.range }], 408));
     }, ms);
     timer.unref();
-    payload.on('end', () => clearTimeout(timer));
+    const stop = () => clearTimeout(timer);
+    payload.on('end', stop);
     payload.on('error', (error) => {
-      clearTimeout(timer);
+      stop();
       body.destroy(error);
     });
-    payload.on('close', () => clearTimeout(timer));
+    payload.on('close', stop);
+    reply.raw.once('close', stop);
     return payload.pipe(body);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    closeIfBodyUnread(request, reply);
   });
 }

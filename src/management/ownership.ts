@@ -39,15 +39,15 @@ export const WEBHOOK = recordKind<WebhookRow>('webhooks', 'webhook');
 /**
  * The record `id` of `kind` if `owner` may use it: a principal that was granted its contract, or
  * the contract id it must belong to. Throws 404 (unknown) or 403 (another contract), both naming
- * `propertyName`.
+ * `propertyName`; the 403's message is fixed, it echoes not even the id (docs/api.md#errors).
  */
 export async function owned<Row extends { contractId: string }>(db: Db, kind: Kind<Row>, id: string, owner: Principal | string, propertyName = 'id'): Promise<Row> {
   const row = await kind.find(db, id);
   if (!row) throw notFoundError(`No ${kind.label} ${id}.`, propertyName, id);
   if (typeof owner === 'string') {
-    if (row.contractId !== owner) throw forbiddenError(`${kind.label[0]!.toUpperCase()}${kind.label.slice(1)} ${id} belongs to another contract.`, propertyName);
+    if (row.contractId !== owner) throw forbiddenError(`The ${kind.label} named by ${propertyName} belongs to another contract.`, propertyName);
   } else if (!(await hasGrant(db, owner.consumer.id, row.contractId))) {
-    throw forbiddenError(`No access to ${kind.label} ${id}.`, propertyName);
+    throw forbiddenError(`No access to the ${kind.label} named by ${propertyName}.`, propertyName);
   }
   return row;
 }

@@ -4,17 +4,13 @@
  * size, the router's and the HTTP parser's own errors, a wrong method and a slow body all answer
  * with the error object, and the error handler cannot fail.
  */
-import { connect } from 'node:net';
 import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
 import { ApiError } from '../../src/errors.ts';
 import { MAX_ARRAY, MAX_BULK, MAX_DEPTH, MAX_STRING } from '../../src/http/limits.ts';
 import { COMPONENTS } from '../../src/http/openapi.ts';
-import { openDb } from '../../src/store/db.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
-import { build, buildItem, buildTenant, expectError, freshDatabaseEnv, seedItems, tempDir } from '../helper.ts';
+import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
+import { exchange, listen, parseAnswer as parse } from './raw-socket.ts';
 
 const json = { 'content-type': 'application/json' };
 const nested = (depth: number, inner = '1') => '['.repeat(depth) + inner + ']'.repeat(depth);
@@ -204,45 +200,14 @@ describe('over a real socket', () => {
     while (servers.length) await servers.pop()!.close();
   });
 
-  async function listen(requestTimeoutMs?: number): Promise<number> {
-    const config = loadConfig({ DATA_DIR: tempDir(), LOG_LEVEL: 'silent', SLUICE_BOOTSTRAP: 'false', ...(await freshDatabaseEnv()) });
-    const db = openDb(config.databaseUrl);
-    await migrateToLatest(db);
-    const app = await buildApp(config, { db, ...(requestTimeoutMs && { requestTimeoutMs }) });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    servers.push({ close: async () => { await app.close(); await db.destroy(); } });
-    return (app.server.address() as { port: number }).port;
-  }
-
-  /**
-   * Writes `chunks` (one every `everyMs`) and returns what the server sent until it closed, within
-   * `limitMs`, and how many chunks had been written by then.
-   */
-  function exchange(port: number, chunks: string[], everyMs = 0, limitMs = 8000): Promise<string & { written?: number }> {
-    return new Promise((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1');
-      let received = '';
-      const timer = setTimeout(() => { socket.destroy(); reject(new Error(`no answer within ${limitMs} ms: ${received}`)); }, limitMs);
-      socket.on('data', (data) => { received += data.toString('utf8'); });
-      socket.on('error', () => {});
-      socket.on('close', () => { clearTimeout(timer); resolve(Object.assign(new String(received), { written: i }) as never); });
-      let i = 0;
-      const next = () => {
-        if (i < chunks.length && !socket.destroyed) socket.write(chunks[i++]!, () => setTimeout(next, everyMs));
-      };
-      next();
-    });
-  }
-
-  const parse = (raw: string) => {
-    const [head, body] = [raw.slice(0, raw.indexOf('\r\n\r\n')), raw.slice(raw.indexOf('\r\n\r\n') + 4)];
-    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
-    const requestId = /\r\nx-request-id: (\w+)/i.exec(head)?.[1];
-    return { status, head, body: JSON.parse(body) as { requestId: string; errors: { name: string; code: number }[] }, requestId };
+  const listenFor = async (requestTimeoutMs?: number) => {
+    const server = await listen(requestTimeoutMs);
+    servers.push(server);
+    return server.port;
   };
 
   it('answers headers too large 431 and a malformed request 400 with the error object', async () => {
-    const port = await listen();
+    const port = await listenFor();
     const big = parse(String(await exchange(port, [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`])));
     expect(big.status).toBe(431);
     expect(big.body.errors[0]).toMatchObject({ name: 'ValidationError', code: 1003 });
@@ -253,7 +218,7 @@ describe('over a real socket', () => {
   });
 
   it('times out a body sent too slowly with 408 and the error object', async () => {
-    const port = await listen(600);
+    const port = await listenFor(600);
     const body = '{"grant_type":"client_credentials"}';
     const chunks = [`POST /v1/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, ...body.split('')];
     const raw = await exchange(port, chunks, 100);

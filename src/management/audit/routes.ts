@@ -95,7 +95,7 @@ export function auditRoutes(app: App, { db }: { db: Db; config: Config }): void 
     const { id } = request.params;
     const entry = await findAuditEntry(db, id);
     if (!entry) throw notFoundError(`No audit entry ${id}.`, 'id', id);
-    if (!(await hasGrant(db, principal.consumer.id, entry.contractId))) throw forbiddenError(`No access to audit entry ${id}.`, 'id');
+    if (!(await hasGrant(db, principal.consumer.id, entry.contractId))) throw forbiddenError('No access to the audit entry named by id.', 'id');
     if (!(REVERTABLE as readonly string[]).includes(entry.action) || Number(entry.itemCount) === 0) {
       throw validationError([
         {

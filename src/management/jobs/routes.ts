@@ -52,7 +52,7 @@ export function jobRoutes(app: App, { db }: { db: Db; config: Config }): void {
     const { id } = request.params;
     const job = await findJob(db, id);
     if (!job) throw notFoundError(`No job ${id}.`, 'id', id);
-    if (!(await hasGrant(db, principal.consumer.id, job.contractId))) throw forbiddenError(`No access to job ${id}.`, 'id');
+    if (!(await hasGrant(db, principal.consumer.id, job.contractId))) throw forbiddenError('No access to the job named by id.', 'id');
     return presentJob(job);
   });
 }
