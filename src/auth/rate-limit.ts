@@ -7,11 +7,12 @@
  * Failures are counted in two records, each forgotten `forgetMs` after its last failure:
  *
  * - per identity (a lower-cased user name, or a client id that presented a secret), across all
- *   addresses: after `free` failures, the identity's next check, from any address, waits
+ *   addresses: after `free` (5) failures, the identity's next check, from any address, waits
  *   `delay(n) = min(baseMs × 2^(n − free), capMs)` after its n-th failure (1 s, 2 s, 4 s … 60 s);
  *   attempts before that are refused (429 with Retry-After) without the secret being checked;
- * - per identity and address group (`lib/addresses.ts`: IPv4 address, IPv6 /64): after `free`
- *   failures from one group the same delays apply to that group alone; and while the identity is
+ * - per identity and address group (`lib/addresses.ts`: IPv4 address, IPv6 /64): after
+ *   `groupFree` (10) failures from one group the same curve applies to that group alone (this is
+ *   the only limit of failures that are not about a secret); and while the identity is
  *   delayed, a group that has failed on it waits `2 × delay` after its own last failure, so one
  *   attacking address takes at most every other check of the identity and a clean address gets
  *   the others.
@@ -35,8 +36,10 @@ import { type FailureCounts, type FailureRecord } from '../store/rate-limits.ts'
 
 /** The numbers of the module comment. */
 export interface FailurePolicy {
-  /** Failures of a record before any delay. */
+  /** Failures of an identity before any delay. */
   free: number;
+  /** Failures of an identity from one address group before any delay. */
+  groupFree: number;
   /** The first delay, ms. */
   baseMs: number;
   /** The longest delay, ms. */
@@ -46,10 +49,10 @@ export interface FailurePolicy {
 }
 
 /** The policy of docs/api.md#browser-sign-in. */
-export const FAILURE_POLICY: FailurePolicy = { free: 5, baseMs: 1000, capMs: 60_000, forgetMs: 15 * 60_000 };
+export const FAILURE_POLICY: FailurePolicy = { free: 5, groupFree: 10, baseMs: 1000, capMs: 60_000, forgetMs: 15 * 60_000 };
 
 /** The delay after a record's `count`-th failure (ms; 0 under `free`). Pure. */
-export function failureDelay(count: number, { free, baseMs, capMs }: FailurePolicy = FAILURE_POLICY): number {
+export function failureDelay(count: number, free: number, { baseMs, capMs }: FailurePolicy = FAILURE_POLICY): number {
   return count < free ? 0 : Math.min(baseMs * 2 ** Math.min(count - free, 30), capMs);
 }
 
@@ -58,9 +61,9 @@ export function failureDelay(count: number, { free, baseMs, capMs }: FailurePoli
  * for a secret, of its identity (`identity`, undefined otherwise). Pure; table-tested.
  */
 export function failureWait(pair: FailureRecord, identity: FailureRecord | undefined, now: number, policy: FailurePolicy = FAILURE_POLICY): number {
-  let at = pair.last + failureDelay(pair.count, policy);
+  let at = pair.last + failureDelay(pair.count, policy.groupFree, policy);
   if (identity) {
-    const delay = failureDelay(identity.count, policy);
+    const delay = failureDelay(identity.count, policy.free, policy);
     at = Math.max(at, identity.last + delay);
     if (delay > 0 && pair.count > 0) at = Math.max(at, pair.last + 2 * delay);
   }

@@ -130,7 +130,10 @@ export interface FailureCounts {
    * calls `decide` with them and writes the records it returns in `write` (same order; undefined
    * leaves one as it is), with no other `update` of these keys in between: on PostgreSQL one
    * transaction holding the rows locked (keys locked in sorted order, so two updates never
-   * deadlock), in memory synchronously. Returns `decide`'s `result`.
+   * deadlock), in memory synchronously. Returns `decide`'s `result`. On PostgreSQL `decide` is
+   * first called on a plain read, and when it writes nothing that answer stands (so a refusal
+   * costs one statement; it may be a moment old, e.g. miss a give-back that is committing);
+   * otherwise it is called again on the locked rows. So `decide` must be pure.
    */
   update<T>(keys: readonly string[], now: number, decide: (records: FailureRecord[]) => { write: (FailureRecord | undefined)[]; result: T }): Promise<T>;
   /** Takes one off `key`'s count (a claim given back), never below 0; its `last` stays. */
@@ -185,6 +188,12 @@ export function databaseFailureCounts(db: Db, { forgetMs, prefix }: { forgetMs: 
   return {
     async update(keys, now, decide) {
       const sorted = [...new Set(keys)].sort();
+      // A plain read first: an answer that writes nothing (a refusal, the bulk of an attack)
+      // stands without a transaction.
+      const seen = await db.selectFrom('rateLimits').select(['key', 'hits', 'resetAt']).where('key', 'in', sorted).execute();
+      const known = new Map(seen.map((row) => [row.key, row.resetAt > now ? { count: Number(row.hits), last: Number(row.resetAt) - forgetMs } : NO_FAILURE]));
+      const quick = decide(keys.map((key) => known.get(key) ?? NO_FAILURE));
+      if (!quick.write.some(Boolean)) return quick.result;
       const result = await db.transaction().execute(async (trx) => {
         // Rows to lock: one made (empty, already forgotten) where the key has none yet.
         await trx.insertInto('rateLimits').values(sorted.map((key) => ({ key, hits: 0, resetAt: 0 }))).onConflict((oc) => oc.column('key').doNothing()).execute();
