@@ -18,6 +18,13 @@ describe('inertHtml', () => {
     ['structure kept', '<h2>T</h2><ul><li><a href="https://x.example/a" title="a">a</a></li></ul><table><tr><td>1</td></tr></table>', '<h2>T</h2><ul><li><a href="https://x.example/a" title="a">a</a></li></ul><table><tr><td>1</td></tr></table>'],
     ['mailto kept', '<a href="mailto:a@x.example">m</a>', '<a href="mailto:a@x.example">m</a>'],
     ['plain text returned as is', 'AT&T says "hi" & bye', 'AT&T says "hi" & bye'],
+    ['inert markup returned as written', '<p>a<br>b <A HREF="https://x.example/a?b&amp;c" title="t">l</a> <img src="https://x.example/i.png" alt="i"></p>', '<p>a<br>b <A HREF="https://x.example/a?b&amp;c" title="t">l</a> <img src="https://x.example/i.png" alt="i"></p>'],
+    ['an attribute glued to the tag name', '<p/onclick="x()">t</p>', '<p>t</p>'],
+    ['an attribute on a formatting tag', '<b onmouseover="x()">t</b>', '<b>t</b>'],
+    ['an unquoted href', '<a href=javascript:x()>t</a>', '<a>t</a>'],
+    ['an entity-encoded scheme', '<a href="&#106;avascript:x()">t</a>', '<a>t</a>'],
+    ['a tag name that starts like an inert one', '<bdo onclick="x()">t</bdo><img src="https://x.example/i.png" onerror="x()"><iframe src="https://x.example"></iframe>', '<bdo>t</bdo><img src="https://x.example/i.png" />'],
+    ['a less-than sign as text', 'a < b <p>c</p>', 'a &lt; b <p>c</p>'],
   ])('%s', (_name, html, expected) => expect(inertHtml(html)).toBe(expected));
 });
 
