@@ -1,7 +1,9 @@
 /**
  * A store of @fastify/rate-limit (its `incr`/`child` store interface, as its bundled LocalStore
  * and RedisStore implement it) over the `rate_limits` table, so that every process sharing one
- * PostgreSQL database counts against the same limits (docs/api.md#rate-limits).
+ * PostgreSQL database counts against the same limits (docs/api.md#rate-limits). And, in the same
+ * table, the failure records of the sign-in and token endpoints (`FailureCounts`, keys
+ * `failure:…`; docs/api.md#token-endpoint), with their in-memory counterpart for SQLite.
  *
  * Fixed windows per key, as the bundled LocalStore counts them: a key's window starts at its
  * first hit and lasts `timeWindow` ms; the first hit after it ends starts the next one. One
