@@ -47,15 +47,26 @@ export function presentedCredentials(request: FastifyRequest, body: Record<strin
 /**
  * The authenticated client; throws 401 invalid_client. `allowPublic` lets a client registered
  * without a secret in with its id alone; a client that has a secret must always present it.
+ * `secretChecked` hears whether a presented secret matched, when it was judged: compared with a
+ * client's secret, or presented for a client id that does not exist (a guess all the same); the
+ * failure limits count a mismatch against the client id everywhere (rate-limit.ts).
  */
-export async function authenticateClient(db: Db, credentials: ClientCredentials | undefined, { allowPublic }: { allowPublic: boolean }): Promise<ConsumerRow> {
+export async function authenticateClient(
+  db: Db,
+  credentials: ClientCredentials | undefined,
+  { allowPublic, secretChecked = () => {} }: { allowPublic: boolean; secretChecked?: (matched: boolean) => void },
+): Promise<ConsumerRow> {
   if (!credentials) throw invalidClient();
   const client = await findClient(db, credentials.id);
+  if (!client && credentials.secret !== undefined) secretChecked(false);
   if (!client || client.disabled) throw invalidClient();
   if (!client.secretHash) {
     if (allowPublic && credentials.secret === undefined) return client;
     throw invalidClient(allowPublic ? 'A public client sends no secret.' : 'A public client cannot use this grant; use authorization_code with PKCE.');
   }
-  if (credentials.secret === undefined || !(await verifySecret(credentials.secret, client.secretHash))) throw invalidClient();
+  if (credentials.secret === undefined) throw invalidClient();
+  const matched = await verifySecret(credentials.secret, client.secretHash);
+  secretChecked(matched);
+  if (!matched) throw invalidClient();
   return client;
 }

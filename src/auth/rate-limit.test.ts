@@ -1,68 +1,81 @@
-/** The failure limiter (rate-limit.ts): keyed on identity and address together, bounded. */
+/** The failure limits (rate-limit.ts): the delay curve, the wait rule, and a limiter over memory records. */
 import { describe, expect, it } from 'vitest';
-import { failureLimiter } from './rate-limit.ts';
+import { memoryFailureCounts } from '../store/rate-limits.ts';
+import { FAILURE_POLICY, failureDelay, failureLimiter, failureWait } from './rate-limit.ts';
 
 const T0 = 1_000_000;
+const none = { count: 0, last: 0 };
 
-type Step = ['fail' | 'wait', string, string, number, number?];
+describe('failureDelay', () => {
+  it.each([
+    [0, 0], [4, 0], [5, 1000], [6, 2000], [7, 4000], [10, 32_000], [11, 60_000], [1000, 60_000],
+  ])('after %i failures: %i ms', (count, ms) => expect(failureDelay(count, 5)).toBe(ms));
+});
 
-describe('failureLimiter', () => {
-  // Each case: steps of ['fail', identity, address, at] and ['wait', identity, address, at, expected seconds].
-  it.each<[string, Step[]]>([
-    ['max failures of one identity from one address, then that pair waits', [
-      ['fail', 'alice', 'a', T0], ['fail', 'alice', 'a', T0 + 1], ['wait', 'alice', 'a', T0 + 2, 0],
-      ['fail', 'alice', 'a', T0 + 2], ['wait', 'alice', 'a', T0 + 10, 60], ['wait', 'alice', 'a', T0 + 30_000, 30],
-      ['wait', 'alice', 'a', T0 + 60_001, 0], // the first failure left the window
-    ]],
-    ['another identity from the same address is not held back', [
-      ['fail', 'ghost-1', 'a', T0], ['fail', 'ghost-2', 'a', T0], ['fail', 'ghost-3', 'a', T0],
-      ['fail', 'ghost-1', 'a', T0], ['fail', 'ghost-1', 'a', T0], ['wait', 'ghost-1', 'a', T0 + 1, 60],
-      ['wait', 'bob', 'a', T0 + 1, 0],
-    ]],
-    ['the same identity from another address is not held back', [
-      ['fail', 'alice', 'a', T0], ['fail', 'alice', 'a', T0], ['fail', 'alice', 'a', T0],
-      ['wait', 'alice', 'a', T0 + 1, 60], ['wait', 'alice', 'b', T0 + 1, 0],
-    ]],
-    ['an identity over its limit across addresses: addresses that failed wait, clean ones do not', [
-      ['fail', 'alice', 'a', T0], ['fail', 'alice', 'b', T0 + 1000], ['fail', 'alice', 'c', T0 + 2000],
-      ['fail', 'alice', 'd', T0 + 3000], ['fail', 'alice', 'e', T0 + 4000],
-      ['wait', 'alice', 'a', T0 + 5000, 55], ['wait', 'alice', 'e', T0 + 5000, 55], ['wait', 'alice', 'clean', T0 + 5000, 0],
-      ['wait', 'bob', 'a', T0 + 5000, 0],
-      ['wait', 'alice', 'b', T0 + 60_500, 0], // under the identity limit again
-    ]],
-    ['the empty identity holds back only identity-less requests', [
-      ['fail', '', 'a', T0], ['fail', '', 'a', T0], ['fail', '', 'a', T0],
-      ['wait', '', 'a', T0, 60], ['wait', 'alice', 'a', T0, 0],
-    ]],
-    ['identities and addresses are not confused by joining them', [
-      ['fail', 'a\nb', 'c', T0], ['fail', 'a\nb', 'c', T0], ['fail', 'a\nb', 'c', T0],
-      ['wait', 'a', 'b\nc', T0, 0], ['wait', 'a\nb', 'c', T0, 60],
-    ]],
-  ])('%s', (_name, steps) => {
-    const limiter = failureLimiter({ max: 3, identityMax: 5, windowMs: 60_000 });
-    for (const [action, identity, address, at, expected] of steps) {
-      if (action === 'fail') limiter.fail(identity, address, at);
-      else expect(limiter.retryAfter(identity, address, at), `${identity}@${address} at +${at - T0}`).toBe(expected);
-    }
+describe('failureWait', () => {
+  it.each<[string, { count: number; last: number }, { count: number; last: number } | undefined, number, number]>([
+    ['a clean address, an identity under its free failures', none, { count: 4, last: T0 }, T0, 0],
+    ['a clean address waits for the identity\'s next check', none, { count: 5, last: T0 }, T0 + 200, 800],
+    ['… and no longer', none, { count: 5, last: T0 }, T0 + 1000, 0],
+    ['the delay doubles per failure', none, { count: 8, last: T0 }, T0, 8000],
+    ['and stops at the cap', none, { count: 60, last: T0 }, T0, 60_000],
+    ['an address that failed on a delayed identity waits twice the delay after its own failure', { count: 1, last: T0 }, { count: 7, last: T0 + 1000 }, T0 + 1000, 7000],
+    ['an address over its own free failures waits, whatever the identity (no secret)', { count: 11, last: T0 }, undefined, T0 + 500, 1500],
+    ['an address under them does not', { count: 9, last: T0 }, undefined, T0, 0],
+    ['without a secret the identity is not read', { count: 1, last: T0 }, undefined, T0, 0],
+  ])('%s', (_name, pair, identity, now, expected) => expect(failureWait(pair, identity, now)).toBe(expected));
+});
+
+describe('failureLimiter over memory records', () => {
+  const setup = () => {
+    const counts = memoryFailureCounts({ entries: 100, forgetMs: FAILURE_POLICY.forgetMs });
+    const limiter = failureLimiter(counts, 'failure:test:');
+    let now = T0;
+    limiter.now = () => now;
+    return { counts, limiter, at: (ms: number) => (now = T0 + ms) };
+  };
+
+  it('five wrong secrets from anywhere, then one check per growing delay from any address', async () => {
+    const { limiter, at } = setup();
+    for (let i = 0; i < 5; i++) expect(await limiter.attempt('alice', `10.0.0.${i}`, { secret: true })).not.toHaveProperty('retryAfter');
+    expect(await limiter.attempt('alice', '10.0.1.1', { secret: true })).toEqual({ retryAfter: 1 });
+    at(1000);
+    expect(await limiter.attempt('alice', '10.0.1.1', { secret: true })).not.toHaveProperty('retryAfter');
+    expect(await limiter.attempt('alice', '10.0.1.2', { secret: true })).toEqual({ retryAfter: 2 });
+    // Another identity, and a request with no secret, are not held back.
+    expect(await limiter.attempt('bob', '10.0.1.2', { secret: true })).not.toHaveProperty('retryAfter');
+    expect(await limiter.attempt('alice', '10.0.1.3', { secret: false })).not.toHaveProperty('retryAfter');
   });
 
-  it('keeps keys of fixed length and the table bounded, whatever the identities', () => {
-    const limiter = failureLimiter({ max: 3, entries: 100 });
-    const long = 'x'.repeat(1024 * 1024);
-    for (let i = 0; i < 1000; i++) limiter.fail(`${long}${i}`, `10.0.${i >> 8}.${i & 255}`, T0 + i);
-    expect(limiter.size).toBe(100);
-    const keys = [...limiter.keys()];
+  it('a right secret gives its claim back; a cancelled attempt too; failures are forgotten after forgetMs', async () => {
+    const { limiter, at } = setup();
+    for (let i = 0; i < 4; i++) await limiter.attempt('alice', '10.0.0.1', { secret: true });
+    for (let i = 0; i < 5; i++) {
+      const attempt = await limiter.attempt('alice', '10.0.0.2', { secret: true });
+      if ('retryAfter' in attempt) throw new Error('refused');
+      await (i % 2 ? attempt.succeeded() : attempt.cancelled());
+    }
+    expect(await limiter.attempt('alice', '10.0.0.3', { secret: true })).not.toHaveProperty('retryAfter');
+    expect(await limiter.attempt('alice', '10.0.0.4', { secret: true })).toEqual({ retryAfter: 1 });
+    expect(await limiter.attempt('alice', '10.0.0.3', { secret: true })).toEqual({ retryAfter: 2 }); // its own failure: twice the delay
+    at(FAILURE_POLICY.forgetMs);
+    for (let i = 0; i < 5; i++) expect(await limiter.attempt('alice', '10.0.0.3', { secret: true })).not.toHaveProperty('retryAfter');
+  });
+
+  it('one IPv6 /64 is one address group; an IPv4-mapped address is its IPv4 address', async () => {
+    const { limiter } = setup();
+    for (let i = 1; i <= 10; i++) await limiter.attempt('client', `2001:db8:1:2::${i}`, { secret: false });
+    expect(await limiter.attempt('client', '2001:db8:1:2:ffff::9', { secret: false })).toEqual({ retryAfter: 1 });
+    expect(await limiter.attempt('client', '2001:db8:1:3::1', { secret: false })).not.toHaveProperty('retryAfter');
+    for (let i = 0; i < 10; i++) await limiter.attempt('client', '10.9.0.1', { secret: false });
+    expect(await limiter.attempt('client', '::ffff:10.9.0.1', { secret: false })).toEqual({ retryAfter: 1 });
+  });
+
+  it('keys are fixed-length digests and the table is bounded, whatever identities are sent', async () => {
+    const { counts, limiter } = setup();
+    for (let i = 0; i < 500; i++) await limiter.attempt(`${i}${'x'.repeat(10_000)}`, `10.1.${i >> 8}.${i & 255}`, { secret: true });
+    const keys = await counts.keys();
     expect(keys).toHaveLength(100);
-    for (const key of keys) expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
-  });
-
-  it('keeps the pair under attack when other entries come and go (least recently used go first)', () => {
-    const limiter = failureLimiter({ max: 3, entries: 50 });
-    for (let i = 0; i < 3; i++) limiter.fail('alice', 'a', T0);
-    for (let i = 0; i < 200; i++) {
-      expect(limiter.retryAfter('alice', 'a', T0 + i)).toBe(60);
-      limiter.fail(`other-${i}`, 'z', T0 + i);
-    }
-    expect(limiter.size).toBeLessThanOrEqual(50);
+    for (const key of keys) expect(key).toMatch(/^failure:test:[A-Za-z0-9_-]{43}$/);
   });
 });

@@ -1,95 +1,138 @@
 /**
- * Failure limits of the login and token endpoints (docs/api.md): failed attempts are counted per
- * identity (a client id, a user name) AND client address together, so that guessing one
- * identity's secret from one address stops, while nobody can lock an identity out from elsewhere
- * nor lock a whole address out by failing on other identities.
+ * Failure limits of the login form and the token endpoint (docs/api.md#browser-sign-in,
+ * docs/api.md#token-endpoint; issue 30): guessing a password or a client secret gets a few checks
+ * and then one per growing delay, however many addresses the guesses come from, while the owner
+ * who signs in from an address with no failures waits at most `capMs` (never locked out).
  *
- * - Per identity and address: at most `max` failures per `windowMs`; beyond that the pair is
- *   refused (429 before credentials are checked) until its oldest failure leaves the window.
- * - Per identity across all addresses: once it has `identityMax` failures in the window (a
- *   distributed attack), an address that itself has failures on that identity is refused too:
- *   each attacking address then gets one guess per window. An address with no failures on the
- *   identity is never refused, so the right secret still gets through (the limit slows an
- *   attack, it never blocks the owner).
- * - A request without an identity counts under the empty identity: it holds back only
- *   identity-less requests from that address.
+ * Failures are counted in two records, each forgotten `forgetMs` after its last failure:
  *
- * The table cannot be filled by the attacker: keys are SHA-256 digests (43 characters whatever
- * the length of the client id or user name, which the attacker chooses), each entry holds at most
- * `max` (or `identityMax`) times, and the table is an LRU of at most `entries` entries
- * (lru-cache), the least recently used going first. Held in this process's memory: with several
- * processes each keeps its own count (the limit then applies per process).
+ * - per identity (a lower-cased user name, or a client id that presented a secret), across all
+ *   addresses: after `free` (5) failures, the identity's next check, from any address, waits
+ *   `delay(n) = min(baseMs × 2^(n − free), capMs)` after its n-th failure (1 s, 2 s, 4 s … 60 s);
+ *   attempts before that are refused (429 with Retry-After) without the secret being checked;
+ * - per identity and address group (`lib/addresses.ts`: IPv4 address, IPv6 /64): after
+ *   `groupFree` (10) failures from one group the same curve applies to that group alone (this is
+ *   the only limit of failures that are not about a secret); and while the identity is
+ *   delayed, a group that has failed on it waits `2 × delay` after its own last failure, so one
+ *   attacking address takes at most every other check of the identity and a clean address gets
+ *   the others.
+ *
+ * An attempt claims its check before the secret is compared: it is counted as a failure at once
+ * (so 300 simultaneous requests cannot all pass an identity that is one failure from its delay)
+ * and given back when the request succeeds (`Attempt.succeeded`, which also forgets the address
+ * group's failures on the identity), or in part or whole when it failed for another reason than a
+ * wrong secret (`Attempt.failedHere`, `Attempt.cancelled`). Refused attempts do not count. Failures
+ * that are not about a secret (a wrong grant, a public client misusing its id, no identity at all)
+ * count only per identity and address (`{ secret: false }`), so nobody can delay, say, the
+ * console's public client for everyone.
+ *
+ * Records are kept by `store/rate-limits.ts` (memory on SQLite, the `rate_limits` table on
+ * PostgreSQL, shared by every process); their keys are SHA-256 digests (fixed length whatever the
+ * identity the attacker sends). Times come from the limiter's `now` (ms), which tests replace.
  */
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { addressGroup } from '../lib/addresses.ts';
+import { type FailureCounts, type FailureRecord } from '../store/rate-limits.ts';
+
+/** The numbers of the module comment. */
+export interface FailurePolicy {
+  /** Failures of an identity before any delay. */
+  free: number;
+  /** Failures of an identity from one address group before any delay. */
+  groupFree: number;
+  /** The first delay, ms. */
+  baseMs: number;
+  /** The longest delay, ms. */
+  capMs: number;
+  /** A record is forgotten this long after its last failure, ms. */
+  forgetMs: number;
+}
+
+/** The policy of docs/api.md#browser-sign-in. */
+export const FAILURE_POLICY: FailurePolicy = { free: 5, groupFree: 10, baseMs: 1000, capMs: 60_000, forgetMs: 15 * 60_000 };
+
+/** The delay after a record's `count`-th failure (ms; 0 under `free`). Pure. */
+export function failureDelay(count: number, free: number, { baseMs, capMs }: FailurePolicy = FAILURE_POLICY): number {
+  return count < free ? 0 : Math.min(baseMs * 2 ** Math.min(count - free, 30), capMs);
+}
+
+/**
+ * Ms until an attempt may be checked (0: now), from the records of its address group (`pair`) and,
+ * for a secret, of its identity (`identity`, undefined otherwise). Pure; table-tested.
+ */
+export function failureWait(pair: FailureRecord, identity: FailureRecord | undefined, now: number, policy: FailurePolicy = FAILURE_POLICY): number {
+  let at = pair.last + failureDelay(pair.count, policy.groupFree, policy);
+  if (identity) {
+    const delay = failureDelay(identity.count, policy.free, policy);
+    at = Math.max(at, identity.last + delay);
+    if (delay > 0 && pair.count > 0) at = Math.max(at, pair.last + 2 * delay);
+  }
+  return Math.max(0, at - now);
+}
+
+/**
+ * A claimed check, settled by at most one call (the first counts): a wrong secret needs none, the
+ * claim standing as the failure.
+ */
+export interface Attempt {
+  /** The request succeeded: the claims are given back and this group's failures on the identity forgotten. */
+  succeeded(): Promise<void>;
+  /** A failure that is not a wrong secret (a wrong grant, a secret sent for a public client): it counts for this group only. */
+  failedHere(): Promise<void>;
+  /** Not a failure (the server failed): every claim is given back. */
+  cancelled(): Promise<void>;
+}
 
 export interface FailureLimiter {
   /**
-   * Seconds until `identity` may be tried again from `address`; 0 when it may now.
-   * `now` in ms since the epoch (default the clock).
+   * Claims a check of `identity` from `address` (a client address as `request.ip` gives it):
+   * `{ retryAfter }` in seconds (≥ 1) when it must wait, else the claimed attempt. `secret`: the
+   * attempt checks a password or client secret (the identity-wide record applies). Throws what
+   * the store throws.
    */
-  retryAfter(identity: string, address: string, now?: number): number;
-  /** Records one failure of `identity` from `address`. */
-  fail(identity: string, address: string, now?: number): void;
-  /** How many entries the table holds (at most `entries`). */
-  readonly size: number;
-  /** The table's keys (digests), most recently used first. */
-  keys(): Iterable<string>;
-}
-
-export interface FailureLimiterOptions {
-  /** Failures allowed per identity and address in the window. Default 10. */
-  max?: number;
-  /** Failures of one identity across addresses after which only clean addresses may try it. Default 10. */
-  identityMax?: number;
-  /** The window, ms. Default 60 000. */
-  windowMs?: number;
-  /** Most entries held (LRU). Default 20 000 (a few MB at most). */
-  entries?: number;
+  attempt(identity: string, address: string, options: { secret: boolean }): Promise<Attempt | { retryAfter: number }>;
+  /** The clock, ms since the epoch (Date.now; tests replace it). */
+  now: () => number;
+  /** Where the records are kept (tests read its keys). */
+  readonly counts: FailureCounts;
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest('base64url');
 
-/** A limiter as described in the module comment; pure apart from its table and the clock. */
-export function failureLimiter({ max = 10, identityMax = 10, windowMs = 60_000, entries = 20_000 }: FailureLimiterOptions = {}): FailureLimiter {
-  const table = new LRUCache<string, number[]>({ max: entries });
-  const keysOf = (identity: string, address: string) => {
-    const who = digest(`identity\n${identity}`);
-    return { identity: who, pair: digest(`pair\n${who}\n${address}`) };
-  };
-  /** The failures of `key` still in the window (oldest first); drops an entry with none. */
-  const recent = (key: string, now: number): number[] => {
-    const held = table.get(key);
-    if (!held) return [];
-    const times = held.filter((t) => t > now - windowMs);
-    if (times.length === 0) table.delete(key);
-    else if (times.length < held.length) table.set(key, times);
-    return times;
-  };
-  const secondsUntil = (at: number, now: number) => Math.max(1, Math.ceil((at - now) / 1000));
-
-  return {
-    retryAfter(identity, address, now = Date.now()) {
-      const keys = keysOf(identity, address);
-      const pair = recent(keys.pair, now);
-      if (pair.length === 0) return 0;
-      const waits: number[] = [];
-      if (pair.length >= max) waits.push(secondsUntil(pair[pair.length - max]! + windowMs, now));
-      const all = recent(keys.identity, now);
-      if (all.length >= identityMax) {
-        // Free again when this address has no failures left, or the identity is under its limit.
-        waits.push(Math.min(secondsUntil(pair[pair.length - 1]! + windowMs, now), secondsUntil(all[all.length - identityMax]! + windowMs, now)));
-      }
-      return waits.length ? Math.max(...waits) : 0;
+/** A limiter as described in the module comment, keeping its records in `counts` under keys starting with `prefix`. */
+export function failureLimiter(counts: FailureCounts, prefix: string, policy: FailurePolicy = FAILURE_POLICY): FailureLimiter {
+  const limiter: FailureLimiter = {
+    now: Date.now,
+    counts,
+    async attempt(identity, address, { secret }) {
+      const who = digest(`identity\n${identity}`);
+      const identityKey = `${prefix}${who}`;
+      const pairKey = `${prefix}${digest(`pair\n${who}\n${addressGroup(address)}`)}`;
+      const keys = secret ? [pairKey, identityKey] : [pairKey];
+      const now = limiter.now();
+      const wait = await counts.update(keys, now, ([pair, held]) => {
+        const ms = failureWait(pair!, held, now, policy);
+        if (ms > 0) return { write: [], result: ms };
+        return { write: [pair!, held].filter(Boolean).map((record) => ({ count: record!.count + 1, last: now })), result: 0 };
+      });
+      if (wait > 0) return { retryAfter: Math.max(1, Math.ceil(wait / 1000)) };
+      let settled = false;
+      const settle = (work: () => Promise<unknown>) => async () => {
+        if (settled) return;
+        settled = true;
+        await work();
+      };
+      return {
+        succeeded: settle(async () => {
+          if (secret) await counts.giveBack(identityKey);
+          await counts.forget(pairKey);
+        }),
+        failedHere: settle(async () => {
+          if (secret) await counts.giveBack(identityKey);
+        }),
+        cancelled: settle(() => Promise.all(keys.map((key) => counts.giveBack(key)))),
+      };
     },
-    fail(identity, address, now = Date.now()) {
-      const keys = keysOf(identity, address);
-      table.set(keys.pair, [...recent(keys.pair, now), now].slice(-max));
-      table.set(keys.identity, [...recent(keys.identity, now), now].slice(-identityMax));
-    },
-    get size() {
-      return table.size;
-    },
-    keys: () => table.keys(),
   };
+  return limiter;
 }

@@ -10,9 +10,10 @@
  *   POST /v1/oauth/logout       an application signs its user out (login/; the console's sign-out)
  *
  * Token-endpoint errors carry the error object (docs/api.md#errors) plus RFC 6749 §5.2 `error` and
- * `error_description`. Failed client authentications and grants count against the client id and
- * the client address together (rate-limit.ts, docs/api.md): more than 10 a minute → 429
- * RateLimitError with Retry-After for that client from that address only.
+ * `error_description`. Failed client authentications and grants are limited (rate-limit.ts,
+ * docs/api.md#token-endpoint): a wrong client secret counts against the client id across all
+ * addresses and against the client id and address group together; other failures only against
+ * the latter; once delayed → 429 RateLimitError with Retry-After, the secret not checked.
  */
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
@@ -20,15 +21,16 @@ import { ApiError, authenticationError, rateLimitError } from '../errors.ts';
 import { authenticate, requestPrincipal } from '../http/authenticate.ts';
 import type { App } from '../http/typed.ts';
 import { iso } from '../lib/time.ts';
-import type { Db } from '../store/db.ts';
+import { isPostgres, type Db } from '../store/db.ts';
+import { databaseFailureCounts, memoryFailureCounts } from '../store/rate-limits.ts';
 import { consumerEmail } from '../store/consumers.ts';
-import { authenticateClient, presentedCredentials } from './client-auth.ts';
+import { authenticateClient, type ClientCredentials, presentedCredentials } from './client-auth.ts';
 import { fields, param } from './grants/grant.ts';
 import { grants } from './grants/index.ts';
 import { loginRoutes } from './login/routes.ts';
 import { metadataRoutes } from './metadata.ts';
 import { invalidRequest, unsupportedGrantType } from './oauth-errors.ts';
-import { type FailureLimiter, failureLimiter } from './rate-limit.ts';
+import { FAILURE_POLICY, type FailureLimiter, failureLimiter } from './rate-limit.ts';
 import { schemas } from './schema.ts';
 import { revokeIssued } from './tokens.ts';
 
@@ -40,23 +42,33 @@ declare module 'fastify' {
 }
 
 /**
- * Registers the routes of the module's table on `app`, with failed client authentications and
- * grants counted per client id and address (`authFailures`, decorated on `app`).
+ * Registers the routes of the module's table on `app`, with failed client authentications,
+ * grants and sign-ins limited (`authFailures`, decorated on `app`; records in memory on SQLite, in
+ * the `rate_limits` table on PostgreSQL).
  */
 export function authRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
-  const tokenFailures = failureLimiter();
-  const loginFailures = failureLimiter();
+  const onError = (error: unknown) => app.log.error({ err: error }, 'failure-limit sweep failed');
+  const counts = (prefix: string) =>
+    isPostgres(db) ? databaseFailureCounts(db, { forgetMs: FAILURE_POLICY.forgetMs, prefix }, onError) : memoryFailureCounts({ entries: 20_000, forgetMs: FAILURE_POLICY.forgetMs });
+  const tokenFailures = failureLimiter(counts('failure:token:'), 'failure:token:');
+  const loginFailures = failureLimiter(counts('failure:login:'), 'failure:login:');
   app.decorate('authFailures', { token: tokenFailures, login: loginFailures });
 
-  /** Runs `work`; a 400/401 it throws counts as a failure of the client id from this address. */
-  async function limited<T>(request: FastifyRequest, clientId: string | undefined, work: () => Promise<T>): Promise<T> {
-    const identity = clientId ?? '';
-    const wait = tokenFailures.retryAfter(identity, request.ip);
-    if (wait > 0) throw rateLimitError(wait);
+  /**
+   * Runs `work`, limited: a 400/401 it throws is a failure of the client id from this address,
+   * and also of the client id everywhere when `work` reported a wrong client secret.
+   */
+  async function limited<T>(request: FastifyRequest, credentials: ClientCredentials | undefined, work: (secretChecked: (matched: boolean) => void) => Promise<T>): Promise<T> {
+    const attempt = await tokenFailures.attempt(credentials?.id ?? '', request.ip, { secret: credentials?.secret !== undefined });
+    if ('retryAfter' in attempt) throw rateLimitError(attempt.retryAfter);
+    let wrongSecret = false;
     try {
-      return await work();
+      const result = await work((matched) => (wrongSecret = !matched));
+      await attempt.succeeded();
+      return result;
     } catch (error) {
-      if (error instanceof ApiError && (error.status === 400 || error.status === 401)) tokenFailures.fail(identity, request.ip);
+      if (!(error instanceof ApiError && (error.status === 400 || error.status === 401))) await attempt.cancelled();
+      else if (!wrongSecret) await attempt.failedHere();
       throw error;
     }
   }
@@ -64,12 +76,12 @@ export function authRoutes(app: App, { db, config }: { db: Db; config: Config })
   app.post('/v1/oauth/token', { schema: schemas.token }, async (request, reply) => {
     const body = fields(request.body);
     const credentials = presentedCredentials(request, body);
-    const tokens = await limited(request, credentials?.id, async () => {
+    const tokens = await limited(request, credentials, async (secretChecked) => {
       const grantType = param(body, 'grant_type');
       if (!grantType) throw invalidRequest('grant_type is required.', 'grant_type');
       const grant = grants.get(grantType);
       if (!grant) throw unsupportedGrantType(grantType);
-      const client = await authenticateClient(db, credentials, { allowPublic: grant.allowPublicClients });
+      const client = await authenticateClient(db, credentials, { allowPublic: grant.allowPublicClients, secretChecked });
       return grant.handler({ db, config, client, body, now: Date.now() });
     });
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
@@ -79,8 +91,8 @@ export function authRoutes(app: App, { db, config }: { db: Db; config: Config })
   app.post('/v1/oauth/revoke', { schema: schemas.revoke }, async (request, reply) => {
     const body = fields(request.body);
     const credentials = presentedCredentials(request, body);
-    await limited(request, credentials?.id, async () => {
-      const client = await authenticateClient(db, credentials, { allowPublic: true });
+    await limited(request, credentials, async (secretChecked) => {
+      const client = await authenticateClient(db, credentials, { allowPublic: true, secretChecked });
       const token = param(body, 'token');
       if (!token) throw invalidRequest('token is required.', 'token');
       await revokeIssued(db, token, client.id);

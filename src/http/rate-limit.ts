@@ -9,7 +9,7 @@
  *   against its client address under the address policy (it is answered 401 anyway);
  * - public reads (content, count, collections, the publication page and its items) and unknown
  *   paths: per client address, `RATE_LIMIT_PUBLIC` (default 6000) per window, policy
- *   `"address"`; IPv6 addresses count per /64 (@fastify/rate-limit's `normalizeIP`);
+ *   `"address"`; IPv6 addresses count per /64, IPv4-mapped ones as IPv4 (`lib/addresses.ts`);
  * - exempt: health checks, `/openapi.json`, `/docs`, the console and other static assets, and the
  *   OAuth and sign-in endpoints, which have their own failure limits (`auth/rate-limit.ts`).
  *
@@ -24,10 +24,11 @@
  * limits. A limit of 0 turns that limit off. A failing counter never fails the request: it is
  * logged and the request let through.
  */
-import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { rateLimitError } from '../errors.ts';
+import { addressGroup } from '../lib/addresses.ts';
 import { isPostgres, type Db } from '../store/db.ts';
 import { rateLimitStore } from '../store/rate-limits.ts';
 import { requestPrincipal } from './authenticate.ts';
@@ -107,7 +108,7 @@ export async function registerRateLimits(app: FastifyInstance, { db, config }: {
     const policy = principal ? 'consumer' : 'address';
     const limiter = limiters[policy];
     if (!limiter) return;
-    keys.set(request, principal ? `consumer:${principal.consumer.id}` : `address:${normalizeIP(request.ip)}`);
+    keys.set(request, principal ? `consumer:${principal.consumer.id}` : `address:${addressGroup(request.ip)}`);
     let result: Awaited<ReturnType<typeof limiter>>;
     try {
       result = await limiter(request);

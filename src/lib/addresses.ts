@@ -1,9 +1,11 @@
 /**
  * Which addresses outbound requests may dial (docs/services.md#outbound-requests): the collector's
  * guard (`collect/fetch.ts`) and the webhook URL check of the management API share this one
- * policy. Pure; no traffic.
+ * policy. And how a client address is grouped by the per-address limits (`addressGroup`). Pure; no
+ * traffic.
  */
 import net from 'node:net';
+import { normalizeIP } from '@fastify/rate-limit';
 import ipaddr from 'ipaddr.js';
 
 /** Only global unicast IPv6 addresses may be dialled (RFC 4291 §2.5.4, IANA IPv6 unicast assignments). */
@@ -60,4 +62,17 @@ export function isAllowedAddress(address: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The group a client address is counted under by every per-address limit (docs/api.md#rate-limits,
+ * docs/api.md#token-endpoint): an IPv4 address is itself; an IPv6 address counts per /64 (one
+ * subscriber's prefix, RFC 6177 §2: anyone holding one address holds its whole /64), written as the
+ * prefix's first address (`2001:db8:1:2::`); an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`, RFC
+ * 4291 §2.5.5.2, as a dual-stack socket reports IPv4 peers) counts as its IPv4 address. The
+ * grouping is @fastify/rate-limit's `normalizeIP`, so the limits it counts and ours group alike.
+ * Any other string is returned lower-cased. Pure.
+ */
+export function addressGroup(address: string): string {
+  return normalizeIP(address, 64);
 }

@@ -11,6 +11,7 @@
  */
 import { CompiledQuery, type Transaction, sql } from 'kysely';
 import { type ContentItem, type Duplicate, inShape } from '../item.ts';
+import { inertItem } from '../lib/item-html.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { DEDUPE_MODES, type DedupeMode, type ItemKeys, PRINT_SPACES, printRows, probeRows, type Signature, TEXT_WINDOW_MS, textKeys, titlePrinted, urlKeys } from '../lib/item-keys.ts';
 import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash, SPACE_KEYS, spaceOf } from '../lib/simhash.ts';
@@ -826,11 +827,12 @@ export function itemBody(body: unknown): ContentItem {
 }
 
 /**
- * The stored row as the content item (docs/api.md#content-item), with its state, in shape
- * whatever version stored it (`inShape`: `children` an array, `url` a string).
+ * The stored row as the content item served (docs/api.md#content-item), with its state, in shape
+ * whatever version stored it (`inShape`: `children` an array, `url` a string), and inert: no
+ * script, event handler or non-web URL, whatever the source sent (`lib/item-html.ts`).
  */
 export function rowToItem(row: ItemDocument): ContentItem {
-  return inShape({ ...itemBody(row.body), state: row.state as ItemState });
+  return inertItem(inShape({ ...itemBody(row.body), state: row.state as ItemState }));
 }
 
 /** The published items of the collection among `ids` (at most 100), newest first. */

@@ -13,9 +13,9 @@
  * Authorize (GET and POST) and login answer top-level navigations only (`navigation.ts`, Fetch
  * Metadata): a script's request or a frame → 403 error object, no code, no redirect.
  * Every form carries a CSRF token (@fastify/csrf-protection, secret in an HttpOnly cookie):
- * missing or wrong → 403 and nothing happens. Failed sign-ins count against the user name and the
- * address together (../rate-limit.ts, docs/api.md): more than 10 a minute → 429 with Retry-After
- * for that user name from that address only. Errors are pages (or the JSON error object for a
+ * missing or wrong → 403 and nothing happens. Failed sign-ins count against the user name across
+ * all addresses and against the user name and address group (../rate-limit.ts,
+ * docs/api.md#browser-sign-in): once delayed → 429 with Retry-After, the password not checked. Errors are pages (or the JSON error object for a
  * client that asks for JSON only); once the redirect URI is trusted, protocol errors go back to
  * the client instead (`request.ts`).
  */
@@ -192,14 +192,19 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
     const username = text(body, 'username').trim();
     const password = text(body, 'password');
     const identity = username.toLowerCase();
-    const wait = failures.retryAfter(identity, request.ip);
-    if (wait > 0) throw rateLimitError(wait);
-    const user = username ? await findUser(db, username) : undefined;
-    const matches = await verifySecret(password, user?.passwordHash ?? (await decoyHash()));
-    if (!user || !matches || user.disabled || !password) {
-      failures.fail(identity, request.ip);
-      return loginPage(reply, 400, authorization, { username, error: 'The user name or password is not correct.' });
+    const attempt = await failures.attempt(identity, request.ip, { secret: true });
+    if ('retryAfter' in attempt) throw rateLimitError(attempt.retryAfter);
+    let user: ConsumerRow | undefined;
+    try {
+      user = username ? await findUser(db, username) : undefined;
+      const matches = await verifySecret(password, user?.passwordHash ?? (await decoyHash()));
+      if (!user || !matches || user.disabled || !password) user = undefined;
+    } catch (error) {
+      await attempt.cancelled();
+      throw error;
     }
+    if (!user) return loginPage(reply, 400, authorization, { username, error: 'The user name or password is not correct.' }); // the claim stands as the failure
+    await attempt.succeeded();
     await startSession(db, config, request, reply, user.id);
     const query = new URLSearchParams(hiddenFields(authorization)).toString();
     return reply.redirect(`/v1/authorize?${query}`, 303);
