@@ -7,8 +7,8 @@
  *   the secret fields, the non-secret fields, `connectedBy`, `health`, `default`, `active`, and
  *   `quota` when the read carries one), read again after every change;
  * - add by form: `POST /collection/credentials` with the service's fields, which come from
- *   `GET /collection/services` (`credentialFields`, docs/api.md#services). Secret values are kept in memory only, never in the form's draft
- *   (sessionStorage), and are sent once;
+ *   `GET /collection/services` (`credentialFields`, docs/api.md#services). Secret values are
+ *   kept in memory only, never in the form's draft (sessionStorage), and are sent once;
  * - rename, make default, deactivate / activate: `PATCH /collection/credentials/{id}`; making one
  *   the default takes it from the other of its service, so the list is read again;
  * - disconnect: `DELETE /collection/credentials/{id}` after a confirmation in a modal `<dialog>`;
@@ -160,7 +160,7 @@ function RenameForm({ credential, onDone }: { credential: Credential; onDone: (r
 // One credential
 
 function Health({ credential, now, fields }: { credential: Credential; now: number; fields: CredentialField[] }) {
-  const { health } = credential;
+  const { health, quota } = credential;
   // A token's expiry shows once: as health.expiresAt where the read has it, else as the field.
   const plain = fields.filter((field) => !field.secret && plainField(credential, field.name) !== undefined && !(field.name === 'expiresAt' && health.expiresAt));
   return html`<dl class="connections__facts">
@@ -172,15 +172,15 @@ function Health({ credential, now, fields }: { credential: Credential; now: numb
     <div><dt>Last used</dt><dd>${health.lastUsed ? html`<${When} iso=${health.lastUsed} now=${now} />` : 'not yet'}</dd></div>
     ${health.expiresAt ? html`<div><dt>Token expires</dt><dd><${When} iso=${health.expiresAt} now=${now} /></dd></div>` : null}
     ${health.lastError ? html`<div class="connections__error"><dt>Last error</dt><dd>${health.lastError}</dd></div>` : null}
-    ${[credential.quota].filter((quota) => quota !== undefined).map(
-      (quota) => html`<div class=${quota.used >= quota.limit ? 'connections__error' : ''}>
-        <dt>${quota.name}</dt>
-        <dd>
-          <meter min="0" max=${quota.limit} value=${Math.min(quota.used, quota.limit)} aria-hidden="true"></meter>
-          <span>${quotaWords(quota, now)}</span>
-        </dd>
-      </div>`,
-    )}
+    ${quota
+      ? html`<div class=${quota.used >= quota.limit ? 'connections__error' : ''}>
+          <dt>${quota.name}</dt>
+          <dd>
+            <meter min="0" max=${quota.limit} value=${Math.min(quota.used, quota.limit)} aria-hidden="true"></meter>
+            <span>${quotaWords(quota, now)}</span>
+          </dd>
+        </div>`
+      : null}
   </dl>`;
 }
 
