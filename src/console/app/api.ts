@@ -18,18 +18,16 @@
  * `api.patch`, `api.put`, `api.del`. Paths are on API_URL; pass an absolute URL for the queue
  * (`${config.queueUrl}/v1/queue/…`) or the auth API.
  */
+import type { ErrorObject } from './api.gen.ts';
 import { accessToken, signIn, signInWorked } from './auth.ts';
 import { config } from './config.ts';
 import { createStore } from './store.ts';
 
-export interface ErrorEntry {
-  name: string;
-  message: string;
-  propertyName?: string;
-  propertyValue?: unknown;
-  reason?: string;
-  code?: number;
-}
+/**
+ * An entry of the error object's `errors` (docs/api.md#errors, `ErrorObject` of the OpenAPI
+ * document); `code` is absent from the errors the console makes itself.
+ */
+export type ErrorEntry = Omit<ErrorObject['errors'][number], 'code'> & { code?: number };
 
 /** An error answer of the API: the interface's error object, with the HTTP status. */
 export class ApiError extends Error {

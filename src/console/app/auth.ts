@@ -14,7 +14,9 @@
  * - More than 3 sign-ins within 30 s without a successful request in between stop with an
  *   error instead of looping (a clock or cookie problem would otherwise bounce forever).
  */
+import type { ErrorObject } from './api.gen.ts';
 import { config } from './config.ts';
+import type { TokenAnswer } from './resources.ts';
 
 const PENDING = 'sluice.signin';
 const ATTEMPTS = 'sluice.signin.attempts';
@@ -105,7 +107,7 @@ export async function completeSignIn(): Promise<Start> {
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'authorization_code', code: params.get('code')!, redirect_uri: config.redirectUri, client_id: config.clientId, code_verifier: pending.verifier }),
   });
-  const body = (await response.json().catch(() => ({}))) as { access_token?: string; expires_in?: number; error_description?: string };
+  const body = (await response.json().catch(() => ({}))) as Partial<TokenAnswer> & Pick<ErrorObject, 'error_description'>;
   if (!response.ok || !body.access_token) return { kind: 'error', message: body.error_description ?? `Sign-in failed (HTTP ${response.status}).` };
   token = { value: body.access_token, expiresAt: Date.now() + (body.expires_in ?? 0) * 1000 };
   return { kind: 'signed-in' };

@@ -1,106 +1,91 @@
 /**
- * The management API's records as the console reads them (docs/api.md#collections,
- * docs/api.md#inputs, docs/api.md#input-status, docs/api.md#credentials,
- * docs/api.md#services): one declaration each, for every screen.
+ * The API's records as the console reads them, one name each for every screen: aliases of the
+ * types generated from the OpenAPI document the API serves (`api.gen.ts`, made by
+ * `src/console/api-types.ts`; docs/architecture.md#the-console), never copies, so that a field the
+ * API adds, renames or drops reaches every screen through `tsc -p src/console/app`.
  */
+import type { ConsumerDetails, ContentItem, Paths } from './api.gen.ts';
 
-/** A collection (`GET /collection/collections`). */
-export interface Collection {
-  _id: string;
-  name: string;
-  slug: string;
-  type: string;
-  contractId: string;
-  active: boolean;
-  filterId?: string;
-  /** How long its items are kept (docs/api.md#retention); {} keeps everything. */
-  retention?: { days?: number; maxItems?: number };
-}
+/** The JSON body of the success answer `status` (default 200) of `method` `path`. */
+export type Answer<P extends keyof Paths, M extends keyof Paths[P], S extends string = '200'> = Paths[P][M] extends { responses: Record<S, infer T> } ? T : never;
+
+/** The JSON body that `method` `path` takes. */
+export type RequestBody<P extends keyof Paths, M extends keyof Paths[P]> = Paths[P][M] extends { requestBody: infer T } ? T : never;
+
+/** Who is signed in (`GET /v1/oauth/me`, docs/api.md#me). */
+export type Me = ConsumerDetails;
+
+/** A contract the signed-in consumer may use (`GET /v1/customer/contracts/me`). */
+export type Contract = Answer<'/v1/customer/contracts/me', 'get'>[number];
+
+/** A collection (`GET /collection/collections`, docs/api.md#collections). */
+export type Collection = Answer<'/collection/collections/{id}', 'get'>;
+
+/** An input (`GET /collection/inputs`, docs/api.md#inputs), with its status (docs/api.md#input-status). */
+export type Input = Answer<'/collection/inputs/{id}', 'get'>;
 
 /** A warning of an input's last successful poll (`status.warnings`). */
-export interface Warning {
-  code: string;
-  count: number;
-  message: string;
-}
+export type Warning = Input['status']['warnings'][number];
 
 /** How an input is fed (`status.feed`): its mode, since when, the last pushed or streamed event. */
-export interface Feed {
-  mode: 'poll' | 'push' | 'stream';
-  since: string;
-  lastEvent: string | null;
-}
+export type Feed = Input['status']['feed'];
 
-/** An input (`GET /collection/inputs`), with its status. */
-export interface Input {
-  _id: string;
-  service: string;
-  type: string;
-  input: string;
-  contractId: string;
-  collectionId: string;
-  filterId?: string;
-  /** The contract's credential it uses; absent: the contract's default for its service. */
-  credentialId?: string;
-  latitude?: number;
-  longitude?: number;
-  radius?: number;
-  display: boolean;
-  active: boolean;
-  status: { lastRun: string | null; lastSuccess: string | null; lastError: string | null; nextRun: string | null; collected: number; rejected: number; warnings?: Warning[]; feed?: Feed };
-}
+/** An item a filter turned away from an input (`GET /collection/inputs/{id}/rejections`). */
+export type Rejection = Answer<'/collection/inputs/{id}/rejections', 'get'>[number];
 
 /**
- * A quota of a credential, when its service has one (docs/api.md#credentials): what was used of
- * `limit` in the current period, which ends at `resetsAt` (ISO 8601, or null for a sliding window).
+ * A credential (`GET /collection/credentials`, docs/api.md#credentials): a contract's own account
+ * at a service. Secrets are never returned: `hints` has a masked hint per secret field.
  */
-export interface Quota {
-  name: string;
-  used: number;
-  limit: number;
-  resetsAt?: string | null;
-}
+export type Credential = Answer<'/collection/credentials/{id}', 'get'>;
 
 /**
- * A credential (`GET /collection/credentials`): a contract's own account at a service. Secrets
- * are never returned: `hints` has a masked hint per secret field; the service's non-secret
- * fields (`userId`, `identifier`, `expiresAt`…) are beside the common ones.
+ * A quota (docs/api.md#quotas): what was used of `limit` in the current period, which ends at
+ * `resetsAt` (ISO 8601, or null when nothing counts).
  */
-export interface Credential {
-  _id: string;
-  name: string;
-  contractId: string;
-  service: string;
-  default: boolean;
-  active: boolean;
-  hints: Record<string, string>;
-  connectedBy: { id: string; name: string; date: string };
-  health: { status: 'ok' | 'failed'; lastUsed: string | null; lastError: string | null; expiresAt?: string | null };
-  /** One quota or several, when the service counts one (read as given). */
-  quota?: Quota | Quota[];
-  created: string;
-  lastModified: string;
-  [field: string]: unknown;
-}
-
-/** A field of a service's credential as `GET /collection/services` names it (`secret`: never shown again). */
-export interface CredentialField {
-  name: string;
-  secret: boolean;
-  /** The service works without it (not required). */
-  optional?: boolean;
-}
+export type Quota = NonNullable<Credential['quota']>;
 
 /** An entry of `GET /collection/services` (docs/api.md#services). */
-export interface ServiceEntry {
-  service: string;
-  types: { type: string; fields: string[] }[];
-  /** The environment variables of the installation's own credential. */
-  credentials: { variable: string; configured: boolean }[];
-  configured: boolean;
-  /** The fields of a contract's own credential of the service, in the order to ask for them. */
-  credentialFields?: CredentialField[];
-  /** The installation's own credential's quota, when contracts share it. */
-  quota?: Quota;
-  [more: string]: unknown;
-}
+export type ServiceEntry = Answer<'/collection/services', 'get'>[number];
+
+/** The answer of a connect flow's start asked for JSON (`GET /collection/credentials/connect/{service}`). */
+export type ConnectAnswer = Answer<'/collection/credentials/connect/{service}', 'get'>;
+
+/** A field of a service's credential (`secret`: required on create, never shown again). */
+export type CredentialField = ServiceEntry['credentialFields'][number];
+
+/** The operators, fields and list types of filter rules (`GET /collection/filters/operators`). */
+export type RuleTable = Answer<'/collection/filters/operators', 'get'>;
+
+/** A filter list (`GET /collection/lists`, docs/filters.md). */
+export type FilterList = Answer<'/collection/lists/{id}', 'get'>;
+
+/** A filter set (`GET /collection/sets`, docs/filters.md). */
+export type FilterSet = Answer<'/collection/sets/{id}', 'get'>;
+
+/** A rule of a filter set as the API stores it. */
+export type ApiRule = FilterSet['rules'][number];
+
+/** A filter chain (`GET /collection/chains`, docs/filters.md). */
+export type FilterChain = Answer<'/collection/chains/{id}', 'get'>;
+
+/** A dry run of a filter or a draft set over items (`POST /collection/filters/test`). */
+export type DryRun = Answer<'/collection/filters/test', 'post'>;
+
+/** A publication customization (`GET /publication/customizations`, docs/api.md#customizations). */
+export type Customization = Answer<'/publication/customizations/{id}', 'get'>;
+
+/** An earlier version of a customization (`GET /publication/customizations/{id}/versions`). */
+export type CustomizationVersion = Answer<'/publication/customizations/{id}/versions', 'get'>[number];
+
+/** A content item as the queue answers it (docs/api.md#content-item). */
+export type Item = ContentItem;
+
+/** How many items of a collection's queue are in each state (`GET /v1/queue/{contract}/count`). */
+export type QueueCount = Answer<'/v1/queue/{contract}/count', 'get'>;
+
+/** An access token as the token endpoint answers it (`POST /v1/oauth/token`, docs/api.md#token-endpoint). */
+export type TokenAnswer = Answer<'/v1/oauth/token', 'post'>;
+
+/** An entry of an item's `duplicates` (docs/api.md#duplicates), oldest first. */
+export type Duplicate = NonNullable<Item['duplicates']>[number];

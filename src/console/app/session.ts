@@ -8,22 +8,9 @@ import { useRoute } from 'preact-iso/router';
 import { useEffect } from 'preact/hooks';
 import { api } from './api.ts';
 import { config } from './config.ts';
+import type { Contract, Me } from './resources.ts';
 import { createStore, useStore } from './store.ts';
 
-export interface Me {
-  consumer_id: string;
-  consumer_name: string;
-  consumer_type: string;
-  consumer_email: string;
-  language?: string;
-}
-
-export interface Contract {
-  _id: string;
-  name: string;
-  slug: string;
-  active: boolean;
-}
 
 export interface Session {
   me?: Me;

@@ -1,26 +1,11 @@
 /**
  * The Connections screen's knowledge of credentials (screens/connections.ts), pure so that it is
- * unit-tested (test/console-connections-model.test.ts): the fields of a service's credential,
- * which services have a connect flow, and a quota in words.
+ * unit-tested (test/console-connections-model.test.ts): which services have a connect flow, a
+ * credential's plain fields, and a quota in words. The fields of a service's credential are those
+ * `GET /collection/services` lists (`credentialFields`).
  */
-import type { Credential, CredentialField, Quota, ServiceEntry } from '../resources.ts';
+import type { Credential, Quota, ServiceEntry } from '../resources.ts';
 import { ago } from './sources-text.ts';
-
-/**
- * The fields of each service's credential as docs/api.md#credentials lists them, for a server
- * whose `GET /collection/services` does not list them (`credentialFields`) yet.
- */
-const DOCUMENTED_FIELDS: Record<string, CredentialField[]> = {
-  twitter: [{ name: 'bearerToken', secret: true }],
-  facebook: [{ name: 'accessToken', secret: true }, { name: 'expiresAt', secret: false }],
-  instagram: [{ name: 'accessToken', secret: true }, { name: 'userId', secret: false }, { name: 'expiresAt', secret: false }],
-  youtube: [{ name: 'apiKey', secret: true }],
-  tumblr: [{ name: 'apiKey', secret: true }],
-  vimeo: [{ name: 'accessToken', secret: true }],
-  flickr: [{ name: 'apiKey', secret: true }],
-  vk: [{ name: 'accessToken', secret: true }],
-  bluesky: [{ name: 'identifier', secret: false }, { name: 'appPassword', secret: true }],
-};
 
 /** The services with a connect flow as docs/api.md#credentials ("Connecting an account") lists them. */
 const DOCUMENTED_CONNECT = ['twitter', 'facebook', 'instagram', 'youtube', 'vimeo', 'tumblr', 'mastodon'];
@@ -32,27 +17,22 @@ export const FIELD_HINTS: Record<string, string> = {
   identifier: 'The account’s handle, e.g. newsroom.bsky.social.',
 };
 
-/** The fields of `entry`'s credential: as the server lists them, else as documented, else none. */
-export function credentialFieldsOf(entry: ServiceEntry): CredentialField[] {
-  if (Array.isArray(entry.credentialFields)) return entry.credentialFields;
-  return entry.credentials.length ? (DOCUMENTED_FIELDS[entry.service] ?? []) : [];
+/**
+ * Whether `entry` offers a connect flow, as docs/api.md#credentials ("Connecting an account")
+ * lists them (`GET /collection/services` does not say). A flow whose app the operator has not
+ * configured answers 400 naming `service`.
+ */
+export function canConnect(entry: ServiceEntry): boolean {
+  return DOCUMENTED_CONNECT.includes(entry.service);
 }
 
 /**
- * Whether `entry` offers a connect flow (docs/api.md#credentials ("Connecting an account")): as the services
- * table says in `connect` (a boolean, or an object whose `configured` is not false), else as
- * documented. A flow whose app the operator has not configured answers 400 naming `service`.
+ * The value of `credential`'s non-secret field `name` (`userId`, `instance`, `identifier`,
+ * `expiresAt`, as its service's `credentialFields` name them), or undefined when it has none.
  */
-export function canConnect(entry: ServiceEntry): boolean {
-  const connect = entry.connect as boolean | { configured?: boolean } | null | undefined;
-  if (connect === undefined) return DOCUMENTED_CONNECT.includes(entry.service);
-  return connect === true || (typeof connect === 'object' && connect !== null && connect.configured !== false);
-}
-
-/** `quota` as a list (a read carries one quota or several). */
-export function quotasOf(credential: Credential): Quota[] {
-  const quota = credential.quota;
-  return Array.isArray(quota) ? quota : quota ? [quota] : [];
+export function plainField(credential: Credential, name: string): string | undefined {
+  const value: unknown = (credential as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** What each quota of docs/api.md#credentials ("Quotas") counts, in words. */

@@ -7,10 +7,8 @@
  *   the secret fields, the non-secret fields, `connectedBy`, `health`, `default`, `active`, and
  *   `quota` when the read carries one), read again after every change;
  * - add by form: `POST /collection/credentials` with the service's fields, which come from
- *   `GET /collection/services` (`credentialFields`, docs/api.md#services). A server whose table
- *   does not list them yet gets the fields of docs/api.md#credentials (`connections-model.ts`).
- *   Secret values are kept in memory only, never in the form's draft
- *   (sessionStorage), and are sent once;
+ *   `GET /collection/services` (`credentialFields`, docs/api.md#services). Secret values are
+ *   kept in memory only, never in the form's draft (sessionStorage), and are sent once;
  * - rename, make default, deactivate / activate: `PATCH /collection/credentials/{id}`; making one
  *   the default takes it from the other of its service, so the list is read again;
  * - disconnect: `DELETE /collection/credentials/{id}` after a confirmation in a modal `<dialog>`;
@@ -21,8 +19,8 @@
  *   page, where the browser goes (`location.assign`). The flow's callback stores the credential
  *   and sends the browser back to `return_to` with `credential_id=&service=`, or with
  *   `error=&error_description=&service=`; this screen says which, once, and drops them from the
- *   address. The services come from `GET /collection/services` (`connect`) where it says, else
- *   the documented list (`connections-model.ts`).
+ *   address. The services are those docs/api.md#credentials lists (`connections-model.ts`):
+ *   `GET /collection/services` does not say which have a flow.
  */
 import { useLocation, useRoute } from 'preact-iso/router';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
@@ -30,11 +28,11 @@ import { api } from '../api.ts';
 import { hasDraft } from '../drafts.ts';
 import { ErrorBanner, errorsFor, Field, SubmitOrCancel, useForm } from '../forms.ts';
 import { html } from '../html.ts';
-import type { Credential, CredentialField, ServiceEntry } from '../resources.ts';
+import type { ConnectAnswer, Credential, CredentialField, ServiceEntry } from '../resources.ts';
 import { screenPath } from '../paths.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
-import { canConnect, credentialFieldsOf, FIELD_HINTS, quotasOf, quotaWords } from './connections-model.ts';
+import { canConnect, FIELD_HINTS, plainField, quotaWords } from './connections-model.ts';
 import { absolute, ago } from './sources-text.ts';
 
 function When({ iso, now }: { iso: string; now: number }) {
@@ -59,17 +57,17 @@ function Check({ label, checked, onChange, hint }: { label: string; checked: boo
 
 /** Add a credential by its fields. */
 function AddForm(props: { services: ServiceEntry[]; contractId: string; onDone: (created?: Credential) => void }) {
-  const services = props.services.filter((entry) => credentialFieldsOf(entry).length > 0);
+  const services = props.services.filter((entry) => entry.credentialFields.length > 0);
   const form = useForm<AddValues>('add-credential', { service: services[0]?.service ?? '', name: '', default: true }, [
     'service',
     'name',
     'default',
-    ...new Set(services.flatMap((entry) => credentialFieldsOf(entry).map((field) => field.name))),
+    ...new Set(services.flatMap((entry) => entry.credentialFields.map((field) => field.name))),
   ]);
   // The service's own fields: in memory only (secrets never go into a draft).
   const [fields, setFields] = useState<Record<string, string>>({});
   const service = services.find((entry) => entry.service === form.values.service) ?? services[0];
-  const own = service ? credentialFieldsOf(service) : [];
+  const own = service ? service.credentialFields : [];
 
   const save = form.submit(async (values) => {
     const body: Record<string, unknown> = { service: service?.service ?? values.service, name: values.name.trim(), default: values.default, contractId: props.contractId };
@@ -98,7 +96,7 @@ function AddForm(props: { services: ServiceEntry[]; contractId: string; onDone: 
         label=${field.name}
         name=${field.name}
         type=${field.secret ? 'password' : field.name === 'expiresAt' ? 'datetime-local' : 'text'}
-        required=${field.secret && !field.optional}
+        required=${field.secret}
         value=${fields[field.name] ?? ''}
         onInput=${(value: string) => setFields((before) => ({ ...before, [field.name]: value }))}
         error=${form.error}
@@ -122,13 +120,12 @@ function ConnectForm(props: { services: ServiceEntry[]; contractId: string; onCa
   const [leaving, setLeaving] = useState(false);
   const connect = form.submit(async (values) => {
     const returnTo = new URL(screenPath(props.contractId, 'connections'), location.origin).toString();
-    const answer = await api.get<{ authorizationUrl?: string; url?: string }>(`/collection/credentials/connect/${encodeURIComponent(service)}`, {
+    const { authorizationUrl: url } = await api.get<ConnectAnswer>(`/collection/credentials/connect/${encodeURIComponent(service)}`, {
       contract_id: props.contractId,
       return_to: returnTo,
       name: values.name.trim() || undefined,
       instance: service === 'mastodon' ? values.instance.trim() : undefined,
     });
-    const url = answer.authorizationUrl ?? answer.url;
     // Only to a web page: the service's consent page.
     if (!url || !/^https?:\/\//i.test(url)) throw new Error(`The connect flow of ${service} answered no web address.`);
     setLeaving(true);
@@ -163,27 +160,27 @@ function RenameForm({ credential, onDone }: { credential: Credential; onDone: (r
 // One credential
 
 function Health({ credential, now, fields }: { credential: Credential; now: number; fields: CredentialField[] }) {
-  const { health } = credential;
+  const { health, quota } = credential;
   // A token's expiry shows once: as health.expiresAt where the read has it, else as the field.
-  const plain = fields.filter((field) => !field.secret && typeof credential[field.name] === 'string' && !(field.name === 'expiresAt' && health.expiresAt));
+  const plain = fields.filter((field) => !field.secret && plainField(credential, field.name) !== undefined && !(field.name === 'expiresAt' && health.expiresAt));
   return html`<dl class="connections__facts">
     ${Object.entries(credential.hints).map(([name, hint]) => html`<div><dt>${name}</dt><dd><code>${hint}</code></dd></div>`)}
     ${plain.map((field) =>
-      html`<div><dt>${field.name}</dt><dd>${field.name === 'expiresAt' ? html`<${When} iso=${String(credential[field.name])} now=${now} />` : String(credential[field.name])}</dd></div>`,
+      html`<div><dt>${field.name}</dt><dd>${field.name === 'expiresAt' ? html`<${When} iso=${plainField(credential, field.name)!} now=${now} />` : plainField(credential, field.name)}</dd></div>`,
     )}
     <div><dt>Connected by</dt><dd>${credential.connectedBy.name}, <${When} iso=${credential.connectedBy.date} now=${now} /></dd></div>
     <div><dt>Last used</dt><dd>${health.lastUsed ? html`<${When} iso=${health.lastUsed} now=${now} />` : 'not yet'}</dd></div>
     ${health.expiresAt ? html`<div><dt>Token expires</dt><dd><${When} iso=${health.expiresAt} now=${now} /></dd></div>` : null}
     ${health.lastError ? html`<div class="connections__error"><dt>Last error</dt><dd>${health.lastError}</dd></div>` : null}
-    ${quotasOf(credential).map(
-      (quota) => html`<div class=${quota.used >= quota.limit ? 'connections__error' : ''}>
-        <dt>${quota.name}</dt>
-        <dd>
-          <meter min="0" max=${quota.limit} value=${Math.min(quota.used, quota.limit)} aria-hidden="true"></meter>
-          <span>${quotaWords(quota, now)}</span>
-        </dd>
-      </div>`,
-    )}
+    ${quota
+      ? html`<div class=${quota.used >= quota.limit ? 'connections__error' : ''}>
+          <dt>${quota.name}</dt>
+          <dd>
+            <meter min="0" max=${quota.limit} value=${Math.min(quota.used, quota.limit)} aria-hidden="true"></meter>
+            <span>${quotaWords(quota, now)}</span>
+          </dd>
+        </div>`
+      : null}
   </dl>`;
 }
 
@@ -326,7 +323,7 @@ export default function Connections() {
 
   const fieldsOf = (service: string) => {
     const entry = services?.find((e) => e.service === service);
-    return entry ? credentialFieldsOf(entry) : [];
+    return entry ? entry.credentialFields : [];
   };
 
   const changed = (credential: Credential, reread = false) => {

@@ -17,8 +17,7 @@ import { Screen } from '../screen.ts';
 import { reloadContracts, useContractId, useSession } from '../session.ts';
 import { Attach } from './filters/attach.ts';
 import { Chains } from './filters/chains.ts';
-import type { Collection, Input } from '../resources.ts';
-import type { FilterChain, FilterList, FilterSet, RuleTable } from './filters/data.ts';
+import type { Collection, FilterChain, FilterList, FilterSet, Input, RuleTable } from '../resources.ts';
 import { Lists } from './filters/lists.ts';
 import { Sets } from './filters/sets.ts';
 
@@ -69,7 +68,7 @@ export default function Filters() {
     void load();
   }, [load]);
 
-  const contract = contracts?.find((c) => c._id === contractId) as { _id: string; name: string; filterId?: string } | undefined;
+  const contract = contracts?.find((c) => c._id === contractId);
   const change = () => void load();
   let body = null;
   if (data) {

@@ -39,33 +39,7 @@ import { html } from '../html.ts';
 import { screenPath } from '../paths.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
-import type { Collection } from '../resources.ts';
-
-/** A content item as the queue answers it (docs/api.md, "Content item"). */
-export interface Item {
-  id: string;
-  service: string;
-  type: string;
-  title?: string;
-  text: string;
-  url: string | null;
-  date: string;
-  author: { name: string | null; username: string | null; url: string | null };
-  media: ({ type: 'image'; url: string } | { type: 'embed'; url?: string })[] | null;
-  kudos: { score: number };
-  language?: string;
-  state: 'published' | 'unpublished';
-  /** The items merged into this card (docs/api.md#duplicates), oldest first; absent when none. */
-  duplicates?: Duplicate[];
-}
-
-/** An entry of an item's `duplicates`. */
-export interface Duplicate {
-  id: string;
-  service: string;
-  url: string | null;
-  author: { name: string | null; username: string | null; url: string | null };
-}
+import type { Collection, Duplicate, Item, QueueCount } from '../resources.ts';
 
 type State = Item['state'];
 
@@ -270,7 +244,7 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
   const [more, setMore] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
   const [actionError, setActionError] = useState<unknown>(undefined);
-  const [counts, setCounts] = useState<{ published: number; unpublished: number } | undefined>(undefined);
+  const [counts, setCounts] = useState<QueueCount | undefined>(undefined);
   const [current, setCurrentState] = useState(-1);
   // Keys pressed in quick succession (j then u) must see the card j chose before a re-render.
   const currentRef = useRef(-1);
@@ -291,7 +265,7 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
 
   const loadCounts = useCallback(async () => {
     try {
-      setCounts(await api.get(`${base}/count`, { q, since: 0 }));
+      setCounts(await api.get<QueueCount>(`${base}/count`, { q, since: 0 }));
     } catch {
       // The list shows the error; the counts keep their last value.
     }

@@ -27,27 +27,7 @@ import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
 import { lineDiff } from './publication/diff.ts';
 import type { Editor } from './publication/editor.ts';
-import type { Collection } from '../resources.ts';
-
-export interface Customization {
-  _id: string;
-  name: string;
-  contractId: string;
-  type: 'css' | 'js';
-  data: string;
-  version: string;
-  description?: string;
-  active: boolean;
-  lastModified: string;
-  lastModifiedBy: string;
-}
-
-export interface CustomizationVersion extends Omit<Customization, '_id' | 'created' | 'createdBy'> {
-  _id: string;
-  customizationId: string;
-  replaced: string;
-  replacedBy: string;
-}
+import type { Collection, Customization, CustomizationVersion } from '../resources.ts';
 
 /** The wall's layouts (src/publication/render.ts). */
 const LAYOUTS: [string, string][] = [

@@ -36,24 +36,12 @@ import { html } from '../html.ts';
 import { screenPath } from '../paths.ts';
 import { Screen } from '../screen.ts';
 import { useContractId } from '../session.ts';
-import type { Collection, Credential, Input, ServiceEntry } from '../resources.ts';
-import { credentialFieldsOf } from './connections-model.ts';
+import type { Collection, Credential, Input, Rejection, ServiceEntry } from '../resources.ts';
 import { absolute, ago, feedLines, feedModeText, plainError } from './sources-text.ts';
 
 /** How often the table is read again while the page is visible, in milliseconds. */
 const POLL_MS = 5000;
 
-
-
-interface Rejection {
-  id: string;
-  url: string | null;
-  title: string | null;
-  set: { id: string; name: string };
-  rule: number;
-  reason: string;
-  date: string;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Times
@@ -203,7 +191,7 @@ function InputForm(props: { services: ServiceEntry[]; credentials: Credential[];
         error=${form.error}
       />
     </div>
-    ${service && (credentialFieldsOf(service).length || ofService.length)
+    ${service && (service.credentialFields.length || ofService.length)
       ? html`<${Field}
           label="Credential"
           name="credentialId"
@@ -327,10 +315,10 @@ function Rejections({ input }: { input: Input }) {
   </section>`;
 }
 
-/** Which credential `input` uses: the one it names, else the contract's default (services that take one, `credentialFieldsOf`). */
+/** Which credential `input` uses: the one it names, else the contract's default (services that take one, `credentialFields`). */
 function credentialOf(input: Input, services: ServiceEntry[], credentials: Credential[]): string | undefined {
   const service = services.find((entry) => entry.service === input.service);
-  if (!input.credentialId && !(service && credentialFieldsOf(service).length)) return undefined;
+  if (!input.credentialId && !(service && service.credentialFields.length)) return undefined;
   if (input.credentialId) return credentials.find((c) => c._id === input.credentialId)?.name ?? input.credentialId;
   const fallback = credentials.find((c) => c.service === input.service && c.default);
   return fallback ? `contract default (${fallback.name})` : 'contract default';

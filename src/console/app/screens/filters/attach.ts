@@ -8,8 +8,8 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { ErrorBanner, Field } from '../../forms.ts';
 import { html } from '../../html.ts';
-import type { Collection, Input } from '../../resources.ts';
-import { type FilterChain, type FilterSet, inputLabel } from './data.ts';
+import type { Collection, FilterChain, FilterSet, Input } from '../../resources.ts';
+import { inputLabel } from './data.ts';
 
 interface Target {
   key: string;

@@ -7,7 +7,7 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { ErrorBanner, errorsFor, Field, SubmitOrCancel, useForm } from '../../forms.ts';
 import { html } from '../../html.ts';
-import type { FilterChain, FilterSet } from './data.ts';
+import type { FilterChain, FilterSet } from '../../resources.ts';
 import { RecordItem } from './parts.ts';
 
 function ChainForm({ contractId, chain, sets, onDone }: { contractId: string; chain?: FilterChain; sets: FilterSet[]; onDone: (saved?: FilterChain) => void }) {

@@ -9,42 +9,10 @@
  * written again here, only how each kind of `value` is typed into a control.
  */
 import type { ErrorEntry } from '../../api.ts';
+import type { ApiRule, Input, RuleTable } from '../../resources.ts';
 
 /** What an operator's `value` is (docs/api.md, filter operators). */
-export type ValueKind = 'scalar' | 'numberOrDate' | 'pattern' | 'values' | 'patterns' | 'seconds' | 'none';
-
-export interface RuleTable {
-  operators: { operator: string; value: ValueKind; list: 'strings' | 'patterns' | null }[];
-  fields: { field: string; kind: string; aliasOf: string | null }[];
-  listTypes: string[];
-}
-
-interface Record {
-  _id: string;
-  name: string;
-  contractId: string;
-  active: boolean;
-}
-export interface FilterList extends Record {
-  type: 'strings' | 'patterns';
-  entries: string[];
-}
-export interface ApiRule {
-  operator: string;
-  field: string;
-  value?: unknown;
-  listId?: string;
-  not: boolean;
-}
-export interface FilterSet extends Record {
-  rules: ApiRule[];
-  preCondition: ApiRule;
-  or: boolean;
-}
-export interface FilterChain extends Record {
-  sets: string[];
-}
-import type { Input } from '../../resources.ts';
+export type ValueKind = RuleTable['operators'][number]['value'];
 
 /** A rule as the builder edits it: `value` as typed (one entry a line for arrays), `listId` '' for none. */
 export interface DraftRule {

@@ -8,7 +8,8 @@ import { useId, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
 import { ErrorBanner, errorsFor, Field, SubmitOrCancel, useForm } from '../../forms.ts';
 import { html } from '../../html.ts';
-import { type FilterList, lines, refusedEntries, type RefusedEntry } from './data.ts';
+import type { FilterList } from '../../resources.ts';
+import { lines, refusedEntries, type RefusedEntry } from './data.ts';
 import { RecordItem } from './parts.ts';
 
 const TYPES: [string, string][] = [

@@ -11,8 +11,8 @@ import { useId, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
 import { ErrorBanner, Field, SubmitOrCancel, useForm } from '../../forms.ts';
 import { html } from '../../html.ts';
-import type { Collection } from '../../resources.ts';
-import { type ApiRule, type DraftRule, EVERY_ITEM, type FilterList, type FilterSet, NEW_RULE, type RuleTable, toApiRule, toDraftRule, type ValueKind, withoutSetPrefix } from './data.ts';
+import type { ApiRule, Collection, DryRun, FilterList, FilterSet, RuleTable } from '../../resources.ts';
+import { type DraftRule, EVERY_ITEM, NEW_RULE, toApiRule, toDraftRule, type ValueKind, withoutSetPrefix } from './data.ts';
 import { RecordItem } from './parts.ts';
 
 const VALUE_LABELS: Record<ValueKind, [label: string, hint: string]> = {
@@ -75,11 +75,6 @@ interface Draft {
   or: boolean;
   active: boolean;
 }
-
-type DryRun = {
-  results: { id: string; accepted: boolean; rule: number | null; reason: string | null }[];
-  hits: { rule: number; count: number }[];
-};
 
 /** How a draft rule reads in the preview: `not text patternin Spam words`. */
 function describe(rule: DraftRule | undefined, lists: FilterList[]): string {
