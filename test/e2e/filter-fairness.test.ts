@@ -8,17 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { build, buildTenant } from '../helper.ts';
+import { ab } from '../filter-cost.ts';
 
-/** A deterministic string of `length` a and b (no c: the patterns never match, every rule runs). */
-function ab(length: number, seed: number): string {
-  let x = seed;
-  let text = '';
-  for (let i = 0; i < length; i++) {
-    x = (x * 1_103_515_245 + 12_345) % 2_147_483_648;
-    text += x & 0x10000 ? 'a' : 'b';
-  }
-  return text;
-}
 
 const DRY_RUNS = 12;
 /** At least this many of A's dry runs are beyond its share (at most 4 workers: 3 running and 4 waiting). */

@@ -18,6 +18,7 @@ import { filterPool } from '../../src/filter/pool.ts';
 import { withLanguage } from '../../src/lib/language.ts';
 import { findInput } from '../../src/store/inputs.ts';
 import { build, buildItem, buildTenant, seedItems } from '../helper.ts';
+import { ab } from '../filter-cost.ts';
 import { type SourceServer, startSourceServer } from '../source-server.ts';
 
 const services = loadConfig({}).services;
@@ -29,16 +30,6 @@ const ATTEMPTS = 5;
 const fetcher = createFetcher({ allowPrivate: true });
 let server: SourceServer;
 
-/** A deterministic string of `length` a and b (no c: the patterns never match, every rule runs). */
-function ab(length: number, seed: number): string {
-  let x = seed;
-  let text = '';
-  for (let i = 0; i < length; i++) {
-    x = (x * 1_103_515_245 + 12_345) % 2_147_483_648;
-    text += x & 0x10000 ? 'a' : 'b';
-  }
-  return text;
-}
 
 const esc = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const feed = `<?xml version="1.0"?><rss version="2.0"><channel><title>ab</title><link>https://ab.example/</link><description>d</description>${Array.from(

@@ -4,12 +4,13 @@
  * most the identity's current delay when someone guesses its secret, and the records stay bounded
  * and fixed-length whatever ids the attacker sends. Guessing from many addresses: guessing.test.ts.
  */
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/auth/secrets.ts';
 import { MAX_STRING } from '../../src/http/limits.ts';
 import { createConsumer } from '../../src/store/consumers.ts';
 import { build, buildClient, buildUser, expectError } from '../helper.ts';
+import { loginForm } from './login-form.ts';
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
@@ -80,29 +81,8 @@ describe('token endpoint', () => {
 });
 
 describe('login form', () => {
-  /** The login form driven as a browser does: the CSRF cookie carried, the token taken from the page. */
-  async function setup() {
-    const ctx = await build();
-    const clientId = randomToken().slice(0, 24);
-    const redirect = 'https://app.example.com/callback';
-    await createConsumer(ctx.db, { type: 'client', name: 'Desk', email: null, language: null, username: null, passwordHash: null, clientId, secretHash: null, redirectUris: [redirect] });
-    const page = await ctx.app.inject({ method: 'GET', url: `/v1/authorize?${new URLSearchParams({ response_type: 'token', client_id: clientId, redirect_uri: redirect })}`, headers: { accept: 'text/html' } });
-    expect(page.statusCode).toBe(200);
-    const csrfCookie = (page.cookies as { name: string; value: string }[]).find((c) => c.name === 'sluice_csrf')!.value;
-    const csrfToken = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
-    const login = (username: string, password: string, remoteAddress: string): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({
-        method: 'POST',
-        url: '/v1/login',
-        headers: { cookie: `sluice_csrf=${csrfCookie}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-        payload: new URLSearchParams({ response_type: 'token', client_id: clientId, redirect_uri: redirect, _csrf: csrfToken, username, password }).toString(),
-        remoteAddress,
-      });
-    return { ...ctx, login };
-  }
-
   it('the right password from a clean address succeeds, after the delay, while another address hammers the same user name', async () => {
-    const { app, db, login } = await setup();
+    const { app, db, login } = await loginForm();
     const user = await buildUser(db);
     let now = Date.now();
     app.authFailures.login.now = () => now;
@@ -119,14 +99,14 @@ describe('login form', () => {
   });
 
   it('a user is not refused from an address that failed on other user names', async () => {
-    const { db, login } = await setup();
+    const { db, login } = await loginForm();
     const user = await buildUser(db);
     for (let i = 0; i < 15; i++) expect((await login(`ghost-${i}`, 'x', '10.8.2.1')).statusCode).toBe(400);
     expect((await login(user.username, user.password, '10.8.2.1')).statusCode).toBe(303);
   });
 
   it('long user names leave fixed-length keys', async () => {
-    const { app, login } = await setup();
+    const { app, login } = await loginForm();
     const counts = app.authFailures.login.counts;
     const before = (await counts.keys()).length;
     for (let i = 0; i < 5; i++) expect((await login(`${i}${'u'.repeat(200_000)}`, 'x', '10.8.3.1')).statusCode).toBe(400);

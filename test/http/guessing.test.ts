@@ -4,32 +4,12 @@
  * checked guesses, not 300; the real user still signs in from a clean address; IPv6 addresses
  * count per /64.
  */
-import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/auth/secrets.ts';
 import { createConsumer } from '../../src/store/consumers.ts';
 import { build, buildClient, buildUser, expectError } from '../helper.ts';
+import { loginForm } from './login-form.ts';
 
-/** The login form driven as a browser does: the CSRF cookie carried, the token taken from the page. */
-async function setup() {
-  const ctx = await build();
-  const clientId = randomToken().slice(0, 24);
-  const redirect = 'https://app.example.com/callback';
-  await createConsumer(ctx.db, { type: 'client', name: 'Desk', email: null, language: null, username: null, passwordHash: null, clientId, secretHash: null, redirectUris: [redirect] });
-  const page = await ctx.app.inject({ method: 'GET', url: `/v1/authorize?${new URLSearchParams({ response_type: 'token', client_id: clientId, redirect_uri: redirect })}`, headers: { accept: 'text/html' } });
-  expect(page.statusCode).toBe(200);
-  const csrfCookie = (page.cookies as { name: string; value: string }[]).find((c) => c.name === 'sluice_csrf')!.value;
-  const csrfToken = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
-  const login = (username: string, password: string, remoteAddress: string): Promise<LightMyRequestResponse> =>
-    ctx.app.inject({
-      method: 'POST',
-      url: '/v1/login',
-      headers: { cookie: `sluice_csrf=${csrfCookie}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-      payload: new URLSearchParams({ response_type: 'token', client_id: clientId, redirect_uri: redirect, _csrf: csrfToken, username, password }).toString(),
-      remoteAddress,
-    });
-  return { ...ctx, login };
-}
 
 /** 300 distinct IPv4 addresses, 10.77.x.y. */
 const addresses = Array.from({ length: 300 }, (_, i) => `10.77.${i >> 8}.${(i & 255) + 1}`);
@@ -37,7 +17,7 @@ const addresses = Array.from({ length: 300 }, (_, i) => `10.77.${i >> 8}.${(i & 
 describe('guessing one password from 300 addresses', () => {
   // 300 requests each: a minute allowed on a busy machine.
   it('one guess from each of 300 addresses: only a handful are checked', { timeout: 60_000 }, async () => {
-    const { db, login } = await setup();
+    const { db, login } = await loginForm();
     const user = await buildUser(db);
     let checked = 0;
     for (const [i, address] of addresses.entries()) {
@@ -49,7 +29,7 @@ describe('guessing one password from 300 addresses', () => {
   });
 
   it('300 guesses spread over 10 s get at most 10 checks; then the owner signs in from a clean address after the delay', { timeout: 60_000 }, async () => {
-    const { app, db, login } = await setup();
+    const { app, db, login } = await loginForm();
     const user = await buildUser(db);
     const start = Date.now();
     let now = start;
@@ -77,7 +57,7 @@ describe('guessing one password from 300 addresses', () => {
   });
 
   it('300 guesses sent at once from 300 addresses get at most 5 checks', { timeout: 60_000 }, async () => {
-    const { app, db, login } = await setup();
+    const { app, db, login } = await loginForm();
     const user = await buildUser(db);
     const now = Date.now();
     app.authFailures.login.now = () => now;
