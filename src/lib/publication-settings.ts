@@ -173,10 +173,16 @@ export function settingsProblems(settings: PublicationSettings, prefix = 'public
   return problems;
 }
 
-/** The settings as stored and shown: the language in canonical form, colours in lower case. */
+/** The settings as stored and shown: the language in canonical form, URLs serialized (WHATWG URL), colours in lower case. */
 export function normalizeSettings(settings: PublicationSettings): PublicationSettings {
   const out: PublicationSettings = { ...settings };
+  const href = (url: string) => (URL.canParse(url) ? new URL(url).href : url);
   if (settings.language !== undefined) out.language = canonicalLanguage(settings.language) ?? settings.language;
+  if (settings.fullscreenLink !== undefined) out.fullscreenLink = href(settings.fullscreenLink);
+  if (settings.fullPage) {
+    const { backgroundImage, logo } = settings.fullPage;
+    out.fullPage = { ...settings.fullPage, ...(backgroundImage !== undefined && { backgroundImage: href(backgroundImage) }), ...(logo !== undefined && { logo: href(logo) }) };
+  }
   if (settings.theme) {
     const theme: Theme = { ...settings.theme };
     for (const name of THEME_COLOURS) if (theme[name] !== undefined) theme[name] = theme[name]!.toLowerCase();

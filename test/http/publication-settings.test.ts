@@ -6,8 +6,8 @@
  * is 403 as for every record; and the wall applies what is stored.
  */
 import { describe, expect, it } from 'vitest';
-import { expectError } from '../helper.ts';
-import { DARK_THEME as DARK } from '../publication-fixtures.ts';
+import { expectError, seedItems } from '../helper.ts';
+import { DARK_THEME as DARK, typedItems } from '../publication-fixtures.ts';
 import { setupRecords } from './records.ts';
 
 const v = (code: number, propertyName: string) => ({ name: 'ValidationError', code, propertyName });
@@ -103,5 +103,48 @@ describe('collection publication settings', () => {
     expect(JSON.stringify(body)).not.toContain(tenant.contract.id);
     expectError(await call('GET', `/collection/collections/${tenant.collection.id}`, undefined, other.token), 403, { name: 'ForbiddenError', code: 3001, propertyName: 'id' });
     expect((await call('GET', `/collection/collections/${tenant.collection.id}`)).json().publication).toEqual({});
+  });
+
+  it('the wall applies them: layout, language, theme, fullscreen button and full page, every value escaped', async () => {
+    const { call, tenant, db, app } = await setupRecords();
+    await seedItems(db, tenant, typedItems());
+    const wall = async (query = '') => (await app.inject({ method: 'GET', url: `/v1/publication/${tenant.contract.slug}?q=${tenant.collection.slug}${query}` })).body;
+    // no settings: the wall as before
+    const plain = await wall();
+    expect(plain).toContain('<html lang="en">');
+    expect(plain).toContain('class="wall wall--grid"');
+    expect(plain).not.toContain('data-theme');
+    expect(plain).not.toContain('wall-bar');
+    const evil = '</style><script>window.__pwned=1</script>"><img src=x onerror=alert(1)>';
+    const publication = {
+      type: 'fullPage',
+      language: 'nl',
+      autoScroll: true,
+      fullscreenLink: 'https://example.com/wall?a=1&b="2"',
+      fullscreenText: '</a><script>x()</script>',
+      fullPage: { backgroundImage: 'https://images.example/stage.jpg', backgroundAttribution: evil, logo: 'https://images.example/logo.svg' },
+      theme: DARK,
+    };
+    expect((await call('PATCH', `/collection/collections/${tenant.collection.id}`, { publication })).statusCode).toBe(200);
+    const html = await wall();
+    expect(html).toContain('<html lang="nl">');
+    expect(html).toContain('class="wall wall--fullPage"');
+    expect(html).toMatch(/<time datetime="[^"]+">2 min\. geleden<\/time>/);
+    expect(html).toContain('>Openen<span class="sr-only">');
+    expect(html).toContain('aria-label="Sluiten"');
+    expect(html).toContain('>Origineel bekijken</a>');
+    expect(html).toMatch(/<style nonce="[^"]+" data-theme>:root \{ --sluice-bg: #0f172a; --sluice-card: #1e293b; --sluice-text: #f1f5f9;[^<]*--sluice-radius: 4px; --sluice-font: Georgia[^<]*color-scheme: dark; \}<\/style>/);
+    expect(html).toContain('<img class="page__backdrop" src="https://images.example/stage.jpg" alt=""');
+    expect(html).toContain('<img class="page__logo" src="https://images.example/logo.svg" alt="Acme News"');
+    expect(html).toContain('<h1 class="page__title">World News</h1>');
+    expect(html).toContain('href="https://example.com/wall?a=1&amp;b=%222%22" target="_blank" rel="noopener noreferrer">&lt;/a&gt;&lt;script&gt;x()&lt;/script&gt;</a>');
+    expect(html).toContain('<footer class="page__credit"><p>&lt;/style&gt;&lt;script&gt;window.__pwned=1&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</p></footer>');
+    expect(html).toContain('id="wall-autoscroll" hidden>Scrollen pauzeren</button>');
+    expect(html).not.toContain('<script>window.__pwned');
+    expect(html.match(/<script\b/g)).toHaveLength(1);
+    // the request's layout still wins; the fragment speaks the wall's language
+    expect(await wall('&layout=vertical')).toContain('class="wall wall--vertical"');
+    const fragment = (await app.inject({ method: 'GET', url: `/v1/publication/${tenant.contract.slug}/items?q=${tenant.collection.slug}&ids=mastodon_hello` })).body;
+    expect(fragment).toContain('>Openen<span class="sr-only">');
   });
 });
