@@ -105,6 +105,9 @@
   function layoutCards() {
     if (!masonry) return;
     var all = cards();
+    // Back to automatic placement first: cards placed in columns a narrower wall no longer has
+    // would otherwise create them again (and the computed columns would count them).
+    all.forEach(function (card) { card.style.gridColumn = ''; card.style.gridRow = ''; });
     var style = getComputedStyle(list);
     var columns = style.gridTemplateColumns && style.gridTemplateColumns !== 'none' ? style.gridTemplateColumns.split(' ').length : 1;
     var gutter = parseFloat(style.columnGap) || 0;
