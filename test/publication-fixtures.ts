@@ -123,3 +123,6 @@ export async function addCustomization(
     .execute();
   return id;
 }
+
+/** A theme the API accepts (docs/api.md#publication-settings): dark, every pair of colours of the wall at WCAG 2.2 AA or better. */
+export const DARK_THEME = { background: '#0f172a', card: '#1e293b', text: '#f1f5f9', muted: '#cbd5e1', accent: '#fbbf24', accentText: '#111827', font: 'serif', cardStyle: 'outline', radius: 4 };

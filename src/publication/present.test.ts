@@ -1,6 +1,6 @@
 /** Presenting items for the wall: relative times and what a card shows (pure, table-driven). */
 import { describe, expect, it } from 'vitest';
-import { presentItem, relativeTime } from './present.ts';
+import { mediaRatio, presentItem, relativeTime } from './present.ts';
 
 const NOW = Date.parse('2026-11-22T12:00:00.000Z');
 
@@ -15,6 +15,34 @@ describe('relativeTime', () => {
     [NOW + 2 * 3_600_000, 'in 2 hr.'],
   ])('%i → %s', (at, text) => {
     expect(relativeTime(at, NOW)).toBe(text);
+  });
+});
+
+describe('relativeTime in the wall\'s language (Intl.RelativeTimeFormat; words.ts for "just now")', () => {
+  it.each([
+    ['nl', NOW - 10_000, 'zojuist'],
+    ['nl', NOW - 5 * 60_000, '5 min. geleden'],
+    ['de', NOW - 26 * 3_600_000, 'gestern'],
+    ['pt-BR', NOW - 26 * 3_600_000, 'ontem'],
+    ['ja', NOW - 10_000, '今'], // no words of its own: Intl's "now"
+  ])('%s: %i → %s', (language, at, text) => {
+    expect(relativeTime(at, NOW, language)).toBe(text);
+  });
+});
+
+describe('mediaRatio: the picture box nearest to the picture, so nothing moves when it loads', () => {
+  it.each([
+    [undefined, undefined, '4-3'],
+    [800, undefined, '4-3'],
+    [0, 600, '4-3'],
+    [800, 600, '4-3'],
+    [1080, 1350, '4-5'],
+    [1080, 1920, '4-5'], // taller pictures are cropped to 4:5
+    [1000, 1000, '1-1'],
+    [1920, 1080, '16-9'],
+    [3000, 1000, '2-1'],
+  ])('%s × %s → %s', (width, height, ratio) => {
+    expect(mediaRatio(width, height)).toBe(ratio);
   });
 });
 

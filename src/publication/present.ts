@@ -6,6 +6,7 @@
 import type { ContentItem } from '../item.ts';
 import { trendingScore } from '../lib/ranking.ts';
 import { safeImageUrl, safeUrl, sanitizeEmbed, sanitizeText } from './sanitize.ts';
+import { relativeFormat, wordsFor } from './words.ts';
 
 export interface ItemView {
   id: string;
@@ -25,10 +26,29 @@ export interface ItemView {
   rank: number;
   ago: string;
   author: { name: string | undefined; username: string | undefined; url: string | undefined; initial: string } | undefined;
-  image: { url: string; width: number | undefined; height: number | undefined } | undefined;
+  /**
+   * The picture, with the shape its box keeps whatever the file turns out to be (the nearest of
+   * `MEDIA_RATIOS` to its width and height, else 4:3), so that nothing moves when it loads.
+   */
+  image: { url: string; width: number | undefined; height: number | undefined; ratio: MediaRatio } | undefined;
   /** Sanitized player markup for videos and embeds, or undefined. */
   embedHtml: string | undefined;
   kudos: { score: number; detail: string };
+}
+
+/** The shapes of a card's picture box, as width-height, with height / width. */
+export const MEDIA_RATIOS = { '4-5': 1.25, '1-1': 1, '4-3': 0.75, '16-9': 0.5625, '2-1': 0.5 } as const;
+export type MediaRatio = keyof typeof MEDIA_RATIOS;
+
+/** The shape of `MEDIA_RATIOS` nearest to a picture of `width` × `height` (any unit); 4:3 when either is unknown. */
+export function mediaRatio(width: number | undefined, height: number | undefined): MediaRatio {
+  if (!width || !height || !(width > 0) || !(height > 0)) return '4-3';
+  const ratio = height / width;
+  let best: MediaRatio = '4-3';
+  for (const [name, value] of Object.entries(MEDIA_RATIOS) as [MediaRatio, number][]) {
+    if (Math.abs(Math.log(ratio / value)) < Math.abs(Math.log(ratio / MEDIA_RATIOS[best]))) best = name;
+  }
+  return best;
 }
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
@@ -39,15 +59,16 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ['hour', 3_600_000],
   ['minute', 60_000],
 ];
-const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto', style: 'short' });
-
-/** "just now", "5 min. ago", "3 hr. ago", "yesterday"…; the page script keeps them current. */
-export function relativeTime(dateMs: number, now: number): string {
+/**
+ * "just now", "5 min. ago", "3 hr. ago", "yesterday"… in `language` (a canonical BCP 47 tag, words.ts);
+ * the page script keeps them current.
+ */
+export function relativeTime(dateMs: number, now: number, language = 'en'): string {
   const diff = dateMs - now;
   for (const [unit, ms] of UNITS) {
-    if (Math.abs(diff) >= ms) return relative.format(Math.round(diff / ms), unit);
+    if (Math.abs(diff) >= ms) return relativeFormat(language).format(Math.round(diff / ms), unit);
   }
-  return 'just now';
+  return wordsFor(language).justNow;
 }
 
 function plain(html: string): string {
@@ -63,8 +84,8 @@ function kudosOf(kudos: ContentItem['kudos'] | undefined): ItemView['kudos'] {
   return { score, detail };
 }
 
-/** What the templates show of `item` at `now` (ms), by the module's rules (unsafe URLs left out). */
-export function presentItem(item: ContentItem, now: number): ItemView {
+/** What the templates show of `item` at `now` (ms) in `language`, by the module's rules (unsafe URLs left out). */
+export function presentItem(item: ContentItem, now: number, language = 'en'): ItemView {
   const dateMs = Date.parse(item.date);
   const url = safeUrl(item.url);
   const media = item.media ?? [];
@@ -85,7 +106,7 @@ export function presentItem(item: ContentItem, now: number): ItemView {
     dateIso: Number.isFinite(dateMs) ? new Date(dateMs).toISOString() : item.date,
     dateMs: Number.isFinite(dateMs) ? dateMs : 0,
     rank: trendingScore(Number(item.kudos?.score) || 0, Number.isFinite(dateMs) ? dateMs : 0),
-    ago: Number.isFinite(dateMs) ? relativeTime(dateMs, now) : '',
+    ago: Number.isFinite(dateMs) ? relativeTime(dateMs, now, language) : '',
     author: authorName
       ? {
           name: authorName,
@@ -94,7 +115,7 @@ export function presentItem(item: ContentItem, now: number): ItemView {
           initial: authorName.trim().charAt(0).toUpperCase() || '?',
         }
       : undefined,
-    image: imageMedia && imageMedia.type === 'image' ? { url: safeImageUrl(imageMedia.url)!, width: imageMedia.width, height: imageMedia.height } : undefined,
+    image: imageMedia && imageMedia.type === 'image' ? { url: safeImageUrl(imageMedia.url)!, width: imageMedia.width, height: imageMedia.height, ratio: mediaRatio(imageMedia.width, imageMedia.height) } : undefined,
     embedHtml: embed || undefined,
     kudos: kudosOf(item.kudos),
   };

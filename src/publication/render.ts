@@ -4,12 +4,15 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
+import { PUBLICATION_TYPES } from '../lib/publication-settings.ts';
 import type { AppliedCustomization } from './customizations.ts';
 import type { ItemView } from './present.ts';
+import { wordsFor } from './words.ts';
 
 const eta = new Eta({ views: fileURLToPath(new URL('./views', import.meta.url)), autoEscape: true, cache: true, autoTrim: false });
 
-export const LAYOUTS = ['vertical', 'horizontal', 'grid'] as const;
+/** The wall's layouts: the publication types (docs/api.md#publication-settings); grid and fullPage pack cards as masonry. */
+export const LAYOUTS = PUBLICATION_TYPES;
 export type Layout = (typeof LAYOUTS)[number];
 
 export interface PageModel {
@@ -35,6 +38,15 @@ export interface PageModel {
    * that origin only (`wall.js`, "preview"); undefined on the public wall.
    */
   previewOrigin?: string | undefined;
+  /** Canonical BCP 47 tag of the wall's words and times (`lang` of the page). */
+  language: string;
+  /** The theme's `:root` rule (theme.ts), or undefined for wall.css's defaults. */
+  themeCss: string | undefined;
+  autoScroll: boolean;
+  /** The fullscreen button: an https link (validated settings) and its text. */
+  fullscreen: { link: string; text: string } | undefined;
+  /** The full page's branding (https URLs from validated settings), shown when the layout is fullPage. */
+  fullPage: { backgroundImage?: string | undefined; backgroundAttribution?: string | undefined; logo?: string | undefined };
 }
 
 /**
@@ -46,14 +58,22 @@ function rawText(code: string, tag: 'style' | 'script'): string {
   return tag === 'script' ? closed.replace(/<!--/g, '<\\!--') : closed;
 }
 
-/** The publication page's HTML for `model`: the page template (`views/page.eta`) with the items, the layout's classes and the customizations' code escaped as raw text. */
+/**
+ * The publication page's HTML for `model`: the page template (`views/page.eta`) with the items,
+ * the layout's classes, the words of its language, and the theme and customizations' code escaped
+ * as raw text.
+ */
 export function renderPage(model: PageModel): string {
   const styles = model.customizations.filter((c) => c.type === 'css').map((c) => ({ ...c, data: rawText(c.data, 'style') }));
   const scripts = model.customizations.filter((c) => c.type === 'js').map((c) => ({ ...c, data: rawText(c.data, 'script') }));
-  return eta.render('./page', { ...model, styles, scripts });
+  const words = wordsFor(model.language);
+  const clientWords = { justNow: words.justNow, newPost: words.newPost, newPosts: words.newPosts, pauseScrolling: words.pauseScrolling, resumeScrolling: words.resumeScrolling };
+  const themeCss = model.themeCss === undefined ? undefined : rawText(model.themeCss, 'style');
+  return eta.render('./page', { ...model, themeCss, styles, scripts, words, clientWords: JSON.stringify(clientWords) });
 }
 
-/** The `<li>` cards of `items`, for infinite scroll and live updates. */
-export function renderItems(items: ItemView[]): string {
-  return eta.render('./items', { items });
+/** The `<li>` cards of `items` with the words of `language`, for infinite scroll and live updates. */
+export function renderItems(items: ItemView[], language = 'en'): string {
+  return eta.render('./items', { items, words: wordsFor(language) });
 }
+

@@ -13,6 +13,10 @@
  * the queue's origin or its cookies; what the page reads from the queue origin (the fragment
  * below, the content API and stream) answers CORS `*`.
  *
+ * The collection's publication settings (docs/api.md#publication-settings) choose the layout when
+ * the request names none, the language of the wall's words and times, the theme, auto-scroll,
+ * the fullscreen button and the full page's branding.
+ *
  * The wall shows every published item of the collection, newest first (not only the last 24 h
  * the content API reads by default). Unknown or inactive contract → 401, unknown or inactive
  * collection → 404, as on the content API (docs/api.md#queue-and-content-api).
@@ -29,11 +33,14 @@ import type { App } from '../http/typed.ts';
 import { handlerValidated } from '../http/validate.ts';
 import { defaultSort } from '../lib/ranking.ts';
 import type { Db } from '../store/db.ts';
+import { findPublicationSettings } from '../store/collections.ts';
 import { findPublishedItems, type ItemDocument, listItems, rowToItem } from '../store/items.ts';
 import { publicationCsp } from './csp.ts';
 import { activeCustomizations } from './customizations.ts';
 import { presentItem } from './present.ts';
 import { LAYOUTS, type Layout, renderItems, renderPage } from './render.ts';
+import { themeCss } from './theme.ts';
+import { wordsFor } from './words.ts';
 
 /** Cards per page of the wall (the content API's default count). */
 export const PAGE_SIZE = 20;
@@ -97,9 +104,12 @@ export function publicationRoutes(app: App, { db, config }: { db: Db; config: Co
   }
 
   app.get('/v1/publication/:contract', { schema: schemas.page }, async (request, reply) => {
-    const { layout = 'grid', offset = 0, preview = false } = request.query;
+    const { offset = 0, preview = false } = request.query;
     const consoleOrigin = new URL(config.apiUrl).origin;
     const { contract, collection } = await publicTarget(db, request.params.contract, request.query.q);
+    const settings = await findPublicationSettings(db, collection.id);
+    const layout = request.query.layout ?? settings.type ?? 'grid';
+    const language = settings.language ?? 'en';
     const rows = await page(collection, offset);
     const now = Date.now();
     const nonce = randomBytes(16).toString('base64');
@@ -115,12 +125,17 @@ export function publicationRoutes(app: App, { db, config }: { db: Db; config: Co
       nonce,
       base,
       assets: '/v1/publication/assets',
-      items: rows.map((row) => presentItem(rowToItem(row), now)),
+      items: rows.map((row) => presentItem(rowToItem(row), now, language)),
       next,
       pageSize: PAGE_SIZE,
       pollSeconds: Math.max(1, config.contentMaxAge),
       customizations: await activeCustomizations(db, contract.id),
       previewOrigin: preview ? consoleOrigin : undefined,
+      language,
+      themeCss: themeCss(settings.theme),
+      autoScroll: settings.autoScroll === true,
+      fullscreen: settings.fullscreenLink ? { link: settings.fullscreenLink, text: settings.fullscreenText ?? wordsFor(language).fullscreen } : undefined,
+      fullPage: settings.fullPage ?? {},
     });
     return reply
       .type('text/html; charset=utf-8')
@@ -134,6 +149,7 @@ export function publicationRoutes(app: App, { db, config }: { db: Db; config: Co
   app.get('/v1/publication/:contract/items', { schema: schemas.items }, async (request, reply) => {
     const { offset = 0, ids } = request.query;
     const { collection } = await publicTarget(db, request.params.contract, request.query.q);
+    const language = (await findPublicationSettings(db, collection.id)).language ?? 'en';
     const rows = ids !== undefined ? await findPublishedItems(db, collection.id, ids.split(',').filter(Boolean)) : await page(collection, offset);
     const now = Date.now();
     return reply
@@ -145,7 +161,7 @@ export function publicationRoutes(app: App, { db, config }: { db: Db; config: Co
       .header('access-control-allow-origin', '*')
       .header('access-control-expose-headers', 'x-sluice-count')
       .header('x-sluice-count', String(rows.length))
-      .send(renderItems(rows.map((row) => presentItem(rowToItem(row), now))));
+      .send(renderItems(rows.map((row) => presentItem(rowToItem(row), now, language)), language));
   });
 
   // The router always sets the path parameter `name`; the handler checks its value.

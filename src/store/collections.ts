@@ -3,6 +3,7 @@
  * is the `q` parameter of the queue and content API.
  */
 import { newId } from '../lib/ids.ts';
+import type { PublicationSettings } from '../lib/publication-settings.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
 import { audit } from '../lib/time.ts';
 import type { Transaction } from 'kysely';
@@ -27,7 +28,7 @@ export const DEFAULT_DEDUPE = 'url+text';
 export async function createCollection(
   db: Db,
   contractId: string,
-  fields: { name: string; type?: string; filterId?: string | null; active?: number; dedupe?: string; retentionDays?: number | null; retentionMaxItems?: number | null },
+  fields: { name: string; type?: string; filterId?: string | null; active?: number; dedupe?: string; retentionDays?: number | null; retentionMaxItems?: number | null; publication?: string | null },
   by: string,
   now = Date.now(),
   within?: (trx: Transaction<Database>, id: string) => Promise<void>,
@@ -47,6 +48,7 @@ export async function createCollection(
       dedupe: fields.dedupe ?? DEFAULT_DEDUPE,
       retentionDays: fields.retentionDays ?? null,
       retentionMaxItems: fields.retentionMaxItems ?? null,
+      publication: fields.publication ?? null,
       ...audit(by, now),
     };
     await trx.insertInto('collections').values(row).execute();
@@ -90,6 +92,17 @@ export async function findActiveCollectionBySlugs(
     .where('collections.active', '=', 1)
     .executeTakeFirst();
   return row ? { id: row.id, contractId: row.contractId, version: Number(row.version), type: row.type } : undefined;
+}
+
+/** The stored publication settings of a collection row: `{}` when none (docs/api.md#publication-settings). */
+export function publicationOf(row: { publication: string | null }): PublicationSettings {
+  return row.publication ? (JSON.parse(row.publication) as PublicationSettings) : {};
+}
+
+/** The publication settings of the collection with this id (`{}` when none or no such collection): one read by primary key. */
+export async function findPublicationSettings(db: Db, collectionId: string): Promise<PublicationSettings> {
+  const row = await db.selectFrom('collections').select('publication').where('id', '=', collectionId).executeTakeFirst();
+  return row ? publicationOf(row) : {};
 }
 
 /** The contract's inputs that belong to one of the collections (they block its deletion). */

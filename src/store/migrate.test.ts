@@ -6,6 +6,8 @@ import { listItemKeys } from './items.ts';
 import { ensureSchema, MIGRATIONS, migrateToLatest, schemaState } from './migrate.ts';
 import * as readSeq from './migrations/2026-12-01-read-seq.ts';
 import * as webhookFairClaims from './migrations/2026-12-02-webhook-fair-claims.ts';
+import * as publicationSettings from './migrations/2026-12-03-publication-settings.ts';
+import { findPublicationSettings } from './collections.ts';
 import { hasIndexColumn } from './migrations/2026-11-29-trending.ts';
 
 describe('schema migrations', () => {
@@ -110,6 +112,26 @@ describe('schema migrations', () => {
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     await migrateToLatest(db);
     expect(await indexes()).toEqual([true, true, false]);
+    await db.destroy();
+  });
+
+  it('gives collections an empty publication column, keeping their rows, and runs again unchanged (2026-12-03-publication-settings)', async () => {
+    const db = openDb(await freshDatabaseUrl());
+    await migrateToLatest(db);
+    const tenant = await buildTenant(db);
+    // As the previous version left the table, with a collection in it.
+    await publicationSettings.down(db);
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-03-publication-settings'));
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    expect(await migrateToLatest(db)).toEqual(since);
+    const row = await db.selectFrom('collections').select(['name', 'publication']).where('id', '=', tenant.collection.id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ name: tenant.collection.name, publication: null });
+    expect(await findPublicationSettings(db, tenant.collection.id)).toEqual({});
+    await db.updateTable('collections').set({ publication: JSON.stringify({ language: 'nl' }) }).execute();
+    // Again: nothing changes, the settings stay.
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    await migrateToLatest(db);
+    expect(await findPublicationSettings(db, tenant.collection.id)).toEqual({ language: 'nl' });
     await db.destroy();
   });
 });

@@ -38,6 +38,8 @@ export interface CollectionTable extends Audited {
   retentionDays: ColumnType<number | null, number | null | undefined, number | null>;
   /** At most this many items are kept, the newest by date; null: no limit. */
   retentionMaxItems: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The publication settings as JSON text, null when none (docs/api.md#publication-settings; migration publication-settings). */
+  publication: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A canonical-URL hash of a card (docs/api.md#duplicates): unique per collection. */

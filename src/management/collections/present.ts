@@ -1,4 +1,5 @@
-/** Collection row → the collection (docs/api.md#collections) with the common fields; `filterId` only when set; `dedupe` and `retention` always. */
+/** Collection row → the collection (docs/api.md#collections) with the common fields; `filterId` only when set; `dedupe`, `retention` and `publication` always. */
+import { publicationOf } from '../../store/collections.ts';
 import type { CollectionRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 
@@ -16,6 +17,7 @@ export function presentCollection(row: CollectionRow): Record<string, unknown> {
       ...(row.retentionDays !== null ? { days: Number(row.retentionDays) } : {}),
       ...(row.retentionMaxItems !== null ? { maxItems: Number(row.retentionMaxItems) } : {}),
     },
+    publication: publicationOf(row),
     ...recordFields(row),
   };
 }

@@ -1,5 +1,6 @@
 /*
  * Sluice embed script: <div data-sluice-contract="acme" data-sluice-q="news" data-sluice-layout="grid"></div>
+ * (data-sluice-layout optional: the collection's publication type applies without it)
  * <script src="{queue_url}/v1/embed.js" async></script>
  *
  * Each such element gets the publication in a sandboxed iframe, so the contract's customization
@@ -22,7 +23,10 @@
     var q = el.getAttribute('data-sluice-q');
     if (!contract || !q) return;
     el.setAttribute('data-sluice-mounted', 'true');
-    var params = new URLSearchParams({ q: q, layout: el.getAttribute('data-sluice-layout') || 'grid' });
+    var params = new URLSearchParams({ q: q });
+    // Without data-sluice-layout the collection's publication settings choose (grid by default).
+    var layout = el.getAttribute('data-sluice-layout');
+    if (layout) params.set('layout', layout);
     var frame = document.createElement('iframe');
     frame.src = origin + '/v1/publication/' + encodeURIComponent(contract) + '?' + params;
     frame.title = el.getAttribute('data-sluice-title') || 'Social wall';

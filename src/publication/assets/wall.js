@@ -27,6 +27,20 @@
  *   (data-preview-origin) and whose source is its parent: the CSS replaces the <style> of
  *   customization `id` (or is added) as a new element carrying this page's nonce, so the CSP
  *   stays nonce-only. Nothing else is accepted; JavaScript is never taken from a message.
+ * - Masonry (grid and fullPage layouts): cards are measured and each is placed in the shortest
+ *   column (explicit grid column and a span of 1 px rows: its height plus the gutter), so no
+ *   column has holes; DOM order, and so reading and focus order, stays newest first. The first
+ *   placement happens before the first frame: the page's <link rel="expect" blocking="render">
+ *   holds rendering until the element after this script is parsed, so nothing visibly moves
+ *   (cumulative layout shift 0; pictures keep the shape of their box). Cards are placed again
+ *   when the wall's width or a card's height changes and when cards come or go.
+ * - Language (docs/api.md#publication-settings): relative times through Intl.RelativeTimeFormat
+ *   in the page's `lang`; the few words the script writes come from data-words.
+ * - Auto-scroll (data-auto-scroll): the wall scrolls by itself, sideways when horizontal, else
+ *   down, returning to the start at the end; it waits while the pointer is over the wall or focus
+ *   is in it, and the "Pause scrolling" button stops and restarts it (WCAG 2.2.2). With
+ *   prefers-reduced-motion it starts paused. An embedded wall that scrolls down keeps the height
+ *   embed.js gave its iframe (it reports none).
  * - window.sluice: the small API customizations use (README "Publication").
  * - Sandboxed (the page's CSP, csp.ts): the page has an opaque origin, so every request above is
  *   a CORS request without credentials (the fragment, the content API and stream answer `*`),
@@ -47,6 +61,10 @@
   var ranked = wall.dataset.sort === 'trending';
   var listeners = {};
   var nonce = (document.currentScript && document.currentScript.nonce) || '';
+  var words = {};
+  try { words = JSON.parse(wall.dataset.words || '{}'); } catch (error) { words = {}; }
+  var language = document.documentElement.lang || 'en';
+  var autoScroll = wall.dataset.autoScroll === 'true';
 
   function emit(event, arg) {
     (listeners[event] || []).slice().forEach(function (fn) {
@@ -64,13 +82,14 @@
 
   /* ---- relative times, kept current ---- */
   var units = [['year', 31536e6], ['month', 2592e6], ['week', 6048e5], ['day', 864e5], ['hour', 36e5], ['minute', 6e4]];
-  var rtf = window.Intl && Intl.RelativeTimeFormat ? new Intl.RelativeTimeFormat('en', { numeric: 'auto', style: 'short' }) : null;
+  var rtf = null;
+  try { rtf = new Intl.RelativeTimeFormat(language, { numeric: 'auto', style: 'short' }); } catch (error) { rtf = null; }
   function ago(ms) {
     var diff = ms - Date.now();
     for (var i = 0; i < units.length; i++) {
       if (Math.abs(diff) >= units[i][1]) return rtf ? rtf.format(Math.round(diff / units[i][1]), units[i][0]) : new Date(ms).toLocaleString();
     }
-    return 'just now';
+    return words.justNow || 'just now';
   }
   function refreshTimes(root) {
     Array.prototype.forEach.call((root || list).querySelectorAll('time[datetime]'), function (el) {
@@ -78,6 +97,58 @@
     });
   }
   setInterval(refreshTimes, 60000);
+
+  /* ---- masonry ---- */
+  var masonry = layout === 'grid' || layout === 'fullPage';
+  var heights = new WeakMap();
+  /** Places every card in the shortest column; reads all sizes first, then writes (one layout). */
+  function layoutCards() {
+    if (!masonry) return;
+    var all = cards();
+    // Back to automatic placement first: cards placed in columns a narrower wall no longer has
+    // would otherwise create them again (and the computed columns would count them).
+    all.forEach(function (card) { card.style.gridColumn = ''; card.style.gridRow = ''; });
+    var style = getComputedStyle(list);
+    var columns = style.gridTemplateColumns && style.gridTemplateColumns !== 'none' ? style.gridTemplateColumns.split(' ').length : 1;
+    var gutter = parseFloat(style.columnGap) || 0;
+    var measured = all.map(function (card) { return card.getBoundingClientRect().height; });
+    var bottoms = [];
+    for (var c = 0; c < columns; c++) bottoms.push(0);
+    list.classList.add('wall__items--masonry');
+    all.forEach(function (card, i) {
+      var column = 0;
+      for (var k = 1; k < columns; k++) if (bottoms[k] < bottoms[column]) column = k;
+      // Rows are 1 px: the span is the height plus the gutter rounded down, so the next card in
+      // the column starts at most one gutter below this one (and less than a pixel nearer).
+      var span = Math.max(1, Math.floor(measured[i] + gutter));
+      card.style.gridColumn = String(column + 1);
+      card.style.gridRow = (bottoms[column] + 1) + ' / span ' + span;
+      bottoms[column] += span;
+      heights.set(card, measured[i]);
+    });
+  }
+  var relayoutPending = false;
+  function relayoutSoon() {
+    if (relayoutPending) return;
+    relayoutPending = true;
+    requestAnimationFrame(function () { relayoutPending = false; layoutCards(); });
+  }
+  if (masonry && 'ResizeObserver' in window) {
+    var cardSizes = new ResizeObserver(function (entries) {
+      // A card's own height changed (a font arrived, a customization): place the cards again.
+      if (entries.some(function (e) { return document.contains(e.target) && Math.abs(e.target.getBoundingClientRect().height - (heights.get(e.target) || 0)) > 0.5; })) relayoutSoon();
+    });
+    new MutationObserver(function (records) {
+      records.forEach(function (r) { Array.prototype.forEach.call(r.addedNodes, function (n) { if (n.classList && n.classList.contains('card')) cardSizes.observe(n); }); });
+    }).observe(list, { childList: true });
+    cards().forEach(function (card) { cardSizes.observe(card); });
+    var width = list.getBoundingClientRect().width;
+    new ResizeObserver(function () {
+      var now = list.getBoundingClientRect().width;
+      if (Math.abs(now - width) > 0.5) { width = now; relayoutSoon(); }
+    }).observe(list);
+  }
+  layoutCards();
 
   /* ---- inserting and removing cards ---- */
   function parse(html) {
@@ -112,13 +183,15 @@
     });
     var empty = wall.querySelector('.wall__empty');
     if (empty && cards().length) empty.remove();
-    if (live && added) announce(added === 1 ? '1 new post' : added + ' new posts');
+    if (live && added) announce(added === 1 ? (words.newPost || '1 new post') : (words.newPosts || '{n} new posts').replace('{n}', new Intl.NumberFormat(language).format(added)));
+    if (added || live) layoutCards();
     return added;
   }
   function remove(id) {
     var card = findCard(id);
     if (!card) return;
     card.remove();
+    layoutCards();
     emit('remove', { id: id });
   }
   function fragment(params) {
@@ -268,8 +341,48 @@
     unavailable: function () { if (!polling) { polling = true; setTimeout(poll, pollMs); } },
   });
 
+  /* ---- auto-scroll ---- */
+  var scrollButton = document.getElementById('wall-autoscroll');
+  if (autoScroll && scrollButton) {
+    var sideways = layout === 'horizontal';
+    var scroller = sideways ? wall : (document.scrollingElement || document.documentElement);
+    var reduced = window.matchMedia && matchMedia('(prefers-reduced-motion: reduce)').matches;
+    var stopped = !!reduced;
+    var hovered = false;
+    var focused = false;
+    var SPEED = 40; // px per second
+    var position = 0;
+    var lastTime = 0;
+    var resumeAt = 0;
+    var atEnd = false;
+    function label() { scrollButton.textContent = stopped ? (words.resumeScrolling || 'Resume scrolling') : (words.pauseScrolling || 'Pause scrolling'); }
+    scrollButton.hidden = false;
+    label();
+    scrollButton.addEventListener('click', function () { stopped = !stopped; label(); });
+    wall.addEventListener('pointerenter', function () { hovered = true; });
+    wall.addEventListener('pointerleave', function () { hovered = false; });
+    wall.addEventListener('focusin', function () { focused = true; });
+    wall.addEventListener('focusout', function () { focused = !!(document.activeElement && wall.contains(document.activeElement)); });
+    function step(time) {
+      var held = stopped || hovered || focused || dialog.open || time < resumeAt;
+      if (lastTime && !held) {
+        var max = sideways ? scroller.scrollWidth - scroller.clientWidth : scroller.scrollHeight - scroller.clientHeight;
+        var current = sideways ? scroller.scrollLeft : scroller.scrollTop;
+        if (Math.abs(current - position) > 2) position = current; // the reader scrolled: go on from there
+        if (atEnd) { position = 0; atEnd = false; resumeAt = time + 2000; }
+        else if (current >= max - 1) { atEnd = true; resumeAt = time + 3000; }
+        else position = Math.min(max, position + (SPEED * Math.min(time - lastTime, 100)) / 1000);
+        if (sideways) scroller.scrollLeft = position; else scroller.scrollTop = position;
+      }
+      lastTime = time;
+      requestAnimationFrame(step);
+    }
+    requestAnimationFrame(step);
+  }
+
   /* ---- size reporting to embed.js ---- */
-  if (window.parent !== window && 'ResizeObserver' in window) {
+  // A wall that scrolls down by itself keeps the iframe's height: it scrolls inside it.
+  if (window.parent !== window && 'ResizeObserver' in window && !(autoScroll && layout !== 'horizontal')) {
     var last = 0;
     new ResizeObserver(function () {
       var height = Math.ceil(document.documentElement.getBoundingClientRect().height);
