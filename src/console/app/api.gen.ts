@@ -1509,6 +1509,97 @@ export interface Paths {
              */
             maxItems?: number;
           };
+          /**
+           * How the wall of the collection looks and behaves (docs/api.md#publication-settings); {} is the default wall. An update that sends it replaces the whole object. Always shown
+           */
+          publication: {
+            /**
+             * the wall when the page or embed names no layout: grid (default), vertical, horizontal or fullPage
+             */
+            type?: 'grid' | 'vertical' | 'horizontal' | 'fullPage';
+            /**
+             * BCP 47 language tag of the wall's own words and relative times, e.g. en (default), nl, pt-BR
+             */
+            language?: string;
+            /**
+             * the wall scrolls by itself, sideways when horizontal, else down; pauses on hover, focus and its pause button; default false
+             */
+            autoScroll?: boolean;
+            /**
+             * a button on the wall opens this page in a new tab; an absolute https URL
+             */
+            fullscreenLink?: string;
+            /**
+             * the fullscreen button's text; default "Full screen" in the wall's language
+             */
+            fullscreenText?: string;
+            /**
+             * Branding of the fullPage type
+             */
+            fullPage?: {
+              /**
+               * picture behind the full page; an absolute https URL
+               */
+              backgroundImage?: string;
+              /**
+               * the picture's credit, shown at the foot of the page
+               */
+              backgroundAttribution?: string;
+              /**
+               * logo in the header of the full page; an absolute https URL
+               */
+              logo?: string;
+            };
+            /**
+             * The wall's look (docs/api.md#publication-settings). Every pair of colours the wall draws text with must meet WCAG 2.2 AA contrast (4.5:1, 3:1 for large text and the focus outline), else 400 naming the pair
+             */
+            theme?: {
+              /**
+               * the page behind the cards: #rgb or #rrggbb
+               */
+              background?: string;
+              /**
+               * cards, the overlay and buttons: #rgb or #rrggbb
+               */
+              card?: string;
+              /**
+               * text on cards: #rgb or #rrggbb
+               */
+              text?: string;
+              /**
+               * secondary text (times, handles, sites) and notes on the page: #rgb or #rrggbb
+               */
+              muted?: string;
+              /**
+               * links, kudos, avatars, buttons and the focus outline: #rgb or #rrggbb
+               */
+              accent?: string;
+              /**
+               * text on the accent colour (avatars, buttons): #rgb or #rrggbb
+               */
+              accentText?: string;
+              /**
+               * text of the source badges; muted unless set: #rgb or #rrggbb
+               */
+              badgeText?: string;
+              /**
+               * the source badges; background unless set: #rgb or #rrggbb
+               */
+              badgeBackground?: string;
+              /**
+               * system (default), sans, serif, rounded or mono: a font stack of fonts every system has
+               */
+              font?: 'system' | 'sans' | 'serif' | 'rounded' | 'mono';
+              /**
+               * shadow (default), flat or outline
+               */
+              cardStyle?: 'shadow' | 'flat' | 'outline';
+              /**
+               * corner radius of cards in CSS pixels; default 14
+               */
+              radius?: number;
+            };
+          };
         };
       };
       requestBody: {
@@ -1539,6 +1630,97 @@ export interface Paths {
            * at most this many items are kept, the newest by date
            */
           maxItems?: number;
+        };
+        /**
+         * How the wall of the collection looks and behaves (docs/api.md#publication-settings); {} is the default wall. An update that sends it replaces the whole object. Always shown
+         */
+        publication?: {
+          /**
+           * the wall when the page or embed names no layout: grid (default), vertical, horizontal or fullPage
+           */
+          type?: 'grid' | 'vertical' | 'horizontal' | 'fullPage';
+          /**
+           * BCP 47 language tag of the wall's own words and relative times, e.g. en (default), nl, pt-BR
+           */
+          language?: string;
+          /**
+           * the wall scrolls by itself, sideways when horizontal, else down; pauses on hover, focus and its pause button; default false
+           */
+          autoScroll?: boolean;
+          /**
+           * a button on the wall opens this page in a new tab; an absolute https URL
+           */
+          fullscreenLink?: string;
+          /**
+           * the fullscreen button's text; default "Full screen" in the wall's language
+           */
+          fullscreenText?: string;
+          /**
+           * Branding of the fullPage type
+           */
+          fullPage?: {
+            /**
+             * picture behind the full page; an absolute https URL
+             */
+            backgroundImage?: string;
+            /**
+             * the picture's credit, shown at the foot of the page
+             */
+            backgroundAttribution?: string;
+            /**
+             * logo in the header of the full page; an absolute https URL
+             */
+            logo?: string;
+          };
+          /**
+           * The wall's look (docs/api.md#publication-settings). Every pair of colours the wall draws text with must meet WCAG 2.2 AA contrast (4.5:1, 3:1 for large text and the focus outline), else 400 naming the pair
+           */
+          theme?: {
+            /**
+             * the page behind the cards: #rgb or #rrggbb
+             */
+            background?: string;
+            /**
+             * cards, the overlay and buttons: #rgb or #rrggbb
+             */
+            card?: string;
+            /**
+             * text on cards: #rgb or #rrggbb
+             */
+            text?: string;
+            /**
+             * secondary text (times, handles, sites) and notes on the page: #rgb or #rrggbb
+             */
+            muted?: string;
+            /**
+             * links, kudos, avatars, buttons and the focus outline: #rgb or #rrggbb
+             */
+            accent?: string;
+            /**
+             * text on the accent colour (avatars, buttons): #rgb or #rrggbb
+             */
+            accentText?: string;
+            /**
+             * text of the source badges; muted unless set: #rgb or #rrggbb
+             */
+            badgeText?: string;
+            /**
+             * the source badges; background unless set: #rgb or #rrggbb
+             */
+            badgeBackground?: string;
+            /**
+             * system (default), sans, serif, rounded or mono: a font stack of fonts every system has
+             */
+            font?: 'system' | 'sans' | 'serif' | 'rounded' | 'mono';
+            /**
+             * shadow (default), flat or outline
+             */
+            cardStyle?: 'shadow' | 'flat' | 'outline';
+            /**
+             * corner radius of cards in CSS pixels; default 14
+             */
+            radius?: number;
+          };
         };
       };
     };
@@ -1581,6 +1763,97 @@ export interface Paths {
              * at most this many items are kept, the newest by date
              */
             maxItems?: number;
+          };
+          /**
+           * How the wall of the collection looks and behaves (docs/api.md#publication-settings); {} is the default wall. An update that sends it replaces the whole object. Always shown
+           */
+          publication: {
+            /**
+             * the wall when the page or embed names no layout: grid (default), vertical, horizontal or fullPage
+             */
+            type?: 'grid' | 'vertical' | 'horizontal' | 'fullPage';
+            /**
+             * BCP 47 language tag of the wall's own words and relative times, e.g. en (default), nl, pt-BR
+             */
+            language?: string;
+            /**
+             * the wall scrolls by itself, sideways when horizontal, else down; pauses on hover, focus and its pause button; default false
+             */
+            autoScroll?: boolean;
+            /**
+             * a button on the wall opens this page in a new tab; an absolute https URL
+             */
+            fullscreenLink?: string;
+            /**
+             * the fullscreen button's text; default "Full screen" in the wall's language
+             */
+            fullscreenText?: string;
+            /**
+             * Branding of the fullPage type
+             */
+            fullPage?: {
+              /**
+               * picture behind the full page; an absolute https URL
+               */
+              backgroundImage?: string;
+              /**
+               * the picture's credit, shown at the foot of the page
+               */
+              backgroundAttribution?: string;
+              /**
+               * logo in the header of the full page; an absolute https URL
+               */
+              logo?: string;
+            };
+            /**
+             * The wall's look (docs/api.md#publication-settings). Every pair of colours the wall draws text with must meet WCAG 2.2 AA contrast (4.5:1, 3:1 for large text and the focus outline), else 400 naming the pair
+             */
+            theme?: {
+              /**
+               * the page behind the cards: #rgb or #rrggbb
+               */
+              background?: string;
+              /**
+               * cards, the overlay and buttons: #rgb or #rrggbb
+               */
+              card?: string;
+              /**
+               * text on cards: #rgb or #rrggbb
+               */
+              text?: string;
+              /**
+               * secondary text (times, handles, sites) and notes on the page: #rgb or #rrggbb
+               */
+              muted?: string;
+              /**
+               * links, kudos, avatars, buttons and the focus outline: #rgb or #rrggbb
+               */
+              accent?: string;
+              /**
+               * text on the accent colour (avatars, buttons): #rgb or #rrggbb
+               */
+              accentText?: string;
+              /**
+               * text of the source badges; muted unless set: #rgb or #rrggbb
+               */
+              badgeText?: string;
+              /**
+               * the source badges; background unless set: #rgb or #rrggbb
+               */
+              badgeBackground?: string;
+              /**
+               * system (default), sans, serif, rounded or mono: a font stack of fonts every system has
+               */
+              font?: 'system' | 'sans' | 'serif' | 'rounded' | 'mono';
+              /**
+               * shadow (default), flat or outline
+               */
+              cardStyle?: 'shadow' | 'flat' | 'outline';
+              /**
+               * corner radius of cards in CSS pixels; default 14
+               */
+              radius?: number;
+            };
           };
         }[];
       };
@@ -1641,6 +1914,97 @@ export interface Paths {
              */
             maxItems?: number;
           };
+          /**
+           * How the wall of the collection looks and behaves (docs/api.md#publication-settings); {} is the default wall. An update that sends it replaces the whole object. Always shown
+           */
+          publication: {
+            /**
+             * the wall when the page or embed names no layout: grid (default), vertical, horizontal or fullPage
+             */
+            type?: 'grid' | 'vertical' | 'horizontal' | 'fullPage';
+            /**
+             * BCP 47 language tag of the wall's own words and relative times, e.g. en (default), nl, pt-BR
+             */
+            language?: string;
+            /**
+             * the wall scrolls by itself, sideways when horizontal, else down; pauses on hover, focus and its pause button; default false
+             */
+            autoScroll?: boolean;
+            /**
+             * a button on the wall opens this page in a new tab; an absolute https URL
+             */
+            fullscreenLink?: string;
+            /**
+             * the fullscreen button's text; default "Full screen" in the wall's language
+             */
+            fullscreenText?: string;
+            /**
+             * Branding of the fullPage type
+             */
+            fullPage?: {
+              /**
+               * picture behind the full page; an absolute https URL
+               */
+              backgroundImage?: string;
+              /**
+               * the picture's credit, shown at the foot of the page
+               */
+              backgroundAttribution?: string;
+              /**
+               * logo in the header of the full page; an absolute https URL
+               */
+              logo?: string;
+            };
+            /**
+             * The wall's look (docs/api.md#publication-settings). Every pair of colours the wall draws text with must meet WCAG 2.2 AA contrast (4.5:1, 3:1 for large text and the focus outline), else 400 naming the pair
+             */
+            theme?: {
+              /**
+               * the page behind the cards: #rgb or #rrggbb
+               */
+              background?: string;
+              /**
+               * cards, the overlay and buttons: #rgb or #rrggbb
+               */
+              card?: string;
+              /**
+               * text on cards: #rgb or #rrggbb
+               */
+              text?: string;
+              /**
+               * secondary text (times, handles, sites) and notes on the page: #rgb or #rrggbb
+               */
+              muted?: string;
+              /**
+               * links, kudos, avatars, buttons and the focus outline: #rgb or #rrggbb
+               */
+              accent?: string;
+              /**
+               * text on the accent colour (avatars, buttons): #rgb or #rrggbb
+               */
+              accentText?: string;
+              /**
+               * text of the source badges; muted unless set: #rgb or #rrggbb
+               */
+              badgeText?: string;
+              /**
+               * the source badges; background unless set: #rgb or #rrggbb
+               */
+              badgeBackground?: string;
+              /**
+               * system (default), sans, serif, rounded or mono: a font stack of fonts every system has
+               */
+              font?: 'system' | 'sans' | 'serif' | 'rounded' | 'mono';
+              /**
+               * shadow (default), flat or outline
+               */
+              cardStyle?: 'shadow' | 'flat' | 'outline';
+              /**
+               * corner radius of cards in CSS pixels; default 14
+               */
+              radius?: number;
+            };
+          };
         };
       };
     };
@@ -1684,6 +2048,97 @@ export interface Paths {
              */
             maxItems?: number;
           };
+          /**
+           * How the wall of the collection looks and behaves (docs/api.md#publication-settings); {} is the default wall. An update that sends it replaces the whole object. Always shown
+           */
+          publication: {
+            /**
+             * the wall when the page or embed names no layout: grid (default), vertical, horizontal or fullPage
+             */
+            type?: 'grid' | 'vertical' | 'horizontal' | 'fullPage';
+            /**
+             * BCP 47 language tag of the wall's own words and relative times, e.g. en (default), nl, pt-BR
+             */
+            language?: string;
+            /**
+             * the wall scrolls by itself, sideways when horizontal, else down; pauses on hover, focus and its pause button; default false
+             */
+            autoScroll?: boolean;
+            /**
+             * a button on the wall opens this page in a new tab; an absolute https URL
+             */
+            fullscreenLink?: string;
+            /**
+             * the fullscreen button's text; default "Full screen" in the wall's language
+             */
+            fullscreenText?: string;
+            /**
+             * Branding of the fullPage type
+             */
+            fullPage?: {
+              /**
+               * picture behind the full page; an absolute https URL
+               */
+              backgroundImage?: string;
+              /**
+               * the picture's credit, shown at the foot of the page
+               */
+              backgroundAttribution?: string;
+              /**
+               * logo in the header of the full page; an absolute https URL
+               */
+              logo?: string;
+            };
+            /**
+             * The wall's look (docs/api.md#publication-settings). Every pair of colours the wall draws text with must meet WCAG 2.2 AA contrast (4.5:1, 3:1 for large text and the focus outline), else 400 naming the pair
+             */
+            theme?: {
+              /**
+               * the page behind the cards: #rgb or #rrggbb
+               */
+              background?: string;
+              /**
+               * cards, the overlay and buttons: #rgb or #rrggbb
+               */
+              card?: string;
+              /**
+               * text on cards: #rgb or #rrggbb
+               */
+              text?: string;
+              /**
+               * secondary text (times, handles, sites) and notes on the page: #rgb or #rrggbb
+               */
+              muted?: string;
+              /**
+               * links, kudos, avatars, buttons and the focus outline: #rgb or #rrggbb
+               */
+              accent?: string;
+              /**
+               * text on the accent colour (avatars, buttons): #rgb or #rrggbb
+               */
+              accentText?: string;
+              /**
+               * text of the source badges; muted unless set: #rgb or #rrggbb
+               */
+              badgeText?: string;
+              /**
+               * the source badges; background unless set: #rgb or #rrggbb
+               */
+              badgeBackground?: string;
+              /**
+               * system (default), sans, serif, rounded or mono: a font stack of fonts every system has
+               */
+              font?: 'system' | 'sans' | 'serif' | 'rounded' | 'mono';
+              /**
+               * shadow (default), flat or outline
+               */
+              cardStyle?: 'shadow' | 'flat' | 'outline';
+              /**
+               * corner radius of cards in CSS pixels; default 14
+               */
+              radius?: number;
+            };
+          };
         };
       };
       requestBody: {
@@ -1714,6 +2169,97 @@ export interface Paths {
            * at most this many items are kept, the newest by date
            */
           maxItems?: number;
+        };
+        /**
+         * How the wall of the collection looks and behaves (docs/api.md#publication-settings); {} is the default wall. An update that sends it replaces the whole object. Always shown
+         */
+        publication?: {
+          /**
+           * the wall when the page or embed names no layout: grid (default), vertical, horizontal or fullPage
+           */
+          type?: 'grid' | 'vertical' | 'horizontal' | 'fullPage';
+          /**
+           * BCP 47 language tag of the wall's own words and relative times, e.g. en (default), nl, pt-BR
+           */
+          language?: string;
+          /**
+           * the wall scrolls by itself, sideways when horizontal, else down; pauses on hover, focus and its pause button; default false
+           */
+          autoScroll?: boolean;
+          /**
+           * a button on the wall opens this page in a new tab; an absolute https URL
+           */
+          fullscreenLink?: string;
+          /**
+           * the fullscreen button's text; default "Full screen" in the wall's language
+           */
+          fullscreenText?: string;
+          /**
+           * Branding of the fullPage type
+           */
+          fullPage?: {
+            /**
+             * picture behind the full page; an absolute https URL
+             */
+            backgroundImage?: string;
+            /**
+             * the picture's credit, shown at the foot of the page
+             */
+            backgroundAttribution?: string;
+            /**
+             * logo in the header of the full page; an absolute https URL
+             */
+            logo?: string;
+          };
+          /**
+           * The wall's look (docs/api.md#publication-settings). Every pair of colours the wall draws text with must meet WCAG 2.2 AA contrast (4.5:1, 3:1 for large text and the focus outline), else 400 naming the pair
+           */
+          theme?: {
+            /**
+             * the page behind the cards: #rgb or #rrggbb
+             */
+            background?: string;
+            /**
+             * cards, the overlay and buttons: #rgb or #rrggbb
+             */
+            card?: string;
+            /**
+             * text on cards: #rgb or #rrggbb
+             */
+            text?: string;
+            /**
+             * secondary text (times, handles, sites) and notes on the page: #rgb or #rrggbb
+             */
+            muted?: string;
+            /**
+             * links, kudos, avatars, buttons and the focus outline: #rgb or #rrggbb
+             */
+            accent?: string;
+            /**
+             * text on the accent colour (avatars, buttons): #rgb or #rrggbb
+             */
+            accentText?: string;
+            /**
+             * text of the source badges; muted unless set: #rgb or #rrggbb
+             */
+            badgeText?: string;
+            /**
+             * the source badges; background unless set: #rgb or #rrggbb
+             */
+            badgeBackground?: string;
+            /**
+             * system (default), sans, serif, rounded or mono: a font stack of fonts every system has
+             */
+            font?: 'system' | 'sans' | 'serif' | 'rounded' | 'mono';
+            /**
+             * shadow (default), flat or outline
+             */
+            cardStyle?: 'shadow' | 'flat' | 'outline';
+            /**
+             * corner radius of cards in CSS pixels; default 14
+             */
+            radius?: number;
+          };
         };
       };
     };
