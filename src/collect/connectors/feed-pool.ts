@@ -48,26 +48,35 @@ function pool(): Piscina {
   return piscina;
 }
 
+/** The bounds of one read; the defaults are the module's (tests set smaller ones). */
+export interface FeedBounds {
+  /** Entries kept (MAX_FEED_ENTRIES). */
+  maxEntries: number;
+  /** Running time (ms, READ_LIMIT_MS). */
+  limitMs: number;
+}
+
 /**
- * `parseFeed` (`feed.ts`) of the document in a worker thread, within the bounds of the module.
+ * `parseFeed` (`feed.ts`) of the document in a worker thread, within `bounds` (see the module).
  *
  * @throws SourceError `not a feed: …` as `parseFeed` does; `not read: …` when the document takes
- *   longer than READ_LIMIT_MS or more than READ_HEAP_MB to read.
+ *   longer than `bounds.limitMs` or more than READ_HEAP_MB to read.
  */
 export async function readFeed(
-  body: Uint8Array, contentType: string | undefined, feedUrl: string, now: Date, maxEntries = MAX_FEED_ENTRIES,
+  body: Uint8Array, contentType: string | undefined, feedUrl: string, now: Date, bounds: Partial<FeedBounds> = {},
 ): Promise<FeedResult> {
+  const { maxEntries = MAX_FEED_ENTRIES, limitMs = READ_LIMIT_MS } = bounds;
   const task: FeedTask = { token: next++, body, contentType, feedUrl, now: now.getTime(), maxEntries };
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   started.set(task.token, () => {
-    timer = setTimeout(() => abort.abort(), READ_LIMIT_MS);
+    timer = setTimeout(() => abort.abort(), limitMs);
   });
   let answer: FeedAnswer;
   try {
     answer = (await pool().run(task, { signal: abort.signal })) as FeedAnswer;
   } catch (error) {
-    if (abort.signal.aborted) throw new SourceError(`not read: the feed took longer than ${READ_LIMIT_MS / 1000} s to read`);
+    if (abort.signal.aborted) throw new SourceError(`not read: the feed took longer than ${limitMs} ms to read`);
     if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
       throw new SourceError(`not read: the feed needs more than ${READ_HEAP_MB} MB of memory to read`, { cause: error });
     }

@@ -8,12 +8,14 @@
  *                                         (dedupe: off | url | url+text, url+text on create: docs/api.md#duplicates;
  *                                         retention: {days?, maxItems?}, {} keeps everything: docs/api.md#retention)
  *   DELETE /collection/collections/{id}   → 204; 409 while inputs belong to it. Its stored
- *                                         content items are deleted with it, in one transaction.
+ *                                         content items are deleted with it: on SQLite in short
+ *                                         batches first (`drainCollectionItems`), then the rest
+ *                                         in the transaction that deletes it.
  *   DELETE /collection/collections        {"ids": [...]}, all or nothing → 204
  */
 import type { App } from '../../http/typed.ts';
 import type { Config } from '../../config.ts';
-import { createCollection, deleteCollectionItems, inputsOfCollections } from '../../store/collections.ts';
+import { createCollection, deleteCollectionItems, drainCollectionItems, inputsOfCollections } from '../../store/collections.ts';
 import type { Db } from '../../store/db.ts';
 import type { CollectionRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
@@ -50,6 +52,7 @@ const spec: Spec<CollectionRow> = {
     return (await createCollection(db, row.contractId, { ...fields, ...retention }, by, now, within)).id;
   },
   users: inputsOfCollections,
+  beforeDelete: drainCollectionItems,
   onDelete: deleteCollectionItems,
 };
 
