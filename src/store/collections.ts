@@ -114,7 +114,7 @@ export async function deleteCollectionItems(trx: Transaction<Database>, contract
 }
 
 /** Rows deleted per transaction by `drainCollectionItems`. */
-export const DRAIN_BATCH = 500;
+export const DRAIN_BATCH = 200;
 
 /** The tables `drainCollectionItems` empties for a collection, each with the key column that follows `collection_id` in its primary key. */
 const DRAINED = [['items', 'id'], ['itemDuplicates', 'id'], ['itemUrls', 'urlHash'], ['itemPrints', 'bandKey']] as const;

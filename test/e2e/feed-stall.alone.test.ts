@@ -35,7 +35,7 @@ const MAX_ENTRIES = 500;
 
 const fetcher = createFetcher({ allowPrivate: true });
 let server: SourceServer;
-const feed = `<?xml version="1.0"?><rss version="2.0"><channel><title>big</title>${Array.from({ length: ENTRIES }, (_, i) => `<item><guid>${i}</guid></item>`).join('')}</channel></rss>`;
+const feed = Buffer.from(`<?xml version="1.0"?><rss version="2.0"><channel><title>big</title>${Array.from({ length: ENTRIES }, (_, i) => `<item><guid>${i}</guid></item>`).join('')}</channel></rss>`);
 
 beforeAll(async () => {
   server = await startSourceServer(() => ({ status: 200, headers: { 'content-type': 'application/rss+xml' }, body: feed }));
@@ -59,70 +59,77 @@ async function fill(ctx: TestContext, target: { contractId: string; collectionId
   }
 }
 
+/** Tenants A and B on a listening app, B's reads as the second client, and `measured` (see below). */
+async function setup() {
+  // The second client sends about 100 requests a second: the API rate limits are off here
+  // (they have tests of their own), so that every answer measured is the read itself.
+  const ctx = await build({ RATE_LIMIT_CONSUMER: '0', RATE_LIMIT_PUBLIC: '0' });
+  const a = await buildTenant(ctx.db, 'Tenant A');
+  const b = await buildTenant(ctx.db, 'Tenant B');
+  await seedItems(ctx.db, b, Array.from({ length: 30 }, (_, i) => buildItem({ id: `b${i}` })));
+  const base = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const call = async (method: string, path: string, token: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}${path.includes('?') ? '&' : '?'}access_token=${token}`, {
+      method,
+      ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, body: response.status === 204 ? null : ((await response.json()) as any) };
+  };
+
+  // The second client: one request due every 10 ms by the clock, in turn, while `busy()`. A
+  // request's latency counts from when it was due, not from when it could be sent, so a stall
+  // of the event loop counts for every request it delayed (no coordinated omission).
+  const reads = [
+    async () => (await fetch(`${base}/healthz`)).status,
+    async () => (await fetch(`${base}/v1/content/${b.contract.slug}?q=${b.collection.slug}`)).status,
+    async () => (await fetch(`${base}/v1/queue/${b.contract.slug}?q=${b.collection.slug}&access_token=${b.token}`)).status,
+  ];
+  const secondClient = async (busy: () => boolean): Promise<number[]> => {
+    const latencies: number[] = [];
+    const t0 = performance.now();
+    for (let n = 0; busy() && n < 100_000; n++) {
+      const due = t0 + n * INTERVAL_MS;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      expect(await reads[n % reads.length]!()).toBe(200);
+      latencies.push(performance.now() - due);
+    }
+    return latencies;
+  };
+  const figures = (latencies: number[]) =>
+    `${latencies.length} requests, p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`;
+  /** Runs `work` (prepared by `setup`, not measured) while the second client reads, up to ATTEMPTS times until one keeps p99 under the bound; the best p99. */
+  const measured = async (label: string, setup: () => Promise<void>, work: () => Promise<void>): Promise<number> => {
+    // Other sessions share this machine's two cores; a stall of the whole machine can land in
+    // one attempt, so the best attempt must hold the bound. A stall of our own making (work on
+    // the event loop) is in every attempt and fails it.
+    const p99s: number[] = [];
+    for (let attempt = 1; attempt <= ATTEMPTS && !(p99s.at(-1)! < P99_BOUND_MS); attempt++) {
+      await setup();
+      // A long setup holds the event loop (the fill's transactions): let the keep-alive sockets
+      // it outlived close before the measured requests reuse any.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      let busy = true;
+      const rss = process.memoryUsage().rss;
+      const running = work().finally(() => (busy = false));
+      const latencies = await secondClient(() => busy);
+      await running;
+      expect(latencies.length).toBeGreaterThanOrEqual(10);
+      p99s.push(quantile(latencies, 0.99));
+      console.log(`second client, ${label} (attempt ${attempt}): ${figures(latencies)}; RSS ${Math.round(rss / 2 ** 20)} → ${Math.round(process.memoryUsage().rss / 2 ** 20)} MB`);
+    }
+    return Math.min(...p99s);
+  };
+
+  // Baseline, same run: the second client alone for 2 s (tells the machine's own noise).
+  const idleUntil = performance.now() + 2_000;
+  console.log(`second client, A idle: ${figures(await secondClient(() => performance.now() < idleUntil))}`);
+  return { ctx, a, call, measured };
+}
+
 describe('a feed of 300 000 entries and a collection of 100 000 items', () => {
-  it('are read and deleted off the event loop: /healthz and another contract keep p99 under 100 ms', { timeout: 900_000 }, async () => {
-    // The second client sends about 100 requests a second: the API rate limits are off here
-    // (they have tests of their own), so that every answer measured is the read itself.
-    const ctx = await build({ RATE_LIMIT_CONSUMER: '0', RATE_LIMIT_PUBLIC: '0' });
-    const a = await buildTenant(ctx.db, 'Tenant A');
-    const b = await buildTenant(ctx.db, 'Tenant B');
-    await seedItems(ctx.db, b, Array.from({ length: 30 }, (_, i) => buildItem({ id: `b${i}` })));
-    const base = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    const call = async (method: string, path: string, token: string, body?: unknown) => {
-      const response = await fetch(`${base}${path}${path.includes('?') ? '&' : '?'}access_token=${token}`, {
-        method,
-        ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
-      });
-      return { status: response.status, body: response.status === 204 ? null : ((await response.json()) as any) };
-    };
-
-    // The second client: one request due every 10 ms by the clock, in turn, while `busy()`. A
-    // request's latency counts from when it was due, not from when it could be sent, so a stall
-    // of the event loop counts for every request it delayed (no coordinated omission).
-    const reads = [
-      async () => (await fetch(`${base}/healthz`)).status,
-      async () => (await fetch(`${base}/v1/content/${b.contract.slug}?q=${b.collection.slug}`)).status,
-      async () => (await fetch(`${base}/v1/queue/${b.contract.slug}?q=${b.collection.slug}&access_token=${b.token}`)).status,
-    ];
-    const secondClient = async (busy: () => boolean): Promise<number[]> => {
-      const latencies: number[] = [];
-      const t0 = performance.now();
-      for (let n = 0; busy() && n < 100_000; n++) {
-        const due = t0 + n * INTERVAL_MS;
-        const wait = due - performance.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        expect(await reads[n % reads.length]!()).toBe(200);
-        latencies.push(performance.now() - due);
-      }
-      return latencies;
-    };
-    const figures = (latencies: number[]) =>
-      `${latencies.length} requests, p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`;
-    /** Runs `work` (prepared by `setup`, not measured) while the second client reads, up to ATTEMPTS times until one keeps p99 under the bound; the best p99. */
-    const measured = async (label: string, setup: () => Promise<void>, work: () => Promise<void>): Promise<number> => {
-      // Other sessions share this machine's two cores; a stall of the whole machine can land in
-      // one attempt, so the best attempt must hold the bound. A stall of our own making (work on
-      // the event loop) is in every attempt and fails it.
-      const p99s: number[] = [];
-      for (let attempt = 1; attempt <= ATTEMPTS && !(p99s.at(-1)! < P99_BOUND_MS); attempt++) {
-        await setup();
-        let busy = true;
-        const rss = process.memoryUsage().rss;
-        const running = work().finally(() => (busy = false));
-        const latencies = await secondClient(() => busy);
-        await running;
-        expect(latencies.length).toBeGreaterThanOrEqual(10);
-        p99s.push(quantile(latencies, 0.99));
-        console.log(`second client, ${label} (attempt ${attempt}): ${figures(latencies)}; RSS ${Math.round(rss / 2 ** 20)} → ${Math.round(process.memoryUsage().rss / 2 ** 20)} MB`);
-      }
-      return Math.min(...p99s);
-    };
-
-    // Baseline, same run: the second client alone for 2 s (tells the machine's own noise).
-    const idleUntil = performance.now() + 2_000;
-    console.log(`second client, A idle: ${figures(await secondClient(() => performance.now() < idleUntil))}`);
-
-    // A's poll of the feed of 300 000 entries.
+  it('a poll of the feed runs off the event loop and stores the newest 500: /healthz and another contract keep p99 under 100 ms', { timeout: 900_000 }, async () => {
+    const { ctx, a, call, measured } = await setup();
     const input = await call('POST', '/collection/inputs', a.token, { contractId: a.contract.id, collectionId: a.collection.id, service: 'rss', type: 'feed', input: `${server.base}/feed` });
     expect(input.status, JSON.stringify(input.body)).toBe(201);
     let stored = 0;
@@ -130,6 +137,7 @@ describe('a feed of 300 000 entries and a collection of 100 000 items', () => {
       const row = await findInput(ctx.db, input.body._id);
       stored += await refreshInput(ctx.db, row!, { fetch: fetcher, services, pollInterval: 300 });
     });
+    expect(pollP99).toBeLessThan(P99_BOUND_MS);
     const status = (await call('GET', `/collection/inputs/${input.body._id}`, a.token)).body.status;
     expect(status.lastError).toBeNull();
     expect(stored).toBe(MAX_ENTRIES);
@@ -138,25 +146,27 @@ describe('a feed of 300 000 entries and a collection of 100 000 items', () => {
     // Undated entries: the first in the document are kept (a feed lists the newest first).
     const kept = await ctx.db.selectFrom('items').select('id').where('collectionId', '=', a.collection.id).execute();
     expect(kept).toHaveLength(MAX_ENTRIES);
-    expect(pollP99).toBeLessThan(P99_BOUND_MS);
+  });
 
-    // A deletes a collection of 100 000 items (made through the API: de-duplication on, so its
-    // keys are stored and deleted too).
+  it('deleting the collection runs in short batches: /healthz and another contract keep p99 under 100 ms', { timeout: 900_000 }, async () => {
+    const { ctx, a, call, measured } = await setup();
+    // A deletes a collection of 100 000 items (made through the API, de-duplication by URL: its
+    // keys are stored and deleted too; url+text only adds fingerprint rows, and time to fill).
     let archive = '';
     const deleteP99 = await measured('A deletes a collection of 100 000 items', async () => {
-      const created = await call('POST', '/collection/collections', a.token, { contractId: a.contract.id, name: `Archive ${Date.now()}` });
+      const created = await call('POST', '/collection/collections', a.token, { contractId: a.contract.id, name: `Archive ${Date.now()}`, dedupe: 'url' });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       archive = created.body._id;
       await fill(ctx, { contractId: a.contract.id, collectionId: archive }, ITEMS, archive);
     }, async () => {
       expect((await call('DELETE', `/collection/collections/${archive}`, a.token)).status).toBe(204);
     });
+    expect(deleteP99).toBeLessThan(P99_BOUND_MS);
     const left = await ctx.db.selectFrom('items').select((eb) => eb.fn.countAll<number>().as('n')).where('contractId', '=', a.contract.id).executeTakeFirstOrThrow();
-    expect(Number(left.n)).toBe(MAX_ENTRIES);
-    for (const table of ['itemUrls', 'itemPrints', 'itemDuplicates'] as const) {
+    expect(Number(left.n)).toBe(0);
+    for (const table of ['itemUrls', 'itemDuplicates'] as const) {
       const rows = await ctx.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('collectionId', '=', archive).executeTakeFirstOrThrow();
       expect(Number(rows.n), table).toBe(0);
     }
-    expect(deleteP99).toBeLessThan(P99_BOUND_MS);
   });
 });
