@@ -114,7 +114,7 @@ export async function deleteCollectionItems(trx: Transaction<Database>, contract
 }
 
 /** Rows deleted per transaction by `drainCollectionItems`. */
-export const DRAIN_BATCH = 200;
+export const DRAIN_BATCH = 100;
 
 /** The tables `drainCollectionItems` empties for a collection, each with the key column that follows `collection_id` in its primary key. */
 const DRAINED = [['items', 'id'], ['itemDuplicates', 'id'], ['itemUrls', 'urlHash'], ['itemPrints', 'bandKey']] as const;
@@ -123,9 +123,9 @@ const DRAINED = [['items', 'id'], ['itemDuplicates', 'id'], ['itemUrls', 'urlHas
  * Before the collections are deleted (`deleteCollectionItems` in the deleting transaction), on
  * SQLite: deletes their items, duplicates and de-duplication keys in transactions of about
  * DRAIN_BATCH rows (a range of the primary key; more when fingerprint rows share a band key),
- * yielding to the event loop between two, so that reads and other tenants' polls go on
- * (better-sqlite3 holds the event loop while a statement runs, and SQLite has one writer; one
- * DELETE of 100 000 items held both 8 s). Each batch of items bumps the collection's version
+ * pausing between two as long as the batch took, so that reads and other tenants' polls go on
+ * (better-sqlite3 holds the event loop while a statement runs, the connection is one, and SQLite
+ * has one writer; one DELETE of 100 000 items held all three 8 s). Each batch of items bumps the collection's version
  * (cached pages drop them). On PostgreSQL it does nothing: the deleting transaction deletes them
  * while the event loop goes on. Resolves to the number of rows deleted; throws what the
  * database throws.
@@ -142,6 +142,7 @@ export async function drainCollectionItems(db: Db, contractId: string, collectio
       for (;;) {
         // Kysely cannot type a column of a table chosen from a list.
         const last = await (db as Kysely<any>).selectFrom(table).select(key).where('collectionId', '=', collectionId).orderBy(key).limit(1).offset(DRAIN_BATCH - 1).executeTakeFirst();
+        const started = performance.now();
         const count = await db.transaction().execute(async (trx) => {
           let query = (trx as Kysely<any>).deleteFrom(table).where('collectionId', '=', collectionId);
           if (last) query = query.where(key, '<=', (last as Record<string, unknown>)[key]);
@@ -151,7 +152,9 @@ export async function drainCollectionItems(db: Db, contractId: string, collectio
         });
         deleted += count;
         if (!last || count === 0) break;
-        await new Promise((resolve) => setImmediate(resolve));
+        // As long a pause as the batch took (at least 1 ms): a request waiting for the connection
+        // gets it for all its queries, not one between two batches.
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, performance.now() - started)));
       }
     }
   }
