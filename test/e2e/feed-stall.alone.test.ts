@@ -94,6 +94,10 @@ async function setup() {
       expect(await reads[n % reads.length]!()).toBe(200);
       latencies.push(performance.now() - due);
     }
+    // Requests that fell due before the work ended but were never sent (the loop was held):
+    // each waited at least until then.
+    const end = performance.now();
+    for (let n = latencies.length; t0 + n * INTERVAL_MS < end; n++) latencies.push(end - (t0 + n * INTERVAL_MS));
     return latencies;
   };
   const figures = (latencies: number[]) =>
@@ -114,7 +118,6 @@ async function setup() {
       const running = work().finally(() => (busy = false));
       const latencies = await secondClient(() => busy);
       await running;
-      expect(latencies.length).toBeGreaterThanOrEqual(10);
       p99s.push(quantile(latencies, 0.99));
       console.log(`second client, ${label} (attempt ${attempt}): ${figures(latencies)}; RSS ${Math.round(rss / 2 ** 20)} → ${Math.round(process.memoryUsage().rss / 2 ** 20)} MB`);
     }
