@@ -63,6 +63,11 @@ export interface Spec<Row extends RecordRow> {
   onUpdate?(trx: Transaction<Database>, current: Row, by: string, now: number, body: Record<string, unknown>): Promise<void>;
   /** More work in the delete transaction (a collection's items). */
   onDelete?(trx: Transaction<Database>, contractId: string, ids: string[]): Promise<void>;
+  /**
+   * Work before the delete transaction, once no user blocks the deletion, in short transactions
+   * of its own (a collection's items on SQLite, `drainCollectionItems`): keeps the transaction short.
+   */
+  beforeDelete?(db: Db, contractId: string, ids: string[]): Promise<unknown>;
 }
 
 /** The consumer behind a request, as the audit trail names it. */
@@ -132,10 +137,11 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
   async function remove(principal: Principal, ids: string[], name: (i: number) => string): Promise<void> {
     const rows: Row[] = [];
     for (const [i, id] of ids.entries()) rows.push(await accessible(principal, id, name(i)));
-    await db.transaction().execute(async (trx) => {
-      const byContract = Map.groupBy(rows, (row) => row.contractId);
+    const byContract = Map.groupBy(rows, (row) => row.contractId);
+    /** 409 naming every user that still needs one of the records. */
+    const refuseUsed = async (executor: Executor) => {
       const blocked: User[] = [];
-      for (const [contractId, group] of byContract) blocked.push(...((await spec.users?.(trx, contractId, group.map((row) => row.id))) ?? []));
+      for (const [contractId, group] of byContract) blocked.push(...((await spec.users?.(executor, contractId, group.map((row) => row.id))) ?? []));
       if (blocked.length) {
         throw new ApiError(
           409,
@@ -149,6 +155,13 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
           })),
         );
       }
+    };
+    if (spec.beforeDelete) {
+      await refuseUsed(db);
+      for (const [contractId, group] of byContract) await spec.beforeDelete(db, contractId, group.map((row) => row.id));
+    }
+    await db.transaction().execute(async (trx) => {
+      await refuseUsed(trx);
       for (const [contractId, group] of byContract) {
         const groupIds = group.map((row) => row.id);
         await spec.onDelete?.(trx, contractId, groupIds);

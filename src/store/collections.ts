@@ -6,8 +6,9 @@ import { newId } from '../lib/ids.ts';
 import type { PublicationSettings } from '../lib/publication-settings.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
 import { audit } from '../lib/time.ts';
-import type { Transaction } from 'kysely';
-import { type Db, preparedLookup, serializable } from './db.ts';
+import type { Kysely, Transaction } from 'kysely';
+import { type Db, isPostgres, preparedLookup, serializable } from './db.ts';
+import { bumpVersion } from './items.ts';
 import type { User } from './filters.ts';
 import type { CollectionRow, Database } from './tables.ts';
 
@@ -121,7 +122,7 @@ export async function inputsOfCollections(db: Db | Transaction<Database>, contra
 /**
  * Deletes the stored content items of the collections: a deleted collection's queue goes with
  * it, with its de-duplication keys and duplicates (call in the transaction that deletes the
- * collections).
+ * collections; on SQLite `drainCollectionItems` has deleted nearly all of them before).
  */
 export async function deleteCollectionItems(trx: Transaction<Database>, contractId: string, collectionIds: string[]): Promise<void> {
   if (!collectionIds.length) return;
@@ -129,4 +130,52 @@ export async function deleteCollectionItems(trx: Transaction<Database>, contract
   // The de-duplication keys and merged duplicates (docs/api.md#duplicates) go with the items; the
   // ids are the contract's own (the caller checked), so these need no contract column.
   for (const table of ['itemUrls', 'itemPrints', 'itemDuplicates'] as const) await trx.deleteFrom(table).where('collectionId', 'in', collectionIds).execute();
+}
+
+/** Rows deleted per transaction by `drainCollectionItems`. */
+export const DRAIN_BATCH = 100;
+
+/** The tables `drainCollectionItems` empties for a collection, each with the key column that follows `collection_id` in its primary key. */
+const DRAINED = [['items', 'id'], ['itemDuplicates', 'id'], ['itemUrls', 'urlHash'], ['itemPrints', 'bandKey']] as const;
+
+/**
+ * Before the collections are deleted (`deleteCollectionItems` in the deleting transaction), on
+ * SQLite: deletes their items, duplicates and de-duplication keys in transactions of about
+ * DRAIN_BATCH rows (a range of the primary key; more when fingerprint rows share a band key),
+ * pausing between two as long as the batch took, so that reads and other tenants' polls go on
+ * (better-sqlite3 holds the event loop while a statement runs, the connection is one, and SQLite
+ * has one writer; one DELETE of 100 000 items held all three 8 s). Each batch of items bumps the collection's version
+ * (cached pages drop them). On PostgreSQL it does nothing: the deleting transaction deletes them
+ * while the event loop goes on. Resolves to the number of rows deleted; throws what the
+ * database throws.
+ */
+export async function drainCollectionItems(db: Db, contractId: string, collectionIds: string[]): Promise<number> {
+  if (isPostgres(db)) return 0;
+  let deleted = 0;
+  for (const collectionId of collectionIds) {
+    // Only the contract's own collections (the caller checked; the dedupe tables have no contract column).
+    const owned = await db.selectFrom('collections').select('id').where('id', '=', collectionId).where('contractId', '=', contractId).executeTakeFirst();
+    if (!owned) continue;
+    for (const [table, key] of DRAINED) {
+      // Bounded: each round deletes at least one row of a table that only shrinks (no input feeds the collection).
+      for (;;) {
+        // Kysely cannot type a column of a table chosen from a list.
+        const last = await (db as Kysely<any>).selectFrom(table).select(key).where('collectionId', '=', collectionId).orderBy(key).limit(1).offset(DRAIN_BATCH - 1).executeTakeFirst();
+        const started = performance.now();
+        const count = await db.transaction().execute(async (trx) => {
+          let query = (trx as Kysely<any>).deleteFrom(table).where('collectionId', '=', collectionId);
+          if (last) query = query.where(key, '<=', (last as Record<string, unknown>)[key]);
+          const result = await query.executeTakeFirst();
+          if (table === 'items' && Number(result.numDeletedRows) > 0) await bumpVersion(trx, collectionId);
+          return Number(result.numDeletedRows);
+        });
+        deleted += count;
+        if (!last || count === 0) break;
+        // As long a pause as the batch took (at least 1 ms): a request waiting for the connection
+        // gets it for all its queries, not one between two batches.
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, performance.now() - started)));
+      }
+    }
+  }
+  return deleted;
 }

@@ -1,9 +1,11 @@
 /**
  * Customizations (docs/api.md#customizations) and collections (docs/api.md#collections):
  * CRUD, the version rule, slugs, filterId references, deleting a collection with inputs (409)
- * and with items (they go with it); deleting an input leaves its items.
+ * and with items (they go with it, past one batch: docs/api.md#deleting); deleting an input
+ * leaves its items.
  */
 import { describe, expect, it } from 'vitest';
+import { DRAIN_BATCH } from '../../src/store/collections.ts';
 import { buildItem, expectError, seedItems } from '../helper.ts';
 import { setupRecords } from './records.ts';
 
@@ -86,6 +88,39 @@ describe('collections', () => {
     expect((await call('DELETE', '/collection/collections', { ids: [spare._id, tenant.collection.id] })).statusCode).toBe(204);
     expect(await db.selectFrom('items').selectAll().execute()).toEqual([]);
     expect((await call('GET', `/collection/collections?contract_id=${tenant.contract.id}`)).json()).toEqual([]);
+  });
+});
+
+describe('deleting a large collection', () => {
+  it('deletes its items, duplicates and keys past one batch; a refused deletion deletes nothing; other collections keep theirs', async () => {
+    const { call, create, bodies, tenant, other, db } = await setupRecords();
+    // De-duplication on (url+text, the API's default): keys and duplicates are stored with the items.
+    const big = await create('/collection/collections', bodies.collection({ name: 'Archive' }));
+    const count = DRAIN_BATCH * 2 + 34;
+    const items = Array.from({ length: count }, (_, i) => buildItem({ id: `rss_a${i}`, url: `https://archive.example/${i % (count - 10)}`, text: `Story ${i} of the archive, told at length.`, language: 'en' }));
+    await seedItems(db, { contract: tenant.contract, collection: { id: big._id } }, items);
+    await seedItems(db, other, [buildItem({ id: 'rss_o1' }), buildItem({ id: 'rss_o2' })]);
+    const rows = async (table: 'items' | 'itemUrls' | 'itemPrints' | 'itemDuplicates', collectionId: string) =>
+      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('collectionId', '=', collectionId).executeTakeFirstOrThrow()).n);
+    // Repeated URLs (and near-same texts) are merged into cards as duplicates.
+    const stored = await rows('items', big._id);
+    expect(stored).toBeGreaterThan(DRAIN_BATCH);
+    expect(await rows('itemDuplicates', big._id)).toBe(count - stored);
+    expect(await rows('itemUrls', big._id)).toBeGreaterThan(DRAIN_BATCH);
+
+    // An input still uses it: 409, and not one item is gone.
+    const input = await create('/collection/inputs', { service: 'rss', type: 'feed', input: 'https://archive.example/feed', contractId: tenant.contract.id, collectionId: big._id });
+    expectError(await call('DELETE', `/collection/collections/${big._id}`), 409, { name: 'ConflictError', code: 4091, propertyName: 'id' });
+    expect(await rows('items', big._id)).toBe(stored);
+    // Another contract's collection is not this tenant's to delete (403), whatever it holds.
+    expectError(await call('DELETE', `/collection/collections/${other.collection.id}`), 403, { name: 'ForbiddenError', code: 3001, propertyName: 'id' });
+
+    expect((await call('DELETE', `/collection/inputs/${input._id}`)).statusCode).toBe(204);
+    expect((await call('DELETE', `/collection/collections/${big._id}`)).statusCode).toBe(204);
+    for (const table of ['items', 'itemUrls', 'itemPrints', 'itemDuplicates'] as const) expect(await rows(table, big._id), table).toBe(0);
+    expectError(await call('GET', `/collection/collections/${big._id}`), 404, { name: 'NotFoundError', code: 4001, propertyName: 'id' });
+    expect(await rows('items', other.collection.id)).toBe(2);
+    expect(await rows('items', tenant.collection.id)).toBe(0);
   });
 });
 

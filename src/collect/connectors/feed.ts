@@ -14,6 +14,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import sanitizeHtml from 'sanitize-html';
 import type { ContentItem, Media } from '../../item.ts';
 import { type PollWarning, SourceError } from '../connector.ts';
+import { cutXmlEntries, MAX_FEED_ENTRIES, newestEntries } from './feed-entries.ts';
 import { arr, embed, escapeHtml, httpUrl, itemUrl, type Json, language, linkify, num, obj, str } from './normalize.ts';
 
 type XmlFeed = ReturnType<typeof parseXml>;
@@ -418,26 +419,37 @@ export interface FeedResult {
  * - Items: `id` is `rss_` + the first 32 hex digits of SHA-256(guid/id, else link, else title and
  *   date, else description and date, else the first media URL). `type` is `video` when a media
  *   is video, else `link` when there is a link, else `status`.
- * - Warnings: entries with none of those (or an id seen before in the document) are dropped and
- *   counted (`dropped`); entries without a readable date of their own are counted (`undated`).
+ * - `maxEntries`: at most this many entries are read, the newest by their own date (undated ones
+ *   last), in document order (`feed-entries.ts`; an XML document is cut down before it is parsed).
+ * - Warnings: entries left out past `maxEntries` are counted (`dropped`); so are entries with none
+ *   of those (or an id seen before in the document); entries without a readable date of their own
+ *   are counted (`undated`).
  *
  * @throws SourceError `not a feed: …` when the document is neither an RSS/Atom nor a JSON feed,
  *   or is truncated (`readXmlFeed`).
  */
 export function parseFeed(
-  body: Uint8Array, contentType: string | undefined, feedUrl: string, now: Date = new Date(),
+  body: Uint8Array, contentType: string | undefined, feedUrl: string, now: Date = new Date(), maxEntries = MAX_FEED_ENTRIES,
 ): FeedResult {
   const text = decode(body, contentType).replace(/^[\s\uFEFF]+/, '');
   let entries: Entry[];
   let feedDate: Date | null = null;
   let links: FeedLinks;
+  let total: number;
   try {
     if (text.startsWith('{')) ({ entries, links } = jsonEntries(text));
-    else ({ entries, feedDate, links } = xmlEntries(text));
+    else {
+      const cut = cutXmlEntries(text, maxEntries, parseDate);
+      ({ entries, feedDate, links } = xmlEntries(cut.text));
+      // The entries cut out, and those the tree parser read (an entry the cut did not count as one is capped below).
+      total = cut.total - cut.kept + entries.length;
+    }
   } catch (err) {
     if (err instanceof SourceError) throw err;
     throw new SourceError(`not a feed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
+  total ??= entries.length;
+  entries = newestEntries(entries.map((e) => e.date?.getTime() ?? null), maxEntries).map((i) => entries[i]!);
   const seen = new Set<string>();
   let anonymous = 0;
   let repeated = 0;
@@ -452,6 +464,11 @@ export function parseFeed(
     return [item];
   });
   const warnings: PollWarning[] = [];
+  const capped = total - entries.length;
+  if (capped > 0) {
+    warnings.push({ code: 'dropped', count: capped,
+      message: `${capped} ${capped === 1 ? 'entry' : 'entries'} dropped: the feed holds ${total} entries and at most ${maxEntries} are read per poll (the newest)` });
+  }
   if (anonymous) {
     warnings.push({ code: 'dropped', count: anonymous,
       message: `${anonymous} ${anonymous === 1 ? 'entry' : 'entries'} dropped: no guid, link, title, description or media to identify ${anonymous === 1 ? 'it' : 'them'}` });

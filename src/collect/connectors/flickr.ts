@@ -17,7 +17,7 @@ import type { ContentItem } from '../../item.ts';
 import { arr, embed, idOf, image, isoDate, kudos, num, obj, str, type Json } from './normalize.ts';
 import { newestFirst, type Seen } from './paging.ts';
 import { getJson, rateLimitResetMs } from './http.ts';
-import { parseFeed } from './feed.ts';
+import { readFeed } from './feed-pool.ts';
 
 const PER_PAGE = 100;
 const MAX_PAGES = 5;
@@ -105,7 +105,7 @@ async function fromFeed(ctx: CollectContext, query: Record<string, string>, stat
   if (res.status === 304) return { items: [], state };
   if (res.status === 429 || res.status === 503) throw new SourceError(`HTTP ${res.status}`, { retryAfterMs: rateLimitResetMs(res.headers, ctx.now) });
   if (res.status < 200 || res.status > 299) throw new SourceError(`HTTP ${res.status}`, { permanent: res.status >= 400 && res.status < 500 && res.status !== 408 });
-  const feed = parseFeed(res.body, res.headers['content-type'], res.url || url, new Date(ctx.now));
+  const feed = await readFeed(res.body, res.headers['content-type'], res.url || url, new Date(ctx.now));
   const items = feed.items.flatMap((item): ContentItem[] => {
     const m = /\/photos\/([^/]+)\/(\d+)/.exec(item.url ?? '');
     if (!m) return [];

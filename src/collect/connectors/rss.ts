@@ -1,10 +1,11 @@
 /**
  * The feed connector (`rss`): fetches a feed with conditional requests and reads it with
- * `parseFeed` (`feed.ts`) into content items (`docs/services.md`).
+ * `parseFeed` (`feed.ts`) into content items (`docs/services.md`), in a worker thread and with
+ * at most MAX_FEED_ENTRIES entries per poll (`feed-pool.ts`).
  */
 import { SourceError, type Connector } from '../connector.ts';
 import { discoverTarget, linkHeaderLinks } from '../websub/hub.ts';
-import { parseFeed } from './feed.ts';
+import { readFeed } from './feed-pool.ts';
 import { retryAfterMs } from './http.ts';
 
 /**
@@ -14,7 +15,7 @@ import { retryAfterMs } from './http.ts';
  * and `{etag, lastModified}` from the response, with `websub: {hub, topic}` when the feed names a
  * WebSub hub (HTTP `Link` header or the document's links, `websub/hub.ts`; the subscriber
  * subscribes to it, docs/services.md#websub). Throws
- * SourceError `HTTP <status>` otherwise (with `retryAfterMs` on 429 and 503), or from parseFeed.
+ * SourceError `HTTP <status>` otherwise (with `retryAfterMs` on 429 and 503), or from readFeed.
  */
 export const rss: Connector = {
   service: 'rss',
@@ -31,7 +32,7 @@ export const rss: Connector = {
     }
     if (res.status < 200 || res.status > 299) throw new SourceError(`HTTP ${res.status}`);
     const url = res.url || input.input;
-    const { items, warnings, links } = parseFeed(res.body, res.headers['content-type'], url, new Date(ctx.now));
+    const { items, warnings, links } = await readFeed(res.body, res.headers['content-type'], url, new Date(ctx.now));
     const next: Record<string, unknown> = {};
     if (res.headers.etag) next.etag = res.headers.etag;
     if (res.headers['last-modified']) next.lastModified = res.headers['last-modified'];

@@ -14,7 +14,8 @@
  *        beyond) must carry `X-Hub-Signature: <method>=<hex HMAC>` keyed with the secret (§8);
  *        unsigned or wrongly signed bodies are ignored and answered 204 as §8 allows (the hub
  *        learns nothing of the secret). A signed body is read as a poll's response is (the `rss`
- *        connector's `parseFeed`; YouTube's Atom through the youtube connector's `feedToItems`)
+ *        connector's `readFeed`, in a worker thread with its bounds; YouTube's Atom through the
+ *        youtube connector's `feedToItems`)
  *        and stored through `ingestPushed` (filters, de-duplication, rejections): 204. Unknown or
  *        inactive subscription: 404; a signed body that is not a feed: 400 naming `body`.
  *
@@ -34,7 +35,7 @@ import type { Db } from '../../store/db.ts';
 import { findInput, setFeedMode } from '../../store/inputs.ts';
 import { deleteSubscription, findSubscription, updateSubscription } from '../../store/websub.ts';
 import { SourceError } from '../connector.ts';
-import { parseFeed } from '../connectors/feed.ts';
+import { readFeed } from '../connectors/feed-pool.ts';
 import { feedToItems } from '../connectors/youtube.ts';
 import { FilterBudgetError, ingestPushed } from '../ingest.ts';
 import { verifySignature } from './hub.ts';
@@ -138,7 +139,7 @@ export function websubRoutes(app: App, { db, config, bodyLimit }: { db: Db; conf
       const now = Date.now();
       let items: ContentItem[];
       try {
-        items = sub.service === 'youtube' ? feedToItems(body, now) : parseFeed(body, request.headers['content-type'], sub.topic, new Date(now)).items;
+        items = sub.service === 'youtube' ? feedToItems(body, now) : (await readFeed(body, request.headers['content-type'], sub.topic, new Date(now))).items;
       } catch (error) {
         if (!(error instanceof SourceError)) throw error;
         throw validationError([{ propertyName: 'body', message: error.message, code: VALIDATION_CODES.format }]);

@@ -10,13 +10,15 @@
  *                                         publication: the wall's settings, refused when a theme's colours
  *                                         fail WCAG 2.2 AA contrast: docs/api.md#publication-settings)
  *   DELETE /collection/collections/{id}   → 204; 409 while inputs belong to it. Its stored
- *                                         content items are deleted with it, in one transaction.
+ *                                         content items are deleted with it: on SQLite in short
+ *                                         batches first (`drainCollectionItems`), then the rest
+ *                                         in the transaction that deletes it.
  *   DELETE /collection/collections        {"ids": [...]}, all or nothing → 204
  */
 import type { App } from '../../http/typed.ts';
 import type { Config } from '../../config.ts';
 import { normalizeSettings, type PublicationSettings, settingsProblems } from '../../lib/publication-settings.ts';
-import { createCollection, DEFAULT_DEDUPE, deleteCollectionItems, inputsOfCollections } from '../../store/collections.ts';
+import { createCollection, DEFAULT_DEDUPE, deleteCollectionItems, drainCollectionItems, inputsOfCollections } from '../../store/collections.ts';
 import type { Db } from '../../store/db.ts';
 import type { CollectionRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
@@ -61,6 +63,7 @@ const spec: Spec<CollectionRow> = {
     return (await createCollection(db, row.contractId, { ...fields, ...retention, publication: row.publication as string | null }, by, now, within)).id;
   },
   users: inputsOfCollections,
+  beforeDelete: drainCollectionItems,
   onDelete: deleteCollectionItems,
 };
 
