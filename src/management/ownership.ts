@@ -4,18 +4,18 @@
  * property that carried the id. A 403 carries none of the record's data, its contract id included.
  *
  * The owner is either the principal of the request (the record's contract must be granted to the
- * token's consumer: a record the path names) or a contract id (the record must belong to that
+ * token's consumer in a role that allows the request's operation, `requireContractAccess`: a
+ * record the path names) or a contract id (the record must belong to that
  * contract: a record a body references, or a query narrows to).
  */
 import { forbiddenError, notFoundError } from '../errors.ts';
-import { hasGrant } from '../store/contracts.ts';
 import { findCollection } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
 import { findFilter } from '../store/filters.ts';
 import { findInput } from '../store/inputs.ts';
 import { findRecord, type RecordRow, type RecordTable } from '../store/records.ts';
 import type { CollectionRow, CredentialRow, FilterListRow, FilterSetRow, InputRow, WebhookRow } from '../store/tables.ts';
-import type { Principal } from '../http/authenticate.ts';
+import { type Principal, requireContractAccess } from '../http/authenticate.ts';
 
 /** A kind of record: its human name (`filter list`) and how to find one by id. */
 export interface Kind<Row extends { contractId: string }> {
@@ -46,8 +46,8 @@ export async function owned<Row extends { contractId: string }>(db: Db, kind: Ki
   if (!row) throw notFoundError(`No ${kind.label} ${id}.`, propertyName, id);
   if (typeof owner === 'string') {
     if (row.contractId !== owner) throw forbiddenError(`${kind.label[0]!.toUpperCase()}${kind.label.slice(1)} ${id} belongs to another contract.`, propertyName);
-  } else if (!(await hasGrant(db, owner.consumer.id, row.contractId))) {
-    throw forbiddenError(`No access to ${kind.label} ${id}.`, propertyName);
+  } else {
+    await requireContractAccess(db, owner, row.contractId, propertyName, `${kind.label} ${id}`);
   }
   return row;
 }

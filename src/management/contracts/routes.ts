@@ -15,12 +15,12 @@
  */
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
-import { forbiddenError, notFoundError } from '../../errors.ts';
-import { authenticate } from '../../http/authenticate.ts';
+import { notFoundError } from '../../errors.ts';
+import { authenticate, requireContractAccess } from '../../http/authenticate.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import { check, handlerValidated } from '../../http/validate.ts';
 import type { App } from '../../http/typed.ts';
-import { grantedContracts, hasGrant, setContractFilter } from '../../store/contracts.ts';
+import { grantedContracts, setContractFilter } from '../../store/contracts.ts';
 import { recordAudit } from '../../store/audit.ts';
 import type { Db } from '../../store/db.ts';
 import type { ContractRow } from '../../store/tables.ts';
@@ -88,7 +88,7 @@ export function contractRoutes(app: App, { db }: { db: Db; config: Config }): vo
     const { id } = request.params;
     const contract = await contractById(db, id);
     if (!contract) throw notFoundError(`No contract ${id}.`, 'id', id);
-    if (!(await hasGrant(db, principal.consumer.id, id))) throw forbiddenError(`No access to contract ${id}.`, 'id');
+    await requireContractAccess(db, principal, id, 'id');
     if (filterId !== null) await owned(db, FILTER, filterId, id, 'filterId');
     await db.transaction().execute(async (trx) => {
       await setContractFilter(trx, id, filterId, principal.consumer.name);
