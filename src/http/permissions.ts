@@ -55,7 +55,6 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /metrics': PUBLIC,
   'GET /openapi.json': PUBLIC,
   'GET /docs': PUBLIC,
-  'GET /docs/*': PUBLIC,
   'GET /docs/json': PUBLIC,
   'GET /docs/yaml': PUBLIC,
   'GET /docs/static/*': PUBLIC,
