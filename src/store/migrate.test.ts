@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildItem, buildTenant, freshDatabaseUrl, seedItems } from '../../test/helper.ts';
+import { buildItem, buildTenant, buildUser, freshDatabaseUrl, seedItems } from '../../test/helper.ts';
 import { SPACE_KEYS } from '../lib/simhash.ts';
 import { openDb } from './db.ts';
 import { listItemKeys } from './items.ts';
 import { ensureSchema, MIGRATIONS, migrateToLatest, schemaState } from './migrate.ts';
 import * as readSeq from './migrations/2026-12-01-read-seq.ts';
+import * as rolesScopes from './migrations/2026-12-02-roles-scopes.ts';
+import { grant } from './contracts.ts';
 import { hasIndexColumn } from './migrations/2026-11-29-trending.ts';
 
 describe('schema migrations', () => {
@@ -78,13 +80,38 @@ describe('schema migrations', () => {
     // As the previous version left them: without seq.
     await readSeq.down(db);
     expect(await withSeq()).toBe(false);
-    await db.deleteFrom('schema_migrations' as never).where('name' as never, '=', '2026-12-01-read-seq' as never).execute();
-    expect(await migrateToLatest(db)).toEqual(['2026-12-01-read-seq']);
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-01-read-seq'));
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    expect(await migrateToLatest(db)).toEqual(since);
     expect(await withSeq()).toBe(true);
     const now = Date.now();
     const keys = await listItemKeys(db, { collectionId: tenant.collection.id, sinceMs: now - 86_400_000, untilMs: now + 60_000, state: 'published' }, { count: 20, offset: 0, sort: 'time', order: 'desc' });
     expect(keys.map((key) => key.id).sort()).toEqual(['rss_1', 'rss_2']);
     expect(keys.every((key) => key.collectionId === tenant.collection.id && Number(key.seq) > 0 && key.state === 'published')).toBe(true);
+    await db.destroy();
+  });
+
+  it('makes every existing grant owner, and gives existing clients and tokens every scope (2026-12-02-roles-scopes)', async () => {
+    const db = openDb(await freshDatabaseUrl());
+    await migrateToLatest(db);
+    const tenant = await buildTenant(db);
+    const user = await buildUser(db);
+    await grant(db, user.consumer.id, tenant.contract.id, undefined, 'viewer');
+    // As the previous version left the database: no roles, no scopes.
+    await rolesScopes.down(db);
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-02-roles-scopes'));
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    expect(await migrateToLatest(db)).toEqual(since);
+    const all = 'queue:read queue:moderate manage:read manage:write credentials team';
+    expect((await db.selectFrom('grants').select('role').execute()).map((row) => row.role)).toEqual(['owner', 'owner']);
+    const consumers = await db.selectFrom('consumers').select(['type', 'scopes']).execute();
+    expect(consumers.filter((row) => row.type === 'client').map((row) => row.scopes)).toEqual([all, all]); // the console's and the tenant's
+    expect(consumers.filter((row) => row.type === 'user').map((row) => row.scopes)).toEqual([null]);
+    expect((await db.selectFrom('tokens').select('scope').execute()).map((row) => row.scope)).toEqual([all, all]);
+    // Again: idempotent, nothing changes.
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    await migrateToLatest(db);
+    expect((await db.selectFrom('grants').select('role').execute()).map((row) => row.role)).toEqual(['owner', 'owner']);
     await db.destroy();
   });
 });
