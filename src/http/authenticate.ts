@@ -167,7 +167,7 @@ export function insufficientScope(operation: string, needed: string, scope: stri
  *
  * - at registration, every route gets its operation id (from its method and path, or the one its
  *   config names: a route whose path is configured) and entry in its config, and its OpenAPI
- *   description the 403 when the entry is not public; a route without an entry throws (the app
+ *   description the 403 when the entry needs a role or a scope; a route without an entry throws (the app
  *   does not start);
  * - before each request's body is read, a valid token whose scope lacks the operation's → 403
  *   `insufficient_scope`; a route without an entry (none can be registered) → 403;
@@ -186,7 +186,7 @@ export function installPermissions(app: FastifyInstance, db: Db): void {
     const permission = entries[0]!;
     route.config = { ...route.config, operation: ids[0]!, permission };
     const response = route.schema?.response as Record<string, unknown> | undefined;
-    if (response && !response[403] && permission.access !== 'public') {
+    if (response && !response[403] && (permission.access === 'contract' || (permission.access === 'token' && permission.scope))) {
       route.schema = { ...route.schema, response: { ...response, 403: ref('ErrorObject', "ForbiddenError: the token lacks the operation's scope (insufficient_scope)") } };
     }
   });
