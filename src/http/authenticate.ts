@@ -167,8 +167,8 @@ export function insufficientScope(operation: string, needed: string, scope: stri
  *
  * - at registration, every route gets its operation id (from its method and path, or the one its
  *   config names: a route whose path is configured) and entry in its config, and its OpenAPI
- *   description the 403 when the entry needs a role or a scope; a route without an entry throws (the app
- *   does not start);
+ *   description the 403 when the entry needs a role or a scope; a route without an entry throws
+ *   (the app does not start);
  * - before each request's body is read, a valid token whose scope lacks the operation's → 403
  *   `insufficient_scope`; a route without an entry (none can be registered) → 403;
  * - a contract operation answering success without `requireContractAccess` having run → 500
