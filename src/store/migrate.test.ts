@@ -5,7 +5,7 @@ import { openDb } from './db.ts';
 import { listItemKeys } from './items.ts';
 import { ensureSchema, MIGRATIONS, migrateToLatest, schemaState } from './migrate.ts';
 import * as readSeq from './migrations/2026-12-01-read-seq.ts';
-import * as rolesScopes from './migrations/2026-12-02-roles-scopes.ts';
+import * as rolesScopes from './migrations/2026-12-04-roles-scopes.ts';
 import { grant } from './contracts.ts';
 import { hasIndexColumn } from './migrations/2026-11-29-trending.ts';
 
@@ -91,7 +91,7 @@ describe('schema migrations', () => {
     await db.destroy();
   });
 
-  it('makes every existing grant owner, and gives existing clients and tokens every scope (2026-12-02-roles-scopes)', async () => {
+  it('makes every existing grant owner, and gives existing clients and tokens every scope (2026-12-04-roles-scopes)', async () => {
     const db = openDb(await freshDatabaseUrl());
     await migrateToLatest(db);
     const tenant = await buildTenant(db);
@@ -99,7 +99,7 @@ describe('schema migrations', () => {
     await grant(db, user.consumer.id, tenant.contract.id, undefined, 'viewer');
     // As the previous version left the database: no roles, no scopes.
     await rolesScopes.down(db);
-    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-02-roles-scopes'));
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-04-roles-scopes'));
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     expect(await migrateToLatest(db)).toEqual(since);
     const all = 'queue:read queue:moderate manage:read manage:write credentials team';

@@ -34,7 +34,7 @@ import * as websub from './migrations/2026-11-29-websub.ts';
 import * as printSpaces from './migrations/2026-11-30-print-spaces.ts';
 import * as unindexedKeys from './migrations/2026-11-30-unindexed-keys.ts';
 import * as readSeq from './migrations/2026-12-01-read-seq.ts';
-import * as rolesScopes from './migrations/2026-12-02-roles-scopes.ts';
+import * as rolesScopes from './migrations/2026-12-04-roles-scopes.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -66,7 +66,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-30-print-spaces': printSpaces,
   '2026-11-30-unindexed-keys': unindexedKeys,
   '2026-12-01-read-seq': readSeq,
-  '2026-12-02-roles-scopes': rolesScopes,
+  '2026-12-04-roles-scopes': rolesScopes,
 };
 
 /** The names of every migration this version knows, in the order they apply. */
