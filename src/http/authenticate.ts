@@ -115,8 +115,8 @@ export async function authenticate(db: Db, request: FastifyRequest, now = Date.n
  * The one contract check (docs/api.md#contract-access, #roles-and-scopes): throws 403 unless the
  * principal was granted the contract in a role that allows the request's operation. Without a
  * grant the error names `propertyName` and says "No access to `subject`" (default: the contract
- * named by `propertyName`; a record's label and id when the contract is the record's): a refusal
- * tells nothing of the contract, not even its id. With a role below the operation's, it names
+ * named by `propertyName`; the record named by it when the contract is the record's): a refusal
+ * tells nothing of the contract or the record, not even an id. With a role below the operation's, it names
  * the operation and the role it needs (`roleError`). Returns the principal's role.
  */
 export async function requireContractAccess(db: Db, principal: Principal, contractId: string, propertyName = 'contractId', subject = `the contract named by ${propertyName}`): Promise<GrantRole> {

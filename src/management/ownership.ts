@@ -47,7 +47,7 @@ export async function owned<Row extends { contractId: string }>(db: Db, kind: Ki
   if (typeof owner === 'string') {
     if (row.contractId !== owner) throw forbiddenError(`${kind.label[0]!.toUpperCase()}${kind.label.slice(1)} ${id} belongs to another contract.`, propertyName);
   } else {
-    await requireContractAccess(db, owner, row.contractId, propertyName, `${kind.label} ${id}`);
+    await requireContractAccess(db, owner, row.contractId, propertyName, `the ${kind.label} named by ${propertyName}`);
   }
   return row;
 }

@@ -94,7 +94,7 @@ export function auditRoutes(app: App, { db }: { db: Db; config: Config }): void 
     const { id } = request.params;
     const entry = await findAuditEntry(db, id);
     if (!entry) throw notFoundError(`No audit entry ${id}.`, 'id', id);
-    await requireContractAccess(db, principal, entry.contractId, 'id', `audit entry ${id}`);
+    await requireContractAccess(db, principal, entry.contractId, 'id', 'the audit entry named by id');
     if (!(REVERTABLE as readonly string[]).includes(entry.action) || Number(entry.itemCount) === 0) {
       throw validationError([
         {

@@ -51,7 +51,7 @@ export function jobRoutes(app: App, { db }: { db: Db; config: Config }): void {
     const { id } = request.params;
     const job = await findJob(db, id);
     if (!job) throw notFoundError(`No job ${id}.`, 'id', id);
-    await requireContractAccess(db, principal, job.contractId, 'id', `job ${id}`);
+    await requireContractAccess(db, principal, job.contractId, 'id', 'the job named by id');
     return presentJob(job);
   });
 }
