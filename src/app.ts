@@ -17,6 +17,7 @@ import { consoleRoutes } from './console/routes.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { installBodyTimeout, installRequestBounds } from './http/limits.ts';
 import { installMetrics } from './http/metrics.ts';
+import { installPermissions } from './http/authenticate.ts';
 import { ROUTER_OPTIONS } from './http/methods.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { redactUrl } from './http/redact.ts';
@@ -130,6 +131,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   installBodyTimeout(app, requestTimeoutMs);
   installEmptyQueryAsAbsent(app);
   await registerRateLimits(app, { db: deps.db, config });
+  // The permission table on every route registered from here on (docs/api.md#roles-and-scopes).
+  installPermissions(app, deps.db);
   await app.register(formbody);
   await registerDocs(app);
   // Every role: request metrics, and GET /metrics when METRICS_TOKEN is set (docs/operations.md#metrics).

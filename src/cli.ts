@@ -8,7 +8,9 @@
  *   config   (also the console's URL and its OAuth client: client id, redirect URI)
  *   admin contract create --name <name>
  *   admin collection create --contract <id|slug> --name <name> [--type realtime|ranked] [--dedupe off|url|url+text]
- *   admin client create --name <name> [--email <e>] [--redirect-uri <uri> ...] [--public]
+ *   admin client create --name <name> [--email <e>] [--redirect-uri <uri> ...] [--public] [--scope "<scopes>"]
+ *                     (--scope: the scopes its tokens may carry, space-separated; default all,
+ *                     docs/api.md#roles-and-scopes)
  *                     (without --email: <consumer id>@clients.sluice.invalid, docs/api.md#consumer-details)
  *   admin user create --name <name> --username <u> --email <e> [--language <iso>]
  *                     (password from SLUICE_PASSWORD or standard input)
@@ -16,7 +18,8 @@
  *                     ends the user's sessions and revokes the user's tokens)
  *   admin client disable --client <client id|consumer id>   (its tokens and sessions stop working at once)
  *   admin contract set-filter --contract <id|slug> (--filter <set or chain id> | --none)
- *   admin grant  --consumer <consumer id|username|client id> --contract <id|slug>
+ *   admin grant  --consumer <consumer id|username|client id> --contract <id|slug> [--role owner|admin|editor|moderator|viewer]
+ *                     (default owner; granting again changes the role; docs/api.md#roles-and-scopes)
  *   admin revoke --consumer <consumer id|username|client id> --contract <id|slug>
  *   admin rotate-key   re-encrypts every stored service credential with SLUICE_NEW_SECRET_KEY, or
  *                     with a new random key written to the key file (docs/operations.md#the-secret-key)
@@ -44,7 +47,8 @@ import { type Server, serve } from './server.ts';
 import { COLLECTION_TYPES, createCollection, DEFAULT_DEDUPE } from './store/collections.ts';
 import { createConsumer, disableConsumer, findConsumerByRef, setPasswordHash } from './store/consumers.ts';
 import { OPERATOR } from './store/audit.ts';
-import { createContract, findContract, grant, revokeGrant, setContractFilter } from './store/contracts.ts';
+import { createContract, findContract, grant, GRANT_ROLES, isGrantRole, revokeGrant, setContractFilter } from './store/contracts.ts';
+import { parseScope, SCOPES } from './store/tokens.ts';
 import { type Db, isUniqueViolation, openDb } from './store/db.ts';
 import { findFilter } from './store/filters.ts';
 import { checkSecretKey, resealCredentials } from './store/credentials.ts';
@@ -153,9 +157,14 @@ const admin: Record<string, Command> = {
   'client create': async (args, config) => {
     const { values } = parseArgs({
       args,
-      options: { name: { type: 'string' }, email: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true }, public: { type: 'boolean' } },
+      options: { name: { type: 'string' }, email: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true }, public: { type: 'boolean' }, scope: { type: 'string' } },
     });
     const name = required(values, 'name');
+    const requested = values.scope === undefined ? undefined : parseScope(values.scope);
+    if (requested?.unknown.length || requested?.scopes.length === 0) {
+      throw validationError([{ propertyName: '--scope', message: `--scope must name one or more of ${SCOPES.join(', ')}, space-separated`, propertyValue: values.scope, code: VALIDATION_CODES.enum }]);
+    }
+    const scopes = requested?.scopes ?? [...SCOPES];
     const redirectUris = values['redirect-uri'] ?? [];
     for (const uri of redirectUris) {
       if (!URL.canParse(uri) || new URL(uri).hash) {
@@ -185,8 +194,17 @@ const admin: Record<string, Command> = {
         clientId,
         secretHash: clientSecret ? await hashSecret(clientSecret) : null,
         redirectUris,
+        scopes,
       });
-      return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}), consumer_id: consumer.id, name, email: consumer.email, redirect_uris: redirectUris };
+      return {
+        client_id: clientId,
+        ...(clientSecret ? { client_secret: clientSecret } : {}),
+        consumer_id: consumer.id,
+        name,
+        email: consumer.email,
+        redirect_uris: redirectUris,
+        scope: consumer.scopes,
+      };
     });
   },
   'user create': async (args, config) => {
@@ -236,12 +254,17 @@ const admin: Record<string, Command> = {
     });
   },
   grant: async (args, config) => {
-    const { values } = parseArgs({ args, options: { consumer: { type: 'string' }, contract: { type: 'string' } } });
+    const { values } = parseArgs({ args, options: { consumer: { type: 'string' }, contract: { type: 'string' }, role: { type: 'string' } } });
     const [consumerRef, contractRef] = [required(values, 'consumer'), required(values, 'contract')];
+    const role = values.role ?? 'owner';
+    if (!isGrantRole(role)) {
+      throw validationError([{ propertyName: '--role', message: `--role must be one of ${[...GRANT_ROLES].reverse().join(', ')}`, propertyValue: role, code: VALIDATION_CODES.enum }]);
+    }
     return withDb(config, async (db) => {
       const [consumer, contract] = [await consumerOf(db, consumerRef), await contractOf(db, contractRef)];
-      await grant(db, consumer.id, contract.id, OPERATOR);
-      return { consumer_id: consumer.id, contract_id: contract.id, contract: contract.slug, granted: true };
+      // Recorded in the contract's audit trail: a new grant, or a role change with the roles before and after.
+      const change = await grant(db, consumer.id, contract.id, OPERATOR, role);
+      return { consumer_id: consumer.id, contract_id: contract.id, contract: contract.slug, granted: true, role, change };
     });
   },
   'rotate-key': async (_args, config) => {

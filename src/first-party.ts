@@ -8,6 +8,9 @@
  * - The consent page is skipped for this client alone, for the authorization code grant with
  *   PKCE: the console is part of Sluice, so asking whether Sluice may use Sluice would be noise.
  *   The sign-in page is still shown when there is no sign-in session.
+ * - Its tokens carry every scope (the migration registered it with all of them, and a browser
+ *   sign-in's token gets its client's scopes): what a console user may do is their role's on each
+ *   contract (docs/api.md#roles-and-scopes).
  */
 import type { Config } from './config.ts';
 

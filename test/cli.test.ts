@@ -79,6 +79,33 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     expect(sluice(dir, ['admin', 'revoke', '--consumer', 'ada', '--contract', 'world-news']).out).toMatchObject({ revoked: false });
   }, 60_000); // nine CLI runs, each a Node start-up (4 s apiece on a loaded 2-core machine)
 
+  it('grants a role (default owner), changes it, registers a client with scopes, and refuses unknown roles and scopes', async () => {
+    const dir = await place();
+    const contract = sluice(dir, ['admin', 'contract', 'create', '--name', 'World News']);
+    const client = sluice(dir, ['admin', 'client', 'create', '--name', 'website', '--scope', 'queue:read  queue:read content']);
+    expect(client.status).toBe(1);
+    expect(client.err.errors[0]).toMatchObject({ name: 'ValidationError', code: 1004, propertyName: '--scope' });
+    const reader = sluice(dir, ['admin', 'client', 'create', '--name', 'website', '--scope', 'queue:read']);
+    expect(reader.out).toMatchObject({ name: 'website', scope: 'queue:read' });
+    const owner = sluice(dir, ['admin', 'grant', '--consumer', reader.out.client_id, '--contract', 'world-news']);
+    expect(owner.out).toMatchObject({ consumer_id: reader.out.consumer_id, contract_id: contract.out._id, granted: true, role: 'owner', change: 'created' });
+    const viewer = sluice(dir, ['admin', 'grant', '--consumer', reader.out.client_id, '--contract', 'world-news', '--role', 'viewer']);
+    expect(viewer.out).toMatchObject({ role: 'viewer', change: 'updated' });
+    const bad = sluice(dir, ['admin', 'grant', '--consumer', reader.out.client_id, '--contract', 'world-news', '--role', 'root']);
+    expect(bad.status).toBe(1);
+    expect(bad.err.errors[0]).toMatchObject({ name: 'ValidationError', code: 1004, propertyName: '--role', propertyValue: 'root' });
+    const db = openDb(loadConfig({ DATA_DIR: dir.dir, ...dir.env }).databaseUrl);
+    const grants = await db.selectFrom('grants').selectAll().execute();
+    const entries = await db.selectFrom('auditEntries').select(['action', 'after']).where('resource', '=', 'grant').orderBy('id').execute();
+    await db.destroy();
+    expect(grants).toMatchObject([{ consumerId: reader.out.consumer_id, role: 'viewer' }]);
+    const roleOf = (after: unknown) => (typeof after === 'string' ? JSON.parse(after) : after).role;
+    expect(entries.map((entry) => [entry.action, roleOf(entry.after)])).toEqual([
+      ['create', 'owner'],
+      ['update', 'viewer'],
+    ]);
+  }, 60_000);
+
   it('gives a client created without --email the address derived from its id, and refuses a bad or taken --email', async () => {
     const dir = await place();
     const plain = sluice(dir, ['admin', 'client', 'create', '--name', 'robot']);

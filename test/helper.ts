@@ -26,6 +26,10 @@ import { type Db, openDb } from '../src/store/db.ts';
 import { withLanguage } from '../src/lib/language.ts';
 import { type ItemState, storeItems } from '../src/store/items.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { SCOPES } from '../src/store/tokens.ts';
+
+/** Every scope, as a token response or token info writes it (docs/api.md#roles-and-scopes): the default of a client and its tokens. */
+export const ALL_SCOPES = SCOPES.join(' ');
 
 export interface TestContext {
   app: FastifyInstance;

@@ -11,12 +11,13 @@
  * `plain` is refused, RFC 9700 §2.1.1) and `token` (implicit, docs/api.md#browser-sign-in); grants
  * authorization_code, implicit, client_credentials and refresh_token; client authentication by
  * HTTP Basic or in the body for confidential clients and `none` for public ones, at the token
- * and revocation endpoints alike (client-auth.ts). No scopes: access follows the contracts a
- * consumer was granted, not scopes.
+ * and revocation endpoints alike (client-auth.ts). `scopes_supported`: the scopes of
+ * docs/api.md#roles-and-scopes, which narrow a token within its consumer's role on a contract.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../config.ts';
+import { SCOPES } from '../store/tokens.ts';
 
 export const METADATA_PATH = '/.well-known/oauth-authorization-server';
 
@@ -33,6 +34,7 @@ const Metadata = Type.Object({
   code_challenge_methods_supported: Type.Array(Type.String()),
   token_endpoint_auth_methods_supported: Type.Array(Type.String()),
   revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
+  scopes_supported: Type.Array(Type.String()),
   service_documentation: Type.String(),
 }, { description: 'Authorization server metadata (RFC 8414 §2)' });
 
@@ -49,6 +51,7 @@ export function authorizationServerMetadata(authUrl: string) {
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    scopes_supported: [...SCOPES],
     service_documentation: `${authUrl}/docs`,
   };
 }
@@ -63,6 +66,7 @@ export function metadataRoutes(app: FastifyInstance, { config }: { config: Confi
     response: { 200: Metadata },
   };
   for (const url of path ? [METADATA_PATH, `${METADATA_PATH}${path}`] : [METADATA_PATH]) {
-    app.get(url, { schema }, async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').send(document));
+    // One operation (http/permissions.ts) whichever of the two paths serves it.
+    app.get(url, { schema, config: { operation: `GET ${METADATA_PATH}` } }, async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').send(document));
   }
 }

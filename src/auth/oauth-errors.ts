@@ -28,3 +28,7 @@ export const unsupportedGrantType = (grantType: string) =>
 /** 400 unauthorized_client: the client may not use this grant (e.g. a public client without a secret). */
 export const unauthorizedClient = (description: string) =>
   oauthError(400, 'unauthorized_client', description, { name: 'ValidationError', code: VALIDATION_CODES.enum, propertyName: 'grant_type' });
+
+/** 400 invalid_scope (RFC 6749 §5.2): the requested scope is unknown, malformed, or wider than the client (or the refresh token) may have. */
+export const invalidScope = (description: string) =>
+  oauthError(400, 'invalid_scope', description, { name: 'ValidationError', code: VALIDATION_CODES.enum, propertyName: 'scope' });

@@ -106,7 +106,7 @@ export function authRoutes(app: App, { db, config }: { db: Db; config: Config })
     const principal = await lookup;
     if (!principal) throw authenticationError('The access token is unknown or revoked.', 'access_token');
     const ttl = Math.max(0, principal.token.expiresAt - Date.now());
-    return { active: ttl > 0, expired: ttl === 0, expires: iso(principal.token.expiresAt), ttl };
+    return { active: ttl > 0, expired: ttl === 0, expires: iso(principal.token.expiresAt), ttl, scope: principal.token.scope };
   });
 
   app.get('/v1/oauth/me', { schema: schemas.me }, async (request) => {

@@ -22,6 +22,7 @@ const TokenRequest = Type.Object({
   code_verifier: Type.Optional(Type.String({ description: 'grant_type authorization_code (PKCE, RFC 7636)' })),
   client_id: Type.Optional(Type.String({ description: 'Instead of HTTP Basic (public clients; RFC 6749 §2.3.1)' })),
   client_secret: Type.Optional(Type.String({ description: 'Instead of HTTP Basic (RFC 6749 §2.3.1)' })),
+  scope: Type.Optional(Type.String({ description: 'client_credentials, refresh_token: space-separated scopes (RFC 6749 §3.3); default all the client (or the refresh token) has; a refresh may narrow, never widen' })),
 });
 
 const TokenResponse = Type.Object({
@@ -29,6 +30,7 @@ const TokenResponse = Type.Object({
   token_type: Type.String({ enum: ['Bearer'] }),
   expires_in: Type.Integer({ description: 'Seconds' }),
   refresh_token: Type.Optional(Type.String({ description: 'Machine clients only' })),
+  scope: Type.String({ description: "The token's scope, space-separated (RFC 6749 §5.1; docs/api.md#roles-and-scopes)" }),
 }, { description: 'Tokens issued (Cache-Control: no-store)' });
 
 const RevokeRequest = Type.Object({

@@ -4,7 +4,8 @@
  * on every use: a rotated refresh token presented again revokes its whole family (RFC 9700 §4.14).
  */
 import type { Db } from '../store/db.ts';
-import { findToken, insertTokens, revokeFamily, revokeToken, tokenHash } from '../store/tokens.ts';
+import { clientScopes, findConsumer } from '../store/consumers.ts';
+import { findToken, formatScope, insertTokens, parseScope, revokeFamily, revokeToken, type Scope, SCOPES, tokenHash } from '../store/tokens.ts';
 import type { TokenRow } from '../store/tables.ts';
 import { randomToken } from './secrets.ts';
 
@@ -16,28 +17,43 @@ export interface IssuedTokens {
   /** Seconds. */
   expires_in: number;
   refresh_token?: string;
+  /** The token's scope, space-separated (RFC 6749 §5.1, §3.3); empty when it has none. */
+  scope: string;
+}
+
+/**
+ * The scope of a token issued to `clientId` (a consumer id; none: a token the operator or a test
+ * makes) when the request names none: all the client was registered with (RFC 6749 §3.3, the
+ * documented default of docs/api.md#roles-and-scopes); all scopes without a client.
+ */
+export async function defaultScope(db: Db, clientId: string | null): Promise<Scope[]> {
+  if (!clientId) return [...SCOPES];
+  const client = await findConsumer(db, clientId);
+  return client ? clientScopes(client) : [];
 }
 
 /**
  * Issues an access token (and a refresh token when `withRefresh`) for the consumer, in `family`
- * (a new one when omitted). `ttlSeconds` is the access token lifetime.
+ * (a new one when omitted). `ttlSeconds` is the access token lifetime; `scope` the tokens' scope
+ * (default `defaultScope` of the client).
  */
 export async function issueTokens(
   db: Db,
   consumerId: string,
-  options: { ttlSeconds: number; withRefresh: boolean; family?: string; now?: number; clientId?: string | null },
+  options: { ttlSeconds: number; withRefresh: boolean; family?: string; now?: number; clientId?: string | null; scope?: readonly Scope[] },
 ): Promise<IssuedTokens> {
   const now = options.now ?? Date.now();
   const family = options.family ?? randomToken();
   const clientId = options.clientId ?? null;
+  const scope = formatScope(options.scope ?? (await defaultScope(db, clientId)));
   const access = randomToken();
   const rows: TokenRow[] = [
-    { tokenHash: tokenHash(access), kind: 'access', consumerId, family, expiresAt: now + options.ttlSeconds * 1000, revoked: 0, createdAt: now, clientId },
+    { tokenHash: tokenHash(access), kind: 'access', consumerId, family, expiresAt: now + options.ttlSeconds * 1000, revoked: 0, createdAt: now, clientId, scope },
   ];
-  const issued: IssuedTokens = { access_token: access, token_type: 'Bearer', expires_in: options.ttlSeconds };
+  const issued: IssuedTokens = { access_token: access, token_type: 'Bearer', expires_in: options.ttlSeconds, scope };
   if (options.withRefresh) {
     const refresh = randomToken();
-    rows.push({ tokenHash: tokenHash(refresh), kind: 'refresh', consumerId, family, expiresAt: now + REFRESH_TTL_MS, revoked: 0, createdAt: now, clientId });
+    rows.push({ tokenHash: tokenHash(refresh), kind: 'refresh', consumerId, family, expiresAt: now + REFRESH_TTL_MS, revoked: 0, createdAt: now, clientId, scope });
     issued.refresh_token = refresh;
   }
   await insertTokens(db, rows);
@@ -47,7 +63,9 @@ export async function issueTokens(
 /**
  * Exchanges a refresh token for a new pair (rotation). Returns undefined when the token is
  * unknown, expired, of another consumer, or already used — in the last case the whole family is
- * revoked, since a rotated token coming back means it leaked.
+ * revoked, since a rotated token coming back means it leaked. The new pair keeps the refresh
+ * token's scope, or `narrowTo` when given (RFC 6749 §6: never wider; the caller checks
+ * `narrowTo` against `refreshScope` first).
  */
 export async function rotateRefreshToken(
   db: Db,
@@ -55,6 +73,7 @@ export async function rotateRefreshToken(
   consumerId: string,
   ttlSeconds: number,
   now = Date.now(),
+  narrowTo?: readonly Scope[],
 ): Promise<IssuedTokens | undefined> {
   const row = await findToken(db, tokenHash(refreshToken));
   if (!row || row.kind !== 'refresh' || row.consumerId !== consumerId) return undefined;
@@ -67,7 +86,16 @@ export async function rotateRefreshToken(
     await revokeFamily(db, row.family);
     return undefined;
   }
-  return issueTokens(db, consumerId, { ttlSeconds, withRefresh: true, family: row.family, now, clientId: row.clientId });
+  const kept = parseScope(row.scope).scopes;
+  const scope = narrowTo ? kept.filter((name) => narrowTo.includes(name)) : kept;
+  return issueTokens(db, consumerId, { ttlSeconds, withRefresh: true, family: row.family, now, clientId: row.clientId, scope });
+}
+
+/** The scope of the refresh token `refreshToken` of `consumerId`, or undefined when it is not one (unknown, another's, an access token). */
+export async function refreshScope(db: Db, refreshToken: string, consumerId: string): Promise<Scope[] | undefined> {
+  const row = await findToken(db, tokenHash(refreshToken));
+  if (!row || row.kind !== 'refresh' || row.consumerId !== consumerId) return undefined;
+  return parseScope(row.scope).scopes;
 }
 
 /**

@@ -128,6 +128,7 @@ const TokenInfo = Type.Object(
     expired: Type.Boolean(),
     expires: Iso,
     ttl: Type.Integer({ minimum: 0, description: 'Milliseconds; 0 when expired' }),
+    scope: Type.String({ description: "The token's scope, space-separated (RFC 6749 §3.3; docs/api.md#roles-and-scopes)" }),
   },
   { $id: 'TokenInfo' },
 );
@@ -158,7 +159,7 @@ export function ref(name: ComponentName, description?: string): TSchema {
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'ValidationError: a parameter or body property is invalid',
   401: 'AuthenticationError: missing, unknown or expired token, bad client credentials, or unknown or inactive contract',
-  403: 'ForbiddenError: the consumer lacks access to the contract',
+  403: "ForbiddenError: the consumer lacks access to the contract, or a role on it that allows the operation, or the token lacks the operation's scope (WWW-Authenticate: Bearer error=\"insufficient_scope\")",
   404: 'NotFoundError: unknown collection, item or resource',
   409: 'ConflictError: name in use, or still referenced',
   413: 'ValidationError: request body over 1 MiB',

@@ -4,18 +4,18 @@
  * property that carried the id. A 403 carries none of the record's data, its contract id included.
  *
  * The owner is either the principal of the request (the record's contract must be granted to the
- * token's consumer: a record the path names) or a contract id (the record must belong to that
+ * token's consumer in a role that allows the request's operation, `requireContractAccess`: a
+ * record the path names) or a contract id (the record must belong to that
  * contract: a record a body references, or a query narrows to).
  */
 import { forbiddenError, notFoundError } from '../errors.ts';
-import { hasGrant } from '../store/contracts.ts';
 import { findCollection } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
 import { findFilter } from '../store/filters.ts';
 import { findInput } from '../store/inputs.ts';
 import { findRecord, type RecordRow, type RecordTable } from '../store/records.ts';
 import type { CollectionRow, CredentialRow, FilterListRow, FilterSetRow, InputRow, WebhookRow } from '../store/tables.ts';
-import type { Principal } from '../http/authenticate.ts';
+import { type Principal, requireContractAccess } from '../http/authenticate.ts';
 
 /** A kind of record: its human name (`filter list`) and how to find one by id. */
 export interface Kind<Row extends { contractId: string }> {
@@ -39,15 +39,15 @@ export const WEBHOOK = recordKind<WebhookRow>('webhooks', 'webhook');
 /**
  * The record `id` of `kind` if `owner` may use it: a principal that was granted its contract, or
  * the contract id it must belong to. Throws 404 (unknown) or 403 (another contract), both naming
- * `propertyName`; the 403's message is fixed, it echoes not even the id (docs/api.md#errors).
+ * `propertyName`.
  */
 export async function owned<Row extends { contractId: string }>(db: Db, kind: Kind<Row>, id: string, owner: Principal | string, propertyName = 'id'): Promise<Row> {
   const row = await kind.find(db, id);
   if (!row) throw notFoundError(`No ${kind.label} ${id}.`, propertyName, id);
   if (typeof owner === 'string') {
-    if (row.contractId !== owner) throw forbiddenError(`The ${kind.label} named by ${propertyName} belongs to another contract.`, propertyName);
-  } else if (!(await hasGrant(db, owner.consumer.id, row.contractId))) {
-    throw forbiddenError(`No access to the ${kind.label} named by ${propertyName}.`, propertyName);
+    if (row.contractId !== owner) throw forbiddenError(`${kind.label[0]!.toUpperCase()}${kind.label.slice(1)} ${id} belongs to another contract.`, propertyName);
+  } else {
+    await requireContractAccess(db, owner, row.contractId, propertyName, `the ${kind.label} named by ${propertyName}`);
   }
   return row;
 }

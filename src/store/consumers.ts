@@ -7,8 +7,13 @@ import { newId } from '../lib/ids.ts';
 import { iso } from '../lib/time.ts';
 import { type Db, preparedLookup } from './db.ts';
 import type { ConsumerRow } from './tables.ts';
+import { formatScope, parseScope, type Scope, SCOPES } from './tokens.ts';
 
-export type NewConsumer = Omit<ConsumerRow, 'id' | 'created' | 'redirectUris' | 'disabled'> & { redirectUris?: string[] };
+/**
+ * A consumer to create; `scopes`: the scopes a client may ask for (RFC 6749 §3.3), default all
+ * (`SCOPES`); ignored for users.
+ */
+export type NewConsumer = Omit<ConsumerRow, 'id' | 'created' | 'redirectUris' | 'disabled' | 'scopes'> & { redirectUris?: string[]; scopes?: readonly Scope[] };
 
 /**
  * The domain of the addresses given to consumers created without an e-mail address
@@ -33,7 +38,16 @@ export function consumerEmail(consumer: Pick<ConsumerRow, 'id' | 'email'>): stri
  */
 export async function createConsumer(db: Db, fields: NewConsumer): Promise<ConsumerRow> {
   const id = newId();
-  const row: ConsumerRow = { ...fields, email: fields.email ?? derivedEmail(id), id, created: iso(), redirectUris: JSON.stringify(fields.redirectUris ?? []), disabled: 0 };
+  const { scopes, ...rest } = fields;
+  const row: ConsumerRow = {
+    ...rest,
+    email: fields.email ?? derivedEmail(id),
+    id,
+    created: iso(),
+    redirectUris: JSON.stringify(fields.redirectUris ?? []),
+    disabled: 0,
+    scopes: fields.type === 'client' ? formatScope(scopes ?? SCOPES) : null,
+  };
   await db.insertInto('consumers').values(row).execute();
   return row;
 }
@@ -60,6 +74,14 @@ export async function findConsumerByRef(db: Db, ref: string): Promise<ConsumerRo
     .selectAll()
     .where((eb) => eb.or([eb('id', '=', ref), eb('username', '=', ref), eb('clientId', '=', ref)]))
     .executeTakeFirst();
+}
+
+/**
+ * The scopes a client was registered with (docs/api.md#roles-and-scopes): what a token issued to
+ * it may carry at most. [] for a user or a client registered with none.
+ */
+export function clientScopes(consumer: Pick<ConsumerRow, 'scopes'>): Scope[] {
+  return parseScope(consumer.scopes).scopes;
 }
 
 /** The registered redirect URIs of a client (exact strings, RFC 6749 §3.1.2). */

@@ -34,30 +34,64 @@ export const findContract: (db: Db, idOrSlug: string) => Promise<ContractRow | u
   db.selectFrom('contracts').selectAll().where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)])),
 );
 
+/**
+ * The roles a grant carries (docs/api.md#roles-and-scopes), from the least to the most: each may
+ * do what the roles before it may, and more (the permission table, `http/permissions.ts`).
+ */
+export const GRANT_ROLES = ['viewer', 'moderator', 'editor', 'admin', 'owner'] as const;
+export type GrantRole = (typeof GRANT_ROLES)[number];
+
+/** Whether `name` is one of `GRANT_ROLES`. */
+export function isGrantRole(name: string): name is GrantRole {
+  return (GRANT_ROLES as readonly string[]).includes(name);
+}
+
 const findGrant = preparedLookup((db, consumerId: string, contractId: string) =>
-  db.selectFrom('grants').select('contractId').where('consumerId', '=', consumerId).where('contractId', '=', contractId),
+  db.selectFrom('grants').select('role').where('consumerId', '=', consumerId).where('contractId', '=', contractId),
 );
 
-/** Whether the consumer was granted access to the contract. */
+/**
+ * The consumer's role on the contract, or undefined without a grant. A stored role this version
+ * does not know counts as the least one, `viewer` (fail closed).
+ */
+export async function grantRole(db: Db, consumerId: string, contractId: string): Promise<GrantRole | undefined> {
+  const row = await findGrant(db, consumerId, contractId);
+  if (!row) return undefined;
+  return isGrantRole(row.role) ? row.role : 'viewer';
+}
+
+/** Whether the consumer was granted access to the contract, in any role. */
 export async function hasGrant(db: Db, consumerId: string, contractId: string): Promise<boolean> {
-  return (await findGrant(db, consumerId, contractId)) !== undefined;
+  return (await grantRole(db, consumerId, contractId)) !== undefined;
 }
 
 /**
- * Gives the consumer access to the contract; granting twice is a no-op. With `by`, a new grant is
- * recorded in the contract's audit trail (resource `grant`, the consumer's id) in the same
- * transaction (docs/api.md#audit-trail).
+ * Gives the consumer access to the contract in `role` (default `owner`: what a grant gave before
+ * roles existed); granting the same role twice is a no-op, another role replaces the grant's. With
+ * `by`, a new grant is recorded in the contract's audit trail (resource `grant`, the consumer's
+ * id, action `create`) and a role change as its `update` with the roles before and after, in the
+ * same transaction (docs/api.md#audit-trail). Returns what happened.
  */
-export async function grant(db: Db, consumerId: string, contractId: string, by?: Actor): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+export async function grant(db: Db, consumerId: string, contractId: string, by?: Actor, role: GrantRole = 'owner'): Promise<'created' | 'updated' | 'unchanged'> {
+  return db.transaction().execute(async (trx) => {
+    const before = await trx.selectFrom('grants').select('role').where('consumerId', '=', consumerId).where('contractId', '=', contractId).executeTakeFirst();
+    if (before?.role === role) return 'unchanged';
+    if (before) {
+      await trx.updateTable('grants').set({ role }).where('consumerId', '=', consumerId).where('contractId', '=', contractId).execute();
+      if (by) {
+        const [was, is] = [{ consumerId, contractId, role: before.role }, { consumerId, contractId, role }];
+        await recordAudit(trx, { contractId, actor: by, resource: 'grant', resourceId: consumerId, action: 'update', before: was, after: is });
+      }
+      return 'updated';
+    }
     const result = await trx
       .insertInto('grants')
-      .values({ consumerId, contractId, created: iso() })
+      .values({ consumerId, contractId, created: iso(), role })
       .onConflict((oc) => oc.columns(['consumerId', 'contractId']).doNothing())
       .executeTakeFirst();
-    if (by && Number(result.numInsertedOrUpdatedRows ?? 0) > 0) {
-      await recordAudit(trx, { contractId, actor: by, resource: 'grant', resourceId: consumerId, action: 'create', after: { consumerId, contractId } });
-    }
+    if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return 'unchanged';
+    if (by) await recordAudit(trx, { contractId, actor: by, resource: 'grant', resourceId: consumerId, action: 'create', after: { consumerId, contractId, role } });
+    return 'created';
   });
 }
 
@@ -71,12 +105,13 @@ export async function revokeGrant(db: Db, consumerId: string, contractId: string
   });
 }
 
-/** The contracts the consumer was granted, in creation order (docs/api.md#contracts). */
-export async function grantedContracts(db: Db, consumerId: string): Promise<ContractRow[]> {
+/** The contracts the consumer was granted, each with the grant's role, in creation order (docs/api.md#contracts). */
+export async function grantedContracts(db: Db, consumerId: string): Promise<(ContractRow & { role: string })[]> {
   return db
     .selectFrom('contracts')
     .innerJoin('grants', 'grants.contractId', 'contracts.id')
     .selectAll('contracts')
+    .select('grants.role')
     .where('grants.consumerId', '=', consumerId)
     .orderBy('contracts.id')
     .execute();

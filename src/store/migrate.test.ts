@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildItem, buildTenant, freshDatabaseUrl, seedItems } from '../../test/helper.ts';
+import { buildItem, buildTenant, buildUser, freshDatabaseUrl, seedItems } from '../../test/helper.ts';
 import { SPACE_KEYS } from '../lib/simhash.ts';
 import { openDb } from './db.ts';
 import { listItemKeys } from './items.ts';
@@ -8,6 +8,8 @@ import * as readSeq from './migrations/2026-12-01-read-seq.ts';
 import * as webhookFairClaims from './migrations/2026-12-02-webhook-fair-claims.ts';
 import * as publicationSettings from './migrations/2026-12-03-publication-settings.ts';
 import { findPublicationSettings } from './collections.ts';
+import * as rolesScopes from './migrations/2026-12-04-roles-scopes.ts';
+import { grant } from './contracts.ts';
 import { hasIndexColumn } from './migrations/2026-11-29-trending.ts';
 
 describe('schema migrations', () => {
@@ -132,6 +134,30 @@ describe('schema migrations', () => {
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     await migrateToLatest(db);
     expect(await findPublicationSettings(db, tenant.collection.id)).toEqual({ language: 'nl' });
+    await db.destroy();
+  });
+
+  it('makes every existing grant owner, and gives existing clients and tokens every scope (2026-12-04-roles-scopes)', async () => {
+    const db = openDb(await freshDatabaseUrl());
+    await migrateToLatest(db);
+    const tenant = await buildTenant(db);
+    const user = await buildUser(db);
+    await grant(db, user.consumer.id, tenant.contract.id, undefined, 'viewer');
+    // As the previous version left the database: no roles, no scopes.
+    await rolesScopes.down(db);
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-04-roles-scopes'));
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    expect(await migrateToLatest(db)).toEqual(since);
+    const all = 'queue:read queue:moderate manage:read manage:write credentials team';
+    expect((await db.selectFrom('grants').select('role').execute()).map((row) => row.role)).toEqual(['owner', 'owner']);
+    const consumers = await db.selectFrom('consumers').select(['type', 'scopes']).execute();
+    expect(consumers.filter((row) => row.type === 'client').map((row) => row.scopes)).toEqual([all, all]); // the console's and the tenant's
+    expect(consumers.filter((row) => row.type === 'user').map((row) => row.scopes)).toEqual([null]);
+    expect((await db.selectFrom('tokens').select('scope').execute()).map((row) => row.scope)).toEqual([all, all]);
+    // Again: idempotent, nothing changes.
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    await migrateToLatest(db);
+    expect((await db.selectFrom('grants').select('role').execute()).map((row) => row.role)).toEqual(['owner', 'owner']);
     await db.destroy();
   });
 });

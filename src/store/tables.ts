@@ -87,12 +87,16 @@ export interface ConsumerTable {
   created: string;
   /** 1 when the operator disabled the consumer: its tokens and sessions stop working at once. */
   disabled: Generated<number>;
+  /** A client's registered scopes (RFC 6749 §3.3), space-separated: what its tokens may carry; null for users. */
+  scopes: string | null;
 }
 
 export interface GrantTable {
   consumerId: string;
   contractId: string;
   created: string;
+  /** `owner`, `admin`, `editor`, `moderator` or `viewer` (docs/api.md#roles-and-scopes). */
+  role: string;
 }
 
 export interface TokenTable {
@@ -108,6 +112,8 @@ export interface TokenTable {
   createdAt: number;
   /** Consumer id of the client the token was issued to (the machine itself for its own grants). */
   clientId: string | null;
+  /** The token's scope (RFC 6749 §3.3), space-separated scope names; empty: none. */
+  scope: string;
 }
 
 /** A signed-in browser (login session cookie), by SHA-256 of the cookie value. */

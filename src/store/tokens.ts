@@ -8,6 +8,36 @@ import { type Db, preparedLookup } from './db.ts';
 import type { TokenRow } from './tables.ts';
 
 /**
+ * The OAuth 2.0 scopes a client may be registered with and a token may carry (RFC 6749 §3.3,
+ * docs/api.md#roles-and-scopes), in the order they are listed: reading the queue, moderating it,
+ * reading the management resources, changing them, the contract's service credentials, connect
+ * flows and webhooks, and its team. A scope narrows what a token may do within its consumer's role
+ * on a contract; it never widens it.
+ */
+export const SCOPES = ['queue:read', 'queue:moderate', 'manage:read', 'manage:write', 'credentials', 'team'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Whether `name` is one of `SCOPES`. */
+export function isScope(name: string): name is Scope {
+  return (SCOPES as readonly string[]).includes(name);
+}
+
+/**
+ * The scope names of a space-delimited `scope` value (RFC 6749 §3.3: `scope-token *( SP
+ * scope-token )`), in `SCOPES` order, duplicates dropped; `unknown` gets the names that are not
+ * scopes. Empty or absent → [].
+ */
+export function parseScope(value: string | null | undefined): { scopes: Scope[]; unknown: string[] } {
+  const names = (value ?? '').split(' ').filter(Boolean);
+  return { scopes: SCOPES.filter((scope) => names.includes(scope)), unknown: names.filter((name) => !isScope(name)) };
+}
+
+/** The stored and sent form of a scope list: the names in `SCOPES` order, space-separated (RFC 6749 §3.3). */
+export function formatScope(scopes: readonly string[]): string {
+  return SCOPES.filter((scope) => scopes.includes(scope)).join(' ');
+}
+
+/**
  * SHA-256 hex of a token, the only form in which tokens, authorization codes and sign-in
  * sessions are stored (RFC 6749 §10.3: tokens are kept confidential in storage).
  */

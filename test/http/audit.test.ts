@@ -115,6 +115,19 @@ describe('every management change is recorded with before and after', () => {
       ['create', newcomer.consumer.id, { id: null, name: 'operator' }],
     ]);
   });
+
+  it('records a grant with its role and a role change with the roles before and after (docs/api.md#roles-and-scopes)', async () => {
+    const s = await setup();
+    const newcomer = await buildClient(s.db, 'Newcomer');
+    expect(await grant(s.db, newcomer.consumer.id, s.tenant.contract.id, OPERATOR, 'viewer')).toBe('created');
+    expect(await grant(s.db, newcomer.consumer.id, s.tenant.contract.id, OPERATOR, 'viewer')).toBe('unchanged');
+    expect(await grant(s.db, newcomer.consumer.id, s.tenant.contract.id, OPERATOR, 'editor')).toBe('updated');
+    const [update, create, ...rest] = await s.audit('&resource=grant');
+    expect(rest).toEqual([]);
+    const ids = { consumerId: newcomer.consumer.id, contractId: s.tenant.contract.id };
+    expect(create).toMatchObject({ action: 'create', resourceId: newcomer.consumer.id, after: { ...ids, role: 'viewer' } });
+    expect(update).toMatchObject({ action: 'update', resourceId: newcomer.consumer.id, before: { ...ids, role: 'viewer' }, after: { ...ids, role: 'editor' } });
+  });
 });
 
 describe('GET /collection/audit', () => {

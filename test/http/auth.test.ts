@@ -9,7 +9,7 @@ import { hashSecret, randomToken } from '../../src/auth/secrets.ts';
 import { issueTokens } from '../../src/auth/tokens.ts';
 import { createConsumer } from '../../src/store/consumers.ts';
 import type { Db } from '../../src/store/db.ts';
-import { build, buildClient, buildUser, expectError } from '../helper.ts';
+import { ALL_SCOPES, build, buildClient, buildUser, expectError } from '../helper.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -77,7 +77,7 @@ describe('POST /v1/oauth/token', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
-    expect(body).toEqual({ access_token: expect.any(String), refresh_token: expect.any(String), token_type: 'Bearer', expires_in: 3600 });
+    expect(body).toEqual({ access_token: expect.any(String), refresh_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: ALL_SCOPES });
   });
 
   it('refuses the id and secret unencoded when they contain reserved characters', async () => {
@@ -157,7 +157,7 @@ describe('POST /v1/oauth/token', () => {
     const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
     expect(refreshed.statusCode, refreshed.body).toBe(200);
     const second = refreshed.json();
-    expect(second).toEqual({ access_token: expect.any(String), refresh_token: expect.any(String), token_type: 'Bearer', expires_in: 3600 });
+    expect(second).toEqual({ access_token: expect.any(String), refresh_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: ALL_SCOPES });
     expect(second.access_token).not.toBe(first.access_token);
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect((await me(second.access_token)).statusCode).toBe(200);
@@ -253,7 +253,7 @@ describe('GET /v1/oauth/token/info', () => {
     const { access_token } = await issueTokens(db, consumer.id, { ttlSeconds: 60, withRefresh: false, now: past });
     const res = await app.inject({ method: 'GET', url: '/v1/oauth/token/info', headers: { authorization: `Bearer ${access_token}` } });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ active: false, expired: true, ttl: 0, expires: new Date(past + 60_000).toISOString() });
+    expect(res.json()).toEqual({ active: false, expired: true, ttl: 0, expires: new Date(past + 60_000).toISOString(), scope: ALL_SCOPES });
   });
 
   it('answers an unknown or missing token with 401', async () => {

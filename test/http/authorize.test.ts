@@ -10,7 +10,7 @@ import { hashSecret, randomToken } from '../../src/auth/secrets.ts';
 import { createConsumer, disableConsumer } from '../../src/store/consumers.ts';
 import { createContract, grant, revokeGrant } from '../../src/store/contracts.ts';
 import type { Db } from '../../src/store/db.ts';
-import { build, buildClient, buildUser, expectError } from '../helper.ts';
+import { ALL_SCOPES, build, buildClient, buildUser, expectError } from '../helper.ts';
 import { Browser, formFields } from './browser-jar.ts';
 
 const REDIRECT = 'https://app.example.com/callback';
@@ -165,7 +165,7 @@ describe('code grant with PKCE (response_type=code)', () => {
     const res = await exchange(s.app, form);
     expect(res.statusCode, res.body).toBe(200);
     const tokens = res.json();
-    expect(tokens).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600 }); // no refresh token for users
+    expect(tokens).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: ALL_SCOPES }); // no refresh token for users
     expect(res.headers['cache-control']).toBe('no-store');
     const me = await s.app.inject({ method: 'GET', url: `/v1/oauth/me?access_token=${encodeURIComponent(tokens.access_token)}` });
     expect(me.json().consumer_id).toBe(s.user.consumer.id);

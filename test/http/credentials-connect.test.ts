@@ -20,6 +20,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCredentialResolver } from '../../src/collect/credentials.ts';
 import { createFetcher } from '../../src/collect/fetch.ts';
 import { startCollector } from '../../src/collect/scheduler.ts';
+import { grant } from '../../src/store/contracts.ts';
 import { isPostgres } from '../../src/store/db.ts';
 import { fixtureBytes } from '../fake-api.ts';
 import { build, buildTenant, expectError, type TestContext } from '../helper.ts';
@@ -327,6 +328,19 @@ describe('connect flows: each service, start to stored credential', () => {
 });
 
 describe('connect flows: refusals', () => {
+  it('a flow whose starter was demoted below admin before the callback stores nothing (docs/api.md#roles-and-scopes)', async () => {
+    const ctx = await build(appEnv());
+    const tenant = await buildTenant(ctx.db);
+    const started = await start(ctx, tenant, 'youtube', {}, true);
+    expect(started.res.statusCode, started.res.body).toBe(200);
+    const back = await authorize(ctx, started.authorizationUrl!);
+    await grant(ctx.db, tenant.consumer.id, tenant.contract.id, undefined, 'editor');
+    const page = await callback(ctx, back);
+    expect(page.statusCode).toBe(400);
+    expect(page.body).toContain('lost access to the contract');
+    expect(await ctx.db.selectFrom('credentials').select('id').execute()).toEqual([]);
+  });
+
   it('a denied authorization stores nothing and says so', async () => {
     const ctx = await build(appEnv());
     const tenant = await buildTenant(ctx.db);

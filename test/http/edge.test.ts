@@ -180,12 +180,14 @@ describe('the router answers with the error object', () => {
 describe('the error handler never fails', () => {
   it('answers the fixed 500 error object when the error cannot be rendered, and maps an error that throws when read', async () => {
     const { app } = await build();
+    // Routes of the test only: each names a public operation of the permission table (docs/api.md#roles-and-scopes).
+    const config = { operation: 'GET /healthz' };
     // An error whose rendering throws (JSON cannot serialize a BigInt).
-    app.get('/test/unrenderable', async () => {
+    app.get('/test/unrenderable', { config }, async () => {
       throw new ApiError(400, [{ name: 'ValidationError', message: 'x', code: 1002, propertyValue: 10n as never }]);
     });
     // An error whose properties throw when the handler reads them.
-    app.get('/test/hostile', async () => {
+    app.get('/test/hostile', { config }, async () => {
       throw Object.defineProperty(new Error('x'), 'validation', { get: () => { throw new Error('boom'); } });
     });
     for (const url of ['/test/unrenderable', '/test/hostile']) {

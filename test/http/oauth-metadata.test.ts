@@ -91,6 +91,7 @@ describe('authorization server metadata (RFC 8414)', () => {
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      scopes_supported: ['queue:read', 'queue:moderate', 'manage:read', 'manage:write', 'credentials', 'team'],
       service_documentation: `${ISSUER}/docs`,
     });
   });

@@ -45,6 +45,10 @@ export interface Paths {
            * Machine clients only
            */
           refresh_token?: string;
+          /**
+           * The token's scope, space-separated (RFC 6749 §5.1; docs/api.md#roles-and-scopes)
+           */
+          scope: string;
         };
       };
       requestBody: {
@@ -73,6 +77,10 @@ export interface Paths {
          * Instead of HTTP Basic (RFC 6749 §2.3.1)
          */
         client_secret?: string;
+        /**
+         * client_credentials, refresh_token: space-separated scopes (RFC 6749 §3.3); default all the client (or the refresh token) has; a refresh may narrow, never widen
+         */
+        scope?: string;
       };
     };
   };
@@ -126,6 +134,7 @@ export interface Paths {
           code_challenge_methods_supported: string[];
           token_endpoint_auth_methods_supported: string[];
           revocation_endpoint_auth_methods_supported: string[];
+          scopes_supported: string[];
           service_documentation: string;
         };
       };
@@ -3586,6 +3595,10 @@ export interface TokenInfo {
    * Milliseconds; 0 when expired
    */
   ttl: number;
+  /**
+   * The token's scope, space-separated (RFC 6749 §3.3; docs/api.md#roles-and-scopes)
+   */
+  scope: string;
 }
 /**
  * This interface was referenced by `Paths`'s JSON-Schema

@@ -22,7 +22,6 @@ import { authenticate, requireContractAccess } from '../../http/authenticate.ts'
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { findAuditEntry, listAudit } from '../../store/audit.ts';
-import { hasGrant } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { REVERTABLE, revertModeration } from '../../store/items.ts';
 import { Id, IdParams, TokenQuery } from '../docs.ts';
@@ -95,7 +94,7 @@ export function auditRoutes(app: App, { db }: { db: Db; config: Config }): void 
     const { id } = request.params;
     const entry = await findAuditEntry(db, id);
     if (!entry) throw notFoundError(`No audit entry ${id}.`, 'id', id);
-    if (!(await hasGrant(db, principal.consumer.id, entry.contractId))) throw forbiddenError('No access to the audit entry named by id.', 'id');
+    await requireContractAccess(db, principal, entry.contractId, 'id', 'the audit entry named by id');
     if (!(REVERTABLE as readonly string[]).includes(entry.action) || Number(entry.itemCount) === 0) {
       throw validationError([
         {

@@ -46,7 +46,8 @@ import { OAUTH, type OAuthService } from '../../services.ts';
 import { recordAudit } from '../../store/audit.ts';
 import { findMastodonApp, saveConnectState, saveMastodonApp, takeConnectState } from '../../store/connect.ts';
 import { findConsumer } from '../../store/consumers.ts';
-import { hasGrant } from '../../store/contracts.ts';
+import { grantRole } from '../../store/contracts.ts';
+import { roleAllows } from '../../http/permissions.ts';
 import { insertCredential, reconnectCredential, sealedColumns } from '../../store/credentials.ts';
 import type { Db } from '../../store/db.ts';
 import { nameTaken } from '../../store/records.ts';
@@ -110,6 +111,9 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 function page(title: string, text: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>\n`;
 }
+
+/** The operation that starts a flow (http/permissions.ts): its callback checks its starter may still call it. */
+const CONNECT_OPERATION = 'GET /collection/credentials/connect/{service}';
 
 /** Registers the module's routes on `app` (see the module's description). */
 export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config: Config; fetch: HttpFetch }): void {
@@ -331,7 +335,8 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
 
       try {
         const consumer = await findConsumer(db, flow.consumerId);
-        if (!consumer || consumer.disabled || !(await hasGrant(db, consumer.id, flow.contractId))) throw new FlowFailure('access_denied', 'the consumer who started lost access to the contract');
+        const allowed = consumer && !consumer.disabled && roleAllows(CONNECT_OPERATION, await grantRole(db, consumer.id, flow.contractId));
+        if (!allowed) throw new FlowFailure('access_denied', 'the consumer who started lost access to the contract');
         const { secret, plain, expiresAt } = await credentialOf(flow, new URL(request.url, 'http://callback').searchParams, now);
         // Recorded in the audit trail like a credential created or changed through the API (docs/api.md#audit-trail).
         const actor = { id: consumer.id, name: consumer.name };

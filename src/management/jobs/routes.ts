@@ -7,12 +7,11 @@
  * data; an unknown id → 404; a malformed one → 400.
  */
 import type { Config } from '../../config.ts';
-import { forbiddenError, notFoundError } from '../../errors.ts';
-import { authenticate } from '../../http/authenticate.ts';
+import { notFoundError } from '../../errors.ts';
+import { authenticate, requireContractAccess } from '../../http/authenticate.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { iso } from '../../lib/time.ts';
-import { hasGrant } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { findJob } from '../../store/jobs.ts';
 import type { JobRow } from '../../store/tables.ts';
@@ -52,7 +51,7 @@ export function jobRoutes(app: App, { db }: { db: Db; config: Config }): void {
     const { id } = request.params;
     const job = await findJob(db, id);
     if (!job) throw notFoundError(`No job ${id}.`, 'id', id);
-    if (!(await hasGrant(db, principal.consumer.id, job.contractId))) throw forbiddenError('No access to the job named by id.', 'id');
+    await requireContractAccess(db, principal, job.contractId, 'id', 'the job named by id');
     return presentJob(job);
   });
 }
