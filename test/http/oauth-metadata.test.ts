@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
+import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/auth/secrets.ts';
 import { createConsumer } from '../../src/store/consumers.ts';
@@ -37,23 +38,29 @@ async function serve(env: Record<string, string> = {}) {
 function browser(origin: string) {
   const jar = new Map<string, string>();
   return async (path: string, form?: Record<string, string>) => {
-    const res = await fetch(new URL(path, origin), {
+    // undici's request, not fetch: fetch always says `Sec-Fetch-Mode: cors`, which the sign-in
+    // pages refuse; a browser's navigation and form submission carry what is set here.
+    const res = await request(new URL(path, origin), {
       method: form ? 'POST' : 'GET',
-      redirect: 'manual',
       headers: {
         accept: 'text/html',
+        'sec-fetch-mode': 'navigate',
+        'sec-fetch-dest': 'document',
+        'sec-fetch-site': form ? 'same-origin' : 'none',
         cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
         ...(form && { 'content-type': 'application/x-www-form-urlencoded' }),
       },
       ...(form && { body: new URLSearchParams(form).toString() }),
     });
-    for (const line of res.headers.getSetCookie()) {
+    const setCookie = res.headers['set-cookie'];
+    for (const line of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
       const [pair] = line.split(';');
       const [name, value] = [pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1)];
       if (value === '' || /max-age=0/i.test(line)) jar.delete(name);
       else jar.set(name, value);
     }
-    return { status: res.status, location: res.headers.get('location'), body: await res.text() };
+    const location = res.headers.location;
+    return { status: res.statusCode, location: typeof location === 'string' ? location : null, body: await res.body.text() };
   };
 }
 
