@@ -1,7 +1,8 @@
 /**
  * `npm run bench:collect` (issue 19, docs/services.md#polling): how many rss inputs collector
- * processes keep on schedule, against a local fake upstream (HTTP servers on 20 loopback
- * addresses, i.e. 20 remote hosts to the collector's politeness, answering at once).
+ * processes keep on schedule, against a local fake upstream (HTTP servers on BENCH_HOSTS loopback
+ * addresses, default 50, i.e. 50 remote hosts to the collector's politeness, answering at once;
+ * on PostgreSQL COLLECT_HOST_CONCURRENCY holds per host across the processes: issue 31).
  *
  * Two measures, on SQLite and, when a PostgreSQL URL is given (BENCH_DATABASE_URL, else
  * TEST_DATABASE_URL), on PostgreSQL:
@@ -52,7 +53,7 @@ import type { NewInput } from '../src/store/tables.ts';
 
 const INTERVAL_S = Number(process.env.BENCH_INTERVAL ?? 300);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? INTERVAL_S + 30);
-const HOSTS = 20;
+const HOSTS = Number(process.env.BENCH_HOSTS ?? 50);
 const ROOT = new URL('../', import.meta.url).pathname;
 const pgUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');

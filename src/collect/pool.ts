@@ -10,12 +10,13 @@
  * - Due inputs are taken from the database in batches, as many as there are slots that no
  *   waiting input can fill, into a waiting list: again once a quarter of the slots are free
  *   (not one query per freed slot) while the last batch was full (more are due), else at the
- *   next `fill()` (the collector's tick). A process never takes more than it can start, so on
- *   PostgreSQL due inputs it cannot poll now stay for the other processes.
+ *   next `fill()` (the collector's tick). A process never takes more than it has slots for.
  * - Politeness: at most `hostConcurrency` polls of one politeness key (a remote host, or an API
- *   account: lib/politeness.ts) under way at once. An input whose host is busy waits in the list while inputs of other hosts start, and batches
- *   keep coming while nothing else can start, so a thousand due feeds on one host do not hold
- *   up the others (the list holds at most `MAX_WAITING` inputs). The fetcher bounds the requests
+ *   account: lib/politeness.ts) under way at once in the process. On SQLite an input whose host
+ *   is busy waits in the list while inputs of other hosts start, and batches keep coming while
+ *   nothing else can start, so a thousand due feeds on one host do not hold up the others (the
+ *   list holds at most `MAX_WAITING` inputs); on PostgreSQL the take itself leaves such inputs
+ *   in the database, for any process (`shared.ts`). The fetcher bounds the requests
  *   themselves per origin (`fetch.ts`), which also covers redirects and API calls to other hosts.
  * - An input taken but not started within `maxWaitMs` (a busy host) is dropped from the list and
  *   handed to `release`: it is still due and is taken again.
@@ -35,7 +36,7 @@ export const MAX_WAITING = 5000;
 export interface PollPoolOptions {
   /** Polls under way at once (COLLECT_CONCURRENCY). */
   concurrency: number;
-  /** Polls of one host under way at once (COLLECT_HOST_CONCURRENCY). */
+  /** Polls of one politeness key under way at once (COLLECT_HOST_CONCURRENCY). */
   hostConcurrency: number;
   /**
    * Up to `limit` due inputs, soonest due first, none of `exclude` (the ids waiting or under way);

@@ -144,8 +144,8 @@ beforeAll(async () => {
     COLLECT_LEASE: String(LEASE_S),
     COLLECT_CONCURRENCY: '8',
     // The 200 feeds stand for 200 sites but share one local server: politeness per host would
-    // allow 2 polls of it at once per process, too few for 200 feeds every 5 s.
-    COLLECT_HOST_CONCURRENCY: '8',
+    // allow 2 polls of it at once across the installation, too few for 200 feeds every 5 s.
+    COLLECT_HOST_CONCURRENCY: '24',
     SLUICE_BOOTSTRAP: 'false',
     LOG_LEVEL: 'warn',
   };
