@@ -144,7 +144,8 @@ export async function claimDueInputs(db: Db, now: number, limit: number, leaseMs
     .where('inputs.claimedUntil', 'is not', null)
     .where('inputs.claimedUntil', '>', now)
     .groupBy(key);
-  const chosen = sql<{ id: string }>`select due.id from (${due}) as due left join (${claimed}) as claimed on claimed.politeness_key = due.politeness_key
+  const chosen = sql<{ id: string }>`with due as materialized ${due}, claimed as materialized ${claimed}
+    select due.id from due left join claimed on claimed.politeness_key = due.politeness_key
     where due.rank <= ${perKey} - coalesce(claimed.n, 0) order by due.next_run_at, due.id limit ${limit}`;
   const claim = async (executor: Db | Transaction<Database>) => {
     const { rows } = await sql<InputRow>`update inputs set claimed_until = ${until} where id in (${chosen}) returning *`.execute(executor);
