@@ -172,7 +172,7 @@ describe('several processes on PostgreSQL', () => {
     const reason = 'PostgreSQL run only (TEST_DATABASE_URL): the SQLite run has no shared database and no pg-boss';
     if (!testPostgresUrl) console.warn(`skipped: ${reason}`);
     ctx.skip(!testPostgresUrl, reason);
-    const { contract, collection, client } = await cliTenant(env, { contract: 'Cluster News', collection: 'Feeds', client: 'cluster robot' });
+    const { contract, collection, client } = await cliTenant(env, { contract: 'Cluster News', collection: 'Feeds', client: 'cluster robot', dedupe: 'off' });
     const { access_token: token } = await issueTokens(db!, String(client.consumer_id), { ttlSeconds: 3600, withRefresh: false });
 
     const api1 = processes.get('api-1')!.url;
