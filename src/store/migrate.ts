@@ -35,7 +35,7 @@ import * as printSpaces from './migrations/2026-11-30-print-spaces.ts';
 import * as unindexedKeys from './migrations/2026-11-30-unindexed-keys.ts';
 import * as readSeq from './migrations/2026-12-01-read-seq.ts';
 import * as webhookFairClaims from './migrations/2026-12-02-webhook-fair-claims.ts';
-import * as inputSlots from './migrations/2026-12-03-input-slots.ts';
+import * as inputSlots from './migrations/2026-12-05-input-slots.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -68,7 +68,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-30-unindexed-keys': unindexedKeys,
   '2026-12-01-read-seq': readSeq,
   '2026-12-02-webhook-fair-claims': webhookFairClaims,
-  '2026-12-03-input-slots': inputSlots,
+  '2026-12-05-input-slots': inputSlots,
 };
 
 /** The names of every migration this version knows, in the order they apply. */
