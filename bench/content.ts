@@ -102,7 +102,7 @@ async function filled(db: Db) {
 async function fill(db: Db, now: number) {
   const contract = await createContract(db, 'bench', 'bench');
   const collections = [];
-  for (let c = 0; c < COLLECTIONS; c++) collections.push(await createCollection(db, contract.id, { name: `c${c}` }, 'bench'));
+  for (let c = 0; c < COLLECTIONS; c++) collections.push(await createCollection(db, contract.id, { name: `c${c}`, dedupe: 'off' }, 'bench'));
   const consumer = await createConsumer(db, { type: 'client', name: 'bench', email: null, language: null, username: null, passwordHash: null, clientId: 'bench', secretHash: null });
   await grant(db, consumer.id, contract.id);
   const { access_token: token } = await issueTokens(db, consumer.id, { ttlSeconds: 86_400, withRefresh: false });

@@ -56,7 +56,8 @@ export interface Config {
    */
   collectConcurrency: number;
   /**
-   * Requests under way at once to one remote host from one process (COLLECT_HOST_CONCURRENCY,
+   * Polls under way at once of one politeness key (a feed's host, an API account: lib/politeness.ts)
+   * across the installation, and requests to one origin from one process (COLLECT_HOST_CONCURRENCY,
    * default 2): politeness, so a thousand feeds on one host do not hammer it (docs/services.md#polling).
    */
   collectHostConcurrency: number;

@@ -1,7 +1,8 @@
 /**
  * The collector (docs/services.md#polling): a pool of polls (`pool.ts`) that takes the due inputs
  * (active, in an active collection of an active contract) in batches and refreshes them, at most
- * `COLLECT_CONCURRENCY` at once and `COLLECT_HOST_CONCURRENCY` per remote host, never one input
+ * `COLLECT_CONCURRENCY` at once and `COLLECT_HOST_CONCURRENCY` per politeness key (a remote host
+ * or an API account, lib/politeness.ts), never one input
  * twice at once, starting the next as soon as one ends. Every tick it looks for due inputs again,
  * so a new or changed input (due at once) is polled within a tick.
  */
@@ -32,27 +33,26 @@ function collectorFetcher(config: Config) {
 }
 
 /**
- * Polls one input with the collector's settings (`refresh.ts`), its interval from `pollIntervalOf`;
- * a claimed input (PostgreSQL, `claimDueInputs`) carries the time it was due, `dueAt`, for the
- * collection lag (lib/metrics.ts), as its `nextRunAt` is then the claim's.
+ * Polls one input with the collector's settings (`refresh.ts`), its interval from `pollIntervalOf`
+ * (a claimed input keeps its due time in `nextRunAt`: the collection lag counts from it).
  */
 function pollWith(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, fetch: ReturnType<typeof collectorFetcher>) {
   const { db, config, log } = deps;
   const credentials = credentialResolver(db, config);
-  return (input: InputRow & { dueAt?: number }) =>
-    refreshInput(db, input, { fetch, services: config.services, credentials, quotas: config.quotas, pollInterval: pollIntervalOf(input, config), ...(input.dueAt !== undefined ? { dueAt: input.dueAt } : {}), ...(log ? { log } : {}) });
+  return (input: InputRow) =>
+    refreshInput(db, input, { fetch, services: config.services, credentials, quotas: config.quotas, pollInterval: pollIntervalOf(input, config), ...(log ? { log } : {}) });
 }
 
 /**
- * A collector that takes due inputs with `taking` (on PostgreSQL also dropping and giving back
- * claims: `maxWaitMs`, `release`): the pool of polls (`pool.ts`) with the collector's settings and
+ * A collector that takes due inputs with `taking` (on PostgreSQL also freeing host slots and
+ * giving back claims: `finished`, `maxWaitMs`, `release`): the pool of polls (`pool.ts`) with the collector's settings and
  * fetcher, filled every `tickMs` (ms) by the ticker. The SQLite and the PostgreSQL collectors
  * differ only in `taking`.
  */
 export function runCollector(
   deps: { db: Db; config: Config; log?: FastifyBaseLogger },
   tickMs: number,
-  taking: Pick<PollPoolOptions, 'take' | 'maxWaitMs' | 'release'>,
+  taking: Pick<PollPoolOptions, 'take' | 'finished' | 'maxWaitMs' | 'release'>,
 ): Collector {
   const { config, log } = deps;
   const fetcher = collectorFetcher(config);
@@ -81,5 +81,5 @@ export function runCollector(
 
 /** Starts the collector of a process on SQLite; `tickMs` is the time between two looks for due inputs (default 1000). */
 export function startCollector(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, tickMs = 1000): Collector {
-  return runCollector(deps, tickMs, { take: (limit, exclude) => dueInputs(deps.db, Date.now(), limit, exclude) });
+  return runCollector(deps, tickMs, { take: async (limit, exclude) => ({ inputs: await dueInputs(deps.db, Date.now(), limit, exclude), held: false }) });
 }

@@ -21,6 +21,7 @@ import pg from 'pg';
 import { trackPgPool, trackSqliteFile } from '../lib/metrics.ts';
 import { distanceMeters } from '../lib/geo.ts';
 import { nearRests } from '../lib/simhash.ts';
+import { politenessKey } from '../lib/politeness.ts';
 import { checkpointInBackground } from './checkpointer.ts';
 import type { Database } from './tables.ts';
 
@@ -117,6 +118,11 @@ export function openDb(databaseUrl: string, options: { checkpoints?: Checkpoints
   // (bench:content, the queue with every filter).
   sqlite.function('distance_m', { deterministic: true }, (latitude, longitude, fromLatitude, fromLongitude) =>
     distanceMeters({ latitude: Number(latitude), longitude: Number(longitude) }, { latitude: Number(fromLatitude), longitude: Number(fromLongitude) }),
+  );
+  // The politeness key of an input (lib/politeness.ts), for the claims of due inputs (store/inputs.ts
+  // `claimDueInputs`); PostgreSQL has the same rule in SQL.
+  sqlite.function('politeness_key', { deterministic: true }, (service, input, contractId, credentialId) =>
+    politenessKey({ service: String(service), input: String(input), contractId: String(contractId), credentialId: credentialId === null ? null : String(credentialId) }),
   );
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, stopCheckpoints) }), plugins });
 }

@@ -3,9 +3,9 @@
  * which collection; plus the collector's bookkeeping (schedule, errors, counters, source state).
  * Every read by id returns the row whatever its contract: callers check access.
  */
-import { type Transaction, sql } from 'kysely';
+import { type RawBuilder, type Transaction, sql } from 'kysely';
 import { insertAll } from './batch.ts';
-import type { Db } from './db.ts';
+import { type Db, isPostgres } from './db.ts';
 import type { Database, FeedMode, InputRow, InputUpdate, NewInput } from './tables.ts';
 
 /** Inserts the inputs, any number of them (in batches under the parameter limit, `insertAll`). */
@@ -62,14 +62,27 @@ export function liveInputs(db: Db) {
     .where('contracts.active', '=', 1);
 }
 
+/** `liveInputs` due at `now` (ms): `nextRunAt` reached, and not claimed by a collector process whose lease runs (`claimDueInputs`). */
+function dueAt(db: Db, now: number) {
+  return liveInputs(db)
+    .where('inputs.nextRunAt', '<=', now)
+    .where((eb) => eb.or([eb('inputs.claimedUntil', 'is', null), eb('inputs.claimedUntil', '<=', now)]));
+}
+
 /**
  * Inputs due for a poll at `now` (ms): those that may run (`liveInputs`) whose `nextRunAt` is
- * reached; soonest first, at most `limit`, skipping `exclude` (polls under way).
+ * reached and that no process has claimed; soonest first, at most `limit`, skipping `exclude`
+ * (polls under way).
  */
 export async function dueInputs(db: Db, now: number, limit: number, exclude: string[] = []): Promise<InputRow[]> {
-  let query = liveInputs(db).where('inputs.nextRunAt', '<=', now);
+  let query = dueAt(db, now);
   if (exclude.length) query = query.where('inputs.id', 'not in', exclude);
   return query.orderBy('inputs.nextRunAt').limit(limit).execute();
+}
+
+/** Whether any input is due at `now` (ms) and not claimed (`dueInputs`); one row read at most. */
+export async function anyDueInput(db: Db, now: number): Promise<boolean> {
+  return (await dueAt(db, now).clearSelect().select('inputs.id').limit(1).executeTakeFirst()) !== undefined;
 }
 
 /**
@@ -86,37 +99,86 @@ export async function activeInputsOf(db: Db, service: string, types?: string[]):
 }
 
 /**
- * Claims up to `limit` due inputs (as `dueInputs`) for one collector process among several: each
- * claimed input's `nextRunAt` is pushed to `now + leaseMs` (one update), so no other process claims it again
- * until the poll records its outcome (which sets the real next run) or the lease runs out (the
- * claimer died). The update re-checks that the input is still due, so of two processes that saw the
- * same due input only one gets it back (read committed re-checks the condition on PostgreSQL;
- * SQLite writes one at a time). Returns the claimed rows as they were before the claim, with
- * `nextRunAt` set to the claim's value, which identifies this claim, and `dueAt` the time (ms) it was due.
+ * The politeness key (lib/politeness.ts `politenessKey`) of the `inputs` row in SQL: on
+ * PostgreSQL the same rule written with a regular expression (the host of an http(s) URL, lower
+ * case; else `<service>:<contract id>:<credential id or default>`), on SQLite a call of that very
+ * function (registered by `openDb` as `politeness_key`).
  */
-export async function claimDueInputs(db: Db, now: number, limit: number, leaseMs: number): Promise<(InputRow & { dueAt: number })[]> {
-  const due = await dueInputs(db, now, limit);
-  if (!due.length) return [];
+export function politenessKeySql(db: Db): RawBuilder<string> {
+  const [service, input, contractId, credentialId] = (['inputs.service', 'inputs.input', 'inputs.contractId', 'inputs.credentialId'] as const).map((column) => sql.ref(column));
+  if (!isPostgres(db)) return sql<string>`politeness_key(${service}, ${input}, ${contractId}, ${credentialId})`;
+  return sql<string>`(case when ${input} ~* '^https?://' then lower(substring(${input} from '^[A-Za-z]+://(?:[^/?#]*@)?(\\[[0-9A-Fa-f:.]*\\]|[^/?#:]*)')) else ${service} || ':' || ${contractId} || ':' || coalesce(${credentialId}, 'default') end)`;
+}
+
+/** A claimed input (`claimDueInputs`): `claimedUntil` (ms) identifies the claim. */
+export type ClaimedInput = InputRow & { claimedUntil: number };
+
+/**
+ * Claims up to `limit` due inputs (as `dueInputs`) for one collector process among several
+ * (docs/operations.md#several-processes), taking only inputs it can start now: of each
+ * politeness key at most `perKey` (COLLECT_HOST_CONCURRENCY) minus the inputs of that key already
+ * claimed by any process whose lease runs, soonest due first. Each claimed input's
+ * `claimedUntil` becomes `now + leaseMs` (ms): no process claims it again until the claim is
+ * released (`releaseSlot`, when its poll ends; `releaseClaims`) or runs out (the claimer died);
+ * its `nextRunAt` stays the time it was due. Claims are taken one at a time across processes (on
+ * PostgreSQL a transaction-level advisory lock per schema; SQLite runs one write at a time, and
+ * here the claim is one statement), so the slots of a key are never over-counted. Walks the
+ * due inputs (index `inputs_due`) and the claimed ones (partial index `inputs_claimed`), never
+ * the whole table.
+ */
+export async function claimDueInputs(db: Db, now: number, limit: number, leaseMs: number, perKey: number): Promise<ClaimedInput[]> {
+  if (limit < 1) return [];
   const until = now + leaseMs;
-  const won = await db
-    .updateTable('inputs')
-    .set({ nextRunAt: until })
-    .where('id', 'in', due.map((input) => input.id))
-    .where('nextRunAt', '<=', now)
-    .returning('id')
-    .execute();
-  const ids = new Set(won.map((row) => row.id));
-  return due.filter((input) => ids.has(input.id)).map((input) => ({ ...input, nextRunAt: until, dueAt: input.nextRunAt }));
+  const key = politenessKeySql(db);
+  const inputsId = sql.ref('inputs.id');
+  const due = dueAt(db, now)
+    .clearSelect()
+    .select(['inputs.id', 'inputs.nextRunAt'])
+    .select(key.as('politenessKey'))
+    .select(sql<number>`row_number() over (partition by ${key} order by ${sql.ref('inputs.nextRunAt')}, ${inputsId})`.as('rank'));
+  const claimed = db
+    .selectFrom('inputs')
+    .select(key.as('politenessKey'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    // Both terms: the first matches the partial index `inputs_claimed`.
+    .where('inputs.claimedUntil', 'is not', null)
+    .where('inputs.claimedUntil', '>', now)
+    .groupBy(key);
+  const chosen = sql<{ id: string }>`with due as materialized ${due}, claimed as materialized ${claimed}
+    select due.id from due left join claimed on claimed.politeness_key = due.politeness_key
+    where due.rank <= ${perKey} - coalesce(claimed.n, 0) order by due.next_run_at, due.id limit ${limit}`;
+  const claim = async (executor: Db | Transaction<Database>) => {
+    const { rows } = await sql<InputRow>`update inputs set claimed_until = ${until} where id in (${chosen}) returning *`.execute(executor);
+    return rows;
+  };
+  const rows = isPostgres(db)
+    ? await db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ':sluice-claim-inputs'))`.execute(trx);
+        return claim(trx);
+      })
+    : await claim(db);
+  return rows
+    .map((row) => ({ ...row, claimedUntil: until }))
+    .sort((a, b) => a.nextRunAt - b.nextRunAt || (a.id < b.id ? -1 : 1));
 }
 
 /**
- * Gives back claims (`claimDueInputs`) of inputs not polled: each input whose `nextRunAt` is
- * still its claim's value is due again at `now` (ms), for any process to claim.
+ * Gives back claims (`claimDueInputs`) of inputs not polled: each input whose `claimedUntil` is
+ * still its claim's value is free again, due as it was, for any process to claim.
  */
-export async function releaseClaims(db: Db, claimed: Pick<InputRow, 'id' | 'nextRunAt'>[], now: number): Promise<void> {
-  for (const [claim, inputs] of Map.groupBy(claimed, (input) => input.nextRunAt)) {
-    await db.updateTable('inputs').set({ nextRunAt: now }).where('id', 'in', inputs.map((input) => input.id)).where('nextRunAt', '=', claim).execute();
+export async function releaseClaims(db: Db, claimed: Pick<ClaimedInput, 'id' | 'claimedUntil'>[]): Promise<void> {
+  for (const [claim, inputs] of Map.groupBy(claimed, (input) => input.claimedUntil)) {
+    await db.updateTable('inputs').set({ claimedUntil: null }).where('id', 'in', inputs.map((input) => input.id)).where('claimedUntil', '=', claim).execute();
   }
+}
+
+/**
+ * Releases the claim of an input whose poll has ended (its outcome set the next run): its
+ * politeness key's slot is free at once for any process (`claimDueInputs`). Nothing happens when
+ * the claim is no longer this one.
+ */
+export async function releaseSlot(db: Db, claimed: Pick<ClaimedInput, 'id' | 'claimedUntil'>): Promise<void> {
+  await db.updateTable('inputs').set({ claimedUntil: null }).where('id', '=', claimed.id).where('claimedUntil', '=', claimed.claimedUntil).execute();
 }
 
 /**

@@ -175,6 +175,11 @@ export interface InputTable extends Audited {
   lastEventAt: ColumnType<number | null, number | null | undefined, number | null>;
   /** The input's own seconds between polls (`interval`, docs/api.md#inputs), or null: the service's (migration input-interval). */
   pollInterval: ColumnType<number | null, number | null | undefined, number | null>;
+  /**
+   * Until when (ms) a collector process holds the input's poll, and with it one of its politeness
+   * key's slots (migration input-slots, `store/inputs.ts` `claimDueInputs`), or null: not claimed.
+   */
+  claimedUntil: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** How an input is fed (docs/api.md#input-status). */

@@ -144,8 +144,8 @@ beforeAll(async () => {
     COLLECT_LEASE: String(LEASE_S),
     COLLECT_CONCURRENCY: '8',
     // The 200 feeds stand for 200 sites but share one local server: politeness per host would
-    // allow 2 polls of it at once per process, too few for 200 feeds every 5 s.
-    COLLECT_HOST_CONCURRENCY: '8',
+    // allow 2 polls of it at once across the installation, too few for 200 feeds every 5 s.
+    COLLECT_HOST_CONCURRENCY: '24',
     SLUICE_BOOTSTRAP: 'false',
     LOG_LEVEL: 'warn',
   };
@@ -172,7 +172,7 @@ describe('several processes on PostgreSQL', () => {
     const reason = 'PostgreSQL run only (TEST_DATABASE_URL): the SQLite run has no shared database and no pg-boss';
     if (!testPostgresUrl) console.warn(`skipped: ${reason}`);
     ctx.skip(!testPostgresUrl, reason);
-    const { contract, collection, client } = await cliTenant(env, { contract: 'Cluster News', collection: 'Feeds', client: 'cluster robot' });
+    const { contract, collection, client } = await cliTenant(env, { contract: 'Cluster News', collection: 'Feeds', client: 'cluster robot', dedupe: 'off' });
     const { access_token: token } = await issueTokens(db!, String(client.consumer_id), { ttlSeconds: 3600, withRefresh: false });
 
     const api1 = processes.get('api-1')!.url;

@@ -13,7 +13,6 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFetcher } from '../../src/collect/fetch.ts';
 import { pollIntervalOf } from '../../src/collect/interval.ts';
-import { hostOf } from '../../src/collect/pool.ts';
 import { type Collector, startCollector } from '../../src/collect/scheduler.ts';
 import { startSharedCollector } from '../../src/collect/shared.ts';
 import { isPostgres } from '../../src/store/db.ts';
@@ -235,14 +234,6 @@ describe('the pool of polls', () => {
     } finally {
       await fetcher.close();
     }
-  });
-
-  it.each([
-    { input: { service: 'rss', input: 'https://Feeds.Example.com:8443/a.xml' }, host: 'feeds.example.com' },
-    { input: { service: 'twitter', input: 'nasa' }, host: 'service:twitter' },
-    { input: { service: 'mastodon', input: 'tag@mastodon.social' }, host: 'service:mastodon' },
-  ])('hostOf $input.input → $host', ({ input, host }) => {
-    expect(hostOf(input)).toBe(host);
   });
 });
 
