@@ -37,6 +37,7 @@ import * as readSeq from './migrations/2026-12-01-read-seq.ts';
 import * as webhookFairClaims from './migrations/2026-12-02-webhook-fair-claims.ts';
 import * as publicationSettings from './migrations/2026-12-03-publication-settings.ts';
 import * as rolesScopes from './migrations/2026-12-04-roles-scopes.ts';
+import * as team from './migrations/2026-12-05-team.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -71,6 +72,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-02-webhook-fair-claims': webhookFairClaims,
   '2026-12-03-publication-settings': publicationSettings,
   '2026-12-04-roles-scopes': rolesScopes,
+  '2026-12-05-team': team,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

@@ -1,0 +1,34 @@
+/**
+ * Invitation e-mail (docs/api.md#invitations, docs/configuration.md): what the team routes need
+ * of a mail sender. Sent only when SMTP is configured; otherwise the link is only returned.
+ */
+
+/** One invitation to send: the link (a secret: sent, never logged) and what the message says. */
+export interface InvitationMessage {
+  to: string;
+  name: string;
+  contractName: string;
+  role: string;
+  invitedBy: string;
+  link: string;
+  expires: Date;
+}
+
+/** Sends invitation messages; `sendInvitation` rejects when the server refuses or cannot be reached. */
+export interface InvitationMailer {
+  sendInvitation(message: InvitationMessage): Promise<void>;
+}
+
+/** The plain-text body of an invitation message. */
+export function invitationText(message: InvitationMessage): string {
+  return [
+    `Hello ${message.name},`,
+    '',
+    `${message.invitedBy} invites you to join the team of ${message.contractName} on Sluice as ${message.role}.`,
+    '',
+    'Choose a user name and a password here (the link works once, until ' + message.expires.toUTCString() + '):',
+    message.link,
+    '',
+    'If you did not expect this, ignore this message.',
+  ].join('\n');
+}
