@@ -7,6 +7,7 @@
  * accept finds nothing to claim and creates nothing. Every change is an audit entry (resource
  * `invitation`: `create`, `delete` for a withdrawal, `accept`), without the token.
  */
+import { randomBytes } from 'node:crypto';
 import { newId } from '../lib/ids.ts';
 import { iso } from '../lib/time.ts';
 import { type Actor, recordAudit } from './audit.ts';
@@ -46,22 +47,23 @@ export function presentInvitation(row: InvitationRow) {
 /**
  * Creates an invitation to `contractId` for `name` <`email`> in `role`, by `by`, at `now` (ms),
  * valid INVITATION_TTL_MS, with its audit entry (`invitation` `create`) in the same transaction.
- * `token` is the link's secret (the caller makes it: `auth/secrets.ts` `randomToken`); only its
- * SHA-256 is stored.
+ * Returns the row and the link's `token`: 256 random bits, base64url (the form of
+ * `auth/secrets.ts` `randomToken`), of which only the SHA-256 is stored.
  */
 export async function createInvitation(
   db: Db,
-  invitation: { contractId: string; name: string; email: string; role: GrantRole; token: string },
+  invitation: { contractId: string; name: string; email: string; role: GrantRole },
   by: Actor,
   now = Date.now(),
-): Promise<InvitationRow> {
+): Promise<{ row: InvitationRow; token: string }> {
+  const token = randomBytes(32).toString('base64url');
   const row: InvitationRow = {
     id: newId(now),
     contractId: invitation.contractId,
     name: invitation.name,
     email: invitation.email,
     role: invitation.role,
-    tokenHash: tokenHash(invitation.token),
+    tokenHash: tokenHash(token),
     createdAt: now,
     expiresAt: now + INVITATION_TTL_MS,
     invitedBy: by.id,
@@ -74,7 +76,7 @@ export async function createInvitation(
     await trx.insertInto('invitations').values(row).execute();
     await recordAudit(trx, { contractId: row.contractId, actor: by, resource: 'invitation', resourceId: row.id, action: 'create', after: presentInvitation(row) }, now);
   });
-  return row;
+  return { row, token };
 }
 
 /** The contract's invitations still pending at `now` (ms), oldest first. */

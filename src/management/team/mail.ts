@@ -1,6 +1,8 @@
 /**
- * Invitation e-mail (docs/api.md#invitations, docs/configuration.md): what the team routes need
- * of a mail sender. Sent only when SMTP is configured; otherwise the link is only returned.
+ * Invitation e-mail (docs/api.md#invitations): what the team routes need of a mail sender, given
+ * to `teamRoutes` as `mailer`. No sender is built yet (an SMTP one through nodemailer, configured
+ * by SMTP_URL, is the plan: issue 32 point 3): without one the link is only returned, `emailed`
+ * false.
  */
 
 /** One invitation to send: the link (a secret: sent, never logged) and what the message says. */

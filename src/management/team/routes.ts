@@ -22,7 +22,6 @@ import { authenticate, type Principal, requireContractAccess } from '../../http/
 import { roleAtLeast } from '../../http/permissions.ts';
 import type { App } from '../../http/typed.ts';
 import { check } from '../../http/validate.ts';
-import { randomToken } from '../../auth/secrets.ts';
 import { iso } from '../../lib/time.ts';
 import { findConsumer } from '../../store/consumers.ts';
 import { changeMemberRole, findContract, findMember, type GrantRole, grant, listMembers, type Member, removeMember } from '../../store/contracts.ts';
@@ -134,8 +133,7 @@ export function teamRoutes(app: App, { db, config, mailer }: { db: Db; config: C
     const body = check(InvitationCreate, request.body) as { name: string; email: string; role: GrantRole };
     const name = body.name.trim() || body.name;
     mayHandle(own, body.role, `Inviting in the role ${body.role}`);
-    const token = randomToken();
-    const row = await createInvitation(db, { contractId: id, name, email: body.email.trim(), role: body.role, token }, actorOf(principal));
+    const { row, token } = await createInvitation(db, { contractId: id, name, email: body.email.trim(), role: body.role }, actorOf(principal));
     const link = `${config.authUrl}/v1/invitations/${token}`;
     let emailed = false;
     if (mailer) {
