@@ -39,6 +39,7 @@ import { inputRoutes } from './management/inputs/routes.ts';
 import { listRoutes } from './management/lists/routes.ts';
 import { setRoutes } from './management/sets/routes.ts';
 import { webhookRoutes } from './management/webhooks/routes.ts';
+import { teamRoutes } from './management/team/routes.ts';
 import { queueRoutes } from './queue/routes.ts';
 import type { Db } from './store/db.ts';
 import { schemaState } from './store/migrate.ts';
@@ -169,6 +170,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     webhookRoutes(app, ctx);
     filterRoutes(app, ctx);
     auditRoutes(app, ctx);
+    teamRoutes(app, ctx);
     jobRoutes(app, ctx);
     // The WebSub callback: hubs verify subscriptions and push notifications here (collect/websub).
     websubRoutes(app, { ...ctx, bodyLimit: BODY_LIMIT });

@@ -43,5 +43,8 @@ describe('log redaction', () => {
     ['/cb?code=xyz&state=s&service=x', '/cb?code=[redacted]&state=[redacted]&service=x'],
     ['/v1/content/demo?q=news', '/v1/content/demo?q=news'],
     ['/healthz', '/healthz'],
+    // An invitation link's token is in its path (docs/api.md#accepting-an-invitation).
+    ['/v1/invitations/AbC-_123xyz', '/v1/invitations/[redacted]'],
+    ['/v1/invitations/AbC-_123xyz?access_token=t', '/v1/invitations/[redacted]?access_token=[redacted]'],
   ])('%s → %s', (url, expected) => expect(redactUrl(url)).toBe(expected));
 });

@@ -170,3 +170,35 @@ export const schemas = {
     response: { 200: textResponse('text/css', 'The stylesheet') },
   },
 };
+
+const InvitationParams = handlerValidated(Type.Object({ token: Type.String({ description: "The invitation link's token" }) }));
+
+/** The invitee's page (login/invitation.ts, docs/api.md#accepting-an-invitation). */
+export const invitationSchemas = {
+  show: {
+    tags,
+    summary: "An invitation's page: choose a user name and a password",
+    params: InvitationParams,
+    response: {
+      200: page('The page with the form'),
+      403: ref('ErrorObject', 'Not a top-level navigation (Fetch Metadata Sec-Fetch-Mode / Sec-Fetch-Dest)'),
+      404: pageError('Error page: no invitation has this link'),
+      410: pageError('Error page: the invitation was used, withdrawn or has expired'),
+    },
+  },
+  accept: {
+    tags,
+    summary: 'Accept an invitation: create the user, grant the role, sign in, go to the console',
+    consumes: ['application/x-www-form-urlencoded'],
+    params: InvitationParams,
+    body: handlerValidated(Type.Object({ username: Type.String(), password: Type.String({ minLength: 8 }), _csrf: Type.String({ description: 'The CSRF token of the form' }) })),
+    response: {
+      303: redirect('Joined and signed in: to the console'),
+      400: pageError('The form again with an error (user name taken, password too short); nothing created'),
+      403: pageError('Error page: missing or wrong CSRF token; the error object when not a top-level navigation from this origin (Fetch Metadata)'),
+      404: pageError('Error page: no invitation has this link'),
+      410: pageError('Error page: the invitation was used, withdrawn or has expired; nothing created'),
+      415: pageError('Error page: the body is not a form'),
+    },
+  },
+};

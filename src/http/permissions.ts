@@ -34,6 +34,7 @@ const contract = (role: GrantRole, scope: Scope): Permission => ({ access: 'cont
 const read = contract('viewer', 'manage:read');
 const write = contract('editor', 'manage:write');
 const secret = contract('admin', 'credentials');
+const team = contract('admin', 'team');
 
 /** The six record operations of a management resource at `path` (`management/resource.ts`), the reads for `reads`, the rest for `writes`. */
 function records(path: string, reads: Permission, writes: Permission): Record<string, Permission> {
@@ -127,6 +128,18 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /collection/webhooks/{id}/deliveries': secret,
   'POST /collection/webhooks/{id}/deliveries/{deliveryId}/resend': secret,
   'GET /collection/audit': contract('admin', 'manage:read'),
+
+  // The team (members and invitations): admins, with the scope `team`.
+  'GET /collection/contracts/{id}/members': team,
+  'POST /collection/contracts/{id}/members': team,
+  'PATCH /collection/contracts/{id}/members/{consumerId}': team,
+  'DELETE /collection/contracts/{id}/members/{consumerId}': team,
+  'GET /collection/contracts/{id}/invitations': team,
+  'POST /collection/contracts/{id}/invitations': team,
+  'DELETE /collection/contracts/{id}/invitations/{invitationId}': team,
+  // The invitee's page: the link's token is the credential (auth/login/invitation.ts).
+  'GET /v1/invitations/{token}': PUBLIC,
+  'POST /v1/invitations/{token}': PUBLIC,
 };
 
 /**

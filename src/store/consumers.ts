@@ -13,7 +13,7 @@ import { formatScope, parseScope, type Scope, SCOPES } from './tokens.ts';
  * A consumer to create; `scopes`: the scopes a client may ask for (RFC 6749 §3.3), default all
  * (`SCOPES`); ignored for users.
  */
-export type NewConsumer = Omit<ConsumerRow, 'id' | 'created' | 'redirectUris' | 'disabled' | 'scopes'> & { redirectUris?: string[]; scopes?: readonly Scope[] };
+export type NewConsumer = Omit<ConsumerRow, 'id' | 'created' | 'redirectUris' | 'disabled' | 'scopes' | 'lastSignInAt'> & { redirectUris?: string[]; scopes?: readonly Scope[] };
 
 /**
  * The domain of the addresses given to consumers created without an e-mail address
@@ -47,6 +47,7 @@ export async function createConsumer(db: Db, fields: NewConsumer): Promise<Consu
     redirectUris: JSON.stringify(fields.redirectUris ?? []),
     disabled: 0,
     scopes: fields.type === 'client' ? formatScope(scopes ?? SCOPES) : null,
+    lastSignInAt: null,
   };
   await db.insertInto('consumers').values(row).execute();
   return row;
@@ -82,6 +83,11 @@ export async function findConsumerByRef(db: Db, ref: string): Promise<ConsumerRo
  */
 export function clientScopes(consumer: Pick<ConsumerRow, 'scopes'>): Scope[] {
   return parseScope(consumer.scopes).scopes;
+}
+
+/** Records that the consumer signed in at `now` (ms): a password sign-in, an accepted invitation, a client_credentials token (docs/api.md#team). */
+export async function recordSignIn(db: Db, id: string, now = Date.now()): Promise<void> {
+  await db.updateTable('consumers').set({ lastSignInAt: now }).where('id', '=', id).execute();
 }
 
 /** The registered redirect URIs of a client (exact strings, RFC 6749 §3.1.2). */

@@ -121,3 +121,95 @@ export async function grantedContracts(db: Db, consumerId: string): Promise<(Con
 export async function setContractFilter(db: Db | Transaction<Database>, contractId: string, filterId: string | null, by: string): Promise<void> {
   await db.updateTable('contracts').set({ filterId, lastModified: iso(), lastModifiedBy: by }).where('id', '=', contractId).execute();
 }
+
+/** A member of a contract (docs/api.md#team): a consumer granted it, with the grant's role. */
+export interface Member {
+  consumerId: string;
+  role: GrantRole;
+  name: string;
+  /** `user` or `client`. */
+  type: string;
+  /** The consumer's e-mail address; null for a client registered without one. */
+  email: string | null;
+  /** Ms of the consumer's last sign-in, or null when not known. */
+  lastSignInAt: number | null;
+  /** When the grant was made (ISO 8601). */
+  granted: string;
+}
+
+/** The members of the contract, in grant order (then consumer id), with their roles (an unknown stored role reads as `viewer`, as `grantRole` does). */
+export async function listMembers(db: Db, contractId: string): Promise<Member[]> {
+  const rows = await db
+    .selectFrom('grants')
+    .innerJoin('consumers', 'consumers.id', 'grants.consumerId')
+    .select(['grants.consumerId', 'grants.role', 'grants.created', 'consumers.name', 'consumers.type', 'consumers.email', 'consumers.lastSignInAt'])
+    .where('grants.contractId', '=', contractId)
+    .orderBy('grants.created')
+    .orderBy('grants.consumerId')
+    .execute();
+  return rows.map((row) => ({
+    consumerId: row.consumerId,
+    role: isGrantRole(row.role) ? row.role : 'viewer',
+    name: row.name,
+    type: row.type,
+    email: row.email,
+    lastSignInAt: row.lastSignInAt === null ? null : Number(row.lastSignInAt),
+    granted: row.created,
+  }));
+}
+
+/** The contract's member `consumerId`, or undefined when the consumer holds no grant to it. */
+export async function findMember(db: Db, contractId: string, consumerId: string): Promise<Member | undefined> {
+  return (await listMembers(db, contractId)).find((member) => member.consumerId === consumerId);
+}
+
+/** How many grants of the contract are `owner` (inside `trx`). */
+async function ownerCount(trx: Transaction<Database>, contractId: string): Promise<number> {
+  const row = await trx.selectFrom('grants').select((eb) => eb.fn.countAll<number>().as('n')).where('contractId', '=', contractId).where('role', '=', 'owner').executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Changes member `consumerId`'s role on the contract to `role` (docs/api.md#team), recorded as
+ * `grant`'s `update` with the roles before and after. Serializable: two admins demoting the last
+ * two owners at once cannot leave the contract without one. Returns `missing` (no grant),
+ * `last-owner` (the only owner would stop being one; nothing changed), or the role before.
+ */
+export async function changeMemberRole(db: Db, contractId: string, consumerId: string, role: GrantRole, by: Actor): Promise<'missing' | 'last-owner' | { before: GrantRole }> {
+  return serializable(db, async (trx) => {
+    const row = await trx.selectFrom('grants').select('role').where('consumerId', '=', consumerId).where('contractId', '=', contractId).executeTakeFirst();
+    if (!row) return 'missing' as const;
+    const before: GrantRole = isGrantRole(row.role) ? row.role : 'viewer';
+    if (before === role) return { before };
+    if (before === 'owner' && (await ownerCount(trx, contractId)) <= 1) return 'last-owner' as const;
+    await trx.updateTable('grants').set({ role }).where('consumerId', '=', consumerId).where('contractId', '=', contractId).execute();
+    await recordAudit(trx, { contractId, actor: by, resource: 'grant', resourceId: consumerId, action: 'update', before: { consumerId, contractId, role: before }, after: { consumerId, contractId, role } });
+    return { before };
+  });
+}
+
+/**
+ * Removes member `consumerId` from the contract (docs/api.md#team), recorded as `grant`'s
+ * `delete` with the role it had. When the consumer holds no other grant, every token of it (as
+ * consumer: access and refresh) is revoked in the same transaction; with other grants its tokens
+ * stay valid for those contracts (tokens are per consumer, not per contract), and this contract is
+ * refused at once by the grant check every request makes. Serializable, like `changeMemberRole`.
+ * Returns `missing`, `last-owner` (nothing changed), or the role it had and the tokens revoked.
+ */
+export async function removeMember(db: Db, contractId: string, consumerId: string, by: Actor): Promise<'missing' | 'last-owner' | { role: GrantRole; tokensRevoked: number }> {
+  return serializable(db, async (trx) => {
+    const row = await trx.selectFrom('grants').select('role').where('consumerId', '=', consumerId).where('contractId', '=', contractId).executeTakeFirst();
+    if (!row) return 'missing' as const;
+    const role: GrantRole = isGrantRole(row.role) ? row.role : 'viewer';
+    if (role === 'owner' && (await ownerCount(trx, contractId)) <= 1) return 'last-owner' as const;
+    await trx.deleteFrom('grants').where('consumerId', '=', consumerId).where('contractId', '=', contractId).execute();
+    await recordAudit(trx, { contractId, actor: by, resource: 'grant', resourceId: consumerId, action: 'delete', before: { consumerId, contractId, role } });
+    const others = await trx.selectFrom('grants').select('contractId').where('consumerId', '=', consumerId).executeTakeFirst();
+    let tokensRevoked = 0;
+    if (!others) {
+      const revoked = await trx.updateTable('tokens').set({ revoked: 1 }).where('consumerId', '=', consumerId).where('revoked', '=', 0).executeTakeFirst();
+      tokensRevoked = Number(revoked.numUpdatedRows);
+    }
+    return { role, tokensRevoked };
+  });
+}

@@ -38,6 +38,7 @@ import * as webhookFairClaims from './migrations/2026-12-02-webhook-fair-claims.
 import * as publicationSettings from './migrations/2026-12-03-publication-settings.ts';
 import * as rolesScopes from './migrations/2026-12-04-roles-scopes.ts';
 import * as inputSlots from './migrations/2026-12-05-input-slots.ts';
+import * as team from './migrations/2026-12-05-team.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-03-publication-settings': publicationSettings,
   '2026-12-04-roles-scopes': rolesScopes,
   '2026-12-05-input-slots': inputSlots,
+  '2026-12-05-team': team,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

@@ -89,6 +89,8 @@ export interface ConsumerTable {
   disabled: Generated<number>;
   /** A client's registered scopes (RFC 6749 §3.3), space-separated: what its tokens may carry; null for users. */
   scopes: string | null;
+  /** Ms of the last sign-in (password, accepted invitation, client_credentials token); null until then (docs/api.md#team). */
+  lastSignInAt: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface GrantTable {
@@ -114,6 +116,29 @@ export interface TokenTable {
   clientId: string | null;
   /** The token's scope (RFC 6749 §3.3), space-separated scope names; empty: none. */
   scope: string;
+}
+
+/** An invitation to join a contract in a role (docs/api.md#invitations; migration 2026-12-05-team). */
+export interface InvitationTable {
+  id: string;
+  contractId: string;
+  /** The invitee's name and e-mail address, as the inviter gave them. */
+  name: string;
+  email: string;
+  /** The role the invitee gets (`GRANT_ROLES`). */
+  role: string;
+  /** SHA-256 hex of the link's token; the token itself is never stored. */
+  tokenHash: string;
+  createdAt: number;
+  expiresAt: number;
+  /** The inviting consumer (null: the operator) and its name. */
+  invitedBy: string | null;
+  invitedByName: string;
+  /** When accepted (ms) and the consumer it made; null while pending. */
+  acceptedAt: number | null;
+  acceptedBy: string | null;
+  /** When withdrawn (ms); null unless withdrawn. */
+  withdrawnAt: number | null;
 }
 
 /** A signed-in browser (login session cookie), by SHA-256 of the cookie value. */
@@ -527,6 +552,7 @@ export interface Database {
   collections: CollectionTable;
   consumers: ConsumerTable;
   grants: GrantTable;
+  invitations: InvitationTable;
   tokens: TokenTable;
   loginSessions: LoginSessionTable;
   authorizationCodes: AuthorizationCodeTable;
@@ -561,6 +587,7 @@ export type ContractRow = Selectable<ContractTable>;
 export type CollectionRow = Selectable<CollectionTable>;
 export type ConsumerRow = Selectable<ConsumerTable>;
 export type TokenRow = Selectable<TokenTable>;
+export type InvitationRow = Selectable<InvitationTable>;
 export type LoginSessionRow = Selectable<LoginSessionTable>;
 export type AuthorizationCodeRow = Selectable<AuthorizationCodeTable>;
 export type InputRow = Selectable<InputTable>;

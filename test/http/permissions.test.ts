@@ -31,6 +31,7 @@ const PUBLIC_PATHS = [
   /^\/v1\/(login|logout|oauth\/logout|oauth\/token|oauth\/revoke)$/,
   /^\/v1\/assets\//,
   /^\/collection\/credentials\/callback\//,
+  /^\/v1\/invitations\//,
 ];
 
 /**
@@ -38,7 +39,8 @@ const PUBLIC_PATHS = [
  * reads and the OAuth endpoints; token-only self-description; viewers read the queue and the
  * management resources; moderators moderate; editors change collections, inputs, filters and
  * customizations; admins hold the secrets (credentials, connect flows, webhooks) and the whole
- * audit trail.
+ * audit trail and the team (members and invitations, scope `team`); the invitee's page is public
+ * (its link's token is the credential).
  */
 function expectedOf(method: string, path: string): Expected {
   if (PUBLIC_PATHS.some((pattern) => pattern.test(path))) return { access: 'public' };
@@ -48,6 +50,8 @@ function expectedOf(method: string, path: string): Expected {
   if (path === '/collection/audit/{id}/revert') return { access: 'contract', role: 'moderator', scope: 'queue:moderate' };
   if (path === '/collection/audit') return { access: 'contract', role: 'admin', scope: 'manage:read' };
   if (/^\/collection\/(credentials|webhooks)\b/.test(path)) return { access: 'contract', role: 'admin', scope: 'credentials' };
+  // The team (members, invitations): admins with the scope team, whatever the method.
+  if (/^\/collection\/contracts\/\{id\}\/(members|invitations)\b/.test(path)) return { access: 'contract', role: 'admin', scope: 'team' };
   if (path === '/collection/filters/test') return { access: 'contract', role: 'editor', scope: 'manage:read' };
   if (/^\/(collection|publication)\//.test(path)) return method === 'GET' ? { access: 'contract', role: 'viewer', scope: 'manage:read' } : { access: 'contract', role: 'editor', scope: 'manage:write' };
   throw new Error(`no expectation for ${method} ${path}: add it to the policy of this test`);
@@ -140,6 +144,7 @@ async function world() {
     { op: 'POST /collection/lists', call: (_t, n) => ({ method: 'POST', url: '/collection/lists', payload: { name: `List ${n}`, contractId, type: 'strings', entries: ['spam'] } }) },
     { op: 'POST /collection/filters/test', call: () => ({ method: 'POST', url: '/collection/filters/test', payload: { contractId, set: { rules: [], preCondition: { operator: 'exists', field: 'text', not: false } }, items: [] } }) },
     { op: 'GET /collection/webhooks', call: () => ({ method: 'GET', url: `/collection/webhooks?contract_id=${contractId}` }) },
+    { op: 'GET /collection/contracts/{id}/members', call: () => ({ method: 'GET', url: `/collection/contracts/${contractId}/members` }) },
     { op: 'GET /collection/audit', call: () => ({ method: 'GET', url: `/collection/audit?contract_id=${contractId}` }) },
     { op: 'GET /collection/services', call: () => ({ method: 'GET', url: '/collection/services' }) },
     { op: 'GET /v1/oauth/me', call: () => ({ method: 'GET', url: '/v1/oauth/me' }) },

@@ -9,6 +9,7 @@
  *   POST /v1/logout                           end the session → back to the login page
  *   POST /v1/oauth/logout                     an application signs its user out: revoke + end the session
  *   GET  /v1/assets/sign-in.css               the pages' stylesheet
+ *   GET|POST /v1/invitations/{token}          an invitee joins a team (invitation.ts)
  *
  * Authorize (GET and POST) and login answer top-level navigations only (`navigation.ts`, Fetch
  * Metadata): a script's request or a frame → 403 error object, no code, no redirect.
@@ -27,7 +28,7 @@ import { forbiddenError, rateLimitError, validationError, VALIDATION_CODES } fro
 import { send, toApiError } from '../../http/errors.ts';
 import type { Db } from '../../store/db.ts';
 import { insertCode } from '../../store/codes.ts';
-import { findClient, findUser, redirectUrisOf } from '../../store/consumers.ts';
+import { findClient, findUser, recordSignIn, redirectUrisOf } from '../../store/consumers.ts';
 import { findToken } from '../../store/tokens.ts';
 import type { ConsumerRow } from '../../store/tables.ts';
 import { resolveRedirectUris, skipsConsent } from '../../first-party.ts';
@@ -43,6 +44,7 @@ import { topLevelNavigation } from './navigation.ts';
 import { errorRedirect, redirectWith } from './redirect.ts';
 import { sendPage, STYLESHEET, STYLESHEET_PATH } from './render.ts';
 import { endSession, sessionUser, startSession } from './session.ts';
+import { invitationRoutes } from './invitation.ts';
 
 const TITLES: Record<number, string> = { 400: 'This request cannot be completed', 403: 'This form has expired', 429: 'Too many attempts', 500: 'Something went wrong' };
 
@@ -205,6 +207,7 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
     }
     if (!user) return loginPage(reply, 400, authorization, { username, error: 'The user name or password is not correct.' }); // the claim stands as the failure
     await attempt.succeeded();
+    await recordSignIn(db, user.id);
     await startSession(db, config, request, reply, user.id);
     const query = new URLSearchParams(hiddenFields(authorization)).toString();
     return reply.redirect(`/v1/authorize?${query}`, 303);
@@ -233,6 +236,9 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
     }
     return reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(back, 303);
   });
+
+  // An invitee joins through its link (invitation.ts): a page like this one, with the same checks.
+  invitationRoutes(app, { db, config, page: { ...page, ...navigation }, form: { ...form, ...ownForm } });
 
   app.get(STYLESHEET_PATH, { schema: schemas.stylesheet }, async (_request, reply) =>
     reply.headers({ 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' }).type('text/css; charset=utf-8').send(STYLESHEET),

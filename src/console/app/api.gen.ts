@@ -3321,6 +3321,204 @@ export interface Paths {
       };
     };
   };
+  '/collection/contracts/{id}/members': {
+    get: {
+      responses: {
+        '200': {
+          /**
+           * 24 lower-case hex characters
+           */
+          consumerId: string;
+          /**
+           * viewer < moderator < editor < admin < owner (docs/api.md#roles-and-scopes)
+           */
+          role: 'viewer' | 'moderator' | 'editor' | 'admin' | 'owner';
+          name: string;
+          type: 'user' | 'client';
+          /**
+           * the consumer's e-mail address
+           */
+          email: string | null;
+          /**
+           * the last password sign-in, accepted invitation or client_credentials token; null when not known
+           */
+          lastSignIn: string | null;
+          /**
+           * when the grant was made
+           */
+          granted: string;
+        }[];
+      };
+    };
+    post: {
+      responses: {
+        '201': {
+          /**
+           * 24 lower-case hex characters
+           */
+          consumerId: string;
+          /**
+           * viewer < moderator < editor < admin < owner (docs/api.md#roles-and-scopes)
+           */
+          role: 'viewer' | 'moderator' | 'editor' | 'admin' | 'owner';
+          name: string;
+          type: 'user' | 'client';
+          /**
+           * the consumer's e-mail address
+           */
+          email: string | null;
+          /**
+           * the last password sign-in, accepted invitation or client_credentials token; null when not known
+           */
+          lastSignIn: string | null;
+          /**
+           * when the grant was made
+           */
+          granted: string;
+        };
+      };
+      requestBody: {
+        /**
+         * an existing user or client (its consumer id)
+         */
+        consumerId: string;
+        /**
+         * viewer < moderator < editor < admin < owner (docs/api.md#roles-and-scopes)
+         */
+        role: 'viewer' | 'moderator' | 'editor' | 'admin' | 'owner';
+      };
+    };
+  };
+  '/collection/contracts/{id}/members/{consumerId}': {
+    patch: {
+      responses: {
+        '200': {
+          /**
+           * 24 lower-case hex characters
+           */
+          consumerId: string;
+          /**
+           * viewer < moderator < editor < admin < owner (docs/api.md#roles-and-scopes)
+           */
+          role: 'viewer' | 'moderator' | 'editor' | 'admin' | 'owner';
+          name: string;
+          type: 'user' | 'client';
+          /**
+           * the consumer's e-mail address
+           */
+          email: string | null;
+          /**
+           * the last password sign-in, accepted invitation or client_credentials token; null when not known
+           */
+          lastSignIn: string | null;
+          /**
+           * when the grant was made
+           */
+          granted: string;
+        };
+      };
+      requestBody: {
+        /**
+         * viewer < moderator < editor < admin < owner (docs/api.md#roles-and-scopes)
+         */
+        role: 'viewer' | 'moderator' | 'editor' | 'admin' | 'owner';
+      };
+    };
+    delete: {
+      responses: {
+        '204': null;
+      };
+    };
+  };
+  '/collection/contracts/{id}/invitations': {
+    post: {
+      responses: {
+        '201': {
+          /**
+           * 24 lower-case hex characters
+           */
+          _id: string;
+          /**
+           * 24 lower-case hex characters
+           */
+          contractId: string;
+          name: string;
+          email: string;
+          /**
+           * viewer < moderator < editor < admin < owner (docs/api.md#roles-and-scopes)
+           */
+          role: 'viewer' | 'moderator' | 'editor' | 'admin' | 'owner';
+          created: string;
+          /**
+           * 7 days after created
+           */
+          expires: string;
+          /**
+           * the name of the consumer who invited
+           */
+          invitedBy: string;
+          /**
+           * the single-use link, shown this once: {auth_url}/v1/invitations/{token}
+           */
+          link: string;
+          /**
+           * whether the link was sent to `email` (SMTP_URL configured and the server accepted it)
+           */
+          emailed: boolean;
+        };
+      };
+      requestBody: {
+        /**
+         * the invitee's name, as the team sees it
+         */
+        name: string;
+        /**
+         * the invitee's e-mail address (the link is sent there when SMTP is configured)
+         */
+        email: string;
+        /**
+         * viewer < moderator < editor < admin < owner (docs/api.md#roles-and-scopes)
+         */
+        role: 'viewer' | 'moderator' | 'editor' | 'admin' | 'owner';
+      };
+    };
+    get: {
+      responses: {
+        '200': {
+          /**
+           * 24 lower-case hex characters
+           */
+          _id: string;
+          /**
+           * 24 lower-case hex characters
+           */
+          contractId: string;
+          name: string;
+          email: string;
+          /**
+           * viewer < moderator < editor < admin < owner (docs/api.md#roles-and-scopes)
+           */
+          role: 'viewer' | 'moderator' | 'editor' | 'admin' | 'owner';
+          created: string;
+          /**
+           * 7 days after created
+           */
+          expires: string;
+          /**
+           * the name of the consumer who invited
+           */
+          invitedBy: string;
+        }[];
+      };
+    };
+  };
+  '/collection/contracts/{id}/invitations/{invitationId}': {
+    delete: {
+      responses: {
+        '204': null;
+      };
+    };
+  };
   '/collection/jobs/{id}': {
     get: {
       responses: {
@@ -3568,6 +3766,16 @@ export interface Paths {
     };
   };
   '/v1/oauth/logout': {
+    post: {
+      responses: {
+        '303': null;
+      };
+    };
+  };
+  '/v1/invitations/{token}': {
+    get: {
+      responses: {};
+    };
     post: {
       responses: {
         '303': null;
