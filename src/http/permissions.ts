@@ -88,6 +88,8 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'PATCH /v1/queue/{contract}': contract('moderator', 'queue:moderate'),
   'POST /v1/queue/{contract}/split': contract('moderator', 'queue:moderate'),
   'POST /collection/audit/{id}/revert': contract('moderator', 'queue:moderate'),
+  // Pause, Blank, Resume of the event screens: the moderator on shift's emergency controls.
+  'POST /collection/collections/{id}/display': contract('moderator', 'queue:moderate'),
 
   // Content API and walls: public reads of published content.
   'GET /v1/content/{contract}': PUBLIC,
@@ -96,6 +98,7 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /v1/collections/{contract}': PUBLIC,
   'GET /v1/publication/{contract}': PUBLIC,
   'GET /v1/publication/{contract}/items': PUBLIC,
+  'GET /v1/publication/{contract}/display': PUBLIC,
   'GET /v1/publication/assets/{name}': PUBLIC,
   'GET /v1/embed.js': PUBLIC,
   // WebSub callbacks: hubs, checked by the subscription's secret (collect/websub).

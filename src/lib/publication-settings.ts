@@ -43,6 +43,41 @@ export interface Theme extends Partial<Record<ThemeColour, string>> {
   radius?: number;
 }
 
+/** What a collection's event screens show (docs/api.md#display-controls): items, items held still, or a holding card without items. */
+export const DISPLAY_STATES = ['live', 'paused', 'blank'] as const;
+export type DisplayState = (typeof DISPLAY_STATES)[number];
+
+/** The display page's modes (docs/api.md#display-page): a self-scrolling masonry wall, a carousel, a ticker. */
+export const DISPLAY_MODES = ['wall', 'carousel', 'ticker'] as const;
+export type DisplayMode = (typeof DISPLAY_MODES)[number];
+
+/** Bounds of the display settings: seconds a carousel slide stays, items per slide, items between two returns of a pinned item, characters. */
+export const DISPLAY_LIMITS = {
+  dwellSeconds: { minimum: 2, maximum: 300, default: 8 },
+  perSlide: { minimum: 1, maximum: 4, default: 1 },
+  pinnedEvery: { minimum: 1, maximum: 100 },
+  header: { maxLength: 100 },
+  /** A QR code of a longer URL gets too dense to scan from across a room. */
+  qrUrl: { maxLength: 500 },
+} as const;
+
+/** The display page's settings (docs/api.md#display-page). */
+export interface DisplaySettings {
+  mode?: DisplayMode;
+  /** Seconds each carousel slide stays. */
+  dwellSeconds?: number;
+  /** Items on each carousel slide. */
+  perSlide?: number;
+  /** Items are shown in a random order instead of newest first. */
+  shuffle?: boolean;
+  /** The header's text: the event's hashtag or title (default: the collection's name). */
+  header?: string;
+  /** The URL the header's QR code holds (https). */
+  qrUrl?: string;
+  /** A pinned item returns after every this many other items (carousel and ticker). */
+  pinnedEvery?: number;
+}
+
 export interface PublicationSettings {
   type?: PublicationType;
   /** BCP 47 language tag (canonical form) of the wall's own words and relative times. */
@@ -53,6 +88,7 @@ export interface PublicationSettings {
   fullscreenText?: string;
   fullPage?: { backgroundImage?: string; backgroundAttribution?: string; logo?: string };
   theme?: Theme;
+  display?: DisplaySettings;
 }
 
 /** The wall's default colours (wall.css); `badgeText` and `badgeBackground` follow `muted` and `background` unless set. */
@@ -153,7 +189,7 @@ export function httpsUrlProblem(url: string, propertyName: string): Invalid | un
 
 /**
  * The problems of schema-valid settings beyond their schema (empty when valid): the language,
- * the URLs and the theme's contrast, each naming its property under `prefix`.
+ * the URLs (the display's QR code's too) and the theme's contrast, each naming its property under `prefix`.
  */
 export function settingsProblems(settings: PublicationSettings, prefix = 'publication'): Invalid[] {
   const problems: Invalid[] = [];
@@ -164,6 +200,7 @@ export function settingsProblems(settings: PublicationSettings, prefix = 'public
     ['fullscreenLink', settings.fullscreenLink],
     ['fullPage.backgroundImage', settings.fullPage?.backgroundImage],
     ['fullPage.logo', settings.fullPage?.logo],
+    ['display.qrUrl', settings.display?.qrUrl],
   ];
   for (const [name, url] of urls) {
     const problem = url === undefined ? undefined : httpsUrlProblem(url, `${prefix}.${name}`);
@@ -183,6 +220,7 @@ export function normalizeSettings(settings: PublicationSettings): PublicationSet
     const { backgroundImage, logo } = settings.fullPage;
     out.fullPage = { ...settings.fullPage, ...(backgroundImage !== undefined && { backgroundImage: href(backgroundImage) }), ...(logo !== undefined && { logo: href(logo) }) };
   }
+  if (settings.display?.qrUrl !== undefined) out.display = { ...settings.display, qrUrl: href(settings.display.qrUrl) };
   if (settings.theme) {
     const theme: Theme = { ...settings.theme };
     for (const name of THEME_COLOURS) if (theme[name] !== undefined) theme[name] = theme[name]!.toLowerCase();

@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
-import { PUBLICATION_TYPES } from '../lib/publication-settings.ts';
+import { type DisplayMode, type DisplayState, PUBLICATION_TYPES } from '../lib/publication-settings.ts';
 import type { AppliedCustomization } from './customizations.ts';
 import type { ItemView } from './present.ts';
 import { wordsFor } from './words.ts';
@@ -70,6 +70,46 @@ export function renderPage(model: PageModel): string {
   const clientWords = { justNow: words.justNow, newPost: words.newPost, newPosts: words.newPosts, pauseScrolling: words.pauseScrolling, resumeScrolling: words.resumeScrolling };
   const themeCss = model.themeCss === undefined ? undefined : rawText(model.themeCss, 'style');
   return eta.render('./page', { ...model, themeCss, styles, scripts, words, clientWords: JSON.stringify(clientWords) });
+}
+
+/** What the display page shows (docs/api.md#display-page). */
+export interface DisplayModel {
+  contract: string;
+  contractSlug: string;
+  collection: string;
+  q: string;
+  nonce: string;
+  /** Base path of the publication's routes, e.g. `/v1/publication/acme` (cards come from `{base}/items`). */
+  base: string;
+  assets: string;
+  language: string;
+  themeCss: string | undefined;
+  /** The header's text: the event's hashtag or title. */
+  header: string;
+  /** An https logo (validated settings), or undefined. */
+  logo: string | undefined;
+  /** The QR code: inline SVG from qr.ts, its URL as shown under it and its accessible name. */
+  qr: { svg: string; caption: string; label: string } | undefined;
+  mode: DisplayMode;
+  dwellSeconds: number;
+  perSlide: number;
+  shuffle: boolean;
+  pinnedEvery: number | undefined;
+  /** The stored display state the page opens in: `blank` shows no item. */
+  state: DisplayState;
+  items: ItemView[];
+  /** Ids of the items that are pinned (content items with `pinned: true`). */
+  pinned: string[];
+  pageSize: number;
+}
+
+/** The display page's HTML for `model` (`views/display.eta`), the theme escaped as raw text. */
+export function renderDisplay(model: DisplayModel): string {
+  const words = wordsFor(model.language);
+  const clientWords = { justNow: words.justNow, newPost: words.newPost, newPosts: words.newPosts };
+  const themeCss = model.themeCss === undefined ? undefined : rawText(model.themeCss, 'style');
+  const settings = { mode: model.mode, dwellSeconds: model.dwellSeconds, perSlide: model.perSlide, shuffle: model.shuffle, pinnedEvery: model.pinnedEvery ?? 0, pinned: model.pinned, pageSize: model.pageSize };
+  return eta.render('./display', { ...model, themeCss, words, clientWords: JSON.stringify(clientWords), settings: JSON.stringify(settings) });
 }
 
 /** The `<li>` cards of `items` with the words of `language`, for infinite scroll and live updates. */

@@ -6,10 +6,13 @@
  *                                                       console's origin (API_URL), which may send
  *                                                       unsaved CSS to the page script (postMessage)
  *   GET /v1/publication/{contract}/items?q=&offset=|ids= more cards as an HTML fragment (page script)
- *   GET /v1/publication/assets/wall.js|wall.css         the page's own script and style
+ *   GET /v1/publication/{contract}/display?q=           the display page for event screens
+ *                                                       (docs/api.md#display-page): header, QR
+ *                                                       code, wall/carousel/ticker, display controls
+ *   GET /v1/publication/assets/wall.js|wall.css|display.js|display.css  the pages' own scripts and styles
  *   GET /v1/embed.js                                    the embed script for other sites
  *
- * The wall is sandboxed (csp.ts): an opaque origin, so the contract's JavaScript never acts with
+ * The wall and the display page are sandboxed (csp.ts): an opaque origin, so the contract's JavaScript never acts with
  * the queue's origin or its cookies; what the page reads from the queue origin (the fragment
  * below, the content API and stream) answers CORS `*`.
  *
@@ -31,19 +34,23 @@ import { errorResponses, textResponse } from '../http/openapi.ts';
 import { publicTarget } from '../http/public.ts';
 import type { App } from '../http/typed.ts';
 import { handlerValidated } from '../http/validate.ts';
+import { DISPLAY_LIMITS, type DisplayState } from '../lib/publication-settings.ts';
 import { defaultSort } from '../lib/ranking.ts';
 import type { Db } from '../store/db.ts';
-import { findPublicationSettings } from '../store/collections.ts';
+import { findCollection, findPublicationSettings, publicationOf } from '../store/collections.ts';
 import { findPublishedItems, type ItemDocument, listItems, rowToItem } from '../store/items.ts';
 import { publicationCsp } from './csp.ts';
 import { activeCustomizations } from './customizations.ts';
 import { presentItem } from './present.ts';
-import { LAYOUTS, type Layout, renderItems, renderPage } from './render.ts';
+import { qrSvg } from './qr.ts';
+import { LAYOUTS, type Layout, renderDisplay, renderItems, renderPage } from './render.ts';
 import { themeCss } from './theme.ts';
 import { wordsFor } from './words.ts';
 
 /** Cards per page of the wall (the content API's default count). */
 export const PAGE_SIZE = 20;
+/** Items the display page opens with and keeps at most (the newest; pinned ones besides). */
+export const DISPLAY_ITEMS = 40;
 
 const Layout = Type.Unsafe<Layout>({ type: 'string', enum: [...LAYOUTS] });
 const Params = Type.Object({ contract: Type.String({ minLength: 1, maxLength: 200 }) });
@@ -53,6 +60,7 @@ const PageQuery = Type.Object({
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
   preview: Type.Optional(Type.Boolean({ description: "The console's preview (docs/api.md): framed only by the console, which may apply unsaved CSS" })),
 });
+const DisplayQuery = Type.Object({ q: Type.String({ minLength: 1, maxLength: 200 }) });
 const ItemsQuery = Type.Object({
   ...PageQuery.properties,
   ids: Type.Optional(Type.String({ maxLength: 10_000 })),
@@ -75,11 +83,18 @@ const schemas = {
     querystring: ItemsQuery,
     response: { 200: textResponse('text/html', 'Cards; X-Sluice-Count tells how many'), ...errorResponses(400, 401, 404) },
   },
+  display: {
+    tags,
+    summary: 'The display page of collection q for event screens: header, QR code, wall, carousel or ticker, following the display controls (public)',
+    params: Params,
+    querystring: DisplayQuery,
+    response: { 200: textResponse('text/html', 'The display page, with a Content-Security-Policy'), ...errorResponses(400, 401, 404) },
+  },
   asset: {
     tags,
-    summary: "The wall's own script and style",
-    params: handlerValidated(Type.Object({ name: Type.String({ enum: ['wall.js', 'wall.css'] }) })),
-    response: { 200: { description: 'wall.js or wall.css', content: { 'text/javascript': { schema: Type.String() }, 'text/css': { schema: Type.String() } } }, ...errorResponses(404) },
+    summary: "The pages' own scripts and styles",
+    params: handlerValidated(Type.Object({ name: Type.String({ enum: ['wall.js', 'wall.css', 'display.js', 'display.css'] }) })),
+    response: { 200: { description: 'wall.js, wall.css, display.js or display.css', content: { 'text/javascript': { schema: Type.String() }, 'text/css': { schema: Type.String() } } }, ...errorResponses(404) },
   },
   embed: {
     tags,
@@ -92,16 +107,63 @@ const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.
 const ASSETS: Record<string, { body: string; type: string }> = {
   'wall.js': { body: asset('wall.js'), type: 'text/javascript; charset=utf-8' },
   'wall.css': { body: asset('wall.css'), type: 'text/css; charset=utf-8' },
+  'display.js': { body: asset('display.js'), type: 'text/javascript; charset=utf-8' },
+  'display.css': { body: asset('display.css'), type: 'text/css; charset=utf-8' },
 };
 const EMBED_JS = asset('embed.js');
 
 /** Registers the module's routes on `app` (see the module's description). */
 export function publicationRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
   /** A page of the wall: published items, trending first in a ranked collection, else newest first. */
-  function page(collection: { id: string; type: string }, offset: number): Promise<ItemDocument[]> {
+  function page(collection: { id: string; type: string }, offset: number, count = PAGE_SIZE): Promise<ItemDocument[]> {
     const query = { collectionId: collection.id, state: 'published' as const, sinceMs: -1, untilMs: Date.now() };
-    return listItems(db, query, { count: PAGE_SIZE, offset, sort: defaultSort(collection.type), order: 'desc' });
+    return listItems(db, query, { count, offset, sort: defaultSort(collection.type), order: 'desc' });
   }
+
+  app.get('/v1/publication/:contract/display', { schema: schemas.display }, async (request, reply) => {
+    const { contract, collection } = await publicTarget(db, request.params.contract, request.query.q);
+    const row = await findCollection(db, collection.id);
+    if (!row) throw notFoundError('No such collection.', 'q', request.query.q);
+    const settings = publicationOf(row);
+    const display = settings.display ?? {};
+    const language = settings.language ?? 'en';
+    const words = wordsFor(language);
+    const now = Date.now();
+    const items = (await page(collection, 0, DISPLAY_ITEMS)).map((doc) => rowToItem(doc));
+    const nonce = randomBytes(16).toString('base64');
+    const qrUrl = display.qrUrl;
+    const html = renderDisplay({
+      contract: contract.name,
+      contractSlug: contract.slug,
+      collection: collection.name,
+      q: collection.slug,
+      nonce,
+      base: `/v1/publication/${encodeURIComponent(contract.slug)}`,
+      assets: '/v1/publication/assets',
+      language,
+      themeCss: themeCss(settings.theme),
+      header: display.header ?? collection.name,
+      logo: settings.fullPage?.logo,
+      qr: qrUrl ? { svg: await qrSvg(qrUrl), caption: qrUrl.replace(/^https:\/\//, '').replace(/\/$/, ''), label: words.qrCode.replace('{url}', qrUrl) } : undefined,
+      mode: display.mode ?? 'wall',
+      dwellSeconds: display.dwellSeconds ?? DISPLAY_LIMITS.dwellSeconds.default,
+      perSlide: display.perSlide ?? DISPLAY_LIMITS.perSlide.default,
+      shuffle: display.shuffle === true,
+      pinnedEvery: display.pinnedEvery,
+      state: row.displayState as DisplayState,
+      items: items.map((item) => presentItem(item, now, language)),
+      // The moderation desk's pins, when items carry them (docs/api.md#display-page).
+      pinned: items.filter((item) => (item as { pinned?: unknown }).pinned === true).map((item) => item.id),
+      pageSize: DISPLAY_ITEMS,
+    });
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', publicationCsp(nonce))
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'strict-origin-when-cross-origin')
+      .send(html);
+  });
 
   app.get('/v1/publication/:contract', { schema: schemas.page }, async (request, reply) => {
     const { offset = 0, preview = false } = request.query;

@@ -63,7 +63,10 @@ export const HistoryQuery = Type.Object({ q: common.q, id: Type.String({ minLeng
 export const SplitBody = Type.Object({ duplicateId: Type.String({ minLength: 1, maxLength: 300, description: 'The id of a duplicate listed in the card\'s duplicates' }) });
 export const QueueCountQuery = Type.Object(common);
 export const QueueStreamQuery = Type.Object({ q: common.q, access_token: common.access_token });
-export const StreamQuery = Type.Object({ q: common.q });
+export const StreamQuery = Type.Object({
+  q: common.q,
+  display: Type.Optional(Type.Boolean({ description: "also `display` events: the collection's display state at once and at each change (the display page, docs/api.md#display-controls)" })),
+});
 export const ContractParams = Type.Object({ contract: Type.String({ minLength: 1, maxLength: 200 }) });
 
 export interface ReadQuery {

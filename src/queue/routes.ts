@@ -162,7 +162,7 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     const collection = await reads.collection(request.params.contract, request.query.q);
     const header = request.headers['last-event-id'];
     const lastEventId = typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : undefined;
-    await attach(request, reply, streams, collection.id, { public: true, lastEventId });
+    await attach(request, reply, streams, collection.id, { public: true, lastEventId, display: request.query.display === true });
   });
 
   app.get('/v1/count/:contract', { schema: schemas.count }, async (request, reply) => {
@@ -208,7 +208,7 @@ function openStream(request: FastifyRequest, reply: FastifyReply, options: { pub
  * Subscribes to the collection's hub, then opens the stream (`openStream`) until the client goes
  * away. Subscribed first: a client that acts as soon as it sees the stream open (the headers)
  * misses nothing; what the hub sends meanwhile (a resumed stream's catch-up) follows the headers.
- * `lastEventId` resumes a public stream; `access` is what a moderator's stream is let in with, the
+ * `lastEventId` resumes a public stream, `display` adds its display events; `access` is what a moderator's stream is let in with, the
  * hub ending the stream when it is gone.
  */
 async function attach(
@@ -216,7 +216,7 @@ async function attach(
   reply: FastifyReply,
   hub: StreamHub,
   collectionId: string,
-  options: { public: boolean; lastEventId?: number; access?: ContractAccess },
+  options: { public: boolean; lastEventId?: number; access?: ContractAccess; display?: boolean },
   onClose = () => {},
 ): Promise<void> {
   reply.hijack();
@@ -230,7 +230,7 @@ async function attach(
   });
   let early: string[] | undefined = [];
   const subscriber = { write: (chunk: string) => void (early ? early.push(chunk) : raw.write(chunk)), end: () => raw.end() };
-  unsubscribe = await hub.subscribe(collectionId, subscriber, options.lastEventId, options.access);
+  unsubscribe = await hub.subscribe(collectionId, subscriber, options.lastEventId, options.access, { display: options.display === true });
   if (closed) return unsubscribe();
   openStream(request, reply, options);
   for (const chunk of early) raw.write(chunk);

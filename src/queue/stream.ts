@@ -11,10 +11,14 @@
  *   event: item          data: the content item (docs/api.md#content-item), newly published
  *   event: unpublished   data: {"id": "<item id>"}, moderated to unpublished
  *   event: reload        more changes at once than one read sends: re-read the content
+ *   event: display       data: {"state": "live" | "paused" | "blank"}, only to subscribers that
+ *                        asked (`display`, the display page): on subscribing, then whenever the
+ *                        collection's display state changes (docs/api.md#display-controls); no `id`
  *
  * Each event's `id` is the collection version, so a client reconnecting with `Last-Event-ID`
- * receives what it missed. A comment line every `heartbeatMs` keeps proxies from closing the
- * connection.
+ * receives what it missed. The display state is read with the version (one read, `streamMarks`),
+ * every `pollMs` (500 ms: a screen follows a display control within a second). A comment line
+ * every `heartbeatMs` keeps proxies from closing the connection.
  *
  * The moderators' hub (`audience: 'moderator'`, `GET /v1/queue/{contract}/stream`, token-bearing)
  * sends one kind of event instead, for every item that arrived (in any state: unpublished
@@ -36,7 +40,9 @@
  */
 import { countStream } from '../lib/metrics.ts';
 import type { Db } from '../store/db.ts';
-import { arrivedItems, changedItems, collectionVersion, latestArrival, rowToItem } from '../store/items.ts';
+import type { DisplayState } from '../lib/publication-settings.ts';
+import { streamMarks } from '../store/collections.ts';
+import { arrivedItems, changedItems, latestArrival, rowToItem } from '../store/items.ts';
 import type { ItemRow } from '../store/tables.ts';
 import { accessKey, type ContractAccess, liveAccess } from '../store/tokens.ts';
 
@@ -49,9 +55,10 @@ export interface StreamHub {
   /**
    * Adds a subscriber to the collection's stream, first sending changes after `lastEventId`;
    * returns the unsubscribe function. With `access` (the moderators' hub), the subscriber is ended
-   * (`end()`) and dropped as soon as the hub finds that access gone.
+   * (`end()`) and dropped as soon as the hub finds that access gone. With `display`, the
+   * subscriber also gets `display` events: the current state at once, then each change.
    */
-  subscribe(collectionId: string, subscriber: Subscriber, lastEventId?: number, access?: ContractAccess): Promise<() => void>;
+  subscribe(collectionId: string, subscriber: Subscriber, lastEventId?: number, access?: ContractAccess, options?: { display?: boolean }): Promise<() => void>;
   /** Ends every stream and stops the pollers. */
   close(): void;
   /** Collections being polled (for tests). */
@@ -73,6 +80,9 @@ function events(rows: ItemRow[]): string {
   return out;
 }
 
+/** The `display` event of a display state (no `id`: it does not move a client's Last-Event-ID). */
+const displayEvent = (state: DisplayState) => `event: display\ndata: ${JSON.stringify({ state })}\n\n`;
+
 /** The moderators' events: every row as an `item` with its state. */
 function moderatorEvents(rows: ItemRow[], version: number): string {
   let out = '';
@@ -88,6 +98,9 @@ interface Poller {
   /** Each subscriber's unsubscribe function. */
   leave: Map<Subscriber, () => void>;
   cursor: number;
+  /** The display state last read, and the subscribers that follow it. */
+  display: DisplayState;
+  displays: Set<Subscriber>;
   /** Moderator hub: arrivals at or after this moment (ms) are still to be read… */
   arrivedFrom: number;
   /** …except these ids, already sent, that arrived exactly at `arrivedFrom`. */
@@ -138,8 +151,14 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
     if (poller.busy) return;
     poller.busy = true;
     try {
-      const version = await collectionVersion(db, collectionId);
-      if (version === undefined || version <= poller.cursor) return;
+      const marks = await streamMarks(db, collectionId);
+      if (marks === undefined) return;
+      if (marks.displayState !== poller.display) {
+        poller.display = marks.displayState;
+        for (const s of poller.displays) s.write(displayEvent(marks.displayState));
+      }
+      const version = marks.version;
+      if (version <= poller.cursor) return;
       const changed = await changedItems(db, collectionId, poller.cursor, version, CHANGES_PER_READ);
       const text = moderator ? moderatorEvents(await withArrivals(collectionId, poller, changed), version) : events(changed);
       // Access checked after the read: what changed after a stream's access ended never reaches it.
@@ -172,12 +191,14 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
   async function pollerFor(collectionId: string): Promise<Poller> {
     const existing = pollers.get(collectionId);
     if (existing) return existing;
-    const cursor = (await collectionVersion(db, collectionId)) ?? 0;
+    const marks = await streamMarks(db, collectionId);
+    const cursor = marks?.version ?? 0;
     // Arrivals before the stream opened are not news; one past the latest is the first to send.
     const arrivedFrom = moderator ? (await latestArrival(db, collectionId)) + 1 : 0;
     const raced = pollers.get(collectionId);
     if (raced) return raced;
-    const poller: Poller = { subscribers: new Set(), access: new Map(), leave: new Map(), cursor, arrivedFrom, sentAtFrom: new Set(), busy: false, timer: setInterval(() => void tick(collectionId, poller), options.pollMs ?? 1000) };
+    const display = marks?.displayState ?? 'live';
+    const poller: Poller = { subscribers: new Set(), access: new Map(), leave: new Map(), cursor, display, displays: new Set(), arrivedFrom, sentAtFrom: new Set(), busy: false, timer: setInterval(() => void tick(collectionId, poller), options.pollMs ?? 500) };
     poller.timer.unref();
     pollers.set(collectionId, poller);
     return poller;
@@ -187,7 +208,7 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
     get pollers() {
       return pollers.size;
     },
-    async subscribe(collectionId, subscriber, lastEventId, access) {
+    async subscribe(collectionId, subscriber, lastEventId, access, { display = false } = {}) {
       const poller = await pollerFor(collectionId);
       // From here the poller sends every change after its cursor; catch up to the cursor first.
       const upTo = poller.cursor;
@@ -199,6 +220,7 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
         poller.subscribers.delete(subscriber);
         poller.access.delete(subscriber);
         poller.leave.delete(subscriber);
+        poller.displays.delete(subscriber);
         if (poller.subscribers.size === 0 && pollers.get(collectionId) === poller) {
           clearInterval(poller.timer);
           pollers.delete(collectionId);
@@ -209,6 +231,11 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
       if (access) poller.access.set(subscriber, access);
       countStream(moderator ? 'moderator' : 'public', 1);
       if (!moderator && lastEventId !== undefined && lastEventId < upTo) subscriber.write(events(await changedItems(db, collectionId, lastEventId, upTo, CHANGES_PER_READ)));
+      if (display) {
+        // The state now (a screen opened or reconnecting must not wait for a change), then each change.
+        poller.displays.add(subscriber);
+        subscriber.write(displayEvent((await streamMarks(db, collectionId))?.displayState ?? poller.display));
+      }
       return unsubscribe;
     },
     close() {

@@ -3,7 +3,7 @@
  * is the `q` parameter of the queue and content API.
  */
 import { newId } from '../lib/ids.ts';
-import type { PublicationSettings } from '../lib/publication-settings.ts';
+import type { DisplayState, PublicationSettings } from '../lib/publication-settings.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
 import { audit } from '../lib/time.ts';
 import type { Kysely, Transaction } from 'kysely';
@@ -50,6 +50,7 @@ export async function createCollection(
       retentionDays: fields.retentionDays ?? null,
       retentionMaxItems: fields.retentionMaxItems ?? null,
       publication: fields.publication ?? null,
+      displayState: 'live',
       ...audit(by, now),
     };
     await trx.insertInto('collections').values(row).execute();
@@ -104,6 +105,28 @@ export function publicationOf(row: { publication: string | null }): PublicationS
 export async function findPublicationSettings(db: Db, collectionId: string): Promise<PublicationSettings> {
   const row = await db.selectFrom('collections').select('publication').where('id', '=', collectionId).executeTakeFirst();
   return row ? publicationOf(row) : {};
+}
+
+/**
+ * Sets what the collection's event screens show (docs/api.md#display-controls), in `trx` (the
+ * caller's transaction, with its audit entry); returns the state before, or undefined when there
+ * is no such collection. The content stream reads it (`streamMarks`) and tells open screens.
+ */
+export async function setDisplayState(trx: Transaction<Database>, collectionId: string, state: DisplayState): Promise<DisplayState | undefined> {
+  const row = await trx.selectFrom('collections').select('displayState').where('id', '=', collectionId).executeTakeFirst();
+  if (!row) return undefined;
+  await trx.updateTable('collections').set({ displayState: state }).where('id', '=', collectionId).execute();
+  return row.displayState as DisplayState;
+}
+
+/**
+ * What the content stream polls (src/queue/stream.ts), in one read by primary key: the
+ * collection's `version` (bumped by every item insert and moderation) and its display state;
+ * undefined when the collection is gone.
+ */
+export async function streamMarks(db: Db, collectionId: string): Promise<{ version: number; displayState: DisplayState } | undefined> {
+  const row = await db.selectFrom('collections').select(['version', 'displayState']).where('id', '=', collectionId).executeTakeFirst();
+  return row ? { version: Number(row.version), displayState: row.displayState as DisplayState } : undefined;
 }
 
 /** The contract's inputs that belong to one of the collections (they block its deletion). */

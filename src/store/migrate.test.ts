@@ -7,8 +7,9 @@ import { ensureSchema, MIGRATIONS, migrateToLatest, schemaState } from './migrat
 import * as readSeq from './migrations/2026-12-01-read-seq.ts';
 import * as webhookFairClaims from './migrations/2026-12-02-webhook-fair-claims.ts';
 import * as publicationSettings from './migrations/2026-12-03-publication-settings.ts';
-import { findPublicationSettings } from './collections.ts';
+import { findPublicationSettings, streamMarks } from './collections.ts';
 import * as rolesScopes from './migrations/2026-12-04-roles-scopes.ts';
+import * as displayState from './migrations/2026-12-06-display-state.ts';
 import { grant } from './contracts.ts';
 import { hasIndexColumn } from './migrations/2026-11-29-trending.ts';
 
@@ -158,6 +159,22 @@ describe('schema migrations', () => {
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     await migrateToLatest(db);
     expect((await db.selectFrom('grants').select('role').execute()).map((row) => row.role)).toEqual(['owner', 'owner']);
+    await db.destroy();
+  });
+
+  it('gives collections a display state, live for the existing ones, and runs again unchanged (2026-12-06-display-state)', async () => {
+    const db = openDb(await freshDatabaseUrl());
+    await migrateToLatest(db);
+    const tenant = await buildTenant(db);
+    await displayState.down(db);
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-06-display-state'));
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    expect(await migrateToLatest(db)).toEqual(since);
+    expect(await streamMarks(db, tenant.collection.id)).toEqual({ version: 0, displayState: 'live' });
+    await db.updateTable('collections').set({ displayState: 'blank' }).execute();
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    await migrateToLatest(db);
+    expect((await streamMarks(db, tenant.collection.id))?.displayState).toBe('blank');
     await db.destroy();
   });
 });

@@ -39,6 +39,7 @@ import * as publicationSettings from './migrations/2026-12-03-publication-settin
 import * as rolesScopes from './migrations/2026-12-04-roles-scopes.ts';
 import * as inputSlots from './migrations/2026-12-05-input-slots.ts';
 import * as team from './migrations/2026-12-05-team.ts';
+import * as displayState from './migrations/2026-12-06-display-state.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-04-roles-scopes': rolesScopes,
   '2026-12-05-input-slots': inputSlots,
   '2026-12-05-team': team,
+  '2026-12-06-display-state': displayState,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

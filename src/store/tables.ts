@@ -40,6 +40,8 @@ export interface CollectionTable extends Audited {
   retentionMaxItems: ColumnType<number | null, number | null | undefined, number | null>;
   /** The publication settings as JSON text, null when none (docs/api.md#publication-settings; migration publication-settings). */
   publication: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the collection's event screens show: `live`, `paused` or `blank` (docs/api.md#display-controls; migration display-state). */
+  displayState: ColumnType<string, string | undefined, string>;
 }
 
 /** A canonical-URL hash of a card (docs/api.md#duplicates): unique per collection. */

@@ -48,6 +48,8 @@ function expectedOf(method: string, path: string): Expected {
   if (['/collection/services', '/collection/filters/operators'].includes(path)) return { access: 'token', scope: 'manage:read' };
   if (path.startsWith('/v1/queue/')) return method === 'GET' ? { access: 'contract', role: 'viewer', scope: 'queue:read' } : { access: 'contract', role: 'moderator', scope: 'queue:moderate' };
   if (path === '/collection/audit/{id}/revert') return { access: 'contract', role: 'moderator', scope: 'queue:moderate' };
+  // The event screens' Pause/Blank/Resume: a moderator's control on a live night (issue 35).
+  if (path === '/collection/collections/{id}/display') return { access: 'contract', role: 'moderator', scope: 'queue:moderate' };
   if (path === '/collection/audit') return { access: 'contract', role: 'admin', scope: 'manage:read' };
   if (/^\/collection\/(credentials|webhooks)\b/.test(path)) return { access: 'contract', role: 'admin', scope: 'credentials' };
   // The team (members, invitations): admins with the scope team, whatever the method.

@@ -1608,7 +1608,44 @@ export interface Paths {
                */
               radius?: number;
             };
+            /**
+             * The display page for event screens (docs/api.md#display-page)
+             */
+            display?: {
+              /**
+               * wall (default: masonry that scrolls by itself), carousel (a few items at a time) or ticker (a moving row)
+               */
+              mode?: 'wall' | 'carousel' | 'ticker';
+              /**
+               * seconds each carousel slide stays; default 8
+               */
+              dwellSeconds?: number;
+              /**
+               * items on each carousel slide; default 1
+               */
+              perSlide?: number;
+              /**
+               * items in a random order instead of newest first; default false
+               */
+              shuffle?: boolean;
+              /**
+               * the header's text, e.g. the event's hashtag or title; default the collection's name
+               */
+              header?: string;
+              /**
+               * the URL of the QR code in the header (none without it); an absolute https URL
+               */
+              qrUrl?: string;
+              /**
+               * a pinned item returns after every this many other items (carousel and ticker); none without it
+               */
+              pinnedEvery?: number;
+            };
           };
+          /**
+           * live (items), paused (hold what is shown) or blank (a holding card, no item)
+           */
+          displayState: 'live' | 'paused' | 'blank';
         };
       };
       requestBody: {
@@ -1729,6 +1766,39 @@ export interface Paths {
              * corner radius of cards in CSS pixels; default 14
              */
             radius?: number;
+          };
+          /**
+           * The display page for event screens (docs/api.md#display-page)
+           */
+          display?: {
+            /**
+             * wall (default: masonry that scrolls by itself), carousel (a few items at a time) or ticker (a moving row)
+             */
+            mode?: 'wall' | 'carousel' | 'ticker';
+            /**
+             * seconds each carousel slide stays; default 8
+             */
+            dwellSeconds?: number;
+            /**
+             * items on each carousel slide; default 1
+             */
+            perSlide?: number;
+            /**
+             * items in a random order instead of newest first; default false
+             */
+            shuffle?: boolean;
+            /**
+             * the header's text, e.g. the event's hashtag or title; default the collection's name
+             */
+            header?: string;
+            /**
+             * the URL of the QR code in the header (none without it); an absolute https URL
+             */
+            qrUrl?: string;
+            /**
+             * a pinned item returns after every this many other items (carousel and ticker); none without it
+             */
+            pinnedEvery?: number;
           };
         };
       };
@@ -1863,7 +1933,44 @@ export interface Paths {
                */
               radius?: number;
             };
+            /**
+             * The display page for event screens (docs/api.md#display-page)
+             */
+            display?: {
+              /**
+               * wall (default: masonry that scrolls by itself), carousel (a few items at a time) or ticker (a moving row)
+               */
+              mode?: 'wall' | 'carousel' | 'ticker';
+              /**
+               * seconds each carousel slide stays; default 8
+               */
+              dwellSeconds?: number;
+              /**
+               * items on each carousel slide; default 1
+               */
+              perSlide?: number;
+              /**
+               * items in a random order instead of newest first; default false
+               */
+              shuffle?: boolean;
+              /**
+               * the header's text, e.g. the event's hashtag or title; default the collection's name
+               */
+              header?: string;
+              /**
+               * the URL of the QR code in the header (none without it); an absolute https URL
+               */
+              qrUrl?: string;
+              /**
+               * a pinned item returns after every this many other items (carousel and ticker); none without it
+               */
+              pinnedEvery?: number;
+            };
           };
+          /**
+           * live (items), paused (hold what is shown) or blank (a holding card, no item)
+           */
+          displayState: 'live' | 'paused' | 'blank';
         }[];
       };
     };
@@ -2013,7 +2120,44 @@ export interface Paths {
                */
               radius?: number;
             };
+            /**
+             * The display page for event screens (docs/api.md#display-page)
+             */
+            display?: {
+              /**
+               * wall (default: masonry that scrolls by itself), carousel (a few items at a time) or ticker (a moving row)
+               */
+              mode?: 'wall' | 'carousel' | 'ticker';
+              /**
+               * seconds each carousel slide stays; default 8
+               */
+              dwellSeconds?: number;
+              /**
+               * items on each carousel slide; default 1
+               */
+              perSlide?: number;
+              /**
+               * items in a random order instead of newest first; default false
+               */
+              shuffle?: boolean;
+              /**
+               * the header's text, e.g. the event's hashtag or title; default the collection's name
+               */
+              header?: string;
+              /**
+               * the URL of the QR code in the header (none without it); an absolute https URL
+               */
+              qrUrl?: string;
+              /**
+               * a pinned item returns after every this many other items (carousel and ticker); none without it
+               */
+              pinnedEvery?: number;
+            };
           };
+          /**
+           * live (items), paused (hold what is shown) or blank (a holding card, no item)
+           */
+          displayState: 'live' | 'paused' | 'blank';
         };
       };
     };
@@ -2147,7 +2291,44 @@ export interface Paths {
                */
               radius?: number;
             };
+            /**
+             * The display page for event screens (docs/api.md#display-page)
+             */
+            display?: {
+              /**
+               * wall (default: masonry that scrolls by itself), carousel (a few items at a time) or ticker (a moving row)
+               */
+              mode?: 'wall' | 'carousel' | 'ticker';
+              /**
+               * seconds each carousel slide stays; default 8
+               */
+              dwellSeconds?: number;
+              /**
+               * items on each carousel slide; default 1
+               */
+              perSlide?: number;
+              /**
+               * items in a random order instead of newest first; default false
+               */
+              shuffle?: boolean;
+              /**
+               * the header's text, e.g. the event's hashtag or title; default the collection's name
+               */
+              header?: string;
+              /**
+               * the URL of the QR code in the header (none without it); an absolute https URL
+               */
+              qrUrl?: string;
+              /**
+               * a pinned item returns after every this many other items (carousel and ticker); none without it
+               */
+              pinnedEvery?: number;
+            };
           };
+          /**
+           * live (items), paused (hold what is shown) or blank (a holding card, no item)
+           */
+          displayState: 'live' | 'paused' | 'blank';
         };
       };
       requestBody: {
@@ -2269,12 +2450,224 @@ export interface Paths {
              */
             radius?: number;
           };
+          /**
+           * The display page for event screens (docs/api.md#display-page)
+           */
+          display?: {
+            /**
+             * wall (default: masonry that scrolls by itself), carousel (a few items at a time) or ticker (a moving row)
+             */
+            mode?: 'wall' | 'carousel' | 'ticker';
+            /**
+             * seconds each carousel slide stays; default 8
+             */
+            dwellSeconds?: number;
+            /**
+             * items on each carousel slide; default 1
+             */
+            perSlide?: number;
+            /**
+             * items in a random order instead of newest first; default false
+             */
+            shuffle?: boolean;
+            /**
+             * the header's text, e.g. the event's hashtag or title; default the collection's name
+             */
+            header?: string;
+            /**
+             * the URL of the QR code in the header (none without it); an absolute https URL
+             */
+            qrUrl?: string;
+            /**
+             * a pinned item returns after every this many other items (carousel and ticker); none without it
+             */
+            pinnedEvery?: number;
+          };
         };
       };
     };
     delete: {
       responses: {
         '204': null;
+      };
+    };
+  };
+  '/collection/collections/{id}/display': {
+    post: {
+      responses: {
+        '200': {
+          /**
+           * 24 lower-case hex characters
+           */
+          _id: string;
+          /**
+           * 24 lower-case hex characters
+           */
+          contractId: string;
+          active: boolean;
+          created: string;
+          createdBy: string;
+          lastModified: string;
+          lastModifiedBy: string;
+          name: string;
+          slug: string;
+          type: 'realtime' | 'ranked';
+          /**
+           * 24 lower-case hex characters
+           */
+          filterId?: string;
+          /**
+           * What happens to a duplicate (docs/api.md#duplicates): off, url (same canonical URL) or url+text (or near-same text); url+text when created without it
+           */
+          dedupe: 'off' | 'url' | 'url+text';
+          /**
+           * How long items are kept (docs/api.md#retention): days and/or maxItems; {} keeps everything (the default). An update replaces the whole object
+           */
+          retention: {
+            /**
+             * items expire this many days after they arrived and were dated
+             */
+            days?: number;
+            /**
+             * at most this many items are kept, the newest by date
+             */
+            maxItems?: number;
+          };
+          /**
+           * How the wall of the collection looks and behaves (docs/api.md#publication-settings); {} is the default wall. An update that sends it replaces the whole object. Always shown
+           */
+          publication: {
+            /**
+             * the wall when the page or embed names no layout: grid (default), vertical, horizontal or fullPage
+             */
+            type?: 'grid' | 'vertical' | 'horizontal' | 'fullPage';
+            /**
+             * BCP 47 language tag of the wall's own words and relative times, e.g. en (default), nl, pt-BR
+             */
+            language?: string;
+            /**
+             * the wall scrolls by itself, sideways when horizontal, else down; pauses on hover, focus and its pause button; default false
+             */
+            autoScroll?: boolean;
+            /**
+             * a button on the wall opens this page in a new tab; an absolute https URL
+             */
+            fullscreenLink?: string;
+            /**
+             * the fullscreen button's text; default "Full screen" in the wall's language
+             */
+            fullscreenText?: string;
+            /**
+             * Branding of the fullPage type
+             */
+            fullPage?: {
+              /**
+               * picture behind the full page; an absolute https URL
+               */
+              backgroundImage?: string;
+              /**
+               * the picture's credit, shown at the foot of the page
+               */
+              backgroundAttribution?: string;
+              /**
+               * logo in the header of the full page; an absolute https URL
+               */
+              logo?: string;
+            };
+            /**
+             * The wall's look (docs/api.md#publication-settings). Every pair of colours the wall draws text with must meet WCAG 2.2 AA contrast (4.5:1, 3:1 for large text and the focus outline), else 400 naming the pair
+             */
+            theme?: {
+              /**
+               * the page behind the cards: #rgb or #rrggbb
+               */
+              background?: string;
+              /**
+               * cards, the overlay and buttons: #rgb or #rrggbb
+               */
+              card?: string;
+              /**
+               * text on cards: #rgb or #rrggbb
+               */
+              text?: string;
+              /**
+               * secondary text (times, handles, sites) and notes on the page: #rgb or #rrggbb
+               */
+              muted?: string;
+              /**
+               * links, kudos, avatars, buttons and the focus outline: #rgb or #rrggbb
+               */
+              accent?: string;
+              /**
+               * text on the accent colour (avatars, buttons): #rgb or #rrggbb
+               */
+              accentText?: string;
+              /**
+               * text of the source badges; muted unless set: #rgb or #rrggbb
+               */
+              badgeText?: string;
+              /**
+               * the source badges; background unless set: #rgb or #rrggbb
+               */
+              badgeBackground?: string;
+              /**
+               * system (default), sans, serif, rounded or mono: a font stack of fonts every system has
+               */
+              font?: 'system' | 'sans' | 'serif' | 'rounded' | 'mono';
+              /**
+               * shadow (default), flat or outline
+               */
+              cardStyle?: 'shadow' | 'flat' | 'outline';
+              /**
+               * corner radius of cards in CSS pixels; default 14
+               */
+              radius?: number;
+            };
+            /**
+             * The display page for event screens (docs/api.md#display-page)
+             */
+            display?: {
+              /**
+               * wall (default: masonry that scrolls by itself), carousel (a few items at a time) or ticker (a moving row)
+               */
+              mode?: 'wall' | 'carousel' | 'ticker';
+              /**
+               * seconds each carousel slide stays; default 8
+               */
+              dwellSeconds?: number;
+              /**
+               * items on each carousel slide; default 1
+               */
+              perSlide?: number;
+              /**
+               * items in a random order instead of newest first; default false
+               */
+              shuffle?: boolean;
+              /**
+               * the header's text, e.g. the event's hashtag or title; default the collection's name
+               */
+              header?: string;
+              /**
+               * the URL of the QR code in the header (none without it); an absolute https URL
+               */
+              qrUrl?: string;
+              /**
+               * a pinned item returns after every this many other items (carousel and ticker); none without it
+               */
+              pinnedEvery?: number;
+            };
+          };
+          /**
+           * live (items), paused (hold what is shown) or blank (a holding card, no item)
+           */
+          displayState: 'live' | 'paused' | 'blank';
+        };
+      };
+      requestBody: {
+        /**
+         * live (items), paused (hold what is shown) or blank (a holding card, no item)
+         */
+        state: 'live' | 'paused' | 'blank';
       };
     };
   };
@@ -3705,6 +4098,11 @@ export interface Paths {
         '200': CollectionSummary[];
         '304': null;
       };
+    };
+  };
+  '/v1/publication/{contract}/display': {
+    get: {
+      responses: {};
     };
   };
   '/v1/publication/{contract}': {

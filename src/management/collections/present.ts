@@ -1,4 +1,4 @@
-/** Collection row → the collection (docs/api.md#collections) with the common fields; `filterId` only when set; `dedupe`, `retention` and `publication` always. */
+/** Collection row → the collection (docs/api.md#collections) with the common fields; `filterId` only when set; `dedupe`, `retention`, `publication` and `displayState` always. */
 import { publicationOf } from '../../store/collections.ts';
 import type { CollectionRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
@@ -18,6 +18,7 @@ export function presentCollection(row: CollectionRow): Record<string, unknown> {
       ...(row.retentionMaxItems !== null ? { maxItems: Number(row.retentionMaxItems) } : {}),
     },
     publication: publicationOf(row),
+    displayState: row.displayState,
     ...recordFields(row),
   };
 }

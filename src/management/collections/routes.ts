@@ -14,18 +14,27 @@
  *                                         batches first (`drainCollectionItems`), then the rest
  *                                         in the transaction that deletes it.
  *   DELETE /collection/collections        {"ids": [...]}, all or nothing → 204
+ *   POST   /collection/collections/{id}/display  {"state": "live" | "paused" | "blank"} → 200, the
+ *                                         collection: what its event screens show, stored, audited
+ *                                         (action `display`) and sent to open screens by the content
+ *                                         stream within a second: docs/api.md#display-controls
  */
+import type { Static } from 'typebox';
+import { authenticate } from '../../http/authenticate.ts';
+import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
+import { check, handlerValidated } from '../../http/validate.ts';
 import type { Config } from '../../config.ts';
-import { normalizeSettings, type PublicationSettings, settingsProblems } from '../../lib/publication-settings.ts';
-import { createCollection, DEFAULT_DEDUPE, deleteCollectionItems, drainCollectionItems, inputsOfCollections } from '../../store/collections.ts';
+import { type DisplayState, normalizeSettings, type PublicationSettings, settingsProblems } from '../../lib/publication-settings.ts';
+import { recordAudit } from '../../store/audit.ts';
+import { createCollection, DEFAULT_DEDUPE, deleteCollectionItems, drainCollectionItems, findCollection, inputsOfCollections, setDisplayState } from '../../store/collections.ts';
 import type { Db } from '../../store/db.ts';
 import type { CollectionRow } from '../../store/tables.ts';
-import { recordRoutes } from '../docs.ts';
-import { FILTER, owned } from '../ownership.ts';
-import { recordOperations, resource, type Spec } from '../resource.ts';
+import { IdParams, recordRoutes, TokenQuery } from '../docs.ts';
+import { COLLECTION, FILTER, owned } from '../ownership.ts';
+import { actorOf, recordOperations, resource, type Spec } from '../resource.ts';
 import { presentCollection } from './present.ts';
-import { Collection, CollectionCreate, CollectionUpdate } from './schema.ts';
+import { Collection, CollectionCreate, CollectionUpdate, DisplayControl } from './schema.ts';
 
 /** The columns of a schema-valid `retention` object: an absent limit is null (none). */
 function retentionColumns(retention: unknown): { retentionDays: number | null; retentionMaxItems: number | null } {
@@ -67,9 +76,33 @@ const spec: Spec<CollectionRow> = {
   onDelete: deleteCollectionItems,
 };
 
+const displaySchema = {
+  tags: ['collections'],
+  summary: "Set what the collection's event screens show: live, paused (hold what is shown) or blank (a holding card); open screens follow within a second",
+  security: TOKEN_SECURITY,
+  params: IdParams,
+  querystring: TokenQuery,
+  body: handlerValidated(DisplayControl),
+  response: { 200: Collection, ...errorResponses(400, 401, 403, 404) },
+};
+
 /** Registers the module's routes on `app` (see the module's description). */
 export function collectionRoutes(app: App, { db }: { db: Db; config: Config }): void {
   const collections = resource(db, spec);
   const schema = recordRoutes('collections', Collection, CollectionCreate, CollectionUpdate);
   recordOperations(app, '/collection/collections', collections, schema);
+
+  // The display control (docs/api.md#display-controls): stored, so a screen opened later knows it;
+  // the content stream polls it with the collection's version and tells every open screen.
+  app.post('/collection/collections/:id/display', { schema: displaySchema }, async (request) => {
+    const principal = await authenticate(db, request);
+    const current = await owned(db, COLLECTION, request.params.id, principal);
+    const { state } = check(DisplayControl, request.body) as { state: DisplayState };
+    await db.transaction().execute(async (trx) => {
+      const before = await setDisplayState(trx, current.id, state);
+      const entry = { contractId: current.contractId, actor: actorOf(principal), resource: 'collection', resourceId: current.id, action: 'display' };
+      await recordAudit(trx, { ...entry, before: { displayState: before }, after: { displayState: state } });
+    });
+    return presentCollection((await findCollection(db, current.id))!) as Static<typeof Collection>;
+  });
 }

@@ -5,7 +5,7 @@
 import { Type } from 'typebox';
 import { HEX_COLOUR } from '../../lib/contrast.ts';
 import { DEDUPE_MODES } from '../../lib/item-keys.ts';
-import { CARD_STYLES, PUBLICATION_TYPES, RADIUS_RANGE, THEME_COLOURS, THEME_FONTS } from '../../lib/publication-settings.ts';
+import { CARD_STYLES, DISPLAY_LIMITS, DISPLAY_MODES, DISPLAY_STATES, PUBLICATION_TYPES, RADIUS_RANGE, THEME_COLOURS, THEME_FONTS } from '../../lib/publication-settings.ts';
 import { COLLECTION_TYPES } from '../../store/collections.ts';
 import { common, Id } from '../docs.ts';
 
@@ -56,6 +56,24 @@ const Theme = Type.Object(
       "The wall's look (docs/api.md#publication-settings). Every pair of colours the wall draws text with must meet WCAG 2.2 AA contrast (4.5:1, 3:1 for large text and the focus outline), else 400 naming the pair",
   },
 );
+const { dwellSeconds, perSlide, pinnedEvery } = DISPLAY_LIMITS;
+const Display = Type.Object(
+  {
+    mode: Type.Optional(enumOf(DISPLAY_MODES, 'wall (default: masonry that scrolls by itself), carousel (a few items at a time) or ticker (a moving row)')),
+    dwellSeconds: Type.Optional(Type.Integer({ minimum: dwellSeconds.minimum, maximum: dwellSeconds.maximum, description: `seconds each carousel slide stays; default ${dwellSeconds.default}` })),
+    perSlide: Type.Optional(Type.Integer({ minimum: perSlide.minimum, maximum: perSlide.maximum, description: `items on each carousel slide; default ${perSlide.default}` })),
+    shuffle: Type.Optional(Type.Boolean({ description: 'items in a random order instead of newest first; default false' })),
+    header: Type.Optional(Type.String({ minLength: 1, maxLength: DISPLAY_LIMITS.header.maxLength, description: "the header's text, e.g. the event's hashtag or title; default the collection's name" })),
+    qrUrl: Type.Optional(Type.String({ minLength: 1, maxLength: DISPLAY_LIMITS.qrUrl.maxLength, description: 'the URL of the QR code in the header (none without it); an absolute https URL' })),
+    pinnedEvery: Type.Optional(Type.Integer({ minimum: pinnedEvery.minimum, maximum: pinnedEvery.maximum, description: 'a pinned item returns after every this many other items (carousel and ticker); none without it' })),
+  },
+  { additionalProperties: false, description: 'The display page for event screens (docs/api.md#display-page)' },
+);
+/** What the collection's event screens show (docs/api.md#display-controls). */
+export const DisplayStateSchema = Type.Unsafe<string>({ type: 'string', enum: [...DISPLAY_STATES], description: 'live (items), paused (hold what is shown) or blank (a holding card, no item)' });
+/** The body of `POST /collection/collections/{id}/display`. */
+export const DisplayControl = Type.Object({ state: DisplayStateSchema }, { additionalProperties: false });
+
 /** The publication settings of a collection (docs/api.md#publication-settings); `settingsProblems` checks what the schema cannot. */
 export const Publication = Type.Object(
   {
@@ -75,6 +93,7 @@ export const Publication = Type.Object(
       ),
     ),
     theme: Type.Optional(Theme),
+    display: Type.Optional(Display),
   },
   {
     additionalProperties: false,
@@ -102,4 +121,4 @@ export const CollectionUpdate = Type.Object({
   retention: Type.Optional(Retention),
   publication: Type.Optional(Publication),
 });
-export const Collection = Type.Object({ ...common, name: Type.String(), slug: Type.String(), type: Kind, filterId: Type.Optional(Id), dedupe: Dedupe, retention: Retention, publication: Publication });
+export const Collection = Type.Object({ ...common, name: Type.String(), slug: Type.String(), type: Kind, filterId: Type.Optional(Id), dedupe: Dedupe, retention: Retention, publication: Publication, displayState: DisplayStateSchema });
