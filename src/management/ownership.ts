@@ -45,7 +45,7 @@ export async function owned<Row extends { contractId: string }>(db: Db, kind: Ki
   const row = await kind.find(db, id);
   if (!row) throw notFoundError(`No ${kind.label} ${id}.`, propertyName, id);
   if (typeof owner === 'string') {
-    if (row.contractId !== owner) throw forbiddenError(`${kind.label[0]!.toUpperCase()}${kind.label.slice(1)} ${id} belongs to another contract.`, propertyName);
+    if (row.contractId !== owner) throw forbiddenError(`The ${kind.label} named by ${propertyName} belongs to another contract.`, propertyName);
   } else {
     await requireContractAccess(db, owner, row.contractId, propertyName, `the ${kind.label} named by ${propertyName}`);
   }
