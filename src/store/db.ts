@@ -20,6 +20,7 @@ import { CamelCasePlugin, type Compilable, type CompiledQuery, createQueryId, ty
 import pg from 'pg';
 import { trackPgPool, trackSqliteFile } from '../lib/metrics.ts';
 import { distanceMeters } from '../lib/geo.ts';
+import { searchText } from '../lib/search-query.ts';
 import { nearRests } from '../lib/simhash.ts';
 import { checkpointInBackground } from './checkpointer.ts';
 import type { Database } from './tables.ts';
@@ -118,6 +119,8 @@ export function openDb(databaseUrl: string, options: { checkpoints?: Checkpoints
   sqlite.function('distance_m', { deterministic: true }, (latitude, longitude, fromLatitude, fromLongitude) =>
     distanceMeters({ latitude: Number(latitude), longitude: Number(longitude) }, { latitude: Number(fromLatitude), longitude: Number(fromLongitude) }),
   );
+  // The words of an item's title and text for the full-text index's triggers (migration 2026-12-04-item-search).
+  sqlite.function('search_text', { deterministic: true }, (html) => searchText(html));
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, stopCheckpoints) }), plugins });
 }
 
