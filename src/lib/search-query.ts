@@ -54,7 +54,7 @@ const STROKES: Record<string, string> = { ø: 'o', ł: 'l', đ: 'd', ħ: 'h' };
  * `text` folded as the index folds it: lowercase (Unicode default case mapping), canonical
  * decomposition (NFD) with the combining diacritical marks U+0300–U+036F dropped, then NFC;
  * ø, ł, đ, ħ as o, l, d, h. The PostgreSQL index applies the same steps in SQL (migration
- * 2026-12-04-item-search); SQLite's unicode61 tokenizer with `remove_diacritics 2` does it itself.
+ * 2026-12-06-item-search); SQLite's unicode61 tokenizer with `remove_diacritics 2` does it itself.
  */
 export function foldDiacritics(text: string): string {
   return text
@@ -163,7 +163,7 @@ const MARKUP = /<[^>]*>|&#?[a-zA-Z0-9]+;/g;
 /**
  * The searchable text of an HTML field (an item's title or text): tags and character references
  * replaced by spaces, null kept. SQLite's index calls it as the SQL function `search_text`
- * (registered by store/db.ts; migration 2026-12-04-item-search); the PostgreSQL index applies the
+ * (registered by store/db.ts; migration 2026-12-06-item-search); the PostgreSQL index applies the
  * same pattern in SQL. Frozen: a change would make FTS5's 'delete' of rows indexed before miss;
  * it needs a migration that rebuilds the index.
  */

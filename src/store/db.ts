@@ -119,7 +119,7 @@ export function openDb(databaseUrl: string, options: { checkpoints?: Checkpoints
   sqlite.function('distance_m', { deterministic: true }, (latitude, longitude, fromLatitude, fromLongitude) =>
     distanceMeters({ latitude: Number(latitude), longitude: Number(longitude) }, { latitude: Number(fromLatitude), longitude: Number(fromLongitude) }),
   );
-  // The words of an item's title and text for the full-text index's triggers (migration 2026-12-04-item-search).
+  // The words of an item's title and text for the full-text index's triggers (migration 2026-12-06-item-search).
   sqlite.function('search_text', { deterministic: true }, (html) => searchText(html));
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, stopCheckpoints) }), plugins });
 }

@@ -1,7 +1,7 @@
 /**
  * Full-text search reads (docs/api.md#search): a page of the items matching a parsed query
  * (lib/search-query.ts) and the read's other filters, through the index of migration
- * 2026-12-04-item-search — SQLite FTS5 `items_search` ranked by `bm25()`, PostgreSQL
+ * 2026-12-06-item-search — SQLite FTS5 `items_search` ranked by `bm25()`, PostgreSQL
  * `items.search` (GIN) ranked by `ts_rank_cd` — never by reading the items' documents.
  *
  * The PostgreSQL index reads each item with the text search configuration of its language, so the
@@ -14,14 +14,14 @@ import { CompiledQuery } from 'kysely';
 import { ftsMatch, type SearchQuery, tsqueryText } from '../lib/search-query.ts';
 import { type Db, isPostgres } from './db.ts';
 import { type ItemKey, type ItemQuery, type Page, ReadSql, SORT_COLUMNS, whereSql } from './items.ts';
-import { CONFIGS } from './migrations/2026-12-04-item-search.ts';
+import { CONFIGS } from './migrations/2026-12-06-item-search.ts';
 
 /** A search page: a read's page, or sorted by relevance (most relevant first with `desc`). */
 export interface SearchPage extends Omit<Page, 'sort'> {
   sort: Page['sort'] | 'relevance';
 }
 
-/** The configuration an item's `language` was indexed with (as migration 2026-12-04-item-search's generated column). */
+/** The configuration an item's `language` was indexed with (as migration 2026-12-06-item-search's generated column). */
 const ROW_CONFIG = `(case language ${Object.entries(CONFIGS).map(([code, name]) => `when '${code}' then '${name}'::regconfig`).join(' ')} else 'simple'::regconfig end)`;
 
 /** Title matches weigh twice text ones in SQLite's BM25 (PostgreSQL: weights A and B of `ts_rank_cd`). */
