@@ -60,9 +60,9 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     const { state, text, ...read } = query;
     const selection = { ...itemQuery(collection.id, read), ...(state ? { state } : {}) };
     const page = { count: query.count ?? 500, offset: query.offset ?? 0, order: query.order ?? 'desc' } as const;
-    // `text`: the full-text search (search.ts), most relevant first unless `sort` is given.
+    // `text`: the full-text search (search.ts), in the queue's order (time unless `sort` is given), as the substring filter it replaced.
     const keys = text
-      ? await searchItemKeys(db, selection, searchPage(page, query.sort), searchParameter('text', text))
+      ? await searchItemKeys(db, selection, searchPage(page, query.sort ?? 'time'), searchParameter('text', text))
       : await listItemKeys(db, selection, { ...page, sort: query.sort ?? 'time' });
     // Published items' JSON is shared with the content reads (read-path.ts); the others are serialized each time.
     const json = await reads.itemsJson(keys, (ids) => findItems(db, collection.id, ids));

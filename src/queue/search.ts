@@ -1,9 +1,10 @@
 /**
  * Full-text search on the queue and content reads (docs/api.md#search): the content read's
  * `search` and the queue read's `text` take the same query language (lib/search-query.ts), read
- * through the items' full-text index (store/item-search.ts). Without `sort`, a search's page is
+ * through the items' full-text index (store/item-search.ts). Without `sort`, a `search` page is
  * in order of relevance (BM25 on SQLite, `ts_rank_cd` on PostgreSQL), most relevant first; with
- * `sort`, in that order, every other parameter applying as on a read without search.
+ * `sort`, in that order, every other parameter applying as on a read without search. The queue's
+ * `text` keeps the queue's default order (time), as the substring filter it replaced did.
  */
 import { VALIDATION_CODES, validationError } from '../errors.ts';
 import { parseSearch, type SearchQuery, SearchQueryError } from '../lib/search-query.ts';
@@ -23,7 +24,7 @@ export function searchParameter(name: 'search' | 'text', value: string): SearchQ
   }
 }
 
-/** The page of a search read: the read's sort when given, else relevance. */
+/** The page of a search read: `sort` when given, else relevance. */
 export function searchPage(page: Omit<Page, 'sort'>, sort: Page['sort'] | undefined): SearchPage {
   return { ...page, sort: sort ?? 'relevance' };
 }
