@@ -135,4 +135,18 @@ describe('GET /v1/content/{contract}?search=', () => {
     expect(await search('café')).toEqual([]);
     expect(await search('harbour')).toEqual(['rss_harbour']);
   });
+
+  it('indexes a duplicate split out of its card as an item of its own', async () => {
+    const { db, app, tenant, search } = await setup();
+    await db.updateTable('collections').set({ dedupe: 'url' }).where('id', '=', tenant.collection.id).execute();
+    const url = 'https://news.example/story';
+    await seedItems(db, tenant, [buildItem({ id: 'rss_card', title: 'Ferry strike', text: 'Ferries stop', url, date: at(7 * MIN) })]);
+    await seedItems(db, tenant, [buildItem({ id: 'mastodon_dup', service: 'mastodon', type: 'status', title: undefined, text: 'Walrus spotted near the ferry', url, date: at(8 * MIN) })]);
+    // Merged into the card: a duplicate's words are not the card's.
+    expect(await search('walrus')).toEqual([]);
+    const res = await app.inject({ method: 'POST', url: `/v1/queue/${tenant.contract.slug}/split?q=${tenant.collection.slug}&id=rss_card&access_token=${tenant.token}`, payload: { duplicateId: 'mastodon_dup' } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await search('walrus')).toEqual(['mastodon_dup']);
+    expect(sorted(await search('ferry'))).toEqual(['mastodon_dup', 'rss_card']);
+  });
 });
