@@ -138,23 +138,26 @@ export function ftsMatch(query: SearchQuery): string {
 }
 
 /** A tsquery operand: a quoted lexeme, `:*` for a prefix. */
-function tsWord(word: string, prefix: boolean): string {
+function tsWord(word: string, prefix: boolean, weights: string): string {
   // Words hold only letters, digits and marks: no quote or backslash to escape; replaced anyway.
-  return `'${word.replace(/['\\]/g, '')}'${prefix ? ':*' : ''}`;
+  const label = `${prefix ? '*' : ''}${weights}`;
+  return `'${word.replace(/['\\]/g, '')}'${label ? `:${label}` : ''}`;
 }
 
-function tsTerm(term: SearchTerm): string {
-  const parts = term.words.map((word, i) => tsWord(word, term.prefix && i === term.words.length - 1));
+function tsTerm(term: SearchTerm, weights: string): string {
+  const parts = term.words.map((word, i) => tsWord(word, term.prefix && i === term.words.length - 1, weights));
   return parts.length === 1 ? parts[0]! : `(${parts.join(' <-> ')})`;
 }
 
 /**
  * The `to_tsquery` text of `query` (https://www.postgresql.org/docs/current/datatype-textsearch.html#DATATYPE-TSQUERY):
- * `t1 & t2 & !e1`, a phrase as `(a <-> b)`, a prefix as `'w':*`. The configuration it is read
+ * `t1 & t2 & !e1`, a phrase as `(a <-> b)`, a prefix as `'w':*`; with `weights` (`AB`), each
+ * word only matches lexemes of those weights (`'w':AB`, `'w':*AB`). The configuration it is read
  * with stems and drops stop words as for the indexed text.
  */
-export function tsqueryText(query: SearchQuery): string {
-  return [...query.include.map(tsTerm), ...query.exclude.map((term) => `!${tsTerm(term)}`)].join(' & ');
+export function tsqueryText(query: SearchQuery, weights = ''): string {
+  const term = (t: SearchTerm) => tsTerm(t, weights);
+  return [...query.include.map(term), ...query.exclude.map((t) => `!${term(t)}`)].join(' & ');
 }
 
 /** HTML tags and character references, which the index leaves out of an item's words. */

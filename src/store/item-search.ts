@@ -25,7 +25,7 @@ export interface SearchPage extends Omit<Page, 'sort'> {
 const ROW_CONFIG = `(case language ${Object.entries(CONFIGS).map(([code, name]) => `when '${code}' then '${name}'::regconfig`).join(' ')} else 'simple'::regconfig end)`;
 
 /** Title matches weigh twice text ones in SQLite's BM25 (PostgreSQL: weights A and B of `ts_rank_cd`). */
-const BM25 = 'bm25(items_search, 2.0, 1.0)';
+const BM25 = 'bm25(items_search, 2.0, 1.0, 0.0)';
 
 /** The text search configurations a query is read with: those of `languages` (all mapped ones when absent) and `simple`. */
 function configs(languages: string[] | undefined): string[] {
@@ -45,9 +45,11 @@ function searchSql(db: Db, query: ItemQuery, page: SearchPage, search: SearchQue
     // The index is probed with the query's wanted terms read in every configuration (a superset);
     // each candidate is then checked, and ranked, with the whole query (exclusions included) read
     // in its own language's configuration: an exclusion read in another language's stems would miss.
-    const wanted = p.bind(tsqueryText({ include: search.include, exclude: [] }));
-    const probe = configs(query.languages).map((name) => `to_tsquery('${name}', ${wanted})`).join(' || ');
-    const own = `to_tsquery(${ROW_CONFIG}, ${p.bind(tsqueryText(search))})`;
+    // The collection's own lexeme narrows the index's matches to the collection (migration 2026-12-06-item-search).
+    const collection = `cast(${p.bind(`'c${query.collectionId.replace(/[^0-9a-zA-Z]/g, '')}':D`)} as tsquery)`;
+    const wanted = p.bind(tsqueryText({ include: search.include, exclude: [] }, 'AB'));
+    const probe = `${collection} && (${configs(query.languages).map((name) => `to_tsquery('${name}', ${wanted})`).join(' || ')})`;
+    const own = `to_tsquery(${ROW_CONFIG}, ${p.bind(tsqueryText(search, 'AB'))})`;
     const rank = page.sort === 'relevance' ? `ts_rank_cd(i.search, ${own}) ${direction}` : `i.${SORT_COLUMNS[page.sort]} ${direction}`;
     // The items' columns unqualified in whereSql: the query's row `s` has only `q`.
     const sql = `select ${keys} from items i, (select ${probe} as q) s where i.search @@ s.q and i.search @@ ${own} and ${whereSql(p, query)}
@@ -55,7 +57,8 @@ function searchSql(db: Db, query: ItemQuery, page: SearchPage, search: SearchQue
     return CompiledQuery.raw(sql, p.parameters);
   }
   // whereSql's columns are unqualified: items_search has only title and text. CROSS JOIN keeps the index first: its matches, then each item by rowid.
-  const match = p.bind(ftsMatch(search));
+  // The collection's own token narrows the index's matches to the collection; the user's words are looked for in title and text only.
+  const match = p.bind(`collection : "c${query.collectionId.replace(/[^0-9a-zA-Z]/g, '')}" AND {title text} : ${ftsMatch(search)}`);
   // Lower BM25 is more relevant.
   const rank = page.sort === 'relevance' ? `${BM25} ${reverse}` : `i.${SORT_COLUMNS[page.sort]} ${direction}`;
   const sql = `select ${keys} from items_search cross join items i on i.rowid = items_search.rowid where items_search match ${match} and ${whereSql(p, query)}
