@@ -11,7 +11,7 @@
  *                                        first (the audit trail's entries of the item, docs/api.md#item-history)
  *   GET   /v1/queue/{contract}/count     token; {published, unpublished} item counts of collection q
  *   GET   /v1/queue/{contract}/stream    token; Server-Sent Events of items arriving or moderated (stream.ts)
- *   GET   /v1/content/{contract}         public; published items of collection q
+ *   GET   /v1/content/{contract}         public; published items of collection q (full-text `search`, search.ts)
  *   GET   /v1/content/{contract}/stream  public; Server-Sent Events of newly published items (stream.ts)
  *   GET   /v1/count/{contract}           public; {count: "<digits>"} of published items
  *   GET   /v1/collections/{contract}     public; the contract's active collections
