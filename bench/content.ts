@@ -14,6 +14,8 @@
  *                     (_trending: sort=trending, the order of a ranked collection, issue 20)
  *   queue             GET /v1/queue with every filter (service, type, language, location, since, until, sort, order)
  *   count             GET /v1/count, uncached
+ *   search            GET /v1/content with `search` of two words (docs/api.md#search) over 30 days, uncached;
+ *                     the size of the full-text index per item is printed with it
  *
  * It prints requests/s, p50 and p99 of each, as ratios to the baseline too; the server's own p99
  * (the bucket of its request-duration metric under which 99 % of the run's requests were
@@ -43,6 +45,8 @@ import { createConsumer, findClient } from '../src/store/consumers.ts';
 import { createContract, findContract, grant } from '../src/store/contracts.ts';
 import { type Db, isPostgres, openDb } from '../src/store/db.ts';
 import { compileCount, compilePage, type ItemQuery, type Page, storeItems } from '../src/store/items.ts';
+import { compileSearch } from '../src/store/item-search.ts';
+import { parseSearch } from '../src/lib/search-query.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { histogramQuantile } from './figures.ts';
 import { random } from './random.ts';
@@ -63,10 +67,21 @@ const DAY = 86_400_000;
 
 
 const WORDS = 'news city council vote market river season team coach report school rain energy price street music festival study health court bridge'.split(' ');
+/**
+ * A vocabulary of 10 000 made-up words (four syllables each), drawn with a Zipf-like (log-uniform)
+ * law: word r about as often as 1/r, as in real text. Half of an item's words come from it, half
+ * from WORDS: a search for two of its words selects a realistic share of the items
+ * (`SEARCH_PAIRS`), not nearly all of them as two of WORDS would.
+ */
+const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'te', 'vo', 'zi', 'pa'];
+const VOCABULARY = Array.from({ length: 10_000 }, (_, k) => [1000, 100, 10, 1].map((d) => SYLLABLES[Math.floor(k / d) % 10]).join(''));
+const zipfWord = (rnd: () => number) => VOCABULARY[Math.min(VOCABULARY.length - 1, Math.floor(VOCABULARY.length ** rnd()) - 1)]!;
+/** The two-word queries of the search run: words of ranks 20–400 (each in about 2–15 % of the items). */
+const SEARCH_PAIRS = Array.from({ length: 50 }, (_, k) => `${VOCABULARY[20 + ((k * 37) % 380)]} ${VOCABULARY[21 + ((k * 53) % 379)]}`);
 
 function makeItem(rnd: () => number, n: number, now: number): ContentItem {
   const service = SERVICES[n % SERVICES.length]!;
-  const words = (k: number) => Array.from({ length: k }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ');
+  const words = (k: number) => Array.from({ length: k }, () => (rnd() < 0.5 ? WORDS[Math.floor(rnd() * WORDS.length)] : zipfWord(rnd))).join(' ');
   const item: ContentItem = {
     id: `${service}_${n.toString(36)}`,
     service,
@@ -223,6 +238,7 @@ async function plans(db: Db, collectionId: string, now: number): Promise<string[
     ['content language', compilePage(db, { ...base, state: 'published', languages: ['de'] }, page)],
     ['queue all filters', compilePage(db, { ...base, sinceMs: now - 30 * DAY, services: ['rss'], types: ['link'], languages: ['en'], location: { ...CITIES[0]!, radius: 200 } }, { ...page, sort: 'kudos', order: 'asc' })],
     ['count', compileCount(db, { ...base, state: 'published' })],
+    ['search', compileSearch(db, { ...base, sinceMs: now - 30 * DAY, state: 'published' }, { ...page, sort: 'relevance' }, parseSearch(SEARCH_PAIRS[0]!))],
   ];
   const out: string[] = [];
   for (const [name, query] of cases) {
@@ -235,6 +251,16 @@ async function plans(db: Db, collectionId: string, now: number): Promise<string[
     }
   }
   return out;
+}
+
+/** Bytes of the full-text index per item (issue 36): SQLite's FTS5 tables (dbstat), PostgreSQL's `search` column and GIN index. */
+async function searchIndexBytesPerItem(db: Db): Promise<number> {
+  if (isPostgres(db)) {
+    const { rows } = await sql<{ bytes: string; n: string }>`select (select sum(pg_column_size(search)) from items) + pg_relation_size('items_search') as bytes, (select count(*) from items) as n`.execute(db);
+    return Number(rows[0]!.bytes) / Number(rows[0]!.n);
+  }
+  const { rows } = await sql<{ bytes: number; n: number }>`select (select sum(pgsize) from dbstat where name like 'items_search%') as bytes, (select count(*) from items) as n`.execute(db);
+  return Number(rows[0]!.bytes) / Number(rows[0]!.n);
 }
 
 async function main() {
@@ -262,6 +288,7 @@ async function main() {
     // 7 requests/s). Vacuumed once here, as an operator would after a bulk load.
     if (!kept && postgres) await sql`vacuum analyze items`.execute(db);
     for (const line of await plans(db, collections[0]!.id, now)) console.log(`plan ${line}`);
+    console.log(`full-text index: ${Math.round(await searchIndexBytesPerItem(db))} bytes per item`);
     await db.destroy();
 
     child = fork(new URL(import.meta.url).pathname, ['--serve', databaseUrl], { stdio: 'inherit', ...serverRuntime() });
@@ -290,6 +317,8 @@ async function main() {
         `/v1/queue/${contract.slug}?${q(i)}&access_token=${token}&service=rss,twitter,youtube&type=link,status,video&language=en,de,fr` +
         `&location=${city.longitude},${city.latitude},200&since=${s - 30 * 86_400}&until=${s}&sort=kudos&order=asc`,
       count: (i) => `/v1/count/${contract.slug}?${q(i)}&${until(i)}`,
+      // Full-text search (issue 36): two words over the collection's 30 days, most relevant first, uncached.
+      search: (i) => `${content}?${q(i)}&${until(i)}&since=${s - 30 * 86_400}&search=${encodeURIComponent(SEARCH_PAIRS[i % SEARCH_PAIRS.length]!)}`,
     };
     const results: Record<string, Figures & { ratio?: { requestsPerSecond: number; p50: number; p99: number } }> = {};
     console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (before the runs)`);
@@ -331,6 +360,8 @@ async function main() {
       oneParameterVariantsP99AtMost8ms: variants.every((k) => results[k]!.p99Ms <= 8),
       queueP99AtMost10ms: p99('queue', 10),
       countP99AtMost2ms: p99('count', 2),
+      // Server-side (issue 36): the server's own p99 of the search run.
+      searchServerP99AtMost10ms: results.search?.serverP99AtMostMs !== undefined ? results.search.serverP99AtMostMs <= 10 : undefined,
       memoryAtMost250MB: peakMemoryMB <= 250,
     };
     child.send('stop');

@@ -37,6 +37,7 @@ import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
 import { storeItems } from '../src/store/items.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { searchText } from '../src/lib/search-query.ts';
 import { startBenchFeed } from './feed.ts';
 import { random } from './random.ts';
 
@@ -100,6 +101,8 @@ async function main() {
   const raw = new SqliteDatabase(file);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = OFF');
+  // The full-text index's triggers call it (store/db.ts registers it on the app's connections).
+  raw.function('search_text', { deterministic: true }, (html) => searchText(html));
   // Keys go to unindexed scratch tables first and into the keyed tables in key order at the end (one sort).
   raw.exec('create temp table fill_urls (collection_id, url_hash, item_id); create temp table fill_prints (collection_id, band_key, item_id, date_ms, rest)');
   const insertItem = raw.prepare(

@@ -30,7 +30,7 @@ const paging = (maxCount: number) => ({
   sort: Type.Optional(Type.Unsafe<'time' | 'kudos' | 'trending'>({ type: 'string', enum: ['time', 'kudos', 'trending'] })),
 });
 
-/** The text search's longest needle (characters). */
+/** The longest search query, `text` or `search` (characters; docs/api.md#search). */
 export const MAX_TEXT = 200;
 /**
  * The moderator's additions to the queue read (docs/api.md): `state` and `text`. Both accept ''
@@ -40,8 +40,12 @@ const moderatorFilters = {
   state: Type.Optional(Type.Unsafe<'published' | 'unpublished' | ''>({ type: 'string', enum: ['published', 'unpublished', ''] })),
   text: Type.Optional(Type.String({ maxLength: MAX_TEXT })),
 };
+/** The content read's full-text search (docs/api.md#search); '' counts as absent. */
+const contentSearch = {
+  search: Type.Optional(Type.String({ maxLength: MAX_TEXT, description: 'Full-text search: words (all required), "a phrase", -excluded, prefix*; case and diacritics ignored. Without sort, most relevant first.' })),
+};
 export const QueueQuery = Type.Object({ ...common, ...paging(500), ...moderatorFilters });
-export const ContentQuery = Type.Object({ ...common, ...paging(100) });
+export const ContentQuery = Type.Object({ ...common, ...paging(100), ...contentSearch });
 export const CountQuery = Type.Object(common);
 export const CollectionsQuery = Type.Object({ callback: common.callback });
 /** Item ids: `<service>_<native id>` (docs/api.md, content items). */
@@ -82,6 +86,7 @@ export interface ReadQuery {
   offset?: number;
   order?: 'asc' | 'desc';
   sort?: 'time' | 'kudos' | 'trending';
+  search?: string;
 }
 
 function list(value: string | undefined, name: string, allowed: (v: string) => boolean, invalid: Invalid[]): string[] | undefined {

@@ -11,7 +11,7 @@
  *                                        first (the audit trail's entries of the item, docs/api.md#item-history)
  *   GET   /v1/queue/{contract}/count     token; {published, unpublished} item counts of collection q
  *   GET   /v1/queue/{contract}/stream    token; Server-Sent Events of items arriving or moderated (stream.ts)
- *   GET   /v1/content/{contract}         public; published items of collection q
+ *   GET   /v1/content/{contract}         public; published items of collection q (full-text `search`, search.ts)
  *   GET   /v1/content/{contract}/stream  public; Server-Sent Events of newly published items (stream.ts)
  *   GET   /v1/count/{contract}           public; {count: "<digits>"} of published items
  *   GET   /v1/collections/{contract}     public; the contract's active collections
@@ -32,12 +32,13 @@ import { listCollections } from '../store/collections.ts';
 import { defaultSort } from '../lib/ranking.ts';
 import type { Db } from '../store/db.ts';
 import type { ContractAccess } from '../store/tokens.ts';
+import { searchItemKeys } from '../store/item-search.ts';
 import { countItems, findItem, findItems, listItemKeys, rowToItem, setItemsState, splitDuplicate } from '../store/items.ts';
 import { itemQuery, moderationTarget } from './params.ts';
 import { createReadPath } from './read-path.ts';
 import { render, renderJson, respond, respondJson, sendPublic } from './respond.ts';
 import { schemas } from './schema.ts';
-import { searchItems } from './search.ts';
+import { searchPage, searchParameter } from './search.ts';
 import { createStreamHub, type StreamHub } from './stream.ts';
 
 /** Registers the module's routes on `app` (see the module's description). */
@@ -58,10 +59,13 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     const collection = await collectionOf(db, contract, query.q, { activeOnly: false });
     const { state, text, ...read } = query;
     const selection = { ...itemQuery(collection.id, read), ...(state ? { state } : {}) };
-    const page = { count: query.count ?? 500, offset: query.offset ?? 0, sort: query.sort ?? 'time', order: query.order ?? 'desc' } as const;
-    if (text) return respond(request, reply, await searchItems(db, selection, page, text), { public: false, callback: query.callback });
+    const page = { count: query.count ?? 500, offset: query.offset ?? 0, order: query.order ?? 'desc' } as const;
+    // `text`: the full-text search (search.ts), in the queue's order (time unless `sort` is given), as the substring filter it replaced.
+    const keys = text
+      ? await searchItemKeys(db, selection, searchPage(page, query.sort ?? 'time'), searchParameter('text', text))
+      : await listItemKeys(db, selection, { ...page, sort: query.sort ?? 'time' });
     // Published items' JSON is shared with the content reads (read-path.ts); the others are serialized each time.
-    const json = await reads.itemsJson(await listItemKeys(db, selection, page), (ids) => findItems(db, collection.id, ids));
+    const json = await reads.itemsJson(keys, (ids) => findItems(db, collection.id, ids));
     return respondJson(request, reply, json, { public: false, callback: query.callback });
   });
 
@@ -146,12 +150,14 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     const hit = reads.fresh('content', request.params.contract, query);
     if (hit) return sendPublic(request, reply, hit);
     const collection = await reads.collection(request.params.contract, query.q);
+    // `search`: the full-text search (search.ts), most relevant first unless `sort` is given; checked before any page is built.
+    const search = query.search ? searchParameter('search', query.search) : undefined;
     const page = await reads.page('content', collection, query, async () => {
-      const keys = await listItemKeys(
-        db,
-        { ...itemQuery(collection.id, query), state: 'published' },
-        { count: query.count ?? 20, offset: query.offset ?? 0, sort: query.sort ?? defaultSort(collection.type), order: query.order ?? 'desc' },
-      );
+      const selection = { ...itemQuery(collection.id, query), state: 'published' } as const;
+      const paging = { count: query.count ?? 20, offset: query.offset ?? 0, order: query.order ?? 'desc' } as const;
+      const keys = search
+        ? await searchItemKeys(db, selection, searchPage(paging, query.sort), search)
+        : await listItemKeys(db, selection, { ...paging, sort: query.sort ?? defaultSort(collection.type) });
       const json = await reads.itemsJson(keys, (ids) => findItems(db, collection.id, ids));
       return renderJson(json, query.callback, config.contentMaxAge);
     });

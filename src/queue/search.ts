@@ -1,47 +1,31 @@
 /**
- * The queue read's text search (`text=`, docs/api.md `GET /v1/queue/{contract}`): a
- * case-insensitive substring match over an item's title and text, for moderators looking for an
- * item they saw.
- *
- * A bounded scan, not an index: the page's other filters, sort and order select candidates from
- * the covering indexes (store/items.ts `listItems`), read `CHUNK` at a time, and the needle is
- * looked for in each candidate's title and text with their HTML tags dropped, both lowercased
- * (`String.prototype.toLowerCase`, Unicode's default case mapping, the same on every server; SQL
- * `lower()` folds only ASCII on SQLite). At most
- * `TEXT_SCAN_LIMIT` candidates are read: an item further down the sort order than that is not
- * found (narrow with since/until, service, type or language). The scan stops as soon as the
- * requested page (offset + count matches) is full.
+ * Full-text search on the queue and content reads (docs/api.md#search): the content read's
+ * `search` and the queue read's `text` take the same query language (lib/search-query.ts), read
+ * through the items' full-text index (store/item-search.ts). Without `sort`, a `search` page is
+ * in order of relevance (BM25 on SQLite, `ts_rank_cd` on PostgreSQL), most relevant first; with
+ * `sort`, in that order, every other parameter applying as on a read without search. The queue's
+ * `text` keeps the queue's default order (time), as the substring filter it replaced did.
  */
-import type { ContentItem } from '../item.ts';
-import type { Db } from '../store/db.ts';
-import { type ItemQuery, listItems, type Page, rowToItem } from '../store/items.ts';
+import { VALIDATION_CODES, validationError } from '../errors.ts';
+import { parseSearch, type SearchQuery, SearchQueryError } from '../lib/search-query.ts';
+import type { SearchPage } from '../store/item-search.ts';
+import type { Page } from '../store/items.ts';
 
-/** Most candidates one text search reads (items in the read's sort order). */
-export const TEXT_SCAN_LIMIT = 5000;
-/** Candidates read per query. */
-const CHUNK = 500;
-
-/** The searchable words of an item: title and text, tags dropped, lowercased. */
-export function searchableText(item: Pick<ContentItem, 'title' | 'text'>): string {
-  return `${item.title ?? ''}\n${item.text ?? ''}`.replace(/<[^>]*>/g, ' ').toLowerCase();
-}
-
-/** Whether the item's title or text contains `needle` (any case). */
-export function matchesText(item: Pick<ContentItem, 'title' | 'text'>, needle: string): boolean {
-  return searchableText(item).includes(needle.toLowerCase());
-}
-
-/** The page of items matching `query` whose title or text contains `text`, in the page's order. */
-export async function searchItems(db: Db, query: ItemQuery, page: Page, text: string): Promise<ContentItem[]> {
-  const wanted = page.offset + page.count;
-  const found: ContentItem[] = [];
-  for (let scanned = 0; scanned < TEXT_SCAN_LIMIT && found.length < wanted; scanned += CHUNK) {
-    const rows = await listItems(db, query, { ...page, count: Math.min(CHUNK, TEXT_SCAN_LIMIT - scanned), offset: scanned });
-    for (const row of rows) {
-      const item = rowToItem(row);
-      if (matchesText(item, text)) found.push(item);
-    }
-    if (rows.length < CHUNK) break;
+/**
+ * The parsed search of parameter `name` (`search` or `text`); throws 400 naming it, code 1005
+ * (format), when the query is unusable (`parseSearch`: nothing to find, too many terms, a short prefix).
+ */
+export function searchParameter(name: 'search' | 'text', value: string): SearchQuery {
+  try {
+    return parseSearch(value);
+  } catch (error) {
+    if (!(error instanceof SearchQueryError)) throw error;
+    throw validationError([{ propertyName: name, message: `${name}: ${error.message}`, propertyValue: value, code: VALIDATION_CODES.format }]);
   }
-  return found.slice(page.offset, wanted);
 }
+
+/** The page of a search read: `sort` when given, else relevance. */
+export function searchPage(page: Omit<Page, 'sort'>, sort: Page['sort'] | undefined): SearchPage {
+  return { ...page, sort: sort ?? 'relevance' };
+}
+

@@ -20,6 +20,7 @@ import { CamelCasePlugin, type Compilable, type CompiledQuery, createQueryId, ty
 import pg from 'pg';
 import { trackPgPool, trackSqliteFile } from '../lib/metrics.ts';
 import { distanceMeters } from '../lib/geo.ts';
+import { searchText } from '../lib/search-query.ts';
 import { nearRests } from '../lib/simhash.ts';
 import { politenessKey } from '../lib/politeness.ts';
 import { checkpointInBackground } from './checkpointer.ts';
@@ -124,6 +125,8 @@ export function openDb(databaseUrl: string, options: { checkpoints?: Checkpoints
   sqlite.function('politeness_key', { deterministic: true }, (service, input, contractId, credentialId) =>
     politenessKey({ service: String(service), input: String(input), contractId: String(contractId), credentialId: credentialId === null ? null : String(credentialId) }),
   );
+  // The words of an item's title and text for the full-text index's triggers (migration 2026-12-06-item-search).
+  sqlite.function('search_text', { deterministic: true }, (html) => searchText(html));
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, stopCheckpoints) }), plugins });
 }
 

@@ -519,7 +519,7 @@ export interface ItemQuery {
  * covering indexes do (migration 2026-11-29-read-indexes), and it is what EXPLAIN checks
  * (test/http/content-params.test.ts).
  */
-class ReadSql {
+export class ReadSql {
   readonly parameters: unknown[] = [];
   readonly postgres: boolean;
   constructor(postgres: boolean) {
@@ -543,7 +543,7 @@ class ReadSql {
  * The WHERE clause of a read (columns of `items`, unqualified): each term is answered by the
  * covering index the read walks (migration 2026-11-29-read-indexes), never by the table.
  */
-function whereSql(p: ReadSql, query: ItemQuery, dateTerms: 'indexed' | 'filtered' = 'indexed'): string {
+export function whereSql(p: ReadSql, query: ItemQuery, dateTerms: 'indexed' | 'filtered' = 'indexed'): string {
   // `+date_ms` (SQLite): the date range filters the walk instead of choosing the index.
   const date = dateTerms === 'filtered' ? '+date_ms' : 'date_ms';
   const terms = [`collection_id = ${p.bind(query.collectionId)}`, `${date} > ${p.bind(query.sinceMs)}`, `${date} <= ${p.bind(query.untilMs)}`];
@@ -585,7 +585,7 @@ export interface Page {
  * The column each sort orders by, ties broken by `id` in the same direction: the one place that
  * knows the sorts (a new sort adds its column here and its covering indexes in a migration).
  */
-const SORT_COLUMNS: Record<Page['sort'], string> = { time: 'date_ms', kudos: 'score', trending: 'trend' };
+export const SORT_COLUMNS: Record<Page['sort'], string> = { time: 'date_ms', kudos: 'score', trending: 'trend' };
 
 function orderSql(page: Page, table = ''): string {
   const direction = page.order === 'asc' ? 'asc' : 'desc';

@@ -11,6 +11,9 @@ import { findPublicationSettings, streamMarks } from './collections.ts';
 import * as rolesScopes from './migrations/2026-12-04-roles-scopes.ts';
 import * as displayState from './migrations/2026-12-06-display-state.ts';
 import { grant } from './contracts.ts';
+import * as itemSearch from './migrations/2026-12-06-item-search.ts';
+import { searchItemKeys } from './item-search.ts';
+import { parseSearch } from '../lib/search-query.ts';
 import { hasIndexColumn } from './migrations/2026-11-29-trending.ts';
 
 describe('schema migrations', () => {
@@ -175,6 +178,28 @@ describe('schema migrations', () => {
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     await migrateToLatest(db);
     expect((await streamMarks(db, tenant.collection.id))?.displayState).toBe('blank');
+    await db.destroy();
+  });
+
+  it('indexes the items stored before it for search, and runs again unchanged (2026-12-06-item-search)', async () => {
+    const db = openDb(await freshDatabaseUrl());
+    await migrateToLatest(db);
+    const tenant = await buildTenant(db);
+    // As the previous version left the database: items, no index.
+    await itemSearch.down(db);
+    await seedItems(db, tenant, [buildItem({ id: 'rss_old', title: 'Harbour festival', text: 'Un café au port' })]);
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-06-item-search'));
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    expect(await migrateToLatest(db)).toEqual(since);
+    const query = { collectionId: tenant.collection.id, sinceMs: 0, untilMs: Date.now() + 60_000 };
+    const page = { count: 20, offset: 0, order: 'desc', sort: 'relevance' } as const;
+    const found = async (words: string) => (await searchItemKeys(db, query, page, parseSearch(words))).map((key) => key.id);
+    expect(await found('cafe harbour')).toEqual(['rss_old']);
+    // Again: nothing changes; new items are indexed as they come.
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    await migrateToLatest(db);
+    await seedItems(db, tenant, [buildItem({ id: 'rss_new', title: 'Harbour lights' })]);
+    expect((await found('harbour')).sort()).toEqual(['rss_new', 'rss_old']);
     await db.destroy();
   });
 });

@@ -40,6 +40,7 @@ import * as rolesScopes from './migrations/2026-12-04-roles-scopes.ts';
 import * as inputSlots from './migrations/2026-12-05-input-slots.ts';
 import * as team from './migrations/2026-12-05-team.ts';
 import * as displayState from './migrations/2026-12-06-display-state.ts';
+import * as itemSearch from './migrations/2026-12-06-item-search.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-05-input-slots': inputSlots,
   '2026-12-05-team': team,
   '2026-12-06-display-state': displayState,
+  '2026-12-06-item-search': itemSearch,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

@@ -1,0 +1,152 @@
+/**
+ * Full-text search (issue 36 point 1, docs/api.md#search): the content read's `search` and the
+ * queue read's `text`, through the items' index on both databases — words, phrases, exclusion,
+ * prefixes, diacritics, languages, relevance order, an index kept in step through edits, splits
+ * and retention, and hostile queries that must give results or a 400 naming the parameter, never
+ * a 500 nor an injected operator.
+ */
+import { describe, expect, it } from 'vitest';
+import { expireItems } from '../../src/store/retention.ts';
+import { storeItems } from '../../src/store/items.ts';
+import { build, buildItem, buildTenant, expectError, seedItems, testPostgresUrl } from '../helper.ts';
+
+const MIN = 60_000;
+const at = (ms: number) => new Date(Date.now() - ms).toISOString();
+
+async function setup() {
+  const ctx = await build();
+  const tenant = await buildTenant(ctx.db);
+  await seedItems(ctx.db, tenant, [
+    buildItem({ id: 'rss_harbour', title: 'Harbour festival opens', text: '<p>Boats, music and <a href="https://x.example/lighthouse">a lighthouse</a> at the harbour festival</p>', date: at(1 * MIN) }),
+    buildItem({ id: 'rss_council', title: 'Council vote', text: 'The council voted on the harbour budget; the festival was not discussed', date: at(2 * MIN) }),
+    buildItem({ id: 'rss_cafe', title: 'Le café du port', text: 'Un café au bord de l’eau', language: 'fr', date: at(3 * MIN) }),
+    buildItem({ id: 'rss_cafe2', title: 'Cafe culture', text: 'A CAFE on every corner', language: 'en', date: at(4 * MIN) }),
+    buildItem({ id: 'rss_market', title: 'Market day', text: 'Fresh fish at the harbour market, festival of flavours', date: at(5 * MIN) }),
+  ]);
+  await seedItems(ctx.db, tenant, [buildItem({ id: 'rss_waiting', title: 'Harbour lights', text: 'Unmoderated harbour news', date: at(6 * MIN) })], 'unpublished');
+  // Another contract's items with the same words: never found by this one.
+  const other = await buildTenant(ctx.db, 'Other News');
+  await seedItems(ctx.db, other, [buildItem({ id: 'rss_other', title: 'Harbour festival café', text: 'harbour festival cafe lighthouse', date: at(1 * MIN) })]);
+  const slug = tenant.contract.slug;
+  const q = `q=${tenant.collection.slug}`;
+  const content = (query: string) => ctx.app.inject({ method: 'GET', url: `/v1/content/${slug}?${q}&${query}` });
+  const queue = (query: string) => ctx.app.inject({ method: 'GET', url: `/v1/queue/${slug}?${q}&access_token=${tenant.token}&${query}` });
+  const search = async (words: string, extra = '') => {
+    const res = await content(`search=${encodeURIComponent(words)}${extra}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json() as { id: string }[]).map((item) => item.id);
+  };
+  return { ...ctx, tenant, other, content, queue, search };
+}
+
+const sorted = (ids: string[]) => [...ids].sort();
+
+describe('GET /v1/content/{contract}?search=', () => {
+  it('finds items having every word, in title or text, not words of HTML tags', async () => {
+    const { search } = await setup();
+    expect(sorted(await search('harbour festival'))).toEqual(['rss_council', 'rss_harbour', 'rss_market']);
+    expect(sorted(await search('harbour fish'))).toEqual(['rss_market']);
+    expect(sorted(await search('HARBOUR'))).toEqual(['rss_council', 'rss_harbour', 'rss_market']);
+    expect(await search('lighthouse')).toEqual(['rss_harbour']);
+    // Tag names and attributes are not words of the item.
+    expect(await search('href')).toEqual([]);
+    expect(await search('example')).toEqual([]);
+  });
+
+  it('finds phrases, excludes -words and -"phrases", completes prefix*', async () => {
+    const { search } = await setup();
+    expect(await search('"harbour festival"')).toEqual(['rss_harbour']);
+    expect(await search('"festival harbour"')).toEqual([]);
+    expect(sorted(await search('harbour -council'))).toEqual(['rss_harbour', 'rss_market']);
+    expect(sorted(await search('harbour -"harbour market"'))).toEqual(['rss_council', 'rss_harbour']);
+    expect(sorted(await search('harb*'))).toEqual(['rss_council', 'rss_harbour', 'rss_market']);
+    expect(sorted(await search('"fresh fi"*'))).toEqual(['rss_market']);
+  });
+
+  it('ignores diacritics both ways: café finds cafe and cafe finds café', async () => {
+    const { search } = await setup();
+    expect(sorted(await search('café'))).toEqual(['rss_cafe', 'rss_cafe2']);
+    expect(sorted(await search('cafe'))).toEqual(['rss_cafe', 'rss_cafe2']);
+    expect(sorted(await search('CAFÉ'))).toEqual(['rss_cafe', 'rss_cafe2']);
+  });
+
+  it('reads each item in its language; PostgreSQL also finds other forms of a word (stemming)', async () => {
+    const { search } = await setup();
+    expect(await search('voted')).toEqual(['rss_council']);
+    // English stems on PostgreSQL ("votes" and "voted" are both "vote"); SQLite matches words as written.
+    expect(await search('votes')).toEqual(testPostgresUrl ? ['rss_council'] : []);
+    expect(await search('bord eau')).toEqual(['rss_cafe']);
+  });
+
+  it('orders by relevance unless sort is given; order=asc reverses it', async () => {
+    const { search } = await setup();
+    // In both title and text, twice in the text: ahead of the items with the words once in the text.
+    const relevant = await search('harbour festival');
+    expect(relevant[0]).toBe('rss_harbour');
+    expect(await search('harbour festival', '&order=asc')).toEqual([...relevant].reverse());
+    // sort=time keeps the date order (rss_harbour is the newest), asc the oldest first.
+    expect(await search('harbour', '&sort=time&order=asc')).toEqual(['rss_market', 'rss_council', 'rss_harbour']);
+    expect(await search('harbour', '&sort=time&count=1&offset=1')).toEqual(['rss_council']);
+  });
+
+  it('shows only published items of this collection; the queue read (text) shows both states', async () => {
+    const { search, queue } = await setup();
+    expect(await search('lights')).toEqual([]);
+    const res = await queue('text=harbour%20lights');
+    expect((res.json() as { id: string }[]).map((item) => item.id)).toEqual(['rss_waiting']);
+    // The other contract's item has every word: never found here.
+    expect(await search('harbour festival café lighthouse')).toEqual([]);
+    expect(await search('lighthouse')).toEqual(['rss_harbour']);
+  });
+
+  it('answers every hostile query with results or 400 naming search, never 500', async () => {
+    const { content } = await setup();
+    const hostile = [
+      '"', '*', '-', '""', '"*', '-"', '- -', '***', 'NEAR(', 'NEAR(harbour festival)', 'harbour NEAR(', 'harbour OR festival', 'OR', 'AND', 'NOT', 'harbour AND',
+      'harbour NOT', '"harbour', 'harbour"', 'harbour "festival', '(harbour', 'harbour)', '^harbour', 'title:harbour', 'harbour:*', "'harbour'", "harbour' | 'x",
+      '!harbour', 'harbour & festival', 'harbour <-> festival', '\\', '%', "%' OR 1=1 --", 'h*', 'ha*', '-harbour', '-harbour -festival', '{title}: x',
+      'a'.repeat(200), 'x '.repeat(100), '"a b c d e f g h i j k l m n o p q r s t u v w x y z a b c d e f g"', '\u0301', 'é*', '\u0000harbour', '🙂', '中文',
+    ];
+    for (const words of hostile) {
+      const res = await content(`search=${encodeURIComponent(words)}`);
+      expect([200, 400], `${JSON.stringify(words)} → ${res.statusCode} ${res.body}`).toContain(res.statusCode);
+      if (res.statusCode === 400) expect((res.json() as { errors: { propertyName: string }[] }).errors.map((e) => e.propertyName)).toEqual(['search']);
+      else expect(Array.isArray(res.json())).toBe(true);
+    }
+    // Operators typed by the user are words: OR does not widen the search.
+    expect((await content('search=harbour%20OR%20cafe')).json()).toEqual([]);
+    expectError(await content('search=-harbour'), 400, { name: 'ValidationError', code: 1005, propertyName: 'search' });
+    expectError(await content(`search=${'a'.repeat(10_000)}`), 400, { name: 'ValidationError', code: 1003, propertyName: 'search' });
+    // Empty is absent: the ordinary read.
+    expect((await content('search=')).json()).toHaveLength(5);
+  });
+
+  it('keeps the index in step: an item edited at the source is found by its new words only; an expired one is not found', async () => {
+    const { db, tenant, search } = await setup();
+    const target = { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' as const };
+    const edited = buildItem({ id: 'rss_market', title: 'Market day moved', text: 'Fresh oysters at the quay', date: at(5 * MIN) });
+    await db.transaction().execute((trx) => storeItems(trx, target, [], Date.now(), new Set(['rss_market']), [edited]));
+    expect(await search('oysters quay')).toEqual(['rss_market']);
+    expect(await search('flavours')).toEqual([]);
+    expect(await search('"market day"')).toEqual(['rss_market']);
+    // Retention keeps the newest item only: the others leave the index with the table.
+    await db.updateTable('collections').set({ retentionMaxItems: 1 }).where('id', '=', tenant.collection.id).execute();
+    await expireItems(db);
+    expect(await search('café')).toEqual([]);
+    expect(await search('harbour')).toEqual(['rss_harbour']);
+  });
+
+  it('indexes a duplicate split out of its card as an item of its own', async () => {
+    const { db, app, tenant, search } = await setup();
+    await db.updateTable('collections').set({ dedupe: 'url' }).where('id', '=', tenant.collection.id).execute();
+    const url = 'https://news.example/story';
+    await seedItems(db, tenant, [buildItem({ id: 'rss_card', title: 'Ferry strike', text: 'Ferries stop', url, date: at(7 * MIN) })]);
+    await seedItems(db, tenant, [buildItem({ id: 'mastodon_dup', service: 'mastodon', type: 'status', title: undefined, text: 'Walrus spotted near the ferry', url, date: at(8 * MIN) })]);
+    // Merged into the card: a duplicate's words are not the card's.
+    expect(await search('walrus')).toEqual([]);
+    const res = await app.inject({ method: 'POST', url: `/v1/queue/${tenant.contract.slug}/split?q=${tenant.collection.slug}&id=rss_card&access_token=${tenant.token}`, payload: { duplicateId: 'mastodon_dup' } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await search('walrus')).toEqual(['mastodon_dup']);
+    expect(sorted(await search('ferry'))).toEqual(['mastodon_dup', 'rss_card']);
+  });
+});
