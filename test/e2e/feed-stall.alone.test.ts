@@ -19,6 +19,7 @@ import { withLanguage } from '../../src/lib/language.ts';
 import { findInput } from '../../src/store/inputs.ts';
 import { storeItems } from '../../src/store/items.ts';
 import { build, buildItem, buildTenant, seedItems, type TestContext } from '../helper.ts';
+import { secondClient as readWhile } from '../second-client.ts';
 import { type SourceServer, startSourceServer } from '../source-server.ts';
 
 const services = loadConfig({}).services;
@@ -76,30 +77,7 @@ async function setup() {
     return { status: response.status, body: response.status === 204 ? null : ((await response.json()) as any) };
   };
 
-  // The second client: one request due every 10 ms by the clock, in turn, while `busy()`. A
-  // request's latency counts from when it was due, not from when it could be sent, so a stall
-  // of the event loop counts for every request it delayed (no coordinated omission).
-  const reads = [
-    async () => (await fetch(`${base}/healthz`)).status,
-    async () => (await fetch(`${base}/v1/content/${b.contract.slug}?q=${b.collection.slug}`)).status,
-    async () => (await fetch(`${base}/v1/queue/${b.contract.slug}?q=${b.collection.slug}&access_token=${b.token}`)).status,
-  ];
-  const secondClient = async (busy: () => boolean): Promise<number[]> => {
-    const latencies: number[] = [];
-    const t0 = performance.now();
-    for (let n = 0; busy() && n < 100_000; n++) {
-      const due = t0 + n * INTERVAL_MS;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      expect(await reads[n % reads.length]!()).toBe(200);
-      latencies.push(performance.now() - due);
-    }
-    // Requests that fell due before the work ended but were never sent (the loop was held):
-    // each waited at least until then.
-    const end = performance.now();
-    for (let n = latencies.length; t0 + n * INTERVAL_MS < end; n++) latencies.push(end - (t0 + n * INTERVAL_MS));
-    return latencies;
-  };
+  const secondClient = (busy: () => boolean) => readWhile(base, b, busy, { intervalMs: INTERVAL_MS });
   const figures = (latencies: number[]) =>
     `${latencies.length} requests, p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`;
   /** Runs `work` (prepared by `setup`, not measured) while the second client reads, up to ATTEMPTS times until one keeps p99 under the bound; the best p99. */

@@ -18,6 +18,7 @@ import { filterPool } from '../../src/filter/pool.ts';
 import { withLanguage } from '../../src/lib/language.ts';
 import { findInput } from '../../src/store/inputs.ts';
 import { build, buildItem, buildTenant, seedItems } from '../helper.ts';
+import { secondClient as readWhile } from '../second-client.ts';
 import { ab } from '../filter-cost.ts';
 import { type SourceServer, startSourceServer } from '../source-server.ts';
 
@@ -113,26 +114,7 @@ describe('the worst filter the bounds allow', () => {
       expect((await call('GET', `/v1/queue/${a.contract.slug}?q=${a.collection.slug}`, a.token)).body).toEqual([]);
     };
 
-    // The second client: one request due every 10 ms by the clock, in turn, while `busy()`. A
-    // request's latency counts from when it was due, not from when it could be sent, so a stall
-    // of the event loop counts for every request it delayed (no coordinated omission).
-    const reads = [
-      async () => (await fetch(`${base}/healthz`)).status,
-      async () => (await fetch(`${base}/v1/content/${b.contract.slug}?q=${b.collection.slug}`)).status,
-      async () => (await fetch(`${base}/v1/queue/${b.contract.slug}?q=${b.collection.slug}&access_token=${b.token}`)).status,
-    ];
-    const secondClient = async (busy: () => boolean): Promise<number[]> => {
-      const latencies: number[] = [];
-      const t0 = performance.now();
-      for (let n = 0; busy() && n < 5_000; n++) {
-        const due = t0 + n * INTERVAL_MS;
-        const wait = due - performance.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        expect(await reads[n % reads.length]!()).toBe(200);
-        latencies.push(performance.now() - due);
-      }
-      return latencies;
-    };
+    const secondClient = (busy: () => boolean) => readWhile(base, b, busy, { intervalMs: INTERVAL_MS, max: 5_000 });
     const figures = (latencies: number[]) =>
       `${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`;
 
