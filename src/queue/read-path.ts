@@ -10,8 +10,9 @@
  *   while the collection's version is unchanged;
  * - the JSON text of published items (`itemsJson`), keyed on collection, id and `seq`: the pages
  *   a new `until`, offset or filter asks overlap, and an item is serialized once, not once per
- *   page (queue reads use it too: a moderator's queue is mostly published items). Sound because
- *   every change to a published item (moderation, an edit at the source, a merged duplicate, new
+ *   page (queue reads use it too, keyed apart: a moderator's item also tells whether it was
+ *   edited, docs/api.md#edit-an-item; a moderator's queue is mostly published items). Sound because
+ *   every change to a published item (moderation, a pin, an edit here or at the source, a merged duplicate, new
  *   kudos counters) stamps it with a new `seq` (store/items.ts, store/kudos.ts).
  *
  * The hot path, a known collection with a fresh page, is answered without awaiting anything.
@@ -21,7 +22,7 @@ import type { Config } from '../config.ts';
 import { publicTarget } from '../http/public.ts';
 import { findActiveCollectionBySlugs } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
-import { type ItemDocument, type ItemKey, rowToItem } from '../store/items.ts';
+import { type Audience, type ItemDocument, type ItemKey, rowToItem, rowToModeratorItem } from '../store/items.ts';
 import { createPageCache } from './cache.ts';
 import type { ReadQuery } from './params.ts';
 import type { RenderedPage } from './respond.ts';
@@ -57,9 +58,10 @@ export interface ReadPath {
   forget(contractSlug: string, q: string): void;
   /**
    * The items of `keys` as the JSON text of an array of content items (docs/api.md#content-item),
-   * in the keys' order; `load` reads the stored rows of the ids not serialized before.
+   * in the keys' order, as `audience` reads them (default public: store/items.ts `rowToItem`, or
+   * `rowToModeratorItem`); `load` reads the stored rows of the ids not serialized before.
    */
-  itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>): Promise<string>;
+  itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>, audience?: Audience): Promise<string>;
 }
 
 /** The read path of the module for `db`, its pages fresh for CONTENT_MAX_AGE seconds (`config.contentMaxAge`). */
@@ -105,8 +107,9 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): R
       found.delete(foundKey(contractSlug, q));
     },
 
-    async itemsJson(keys, load) {
-      const keyOf = (item: ItemKey) => `${item.collectionId} ${item.seq} ${item.id}`;
+    async itemsJson(keys, load, audience = 'public') {
+      const keyOf = (item: ItemKey) => `${audience === 'public' ? 'p' : 'm'} ${item.collectionId} ${item.seq} ${item.id}`;
+      const serve = audience === 'public' ? rowToItem : rowToModeratorItem;
       const cached = keys.map((key) => (key.state === 'published' ? items.get(keyOf(key)) : undefined));
       const missing = keys.filter((_key, i) => cached[i] === undefined).map((key) => key.id);
       const rows = new Map((missing.length ? await load(missing) : []).map((row) => [row.id, row]));
@@ -117,7 +120,7 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): R
         // (a content page never shows an item that is not published).
         const row = rows.get(key.id);
         if (!row || row.state !== key.state) return;
-        const json = JSON.stringify(rowToItem(row));
+        const json = JSON.stringify(serve(row));
         // Only published items carry a `seq` that every change renews; others are serialized each time.
         if (row.state === 'published') items.set(keyOf(row), json);
         parts.push(json);

@@ -14,7 +14,7 @@
  */
 import type { ContentItem } from '../item.ts';
 import type { Db } from '../store/db.ts';
-import { type ItemQuery, listItems, type Page, rowToItem } from '../store/items.ts';
+import { type ItemQuery, listItems, type Page, type PinnedRead, rowToModeratorItem } from '../store/items.ts';
 
 /** Most candidates one text search reads (items in the read's sort order). */
 export const TEXT_SCAN_LIMIT = 5000;
@@ -31,14 +31,14 @@ export function matchesText(item: Pick<ContentItem, 'title' | 'text'>, needle: s
   return searchableText(item).includes(needle.toLowerCase());
 }
 
-/** The page of items matching `query` whose title or text contains `text`, in the page's order. */
-export async function searchItems(db: Db, query: ItemQuery, page: Page, text: string): Promise<ContentItem[]> {
+/** The page of items matching `query` whose title or text (as edited, docs/api.md#edit-an-item) contains `text`, in the page's order (pinned first unless `pins` says otherwise). */
+export async function searchItems(db: Db, query: ItemQuery, page: Page, text: string, pins: PinnedRead = 'first'): Promise<ContentItem[]> {
   const wanted = page.offset + page.count;
   const found: ContentItem[] = [];
   for (let scanned = 0; scanned < TEXT_SCAN_LIMIT && found.length < wanted; scanned += CHUNK) {
-    const rows = await listItems(db, query, { ...page, count: Math.min(CHUNK, TEXT_SCAN_LIMIT - scanned), offset: scanned });
+    const rows = await listItems(db, query, { ...page, count: Math.min(CHUNK, TEXT_SCAN_LIMIT - scanned), offset: scanned }, pins);
     for (const row of rows) {
-      const item = rowToItem(row);
+      const item = rowToModeratorItem(row);
       if (matchesText(item, text)) found.push(item);
     }
     if (rows.length < CHUNK) break;
