@@ -21,6 +21,8 @@ export interface Words {
   fullscreen: string;
   pauseScrolling: string;
   resumeScrolling: string;
+  /** The badge of a pinned item (docs/api.md#pin-and-spotlight). */
+  pinned: string;
 }
 
 const WORDS: Record<string, Words> = {
@@ -38,6 +40,7 @@ const WORDS: Record<string, Words> = {
     fullscreen: 'Full screen',
     pauseScrolling: 'Pause scrolling',
     resumeScrolling: 'Resume scrolling',
+    pinned: 'Pinned',
   },
   nl: {
     empty: 'Hier is nog niets gepubliceerd.',
@@ -53,6 +56,7 @@ const WORDS: Record<string, Words> = {
     fullscreen: 'Volledig scherm',
     pauseScrolling: 'Scrollen pauzeren',
     resumeScrolling: 'Scrollen hervatten',
+    pinned: 'Vastgezet',
   },
   de: {
     empty: 'Hier wurde noch nichts veröffentlicht.',
@@ -68,6 +72,7 @@ const WORDS: Record<string, Words> = {
     fullscreen: 'Vollbild',
     pauseScrolling: 'Scrollen anhalten',
     resumeScrolling: 'Scrollen fortsetzen',
+    pinned: 'Angeheftet',
   },
   fr: {
     empty: 'Rien n’a encore été publié ici.',
@@ -83,6 +88,7 @@ const WORDS: Record<string, Words> = {
     fullscreen: 'Plein écran',
     pauseScrolling: 'Mettre le défilement en pause',
     resumeScrolling: 'Reprendre le défilement',
+    pinned: 'Épinglé',
   },
   es: {
     empty: 'Todavía no se ha publicado nada aquí.',
@@ -98,6 +104,7 @@ const WORDS: Record<string, Words> = {
     fullscreen: 'Pantalla completa',
     pauseScrolling: 'Pausar el desplazamiento',
     resumeScrolling: 'Reanudar el desplazamiento',
+    pinned: 'Fijado',
   },
 };
 
