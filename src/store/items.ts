@@ -694,8 +694,8 @@ export async function listItems(db: Db, query: ItemQuery, page: Page, pins: Pinn
 }
 
 /** The SQL of a page read (`listItems`, or with `keys` `listItemKeys`) after the pins, for `EXPLAIN QUERY PLAN` in tests and the benchmark. */
-export function compilePage(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'documents' = 'documents'): CompiledQuery {
-  return pageSql(db, query, page, read);
+export function compilePage(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'documents' = 'documents', exclude: string[] = []): CompiledQuery {
+  return pageSql(db, query, page, read, exclude);
 }
 
 /** The SQL of the pinned items' read (`pinnedSql`), for `EXPLAIN QUERY PLAN`. */
