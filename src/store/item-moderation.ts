@@ -2,7 +2,7 @@
  * What a moderator sets on an item beside its state (issue 33): pins with their order, the
  * spotlight flag (docs/api.md#pin-and-spotlight) and an edit of the title, text and media's
  * alternative texts (docs/api.md#edit-an-item). Pure functions over the stored values:
- * `items.pin_position` and `items.moderation` (JSON, migration 2026-12-04-pins-edits). The stored
+ * `items.pin_position` and `items.moderation` (JSON, migration 2026-12-07-pins-edits). The stored
  * document stays the source's; the edit is laid over it where a row becomes the served item
  * (store/items.ts `rowToItem`), before the item is made inert (lib/item-html.ts), so an edit is
  * sanitized exactly like collected text.

@@ -625,7 +625,7 @@ const DOCUMENT_COLUMNS = 'items.body, items.state, items.pin_position, items.mod
 
 /**
  * The collection's pinned items that `query` selects, first pin first (at most `MAX_PINNED`):
- * a walk of the partial index items_pinned (migration 2026-12-04-pins-edits), named on SQLite
+ * a walk of the partial index items_pinned (migration 2026-12-07-pins-edits), named on SQLite
  * (whose planner would otherwise take a read index and test every row of the window), the
  * read's other terms tested on those few rows. With `id` besides the read's columns.
  */

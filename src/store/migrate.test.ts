@@ -7,7 +7,7 @@ import { ensureSchema, MIGRATIONS, migrateToLatest, schemaState } from './migrat
 import * as readSeq from './migrations/2026-12-01-read-seq.ts';
 import * as webhookFairClaims from './migrations/2026-12-02-webhook-fair-claims.ts';
 import * as publicationSettings from './migrations/2026-12-03-publication-settings.ts';
-import * as pinsEdits from './migrations/2026-12-04-pins-edits.ts';
+import * as pinsEdits from './migrations/2026-12-07-pins-edits.ts';
 import { findPublicationSettings } from './collections.ts';
 import { hasIndexColumn } from './migrations/2026-11-29-trending.ts';
 
@@ -136,14 +136,14 @@ describe('schema migrations', () => {
     await db.destroy();
   });
 
-  it('gives items an empty pin and moderation and the pinned index, keeping their rows, and runs again unchanged (2026-12-04-pins-edits)', async () => {
+  it('gives items an empty pin and moderation and the pinned index, keeping their rows, and runs again unchanged (2026-12-07-pins-edits)', async () => {
     const db = openDb(await freshDatabaseUrl());
     await migrateToLatest(db);
     const tenant = await buildTenant(db);
     // As the previous version left the table, with an item in it.
     await pinsEdits.down(db);
     await seedItems(db, tenant, [buildItem({ id: 'rss_before', title: 'Stored before' })]);
-    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-04-pins-edits'));
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-07-pins-edits'));
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     expect(await migrateToLatest(db)).toEqual(since);
     const [row] = await findItems(db, tenant.collection.id, ['rss_before']);

@@ -36,7 +36,7 @@ import * as unindexedKeys from './migrations/2026-11-30-unindexed-keys.ts';
 import * as readSeq from './migrations/2026-12-01-read-seq.ts';
 import * as webhookFairClaims from './migrations/2026-12-02-webhook-fair-claims.ts';
 import * as publicationSettings from './migrations/2026-12-03-publication-settings.ts';
-import * as pinsEdits from './migrations/2026-12-04-pins-edits.ts';
+import * as pinsEdits from './migrations/2026-12-07-pins-edits.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -70,7 +70,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-01-read-seq': readSeq,
   '2026-12-02-webhook-fair-claims': webhookFairClaims,
   '2026-12-03-publication-settings': publicationSettings,
-  '2026-12-04-pins-edits': pinsEdits,
+  '2026-12-07-pins-edits': pinsEdits,
 };
 
 /** The names of every migration this version knows, in the order they apply. */
