@@ -38,6 +38,17 @@ export interface ContentItem {
    * absent when there are none (and on children).
    */
   duplicates?: Duplicate[];
+  /**
+   * Set by the store on every served item (not on children; docs/api.md#pin-and-spotlight):
+   * whether a moderator pinned it, and then its place among the pinned items (1 = first).
+   */
+  pinned?: boolean;
+  position?: number;
+  /** Present (true) when a moderator marked the item for the wall to show larger. */
+  spotlight?: boolean;
+  /** Queue items only (docs/api.md#edit-an-item): whether a moderator edited the item, and then its source's title and text. */
+  edited?: boolean;
+  original?: { title?: string; text: string };
 }
 
 /** An item merged into a card: who posted the same story where. */
@@ -50,8 +61,8 @@ export interface Duplicate {
 
 /** An image (url, optional width/height in pixels) or an embed (markup, duration in seconds). */
 export type Media =
-  | { type: 'image'; url: string; width?: number; height?: number }
-  | { type: 'embed'; url?: string; embed: string; duration?: number };
+  | { type: 'image'; url: string; width?: number; height?: number; alt?: string }
+  | { type: 'embed'; url?: string; embed: string; duration?: number; alt?: string };
 
 type Loose = Record<string, unknown>;
 const isObject = (v: unknown): v is Loose => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -66,9 +77,10 @@ function mediaInShape(value: unknown): Media[] | null {
   if (!Array.isArray(value)) return null;
   const media = value.filter(isObject).flatMap((m): Media[] => {
     const size = { ...(finite(m.width) && { width: m.width }), ...(finite(m.height) && { height: m.height }) };
-    if (m.type === 'image' && typeof m.url === 'string') return [{ type: 'image', url: m.url, ...size }];
+    const alt = typeof m.alt === 'string' ? { alt: m.alt } : {};
+    if (m.type === 'image' && typeof m.url === 'string') return [{ type: 'image', url: m.url, ...size, ...alt }];
     if (m.type === 'embed' && typeof m.embed === 'string') {
-      return [{ type: 'embed', ...(typeof m.url === 'string' && { url: m.url }), embed: m.embed, ...(finite(m.duration) && { duration: m.duration }) }];
+      return [{ type: 'embed', ...(typeof m.url === 'string' && { url: m.url }), embed: m.embed, ...(finite(m.duration) && { duration: m.duration }), ...alt }];
     }
     return [];
   });

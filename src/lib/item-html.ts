@@ -17,7 +17,7 @@
  *   styles, forms and every `on…` attribute go, the content of `<script>` and `<style>` too. Text
  *   whose every `<` opens a tag that is inert as written (`inertAsWritten`: plain text, and the
  *   common paragraphs, links and images) is returned as is, costing a scan.
- * - `title` is plain text: tags are removed (repeatedly, so `<scr<b>ipt>` leaves no `<script>`), then
+ * - `title` and a medium's `alt` are plain text: tags are removed (repeatedly, so `<scr<b>ipt>` leaves no `<script>`), then
  *   any `<` still opening a tag.
  * - `url` (else an empty string), `author.url` (else null) and the URL of a medium must be
  *   absolute http(s) URLs, or for an image an inline `data:image/…` one (an image without either
@@ -119,6 +119,8 @@ const INLINE_IMAGE = /^data:image\/(png|jpeg|gif|webp|svg\+xml)[;,]/i;
 function inertMedia(media: Media[] | null): Media[] | null {
   if (!media) return media;
   const kept = media.flatMap((m): Media[] => {
+    // Alternative text is plain text, like a title.
+    if (m.alt !== undefined) m = { ...m, alt: plainTitle(m.alt) };
     if (m.type === 'image') return webUrl(m.url) || INLINE_IMAGE.test(m.url) ? [m] : [];
     const { url, ...rest } = m;
     return [{ ...rest, ...(webUrl(url) && { url }), embed: inertEmbed(m.embed) }];

@@ -30,10 +30,14 @@ export interface ItemView {
    * The picture, with the shape its box keeps whatever the file turns out to be (the nearest of
    * `MEDIA_RATIOS` to its width and height, else 4:3), so that nothing moves when it loads.
    */
-  image: { url: string; width: number | undefined; height: number | undefined; ratio: MediaRatio } | undefined;
+  image: { url: string; width: number | undefined; height: number | undefined; ratio: MediaRatio; alt: string | undefined } | undefined;
   /** Sanitized player markup for videos and embeds, or undefined. */
   embedHtml: string | undefined;
   kudos: { score: number; detail: string };
+  /** The item's place among the pinned items (1 = first), or undefined: not pinned (docs/api.md#pin-and-spotlight). */
+  pin: number | undefined;
+  /** Whether the wall shows the item larger. */
+  spotlight: boolean;
 }
 
 /** The shapes of a card's picture box, as width-height, with height / width. */
@@ -115,8 +119,13 @@ export function presentItem(item: ContentItem, now: number, language = 'en'): It
           initial: authorName.trim().charAt(0).toUpperCase() || '?',
         }
       : undefined,
-    image: imageMedia && imageMedia.type === 'image' ? { url: safeImageUrl(imageMedia.url)!, width: imageMedia.width, height: imageMedia.height, ratio: mediaRatio(imageMedia.width, imageMedia.height) } : undefined,
+    image:
+      imageMedia && imageMedia.type === 'image'
+        ? { url: safeImageUrl(imageMedia.url)!, width: imageMedia.width, height: imageMedia.height, ratio: mediaRatio(imageMedia.width, imageMedia.height), alt: imageMedia.alt || undefined }
+        : undefined,
     embedHtml: embed || undefined,
     kudos: kudosOf(item.kudos),
+    pin: item.pinned && Number.isInteger(item.position) ? item.position : undefined,
+    spotlight: item.spotlight === true,
   };
 }

@@ -23,6 +23,8 @@ export interface Words {
   resumeScrolling: string;
   /** The display page's QR code, as its text alternative: `{url}` is the address it holds. */
   qrCode: string;
+  /** The badge of a pinned item (docs/api.md#pin-and-spotlight). */
+  pinned: string;
 }
 
 const WORDS: Record<string, Words> = {
@@ -41,6 +43,7 @@ const WORDS: Record<string, Words> = {
     pauseScrolling: 'Pause scrolling',
     resumeScrolling: 'Resume scrolling',
     qrCode: 'QR code: {url}',
+    pinned: 'Pinned',
   },
   nl: {
     empty: 'Hier is nog niets gepubliceerd.',
@@ -57,6 +60,7 @@ const WORDS: Record<string, Words> = {
     pauseScrolling: 'Scrollen pauzeren',
     resumeScrolling: 'Scrollen hervatten',
     qrCode: 'QR-code: {url}',
+    pinned: 'Vastgezet',
   },
   de: {
     empty: 'Hier wurde noch nichts veröffentlicht.',
@@ -73,6 +77,7 @@ const WORDS: Record<string, Words> = {
     pauseScrolling: 'Scrollen anhalten',
     resumeScrolling: 'Scrollen fortsetzen',
     qrCode: 'QR-Code: {url}',
+    pinned: 'Angeheftet',
   },
   fr: {
     empty: 'Rien n’a encore été publié ici.',
@@ -89,6 +94,7 @@ const WORDS: Record<string, Words> = {
     pauseScrolling: 'Mettre le défilement en pause',
     resumeScrolling: 'Reprendre le défilement',
     qrCode: 'Code QR : {url}',
+    pinned: 'Épinglé',
   },
   es: {
     empty: 'Todavía no se ha publicado nada aquí.',
@@ -105,6 +111,7 @@ const WORDS: Record<string, Words> = {
     pauseScrolling: 'Pausar el desplazamiento',
     resumeScrolling: 'Reanudar el desplazamiento',
     qrCode: 'Código QR: {url}',
+    pinned: 'Fijado',
   },
 };
 

@@ -33,11 +33,12 @@ const paging = (maxCount: number) => ({
 /** The longest search query, `text` or `search` (characters; docs/api.md#search). */
 export const MAX_TEXT = 200;
 /**
- * The moderator's additions to the queue read (docs/api.md): `state` and `text`. Both accept ''
+ * The moderator's additions to the queue read (docs/api.md): `state`, `pinned` and `text`. All accept ''
  * as absent, like every optional query parameter.
  */
 const moderatorFilters = {
   state: Type.Optional(Type.Unsafe<'published' | 'unpublished' | ''>({ type: 'string', enum: ['published', 'unpublished', ''] })),
+  pinned: Type.Optional(Type.Unsafe<'true' | 'false' | ''>({ type: 'string', enum: ['true', 'false', ''], description: 'true: only the pinned items, in their order; false: only the others' })),
   text: Type.Optional(Type.String({ maxLength: MAX_TEXT })),
 };
 /** The content read's full-text search (docs/api.md#search); '' counts as absent. */
@@ -58,9 +59,33 @@ export const MAX_BULK_IDS = 100;
  * `moderationTarget`.
  */
 export const ModerationQuery = Type.Object({ q: common.q, id: Type.Optional(Type.String({ maxLength: 300 })), access_token: common.access_token });
+/** Longest edited title and alternative text, and longest edited text (characters). */
+export const MAX_EDIT_TITLE = 1000;
+export const MAX_EDIT_TEXT = 50_000;
+/** A moderator's edit of an item (docs/api.md#edit-an-item); null restores the source's. */
+const ItemEditBody = Type.Union([
+  Type.Object(
+    {
+      title: Type.Optional(Type.String({ maxLength: MAX_EDIT_TITLE })),
+      text: Type.Optional(Type.String({ maxLength: MAX_EDIT_TEXT, description: 'HTML, served inert like collected text' })),
+      media: Type.Optional(
+        Type.Array(Type.Union([Type.Object({ alt: Type.Optional(Type.String({ maxLength: MAX_EDIT_TITLE })) }, { additionalProperties: false }), Type.Null()]), {
+          maxItems: 100,
+          description: "By the item's media order: each entry's alt replaces that medium's alternative text (null: unchanged)",
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
 export const ModerationBody = Type.Object({
-  state: Type.Unsafe<'published' | 'unpublished'>({ type: 'string', enum: ['published', 'unpublished'] }),
+  state: Type.Optional(Type.Unsafe<'published' | 'unpublished'>({ type: 'string', enum: ['published', 'unpublished'] })),
   ids: Type.Optional(Type.Array(ItemId, { minItems: 1, maxItems: MAX_BULK_IDS, description: `Bulk form: 1 to ${MAX_BULK_IDS} item ids, moderated all or none` })),
+  pinned: Type.Optional(Type.Boolean({ description: 'Single-item form: pin (true) or unpin (false) the item (docs/api.md#pin-and-spotlight)' })),
+  position: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: "With pinned true: the item's place among the pinned items, 1 = first" })),
+  spotlight: Type.Optional(Type.Boolean({ description: 'Single-item form: the wall shows the item larger' })),
+  edit: Type.Optional(ItemEditBody),
 });
 export const SplitQuery = Type.Object({ q: common.q, id: Type.String({ minLength: 1, maxLength: 300, description: 'The card the duplicate was merged into' }), access_token: common.access_token });
 export const HistoryQuery = Type.Object({ q: common.q, id: Type.String({ minLength: 1, maxLength: 300, description: 'The item whose moderation history is read' }), access_token: common.access_token });
@@ -150,6 +175,38 @@ export function itemQuery(collectionId: string, query: ReadQuery, now = Date.now
   };
 }
 
+/** A moderation body (`ModerationBody`) as validated. */
+export interface ModerationRequest {
+  state?: 'published' | 'unpublished';
+  ids?: string[];
+  pinned?: boolean;
+  position?: number;
+  spotlight?: boolean;
+  edit?: { title?: string; text?: string; media?: ({ alt?: string } | null)[] } | null;
+}
+
+/**
+ * What a moderation body asks beyond its target (docs/api.md, PATCH /v1/queue/{contract}): a state,
+ * a pin, a spotlight, an edit, or several of them for one item. Throws 400 naming the property:
+ * `state` when it asks nothing, `position` without `pinned` true, `edit` when it edits nothing,
+ * and a pin, spotlight or edit in the bulk form (`ids`), which moderates states only.
+ */
+export function checkModeration(body: ModerationRequest, bulk: boolean): void {
+  const invalid: Invalid[] = [];
+  const asked = ['state', 'pinned', 'spotlight', 'edit'].filter((name) => body[name as keyof ModerationRequest] !== undefined);
+  if (!asked.length) invalid.push({ propertyName: 'state', message: 'state is required (or pinned, spotlight or edit)', code: VALIDATION_CODES.required });
+  if (body.position !== undefined && body.pinned !== true) invalid.push({ propertyName: 'position', message: 'position goes with pinned: true', propertyValue: body.position, code: VALIDATION_CODES.format });
+  if (body.edit && body.edit.title === undefined && body.edit.text === undefined && body.edit.media === undefined) {
+    invalid.push({ propertyName: 'edit', message: 'edit needs title, text or media (null restores the original)', code: VALIDATION_CODES.required });
+  }
+  if (bulk) {
+    for (const name of ['pinned', 'position', 'spotlight', 'edit'] as const) {
+      if (body[name] !== undefined) invalid.push({ propertyName: name, message: `${name} applies to one item: give the query parameter id, not ids`, code: VALIDATION_CODES.format });
+    }
+  }
+  if (invalid.length) throw validationError(invalid);
+}
+
 /**
  * The items a moderation names (docs/api.md, PATCH /v1/queue/{contract}): the query's `id` (the
  * single-item form, answered with the item) or the body's `ids`, duplicates dropped (the bulk
@@ -157,6 +214,7 @@ export function itemQuery(collectionId: string, query: ReadQuery, now = Date.now
  * form existed) and naming `ids` when both are.
  */
 export function moderationTarget(id: string | undefined, ids: string[] | undefined): { bulk: boolean; ids: string[] } {
+
   if (id !== undefined && id !== '' && ids !== undefined) {
     throw validationError([{ propertyName: 'ids', message: 'give either the query parameter id or the body property ids, not both', propertyValue: ids.join(','), code: VALIDATION_CODES.format }]);
   }

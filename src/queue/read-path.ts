@@ -10,8 +10,9 @@
  *   while the collection's version is unchanged;
  * - the JSON text of published items (`itemsJson`), keyed on collection, id and `seq`: the pages
  *   a new `until`, offset or filter asks overlap, and an item is serialized once, not once per
- *   page (queue reads use it too: a moderator's queue is mostly published items). Sound because
- *   every change to a published item (moderation, an edit at the source, a merged duplicate, new
+ *   page (queue reads use it too: a moderator's queue is mostly published items; a moderator's
+ *   item also tells whether it was edited, `Serialized`). Sound because
+ *   every change to a published item (moderation, a pin, an edit here or at the source, a merged duplicate, new
  *   kudos counters) stamps it with a new `seq` (store/items.ts, store/kudos.ts).
  *
  * The hot path, a known collection with a fresh page, is answered without awaiting anything.
@@ -21,7 +22,8 @@ import type { Config } from '../config.ts';
 import { publicTarget } from '../http/public.ts';
 import { findActiveCollectionBySlugs } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
-import { type ItemDocument, type ItemKey, rowToItem } from '../store/items.ts';
+import { parseModeration } from '../store/item-moderation.ts';
+import { type Audience, type ItemDocument, type ItemKey, rowToItem, rowToModeratorItem } from '../store/items.ts';
 import { createPageCache } from './cache.ts';
 import type { ReadQuery } from './params.ts';
 import type { RenderedPage } from './respond.ts';
@@ -57,16 +59,39 @@ export interface ReadPath {
   forget(contractSlug: string, q: string): void;
   /**
    * The items of `keys` as the JSON text of an array of content items (docs/api.md#content-item),
-   * in the keys' order; `load` reads the stored rows of the ids not serialized before.
+   * in the keys' order, as `audience` reads them (default public: store/items.ts `rowToItem`, or
+   * `rowToModeratorItem`); `load` reads the stored rows of the ids not serialized before.
    */
-  itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>): Promise<string>;
+  itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>, audience?: Audience): Promise<string>;
+}
+
+/**
+ * An item's JSON as the public reads it, and as a moderator does when that differs by more than
+ * `"edited":false` at the end (an edited item: `edited` true and its `original`,
+ * docs/api.md#edit-an-item). One entry serves both audiences: the queue's items share the
+ * content reads' serialization (the costly part: making the item inert, lib/item-html.ts).
+ */
+interface Serialized {
+  json: string;
+  moderator?: string;
+}
+
+function serialize(row: ItemDocument): Serialized {
+  const json = JSON.stringify(rowToItem(row));
+  return parseModeration(row.moderation).edit ? { json, moderator: JSON.stringify(rowToModeratorItem(row)) } : { json };
+}
+
+/** The entry's JSON for `audience`: an unedited item's moderator JSON is the public one with `edited: false`, as `rowToModeratorItem` adds it last. */
+function jsonFor(entry: Serialized, audience: Audience): string {
+  if (audience === 'public') return entry.json;
+  return entry.moderator ?? `${entry.json.slice(0, -1)},"edited":false}`;
 }
 
 /** The read path of the module for `db`, its pages fresh for CONTENT_MAX_AGE seconds (`config.contentMaxAge`). */
 export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): ReadPath {
   const found = new Map<string, { at: number; collection: ReadCollection }>();
   const pages = createPageCache({ maxBytes: PAGE_CACHE_BYTES, ttlMs: config.contentMaxAge * 1000 });
-  const items = new LRUCache<string, string>({ maxSize: ITEM_CACHE_UNITS, sizeCalculation: (json, key) => json.length + key.length });
+  const items = new LRUCache<string, Serialized>({ maxSize: ITEM_CACHE_UNITS, sizeCalculation: (entry, key) => entry.json.length + (entry.moderator?.length ?? 0) + key.length });
   const foundKey = (contractSlug: string, q: string) => `${contractSlug}\n${q}`;
   /** The cache key of a page: route, collection and the validated query (unknown parameters dropped). */
   const pageKey = (route: CachedRoute, collectionId: string, query: ReadQuery) => `${route} ${collectionId} ${JSON.stringify(query)}`;
@@ -105,9 +130,12 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): R
       found.delete(foundKey(contractSlug, q));
     },
 
-    async itemsJson(keys, load) {
+    async itemsJson(keys, load, audience = 'public') {
       const keyOf = (item: ItemKey) => `${item.collectionId} ${item.seq} ${item.id}`;
-      const cached = keys.map((key) => (key.state === 'published' ? items.get(keyOf(key)) : undefined));
+      const cached = keys.map((key) => {
+        const entry = key.state === 'published' ? items.get(keyOf(key)) : undefined;
+        return entry && jsonFor(entry, audience);
+      });
       const missing = keys.filter((_key, i) => cached[i] === undefined).map((key) => key.id);
       const rows = new Map((missing.length ? await load(missing) : []).map((row) => [row.id, row]));
       const parts: string[] = [];
@@ -117,10 +145,10 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): R
         // (a content page never shows an item that is not published).
         const row = rows.get(key.id);
         if (!row || row.state !== key.state) return;
-        const json = JSON.stringify(rowToItem(row));
+        const entry = serialize(row);
         // Only published items carry a `seq` that every change renews; others are serialized each time.
-        if (row.state === 'published') items.set(keyOf(row), json);
-        parts.push(json);
+        if (row.state === 'published') items.set(keyOf(row), entry);
+        parts.push(jsonFor(entry, audience));
       });
       return `[${parts.join(',')}]`;
     },

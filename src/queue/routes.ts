@@ -22,7 +22,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import { notFoundError } from '../errors.ts';
+import { conflictError, notFoundError, validationError, VALIDATION_CODES } from '../errors.ts';
 import { authenticate, requireContractAccess } from '../http/authenticate.ts';
 import { activeContract, collectionOf } from '../http/public.ts';
 import type { App } from '../http/typed.ts';
@@ -33,8 +33,9 @@ import { defaultSort } from '../lib/ranking.ts';
 import type { Db } from '../store/db.ts';
 import type { ContractAccess } from '../store/tokens.ts';
 import { searchItemKeys } from '../store/item-search.ts';
-import { countItems, findItem, findItems, listItemKeys, rowToItem, setItemsState, splitDuplicate } from '../store/items.ts';
-import { itemQuery, moderationTarget } from './params.ts';
+import { MAX_PINNED } from '../store/item-moderation.ts';
+import { changeItem, countItems, findItem, findItems, listItemKeys, rowToItem, rowToModeratorItem, setItemsState, splitDuplicate } from '../store/items.ts';
+import { checkModeration, itemQuery, moderationTarget } from './params.ts';
 import { createReadPath } from './read-path.ts';
 import { render, renderJson, respond, respondJson, sendPublic } from './respond.ts';
 import { schemas } from './schema.ts';
@@ -57,39 +58,50 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     const contract = await activeContract(db, request.params.contract);
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, query.q, { activeOnly: false });
-    const { state, text, ...read } = query;
+    const { state, text, pinned, ...read } = query;
     const selection = { ...itemQuery(collection.id, read), ...(state ? { state } : {}) };
     const page = { count: query.count ?? 500, offset: query.offset ?? 0, order: query.order ?? 'desc' } as const;
-    // `text`: the full-text search (search.ts), in the queue's order (time unless `sort` is given), as the substring filter it replaced.
+    // Pinned items first, in their order (docs/api.md#pin-and-spotlight); `pinned` narrows to them or to the others.
+    const pins = pinned === 'true' ? 'only' : pinned === 'false' ? 'none' : 'first';
+    // `text`: the full-text search (search.ts), in the queue's order (time unless `sort` is given),
+    // as the substring filter it replaced; a search page is in that order alone, pinned or not.
     const keys = text
       ? await searchItemKeys(db, selection, searchPage(page, query.sort ?? 'time'), searchParameter('text', text))
-      : await listItemKeys(db, selection, { ...page, sort: query.sort ?? 'time' });
-    // Published items' JSON is shared with the content reads (read-path.ts); the others are serialized each time.
-    const json = await reads.itemsJson(keys, (ids) => findItems(db, collection.id, ids));
+      : await listItemKeys(db, selection, { ...page, sort: query.sort ?? 'time' }, pins);
+    // Published items' JSON is kept per audience (read-path.ts); the others are serialized each time.
+    const json = await reads.itemsJson(keys, (ids) => findItems(db, collection.id, ids), 'moderator');
     return respondJson(request, reply, json, { public: false, callback: query.callback });
   });
 
   app.patch('/v1/queue/:contract', { schema: schemas.moderate }, async (request, reply) => {
     const principal = await authenticate(db, request);
     const { q, id } = request.query;
-    const { state, ids } = request.body;
+    const { body } = request;
     const contract = await activeContract(db, request.params.contract);
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, q, { activeOnly: false });
-    const target = moderationTarget(id, ids);
+    const target = moderationTarget(id, body.ids);
+    checkModeration(body, target.bulk);
     // Recorded in the moderation's transaction (docs/api.md#audit-trail).
     const moderation = { contractId: contract.id, actor: { id: principal.consumer.id, name: principal.consumer.name } };
     if (!target.bulk) {
       const one = target.ids[0]!;
-      if ((await setItemsState(db, collection.id, [one], state, moderation)).length) throw notFoundError(`Unknown content item ${one}.`, 'id', one);
+      const outcome = await changeItem(db, collection.id, one, body, moderation);
+      if ('missing' in outcome) throw notFoundError(`Unknown content item ${one}.`, 'id', one);
+      if ('pinsFull' in outcome) throw conflictError(`The collection has ${MAX_PINNED} pinned items already: unpin one first. Nothing was changed.`, 'pinned', true);
+      if ('mediaCount' in outcome) {
+        const message = `edit.media names more media than the item has (${outcome.mediaCount}). Nothing was changed.`;
+        throw validationError([{ propertyName: 'edit.media', message, propertyValue: body.edit?.media?.length, code: VALIDATION_CODES.range }]);
+      }
       reads.forget(contract.slug, q);
-      return respond(request, reply, rowToItem((await findItem(db, collection.id, one))!), { public: false, callback: undefined });
+      return respond(request, reply, rowToModeratorItem((await findItem(db, collection.id, one))!), { public: false, callback: undefined });
     }
+    const state = body.state!;
     const missing = await setItemsState(db, collection.id, target.ids, state, moderation);
     if (missing.length) throw notFoundError(`Unknown content items: ${missing.join(', ')}. Nothing was moderated.`, 'ids', missing.join(','));
     reads.forget(contract.slug, q);
     const rows = new Map((await findItems(db, collection.id, target.ids)).map((row) => [row.id, row]));
-    return respond(request, reply, target.ids.map((one) => rowToItem(rows.get(one)!)), { public: false, callback: undefined });
+    return respond(request, reply, target.ids.map((one) => rowToModeratorItem(rows.get(one)!)), { public: false, callback: undefined });
   });
 
   app.post('/v1/queue/:contract/split', { schema: schemas.split }, async (request, reply) => {
@@ -104,7 +116,7 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     const split = await splitDuplicate(db, { collectionId: collection.id, contractId: contract.id }, id, duplicateId, { contractId: contract.id, actor });
     if (!split) throw notFoundError(`Item ${id} has no duplicate ${duplicateId}.`, 'duplicateId', duplicateId);
     reads.forget(contract.slug, q);
-    return respond(request, reply, [rowToItem((await findItem(db, collection.id, id))!), rowToItem(split)], { public: false, callback: undefined });
+    return respond(request, reply, [rowToModeratorItem((await findItem(db, collection.id, id))!), rowToModeratorItem(split)], { public: false, callback: undefined });
   });
 
   app.get('/v1/queue/:contract/history', { schema: schemas.history }, async (request) => {

@@ -42,7 +42,7 @@ import { countStream } from '../lib/metrics.ts';
 import type { Db } from '../store/db.ts';
 import type { DisplayState } from '../lib/publication-settings.ts';
 import { streamMarks } from '../store/collections.ts';
-import { arrivedItems, changedItems, latestArrival, rowToItem } from '../store/items.ts';
+import { arrivedItems, changedItems, collectionVersion, latestArrival, rowToItem, rowToModeratorItem } from '../store/items.ts';
 import type { ItemRow } from '../store/tables.ts';
 import { accessKey, type ContractAccess, liveAccess } from '../store/tokens.ts';
 
@@ -86,7 +86,7 @@ const displayEvent = (state: DisplayState) => `event: display\ndata: ${JSON.stri
 /** The moderators' events: every row as an `item` with its state. */
 function moderatorEvents(rows: ItemRow[], version: number): string {
   let out = '';
-  for (const row of rows) out += `id: ${version}\nevent: item\ndata: ${JSON.stringify(rowToItem(row))}\n\n`;
+  for (const row of rows) out += `id: ${version}\nevent: item\ndata: ${JSON.stringify(rowToModeratorItem(row))}\n\n`;
   if (rows.length >= CHANGES_PER_READ) out += `event: reload\ndata: {}\n\n`;
   return out;
 }

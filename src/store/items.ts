@@ -11,7 +11,7 @@
  */
 import { CompiledQuery, type Transaction, sql } from 'kysely';
 import { type ContentItem, type Duplicate, inShape } from '../item.ts';
-import { inertItem } from '../lib/item-html.ts';
+import { inertHtml, inertItem, plainTitle } from '../lib/item-html.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { DEDUPE_MODES, type DedupeMode, type ItemKeys, PRINT_SPACES, printRows, probeRows, type Signature, TEXT_WINDOW_MS, textKeys, titlePrinted, urlKeys } from '../lib/item-keys.ts';
 import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash, SPACE_KEYS, spaceOf } from '../lib/simhash.ts';
@@ -19,6 +19,7 @@ import { trendingScore } from '../lib/ranking.ts';
 import { type Actor, type AuditItem, auditItems, changedSince, findAuditEntry, markReverted, recordAudit } from './audit.ts';
 import { insertNew, insertNewKeys } from './batch.ts';
 import { type Db, isPostgres, serializable } from './db.ts';
+import { type ItemEdit, type ItemModeration, moderationText, parseModeration, type PinState, reorderPins, withEdit } from './item-moderation.ts';
 import { emitEvents, itemSubject } from './outbox.ts';
 import type { Database, ItemRow } from './tables.ts';
 
@@ -601,7 +602,7 @@ function orderSql(page: Page, table = ''): string {
  * `id IN (subquery)`: with IN, SQLite walked the whole collection along a sort index testing each
  * row against the list.
  */
-function pageSql<R>(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'documents'): CompiledQuery<R> {
+function pageSql<R>(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'documents', exclude: string[] = []): CompiledQuery<R> {
   const postgres = isPostgres(db);
   const p = new ReadSql(postgres);
   // The trending order walks its own index (items_read_state_trend, items_read_trend) and stops
@@ -609,12 +610,55 @@ function pageSql<R>(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'docume
   // otherwise chose the date index and read every item of the window from the table to sort it
   // by `trend` (bench:content: p50 11 ms at 1 000 000 items). A trending score grows with the
   // item's date (docs/api.md#trending), so a window's items lie near the top of that walk.
-  const where = whereSql(p, query, page.sort === 'trending' && !postgres && !query.location ? 'filtered' : 'indexed');
+  let where = whereSql(p, query, page.sort === 'trending' && !postgres && !query.location ? 'filtered' : 'indexed');
+  // The pinned items shown in front (`pinnedFirst`): tested on the index entries, which hold `id`.
+  if (exclude.length) where += ` and id not in ${p.list(exclude)}`;
   const key = read === 'keys' ? 'collection_id, id, seq, state' : postgres ? 'id' : 'rowid as row';
   const chosen = `select ${key} from items where ${where} order by ${orderSql(page)} limit ${p.bind(page.count)} offset ${p.bind(page.offset)}`;
   if (read === 'keys') return CompiledQuery.raw(chosen, p.parameters);
   const join = postgres ? `items.collection_id = ${p.bind(query.collectionId)} and items.id = page.id` : 'items.rowid = page.row';
-  return CompiledQuery.raw(`select items.body, items.state from (${chosen}) as page join items on ${join} order by ${orderSql(page, 'items.')}`, p.parameters);
+  return CompiledQuery.raw(`select ${DOCUMENT_COLUMNS} from (${chosen}) as page join items on ${join} order by ${orderSql(page, 'items.')}`, p.parameters);
+}
+
+/** The columns of a documents read (`ItemDocument`). */
+const DOCUMENT_COLUMNS = 'items.body, items.state, items.pin_position, items.moderation';
+
+/**
+ * The collection's pinned items that `query` selects, first pin first (at most `MAX_PINNED`):
+ * a walk of the partial index items_pinned (migration 2026-12-07-pins-edits), named on SQLite
+ * (whose planner would otherwise take a read index and test every row of the window), the
+ * read's other terms tested on those few rows. With `id` besides the read's columns.
+ */
+function pinnedSql<R>(db: Db, query: ItemQuery, read: 'keys' | 'documents'): CompiledQuery<R> {
+  const postgres = isPostgres(db);
+  const p = new ReadSql(postgres);
+  const columns = read === 'keys' ? 'items.collection_id, items.id, items.seq, items.state' : `items.id, ${DOCUMENT_COLUMNS}`;
+  return CompiledQuery.raw(
+    `select ${columns} from items ${postgres ? '' : 'indexed by items_pinned '}where ${whereSql(p, query)} and pin_position > 0 order by pin_position, id`,
+    p.parameters,
+  );
+}
+
+/** Which items a read takes with respect to pins: pinned first (the default), only the pinned, or only the others. */
+export type PinnedRead = 'first' | 'only' | 'none';
+
+/**
+ * A page of `pageSql` with the pinned items first (docs/api.md#pin-and-spotlight): the pinned
+ * items `query` selects, in their order, then the others in the page's sort, as one list that
+ * `offset` and `count` page through (the count of a read is unchanged). Two statements: the
+ * pinned items (`pinnedSql`, a tiny index), then the page of the others with the pinned ids left
+ * out on the index walk; the second only when the page reaches past the pins.
+ */
+async function pinnedFirst<R extends object>(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'documents', pins: PinnedRead): Promise<R[]> {
+  const pinned = (await db.executeQuery(pinnedSql<R & { id: string }>(db, query, read))).rows;
+  if (pins === 'only') return pinned.slice(page.offset, page.offset + page.count);
+  const ids = pinned.map((row) => row.id);
+  if (pins === 'none') return (await db.executeQuery(pageSql<R>(db, query, page, read, ids))).rows;
+  const front = pinned.slice(page.offset, page.offset + page.count);
+  const rest = page.count - front.length;
+  if (rest <= 0) return front;
+  const others = (await db.executeQuery(pageSql<R>(db, query, { ...page, count: rest, offset: Math.max(0, page.offset - pinned.length) }, read, ids))).rows;
+  return [...front, ...others];
 }
 
 /** What identifies a stored item's current version: enough to find its serialized form in a cache. */
@@ -625,8 +669,8 @@ export type ItemKey = Pick<ItemRow, 'collectionId' | 'id' | 'seq' | 'state'>;
  * reader that keeps items serialized (queue/read-path.ts) then reads only the documents it lacks
  * (`findItems`), instead of creating every document's text on every read.
  */
-export async function listItemKeys(db: Db, query: ItemQuery, page: Page): Promise<ItemKey[]> {
-  return (await db.executeQuery(pageSql<ItemKey>(db, query, page, 'keys'))).rows;
+export async function listItemKeys(db: Db, query: ItemQuery, page: Page, pins: PinnedRead = 'first'): Promise<ItemKey[]> {
+  return pinnedFirst<ItemKey>(db, query, page, 'keys', pins);
 }
 
 function countSql(db: Db, query: ItemQuery): CompiledQuery<{ n: number | string }> {
@@ -639,16 +683,24 @@ function countSql(db: Db, query: ItemQuery): CompiledQuery<{ n: number | string 
  * other fifteen columns are left in the table: creating them cost a page of 20 items about 40 µs
  * of the 90 its read took on SQLite (bench:content).
  */
-export type ItemDocument = Pick<ItemRow, 'body' | 'state'>;
+export type ItemDocument = Pick<ItemRow, 'body' | 'state'> & Partial<Pick<ItemRow, 'pinPosition' | 'moderation'>>;
 
-/** One page of items, sorted by time (item date), kudos (score) or trending score (docs/api.md#trending), ties broken by id. */
-export async function listItems(db: Db, query: ItemQuery, page: Page): Promise<ItemDocument[]> {
-  return (await db.executeQuery(pageSql<ItemDocument>(db, query, page, 'documents'))).rows;
+/**
+ * One page of items, the pinned first (`pinnedFirst`), the others sorted by time (item date), kudos
+ * (score) or trending score (docs/api.md#trending), ties broken by id.
+ */
+export async function listItems(db: Db, query: ItemQuery, page: Page, pins: PinnedRead = 'first'): Promise<ItemDocument[]> {
+  return pinnedFirst<ItemDocument>(db, query, page, 'documents', pins);
 }
 
-/** The SQL of a page read (`listItems`, or with `keys` `listItemKeys`), for `EXPLAIN QUERY PLAN` in tests and the benchmark. */
-export function compilePage(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'documents' = 'documents'): CompiledQuery {
-  return pageSql(db, query, page, read);
+/** The SQL of a page read (`listItems`, or with `keys` `listItemKeys`) after the pins, for `EXPLAIN QUERY PLAN` in tests and the benchmark. */
+export function compilePage(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'documents' = 'documents', exclude: string[] = []): CompiledQuery {
+  return pageSql(db, query, page, read, exclude);
+}
+
+/** The SQL of the pinned items' read (`pinnedSql`), for `EXPLAIN QUERY PLAN`. */
+export function compilePinned(db: Db, query: ItemQuery, read: 'keys' | 'documents' = 'keys'): CompiledQuery {
+  return pinnedSql(db, query, read);
 }
 
 /** The SQL of a count, for `EXPLAIN QUERY PLAN`. */
@@ -728,8 +780,161 @@ function recordModeration(trx: Transaction<Database>, collectionId: string, item
   return recordAudit(trx, { contractId: audit.contractId, actor: audit.actor, resource: 'item', resourceId, action: 'moderate', collectionId, items });
 }
 
-/** Actions whose entries can be reverted: they changed items' states (docs/api.md#revert). */
-export const REVERTABLE = ['moderate', 'apply', 'revert'] as const;
+/** What one moderation of one item changes (docs/api.md, PATCH /v1/queue/{contract}); absent: unchanged. */
+export interface ItemChange {
+  state?: ItemState;
+  pinned?: boolean;
+  /** With `pinned` true: the place among the pinned items, 1 = first. */
+  position?: number;
+  spotlight?: boolean;
+  /** The edit laid over the source's title, text and media (null: the source's again). */
+  edit?: ItemEdit | null;
+}
+
+export type ItemChangeOutcome = { ok: true } | { missing: true } | { pinsFull: true } | { mediaCount: number };
+
+/**
+ * Changes item `id` of the collection as `change` asks, all in one transaction (serializable on
+ * PostgreSQL: two pins at once cannot pass `MAX_PINNED`), each aspect recorded as its own audit
+ * entry so that each can be reverted alone (docs/api.md#audit-trail): the state as a `moderate`
+ * entry (`setItemsState`), the pin and spotlight as `pin` or `unpin` (docs/api.md#pin-and-spotlight),
+ * the edit as `edit` (docs/api.md#edit-an-item). The collection's version is bumped and every
+ * item whose pin or moderation changed is stamped with it (caches and streams see it).
+ * Pinning publishes nothing: the state changes only by `state`. Returns `missing` for an unknown
+ * item, `pinsFull` when a new pin would pass `MAX_PINNED`, `mediaCount` (the item's) when the edit
+ * names more media than the item has; then nothing changed.
+ */
+export async function changeItem(db: Db, collectionId: string, id: string, change: ItemChange, audit: ModerationAudit): Promise<ItemChangeOutcome> {
+  return serializable(db, async (trx) => {
+    const row = await trx.selectFrom('items').select(['id', 'state', 'body', 'pinPosition', 'moderation']).where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirst();
+    if (!row) return { missing: true };
+    if (change.edit) {
+      const count = inShape(itemBody(row.body)).media?.length ?? 0;
+      if ((change.edit.media?.length ?? 0) > count) return { mediaCount: count };
+    }
+    let seq: number | undefined;
+    const version = async () => (seq ??= await bumpVersion(trx, collectionId));
+    let state = row.state as ItemState;
+    if (change.state) {
+      const { before } = await changeStates(trx, audit.contractId, collectionId, [id], change.state, { all: true });
+      await recordModeration(trx, collectionId, [{ itemId: id, before: before.get(id)!, after: change.state }], audit);
+      state = change.state;
+    }
+    if (change.pinned !== undefined || change.spotlight !== undefined) {
+      const pin = await setPin(trx, audit.contractId, collectionId, id, change, version);
+      if (!pin) return { pinsFull: true } as const;
+      if (pin.changed) await recordItemChange(trx, collectionId, id, state, pin.after.pinned || !pin.before.pinned ? 'pin' : 'unpin', { pin: pin.before }, { pin: pin.after }, audit);
+    }
+    if (change.edit !== undefined) {
+      const edited = await setEdit(trx, collectionId, id, change.edit, version);
+      if (edited.changed) await recordItemChange(trx, collectionId, id, state, 'edit', { edit: edited.before }, { edit: edited.after }, audit);
+    }
+    return { ok: true } as const;
+  });
+}
+
+/** The audit entry of a pin or edit of one item: `before`/`after` `{id, pin}` or `{id, edit}`, the item listed (its state unchanged) so its history shows it. */
+function recordItemChange(trx: Transaction<Database>, collectionId: string, id: string, state: string, action: string, before: object, after: object, audit: ModerationAudit) {
+  const items = [{ itemId: id, before: state, after: state }];
+  return recordAudit(trx, { contractId: audit.contractId, actor: audit.actor, resource: 'item', resourceId: id, action, collectionId, items, before: { id, ...before }, after: { id, ...after } });
+}
+
+/** The item's pin as recorded, from its row. */
+function pinStateOf(row: { pinPosition: number | null; moderation: string | null }): PinState {
+  const position = row.pinPosition == null ? undefined : Number(row.pinPosition);
+  return { pinned: position !== undefined, ...(position !== undefined && { position }), spotlight: parseModeration(row.moderation).spotlight === true };
+}
+
+/**
+ * Inside `trx`: pins, moves or unpins item `id` (`reorderPins`) and sets its spotlight, renumbering
+ * the collection's pinned items 1…n; the items whose position changed are stamped with the
+ * collection's new version. Emits `item.pinned` (pinned or moved) or `item.unpinned` for `id`
+ * (docs/api.md#webhook-events). Returns undefined (nothing changed) when a new pin would pass
+ * `MAX_PINNED`.
+ */
+async function setPin(
+  trx: Transaction<Database>,
+  contractId: string,
+  collectionId: string,
+  id: string,
+  change: Pick<ItemChange, 'pinned' | 'position' | 'spotlight'>,
+  version: () => Promise<number>,
+): Promise<{ before: PinState; after: PinState; changed: boolean } | undefined> {
+  const pins = await trx.selectFrom('items').select(['id', 'pinPosition']).where('collectionId', '=', collectionId).where('pinPosition', '>', 0).orderBy('pinPosition').orderBy('id').execute();
+  const row = await trx.selectFrom('items').select(['pinPosition', 'moderation']).where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirstOrThrow();
+  const before = pinStateOf(row);
+  const order = pins.map((pin) => pin.id);
+  const next = change.pinned === undefined ? order : reorderPins(order, id, change.pinned, change.position);
+  if (!next) return undefined;
+  const now = new Map(pins.map((pin) => [pin.id, Number(pin.pinPosition)]));
+  const moves = [...new Set([...order, ...next])].map((one) => ({ id: one, position: next.indexOf(one) + 1 || null })).filter((m) => m.position !== (now.get(m.id) ?? null));
+  const moderation = parseModeration(row.moderation);
+  const spotlight = change.spotlight ?? moderation.spotlight === true;
+  const spotlightChanged = spotlight !== (moderation.spotlight === true);
+  if (!moves.length && !spotlightChanged) return { before, after: before, changed: false };
+  const seq = await version();
+  for (const move of moves) {
+    await trx.updateTable('items').set({ pinPosition: move.position, seq }).where('collectionId', '=', collectionId).where('id', '=', move.id).execute();
+  }
+  if (spotlightChanged) {
+    const { spotlight: _old, ...rest } = moderation;
+    await trx.updateTable('items').set({ moderation: moderationText({ ...rest, ...(spotlight && { spotlight: true }) }), seq }).where('collectionId', '=', collectionId).where('id', '=', id).execute();
+  }
+  const position = next.indexOf(id) + 1 || undefined;
+  const after: PinState = { pinned: position !== undefined, ...(position !== undefined && { position }), spotlight };
+  if (after.pinned !== before.pinned || after.position !== before.position) {
+    const type = after.pinned ? ('item.pinned' as const) : ('item.unpinned' as const);
+    await emitEvents(trx, contractId, [{ type, subject: itemSubject(collectionId, id), data: { contractId, collectionId, itemId: id, pinned: after.pinned, ...(position !== undefined && { position }) } }]);
+  }
+  return { before, after, changed: true };
+}
+
+/** Inside `trx`: sets (or with null removes) item `id`'s edit, stamping it with the collection's new version. */
+async function setEdit(trx: Transaction<Database>, collectionId: string, id: string, edit: ItemEdit | null, version: () => Promise<number>): Promise<{ before: ItemEdit | null; after: ItemEdit | null; changed: boolean }> {
+  const row = await trx.selectFrom('items').select('moderation').where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirstOrThrow();
+  const moderation: ItemModeration = parseModeration(row.moderation);
+  const before = moderation.edit ?? null;
+  if (JSON.stringify(before) === JSON.stringify(edit)) return { before, after: edit, changed: false };
+  const { edit: _old, ...rest } = moderation;
+  await trx.updateTable('items').set({ moderation: moderationText({ ...rest, ...(edit && { edit }) }), seq: await version() }).where('collectionId', '=', collectionId).where('id', '=', id).execute();
+  return { before, after: edit, changed: true };
+}
+
+/**
+ * Reverts a pin or edit entry (its `before`/`after` hold `pin` or `edit`) inside `trx`: the item
+ * gets the entry's `before` back, unless it was changed since (its pin or spotlight, or its edit,
+ * is no longer what the entry set; a position moved by other pins does not count) or is gone.
+ */
+async function revertItemChange(trx: Transaction<Database>, entry: { contractId: string; collectionId: string; resourceId: string }, before: Record<string, unknown>, after: Record<string, unknown>): Promise<{ changed: string[] } | { before: object; after: object; state: string }> {
+  const id = entry.resourceId;
+  const row = await trx.selectFrom('items').select(['state', 'pinPosition', 'moderation']).where('collectionId', '=', entry.collectionId).where('id', '=', id).executeTakeFirst();
+  if (!row) return { changed: [id] };
+  if ('pin' in after) {
+    const now = pinStateOf(row);
+    const set = after.pin as PinState;
+    const was = before.pin as PinState;
+    if (now.pinned !== set.pinned || now.spotlight !== set.spotlight) return { changed: [id] };
+    let seq: number | undefined;
+    const pin = await setPin(trx, entry.contractId, entry.collectionId, id, { pinned: was.pinned, position: was.position, spotlight: was.spotlight }, async () => (seq ??= await bumpVersion(trx, entry.collectionId)));
+    if (!pin) return { changed: [id] };
+    return { before: { id, pin: pin.before }, after: { id, pin: pin.after }, state: row.state };
+  }
+  const now = parseModeration(row.moderation).edit ?? null;
+  if (JSON.stringify(now) !== JSON.stringify(after.edit ?? null)) return { changed: [id] };
+  let seq: number | undefined;
+  const edited = await setEdit(trx, entry.collectionId, id, (before.edit as ItemEdit | null) ?? null, async () => (seq ??= await bumpVersion(trx, entry.collectionId)));
+  return { before: { id, edit: edited.before }, after: { id, edit: edited.after }, state: row.state };
+}
+
+/** Whether an audit entry's `after` is that of a pin or an edit (`recordItemChange`). */
+function itemChangeOf(text: string | null): Record<string, unknown> | undefined {
+  if (!text) return undefined;
+  const value = JSON.parse(text) as unknown;
+  return value && typeof value === 'object' && ('pin' in value || 'edit' in value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** Actions whose entries can be reverted: they changed items' states, pins or edits (docs/api.md#revert). */
+export const REVERTABLE = ['moderate', 'apply', 'revert', 'pin', 'unpin', 'edit'] as const;
 
 export type RevertOutcome = { revertId: string } | { alreadyRevertedBy: string } | { changed: string[] } | { notRevertable: true };
 
@@ -746,6 +951,16 @@ export async function revertModeration(db: Db, entryId: string, actor: Actor, no
     const entry = await findAuditEntry(trx, entryId);
     if (!entry || !entry.collectionId || !(REVERTABLE as readonly string[]).includes(entry.action) || Number(entry.itemCount) === 0) return { notRevertable: true };
     if (entry.revertedBy) return { alreadyRevertedBy: entry.revertedBy };
+    const itemChange = itemChangeOf(entry.after);
+    if (itemChange) {
+      const outcome = await revertItemChange(trx, { ...entry, collectionId: entry.collectionId }, itemChangeOf(entry.before) ?? {}, itemChange);
+      if ('changed' in outcome) return outcome;
+      const revert = { contractId: entry.contractId, actor, resource: 'item', resourceId: entry.resourceId, action: 'revert', collectionId: entry.collectionId };
+      const items = [{ itemId: entry.resourceId, before: outcome.state, after: outcome.state }];
+      const revertId = await recordAudit(trx, { ...revert, items, before: outcome.before, after: outcome.after, reverts: entry.id }, now);
+      await markReverted(trx, entry.id, revertId);
+      return { revertId };
+    }
     const changed = await changedSince(trx, entry.id);
     if (changed.length) return { changed };
     const reverted: AuditItem[] = [];
@@ -772,7 +987,7 @@ function moderationEvents(contractId: string, collectionId: string, ids: string[
  */
 export async function findItems(db: Db, collectionId: string, ids: string[]): Promise<(ItemKey & ItemDocument)[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('items').select(['collectionId', 'id', 'seq', 'state', 'body']).where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
+  return db.selectFrom('items').select(['collectionId', 'id', 'seq', 'state', 'body', 'pinPosition', 'moderation']).where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
 }
 
 /** When the collection's latest item arrived (`createdAt`, ms), or 0 before any (index items_arrivals). */
@@ -826,13 +1041,39 @@ export function itemBody(body: unknown): ContentItem {
   return (typeof body === 'string' ? JSON.parse(body) : body) as ContentItem;
 }
 
+/** Who reads an item: the public (content reads, the wall, the public stream) or a moderator (queue reads and stream). */
+export type Audience = 'public' | 'moderator';
+
 /**
  * The stored row as the content item served (docs/api.md#content-item), with its state, in shape
- * whatever version stored it (`inShape`: `children` an array, `url` a string), and inert: no
- * script, event handler or non-web URL, whatever the source sent (`lib/item-html.ts`).
+ * whatever version stored it (`inShape`: `children` an array, `url` a string), with a moderator's
+ * edit laid over it, and inert: no script, event handler or non-web URL, whatever the source or
+ * the edit sent (`lib/item-html.ts`). Every item carries `pinned`, and `position` when pinned,
+ * `spotlight` when set (docs/api.md#pin-and-spotlight); a moderator's item also `edited`, and the
+ * source's title and text as `original` when edited (docs/api.md#edit-an-item).
  */
 export function rowToItem(row: ItemDocument): ContentItem {
-  return inertItem(inShape({ ...itemBody(row.body), state: row.state as ItemState }));
+  return served(row, 'public');
+}
+
+/** `rowToItem` as a moderator reads it (queue reads and stream): with `edited`, and `original` when edited. */
+export function rowToModeratorItem(row: ItemDocument): ContentItem {
+  return served(row, 'moderator');
+}
+
+function served(row: ItemDocument, audience: Audience): ContentItem {
+  const source = inShape({ ...itemBody(row.body), state: row.state as ItemState });
+  const moderation = parseModeration(row.moderation);
+  const item = inertItem(moderation.edit ? withEdit(source, moderation.edit) : source);
+  const position = row.pinPosition == null ? undefined : Number(row.pinPosition);
+  item.pinned = position !== undefined;
+  if (position !== undefined) item.position = position;
+  if (moderation.spotlight) item.spotlight = true;
+  if (audience === 'moderator') {
+    item.edited = moderation.edit !== undefined;
+    if (moderation.edit) item.original = { ...(source.title !== undefined && { title: plainTitle(source.title) }), text: inertHtml(source.text) };
+  }
+  return item;
 }
 
 /** The published items of the collection among `ids` (at most 100), newest first. */

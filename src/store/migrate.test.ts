@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildItem, buildTenant, buildUser, freshDatabaseUrl, seedItems } from '../../test/helper.ts';
 import { SPACE_KEYS } from '../lib/simhash.ts';
 import { openDb } from './db.ts';
-import { listItemKeys } from './items.ts';
+import { findItems, listItemKeys, rowToItem } from './items.ts';
 import { ensureSchema, MIGRATIONS, migrateToLatest, schemaState } from './migrate.ts';
 import * as readSeq from './migrations/2026-12-01-read-seq.ts';
 import * as webhookFairClaims from './migrations/2026-12-02-webhook-fair-claims.ts';
@@ -14,6 +14,7 @@ import { grant } from './contracts.ts';
 import * as itemSearch from './migrations/2026-12-06-item-search.ts';
 import { searchItemKeys } from './item-search.ts';
 import { parseSearch } from '../lib/search-query.ts';
+import * as pinsEdits from './migrations/2026-12-07-pins-edits.ts';
 import { hasIndexColumn } from './migrations/2026-11-29-trending.ts';
 
 describe('schema migrations', () => {
@@ -200,6 +201,27 @@ describe('schema migrations', () => {
     await migrateToLatest(db);
     await seedItems(db, tenant, [buildItem({ id: 'rss_new', title: 'Harbour lights' })]);
     expect((await found('harbour')).sort()).toEqual(['rss_new', 'rss_old']);
+    await db.destroy();
+  });
+
+  it('gives items an empty pin and moderation and the pinned index, keeping their rows, and runs again unchanged (2026-12-07-pins-edits)', async () => {
+    const db = openDb(await freshDatabaseUrl());
+    await migrateToLatest(db);
+    const tenant = await buildTenant(db);
+    // As the previous version left the table, with an item in it.
+    await pinsEdits.down(db);
+    await seedItems(db, tenant, [buildItem({ id: 'rss_before', title: 'Stored before' })]);
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-07-pins-edits'));
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    expect(await migrateToLatest(db)).toEqual(since);
+    const [row] = await findItems(db, tenant.collection.id, ['rss_before']);
+    expect(row).toMatchObject({ pinPosition: null, moderation: null });
+    expect(rowToItem(row!)).toMatchObject({ id: 'rss_before', title: 'Stored before', pinned: false });
+    await db.updateTable('items').set({ pinPosition: 1 }).execute();
+    // Again: nothing changes, the pin stays.
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    await migrateToLatest(db);
+    expect(rowToItem((await findItems(db, tenant.collection.id, ['rss_before']))[0]!)).toMatchObject({ pinned: true, position: 1 });
     await db.destroy();
   });
 });

@@ -389,6 +389,10 @@ export interface ItemTable {
   /** The content item (docs/api.md#content-item) as JSON text (jsonb on PostgreSQL: read with `itemBody`), without `state`. */
   body: string;
   createdAt: number;
+  /** The item's place among the collection's pinned items (1 = first), or null: not pinned (migration 2026-12-07-pins-edits). */
+  pinPosition: ColumnType<number | null, number | null | undefined, number | null>;
+  /** JSON `{spotlight?, edit?}` a moderator set (store/item-moderation.ts `ItemModeration`), or null. */
+  moderation: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface FilterListTable extends Audited {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/item.ts';
 import { destination, distanceMeters } from '../../src/lib/geo.ts';
 import { createReadPath } from '../../src/queue/read-path.ts';
-import { compileCount, compilePage, findItems, type ItemQuery, type Page, storeItems } from '../../src/store/items.ts';
+import { compileCount, compilePage, compilePinned, findItems, type ItemQuery, type Page, storeItems } from '../../src/store/items.ts';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { testPostgresUrl } from '../helper.ts';
 
@@ -432,6 +432,37 @@ describe('query plans', () => {
     const c = compilePage(db, query, { count: 20, offset: 0, sort: 'time', order: 'desc', ...page }, 'keys');
     const { rows } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${c.sql}`, [...c.parameters]));
     expect(rows.map((r) => r.detail)).toEqual([expect.stringMatching(new RegExp(`^SEARCH items USING COVERING INDEX ${index.source} `))]);
+  });
+
+  it.skipIf(testPostgresUrl).each(walks)('%s: with pinned items left out (docs/api.md#pin-and-spotlight), still that index alone', async (_name, filter, page, index) => {
+    const { db, tenant } = await setup();
+    const now = Date.now();
+    const query: ItemQuery = { collectionId: tenant.collection.id, sinceMs: now - 30 * 86_400_000, untilMs: now, ...filter };
+    const c = compilePage(db, query, { count: 20, offset: 0, sort: 'time', order: 'desc', ...page }, 'keys', ['rss_pinned1', 'rss_pinned2']);
+    const { rows } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${c.sql}`, [...c.parameters]));
+    expect(rows.map((r) => r.detail)).toEqual([expect.stringMatching(new RegExp(`^SEARCH items USING COVERING INDEX ${index.source} `))]);
+  });
+
+  it('reads the pinned items through their own small index, whatever the read\'s filters', async () => {
+    const { db, tenant } = await setup();
+    const now = Date.now();
+    for (const filter of [{}, { state: 'published' as const }, { state: 'published' as const, languages: ['de'], services: ['rss'] }, { location: { longitude: 13.4, latitude: 52.5, radius: 50 } }]) {
+      for (const read of ['keys', 'documents'] as const) {
+        const c = compilePinned(db, { collectionId: tenant.collection.id, sinceMs: now - 86_400_000, untilMs: now, ...filter }, read);
+        if (testPostgresUrl) {
+          const plan = await db.connection().execute(async (conn) => {
+            await conn.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
+            const { rows } = await conn.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`EXPLAIN ${c.sql}`, [...c.parameters]));
+            await conn.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
+            return rows.map((r) => r['QUERY PLAN']);
+          });
+          expect(plan.filter((line) => /Seq Scan on items/.test(line)), plan.join(' | ')).toEqual([]);
+        } else {
+          const { rows } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${c.sql}`, [...c.parameters]));
+          expect(rows.map((r) => r.detail)[0], JSON.stringify(filter)).toMatch(/^SEARCH items USING INDEX items_pinned \(collection_id=\? AND pin_position>\?\)/);
+        }
+      }
+    }
   });
 
   it.skipIf(testPostgresUrl)('counts from a covering index', async () => {

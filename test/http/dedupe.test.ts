@@ -235,7 +235,7 @@ describe('POST /v1/queue/{contract}/split', () => {
     expect(card!.id).toBe(article.id);
     expect(card!.duplicates!.map((d) => d.id)).toEqual([toot.id]);
     expect(card!.kudos).toEqual({ score: 4, duplicates: 1 });
-    expect(own).toEqual({ ...tweet, language: 'en', state: 'published', children: [] });
+    expect(own).toEqual({ ...tweet, language: 'en', state: 'published', children: [], pinned: false, edited: false });
     expect(items(await queue()).map((i) => i.id).sort()).toEqual([article.id, tweet.id].sort());
     // The last duplicate split: no duplicates left, no count.
     const last = items(await split(article.id, { duplicateId: toot.id }))[0]!;

@@ -79,8 +79,9 @@ describe('GET /v1/queue/{contract}', () => {
     const items = res.json() as ContentItem[];
     expect(items.find((i) => i.id === 'youtube_u1')!.state).toBe('unpublished');
     expect(items.find((i) => i.id === 'rss_p1')!.state).toBe('published');
-    // The stored item comes back whole, plus its state (and `children`, empty when it has none).
-    expect(items.find((i) => i.id === 'youtube_p2')).toEqual({ ...published[1], state: 'published', children: [] });
+    // The stored item comes back whole, plus its state (and `children`, empty when it has none), and
+    // what a moderator set: not pinned, not edited (docs/api.md#pin-and-spotlight, #edit-an-item).
+    expect(items.find((i) => i.id === 'youtube_p2')).toEqual({ ...published[1], state: 'published', children: [], pinned: false, edited: false });
   });
 
   it('sorts ascending with order=asc (ties by id ascending) and by kudos with sort=kudos', async () => {

@@ -2996,7 +2996,17 @@ export interface Paths {
           lastModifiedBy: string;
           name: string;
           url: string;
-          events: ('item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed')[];
+          events: (
+            | 'item.collected'
+            | 'item.published'
+            | 'item.unpublished'
+            | 'item.pinned'
+            | 'item.unpinned'
+            | 'item.rejected'
+            | 'input.failed'
+            | 'input.recovered'
+            | 'credential.failed'
+          )[];
           /**
            * why delivery disabled the webhook (its retries ran out), else null
            */
@@ -3022,48 +3032,519 @@ export interface Paths {
          * the event types delivered (docs/api.md#webhook-events)
          *
          * @minItems 1
-         * @maxItems 7
+         * @maxItems 9
          */
         events:
-          | ['item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed']
           | [
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed'
+              | 'item.collected'
+              | 'item.published'
+              | 'item.unpublished'
+              | 'item.pinned'
+              | 'item.unpinned'
+              | 'item.rejected'
+              | 'input.failed'
+              | 'input.recovered'
+              | 'credential.failed'
             ]
           | [
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed'
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
             ]
           | [
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed'
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
             ]
           | [
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed'
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
             ]
           | [
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed'
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
             ]
           | [
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed'
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
+            ]
+          | [
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
+            ]
+          | [
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
+            ]
+          | [
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
             ];
         active?: boolean;
       };
@@ -3086,7 +3567,17 @@ export interface Paths {
           lastModifiedBy: string;
           name: string;
           url: string;
-          events: ('item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed')[];
+          events: (
+            | 'item.collected'
+            | 'item.published'
+            | 'item.unpublished'
+            | 'item.pinned'
+            | 'item.unpinned'
+            | 'item.rejected'
+            | 'input.failed'
+            | 'input.recovered'
+            | 'credential.failed'
+          )[];
           /**
            * why delivery disabled the webhook (its retries ran out), else null
            */
@@ -3129,7 +3620,17 @@ export interface Paths {
           lastModifiedBy: string;
           name: string;
           url: string;
-          events: ('item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed')[];
+          events: (
+            | 'item.collected'
+            | 'item.published'
+            | 'item.unpublished'
+            | 'item.pinned'
+            | 'item.unpinned'
+            | 'item.rejected'
+            | 'input.failed'
+            | 'input.recovered'
+            | 'credential.failed'
+          )[];
           /**
            * why delivery disabled the webhook (its retries ran out), else null
            */
@@ -3156,7 +3657,17 @@ export interface Paths {
           lastModifiedBy: string;
           name: string;
           url: string;
-          events: ('item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed')[];
+          events: (
+            | 'item.collected'
+            | 'item.published'
+            | 'item.unpublished'
+            | 'item.pinned'
+            | 'item.unpinned'
+            | 'item.rejected'
+            | 'input.failed'
+            | 'input.recovered'
+            | 'credential.failed'
+          )[];
           /**
            * why delivery disabled the webhook (its retries ran out), else null
            */
@@ -3178,48 +3689,519 @@ export interface Paths {
          * the event types delivered (docs/api.md#webhook-events)
          *
          * @minItems 1
-         * @maxItems 7
+         * @maxItems 9
          */
         events?:
-          | ['item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed']
           | [
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed'
+              | 'item.collected'
+              | 'item.published'
+              | 'item.unpublished'
+              | 'item.pinned'
+              | 'item.unpinned'
+              | 'item.rejected'
+              | 'input.failed'
+              | 'input.recovered'
+              | 'credential.failed'
             ]
           | [
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed'
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
             ]
           | [
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed'
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
             ]
           | [
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed'
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
             ]
           | [
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed'
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
             ]
           | [
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed',
-              'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed'
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
+            ]
+          | [
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
+            ]
+          | [
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
+            ]
+          | [
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              ),
+              (
+                | 'item.collected'
+                | 'item.published'
+                | 'item.unpublished'
+                | 'item.pinned'
+                | 'item.unpinned'
+                | 'item.rejected'
+                | 'input.failed'
+                | 'input.recovered'
+                | 'credential.failed'
+              )
             ];
         /**
          * true also clears `disabledReason`
@@ -3246,7 +4228,16 @@ export interface Paths {
            */
           webhookId: string;
           eventId: string;
-          type: 'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed';
+          type:
+            | 'item.collected'
+            | 'item.published'
+            | 'item.unpublished'
+            | 'item.pinned'
+            | 'item.unpinned'
+            | 'item.rejected'
+            | 'input.failed'
+            | 'input.recovered'
+            | 'credential.failed';
           status: 'pending' | 'delivered' | 'failed';
           created: string;
           nextAttempt: string | null;
@@ -3280,7 +4271,16 @@ export interface Paths {
            */
           webhookId: string;
           eventId: string;
-          type: 'item.collected' | 'item.published' | 'item.unpublished' | 'item.rejected' | 'input.failed' | 'input.recovered' | 'credential.failed';
+          type:
+            | 'item.collected'
+            | 'item.published'
+            | 'item.unpublished'
+            | 'item.pinned'
+            | 'item.unpinned'
+            | 'item.rejected'
+            | 'input.failed'
+            | 'input.recovered'
+            | 'credential.failed';
           status: 'pending' | 'delivered' | 'failed';
           created: string;
           nextAttempt: string | null;
@@ -3618,7 +4618,7 @@ export interface Paths {
            */
           resourceId: string;
           /**
-           * create, update, delete, moderate, split, apply, revert or disable (a webhook whose deliveries failed for the retry window)
+           * create, update, delete, moderate, split, apply, revert, pin, unpin, edit (docs/api.md#pin-and-spotlight, #edit-an-item) or disable (a webhook whose deliveries failed for the retry window)
            */
           action: string;
           /**
@@ -3679,7 +4679,7 @@ export interface Paths {
            */
           resourceId: string;
           /**
-           * create, update, delete, moderate, split, apply, revert or disable (a webhook whose deliveries failed for the retry window)
+           * create, update, delete, moderate, split, apply, revert, pin, unpin, edit (docs/api.md#pin-and-spotlight, #edit-an-item) or disable (a webhook whose deliveries failed for the retry window)
            */
           action: string;
           /**
@@ -3998,7 +4998,7 @@ export interface Paths {
         '200': ContentItem | ContentItem[];
       };
       requestBody: {
-        state: 'published' | 'unpublished';
+        state?: 'published' | 'unpublished';
         /**
          * Bulk form: 1 to 100 item ids, moderated all or none
          *
@@ -4006,6 +5006,33 @@ export interface Paths {
          * @maxItems 100
          */
         ids?: [string, ...string[]];
+        /**
+         * Single-item form: pin (true) or unpin (false) the item (docs/api.md#pin-and-spotlight)
+         */
+        pinned?: boolean;
+        /**
+         * With pinned true: the item's place among the pinned items, 1 = first
+         */
+        position?: number;
+        /**
+         * Single-item form: the wall shows the item larger
+         */
+        spotlight?: boolean;
+        edit?: {
+          title?: string;
+          /**
+           * HTML, served inert like collected text
+           */
+          text?: string;
+          /**
+           * By the item's media order: each entry's alt replaces that medium's alternative text (null: unchanged)
+           *
+           * @maxItems 100
+           */
+          media?: ({
+            alt?: string;
+          } | null)[];
+        } | null;
       };
     };
   };
@@ -4039,7 +5066,7 @@ export interface Paths {
             name: string;
           };
           /**
-           * moderate, apply or revert
+           * moderate, apply, revert, pin, unpin or edit (a pin or edit leaves the state as it was)
            */
           action: string;
           /**
@@ -4275,6 +5302,10 @@ export interface ContentItem {
         duration?: number;
         width?: number;
         height?: number;
+        /**
+         * Alternative text (plain text): the source's, or a moderator's edit (docs/api.md#edit-an-item)
+         */
+        alt?: string;
       }[]
     | null;
   /**
@@ -4338,6 +5369,10 @@ export interface ContentItem {
           duration?: number;
           width?: number;
           height?: number;
+          /**
+           * Alternative text (plain text): the source's, or a moderator's edit (docs/api.md#edit-an-item)
+           */
+          alt?: string;
         }[]
       | null;
     /**
@@ -4393,6 +5428,29 @@ export interface ContentItem {
       };
     }[]
   ];
+  /**
+   * Whether a moderator pinned the item: pinned items come first (docs/api.md#pin-and-spotlight)
+   */
+  pinned: boolean;
+  /**
+   * When pinned: the item's place among the pinned items, 1 = first
+   */
+  position?: number;
+  /**
+   * Present (true) when the wall shows the item larger
+   */
+  spotlight?: boolean;
+  /**
+   * Queue items only: whether a moderator edited the item (docs/api.md#edit-an-item)
+   */
+  edited?: boolean;
+  /**
+   * Queue items only, when edited: the source's title and text
+   */
+  original?: {
+    title?: string;
+    text: string;
+  };
 }
 /**
  * This interface was referenced by `Paths`'s JSON-Schema

@@ -15,6 +15,9 @@
  *   (/v1/content/{contract}?q=…&since=0&count=PAGE) every CONTENT_MAX_AGE seconds instead: ids
  *   it has not shown are fetched and inserted, and shown items that fall inside that first page's
  *   time range but are missing from it (unpublished by moderation) are removed.
+ * - Pins (docs/api.md#pin-and-spotlight): pinned cards (data-pin, their place) stay first in their
+ *   order; a streamed item whose pin, spotlight or title differs from its card's renews the card.
+ *   A spotlight card (data-spotlight) spans two columns of the masonry where there are two.
  * - Ranked collections (data-sort="trending", docs/api.md#trending): cards are kept in the order of
  *   their trending score (data-rank) instead of their date, and an `item` event for a card already
  *   shown (its kudos were refreshed) fetches it again and moves it to its new place: the wall
@@ -111,20 +114,33 @@
     var style = getComputedStyle(list);
     var columns = style.gridTemplateColumns && style.gridTemplateColumns !== 'none' ? style.gridTemplateColumns.split(' ').length : 1;
     var gutter = parseFloat(style.columnGap) || 0;
+    // A spotlight card is two columns wide where there are two: measured at that width.
+    var wide = function (card) { return columns > 1 && card.dataset.spotlight === 'true'; };
+    all.forEach(function (card) { if (wide(card)) card.style.gridColumn = 'span 2'; });
     var measured = all.map(function (card) { return card.getBoundingClientRect().height; });
     var bottoms = [];
     for (var c = 0; c < columns; c++) bottoms.push(0);
     list.classList.add('wall__items--masonry');
     all.forEach(function (card, i) {
-      var column = 0;
-      for (var k = 1; k < columns; k++) if (bottoms[k] < bottoms[column]) column = k;
       // Rows are 1 px: the span is the height plus the gutter rounded down, so the next card in
       // the column starts at most one gutter below this one (and less than a pixel nearer).
       var span = Math.max(1, Math.floor(measured[i] + gutter));
+      heights.set(card, measured[i]);
+      if (wide(card)) {
+        // The pair of neighbouring columns whose lower bottom is highest up.
+        var pair = 0;
+        for (var p = 1; p < columns - 1; p++) if (Math.max(bottoms[p], bottoms[p + 1]) < Math.max(bottoms[pair], bottoms[pair + 1])) pair = p;
+        var top = Math.max(bottoms[pair], bottoms[pair + 1]);
+        card.style.gridColumn = (pair + 1) + ' / span 2';
+        card.style.gridRow = (top + 1) + ' / span ' + span;
+        bottoms[pair] = bottoms[pair + 1] = top + span;
+        return;
+      }
+      var column = 0;
+      for (var k = 1; k < columns; k++) if (bottoms[k] < bottoms[column]) column = k;
       card.style.gridColumn = String(column + 1);
       card.style.gridRow = (bottoms[column] + 1) + ' / span ' + span;
       bottoms[column] += span;
-      heights.set(card, measured[i]);
     });
   }
   var relayoutPending = false;
@@ -158,19 +174,26 @@
   }
   /** The number a card is ordered by: its trending score on a ranked wall, else its date. */
   function key(card) { return Number(ranked ? card.dataset.rank : card.dataset.date); }
+  /** A card's place among the pinned ones (1 = first), or 0: not pinned. */
+  function pin(card) { return Number(card.dataset.pin) || 0; }
+  /** Whether card `a` goes before card `b`: pinned cards first in their order, then by key. */
+  function ahead(a, b) {
+    if (pin(a) || pin(b)) return pin(a) && pin(b) ? pin(a) < pin(b) || (pin(a) === pin(b) && a.dataset.id > b.dataset.id) : pin(a) > 0;
+    return key(a) > key(b) || (key(a) === key(b) && a.dataset.id > b.dataset.id);
+  }
   function insertSorted(card) {
-    var own = key(card);
-    var after = cards().filter(function (c) { return c !== card && (key(c) > own || (key(c) === own && c.dataset.id > card.dataset.id)); });
+    var after = cards().filter(function (c) { return c !== card && ahead(c, card); });
     var before = after.length ? after[after.length - 1].nextElementSibling : list.firstElementChild;
     list.insertBefore(card, before);
   }
-  function adopt(newCards, live) {
+  function adopt(newCards, live, renew) {
     var added = 0;
     newCards.forEach(function (card) {
       var shown = findCard(card.dataset.id);
-      if (shown && !ranked) return;
+      if (shown && !ranked && !renew) return;
       if (shown) {
-        // Its kudos moved (a ranked wall): the new card takes the old one's place in the order.
+        // Its kudos moved (a ranked wall), or a moderator pinned, moved or edited it (`renew`):
+        // the new card takes the old one's place in the order.
         shown.remove();
         insertSorted(card);
         refreshTimes(card);
@@ -206,6 +229,13 @@
     if (!ranked) ids = ids.filter(function (id) { return !findCard(id); });
     if (!ids.length) return Promise.resolve(0);
     return fragment({ ids: ids.join(',') }).then(function (newCards) { return adopt(newCards, true); });
+  }
+  /** A streamed item: added when new, else its card renewed when a moderator changed it (pin, spotlight, edit). */
+  function streamed(item) {
+    var shown = findCard(item.id);
+    var renew = shown && ((item.pinned ? String(item.position) : '') !== (shown.dataset.pin || '') || !!item.spotlight !== (shown.dataset.spotlight === 'true') || (item.title || '') !== ((shown.querySelector('.card__title') || {}).textContent || ''));
+    if (!renew) return addByIds([item.id]);
+    return fragment({ ids: item.id }).then(function (newCards) { adopt(newCards, true, true); layoutCards(); });
   }
 
   /* ---- infinite scroll ---- */
@@ -335,7 +365,7 @@
       .then(function () { if (!once) setTimeout(poll, pollMs); });
   }
   connectStream(contentUrl + '/stream?' + new URLSearchParams({ q: q }), {
-    item: function (item) { if (item && item.id) addByIds([item.id]); },
+    item: function (item) { if (item && item.id) streamed(item); },
     unpublish: remove,
     reload: function () { poll(true); },
     unavailable: function () { if (!polling) { polling = true; setTimeout(poll, pollMs); } },

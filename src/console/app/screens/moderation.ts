@@ -8,6 +8,12 @@
  * - the counts: `GET /v1/queue/{contract}/count?q=<slug>&since=0` → `{published, unpublished}`;
  * - moderation: `PATCH /v1/queue/{contract}?q=<slug>&id=<id>` `{state}` for one item, and
  *   `PATCH /v1/queue/{contract}?q=<slug>` `{state, ids}` for the selected ones (all or none);
+ * - pins and edits (docs/api.md#pin-and-spotlight, #edit-an-item): `PATCH …&id=<id>` with
+ *   `{pinned}`, `{pinned: true, position}` (Move up), `{spotlight}` or `{edit}` (`null`: Restore
+ *   original). Pinned items come first in the queue as on the wall; a pin or move re-reads the
+ *   list (other pins move) and the focus goes back to the item's card. The edit form shows the
+ *   item's title, text and each picture's alternative text as shown now; an edited card names
+ *   the source's title;
  * - duplicates: a card lists the items merged into it (`duplicates`, docs/api.md#duplicates)
  *   behind a disclosure button; Split off takes one out as an item of its own:
  *   `POST /v1/queue/{contract}/split?q=<slug>&id=<card id>` `{duplicateId}` → `[card, item]`
@@ -51,9 +57,11 @@ interface Filters {
   text: string;
   /** The queue's `sort`: '' (time, newest first), `kudos` or `trending` (docs/api.md#trending). */
   sort: string;
+  /** '' (all), `true` (only the pinned) or `false` (only the others). */
+  pinned: string;
 }
 
-const NO_FILTERS: Filters = { state: '', service: '', type: '', language: '', text: '', sort: '' };
+const NO_FILTERS: Filters = { state: '', service: '', type: '', language: '', text: '', sort: '', pinned: '' };
 const PAGE = 50;
 const TYPES = ['video', 'image', 'link', 'status', 'embed', 'comment'];
 
@@ -109,6 +117,7 @@ function imageUrl(item: Item): string | undefined {
 function matches(item: Item, filters: Filters): boolean {
   const list = (value: string) => value.split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
   if (filters.state && item.state !== filters.state) return false;
+  if (filters.pinned && String(item.pinned === true) !== filters.pinned) return false;
   if (filters.service && !list(filters.service).includes(item.service)) return false;
   if (filters.type && !list(filters.type).includes(item.type)) return false;
   if (filters.language && !list(filters.language).includes(item.language ?? '')) return false;
@@ -161,6 +170,48 @@ function Duplicates({ item, label, busy, onSplit }: { item: Item; label: string;
   </div>`;
 }
 
+/** What a moderator sets on one item beside its state (`PATCH …&id=`). */
+type ItemChange = { pinned?: boolean; position?: number; spotlight?: boolean; edit?: { title?: string; text?: string; media?: ({ alt?: string } | null)[] } | null };
+
+/**
+ * The edit form of a card: title, text, and the alternative text of each picture, as shown now;
+ * Save sends what changed from the source's (the whole edit), Restore original removes it.
+ */
+function EditForm({ item, label, busy, onChange, onClose }: { item: Item; label: string; busy: boolean; onChange: (change: ItemChange) => Promise<unknown>; onClose: () => void }) {
+  const media = item.media ?? [];
+  const [title, setTitle] = useState(item.title ?? '');
+  const [text, setText] = useState(item.text);
+  const [alts, setAlts] = useState(media.map((m) => m.alt ?? ''));
+  const [error, setError] = useState<unknown>(undefined);
+  const save = async (event: Event) => {
+    event.preventDefault();
+    // Only what differs from the source's goes in the edit: a later fetch still updates the rest.
+    const source = item.edited && item.original ? item.original : { title: item.title, text: item.text };
+    const edit = {
+      ...(title !== (source.title ?? '') ? { title } : {}),
+      ...(text !== source.text ? { text } : {}),
+      ...(alts.some(Boolean) ? { media: alts.map((alt) => (alt ? { alt } : null)) } : {}),
+    };
+    setError(undefined);
+    const outcome = await onChange({ edit: Object.keys(edit).length ? edit : null });
+    if (outcome === true) onClose();
+    else setError(outcome);
+  };
+  return html`<form class="moderation__edit" aria-label=${`Edit ${label}`} onSubmit=${save}>
+    <${Field} label="Title" name="edit.title" value=${title} onInput=${setTitle} error=${error} autoFocus=${true} />
+    <${Field} label="Text" name="edit.text" value=${text} onInput=${setText} error=${error} multiline=${true} hint="HTML is kept as safe as collected text" />
+    ${media.map(
+      (m, i) => html`<${Field} key=${i} label=${`Alternative text of ${m.type === 'image' ? 'picture' : 'medium'} ${i + 1}`} name="edit.media" value=${alts[i] ?? ''}
+        onInput=${(value: string) => setAlts((before) => before.map((alt, j) => (j === i ? value : alt)))} error=${error} />`,
+    )}
+    <div class="buttons">
+      <button type="submit" disabled=${busy}>Save edit</button>
+      ${item.edited ? html`<button type="button" class="secondary" disabled=${busy} onClick=${async () => (await onChange({ edit: null })) === true && onClose()}>Restore original</button>` : null}
+      <button type="button" class="secondary" onClick=${onClose}>Cancel</button>
+    </div>
+  </form>`;
+}
+
 function Card(props: {
   item: Item;
   current: boolean;
@@ -170,7 +221,9 @@ function Card(props: {
   onSelect: () => void;
   onModerate: (state: State) => void;
   onSplit: (duplicate: Duplicate) => void;
+  onChange: (change: ItemChange) => Promise<unknown>;
 }) {
+  const [editing, setEditing] = useState(false);
   const { item } = props;
   const label = labelOf(item);
   const image = imageUrl(item);
@@ -186,15 +239,19 @@ function Card(props: {
           <span class="visually-hidden">Select ${label}</span>
         </label>
         <span class=${`moderation__state moderation__state--${item.state}`}>${item.state}</span>
+        ${item.pinned ? html`<span class="moderation__badge">Pinned ${item.position}</span>` : null}
+        ${item.spotlight ? html`<span class="moderation__badge">Spotlight</span>` : null}
+        ${item.edited ? html`<span class="moderation__badge">Edited</span>` : null}
         <span class="moderation__service">${item.service} · ${item.type}</span>
       </div>
-      ${image ? html`<img class="moderation__media" src=${image} alt="" loading="lazy" decoding="async" />` : null}
+      ${image ? html`<img class="moderation__media" src=${image} alt=${item.media?.find((m) => m.type === 'image')?.alt ?? ''} loading="lazy" decoding="async" />` : null}
       <div class="moderation__body">
         ${name
           ? html`<p class="moderation__author"><span class="moderation__avatar" aria-hidden="true">${name.slice(0, 1).toUpperCase()}</span>${name}${item.author.username && item.author.username !== name ? html` <span class="muted">@${item.author.username}</span>` : null}</p>`
           : null}
         <h3 id=${headingId} class="moderation__title">${item.title || label}</h3>
         ${item.title ? html`<p class="moderation__text">${plainText(item.text)}</p>` : null}
+        ${item.edited && item.original ? html`<p class="moderation__original muted">Original: ${item.original.title ?? plainText(item.original.text).slice(0, 140)}</p>` : null}
         <p class="moderation__meta muted">
           <time datetime=${item.date}>${when(item.date)}</time>
           ${item.language ? html` · ${item.language}` : null}
@@ -207,7 +264,18 @@ function Card(props: {
         <button type="button" class=${next === 'unpublished' ? 'secondary' : ''} disabled=${props.busy} onClick=${() => props.onModerate(next)}>
           ${next === 'published' ? 'Publish' : 'Unpublish'}<span class="visually-hidden"> ${label}</span>
         </button>
+        <button type="button" class="secondary" disabled=${props.busy} onClick=${() => props.onChange({ pinned: !item.pinned })}>
+          ${item.pinned ? 'Unpin' : 'Pin'}<span class="visually-hidden"> ${label}</span>
+        </button>
+        ${item.pinned && (item.position ?? 1) > 1
+          ? html`<button type="button" class="secondary" disabled=${props.busy} onClick=${() => props.onChange({ pinned: true, position: (item.position ?? 2) - 1 })}>Move up<span class="visually-hidden"> ${label}</span></button>`
+          : null}
+        <button type="button" class="secondary" aria-pressed=${item.spotlight ? 'true' : 'false'} disabled=${props.busy} onClick=${() => props.onChange({ spotlight: !item.spotlight })}>
+          Spotlight<span class="visually-hidden"> ${label}</span>
+        </button>
+        <button type="button" class="secondary" aria-expanded=${editing ? 'true' : 'false'} onClick=${() => setEditing(!editing)}>Edit<span class="visually-hidden"> ${label}</span></button>
       </div>
+      ${editing ? html`<${EditForm} item=${item} label=${label} busy=${props.busy} onChange=${props.onChange} onClose=${() => setEditing(false)} />` : null}
     </article>
   </li>`;
 }
@@ -358,8 +426,31 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
     [base, q, loadCounts],
   );
 
-  // After a split, the new item's card takes the focus once it is rendered.
+  // After a split or a pin, the item's card takes the focus once it is rendered.
   const [focusId, setFocusId] = useState<string | undefined>(undefined);
+  /** Pins, moves, spotlights or edits one item; a pin or move re-reads the list (other pins moved). True, or the error. */
+  const change = useCallback(
+    async (item: Item, body: ItemChange): Promise<unknown> => {
+      setActionError(undefined);
+      setBusy((before) => new Set(before).add(item.id));
+      try {
+        const changed = await api.patch<Item>(base, body, { q, id: item.id });
+        if (body.pinned !== undefined) {
+          await load();
+          setFocusId(item.id);
+        } else setItems((before) => before?.map((one) => (one.id === item.id ? changed : one)));
+        const what = body.pinned !== undefined ? (changed.pinned ? `pinned at ${changed.position}` : 'unpinned') : body.spotlight !== undefined ? (changed.spotlight ? 'in the spotlight' : 'out of the spotlight') : body.edit ? 'edited' : 'restored';
+        setSaid(`${labelOf(changed)} ${what}.`);
+        return true;
+      } catch (caught) {
+        setActionError(caught);
+        return caught;
+      } finally {
+        setBusy((before) => new Set([...before].filter((id) => id !== item.id)));
+      }
+    },
+    [base, q, load],
+  );
   const split = useCallback(
     async (card: Item, duplicate: Duplicate) => {
       setActionError(undefined);
@@ -467,6 +558,8 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
         <${Field} label="Text" name="text" type="search" value=${filters.text} onInput=${set('text')} error=${filterError} hint="in title and text (key /)" />
         <${Field} label="Sort" name="sort" value=${filters.sort} onInput=${set('sort')} error=${filterError}
           options=${[['', 'newest first'], ['trending', 'trending'], ['kudos', 'most kudos']]} />
+        <${Field} label="Pinned" name="pinned" value=${filters.pinned} onInput=${set('pinned')} error=${filterError}
+          options=${[['', 'all'], ['true', 'pinned only'], ['false', 'not pinned']]} />
       </div>
       <div class="buttons">
         <button type="submit">Apply filters</button>
@@ -516,6 +609,7 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
                 onSelect=${() => toggle(item.id)}
                 onModerate=${(state: State) => moderate([item.id], state)}
                 onSplit=${(duplicate: Duplicate) => split(item, duplicate)}
+                onChange=${(body: ItemChange) => change(item, body)}
               />`,
             )}
           </ol>`
