@@ -8,6 +8,7 @@
  *   GET|POST /v1/authorize, /v1/oauth/authorize, POST /v1/login, /v1/logout   browser sign-in (login/)
  *   GET  /.well-known/oauth-authorization-server   server metadata (RFC 8414, metadata.ts)
  *   POST /v1/oauth/logout       an application signs its user out (login/; the console's sign-out)
+ *   POST /v1/account/password, /v1/account/logout-all   the caller's own account (account.ts)
  *
  * Token-endpoint errors carry the error object (docs/api.md#errors) plus RFC 6749 §5.2 `error` and
  * `error_description`. Failed client authentications and grants are limited (rate-limit.ts,
@@ -24,6 +25,7 @@ import { iso } from '../lib/time.ts';
 import { isPostgres, type Db } from '../store/db.ts';
 import { databaseFailureCounts, memoryFailureCounts } from '../store/rate-limits.ts';
 import { consumerEmail } from '../store/consumers.ts';
+import { accountRoutes } from './account.ts';
 import { authenticateClient, type ClientCredentials, presentedCredentials } from './client-auth.ts';
 import { fields, param } from './grants/grant.ts';
 import { grants } from './grants/index.ts';
@@ -122,6 +124,7 @@ export function authRoutes(app: App, { db, config }: { db: Db; config: Config })
     return me;
   });
 
+  accountRoutes(app, { db, config, failures: loginFailures });
   app.register(loginRoutes, { db, config, failures: loginFailures });
   metadataRoutes(app, { config });
 }

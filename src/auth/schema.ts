@@ -8,6 +8,7 @@
 import { Type } from 'typebox';
 import { errorResponses, noBody, ref, type Security, textResponse, TOKEN_SECURITY } from '../http/openapi.ts';
 import { handlerValidated } from '../http/validate.ts';
+import { MAX_PASSWORD, MIN_PASSWORD } from './secrets.ts';
 
 const FORM_OR_JSON = ['application/json', 'application/x-www-form-urlencoded'];
 /** HTTP Basic, or client_id (+ client_secret) in the body. */
@@ -191,7 +192,7 @@ export const invitationSchemas = {
     summary: 'Accept an invitation: create the user, grant the role, sign in, go to the console',
     consumes: ['application/x-www-form-urlencoded'],
     params: InvitationParams,
-    body: handlerValidated(Type.Object({ username: Type.String(), password: Type.String({ minLength: 8 }), _csrf: Type.String({ description: 'The CSRF token of the form' }) })),
+    body: handlerValidated(Type.Object({ username: Type.String(), password: Type.String({ minLength: MIN_PASSWORD, maxLength: MAX_PASSWORD }), _csrf: Type.String({ description: 'The CSRF token of the form' }) })),
     response: {
       303: redirect('Joined and signed in: to the console'),
       400: pageError('The form again with an error (user name taken, password too short); nothing created'),
@@ -200,5 +201,36 @@ export const invitationSchemas = {
       410: pageError('Error page: the invitation was used, withdrawn or has expired; nothing created'),
       415: pageError('Error page: the body is not a form'),
     },
+  },
+};
+
+/** The body of a password change (docs/api.md#change-password): the rules of `admin user create` and the invitation page. */
+export const PasswordChange = Type.Object({
+  currentPassword: Type.String({ minLength: 1, maxLength: MAX_PASSWORD, description: "The user's password now" }),
+  newPassword: Type.String({ minLength: MIN_PASSWORD, maxLength: MAX_PASSWORD, description: `${MIN_PASSWORD} to ${MAX_PASSWORD} characters, not the current one` }),
+});
+
+const SignInsEnded = Type.Object(
+  {
+    sessionsEnded: Type.Integer({ minimum: 0, description: 'browser sign-in sessions ended' }),
+    tokensRevoked: Type.Integer({ minimum: 0, description: 'access and refresh tokens revoked' }),
+  },
+  { description: 'What was ended (Cache-Control: no-store)' },
+);
+
+/** The signed-in consumer's own account (account.ts, docs/api.md#account). */
+export const accountSchemas = {
+  password: {
+    tags,
+    summary: "Change the signed-in user's password; every other session and token of the user ends",
+    security: TOKEN_SECURITY,
+    body: handlerValidated(PasswordChange),
+    response: { 200: SignInsEnded, ...errorResponses(400, 401, 403, 413, 415, 429) },
+  },
+  logoutAll: {
+    tags,
+    summary: 'Sign out everywhere: every session and token of the calling consumer ends, this one included',
+    security: TOKEN_SECURITY,
+    response: { 200: SignInsEnded, ...errorResponses(401) },
   },
 };

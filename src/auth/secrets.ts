@@ -6,6 +6,11 @@
  */
 import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
 
+/** The shortest password accepted (as `admin user create`, the invitation page, a password change). */
+export const MIN_PASSWORD = 8;
+/** The longest password accepted. */
+export const MAX_PASSWORD = 1024;
+
 const MEMORY_KIB = 19_456;
 const PASSES = 2;
 const PARALLELISM = 1;

@@ -79,6 +79,9 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /v1/assets/sign-in.css': PUBLIC,
   'GET /v1/oauth/token/info': token(),
   'GET /v1/oauth/me': token(),
+  // The caller's own account (a password change is a user's; the route refuses a client's token).
+  'POST /v1/account/password': token(),
+  'POST /v1/account/logout-all': token(),
 
   // Queue API.
   'GET /v1/queue/{contract}': contract('viewer', 'queue:read'),

@@ -3,10 +3,12 @@
  * machine clients, who authenticate with a client id and secret. Secrets are stored as argon2id
  * hashes only (`auth/secrets.ts`).
  */
+import type { Transaction } from 'kysely';
 import { newId } from '../lib/ids.ts';
 import { iso } from '../lib/time.ts';
+import { type Actor, recordAudit } from './audit.ts';
 import { type Db, preparedLookup } from './db.ts';
-import type { ConsumerRow } from './tables.ts';
+import type { ConsumerRow, Database } from './tables.ts';
 import { formatScope, parseScope, type Scope, SCOPES } from './tokens.ts';
 
 /**
@@ -112,16 +114,63 @@ export async function disableConsumer(db: Db, id: string): Promise<boolean> {
   });
 }
 
+/** What ending a consumer's sign-ins did: login sessions deleted, access and refresh tokens revoked. */
+export interface SignInsEnded {
+  sessions: number;
+  tokens: number;
+}
+
+/**
+ * Ends, inside `trx`, every login session of consumer `id`, revokes its unrevoked tokens (those
+ * of family `keepFamily` excepted, when given) and uses up its unexchanged authorization codes,
+ * so that none of them yields a token later.
+ */
+async function endSignIns(trx: Transaction<Database>, id: string, keepFamily?: string): Promise<SignInsEnded> {
+  const sessions = await trx.deleteFrom('loginSessions').where('consumerId', '=', id).executeTakeFirst();
+  let revoke = trx.updateTable('tokens').set({ revoked: 1 }).where('consumerId', '=', id).where('revoked', '=', 0);
+  if (keepFamily !== undefined) revoke = revoke.where('family', '!=', keepFamily);
+  const tokens = await revoke.executeTakeFirst();
+  await trx.updateTable('authorizationCodes').set({ used: 1 }).where('consumerId', '=', id).where('used', '=', 0).execute();
+  return { sessions: Number(sessions.numDeletedRows), tokens: Number(tokens.numUpdatedRows) };
+}
+
+/**
+ * Records an account change of consumer `id` (resource `account`, docs/api.md#audit-trail) in
+ * every contract it holds a grant to, inside `trx`: that is where the contract's admins look.
+ * `after` must hold no secret (counts only).
+ */
+async function auditAccount(trx: Transaction<Database>, id: string, actor: Actor, action: string, ended: SignInsEnded, now: number): Promise<void> {
+  const grants = await trx.selectFrom('grants').select('contractId').where('consumerId', '=', id).orderBy('contractId').execute();
+  const after = { sessionsEnded: ended.sessions, revoked: ended.tokens };
+  for (const { contractId } of grants) await recordAudit(trx, { contractId, actor, resource: 'account', resourceId: id, action, after }, now);
+}
+
 /**
  * Sets a user's password hash and, in the same transaction, ends every login session and revokes
- * every token of the user (a password change must lock out whoever knew the old one). Returns the
- * number of sessions ended and tokens revoked.
+ * every token of the user (a password change must lock out whoever knew the old one), the tokens
+ * of family `keepFamily` excepted (the signed-in request that changed it, docs/api.md#change-password).
+ * With `actor`, the change is audited (action `password`) in each contract the user holds.
+ * Returns the number of sessions ended and tokens revoked.
  */
-export async function setPasswordHash(db: Db, id: string, passwordHash: string): Promise<{ sessions: number; tokens: number }> {
+export async function setPasswordHash(db: Db, id: string, passwordHash: string, options: { keepFamily?: string; actor?: Actor; now?: number } = {}): Promise<SignInsEnded> {
   return db.transaction().execute(async (trx) => {
     await trx.updateTable('consumers').set({ passwordHash }).where('id', '=', id).where('type', '=', 'user').execute();
-    const sessions = await trx.deleteFrom('loginSessions').where('consumerId', '=', id).executeTakeFirst();
-    const tokens = await trx.updateTable('tokens').set({ revoked: 1 }).where('consumerId', '=', id).where('revoked', '=', 0).executeTakeFirst();
-    return { sessions: Number(sessions.numDeletedRows), tokens: Number(tokens.numUpdatedRows) };
+    const ended = await endSignIns(trx, id, options.keepFamily);
+    if (options.actor) await auditAccount(trx, id, options.actor, 'password', ended, options.now ?? Date.now());
+    return ended;
+  });
+}
+
+/**
+ * Sign out everywhere (docs/api.md#sign-out-everywhere): ends every login session of consumer
+ * `id` and revokes every token issued to it (as its consumer: a client's own tokens, not those of
+ * the users it signed in), the request's own included; audited (action `logout-all`) in each
+ * contract it holds, as `actor`.
+ */
+export async function signOutEverywhere(db: Db, id: string, actor: Actor, now = Date.now()): Promise<SignInsEnded> {
+  return db.transaction().execute(async (trx) => {
+    const ended = await endSignIns(trx, id);
+    await auditAccount(trx, id, actor, 'logout-all', ended, now);
+    return ended;
   });
 }

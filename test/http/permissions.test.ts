@@ -45,6 +45,8 @@ const PUBLIC_PATHS = [
 function expectedOf(method: string, path: string): Expected {
   if (PUBLIC_PATHS.some((pattern) => pattern.test(path))) return { access: 'public' };
   if (['/v1/oauth/me', '/v1/oauth/token/info', '/v1/customer/contracts/me'].includes(path)) return { access: 'token', scope: null };
+  // The caller's own account (issue 32 point 4): any valid token, no contract.
+  if (path.startsWith('/v1/account/')) return { access: 'token', scope: null };
   if (['/collection/services', '/collection/filters/operators'].includes(path)) return { access: 'token', scope: 'manage:read' };
   if (path.startsWith('/v1/queue/')) return method === 'GET' ? { access: 'contract', role: 'viewer', scope: 'queue:read' } : { access: 'contract', role: 'moderator', scope: 'queue:moderate' };
   if (path === '/collection/audit/{id}/revert') return { access: 'contract', role: 'moderator', scope: 'queue:moderate' };

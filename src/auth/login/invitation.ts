@@ -25,14 +25,11 @@ import { acceptInvitation, findInvitationByToken, type InvitationState, invitati
 import type { InvitationRow } from '../../store/tables.ts';
 import { findContract } from '../../store/contracts.ts';
 import { fields } from '../grants/grant.ts';
-import { hashSecret } from '../secrets.ts';
+import { hashSecret, MAX_PASSWORD, MIN_PASSWORD } from '../secrets.ts';
 import { invitationSchemas } from '../schema.ts';
 import { sendPage } from './render.ts';
 import { startSession } from './session.ts';
 
-/** The shortest password accepted (as `admin user create`). */
-export const MIN_PASSWORD = 8;
-const MAX_PASSWORD = 1024;
 const USERNAME = /^[^\s]{1,100}$/;
 const TOKEN = /^[\w-]{20,100}$/;
 

@@ -114,6 +114,54 @@ export interface Paths {
       };
     };
   };
+  '/v1/account/password': {
+    post: {
+      responses: {
+        /**
+         * What was ended (Cache-Control: no-store)
+         */
+        '200': {
+          /**
+           * browser sign-in sessions ended
+           */
+          sessionsEnded: number;
+          /**
+           * access and refresh tokens revoked
+           */
+          tokensRevoked: number;
+        };
+      };
+      requestBody: {
+        /**
+         * The user's password now
+         */
+        currentPassword: string;
+        /**
+         * 8 to 1024 characters, not the current one
+         */
+        newPassword: string;
+      };
+    };
+  };
+  '/v1/account/logout-all': {
+    post: {
+      responses: {
+        /**
+         * What was ended (Cache-Control: no-store)
+         */
+        '200': {
+          /**
+           * browser sign-in sessions ended
+           */
+          sessionsEnded: number;
+          /**
+           * access and refresh tokens revoked
+           */
+          tokensRevoked: number;
+        };
+      };
+    };
+  };
   '/.well-known/oauth-authorization-server': {
     get: {
       responses: {
