@@ -88,7 +88,7 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     const reader = sluice(dir, ['admin', 'client', 'create', '--name', 'website', '--scope', 'queue:read']);
     expect(reader.out).toMatchObject({ name: 'website', scope: 'queue:read' });
     const owner = sluice(dir, ['admin', 'grant', '--consumer', reader.out.client_id, '--contract', 'world-news']);
-    expect(owner.out).toMatchObject({ consumer_id: reader.out.consumer_id, contract_id: contract.out._id, granted: true, role: 'owner', change: 'created' });
+    expect(owner.out, `status ${owner.status}: ${JSON.stringify(owner.err)}`).toMatchObject({ consumer_id: reader.out.consumer_id, contract_id: contract.out._id, granted: true, role: 'owner', change: 'created' });
     const viewer = sluice(dir, ['admin', 'grant', '--consumer', reader.out.client_id, '--contract', 'world-news', '--role', 'viewer']);
     expect(viewer.out).toMatchObject({ role: 'viewer', change: 'updated' });
     const bad = sluice(dir, ['admin', 'grant', '--consumer', reader.out.client_id, '--contract', 'world-news', '--role', 'root']);

@@ -22,11 +22,11 @@ const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
 const validItem = ajv.compile(COMPONENTS.find((schema) => (schema as { $id?: string }).$id === 'ContentItem')!);
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-/** Every item (and child) in shape; the state is the store's to add, so it is added here. */
+/** Every item (and child) in shape; the state and the pin are the store's to add (docs/api.md#pin-and-spotlight), so they are added here. */
 function expectInShape(items: ContentItem[]): void {
   expect(items.length).toBeGreaterThan(0);
   for (const item of items) {
-    const stored = { ...item, state: 'published' };
+    const stored = { ...item, state: 'published', pinned: false };
     expect(validItem(stored), `${item.id}: ${JSON.stringify(validItem.errors)}`).toBe(true);
     for (const one of [item, ...(item.children ?? [])]) {
       expect(one.url, one.id).toMatch(/^https?:\/\/./);
