@@ -150,3 +150,35 @@ describe('connect-flow apps', () => {
     expect(() => loadConfig({ YOUTUBE_TOKEN_URL: 'ftp://x' })).toThrow(ConfigError);
   });
 });
+
+describe('OpenID Connect sign-in', () => {
+  const full = { OIDC_ISSUER: 'https://id.example.com/', OIDC_CLIENT_ID: 'sluice', OIDC_CLIENT_SECRET: 'secret-of-sluice' };
+
+  it('is off without OIDC_ variables, on with all three, the issuer kept exactly, the name defaulted and the secret masked', () => {
+    expect(loadConfig({}).oidc).toBeUndefined();
+    const config = loadConfig(full);
+    expect(config.oidc).toEqual({ issuer: 'https://id.example.com/', clientId: 'sluice', clientSecret: 'secret-of-sluice', name: 'id.example.com' });
+    expect(loadConfig({ ...full, OIDC_NAME: 'Example' }).oidc?.name).toBe('Example');
+    expect(maskedConfig(config).oidc?.clientSecret).toBe('***');
+    expect(loadConfig({ ...full, OIDC_ISSUER: 'http://127.0.0.1:4000' }).oidc?.issuer).toBe('http://127.0.0.1:4000');
+  });
+
+  it.each([
+    [{ OIDC_ISSUER: full.OIDC_ISSUER }, 'OIDC_CLIENT_ID'],
+    [{ OIDC_ISSUER: full.OIDC_ISSUER, OIDC_CLIENT_ID: 'sluice' }, 'OIDC_CLIENT_SECRET'],
+    [{ OIDC_CLIENT_ID: 'sluice', OIDC_CLIENT_SECRET: 'x' }, 'OIDC_ISSUER'],
+    [{ OIDC_NAME: 'Example' }, 'OIDC_ISSUER'],
+    [{ ...full, OIDC_ISSUER: 'id.example.com' }, 'OIDC_ISSUER'],
+    [{ ...full, OIDC_ISSUER: 'http://id.example.com' }, 'OIDC_ISSUER'],
+    [{ ...full, OIDC_ISSUER: 'https://id.example.com/?tenant=1' }, 'OIDC_ISSUER'],
+  ])('stops on a partial or bad configuration %o, naming %s', (env, variable) => {
+    let error: unknown;
+    try {
+      loadConfig(env);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe(variable);
+  });
+});

@@ -149,6 +149,22 @@ export interface Config {
   services: ServiceSettings;
   /** The apps of the connect flows, per service (`OAUTH` of `services.ts`; instagram has facebook's app). */
   oauth: Record<OAuthService, OAuthAppSettings>;
+  /** Sign-in through an external OpenID Connect provider (docs/configuration.md#openid-connect-sign-in), or undefined when off. */
+  oidc: OidcSettings | undefined;
+}
+
+/**
+ * The OpenID Connect provider of the optional sign-in (docs/configuration.md#openid-connect-sign-in):
+ * its Issuer Identifier (OIDC_ISSUER, exactly as the provider's discovery document writes it;
+ * https, or http on a loopback host only), the client Sluice is registered as (OIDC_CLIENT_ID,
+ * OIDC_CLIENT_SECRET) and the provider's name on the login page's button (OIDC_NAME, default the
+ * issuer's host name).
+ */
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  name: string;
 }
 
 export class ConfigError extends Error {
@@ -278,7 +294,31 @@ export function loadConfig(env: Env): Config {
     metricsHost: env.METRICS_HOST || '127.0.0.1',
     services: serviceSettings(env),
     oauth: oauthSettings(env),
+    oidc: oidcSettings(env),
   };
+}
+
+const OIDC_REQUIRED = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const;
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/** OIDC_*: all three of `OIDC_REQUIRED` or none (OIDC_NAME alone counts as some); the issuer an https URL (http on loopback). */
+function oidcSettings(env: Env): OidcSettings | undefined {
+  const value = (name: string) => env[name]?.trim() || undefined;
+  if (![...OIDC_REQUIRED, 'OIDC_NAME'].some(value)) return undefined;
+  const missing = OIDC_REQUIRED.find((name) => !value(name));
+  if (missing) throw new ConfigError(missing, `is required when any OIDC_ variable is set (${OIDC_REQUIRED.join(', ')} together turn on the OpenID Connect sign-in)`);
+  const issuer = value('OIDC_ISSUER')!;
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    throw new ConfigError('OIDC_ISSUER', `must be the provider's Issuer Identifier, an absolute https URL, got "${issuer}"`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname))) {
+    throw new ConfigError('OIDC_ISSUER', `must be an https URL (http only on a loopback host), got "${issuer}"`);
+  }
+  if (url.search || url.hash) throw new ConfigError('OIDC_ISSUER', 'must have no query or fragment (OpenID Connect Discovery 1.0 §2)');
+  return { issuer, clientId: value('OIDC_CLIENT_ID')!, clientSecret: value('OIDC_CLIENT_SECRET')!, name: value('OIDC_NAME') ?? url.hostname };
 }
 
 /** POLL_INTERVAL_MIN ≤ POLL_INTERVAL_MAX, each 1–86 400 s (the range of POLL_INTERVAL). */
@@ -344,5 +384,6 @@ export function maskedConfig(config: Config): Config {
     }),
   ) as ServiceSettings;
   const oauth = Object.fromEntries(Object.entries(config.oauth).map(([service, app]) => [service, { ...app, clientSecret: app.clientSecret ? '***' : undefined }])) as Config['oauth'];
-  return { ...config, oauth, ...(config.secretKey ? { secretKey: '***' } : {}), ...(config.newSecretKey ? { newSecretKey: '***' } : {}), ...(config.metricsToken ? { metricsToken: '***' } : {}), databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'), services };
+  const oidc = config.oidc && { ...config.oidc, clientSecret: '***' };
+  return { ...config, oauth, oidc, ...(config.secretKey ? { secretKey: '***' } : {}), ...(config.newSecretKey ? { newSecretKey: '***' } : {}), ...(config.metricsToken ? { metricsToken: '***' } : {}), databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'), services };
 }

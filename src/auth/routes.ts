@@ -6,6 +6,7 @@
  *   GET  /v1/oauth/token/info   token information (docs/api.md#token-info)
  *   GET  /v1/oauth/me           consumer details (docs/api.md#me)
  *   GET|POST /v1/authorize, /v1/oauth/authorize, POST /v1/login, /v1/logout   browser sign-in (login/)
+ *   POST /v1/login/oidc, GET /v1/login/oidc/callback   sign-in through an OpenID Connect provider (login/oidc.ts)
  *   GET  /.well-known/oauth-authorization-server   server metadata (RFC 8414, metadata.ts)
  *   POST /v1/oauth/logout       an application signs its user out (login/; the console's sign-out)
  *   POST /v1/account/password, /v1/account/logout-all   the caller's own account (account.ts)

@@ -165,6 +165,42 @@ export const schemas = {
       415: pageError('Error page: the body is not a form'),
     },
   },
+  oidcStart: {
+    tags,
+    summary: 'Sign in through the OpenID Connect provider (OIDC_ISSUER): to its authorization endpoint',
+    description: 'The login page\'s second form, shown when the provider is configured (docs/api.md#browser-sign-in). 404 when it is not.',
+    consumes: ['application/x-www-form-urlencoded'],
+    body: signInForm({}),
+    response: {
+      303: redirect("To the provider's authorization endpoint (code flow with PKCE, state and nonce)"),
+      400: pageError('Error page'),
+      403: pageError('Error page: missing or wrong CSRF token; the error object when not a top-level navigation from this origin (Fetch Metadata)'),
+      404: pageError('Error page: no OpenID Connect provider is configured'),
+      415: pageError('Error page: the body is not a form'),
+      502: pageError('Error page: the provider could not be reached (discovery failed)'),
+    },
+  },
+  oidcCallback: {
+    tags,
+    summary: "The OpenID Connect provider's redirect back: sign in the user with the verified e-mail address",
+    querystring: handlerValidated(
+      Type.Object({
+        code: Type.Optional(Type.String()),
+        state: Type.Optional(Type.String()),
+        iss: Type.Optional(Type.String({ description: 'RFC 9207' })),
+        error: Type.Optional(Type.String()),
+        error_description: Type.Optional(Type.String()),
+      }),
+    ),
+    response: {
+      303: redirect('Signed in: back to /v1/authorize'),
+      400: pageError('Error page: unknown, used or expired state, another browser, a refused or unverifiable answer, no verified e-mail'),
+      403: pageError('Error page: no account has this e-mail address; the error object when not a top-level navigation (Fetch Metadata)'),
+      404: pageError('Error page: no OpenID Connect provider is configured'),
+      429: pageError('Too many failed sign-ins from this address; see Retry-After'),
+      502: pageError('Error page: the provider could not be reached'),
+    },
+  },
   stylesheet: {
     tags,
     summary: 'The stylesheet of the sign-in pages',

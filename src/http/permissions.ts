@@ -74,6 +74,8 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /v1/oauth/authorize': PUBLIC,
   'POST /v1/oauth/authorize': PUBLIC,
   'POST /v1/login': PUBLIC,
+  'POST /v1/login/oidc': PUBLIC,
+  'GET /v1/login/oidc/callback': PUBLIC,
   'POST /v1/logout': PUBLIC,
   'POST /v1/oauth/logout': PUBLIC,
   'GET /v1/assets/sign-in.css': PUBLIC,

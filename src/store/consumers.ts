@@ -3,7 +3,7 @@
  * machine clients, who authenticate with a client id and secret. Secrets are stored as argon2id
  * hashes only (`auth/secrets.ts`).
  */
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { newId } from '../lib/ids.ts';
 import { iso } from '../lib/time.ts';
 import { type Actor, recordAudit } from './audit.ts';
@@ -87,9 +87,17 @@ export function clientScopes(consumer: Pick<ConsumerRow, 'scopes'>): Scope[] {
   return parseScope(consumer.scopes).scopes;
 }
 
-/** Records that the consumer signed in at `now` (ms): a password sign-in, an accepted invitation, a client_credentials token (docs/api.md#team). */
+/** Records that the consumer signed in at `now` (ms): a password or OpenID Connect sign-in, an accepted invitation, a client_credentials token (docs/api.md#team). */
 export async function recordSignIn(db: Db, id: string, now = Date.now()): Promise<void> {
   await db.updateTable('consumers').set({ lastSignInAt: now }).where('id', '=', id).execute();
+}
+
+/**
+ * The users whose e-mail address is `email` compared case-insensitively (lower-cased on both
+ * sides), disabled ones included: the OpenID Connect sign-in's match (docs/api.md#browser-sign-in).
+ */
+export async function findUsersByEmail(db: Db, email: string): Promise<ConsumerRow[]> {
+  return db.selectFrom('consumers').selectAll().where('type', '=', 'user').where(sql<string>`lower(email)`, '=', email.toLowerCase()).limit(2).execute();
 }
 
 /** The registered redirect URIs of a client (exact strings, RFC 6749 §3.1.2). */

@@ -151,6 +151,19 @@ export interface LoginSessionTable {
   createdAt: number;
 }
 
+/** A sign-in through the OpenID Connect provider under way (`store/oidc-sign-ins.ts`), by the SHA-256 of its state and browser binding. */
+export interface OidcSignInTable {
+  stateHash: string;
+  /** The PKCE code verifier (RFC 7636) of the request to the provider. */
+  codeVerifier: string;
+  /** The nonce the ID token must carry (OpenID Connect Core 1.0 §3.1.2.1). */
+  nonce: string;
+  /** The query string of the `/v1/authorize` request the sign-in resumes. */
+  authorizationRequest: string;
+  /** ms since the epoch. */
+  expiresAt: number;
+}
+
 /** An authorization code (RFC 6749 §4.1), by SHA-256; single use, bound to client, redirect URI and PKCE. */
 export interface AuthorizationCodeTable {
   codeHash: string;
@@ -561,6 +574,7 @@ export interface Database {
   invitations: InvitationTable;
   tokens: TokenTable;
   loginSessions: LoginSessionTable;
+  oidcSignIns: OidcSignInTable;
   authorizationCodes: AuthorizationCodeTable;
   inputs: InputTable;
   items: ItemTable;
@@ -595,6 +609,7 @@ export type ConsumerRow = Selectable<ConsumerTable>;
 export type TokenRow = Selectable<TokenTable>;
 export type InvitationRow = Selectable<InvitationTable>;
 export type LoginSessionRow = Selectable<LoginSessionTable>;
+export type OidcSignInRow = Selectable<OidcSignInTable>;
 export type AuthorizationCodeRow = Selectable<AuthorizationCodeTable>;
 export type InputRow = Selectable<InputTable>;
 export type WebsubSubscriptionRow = Selectable<WebsubSubscriptionTable>;

@@ -29,6 +29,8 @@ const PUBLIC_PATHS = [
   /^\/websub\//,
   /^\/v1\/(oauth\/)?authorize$/,
   /^\/v1\/(login|logout|oauth\/logout|oauth\/token|oauth\/revoke)$/,
+  // Sign-in through the OpenID Connect provider: the state and the provider's answer are the credential.
+  /^\/v1\/login\/oidc(\/callback)?$/,
   /^\/v1\/assets\//,
   /^\/collection\/credentials\/callback\//,
   /^\/v1\/invitations\//,

@@ -10,6 +10,7 @@
  *   POST /v1/oauth/logout                     an application signs its user out: revoke + end the session
  *   GET  /v1/assets/sign-in.css               the pages' stylesheet
  *   GET|POST /v1/invitations/{token}          an invitee joins a team (invitation.ts)
+ *   POST /v1/login/oidc, GET /v1/login/oidc/callback   sign-in through the OpenID Connect provider (oidc.ts)
  *
  * Authorize (GET and POST) and login answer top-level navigations only (`navigation.ts`, Fetch
  * Metadata): a script's request or a frame → 403 error object, no code, no redirect.
@@ -28,7 +29,7 @@ import { forbiddenError, rateLimitError, validationError, VALIDATION_CODES } fro
 import { send, toApiError } from '../../http/errors.ts';
 import type { Db } from '../../store/db.ts';
 import { insertCode } from '../../store/codes.ts';
-import { findClient, findUser, recordSignIn, redirectUrisOf } from '../../store/consumers.ts';
+import { findClient, findUser, redirectUrisOf } from '../../store/consumers.ts';
 import { findToken } from '../../store/tokens.ts';
 import type { ConsumerRow } from '../../store/tables.ts';
 import { resolveRedirectUris, skipsConsent } from '../../first-party.ts';
@@ -43,8 +44,9 @@ import { type AuthorizationRequest, checkAuthorizationRequest, hiddenFields } fr
 import { topLevelNavigation } from './navigation.ts';
 import { errorRedirect, redirectWith } from './redirect.ts';
 import { sendPage, STYLESHEET, STYLESHEET_PATH } from './render.ts';
-import { endSession, sessionUser, startSession } from './session.ts';
+import { completeSignIn, endSession, sessionUser } from './session.ts';
 import { invitationRoutes } from './invitation.ts';
+import { oidcRoutes } from './oidc.ts';
 
 const TITLES: Record<number, string> = { 400: 'This request cannot be completed', 403: 'This form has expired', 429: 'Too many attempts', 500: 'Something went wrong' };
 
@@ -114,6 +116,7 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
       csrf: reply.generateCsrf(),
       username: extra.username ?? '',
       error: extra.error,
+      oidcName: config.oidc?.name,
     });
 
   /** The checked request, or the reply already sent (error page or error redirect). */
@@ -207,10 +210,7 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
     }
     if (!user) return loginPage(reply, 400, authorization, { username, error: 'The user name or password is not correct.' }); // the claim stands as the failure
     await attempt.succeeded();
-    await recordSignIn(db, user.id);
-    await startSession(db, config, request, reply, user.id);
-    const query = new URLSearchParams(hiddenFields(authorization)).toString();
-    return reply.redirect(`/v1/authorize?${query}`, 303);
+    return completeSignIn(db, config, request, reply, user, authorization);
   });
 
   app.post('/v1/logout', { ...form, schema: schemas.logout }, async (request, reply) => {
@@ -239,6 +239,8 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
 
   // An invitee joins through its link (invitation.ts): a page like this one, with the same checks.
   invitationRoutes(app, { db, config, page: { ...page, ...navigation }, form: { ...form, ...ownForm } });
+  // Sign-in through the OpenID Connect provider (oidc.ts), when configured: the login page's second form.
+  oidcRoutes(app, { db, config, failures, checked, page: { ...page, ...navigation }, form: { ...form, ...ownForm } });
 
   app.get(STYLESHEET_PATH, { schema: schemas.stylesheet }, async (_request, reply) =>
     reply.headers({ 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' }).type('text/css; charset=utf-8').send(STYLESHEET),

@@ -8,11 +8,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
-import { findConsumer } from '../../store/consumers.ts';
+import { findConsumer, recordSignIn } from '../../store/consumers.ts';
 import { deleteExpiredSessions, deleteSession, findSession, insertSession } from '../../store/sessions.ts';
 import type { ConsumerRow } from '../../store/tables.ts';
 import { tokenHash } from '../../store/tokens.ts';
 import { randomToken } from '../secrets.ts';
+import { type AuthorizationRequest, hiddenFields } from './request.ts';
 
 export const SESSION_COOKIE = 'sluice_session';
 
@@ -47,4 +48,16 @@ export async function endSession(db: Db, config: Config, request: FastifyRequest
   const value = request.cookies[SESSION_COOKIE];
   if (value) await deleteSession(db, tokenHash(value));
   reply.clearCookie(SESSION_COOKIE, { path: '/v1', httpOnly: true, sameSite: 'lax', secure: secureCookies(config, request) });
+}
+
+/**
+ * Ends a successful sign-in of `user` (the password form, the OpenID Connect callback): the
+ * sign-in recorded (the team's "last sign-in"), a new session started, and the browser sent back
+ * to `/v1/authorize` with the `authorization` request's parameters (303), which issues the code
+ * or asks consent as for any signed-in user (docs/api.md#browser-sign-in).
+ */
+export async function completeSignIn(db: Db, config: Config, request: FastifyRequest, reply: FastifyReply, user: ConsumerRow, authorization: AuthorizationRequest): Promise<FastifyReply> {
+  await recordSignIn(db, user.id);
+  await startSession(db, config, request, reply, user.id);
+  return reply.redirect(`/v1/authorize?${new URLSearchParams(hiddenFields(authorization))}`, 303);
 }

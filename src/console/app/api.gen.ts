@@ -5255,6 +5255,20 @@ export interface Paths {
       };
     };
   };
+  '/v1/login/oidc': {
+    post: {
+      responses: {
+        '303': null;
+      };
+    };
+  };
+  '/v1/login/oidc/callback': {
+    get: {
+      responses: {
+        '303': null;
+      };
+    };
+  };
   '/v1/assets/sign-in.css': {
     get: {
       responses: {};
