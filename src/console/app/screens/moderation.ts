@@ -25,6 +25,9 @@
  *   top ("3 new items — show"), which has its own reserved line, so what the moderator is
  *   reading does not move until they ask for the new items.
  *
+ * A viewer (roles.ts) reads the queue, its counts and its stream only: no selection, no
+ * moderation, pin, edit or split controls, and the `p`, `u`, `x` keys do nothing.
+ *
  * Item HTML is never injected: the text (HTML from the source) is reduced to its words by string
  * operations (`plainText`), which Preact renders as text; images
  * are `<img>` of https (or `data:image/…`) URLs only, links only http(s). The wall shows the
