@@ -1,13 +1,14 @@
 /**
  * Screenshots of the console for the README: every screen of the route table at desktop width
- * and at 375 px, signed in as the test user. Run by `npm run screenshots` (with the publication's
+ * and at 375 px, signed in as the test user (the contract's owner). Run by `npm run screenshots` (with the publication's
  * pictures); writes docs/console-<screen>-desktop.png and docs/console-<screen>-phone.png.
  */
 import { mkdirSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { createCollection } from '../../src/store/collections.ts';
-import { buildItem, seedItems } from '../helper.ts';
+import { grant } from '../../src/store/contracts.ts';
+import { buildItem, buildUser, seedItems } from '../helper.ts';
 import { addCustomization } from '../publication-fixtures.ts';
 import { consolePage, type ConsoleServer, DESKTOP, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
@@ -30,6 +31,7 @@ const SCREENS = [
   ['moderation', '/moderation?collection=<collection>'],
   ['publication', '/publication'],
   ['connections', '/connections'],
+  ['team', '/team'],
 ] as const;
 
 it('writes the console screenshots', async () => {
@@ -48,6 +50,7 @@ it('writes the console screenshots', async () => {
     await seedSources(sluice);
     await seedModeration(sluice);
     await seedConnections(sluice);
+    await seedTeam(sluice);
     // Publication: published items for the preview, a customization with an earlier version.
     await seedItems(sluice.db, sluice.tenant, [
       buildItem({ id: 'rss_harbour_works', title: 'The harbour reopens after two years of works', text: 'Ferries run again from Monday.' }),
@@ -68,6 +71,7 @@ it('writes the console screenshots', async () => {
           await page.getByRole('button', { name: '2 duplicates of Harbour festival opens with a parade of tall ships' }).click();
         }
         if (name === 'connections') await page.getByRole('article', { name: 'Newsroom X' }).waitFor();
+        if (name === 'team') await page.getByRole('heading', { name: 'Pending invitations' }).waitFor();
         if (name === 'publication') {
           await page.getByRole('textbox', { name: 'data of Brand' }).waitFor();
           await page.getByLabel('Preview of the wall').contentFrame().getByRole('main').waitFor();
@@ -161,4 +165,23 @@ async function seedConnections(sluice: Awaited<ReturnType<typeof startConsole>>)
   await sluice.db.updateTable('credentials').set({ status: 'failed', lastError: 'Error validating access token: Session has expired (OAuthException, code 190)', lastUsed: at(2 * 86_400) }).where('id', '=', ids[2]!).execute();
   await sluice.db.updateTable('credentials').set({ lastUsed: at(300) }).where('id', '=', ids[3]!).execute();
   await sluice.db.updateTable('credentials').set({ active: 0 }).where('id', '=', ids[1]!).execute();
+}
+
+/** The team of Acme News for the Team screenshots: an admin, an editor, a moderator who signed in, a viewer who never did, one pending invitation. */
+async function seedTeam(sluice: Awaited<ReturnType<typeof startConsole>>): Promise<void> {
+  const contractId = sluice.tenant.contract.id;
+  const hoursAgo = (hours: number) => Date.now() - hours * 3_600_000;
+  const members = [
+    { name: 'Ada Admin', username: 'ada', role: 'admin', signedIn: hoursAgo(2) },
+    { name: 'Eli Editor', username: 'eli', role: 'editor', signedIn: hoursAgo(26) },
+    { name: 'Mo Moderator', username: 'mo', role: 'moderator', signedIn: hoursAgo(0.2) },
+    { name: 'Vic Viewer', username: 'vic', role: 'viewer', signedIn: null },
+  ] as const;
+  for (const member of members) {
+    const user = await buildUser(sluice.db, { name: member.name, username: member.username, language: 'en' });
+    await grant(sluice.db, user.consumer.id, contractId, undefined, member.role);
+    await sluice.db.updateTable('consumers').set({ lastSignInAt: member.signedIn }).where('id', '=', user.consumer.id).execute();
+  }
+  await sluice.db.updateTable('consumers').set({ lastSignInAt: hoursAgo(0.1) }).where('id', '=', sluice.user.consumer.id).execute();
+  await sluice.app.inject({ method: 'POST', url: `/collection/contracts/${contractId}/invitations?access_token=${encodeURIComponent(sluice.user.token)}`, payload: { name: 'Noor Night Desk', email: 'noor@newsroom.example.com', role: 'moderator' } });
 }

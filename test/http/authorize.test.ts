@@ -497,8 +497,19 @@ describe('GET /v1/customer/contracts/me', () => {
     const res = await app.inject({ method: 'GET', url: `/v1/customer/contracts/me?access_token=${encodeURIComponent(user.token)}` });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual([
-      { _id: mine.id, name: 'Acme News', slug: 'acme-news', active: true, created: mine.created, createdBy: 'test', lastModified: mine.lastModified, lastModifiedBy: 'test' },
+      { _id: mine.id, name: 'Acme News', slug: 'acme-news', role: 'owner', active: true, created: mine.created, createdBy: 'test', lastModified: mine.lastModified, lastModifiedBy: 'test' },
     ]);
+    // Each entry says the consumer's own role there (what the console shows), and changes with the grant.
+    const shared = await createContract(db, 'Shared Desk', 'test');
+    await grant(db, user.consumer.id, shared.id, undefined, 'viewer');
+    await grant(db, other.consumer.id, shared.id, undefined, 'admin');
+    const rolesOf = async (token: string) =>
+      ((await app.inject({ method: 'GET', url: `/v1/customer/contracts/me?access_token=${encodeURIComponent(token)}` })).json() as { name: string; role: string }[]).map(({ name, role }) => `${name}: ${role}`);
+    expect(await rolesOf(user.token)).toEqual(['Acme News: owner', 'Shared Desk: viewer']);
+    expect(await rolesOf(other.token)).toEqual(['Other Co: owner', 'Shared Desk: admin']);
+    await grant(db, user.consumer.id, shared.id, undefined, 'moderator');
+    expect(await rolesOf(user.token)).toEqual(['Acme News: owner', 'Shared Desk: moderator']);
+    await revokeGrant(db, user.consumer.id, shared.id);
     // `admin revoke` takes the contract away at once.
     await revokeGrant(db, user.consumer.id, mine.id);
     expect((await app.inject({ method: 'GET', url: `/v1/customer/contracts/me?access_token=${encodeURIComponent(user.token)}` })).json()).toEqual([]);

@@ -690,6 +690,10 @@ export interface Paths {
            * the contract's filter (a set or chain of the contract); absent when none
            */
           filterId?: string;
+          /**
+           * the role of the token's consumer on the contract (docs/api.md#roles-and-scopes)
+           */
+          role: 'viewer' | 'moderator' | 'editor' | 'admin' | 'owner';
         }[];
       };
     };
@@ -713,6 +717,10 @@ export interface Paths {
            * the contract's filter (a set or chain of the contract); absent when none
            */
           filterId?: string;
+          /**
+           * the role of the token's consumer on the contract (docs/api.md#roles-and-scopes)
+           */
+          role: 'viewer' | 'moderator' | 'editor' | 'admin' | 'owner';
         };
       };
       requestBody: {

@@ -8,7 +8,7 @@
  *   `aria-describedby` and `aria-invalid`.
  * - `SubmitOrCancel`: a form's submit button and Cancel, which drops the draft.
  * - `ErrorBanner`: an error in place (role=alert): a 403 says the user has no access to the
- *   contract; an `ApiError` shows its messages; anything else its message.
+ *   contract (a refusal naming `role` shows its own message: the role it needs); an `ApiError` shows its messages; anything else its message.
  */
 import type { ComponentChildren } from 'preact';
 import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
@@ -28,7 +28,8 @@ export const NO_ACCESS = 'You have no access to this contract. Ask the operator 
 export function ErrorBanner({ error, children }: { error: unknown; children?: ComponentChildren }) {
   if (error === undefined || error === null) return null;
   let messages: string[];
-  if (error instanceof ApiError && error.status === 403) messages = [NO_ACCESS];
+  // A refusal for the role (docs/api.md#roles-and-scopes) says which role it needs; any other 403 is no access to the contract.
+  if (error instanceof ApiError && error.status === 403 && !error.errors.some((entry) => entry.propertyName === 'role')) messages = [NO_ACCESS];
   else if (error instanceof ApiError) messages = error.errors.map((entry) => entry.message);
   else messages = [error instanceof Error ? error.message : String(error)];
   return html`<div class="banner banner--error" role="alert">

@@ -5,6 +5,10 @@
  * the entries in this order. A screen module's default export is its component, which gets
  * `params.contract` (and `params.rest`) through `useRoute()` from preact-iso.
  *
+ * Each entry names the `ability` (roles.ts) a screen needs: the navigation lists only the screens
+ * of the user's role on the contract, and opening another's address says which role it needs
+ * instead of showing controls the API would refuse.
+ *
  * Lazy screens (`lazyScreen(() => import(…))`) are separate chunks loaded when first opened: keep the
  * big ones (the Publication screen's code editor) lazy so the first load stays under 150 KB.
  */
@@ -12,8 +16,10 @@ import type { AnyComponent } from 'preact';
 import lazy from 'preact-iso/lazy';
 import { ErrorBanner } from './forms.ts';
 import { html } from './html.ts';
+import { type Ability, ABILITIES, may, type Role, roleOn } from './roles.ts';
 import { Screen } from './screen.ts';
 import Contracts from './screens/contracts.ts';
+import { useContractId, useSession } from './session.ts';
 
 /**
  * A screen loaded on first use (its own chunk). When the chunk cannot be fetched (network lost),
@@ -38,15 +44,42 @@ export interface ScreenEntry {
   /** Name in the navigation. */
   label: string;
   component: AnyComponent<any>;
+  /** What the user's role must allow for the screen to be listed and shown (roles.ts). */
+  ability: Ability;
+}
+
+/**
+ * `component` for the roles that have `ability`; for a role without it, a screen saying which
+ * role it needs. Without a grant (or an unknown contract) the screen itself shows the API's
+ * answer ("no access").
+ */
+function forRole(ability: Ability, label: string, component: AnyComponent<any>): AnyComponent<any> {
+  return function RoleScreen(props: object) {
+    const contractId = useContractId();
+    const { contracts, error } = useSession();
+    const role: Role | undefined = roleOn(contracts, contractId);
+    if (!contracts && !error) return html`<p class="muted">Loading…</p>`;
+    if (role && !may(role, ability)) {
+      return html`<${Screen} title=${label}>
+        <p>${label} needs the role ${ABILITIES[ability]} (or higher) on this contract; your role is ${role}. Ask an admin of the contract to change it.</p>
+      <//>`;
+    }
+    return html`<${component} ...${props} />`;
+  };
+}
+
+function entry(segment: string, label: string, ability: Ability, component: AnyComponent<any>): ScreenEntry {
+  return { segment, label, ability, component: forRole(ability, label, component) };
 }
 
 export const SCREENS: ScreenEntry[] = [
-  { segment: '', label: 'Contracts & collections', component: Contracts },
-  { segment: 'sources', label: 'Sources', component: lazyScreen(() => import('./screens/sources.ts')) },
-  { segment: 'moderation', label: 'Moderation', component: lazyScreen(() => import('./screens/moderation.ts')) },
-  { segment: 'filters', label: 'Filters', component: lazyScreen(() => import('./screens/filters.ts')) },
-  { segment: 'publication', label: 'Publication', component: lazyScreen(() => import('./screens/publication.ts')) },
-  { segment: 'connections', label: 'Connections', component: lazyScreen(() => import('./screens/connections.ts')) },
+  entry('', 'Contracts & collections', 'read', Contracts),
+  entry('sources', 'Sources', 'edit', lazyScreen(() => import('./screens/sources.ts'))),
+  entry('moderation', 'Moderation', 'read', lazyScreen(() => import('./screens/moderation.ts'))),
+  entry('filters', 'Filters', 'edit', lazyScreen(() => import('./screens/filters.ts'))),
+  entry('publication', 'Publication', 'edit', lazyScreen(() => import('./screens/publication.ts'))),
+  entry('connections', 'Connections', 'admin', lazyScreen(() => import('./screens/connections.ts'))),
+  entry('team', 'Team', 'admin', lazyScreen(() => import('./screens/team.ts'))),
 ];
 
 /** The route pattern of an entry for preact-iso's Router. */

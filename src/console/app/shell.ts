@@ -13,6 +13,7 @@ import { signOut } from './auth.ts';
 import { ErrorBanner } from './forms.ts';
 import { html } from './html.ts';
 import { locate, screenPath } from './paths.ts';
+import { may, roleOn } from './roles.ts';
 import { routePattern, SCREENS } from './routes.ts';
 import { Screen } from './screen.ts';
 import { defaultContractId, useSession } from './session.ts';
@@ -76,17 +77,18 @@ function Header() {
   const { me, contracts } = useSession();
   const { contractId, segment } = locate(path);
   const current = contractId ?? defaultContractId(contracts);
+  const role = roleOn(contracts, current);
   const [leaving, setLeaving] = useState(false);
   return html`<header class="top">
     <a class="brand" href="/console/">Sluice</a>
     <${ContractSwitcher} current=${current} segment=${segment ?? ''} />
     ${current
       ? html`<nav aria-label="Screens"><ul>
-          ${SCREENS.map((entry) => html`<li><a href=${screenPath(current, entry.segment)} aria-current=${contractId && segment === entry.segment ? 'page' : undefined}>${entry.label}</a></li>`)}
+          ${SCREENS.filter((entry) => (role ? may(role, entry.ability) : entry.ability === 'read')).map((entry) => html`<li><a href=${screenPath(current, entry.segment)} aria-current=${contractId && segment === entry.segment ? 'page' : undefined}>${entry.label}</a></li>`)}
         </ul></nav>`
       : null}
     <div class="who">
-      ${me ? html`<span class="who__name">${me.consumer_name}</span>` : null}
+      ${me ? html`<span class="who__name">${me.consumer_name}${role ? html` <span class="who__role muted">(${role})</span>` : null}</span>` : null}
       <button type="button" disabled=${leaving} onClick=${() => {
         setLeaving(true);
         void signOut();

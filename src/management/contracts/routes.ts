@@ -6,8 +6,8 @@
  *                                     clears) the contract's filter, the last level of the
  *                                     governing filter (docs/filters.md, governing filter)
  *
- * Each contract: `_id`, `name`, `slug`, `filterId` (only when set), `active` and the common
- * record fields. PATCH: authenticate → validate (400 naming the property) → the contract (404
+ * Each contract: `_id`, `name`, `slug`, `filterId` (only when set), `role` (the caller's role on
+ * it, docs/api.md#roles-and-scopes: what the console shows), `active` and the common record fields. PATCH: authenticate → validate (400 naming the property) → the contract (404
  * unknown, 403 not granted, without its data) → the filter, a set or chain of that contract (404
  * unknown, 403 another contract's, naming `filterId`) → update. The CLI's
  * `admin contract set-filter` does the same for the operator. The change is recorded in the audit
@@ -20,13 +20,14 @@ import { authenticate, requireContractAccess } from '../../http/authenticate.ts'
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import { check, handlerValidated } from '../../http/validate.ts';
 import type { App } from '../../http/typed.ts';
-import { grantedContracts, setContractFilter } from '../../store/contracts.ts';
+import { type GrantRole, grantedContracts, setContractFilter } from '../../store/contracts.ts';
 import { recordAudit } from '../../store/audit.ts';
 import type { Db } from '../../store/db.ts';
 import type { ContractRow } from '../../store/tables.ts';
 import { common, Id, IdParams, recordFields, TokenQuery } from '../docs.ts';
 import { FILTER, owned } from '../ownership.ts';
 import { actorOf } from '../resource.ts';
+import { Role } from '../team/schema.ts';
 
 const { contractId: _contractId, ...fields } = common;
 const Contract = Type.Object({
@@ -34,6 +35,7 @@ const Contract = Type.Object({
   name: Type.String(),
   slug: Type.String(),
   filterId: Type.Optional({ ...Id, description: "the contract's filter (a set or chain of the contract); absent when none" }),
+  role: { ...Role, description: "the role of the token's consumer on the contract (docs/api.md#roles-and-scopes)" },
 });
 
 /** The body of `PATCH /collection/contracts/{id}`. */
@@ -71,6 +73,11 @@ export function presentContract(row: ContractRow) {
   };
 }
 
+/** The contract as the caller lists it (docs/api.md#contracts): `presentContract` with the caller's `role` on it. */
+function contractOfCaller(row: ContractRow, role: GrantRole) {
+  return { ...presentContract(row), role };
+}
+
 async function contractById(db: Db, id: string): Promise<ContractRow | undefined> {
   return db.selectFrom('contracts').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -79,7 +86,7 @@ async function contractById(db: Db, id: string): Promise<ContractRow | undefined
 export function contractRoutes(app: App, { db }: { db: Db; config: Config }): void {
   app.get('/v1/customer/contracts/me', { schema }, async (request) => {
     const { consumer } = await authenticate(db, request);
-    return (await grantedContracts(db, consumer.id)).map(presentContract);
+    return (await grantedContracts(db, consumer.id)).map(({ role, ...row }) => contractOfCaller(row, role as GrantRole));
   });
 
   app.patch('/collection/contracts/:id', { schema: updateSchema }, async (request) => {
@@ -88,7 +95,7 @@ export function contractRoutes(app: App, { db }: { db: Db; config: Config }): vo
     const { id } = request.params;
     const contract = await contractById(db, id);
     if (!contract) throw notFoundError(`No contract ${id}.`, 'id', id);
-    await requireContractAccess(db, principal, id, 'id');
+    const role = await requireContractAccess(db, principal, id, 'id');
     if (filterId !== null) await owned(db, FILTER, filterId, id, 'filterId');
     await db.transaction().execute(async (trx) => {
       await setContractFilter(trx, id, filterId, principal.consumer.name);
@@ -96,6 +103,6 @@ export function contractRoutes(app: App, { db }: { db: Db; config: Config }): vo
       const change = { contractId: id, actor: actorOf(principal), resource: 'contract', resourceId: id, action: 'update' };
       await recordAudit(trx, { ...change, before: presentContract(contract), after: presentContract(after) });
     });
-    return presentContract((await contractById(db, id))!);
+    return contractOfCaller((await contractById(db, id))!, role);
   });
 }

@@ -2,8 +2,9 @@
  * Contracts and collections (`/console/contracts/<contract id>`): the user's contracts
  * (`GET /v1/customer/contracts/me`) to switch between, and the chosen contract's collections
  * (`GET /collection/collections?contract_id=`), with create (`POST /collection/collections`)
- * rename and retention (`PATCH /collection/collections/{id}`, docs/api.md#retention). A contract the user was not granted shows
- * the API's 403 as "no access", and nothing of it.
+ * rename and retention (`PATCH /collection/collections/{id}`, docs/api.md#retention), those for
+ * editors and above only (roles.ts). A contract the user was not granted shows the API's 403 as
+ * "no access", and nothing of it.
  */
 import { useRoute } from 'preact-iso/router';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
@@ -12,6 +13,7 @@ import { hasDraft } from '../drafts.ts';
 import { ErrorBanner, Field, SubmitOrCancel, useForm } from '../forms.ts';
 import { html } from '../html.ts';
 import { screenPath } from '../paths.ts';
+import { may, type Role, useRole } from '../roles.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
 
@@ -72,7 +74,7 @@ function RetentionForm({ collection, onDone }: { collection: Collection; onDone:
   </form>`;
 }
 
-function CollectionRow({ collection, contractId, onRenamed }: { collection: Collection; contractId: string; onRenamed: (c: Collection) => void }) {
+function CollectionRow({ collection, contractId, role, onRenamed }: { collection: Collection; contractId: string; role: Role | undefined; onRenamed: (c: Collection) => void }) {
   // A rename interrupted by a re-sign-in or a reload reopens with its draft.
   const [editing, setEditing] = useState(() => hasDraft(`rename:${collection._id}`));
   const [keeping, setKeeping] = useState(() => hasDraft(`retention:${collection._id}`));
@@ -99,10 +101,12 @@ function CollectionRow({ collection, contractId, onRenamed }: { collection: Coll
           <span class="muted"> · ${collection.slug} · ${collection.type}${collection.active ? '' : ' · inactive'} · ${retentionText(collection.retention)}</span>
         </div>
         <div class="buttons">
-          <a href=${`${screenPath(contractId, 'sources')}?collection=${encodeURIComponent(collection._id)}`}>Sources<span class="visually-hidden"> of ${collection.name}</span></a>
+          ${may(role, 'edit') ? html`<a href=${`${screenPath(contractId, 'sources')}?collection=${encodeURIComponent(collection._id)}`}>Sources<span class="visually-hidden"> of ${collection.name}</span></a>` : null}
           <a href=${`${screenPath(contractId, 'moderation')}?collection=${encodeURIComponent(collection._id)}`}>Moderation<span class="visually-hidden"> of ${collection.name}</span></a>
-          <button type="button" class="secondary" ref=${rename} aria-label=${`Rename ${collection.name}`} onClick=${() => setEditing(true)}>Rename</button>
-          <button type="button" class="secondary" aria-label=${`Retention of ${collection.name}`} onClick=${() => setKeeping(true)}>Retention</button>
+          ${may(role, 'edit')
+            ? html`<button type="button" class="secondary" ref=${rename} aria-label=${`Rename ${collection.name}`} onClick=${() => setEditing(true)}>Rename</button>
+                <button type="button" class="secondary" aria-label=${`Retention of ${collection.name}`} onClick=${() => setKeeping(true)}>Retention</button>`
+            : null}
         </div>`}
   </li>`;
 }
@@ -115,6 +119,7 @@ export default function Contracts() {
   const [collections, setCollections] = useState<Collection[] | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const contract = contracts?.find((c) => c._id === contractId);
+  const role = useRole();
 
   const load = useCallback(async () => {
     setError(undefined);
@@ -135,7 +140,7 @@ export default function Contracts() {
       <h2 id="contracts-title">Your contracts</h2>
       ${contracts
         ? html`<ul class="contracts">
-            ${contracts.map((c) => html`<li><a href=${screenPath(c._id, '')} aria-current=${c._id === contractId ? 'page' : undefined}>${c.name}</a> <span class="muted">${c.slug}</span></li>`)}
+            ${contracts.map((c) => html`<li><a href=${screenPath(c._id, '')} aria-current=${c._id === contractId ? 'page' : undefined}>${c.name}</a> <span class="muted">${c.slug} · ${c.role}</span></li>`)}
           </ul>`
         : html`<p class="muted">Loading…</p>`}
     </section>
@@ -146,10 +151,10 @@ export default function Contracts() {
       ${collections
         ? html`${collections.length
               ? html`<ul class="collections">
-                  ${collections.map((c) => html`<${CollectionRow} key=${c._id} collection=${c} contractId=${contractId} onRenamed=${(renamed: Collection) => setCollections(collections.map((x) => (x._id === renamed._id ? renamed : x)))} />`)}
+                  ${collections.map((c) => html`<${CollectionRow} key=${c._id} collection=${c} contractId=${contractId} role=${role} onRenamed=${(renamed: Collection) => setCollections(collections.map((x) => (x._id === renamed._id ? renamed : x)))} />`)}
                 </ul>`
-              : html`<p>No collections yet: create the first one below.</p>`}
-            <${CreateCollection} contractId=${contractId} onCreated=${(created: Collection) => setCollections([...collections, created])} />`
+              : html`<p>No collections yet${may(role, 'edit') ? ': create the first one below' : ''}.</p>`}
+            ${may(role, 'edit') ? html`<${CreateCollection} contractId=${contractId} onCreated=${(created: Collection) => setCollections([...collections, created])} />` : null}`
         : null}
     </section>
   <//>`;

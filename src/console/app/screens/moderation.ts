@@ -25,6 +25,9 @@
  *   top ("3 new items — show"), which has its own reserved line, so what the moderator is
  *   reading does not move until they ask for the new items.
  *
+ * A viewer (roles.ts) reads the queue, its counts and its stream only: no selection, no
+ * moderation, pin, edit or split controls, and the `p`, `u`, `x` keys do nothing.
+ *
  * Item HTML is never injected: the text (HTML from the source) is reduced to its words by string
  * operations (`plainText`), which Preact renders as text; images
  * are `<img>` of https (or `data:image/…`) URLs only, links only http(s). The wall shows the
@@ -43,6 +46,7 @@ import { config } from '../config.ts';
 import { ErrorBanner, Field } from '../forms.ts';
 import { html } from '../html.ts';
 import { screenPath } from '../paths.ts';
+import { may, useRole } from '../roles.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
 import type { Collection, Duplicate, Item, QueueCount } from '../resources.ts';
@@ -145,7 +149,7 @@ function duplicateLabel(duplicate: Duplicate): string {
  * The items merged into a card, each with its Split off button, behind a disclosure button
  * (`aria-expanded`, the list it controls). Closed at first: most cards need no split.
  */
-function Duplicates({ item, label, busy, onSplit }: { item: Item; label: string; busy: boolean; onSplit: (duplicate: Duplicate) => void }) {
+function Duplicates({ item, label, busy, onSplit }: { item: Item; label: string; busy: boolean; onSplit?: (duplicate: Duplicate) => void }) {
   const [open, setOpen] = useState(false);
   const duplicates = item.duplicates ?? [];
   if (!duplicates.length) return null;
@@ -163,7 +167,7 @@ function Duplicates({ item, label, busy, onSplit }: { item: Item; label: string;
             <span>${duplicate.service}${who ? html` · ${who}` : null}</span>
             ${link ? html`<a href=${link} target="_blank" rel="noopener noreferrer nofollow" class="moderation__duplicate-link">${link}</a>` : null}
           </span>
-          <button type="button" class="secondary" disabled=${busy} onClick=${() => onSplit(duplicate)}>Split off<span class="visually-hidden"> ${duplicateLabel(duplicate)}</span></button>
+          ${onSplit ? html`<button type="button" class="secondary" disabled=${busy} onClick=${() => onSplit(duplicate)}>Split off<span class="visually-hidden"> ${duplicateLabel(duplicate)}</span></button>` : null}
         </li>`;
       })}
     </ul>
@@ -217,6 +221,8 @@ function Card(props: {
   current: boolean;
   selected: boolean;
   busy: boolean;
+  /** The user may moderate (roles.ts): without it the card is read only. */
+  moderator: boolean;
   onFocus: () => void;
   onSelect: () => void;
   onModerate: (state: State) => void;
@@ -234,10 +240,12 @@ function Card(props: {
   return html`<li class=${`moderation__item${props.current ? ' is-current' : ''}${props.selected ? ' is-selected' : ''}`}>
     <article class=${`moderation__card moderation__card--${item.state}`} tabindex="-1" data-id=${item.id} aria-labelledby=${headingId} aria-current=${props.current ? 'true' : undefined} onFocusIn=${props.onFocus} onClick=${props.onFocus}>
       <div class="moderation__top">
-        <label class="moderation__select">
-          <input type="checkbox" checked=${props.selected} onChange=${props.onSelect} />
-          <span class="visually-hidden">Select ${label}</span>
-        </label>
+        ${props.moderator
+          ? html`<label class="moderation__select">
+              <input type="checkbox" checked=${props.selected} onChange=${props.onSelect} />
+              <span class="visually-hidden">Select ${label}</span>
+            </label>`
+          : null}
         <span class=${`moderation__state moderation__state--${item.state}`}>${item.state}</span>
         ${item.pinned ? html`<span class="moderation__badge">Pinned ${item.position}</span>` : null}
         ${item.spotlight ? html`<span class="moderation__badge">Spotlight</span>` : null}
@@ -258,9 +266,9 @@ function Card(props: {
           ${item.kudos?.score ? html` · ${item.kudos.score} kudos` : null}
           ${link ? html` · <a href=${link} target="_blank" rel="noopener noreferrer nofollow">Original<span class="visually-hidden"> of ${label}</span></a>` : null}
         </p>
-        <${Duplicates} item=${item} label=${label} busy=${props.busy} onSplit=${props.onSplit} />
+        <${Duplicates} item=${item} label=${label} busy=${props.busy} onSplit=${props.moderator ? props.onSplit : undefined} />
       </div>
-      <div class="buttons moderation__actions">
+      ${props.moderator ? html`<div class="buttons moderation__actions">
         <button type="button" class=${next === 'unpublished' ? 'secondary' : ''} disabled=${props.busy} onClick=${() => props.onModerate(next)}>
           ${next === 'published' ? 'Publish' : 'Unpublish'}<span class="visually-hidden"> ${label}</span>
         </button>
@@ -274,17 +282,17 @@ function Card(props: {
           Spotlight<span class="visually-hidden"> ${label}</span>
         </button>
         <button type="button" class="secondary" aria-expanded=${editing ? 'true' : 'false'} onClick=${() => setEditing(!editing)}>Edit<span class="visually-hidden"> ${label}</span></button>
-      </div>
-      ${editing ? html`<${EditForm} item=${item} label=${label} busy=${props.busy} onChange=${props.onChange} onClose=${() => setEditing(false)} />` : null}
+      </div>` : null}
+      ${editing && props.moderator ? html`<${EditForm} item=${item} label=${label} busy=${props.busy} onChange=${props.onChange} onClose=${() => setEditing(false)} />` : null}
     </article>
   </li>`;
 }
 
-function Shortcuts({ dialog }: { dialog: { current: HTMLDialogElement | null } }) {
+function Shortcuts({ dialog, moderator }: { dialog: { current: HTMLDialogElement | null }; moderator: boolean }) {
   return html`<dialog ref=${dialog} class="moderation__dialog" aria-labelledby="shortcuts-title">
     <h2 id="shortcuts-title">Keyboard shortcuts</h2>
     <dl class="moderation__keys">
-      ${SHORTCUTS.map(([key, what]) => html`<div><dt><kbd>${key}</kbd></dt><dd>${what}</dd></div>`)}
+      ${SHORTCUTS.filter(([key]) => moderator || !'pux'.includes(key)).map(([key, what]) => html`<div><dt><kbd>${key}</kbd></dt><dd>${what}</dd></div>`)}
     </dl>
     <p class="muted">Shortcuts work when no field has the focus; Escape closes this list.</p>
     <form method="dialog"><button type="submit">Close</button></form>
@@ -303,7 +311,7 @@ function Chooser({ collections, chosen, contractId }: { collections: Collection[
   </div>`;
 }
 
-function Queue({ contractSlug, collection }: { contractSlug: string; collection: Collection }) {
+function Queue({ contractSlug, collection, moderator }: { contractSlug: string; collection: Collection; moderator: boolean }) {
   const base = `${config.queueUrl}/v1/queue/${encodeURIComponent(contractSlug)}`;
   const q = collection.slug;
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
@@ -513,10 +521,10 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
           break;
         case 'p':
         case 'u':
-          if (item) void moderate([item.id], event.key === 'p' ? 'published' : 'unpublished');
+          if (item && moderator) void moderate([item.id], event.key === 'p' ? 'published' : 'unpublished');
           break;
         case 'x':
-          if (item) toggle(item.id);
+          if (item && moderator) toggle(item.id);
           break;
         case '/':
           search.current?.querySelector<HTMLInputElement>('input[name="text"]')?.focus();
@@ -531,7 +539,7 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [focusCard, moderate, toggle]);
+  }, [focusCard, moderate, toggle, moderator]);
 
   useEffect(() => {
     if (!focusId) return;
@@ -576,10 +584,12 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
         ${counts ? html`<strong>${counts.published}</strong> published · <strong>${counts.unpublished}</strong> unpublished` : 'Counting…'}
       </p>
     </div>
-    <div class="buttons moderation__bulk" role="group" aria-label="Selected items">
-      <button type="button" disabled=${!selectedIds.length} onClick=${() => moderate(selectedIds, 'published')}>Publish selected (${selectedIds.length})</button>
-      <button type="button" class="secondary" disabled=${!selectedIds.length} onClick=${() => moderate(selectedIds, 'unpublished')}>Unpublish selected (${selectedIds.length})</button>
-      <button type="button" class="secondary" disabled=${!items?.length} onClick=${() => setSelected(new Set((items ?? []).map((i) => i.id)))}>Select all shown</button>
+    <div class="buttons moderation__bulk" role="group" aria-label=${moderator ? 'Selected items' : 'Queue'}>
+      ${moderator
+        ? html`<button type="button" disabled=${!selectedIds.length} onClick=${() => moderate(selectedIds, 'published')}>Publish selected (${selectedIds.length})</button>
+            <button type="button" class="secondary" disabled=${!selectedIds.length} onClick=${() => moderate(selectedIds, 'unpublished')}>Unpublish selected (${selectedIds.length})</button>
+            <button type="button" class="secondary" disabled=${!items?.length} onClick=${() => setSelected(new Set((items ?? []).map((i) => i.id)))}>Select all shown</button>`
+        : html`<p class="muted">Your role on this contract reads the queue; moderating needs the role moderator.</p>`}
       <button type="button" class="secondary" onClick=${() => dialog.current?.showModal()}>Keyboard shortcuts</button>
     </div>
     <${ErrorBanner} error=${actionError} />
@@ -605,6 +615,7 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
                 current=${index === current}
                 selected=${selected.has(item.id)}
                 busy=${busy.has(item.id)}
+                moderator=${moderator}
                 onFocus=${() => setCurrent(index)}
                 onSelect=${() => toggle(item.id)}
                 onModerate=${(state: State) => moderate([item.id], state)}
@@ -615,7 +626,7 @@ function Queue({ contractSlug, collection }: { contractSlug: string; collection:
           </ol>`
         : html`<p>No items${Object.keys(filterQuery({ ...applied, sort: '' })).length ? ' match these filters' : ' in this collection yet'}.</p>`}
     ${more ? html`<button type="button" class="secondary" onClick=${() => load(items?.length ?? 0)}>Load more</button>` : null}
-    <${Shortcuts} dialog=${dialog} />
+    <${Shortcuts} dialog=${dialog} moderator=${moderator} />
   </div>`;
 }
 
@@ -625,6 +636,7 @@ export default function Moderation() {
   const { query } = useRoute();
   const { contracts } = useSession();
   const contract = contracts?.find((c) => c._id === contractId);
+  const moderator = may(useRole(), 'moderate');
   const [collections, setCollections] = useState<Collection[] | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
 
@@ -641,6 +653,6 @@ export default function Moderation() {
     ${collections && !collections.length ? html`<p>No collections yet: create one on <a href=${screenPath(contractId, '')}>Contracts and collections</a>.</p>` : null}
     ${collections?.length ? html`<${Chooser} collections=${collections} chosen=${chosen?._id} contractId=${contractId} />` : null}
     ${collections && query.collection && !chosen ? html`<div class="banner banner--error" role="alert"><p>This contract has no collection ${query.collection}: choose one above.</p></div>` : null}
-    ${chosen && contract ? html`<${Queue} key=${chosen._id} contractSlug=${contract.slug} collection=${chosen} />` : null}
+    ${chosen && contract ? html`<${Queue} key=${chosen._id} contractSlug=${contract.slug} collection=${chosen} moderator=${moderator} />` : null}
   <//>`;
 }

@@ -34,6 +34,7 @@ import { hasDraft } from '../drafts.ts';
 import { ErrorBanner, errorsFor, Field, SubmitOrCancel, useForm } from '../forms.ts';
 import { html } from '../html.ts';
 import { screenPath } from '../paths.ts';
+import { may, useRole } from '../roles.ts';
 import { Screen } from '../screen.ts';
 import { useContractId } from '../session.ts';
 import type { Collection, Credential, Input, Rejection, ServiceEntry } from '../resources.ts';
@@ -438,6 +439,7 @@ function ConfirmDelete({ input, onClose }: { input: Input | undefined; onClose: 
 
 export default function Sources() {
   const contractId = useContractId()!;
+  const mayAdmin = may(useRole(), 'admin');
   const { query } = useRoute();
   const { route } = useLocation();
   const [collections, setCollections] = useState<Collection[] | undefined>(undefined);
@@ -472,14 +474,15 @@ export default function Sources() {
     Promise.all([
       api.get<Collection[]>('/collection/collections', { contract_id: contractId }),
       api.get<ServiceEntry[]>('/collection/services'),
-      api.get<Credential[]>('/collection/credentials', { contract_id: contractId }),
+      // Credentials are an admin's (docs/api.md#roles-and-scopes): an editor's form offers the contract default only.
+      mayAdmin ? api.get<Credential[]>('/collection/credentials', { contract_id: contractId }) : Promise.resolve([]),
     ])
       .then(([list, table, owned]) => live && (setCollections(list), setServices(table), setCredentials(owned)))
       .catch((caught: unknown) => live && setError(caught));
     return () => {
       live = false;
     };
-  }, [contractId]);
+  }, [contractId, mayAdmin]);
 
   // The address names the collection shown (a reload or a shared link opens the same one).
   useEffect(() => {
