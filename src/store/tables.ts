@@ -20,6 +20,8 @@ export interface ContractTable extends Audited {
   slug: string;
   filterId: string | null;
   active: number;
+  /** 1: members acting with a user's token must have two-factor sign-in enabled (migration 2026-12-09-two-factor). */
+  requireTwoFactor: ColumnType<number, number | undefined, number>;
 }
 
 export interface CollectionTable extends Audited {
@@ -147,6 +149,35 @@ export interface InvitationTable {
 export interface LoginSessionTable {
   sessionHash: string;
   consumerId: string;
+  expiresAt: number;
+  createdAt: number;
+}
+
+/** A user's TOTP secret (RFC 6238), sealed with the secret key; pending while `enabledAt` is null (migration 2026-12-09-two-factor). */
+export interface TwoFactorTable {
+  consumerId: string;
+  secret: string;
+  keyId: string;
+  enabledAt: number | null;
+  /** The TOTP time step of the last code accepted (no replay). */
+  lastStep: ColumnType<number, number | undefined, number>;
+  createdAt: number;
+}
+
+/** A single-use recovery code of a user, as an argon2id hash. */
+export interface RecoveryCodeTable {
+  id: string;
+  consumerId: string;
+  codeHash: string;
+  createdAt: number;
+  usedAt: number | null;
+}
+
+/** The pending second step of a browser sign-in, by the SHA-256 of its cookie value. */
+export interface TwoFactorChallengeTable {
+  challengeHash: string;
+  consumerId: string;
+  failures: ColumnType<number, number | undefined, number>;
   expiresAt: number;
   createdAt: number;
 }
@@ -561,6 +592,9 @@ export interface Database {
   invitations: InvitationTable;
   tokens: TokenTable;
   loginSessions: LoginSessionTable;
+  twoFactor: TwoFactorTable;
+  recoveryCodes: RecoveryCodeTable;
+  twoFactorChallenges: TwoFactorChallengeTable;
   authorizationCodes: AuthorizationCodeTable;
   inputs: InputTable;
   items: ItemTable;
@@ -595,6 +629,7 @@ export type ConsumerRow = Selectable<ConsumerTable>;
 export type TokenRow = Selectable<TokenTable>;
 export type InvitationRow = Selectable<InvitationTable>;
 export type LoginSessionRow = Selectable<LoginSessionTable>;
+export type TwoFactorRow = Selectable<TwoFactorTable>;
 export type AuthorizationCodeRow = Selectable<AuthorizationCodeTable>;
 export type InputRow = Selectable<InputTable>;
 export type WebsubSubscriptionRow = Selectable<WebsubSubscriptionTable>;

@@ -32,6 +32,8 @@ const PUBLIC_PATHS = [
   /^\/v1\/assets\//,
   /^\/collection\/credentials\/callback\//,
   /^\/v1\/invitations\//,
+  // The second step of a sign-in: its cookie names the user (issue 32 point 4).
+  /^\/v1\/login\/two-factor$/,
 ];
 
 /**
@@ -56,6 +58,8 @@ function expectedOf(method: string, path: string): Expected {
   if (/^\/collection\/(credentials|webhooks)\b/.test(path)) return { access: 'contract', role: 'admin', scope: 'credentials' };
   // The team (members, invitations): admins with the scope team, whatever the method.
   if (/^\/collection\/contracts\/\{id\}\/(members|invitations)\b/.test(path)) return { access: 'contract', role: 'admin', scope: 'team' };
+  // Requiring two-factor sign-in of a contract's members: the owner's call (issue 32 point 4).
+  if (path === '/collection/contracts/{id}/two-factor') return { access: 'contract', role: 'owner', scope: 'team' };
   if (path === '/collection/filters/test') return { access: 'contract', role: 'editor', scope: 'manage:read' };
   if (/^\/(collection|publication)\//.test(path)) return method === 'GET' ? { access: 'contract', role: 'viewer', scope: 'manage:read' } : { access: 'contract', role: 'editor', scope: 'manage:write' };
   throw new Error(`no expectation for ${method} ${path}: add it to the policy of this test`);
