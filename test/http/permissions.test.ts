@@ -135,7 +135,7 @@ describe('the permission table covers /openapi.json', () => {
 /** A representative operation of each permission class: how to call it (a fresh request each time) and its class. */
 interface Case {
   op: string;
-  call: (token: string, n: number) => { method: 'GET' | 'POST' | 'PATCH'; url: string; payload?: object };
+  call: (token: string, n: number) => { method: 'GET' | 'POST' | 'PATCH' | 'PUT'; url: string; payload?: object };
 }
 
 async function world() {
@@ -153,6 +153,8 @@ async function world() {
     { op: 'POST /collection/filters/test', call: () => ({ method: 'POST', url: '/collection/filters/test', payload: { contractId, set: { rules: [], preCondition: { operator: 'exists', field: 'text', not: false } }, items: [] } }) },
     { op: 'GET /collection/webhooks', call: () => ({ method: 'GET', url: `/collection/webhooks?contract_id=${contractId}` }) },
     { op: 'GET /collection/contracts/{id}/members', call: () => ({ method: 'GET', url: `/collection/contracts/${contractId}/members` }) },
+    // The owner's class: requiring two-factor sign-in (false: the owner's own account needs none for that).
+    { op: 'PUT /collection/contracts/{id}/two-factor', call: () => ({ method: 'PUT', url: `/collection/contracts/${contractId}/two-factor`, payload: { required: false } }) },
     { op: 'GET /collection/audit', call: () => ({ method: 'GET', url: `/collection/audit?contract_id=${contractId}` }) },
     { op: 'GET /collection/services', call: () => ({ method: 'GET', url: '/collection/services' }) },
     { op: 'GET /v1/oauth/me', call: () => ({ method: 'GET', url: '/v1/oauth/me' }) },
