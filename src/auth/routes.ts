@@ -10,6 +10,7 @@
  *   GET  /.well-known/oauth-authorization-server   server metadata (RFC 8414, metadata.ts)
  *   POST /v1/oauth/logout       an application signs its user out (login/; the console's sign-out)
  *   POST /v1/account/password, /v1/account/logout-all   the caller's own account (account.ts)
+ *   GET|POST /v1/account/two-factor[/confirm|/disable|/recovery-codes]   two-factor sign-in (two-factor.ts)
  *
  * Token-endpoint errors carry the error object (docs/api.md#errors) plus RFC 6749 §5.2 `error` and
  * `error_description`. Failed client authentications and grants are limited (rate-limit.ts,
@@ -36,6 +37,7 @@ import { invalidRequest, unsupportedGrantType } from './oauth-errors.ts';
 import { FAILURE_POLICY, type FailureLimiter, failureLimiter } from './rate-limit.ts';
 import { schemas } from './schema.ts';
 import { revokeIssued } from './tokens.ts';
+import { twoFactorRoutes } from './two-factor.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -126,6 +128,8 @@ export function authRoutes(app: App, { db, config }: { db: Db; config: Config })
   });
 
   accountRoutes(app, { db, config, failures: loginFailures });
-  app.register(loginRoutes, { db, config, failures: loginFailures });
+  const twoFactorClock = { now: Date.now };
+  twoFactorRoutes(app, { db, config, failures: loginFailures, clock: twoFactorClock });
+  app.register(loginRoutes, { db, config, failures: loginFailures, twoFactorClock });
   metadataRoutes(app, { config });
 }

@@ -240,6 +240,21 @@ export const invitationSchemas = {
   },
 };
 
+/** The second step of a sign-in (login/two-factor.ts, docs/api.md#two-factor-sign-in). */
+export const twoFactorLoginSchema = {
+  tags,
+  summary: 'Sign in, second step: the code of the authenticator app or a recovery code (after the password, with the step\'s cookie)',
+  consumes: ['application/x-www-form-urlencoded'],
+  body: signInForm({ code: Type.String({ description: 'a 6-digit TOTP code, or a recovery code' }) }),
+  response: {
+    303: redirect('Signed in: back to /v1/authorize'),
+    400: pageError('The code page again with an error; or the login page when the step expired, was used or took too many wrong codes'),
+    403: pageError('Error page: missing or wrong CSRF token; the error object when not a top-level navigation from this origin (Fetch Metadata)'),
+    415: pageError('Error page: the body is not a form'),
+    429: pageError('Too many failed sign-ins; see Retry-After'),
+  },
+};
+
 /** The body of a password change (docs/api.md#change-password): the rules of `admin user create` and the invitation page. */
 export const PasswordChange = Type.Object({
   currentPassword: Type.String({ minLength: 1, maxLength: MAX_PASSWORD, description: "The user's password now" }),

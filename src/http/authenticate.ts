@@ -11,7 +11,9 @@
  * a route without an entry fails the start; a token without the operation's scope → 403 with
  * `WWW-Authenticate: Bearer error="insufficient_scope"` (RFC 6750 §3.1) before the handler runs;
  * a consumer whose role on the request's contract is below the operation's → 403 naming the
- * operation and the role it needs, where the contract becomes known (`requireContractAccess`).
+ * operation and the role it needs, where the contract becomes known (`requireContractAccess`);
+ * there too, a user without two-factor sign-in on a contract that requires it → 403 naming
+ * `twoFactor` (machine clients are not affected).
  * A contract operation that answers success without that check is answered 500 instead: no
  * handler can forget it.
  */
@@ -21,6 +23,7 @@ import type { Db } from '../store/db.ts';
 import { findConsumer } from '../store/consumers.ts';
 import { type GrantRole, grantRole } from '../store/contracts.ts';
 import { lookupAccessToken, parseScope } from '../store/tokens.ts';
+import { lacksRequiredTwoFactor } from '../store/two-factor.ts';
 import type { ConsumerRow, TokenRow } from '../store/tables.ts';
 import { allows, operationId, type Permission, permissionOf } from './permissions.ts';
 import { ref } from './openapi.ts';
@@ -117,7 +120,8 @@ export async function authenticate(db: Db, request: FastifyRequest, now = Date.n
  * grant the error names `propertyName` and says "No access to `subject`" (default: the contract
  * named by `propertyName`; the record named by it when the contract is the record's): a refusal
  * tells nothing of the contract or the record, not even an id. With a role below the operation's, it names
- * the operation and the role it needs (`roleError`). Returns the principal's role.
+ * the operation and the role it needs (`roleError`); a user without two-factor sign-in on a
+ * contract that requires it gets `twoFactorRequiredError`. Returns the principal's role.
  */
 export async function requireContractAccess(db: Db, principal: Principal, contractId: string, propertyName = 'contractId', subject = `the contract named by ${propertyName}`): Promise<GrantRole> {
   const role = await grantRole(db, principal.consumer.id, contractId);
@@ -125,9 +129,20 @@ export async function requireContractAccess(db: Db, principal: Principal, contra
   const { permission } = principal;
   if (!permission) throw forbiddenError(`${principal.operation} is not in the permission table; refused.`, propertyName);
   if (permission.access === 'contract' && !allows(permission, role, [permission.scope])) throw roleError(principal.operation, permission.role, role);
+  // A contract that requires two-factor sign-in refuses its members' user tokens until they turn it on (machine clients are not affected).
+  if (principal.consumer.type === 'user' && (await lacksRequiredTwoFactor(db, principal.consumer.id, contractId))) throw twoFactorRequiredError();
   const request = requestOf.get(principal);
   if (request) contractChecked.add(request);
   return role;
+}
+
+/**
+ * 403 ForbiddenError for a member without two-factor sign-in on a contract that requires it
+ * (docs/api.md#requiring-two-factor-sign-in): `propertyName` `twoFactor`; the message says how to
+ * turn it on. Signing in still works, so that the member can.
+ */
+export function twoFactorRequiredError(): ApiError {
+  return forbiddenError('This contract requires two-factor sign-in: turn it on for your account (Account in the console, or POST /v1/account/two-factor), then try again.', 'twoFactor');
 }
 
 /**

@@ -76,6 +76,8 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'POST /v1/login': PUBLIC,
   'POST /v1/login/oidc': PUBLIC,
   'GET /v1/login/oidc/callback': PUBLIC,
+  // The second step of a sign-in: the step's cookie names the user (auth/login/two-factor.ts).
+  'POST /v1/login/two-factor': PUBLIC,
   'POST /v1/logout': PUBLIC,
   'POST /v1/oauth/logout': PUBLIC,
   'GET /v1/assets/sign-in.css': PUBLIC,
@@ -84,6 +86,12 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   // The caller's own account (a password change is a user's; the route refuses a client's token).
   'POST /v1/account/password': token(),
   'POST /v1/account/logout-all': token(),
+  // Two-factor sign-in of the caller (a user's; the routes refuse a client's token).
+  'GET /v1/account/two-factor': token(),
+  'POST /v1/account/two-factor': token(),
+  'POST /v1/account/two-factor/confirm': token(),
+  'POST /v1/account/two-factor/disable': token(),
+  'POST /v1/account/two-factor/recovery-codes': token(),
 
   // Queue API.
   'GET /v1/queue/{contract}': contract('viewer', 'queue:read'),
@@ -145,6 +153,8 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /collection/contracts/{id}/invitations': team,
   'POST /collection/contracts/{id}/invitations': team,
   'DELETE /collection/contracts/{id}/invitations/{invitationId}': team,
+  // Whether members must use two-factor sign-in: the owner's call.
+  'PUT /collection/contracts/{id}/two-factor': contract('owner', 'team'),
   // The invitee's page: the link's token is the credential (auth/login/invitation.ts).
   'GET /v1/invitations/{token}': PUBLIC,
   'POST /v1/invitations/{token}': PUBLIC,

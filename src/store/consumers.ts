@@ -145,13 +145,14 @@ async function endSignIns(trx: Transaction<Database>, id: string, keepFamily?: s
 /**
  * Records an account change of consumer `id` (resource `account`, docs/api.md#audit-trail) in
  * every contract it holds a grant to, inside `trx`: that is where the contract's admins look.
- * `after` must hold no secret (counts only).
+ * `after` must hold no secret (counts and flags only).
  */
-async function auditAccount(trx: Transaction<Database>, id: string, actor: Actor, action: string, ended: SignInsEnded, now: number): Promise<void> {
+export async function auditAccount(trx: Transaction<Database>, id: string, actor: Actor, action: string, after: Record<string, unknown>, now: number): Promise<void> {
   const grants = await trx.selectFrom('grants').select('contractId').where('consumerId', '=', id).orderBy('contractId').execute();
-  const after = { sessionsEnded: ended.sessions, revoked: ended.tokens };
   for (const { contractId } of grants) await recordAudit(trx, { contractId, actor, resource: 'account', resourceId: id, action, after }, now);
 }
+
+const endedEntry = (ended: SignInsEnded) => ({ sessionsEnded: ended.sessions, revoked: ended.tokens });
 
 /**
  * Sets a user's password hash and, in the same transaction, ends every login session and revokes
@@ -164,7 +165,7 @@ export async function setPasswordHash(db: Db, id: string, passwordHash: string, 
   return db.transaction().execute(async (trx) => {
     await trx.updateTable('consumers').set({ passwordHash }).where('id', '=', id).where('type', '=', 'user').execute();
     const ended = await endSignIns(trx, id, options.keepFamily);
-    if (options.actor) await auditAccount(trx, id, options.actor, 'password', ended, options.now ?? Date.now());
+    if (options.actor) await auditAccount(trx, id, options.actor, 'password', endedEntry(ended), options.now ?? Date.now());
     return ended;
   });
 }
@@ -178,7 +179,7 @@ export async function setPasswordHash(db: Db, id: string, passwordHash: string, 
 export async function signOutEverywhere(db: Db, id: string, actor: Actor, now = Date.now()): Promise<SignInsEnded> {
   return db.transaction().execute(async (trx) => {
     const ended = await endSignIns(trx, id);
-    await auditAccount(trx, id, actor, 'logout-all', ended, now);
+    await auditAccount(trx, id, actor, 'logout-all', endedEntry(ended), now);
     return ended;
   });
 }

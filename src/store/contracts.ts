@@ -22,6 +22,7 @@ export async function createContract(db: Db, name: string, by: string): Promise<
       slug: uniqueSlug(base, new Set(taken.map((t) => t.slug))),
       filterId: null,
       active: 1,
+      requireTwoFactor: 0,
       ...audit(by),
     };
     await trx.insertInto('contracts').values(row).execute();

@@ -169,11 +169,12 @@ export async function changeCredentialLocked(db: Db, id: string, work: (row: Cre
 const SEALED = ['credentials', 'webhooks', 'websubSubscriptions'] as const;
 const LABELS: Record<(typeof SEALED)[number], string> = { credentials: 'credential', webhooks: 'webhook', websubSubscriptions: 'WebSub subscription' };
 
-/** The ids of the keys that sealed the stored credentials, webhook secrets and the secrets of the Mastodon apps of the connect flows. */
+/** The ids of the keys that sealed the stored credentials, webhook secrets, the secrets of the Mastodon apps of the connect flows and the users' TOTP secrets. */
 export async function credentialKeyIds(db: Executor): Promise<string[]> {
   const ids = new Set<string>();
   for (const table of SEALED) for (const row of await db.selectFrom(table).select('keyId').distinct().execute()) ids.add(row.keyId);
   for (const row of await db.selectFrom('mastodonApps').select('keyId').distinct().execute()) ids.add(row.keyId);
+  for (const row of await db.selectFrom('twoFactor').select('keyId').distinct().execute()) ids.add(row.keyId);
   return [...ids];
 }
 
@@ -200,7 +201,7 @@ export async function checkSecretKey(db: Executor, settings: { secretKey: string
 }
 
 /**
- * Re-encrypts every credential, webhook secret and WebSub subscription secret sealed with `from` with `to`, in one transaction (docs/operations.md).
+ * Re-encrypts every credential, webhook secret, WebSub subscription secret (and Mastodon app and TOTP secret) sealed with `from` with `to`, in one transaction (docs/operations.md).
  * Returns how many were re-encrypted and how many were already sealed with `to`; throws (and
  * changes nothing) when one was sealed with neither key.
  */
@@ -225,6 +226,11 @@ export async function resealCredentials(db: Db, from: SecretKey, to: SecretKey):
     for (const app of await trx.selectFrom('mastodonApps').selectAll().where('keyId', '!=', to.id).execute()) {
       if (app.keyId !== from.id) throw new Error(`the Mastodon app of ${app.instance} is encrypted with key ${app.keyId}, neither the current nor the new key; nothing was changed`);
       await trx.updateTable('mastodonApps').set({ clientSecret: seal(to, open(from, app.clientSecret)), keyId: to.id }).where('instance', '=', app.instance).where('redirectUri', '=', app.redirectUri).execute();
+    }
+    // The users' TOTP secrets (two-factor sign-in) too; not counted as credentials either.
+    for (const row of await trx.selectFrom('twoFactor').select(['consumerId', 'secret', 'keyId']).where('keyId', '!=', to.id).execute()) {
+      if (row.keyId !== from.id) throw new Error(`the two-factor secret of consumer ${row.consumerId} is encrypted with key ${row.keyId}, neither the current nor the new key; nothing was changed`);
+      await trx.updateTable('twoFactor').set({ secret: seal(to, open(from, row.secret)), keyId: to.id }).where('consumerId', '=', row.consumerId).execute();
     }
     return { reencrypted, unchanged };
   });

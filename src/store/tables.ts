@@ -20,6 +20,8 @@ export interface ContractTable extends Audited {
   slug: string;
   filterId: string | null;
   active: number;
+  /** 1: members acting with a user's token must have two-factor sign-in enabled (migration 2026-12-09-two-factor). */
+  requireTwoFactor: ColumnType<number, number | undefined, number>;
 }
 
 export interface CollectionTable extends Audited {
@@ -162,6 +164,35 @@ export interface OidcSignInTable {
   authorizationRequest: string;
   /** ms since the epoch. */
   expiresAt: number;
+}
+
+/** A user's TOTP secret (RFC 6238), sealed with the secret key; pending while `enabledAt` is null (migration 2026-12-09-two-factor). */
+export interface TwoFactorTable {
+  consumerId: string;
+  secret: string;
+  keyId: string;
+  enabledAt: number | null;
+  /** The TOTP time step of the last code accepted (no replay). */
+  lastStep: ColumnType<number, number | undefined, number>;
+  createdAt: number;
+}
+
+/** A single-use recovery code of a user, as an argon2id hash. */
+export interface RecoveryCodeTable {
+  id: string;
+  consumerId: string;
+  codeHash: string;
+  createdAt: number;
+  usedAt: number | null;
+}
+
+/** The pending second step of a browser sign-in, by the SHA-256 of its cookie value. */
+export interface TwoFactorChallengeTable {
+  challengeHash: string;
+  consumerId: string;
+  failures: ColumnType<number, number | undefined, number>;
+  expiresAt: number;
+  createdAt: number;
 }
 
 /** An authorization code (RFC 6749 §4.1), by SHA-256; single use, bound to client, redirect URI and PKCE. */
@@ -575,6 +606,9 @@ export interface Database {
   tokens: TokenTable;
   loginSessions: LoginSessionTable;
   oidcSignIns: OidcSignInTable;
+  twoFactor: TwoFactorTable;
+  recoveryCodes: RecoveryCodeTable;
+  twoFactorChallenges: TwoFactorChallengeTable;
   authorizationCodes: AuthorizationCodeTable;
   inputs: InputTable;
   items: ItemTable;
@@ -610,6 +644,7 @@ export type TokenRow = Selectable<TokenTable>;
 export type InvitationRow = Selectable<InvitationTable>;
 export type LoginSessionRow = Selectable<LoginSessionTable>;
 export type OidcSignInRow = Selectable<OidcSignInTable>;
+export type TwoFactorRow = Selectable<TwoFactorTable>;
 export type AuthorizationCodeRow = Selectable<AuthorizationCodeTable>;
 export type InputRow = Selectable<InputTable>;
 export type WebsubSubscriptionRow = Selectable<WebsubSubscriptionTable>;

@@ -34,6 +34,8 @@ const PUBLIC_PATHS = [
   /^\/v1\/assets\//,
   /^\/collection\/credentials\/callback\//,
   /^\/v1\/invitations\//,
+  // The second step of a sign-in: its cookie names the user (issue 32 point 4).
+  /^\/v1\/login\/two-factor$/,
 ];
 
 /**
@@ -58,6 +60,8 @@ function expectedOf(method: string, path: string): Expected {
   if (/^\/collection\/(credentials|webhooks)\b/.test(path)) return { access: 'contract', role: 'admin', scope: 'credentials' };
   // The team (members, invitations): admins with the scope team, whatever the method.
   if (/^\/collection\/contracts\/\{id\}\/(members|invitations)\b/.test(path)) return { access: 'contract', role: 'admin', scope: 'team' };
+  // Requiring two-factor sign-in of a contract's members: the owner's call (issue 32 point 4).
+  if (path === '/collection/contracts/{id}/two-factor') return { access: 'contract', role: 'owner', scope: 'team' };
   if (path === '/collection/filters/test') return { access: 'contract', role: 'editor', scope: 'manage:read' };
   if (/^\/(collection|publication)\//.test(path)) return method === 'GET' ? { access: 'contract', role: 'viewer', scope: 'manage:read' } : { access: 'contract', role: 'editor', scope: 'manage:write' };
   throw new Error(`no expectation for ${method} ${path}: add it to the policy of this test`);
@@ -133,7 +137,7 @@ describe('the permission table covers /openapi.json', () => {
 /** A representative operation of each permission class: how to call it (a fresh request each time) and its class. */
 interface Case {
   op: string;
-  call: (token: string, n: number) => { method: 'GET' | 'POST' | 'PATCH'; url: string; payload?: object };
+  call: (token: string, n: number) => { method: 'GET' | 'POST' | 'PATCH' | 'PUT'; url: string; payload?: object };
 }
 
 async function world() {
@@ -151,6 +155,8 @@ async function world() {
     { op: 'POST /collection/filters/test', call: () => ({ method: 'POST', url: '/collection/filters/test', payload: { contractId, set: { rules: [], preCondition: { operator: 'exists', field: 'text', not: false } }, items: [] } }) },
     { op: 'GET /collection/webhooks', call: () => ({ method: 'GET', url: `/collection/webhooks?contract_id=${contractId}` }) },
     { op: 'GET /collection/contracts/{id}/members', call: () => ({ method: 'GET', url: `/collection/contracts/${contractId}/members` }) },
+    // The owner's class: requiring two-factor sign-in (false: the owner's own account needs none for that).
+    { op: 'PUT /collection/contracts/{id}/two-factor', call: () => ({ method: 'PUT', url: `/collection/contracts/${contractId}/two-factor`, payload: { required: false } }) },
     { op: 'GET /collection/audit', call: () => ({ method: 'GET', url: `/collection/audit?contract_id=${contractId}` }) },
     { op: 'GET /collection/services', call: () => ({ method: 'GET', url: '/collection/services' }) },
     { op: 'GET /v1/oauth/me', call: () => ({ method: 'GET', url: '/v1/oauth/me' }) },

@@ -5,6 +5,8 @@
  *   GET  /v1/authorize, /v1/oauth/authorize   check the request; login page, or consent page when signed in
  *                                             (the console, `first-party.ts`: straight back with a code)
  *   POST /v1/login                            username + password → session cookie → back to authorize
+ *                                             (with two-factor sign-in on: the code page first, two-factor.ts)
+ *   POST /v1/login/two-factor                 the code → session cookie → back to authorize (two-factor.ts)
  *   POST /v1/authorize, /v1/oauth/authorize   the consent decision (`decision=allow|deny`) → redirect
  *   POST /v1/logout                           end the session → back to the login page
  *   POST /v1/oauth/logout                     an application signs its user out: revoke + end the session
@@ -47,6 +49,8 @@ import { sendPage, STYLESHEET, STYLESHEET_PATH } from './render.ts';
 import { completeSignIn, endSession, sessionUser } from './session.ts';
 import { invitationRoutes } from './invitation.ts';
 import { oidcRoutes } from './oidc.ts';
+import { needsSecondStep, secondStepRoutes, startSecondStep } from './two-factor.ts';
+import type { TwoFactorClock } from '../two-factor.ts';
 
 const TITLES: Record<number, string> = { 400: 'This request cannot be completed', 403: 'This form has expired', 429: 'Too many attempts', 500: 'Something went wrong' };
 
@@ -96,7 +100,7 @@ function decoyHash(): Promise<string> {
 }
 
 /** Registers the sign-in routes of the module's table on `app`, with cookies and CSRF protection in their own scope. */
-export async function loginRoutes(app: FastifyInstance, { db, config, failures }: { db: Db; config: Config; failures: FailureLimiter }): Promise<void> {
+export async function loginRoutes(app: FastifyInstance, { db, config, failures, twoFactorClock }: { db: Db; config: Config; failures: FailureLimiter; twoFactorClock: TwoFactorClock }): Promise<void> {
   await app.register(cookie);
   await app.register(csrf, {
     cookieKey: 'sluice_csrf',
@@ -210,7 +214,24 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
     }
     if (!user) return loginPage(reply, 400, authorization, { username, error: 'The user name or password is not correct.' }); // the claim stands as the failure
     await attempt.succeeded();
+    // Two-factor sign-in on: the password alone yields no session (two-factor.ts).
+    if (await needsSecondStep(db, user)) return startSecondStep(db, config, request, reply, user, authorization);
     return completeSignIn(db, config, request, reply, user, authorization);
+  });
+
+  /** Ends a sign-in (session.ts `completeSignIn`): the login session of `user`, then back to authorize. */
+  const signIn = (request: FastifyRequest, reply: FastifyReply, user: ConsumerRow, authorization: AuthorizationRequest) =>
+    completeSignIn(db, config, request, reply, user, authorization);
+
+  secondStepRoutes(app, {
+    db,
+    config,
+    failures,
+    clock: twoFactorClock,
+    form: { ...form, ...ownForm },
+    checked,
+    loginAgain: (reply, authorization, error) => loginPage(reply, 400, authorization, { error }),
+    signIn,
   });
 
   app.post('/v1/logout', { ...form, schema: schemas.logout }, async (request, reply) => {

@@ -162,6 +162,112 @@ export interface Paths {
       };
     };
   };
+  '/v1/account/two-factor': {
+    get: {
+      responses: {
+        '200': {
+          /**
+           * two-factor sign-in is on
+           */
+          enabled: boolean;
+          /**
+           * an enrolment waits for its first code
+           */
+          pending: boolean;
+          /**
+           * unused recovery codes
+           */
+          recoveryCodesLeft: number;
+        };
+      };
+    };
+    post: {
+      responses: {
+        /**
+         * The pending enrolment (Cache-Control: no-store)
+         */
+        '200': {
+          /**
+           * the TOTP secret, base32 (RFC 4648): shown this once
+           */
+          secret: string;
+          /**
+           * the otpauth:// key URI for an authenticator app (issuer Sluice, label the user name)
+           */
+          uri: string;
+          issuer: string;
+          /**
+           * the user name
+           */
+          label: string;
+          algorithm: 'SHA1';
+          digits: 6;
+          /**
+           * seconds
+           */
+          period: 30;
+        };
+      };
+    };
+  };
+  '/v1/account/two-factor/confirm': {
+    post: {
+      responses: {
+        '200': {
+          enabled: true;
+          /**
+           * single-use recovery codes, shown this once
+           *
+           * @minItems 10
+           * @maxItems 10
+           */
+          recoveryCodes: [string, string, string, string, string, string, string, string, string, string];
+        };
+      };
+      requestBody: {
+        /**
+         * A current 6-digit code of the authenticator app (or, where said, a recovery code)
+         */
+        code: string;
+      };
+    };
+  };
+  '/v1/account/two-factor/disable': {
+    post: {
+      responses: {
+        '200': {
+          enabled: false;
+        };
+      };
+      requestBody: {
+        /**
+         * A current 6-digit code of the authenticator app (or, where said, a recovery code)
+         */
+        code: string;
+      };
+    };
+  };
+  '/v1/account/two-factor/recovery-codes': {
+    post: {
+      responses: {
+        '200': {
+          /**
+           * single-use recovery codes, shown this once
+           *
+           * @minItems 10
+           * @maxItems 10
+           */
+          recoveryCodes: [string, string, string, string, string, string, string, string, string, string];
+        };
+      };
+      requestBody: {
+        /**
+         * A current 6-digit code of the authenticator app (or, where said, a recovery code)
+         */
+        code: string;
+      };
+    };
+  };
   '/.well-known/oauth-authorization-server': {
     get: {
       responses: {
@@ -691,6 +797,10 @@ export interface Paths {
            */
           filterId?: string;
           /**
+           * members acting with a user's token must have two-factor sign-in on; absent when not required
+           */
+          requireTwoFactor?: true;
+          /**
            * the role of the token's consumer on the contract (docs/api.md#roles-and-scopes)
            */
           role: 'viewer' | 'moderator' | 'editor' | 'admin' | 'owner';
@@ -718,6 +828,10 @@ export interface Paths {
            */
           filterId?: string;
           /**
+           * members acting with a user's token must have two-factor sign-in on; absent when not required
+           */
+          requireTwoFactor?: true;
+          /**
            * the role of the token's consumer on the contract (docs/api.md#roles-and-scopes)
            */
           role: 'viewer' | 'moderator' | 'editor' | 'admin' | 'owner';
@@ -728,6 +842,43 @@ export interface Paths {
          * a filter set or chain of the contract; null removes the filter
          */
         filterId: string | null;
+      };
+    };
+  };
+  '/collection/contracts/{id}/two-factor': {
+    put: {
+      responses: {
+        '200': {
+          /**
+           * 24 lower-case hex characters
+           */
+          _id: string;
+          active: boolean;
+          created: string;
+          createdBy: string;
+          lastModified: string;
+          lastModifiedBy: string;
+          name: string;
+          slug: string;
+          /**
+           * the contract's filter (a set or chain of the contract); absent when none
+           */
+          filterId?: string;
+          /**
+           * members acting with a user's token must have two-factor sign-in on; absent when not required
+           */
+          requireTwoFactor?: true;
+          /**
+           * the role of the token's consumer on the contract (docs/api.md#roles-and-scopes)
+           */
+          role: 'viewer' | 'moderator' | 'editor' | 'admin' | 'owner';
+        };
+      };
+      requestBody: {
+        /**
+         * true: members acting with a user's token must have two-factor sign-in on (machine clients are not affected)
+         */
+        required: boolean;
       };
     };
   };
@@ -5233,6 +5384,13 @@ export interface Paths {
     };
   };
   '/v1/login': {
+    post: {
+      responses: {
+        '303': null;
+      };
+    };
+  };
+  '/v1/login/two-factor': {
     post: {
       responses: {
         '303': null;

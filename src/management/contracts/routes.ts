@@ -5,9 +5,15 @@
  *   PATCH /collection/contracts/{id}  {filterId: id | null} → 200 the contract: sets (null:
  *                                     clears) the contract's filter, the last level of the
  *                                     governing filter (docs/filters.md, governing filter)
+ *   PUT   /collection/contracts/{id}/two-factor  {required: boolean} → 200 the contract: whether
+ *                                     members acting with a user's token must have two-factor
+ *                                     sign-in on (owner only, scope `team`;
+ *                                     docs/api.md#requiring-two-factor-sign-in)
  *
- * Each contract: `_id`, `name`, `slug`, `filterId` (only when set), `role` (the caller's role on
- * it, docs/api.md#roles-and-scopes: what the console shows), `active` and the common record fields. PATCH: authenticate → validate (400 naming the property) → the contract (404
+ * Each contract: `_id`, `name`, `slug`, `filterId` (only when set), `requireTwoFactor` (`true`,
+ * only when set), `role` (the caller's role on it, docs/api.md#roles-and-scopes: what the console
+ * shows), `active` and the common record fields. PATCH: authenticate → validate (400 naming the
+ * property) → the contract (404
  * unknown, 403 not granted, without its data) → the filter, a set or chain of that contract (404
  * unknown, 403 another contract's, naming `filterId`) → update. The CLI's
  * `admin contract set-filter` does the same for the operator. The change is recorded in the audit
@@ -15,7 +21,7 @@
  */
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
-import { notFoundError } from '../../errors.ts';
+import { forbiddenError, notFoundError } from '../../errors.ts';
 import { authenticate, requireContractAccess } from '../../http/authenticate.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import { check, handlerValidated } from '../../http/validate.ts';
@@ -23,6 +29,7 @@ import type { App } from '../../http/typed.ts';
 import { type GrantRole, grantedContracts, setContractFilter } from '../../store/contracts.ts';
 import { recordAudit } from '../../store/audit.ts';
 import type { Db } from '../../store/db.ts';
+import { findTwoFactor, setRequireTwoFactor } from '../../store/two-factor.ts';
 import type { ContractRow } from '../../store/tables.ts';
 import { common, Id, IdParams, recordFields, TokenQuery } from '../docs.ts';
 import { FILTER, owned } from '../ownership.ts';
@@ -35,7 +42,13 @@ const Contract = Type.Object({
   name: Type.String(),
   slug: Type.String(),
   filterId: Type.Optional({ ...Id, description: "the contract's filter (a set or chain of the contract); absent when none" }),
+  requireTwoFactor: Type.Optional(Type.Literal(true, { description: "members acting with a user's token must have two-factor sign-in on; absent when not required" })),
   role: { ...Role, description: "the role of the token's consumer on the contract (docs/api.md#roles-and-scopes)" },
+});
+
+/** The body of `PUT /collection/contracts/{id}/two-factor`. */
+export const TwoFactorRequirement = Type.Object({
+  required: Type.Boolean({ description: "true: members acting with a user's token must have two-factor sign-in on (machine clients are not affected)" }),
 });
 
 /** The body of `PATCH /collection/contracts/{id}`. */
@@ -62,6 +75,16 @@ const updateSchema = {
   response: { 200: Contract, ...errorResponses(400, 401, 403, 404, 413) },
 };
 
+const twoFactorSchema = {
+  tags: ['contracts'],
+  summary: 'Require (or stop requiring) two-factor sign-in of the members who act with a user token',
+  security: TOKEN_SECURITY,
+  params: IdParams,
+  querystring: TokenQuery,
+  body: handlerValidated(TwoFactorRequirement),
+  response: { 200: Contract, ...errorResponses(400, 401, 403, 404, 413) },
+};
+
 /** Contract row → the contract (docs/api.md#contracts) with the common record fields; `filterId` only when set. */
 export function presentContract(row: ContractRow) {
   return {
@@ -69,6 +92,7 @@ export function presentContract(row: ContractRow) {
     name: row.name,
     slug: row.slug,
     ...(row.filterId ? { filterId: row.filterId } : {}),
+    ...(Number(row.requireTwoFactor) === 1 ? { requireTwoFactor: true as const } : {}),
     ...recordFields(row),
   };
 }
@@ -103,6 +127,20 @@ export function contractRoutes(app: App, { db }: { db: Db; config: Config }): vo
       const change = { contractId: id, actor: actorOf(principal), resource: 'contract', resourceId: id, action: 'update' };
       await recordAudit(trx, { ...change, before: presentContract(contract), after: presentContract(after) });
     });
+    return contractOfCaller((await contractById(db, id))!, role);
+  });
+
+  app.put('/collection/contracts/:id/two-factor', { schema: twoFactorSchema }, async (request) => {
+    const principal = await authenticate(db, request);
+    const { required } = check(TwoFactorRequirement, request.body);
+    const { id } = request.params;
+    if (!(await contractById(db, id))) throw notFoundError(`No contract ${id}.`, 'id', id);
+    const role = await requireContractAccess(db, principal, id, 'id');
+    // As the members will have to: an owner who signs in with a password turns it on for themself first.
+    if (required && principal.consumer.type === 'user' && (await findTwoFactor(db, principal.consumer.id))?.enabledAt == null) {
+      throw forbiddenError('Turn on two-factor sign-in for your own account first (Account, or POST /v1/account/two-factor), then require it of the team.', 'twoFactor');
+    }
+    await setRequireTwoFactor(db, id, required, actorOf(principal));
     return contractOfCaller((await contractById(db, id))!, role);
   });
 }

@@ -11,6 +11,7 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('oidc_sign_ins')
+    .ifNotExists()
     .addColumn('state_hash', 'varchar(64)', (c) => c.primaryKey())
     .addColumn('code_verifier', 'text', (c) => c.notNull())
     .addColumn('nonce', 'text', (c) => c.notNull())
@@ -20,5 +21,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await db.schema.dropTable('oidc_sign_ins').execute();
+  await db.schema.dropTable('oidc_sign_ins').ifExists().execute();
 }
