@@ -10,6 +10,7 @@
  *   POST /v1/oauth/logout                     an application signs its user out: revoke + end the session
  *   GET  /v1/assets/sign-in.css               the pages' stylesheet
  *   GET|POST /v1/invitations/{token}          an invitee joins a team (invitation.ts)
+ *   GET|POST /v1/password-reset/{token}       a member sets a new password (password-reset.ts)
  *
  * Authorize (GET and POST) and login answer top-level navigations only (`navigation.ts`, Fetch
  * Metadata): a script's request or a frame → 403 error object, no code, no redirect.
@@ -45,6 +46,7 @@ import { errorRedirect, redirectWith } from './redirect.ts';
 import { sendPage, STYLESHEET, STYLESHEET_PATH } from './render.ts';
 import { endSession, sessionUser, startSession } from './session.ts';
 import { invitationRoutes } from './invitation.ts';
+import { passwordResetRoutes } from './password-reset.ts';
 
 const TITLES: Record<number, string> = { 400: 'This request cannot be completed', 403: 'This form has expired', 429: 'Too many attempts', 500: 'Something went wrong' };
 
@@ -239,6 +241,8 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures }
 
   // An invitee joins through its link (invitation.ts): a page like this one, with the same checks.
   invitationRoutes(app, { db, config, page: { ...page, ...navigation }, form: { ...form, ...ownForm } });
+  // A member sets a new password through an admin's link (password-reset.ts): the same checks.
+  passwordResetRoutes(app, { db, config, page: { ...page, ...navigation }, form: { ...form, ...ownForm } });
 
   app.get(STYLESHEET_PATH, { schema: schemas.stylesheet }, async (_request, reply) =>
     reply.headers({ 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' }).type('text/css; charset=utf-8').send(STYLESHEET),

@@ -1,5 +1,5 @@
 /**
- * Team e-mail (docs/api.md#invitations, docs/configuration.md#e-mail):
+ * Team e-mail (docs/api.md#invitations, docs/api.md#password-reset, docs/configuration.md#e-mail):
  * invitation links and password-reset links, sent through the operator's SMTP server with
  * nodemailer when SMTP_URL is set (`smtpMailer`), given to `teamRoutes` as `mailer`. Without one
  * the link is only returned (`emailed` false); a failed send does the same, so a link is never
@@ -24,7 +24,7 @@ export interface InvitationMessage {
   expires: Date;
 }
 
-/** One password-reset link to send to a member: the link is a secret. */
+/** One password-reset link to send to a member (docs/api.md#password-reset): the link is a secret. */
 export interface PasswordResetMessage {
   to: string;
   name: string;
