@@ -39,6 +39,7 @@ import { inputRoutes } from './management/inputs/routes.ts';
 import { listRoutes } from './management/lists/routes.ts';
 import { setRoutes } from './management/sets/routes.ts';
 import { webhookRoutes } from './management/webhooks/routes.ts';
+import { smtpMailer } from './management/team/mail.ts';
 import { teamRoutes } from './management/team/routes.ts';
 import { queueRoutes } from './queue/routes.ts';
 import type { Db } from './store/db.ts';
@@ -170,7 +171,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     webhookRoutes(app, ctx);
     filterRoutes(app, ctx);
     auditRoutes(app, ctx);
-    teamRoutes(app, ctx);
+    // Invitation and password-reset links by e-mail when SMTP_URL is set (docs/configuration.md#e-mail).
+    const mailer = config.smtp ? smtpMailer(config.smtp) : undefined;
+    if (mailer) app.addHook('onClose', async () => mailer.close());
+    teamRoutes(app, { ...ctx, mailer });
     jobRoutes(app, ctx);
     // The WebSub callback: hubs verify subscriptions and push notifications here (collect/websub).
     websubRoutes(app, { ...ctx, bodyLimit: BODY_LIMIT });

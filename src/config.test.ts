@@ -133,6 +133,27 @@ describe('loadConfig', () => {
     expect(loadConfig({ JETSTREAM_URL: 'off' }).jetstreamUrl).toBeNull();
   });
 
+  it('reads SMTP_URL with SMTP_FROM (docs/configuration.md#e-mail), masking the password; null without SMTP_URL', () => {
+    expect(loadConfig({}).smtp).toBeNull();
+    expect(loadConfig({ SMTP_FROM: 'sluice@example.com' }).smtp).toBeNull();
+    const config = loadConfig({ SMTP_URL: 'smtps://mailer:s3cret@mail.example.com:465', SMTP_FROM: 'Sluice <sluice@example.com>', SMTP_TIMEOUT_MS: '5000' });
+    expect(config.smtp).toEqual({ url: 'smtps://mailer:s3cret@mail.example.com:465', from: 'Sluice <sluice@example.com>', timeoutMs: 5000 });
+    expect(maskedConfig(config).smtp!.url).toBe('smtps://mailer:***@mail.example.com:465');
+    // Loopback and private hosts are allowed: the operator's own relay.
+    expect(loadConfig({ SMTP_URL: 'smtp://127.0.0.1:2525', SMTP_FROM: 'sluice@example.com' }).smtp).toMatchObject({ url: 'smtp://127.0.0.1:2525', timeoutMs: 10_000 });
+  });
+
+  it.each([
+    [{ SMTP_URL: 'smtp://mail.example.com' }, 'SMTP_FROM'],
+    [{ SMTP_URL: 'https://mail.example.com', SMTP_FROM: 'a@example.com' }, 'SMTP_URL'],
+    [{ SMTP_URL: 'not a url', SMTP_FROM: 'a@example.com' }, 'SMTP_URL'],
+    [{ SMTP_URL: 'smtp://mail.example.com', SMTP_FROM: 'nobody' }, 'SMTP_FROM'],
+    [{ SMTP_URL: 'smtp://mail.example.com', SMTP_FROM: 'Sluice <a@example.com>\r\nBcc: x@example.com' }, 'SMTP_FROM'],
+    [{ SMTP_URL: 'smtp://mail.example.com', SMTP_FROM: 'a@example.com', SMTP_TIMEOUT_MS: '10' }, 'SMTP_TIMEOUT_MS'],
+  ])('refuses SMTP settings %j naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}:`));
+  });
+
   it('masks a database password', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://sluice:s3cret@db:5432/sluice' });
     expect(maskedConfig(config).databaseUrl).toBe('postgres://sluice:***@db:5432/sluice');

@@ -145,6 +145,13 @@ export interface Config {
   metricsToken: string | undefined;
   metricsPort: number | undefined;
   metricsHost: string;
+  /**
+   * Team e-mail (docs/configuration.md#e-mail): invitation and password-reset links sent through
+   * an SMTP server — SMTP_URL (`smtp://[user:pass@]host[:port]` or `smtps://…`), SMTP_FROM (the
+   * From address, required with SMTP_URL), SMTP_TIMEOUT_MS (each phase and the whole send, default
+   * 10 000). Null when SMTP_URL is unset: links are only returned.
+   */
+  smtp: { url: string; from: string; timeoutMs: number } | null;
   /** Base URLs and credentials of the external services (`docs/services.md`), as the service table (`services.ts`) lists them. */
   services: ServiceSettings;
   /** The apps of the connect flows, per service (`OAUTH` of `services.ts`; instagram has facebook's app). */
@@ -292,6 +299,7 @@ export function loadConfig(env: Env): Config {
     metricsToken: metricsToken(env),
     metricsPort: env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0, 0, 65535) : undefined,
     metricsHost: env.METRICS_HOST || '127.0.0.1',
+    smtp: smtpSettings(env),
     services: serviceSettings(env),
     oauth: oauthSettings(env),
     oidc: oidcSettings(env),
@@ -319,6 +327,27 @@ function oidcSettings(env: Env): OidcSettings | undefined {
   }
   if (url.search || url.hash) throw new ConfigError('OIDC_ISSUER', 'must have no query or fragment (OpenID Connect Discovery 1.0 §2)');
   return { issuer, clientId: value('OIDC_CLIENT_ID')!, clientSecret: value('OIDC_CLIENT_SECRET')!, name: value('OIDC_NAME') ?? url.hostname };
+}
+
+/** A From address: `addr@domain` or `Display Name <addr@domain>`, on one line. */
+const FROM = /^(?:[^\u0000-\u001f<>"]*<[^\s@<>]+@[^\s@<>]+>|"[^\u0000-\u001f"]*"\s*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
+
+/** SMTP_URL (smtp: or smtps: with a host), SMTP_FROM (required with it), SMTP_TIMEOUT_MS; null without SMTP_URL. */
+function smtpSettings(env: Env): Config['smtp'] {
+  const raw = env.SMTP_URL?.trim();
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('SMTP_URL', 'must be smtp://[user:password@]host[:port] or smtps://…');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError('SMTP_URL', `must be an smtp:// or smtps:// URL, got ${url.protocol}//…`);
+  if (!url.hostname) throw new ConfigError('SMTP_URL', 'must name the SMTP server host');
+  const from = env.SMTP_FROM?.trim();
+  if (!from) throw new ConfigError('SMTP_FROM', 'must be set with SMTP_URL: the From address of invitation and password-reset messages (e.g. "Sluice <sluice@example.com>")');
+  if (!FROM.test(from)) throw new ConfigError('SMTP_FROM', `must be an address or "Name <address>" on one line, got "${from}"`);
+  return { url: raw, from, timeoutMs: integer(env, 'SMTP_TIMEOUT_MS', 10_000, 100, 120_000) };
 }
 
 /** POLL_INTERVAL_MIN ≤ POLL_INTERVAL_MAX, each 1–86 400 s (the range of POLL_INTERVAL). */
@@ -385,5 +414,6 @@ export function maskedConfig(config: Config): Config {
   ) as ServiceSettings;
   const oauth = Object.fromEntries(Object.entries(config.oauth).map(([service, app]) => [service, { ...app, clientSecret: app.clientSecret ? '***' : undefined }])) as Config['oauth'];
   const oidc = config.oidc && { ...config.oidc, clientSecret: '***' };
-  return { ...config, oauth, oidc, ...(config.secretKey ? { secretKey: '***' } : {}), ...(config.newSecretKey ? { newSecretKey: '***' } : {}), ...(config.metricsToken ? { metricsToken: '***' } : {}), databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'), services };
+  const smtp = config.smtp && { ...config.smtp, url: config.smtp.url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@') };
+  return { ...config, oauth, oidc, smtp, ...(config.secretKey ? { secretKey: '***' } : {}), ...(config.newSecretKey ? { newSecretKey: '***' } : {}), ...(config.metricsToken ? { metricsToken: '***' } : {}), databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'), services };
 }

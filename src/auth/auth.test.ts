@@ -46,5 +46,6 @@ describe('log redaction', () => {
     // An invitation link's token is in its path (docs/api.md#accepting-an-invitation).
     ['/v1/invitations/AbC-_123xyz', '/v1/invitations/[redacted]'],
     ['/v1/invitations/AbC-_123xyz?access_token=t', '/v1/invitations/[redacted]?access_token=[redacted]'],
+    ['/v1/password-reset/AbC-_123xyz', '/v1/password-reset/[redacted]'],
   ])('%s → %s', (url, expected) => expect(redactUrl(url)).toBe(expected));
 });

@@ -55,13 +55,15 @@ const AuthorizeQuery = Type.Object({
 const signInForm = (extra: Parameters<typeof Type.Object>[0]) =>
   handlerValidated(Type.Object({ ...AuthorizeQuery.properties, ...extra, _csrf: Type.String({ description: 'The CSRF token of the form' }) }));
 
-const page = (description: string) => textResponse('text/html', description);
+/** A page of the sign-in (HTML). */
+export const page = (description: string) => textResponse('text/html', description);
 /** An error of the sign-in pages: a page, or the error object for a client that accepts only JSON. */
-const pageError = (description: string) => ({
+export const pageError = (description: string) => ({
   description,
   content: { 'text/html': { schema: Type.String() }, 'application/json': { schema: ref('ErrorObject') } },
 });
-const redirect = (description: string) => noBody(description);
+/** A redirect of the sign-in pages (no body). */
+export const redirect = (description: string) => noBody(description);
 
 export const schemas = {
   token: {

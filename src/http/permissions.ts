@@ -150,6 +150,7 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'POST /collection/contracts/{id}/members': team,
   'PATCH /collection/contracts/{id}/members/{consumerId}': team,
   'DELETE /collection/contracts/{id}/members/{consumerId}': team,
+  'POST /collection/contracts/{id}/members/{consumerId}/password-reset': team,
   'GET /collection/contracts/{id}/invitations': team,
   'POST /collection/contracts/{id}/invitations': team,
   'DELETE /collection/contracts/{id}/invitations/{invitationId}': team,
@@ -158,6 +159,9 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   // The invitee's page: the link's token is the credential (auth/login/invitation.ts).
   'GET /v1/invitations/{token}': PUBLIC,
   'POST /v1/invitations/{token}': PUBLIC,
+  // The member's password-reset page: the link's token is the credential (auth/login/password-reset.ts).
+  'GET /v1/password-reset/{token}': PUBLIC,
+  'POST /v1/password-reset/{token}': PUBLIC,
 };
 
 /**

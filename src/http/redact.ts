@@ -11,10 +11,10 @@
  */
 const SECRET_PARAMS = new Set(['access_token', 'refresh_token', 'code', 'code_verifier', 'client_secret', 'password', 'token', 'id_token', 'state']);
 
-/** `url` (path and query) with secret query values, and an invitation link's token, redacted; other parameters unchanged. */
+/** `url` (path and query) with secret query values, and an invitation or password-reset link's token, redacted; other parameters unchanged. */
 export function redactUrl(url: string): string {
-  // An invitation link's token is its path's last segment (docs/api.md#accepting-an-invitation).
-  if (url.startsWith('/v1/invitations/')) url = url.replace(/^\/v1\/invitations\/[^/?#]*/, '/v1/invitations/[redacted]');
+  // A link's token is its path's last segment (docs/api.md#accepting-an-invitation, docs/api.md#password-reset).
+  if (url.startsWith('/v1/invitations/') || url.startsWith('/v1/password-reset/')) url = url.replace(/^\/v1\/(invitations|password-reset)\/[^/?#]*/, '/v1/$1/[redacted]');
   const q = url.indexOf('?');
   if (q < 0) return url;
   const query = url

@@ -162,12 +162,18 @@ const endedEntry = (ended: SignInsEnded) => ({ sessionsEnded: ended.sessions, re
  * Returns the number of sessions ended and tokens revoked.
  */
 export async function setPasswordHash(db: Db, id: string, passwordHash: string, options: { keepFamily?: string; actor?: Actor; now?: number } = {}): Promise<SignInsEnded> {
-  return db.transaction().execute(async (trx) => {
-    await trx.updateTable('consumers').set({ passwordHash }).where('id', '=', id).where('type', '=', 'user').execute();
-    const ended = await endSignIns(trx, id, options.keepFamily);
-    if (options.actor) await auditAccount(trx, id, options.actor, 'password', endedEntry(ended), options.now ?? Date.now());
-    return ended;
-  });
+  return db.transaction().execute((trx) => writePasswordHash(trx, id, passwordHash, options));
+}
+
+/**
+ * `setPasswordHash` inside the caller's transaction `trx` (a password-reset link sets the password
+ * in the transaction that uses the link up: store/password-resets.ts).
+ */
+export async function writePasswordHash(trx: Transaction<Database>, id: string, passwordHash: string, options: { keepFamily?: string; actor?: Actor; now?: number } = {}): Promise<SignInsEnded> {
+  await trx.updateTable('consumers').set({ passwordHash }).where('id', '=', id).where('type', '=', 'user').execute();
+  const ended = await endSignIns(trx, id, options.keepFamily);
+  if (options.actor) await auditAccount(trx, id, options.actor, 'password', endedEntry(ended), options.now ?? Date.now());
+  return ended;
 }
 
 /**

@@ -7,7 +7,6 @@
  * accept finds nothing to claim and creates nothing. Every change is an audit entry (resource
  * `invitation`: `create`, `delete` for a withdrawal, `accept`), without the token.
  */
-import { randomBytes } from 'node:crypto';
 import { newId } from '../lib/ids.ts';
 import { iso } from '../lib/time.ts';
 import { type Actor, recordAudit } from './audit.ts';
@@ -15,7 +14,7 @@ import { createConsumer, type NewConsumer } from './consumers.ts';
 import type { GrantRole } from './contracts.ts';
 import type { Db } from './db.ts';
 import type { ConsumerRow, InvitationRow } from './tables.ts';
-import { tokenHash } from './tokens.ts';
+import { newLinkToken, tokenHash } from './tokens.ts';
 
 /** How long an invitation link is valid: 7 days, in ms (docs/api.md#invitations). */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -47,8 +46,8 @@ export function presentInvitation(row: InvitationRow) {
 /**
  * Creates an invitation to `contractId` for `name` <`email`> in `role`, by `by`, at `now` (ms),
  * valid INVITATION_TTL_MS, with its audit entry (`invitation` `create`) in the same transaction.
- * Returns the row and the link's `token`: 256 random bits, base64url (the form of
- * `auth/secrets.ts` `randomToken`), of which only the SHA-256 is stored.
+ * Returns the row and the link's `token` (`newLinkToken`: 256 random bits), of which only the
+ * SHA-256 is stored.
  */
 export async function createInvitation(
   db: Db,
@@ -56,14 +55,14 @@ export async function createInvitation(
   by: Actor,
   now = Date.now(),
 ): Promise<{ row: InvitationRow; token: string }> {
-  const token = randomBytes(32).toString('base64url');
+  const { token, hash } = newLinkToken();
   const row: InvitationRow = {
     id: newId(now),
     contractId: invitation.contractId,
     name: invitation.name,
     email: invitation.email,
     role: invitation.role,
-    tokenHash: tokenHash(token),
+    tokenHash: hash,
     createdAt: now,
     expiresAt: now + INVITATION_TTL_MS,
     invitedBy: by.id,

@@ -42,6 +42,7 @@ import * as team from './migrations/2026-12-05-team.ts';
 import * as displayState from './migrations/2026-12-06-display-state.ts';
 import * as itemSearch from './migrations/2026-12-06-item-search.ts';
 import * as pinsEdits from './migrations/2026-12-07-pins-edits.ts';
+import * as passwordResets from './migrations/2026-12-08-password-resets.ts';
 import * as twoFactor from './migrations/2026-12-09-two-factor.ts';
 import * as oidcSignIns from './migrations/2026-12-10-oidc-sign-ins.ts';
 
@@ -83,6 +84,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-06-display-state': displayState,
   '2026-12-06-item-search': itemSearch,
   '2026-12-07-pins-edits': pinsEdits,
+  '2026-12-08-password-resets': passwordResets,
   '2026-12-09-two-factor': twoFactor,
   '2026-12-10-oidc-sign-ins': oidcSignIns,
 };

@@ -122,6 +122,24 @@ export interface TokenTable {
   scope: string;
 }
 
+/** A password-reset link issued for a member (docs/api.md#password-reset; migration 2026-12-08-password-resets). */
+export interface PasswordResetTable {
+  id: string;
+  /** The user whose password the link sets. */
+  consumerId: string;
+  /** The contract through which an admin issued it. */
+  contractId: string;
+  /** SHA-256 hex of the link's token; the token itself is never stored. */
+  tokenHash: string;
+  createdAt: number;
+  expiresAt: number;
+  /** The issuing consumer (null: the operator) and its name. */
+  issuedBy: string | null;
+  issuedByName: string;
+  /** When used (ms); null while unused. */
+  usedAt: number | null;
+}
+
 /** An invitation to join a contract in a role (docs/api.md#invitations; migration 2026-12-05-team). */
 export interface InvitationTable {
   id: string;
@@ -603,6 +621,7 @@ export interface Database {
   consumers: ConsumerTable;
   grants: GrantTable;
   invitations: InvitationTable;
+  passwordResets: PasswordResetTable;
   tokens: TokenTable;
   loginSessions: LoginSessionTable;
   oidcSignIns: OidcSignInTable;
@@ -642,6 +661,7 @@ export type CollectionRow = Selectable<CollectionTable>;
 export type ConsumerRow = Selectable<ConsumerTable>;
 export type TokenRow = Selectable<TokenTable>;
 export type InvitationRow = Selectable<InvitationTable>;
+export type PasswordResetRow = Selectable<PasswordResetTable>;
 export type LoginSessionRow = Selectable<LoginSessionTable>;
 export type OidcSignInRow = Selectable<OidcSignInTable>;
 export type TwoFactorRow = Selectable<TwoFactorTable>;

@@ -3,7 +3,7 @@
  * issued from one grant share a `family`; revoking the family ends every token in it (RFC 9700
  * §4.14).
  */
-import { hash } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { type Db, preparedLookup } from './db.ts';
 import type { TokenRow } from './tables.ts';
 
@@ -43,6 +43,16 @@ export function formatScope(scopes: readonly string[]): string {
  */
 export function tokenHash(token: string): string {
   return hash('sha256', token, 'hex');
+}
+
+/**
+ * A new single-use link token (invitation and password-reset links, docs/api.md#invitations,
+ * docs/api.md#password-reset): 256 random bits, base64url (the form of `auth/secrets.ts`
+ * `randomToken`), and its `tokenHash`, which alone is stored.
+ */
+export function newLinkToken(): { token: string; hash: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, hash: tokenHash(token) };
 }
 
 /** Stores issued tokens (by their hashes) in one insert. */

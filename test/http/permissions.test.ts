@@ -36,6 +36,7 @@ const PUBLIC_PATHS = [
   /^\/v1\/invitations\//,
   // The second step of a sign-in: its cookie names the user (issue 32 point 4).
   /^\/v1\/login\/two-factor$/,
+  /^\/v1\/password-reset\//,
 ];
 
 /**
@@ -43,8 +44,9 @@ const PUBLIC_PATHS = [
  * reads and the OAuth endpoints; token-only self-description; viewers read the queue and the
  * management resources; moderators moderate; editors change collections, inputs, filters and
  * customizations; admins hold the secrets (credentials, connect flows, webhooks) and the whole
- * audit trail and the team (members and invitations, scope `team`); the invitee's page is public
- * (its link's token is the credential).
+ * audit trail and the team (members, invitations and members' password-reset links, scope
+ * `team`); the invitee's page and the password-reset page are public (the link's token is the
+ * credential).
  */
 function expectedOf(method: string, path: string): Expected {
   if (PUBLIC_PATHS.some((pattern) => pattern.test(path))) return { access: 'public' };
@@ -58,7 +60,7 @@ function expectedOf(method: string, path: string): Expected {
   if (path === '/collection/collections/{id}/display') return { access: 'contract', role: 'moderator', scope: 'queue:moderate' };
   if (path === '/collection/audit') return { access: 'contract', role: 'admin', scope: 'manage:read' };
   if (/^\/collection\/(credentials|webhooks)\b/.test(path)) return { access: 'contract', role: 'admin', scope: 'credentials' };
-  // The team (members, invitations): admins with the scope team, whatever the method.
+  // The team (members, invitations, a member's password-reset link): admins with the scope team, whatever the method.
   if (/^\/collection\/contracts\/\{id\}\/(members|invitations)\b/.test(path)) return { access: 'contract', role: 'admin', scope: 'team' };
   // Requiring two-factor sign-in of a contract's members: the owner's call (issue 32 point 4).
   if (path === '/collection/contracts/{id}/two-factor') return { access: 'contract', role: 'owner', scope: 'team' };

@@ -6,12 +6,15 @@
  * access of their own moderates and an unpublished item arrives: the stream must end and never
  * carry them (checked by the stream ending before any later event, not by a clock).
  * Beside it the happy case: revoking another token of the same consumer leaves the stream open.
+ * The team (issue 32): a member removed through the API (`DELETE …/members/{consumerId}`) loses
+ * the stream, also when it keeps its tokens for another contract; a member demoted from moderator
+ * to viewer keeps it (a viewer reads the queue: the stream needs no more than any grant).
  */
 import { describe, expect, it } from 'vitest';
 import { issueTokens } from '../../src/auth/tokens.ts';
 import { disableConsumer } from '../../src/store/consumers.ts';
-import { grant, revokeGrant } from '../../src/store/contracts.ts';
-import { build, buildClient, buildItem, buildTenant, seedItems } from '../helper.ts';
+import { createContract, grant, revokeGrant } from '../../src/store/contracts.ts';
+import { build, buildClient, buildItem, buildTenant, buildUser, seedItems } from '../helper.ts';
 import { connect } from './sse.ts';
 
 /** The wait for a stream to end before it is declared still open (generous: the hub checks each second). */
@@ -101,6 +104,37 @@ describe('GET /v1/queue/{contract}/stream when access ends', () => {
     const stream = await open(tenant.token);
     const { access_token: another } = await issueTokens(db, tenant.consumer.id, { ttlSeconds: 3600, withRefresh: false });
     expect((await revoke(another)).status).toBe(200);
+    await afterwards();
+    expect(await outcome(stream)).toBe('event');
+    await stream.until(3);
+    expect(ids(stream).sort()).toEqual(['rss_after', 'rss_before', 'rss_secret']);
+    await stream.close();
+  });
+
+  it('ends once the member is removed from the team, whether its tokens are revoked (no other grant) or kept (another contract)', { timeout: 60_000 }, async () => {
+    for (const keepsTokens of [false, true]) {
+      const { db, app, tenant, open, afterwards, outcome, ids } = await setup();
+      const elsewhere = await createContract(db, 'Other Desk', 'test');
+      const user = await buildUser(db, { name: `Mo ${keepsTokens}` });
+      await grant(db, user.consumer.id, tenant.contract.id, undefined, 'moderator');
+      if (keepsTokens) await grant(db, user.consumer.id, elsewhere.id, undefined, 'viewer');
+      const stream = await open(user.token);
+      // The tenant's client is the contract's owner: it removes the member through the API.
+      const removed = await app.inject({ method: 'DELETE', url: `/collection/contracts/${tenant.contract.id}/members/${user.consumer.id}`, headers: { authorization: `Bearer ${tenant.token}` } });
+      expect(removed.statusCode, removed.body).toBe(204);
+      await afterwards();
+      expect(await outcome(stream)).toBe('ended');
+      expect(ids(stream)).toEqual(['rss_before']);
+    }
+  });
+
+  it('stays open when a moderator is demoted to viewer (a viewer reads the queue)', { timeout: 30_000 }, async () => {
+    const { db, app, tenant, open, afterwards, outcome, ids } = await setup();
+    const user = await buildUser(db, { name: 'Mo Moderator' });
+    await grant(db, user.consumer.id, tenant.contract.id, undefined, 'moderator');
+    const stream = await open(user.token);
+    const demoted = await app.inject({ method: 'PATCH', url: `/collection/contracts/${tenant.contract.id}/members/${user.consumer.id}`, headers: { authorization: `Bearer ${tenant.token}` }, payload: { role: 'viewer' } });
+    expect(demoted.statusCode, demoted.body).toBe(200);
     await afterwards();
     expect(await outcome(stream)).toBe('event');
     await stream.until(3);

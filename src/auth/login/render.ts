@@ -22,8 +22,8 @@ export const PAGE_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
-/** Sends the page `template` (login, consent, error, invitation, two-factor) rendered with `data`, with `status`. */
-export function sendPage(reply: FastifyReply, status: number, template: 'login' | 'consent' | 'error' | 'invitation' | 'two-factor', data: Record<string, unknown>): FastifyReply {
+/** Sends the page `template` (login, consent, error, invitation, two-factor, password-reset) rendered with `data`, with `status`. */
+export function sendPage(reply: FastifyReply, status: number, template: 'login' | 'consent' | 'error' | 'invitation' | 'two-factor' | 'password-reset', data: Record<string, unknown>): FastifyReply {
   const html = eta.render(`./${template}`, { stylesheet: STYLESHEET_PATH, ...data });
   return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(html);
 }

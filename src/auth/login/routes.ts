@@ -13,6 +13,7 @@
  *   GET  /v1/assets/sign-in.css               the pages' stylesheet
  *   GET|POST /v1/invitations/{token}          an invitee joins a team (invitation.ts)
  *   POST /v1/login/oidc, GET /v1/login/oidc/callback   sign-in through the OpenID Connect provider (oidc.ts)
+ *   GET|POST /v1/password-reset/{token}       a member sets a new password (password-reset.ts)
  *
  * Authorize (GET and POST) and login answer top-level navigations only (`navigation.ts`, Fetch
  * Metadata): a script's request or a frame → 403 error object, no code, no redirect.
@@ -51,6 +52,7 @@ import { invitationRoutes } from './invitation.ts';
 import { oidcRoutes } from './oidc.ts';
 import { needsSecondStep, secondStepRoutes, startSecondStep } from './two-factor.ts';
 import type { TwoFactorClock } from '../two-factor.ts';
+import { passwordResetRoutes } from './password-reset.ts';
 
 const TITLES: Record<number, string> = { 400: 'This request cannot be completed', 403: 'This form has expired', 429: 'Too many attempts', 500: 'Something went wrong' };
 
@@ -262,6 +264,8 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures, 
   invitationRoutes(app, { db, config, page: { ...page, ...navigation }, form: { ...form, ...ownForm } });
   // Sign-in through the OpenID Connect provider (oidc.ts), when configured: the login page's second form.
   oidcRoutes(app, { db, config, failures, checked, page: { ...page, ...navigation }, form: { ...form, ...ownForm } });
+  // A member sets a new password through an admin's link (password-reset.ts): the same checks.
+  passwordResetRoutes(app, { db, config, page: { ...page, ...navigation }, form: { ...form, ...ownForm } });
 
   app.get(STYLESHEET_PATH, { schema: schemas.stylesheet }, async (_request, reply) =>
     reply.headers({ 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' }).type('text/css; charset=utf-8').send(STYLESHEET),

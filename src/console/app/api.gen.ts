@@ -5030,6 +5030,43 @@ export interface Paths {
       };
     };
   };
+  '/collection/contracts/{id}/members/{consumerId}/password-reset': {
+    post: {
+      responses: {
+        '201': {
+          /**
+           * 24 lower-case hex characters
+           */
+          _id: string;
+          /**
+           * 24 lower-case hex characters
+           */
+          consumerId: string;
+          /**
+           * 24 lower-case hex characters
+           */
+          contractId: string;
+          created: string;
+          /**
+           * 24 hours after created
+           */
+          expires: string;
+          /**
+           * the name of the consumer who issued it
+           */
+          issuedBy: string;
+          /**
+           * the single-use link, shown this once: {auth_url}/v1/password-reset/{token}
+           */
+          link: string;
+          /**
+           * whether the link was sent to the member's e-mail address (SMTP_URL configured and the server accepted it)
+           */
+          emailed: boolean;
+        };
+      };
+    };
+  };
   '/collection/contracts/{id}/invitations': {
     post: {
       responses: {
@@ -5433,6 +5470,14 @@ export interface Paths {
       responses: {
         '303': null;
       };
+    };
+  };
+  '/v1/password-reset/{token}': {
+    get: {
+      responses: {};
+    };
+    post: {
+      responses: {};
     };
   };
   '/v1/assets/sign-in.css': {

@@ -6,6 +6,8 @@
  *   POST   /collection/contracts/{id}/members                     {consumerId, role} → 201 the member
  *   PATCH  /collection/contracts/{id}/members/{consumerId}        {role} → 200 the member
  *   DELETE /collection/contracts/{id}/members/{consumerId}        → 204; tokens revoked when no other grant
+ *   POST   /collection/contracts/{id}/members/{consumerId}/password-reset
+ *                                                                 a single-use reset link for a user → 201, once
  *   POST   /collection/contracts/{id}/invitations                 {name, email, role} → 201 with the link, once
  *   GET    /collection/contracts/{id}/invitations                 the pending ones (no link) → 200 array
  *   DELETE /collection/contracts/{id}/invitations/{invitationId}  withdraw → 204
@@ -14,7 +16,12 @@
  * on it (403) → the body (400 naming the property) → the role rule (403 naming `role`) → the
  * target (404) → the last owner (409). The role rule (docs/api.md#team): nobody gives a role above
  * their own, and only an owner changes or removes an owner — an admin manages viewers to admins.
- * Changes are audit entries in their transaction (store/contracts.ts, store/invitations.ts).
+ * A password reset (docs/api.md#password-reset) adds: a machine client → 409 naming `consumerId`;
+ * a user who holds another contract in a role the caller does not hold there at least → 403
+ * naming `consumerId` (a reset link signs in everywhere the user is a member, so an admin of one
+ * contract cannot take over an account that is more in another).
+ * Changes are audit entries in their transaction (store/contracts.ts, store/invitations.ts,
+ * store/password-resets.ts).
  */
 import type { Config } from '../../config.ts';
 import { ApiError, conflictError, notFoundError } from '../../errors.ts';
@@ -24,11 +31,12 @@ import type { App } from '../../http/typed.ts';
 import { check } from '../../http/validate.ts';
 import { iso } from '../../lib/time.ts';
 import { findConsumer } from '../../store/consumers.ts';
-import { changeMemberRole, findContract, findMember, type GrantRole, grant, listMembers, type Member, removeMember } from '../../store/contracts.ts';
+import { changeMemberRole, findContract, findMember, type GrantRole, grant, grantedContracts, isGrantRole, listMembers, type Member, removeMember } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { createInvitation, findInvitation, pendingInvitations, presentInvitation, withdrawInvitation } from '../../store/invitations.ts';
+import { createPasswordReset, presentPasswordReset } from '../../store/password-resets.ts';
 import { actorOf } from '../resource.ts';
-import type { InvitationMailer } from './mail.ts';
+import { mailFailure, type TeamMailer } from './mail.ts';
 import { InvitationCreate, MemberCreate, MemberUpdate, schemas } from './schema.ts';
 
 /** A member as the API shows it (docs/api.md#team). */
@@ -67,7 +75,7 @@ function mayHandle(own: GrantRole, role: GrantRole, what: string): void {
 }
 
 /** Registers the module's routes on `app` (see the module's description); `mailer` sends invitation links when SMTP is configured. */
-export function teamRoutes(app: App, { db, config, mailer }: { db: Db; config: Config; mailer?: InvitationMailer }): void {
+export function teamRoutes(app: App, { db, config, mailer }: { db: Db; config: Config; mailer?: TeamMailer }): void {
   /** The caller's role on contract `id` after the checks every route makes: 401, 404 unknown contract, 403. */
   async function access(principal: Principal, id: string): Promise<GrantRole> {
     const contract = await findContract(db, id);
@@ -126,6 +134,50 @@ export function teamRoutes(app: App, { db, config, mailer }: { db: Db; config: C
     return reply.code(204).send(null);
   });
 
+  app.post('/collection/contracts/:id/members/:consumerId/password-reset', { schema: schemas.resetPassword }, async (request, reply) => {
+    const principal = await authenticate(db, request);
+    const { id, consumerId } = request.params;
+    const own = await access(principal, id);
+    const member = await memberOf(id, consumerId);
+    mayHandle(own, member.role, `Resetting the password of a member who is ${member.role}`);
+    if (member.type !== 'user') {
+      throw conflictError(`Consumer ${consumerId} is a machine client: it has a secret, not a password (the operator rotates it with the CLI).`, 'consumerId', consumerId);
+    }
+    // The new password opens every contract the user holds: each must be one where the caller
+    // holds at least the user's role.
+    const callers = new Map((await grantedContracts(db, principal.consumer.id)).map((c) => [c.id, c.role]));
+    for (const held of await grantedContracts(db, consumerId)) {
+      const mine = callers.get(held.id);
+      if (!mine || !isGrantRole(mine) || !isGrantRole(held.role) || !roleAtLeast(mine, held.role)) {
+        throw new ApiError(403, [
+          {
+            name: 'ForbiddenError',
+            message: `Consumer ${consumerId} is also a member of a contract where you do not hold the role ${held.role}: a reset link would open it too. Ask the operator (sluice admin user set-password).`,
+            propertyName: 'consumerId',
+            propertyValue: consumerId,
+            reason: 'member elsewhere',
+            code: 3001,
+          },
+        ]);
+      }
+    }
+    const { row, token } = await createPasswordReset(db, { consumerId, contractId: id }, actorOf(principal));
+    const link = `${config.authUrl}/v1/password-reset/${token}`;
+    let emailed = false;
+    if (mailer && member.email) {
+      const contract = (await findContract(db, id))!;
+      try {
+        await mailer.sendPasswordReset({ to: member.email, name: member.name, contractName: contract.name, issuedBy: row.issuedByName, link, expires: new Date(Number(row.expiresAt)) });
+        emailed = true;
+      } catch (error) {
+        // The link stands: the admin passes it on instead; the log never carries it.
+        request.log.warn({ mail: mailFailure(error), passwordReset: row.id }, 'password-reset e-mail not sent');
+      }
+    }
+    reply.header('cache-control', 'no-store');
+    return reply.code(201).send({ ...presentPasswordReset(row), link, emailed });
+  });
+
   app.post('/collection/contracts/:id/invitations', { schema: schemas.invite }, async (request, reply) => {
     const principal = await authenticate(db, request);
     const { id } = request.params;
@@ -142,8 +194,9 @@ export function teamRoutes(app: App, { db, config, mailer }: { db: Db; config: C
         await mailer.sendInvitation({ to: row.email, name: row.name, contractName: contract.name, role: row.role, invitedBy: row.invitedByName, link, expires: new Date(Number(row.expiresAt)) });
         emailed = true;
       } catch (error) {
-        // The invitation stands: the admin copies the link from the answer instead.
-        request.log.warn({ err: error, invitation: row.id }, 'invitation e-mail not sent');
+        // The invitation stands: the admin copies the link from the answer instead. The log names
+        // the failure, never the message (its body holds the link).
+        request.log.warn({ mail: mailFailure(error), invitation: row.id }, 'invitation e-mail not sent');
       }
     }
     reply.header('cache-control', 'no-store');

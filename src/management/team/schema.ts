@@ -54,6 +54,17 @@ export const InvitationCreate = Type.Object({
   role: Role,
 });
 
+export const PasswordResetCreated = Type.Object({
+  _id: Id,
+  consumerId: Id,
+  contractId: Id,
+  created: Type.String({ format: 'date-time' }),
+  expires: Type.String({ format: 'date-time', description: '24 hours after created' }),
+  issuedBy: Type.String({ description: 'the name of the consumer who issued it' }),
+  link: Type.String({ format: 'uri', description: 'the single-use link, shown this once: {auth_url}/v1/password-reset/{token}' }),
+  emailed: Type.Boolean({ description: "whether the link was sent to the member's e-mail address (SMTP_URL configured and the server accepted it)" }),
+});
+
 const ContractParams = IdParams;
 const MemberParams = Type.Object({ id: Id, consumerId: Id });
 const InvitationParams = Type.Object({ id: Id, invitationId: Id });
@@ -85,6 +96,14 @@ export const schemas = {
     params: MemberParams,
     querystring: TokenQuery,
     response: { 204: Type.Null({ description: 'removed' }), ...errorResponses(400, 401, 403, 404, 409) },
+  },
+  resetPassword: {
+    tags,
+    security,
+    summary: "Issue a single-use password-reset link for a member who is a user, valid 24 hours, shown once (sent by e-mail when SMTP is configured)",
+    params: MemberParams,
+    querystring: TokenQuery,
+    response: { 201: PasswordResetCreated, ...errorResponses(400, 401, 403, 404, 409) },
   },
   invite: {
     tags,
