@@ -133,6 +133,31 @@ describe.skipIf(browserMissing)('console: undo, history, confirmation', () => {
     expect(await history.getByRole('listitem').nth(1).textContent()).toContain('(undone since)');
   });
 
+  it('a pin, a spotlight and an edit each show the notice, and Undo takes each back', { timeout: 60_000 }, async () => {
+    const page = await consolePage(browser);
+    await signIn(page, sluice, screen());
+    await page.getByRole('button', { name: 'Pin Story 04', exact: true }).click();
+    await notice(page).getByText('Pinned “Story 04” at 1.').waitFor();
+    await notice(page).getByRole('button', { name: 'Undo', exact: true }).click();
+    await notice(page).getByText('Undone: “Story 04” is as before.').waitFor();
+    await page.getByRole('button', { name: 'Pin Story 04', exact: true }).waitFor();
+    expect(await card(page, 'Story 04').getByText('Pinned 1').count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Spotlight Story 04', exact: true }).click();
+    await notice(page).getByText('Put “Story 04” in the spotlight.').waitFor();
+    await notice(page).getByRole('button', { name: 'Undo', exact: true }).click();
+    await notice(page).getByText('Undone: “Story 04” is as before.').waitFor();
+    await expect.poll(() => page.getByRole('button', { name: 'Spotlight Story 04', exact: true }).getAttribute('aria-pressed')).toBe('false');
+
+    await page.getByRole('button', { name: 'Edit Story 04', exact: true }).click();
+    await page.getByRole('form', { name: 'Edit Story 04' }).getByLabel('Title').fill('Story four');
+    await page.getByRole('form', { name: 'Edit Story 04' }).getByRole('button', { name: 'Save edit' }).click();
+    await notice(page).getByText('Edited “Story four”.').waitFor();
+    await notice(page).getByRole('button', { name: 'Undo', exact: true }).click();
+    await notice(page).getByText('Undone: “Story four” is as before.').waitFor();
+    await card(page, 'Story 04').waitFor();
+  });
+
   it('keyboard only: u then z undoes; Shift+Tab from the card reaches Undo; Undo goes away after UNDO_MS', { timeout: 60_000 }, async () => {
     const page = await consolePage(browser);
     await page.clock.install();
