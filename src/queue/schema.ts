@@ -48,8 +48,8 @@ export const schemas = {
         description: 'With id: the item with its new state. With ids: the items with their new state, in the order of ids',
         headers: {
           'Audit-Id': {
+            type: 'string',
             description: 'The audit entries the moderation recorded, comma-separated, in the order state, pin, edit (one for ids): revert them to undo it (POST /collection/audit/{id}/revert). Absent when nothing changed that is recorded (a pin or edit equal to the present one).',
-            schema: { type: 'string' },
           },
         },
         content: { 'application/json': { schema: Type.Union([ref('ContentItem'), items]) } },

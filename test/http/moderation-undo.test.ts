@@ -78,6 +78,12 @@ describe('the moderation answer names its audit entries (Audit-Id)', () => {
     expect(unknown.headers['audit-id']).toBeUndefined();
   });
 
+  it('the OpenAPI description names the header on the 200 answer', async () => {
+    const s = await setup();
+    const doc = (await s.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(doc.paths['/v1/queue/{contract}'].patch.responses['200'].headers['Audit-Id']).toMatchObject({ schema: { type: 'string' } });
+  });
+
   it("hostile: another contract's token cannot undo by the named id (403, nothing changed); an undo after a later change → 409 naming the item", async () => {
     const s = await setup();
     const res = await s.moderate('', { state: 'unpublished', ids: s.ids });
