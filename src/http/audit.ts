@@ -7,6 +7,13 @@ import { Type } from 'typebox';
 import { iso } from '../lib/time.ts';
 import type { AuditEntryRow } from '../store/tables.ts';
 
+/**
+ * The response header of a moderation (`PATCH /v1/queue/{contract}`) naming the audit entries it
+ * recorded, comma-separated (RFC 9110 §5.6.1 list syntax) in the order state, pin, edit: what a
+ * client reverts to undo it (docs/api.md#moderation, #revert). Absent when nothing was recorded.
+ */
+export const AUDIT_ID_HEADER = 'audit-id';
+
 const parsed = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
 
 /** An audit entry as the API answers it. */

@@ -26,7 +26,7 @@ import { conflictError, notFoundError, validationError, VALIDATION_CODES } from 
 import { authenticate, requireContractAccess } from '../http/authenticate.ts';
 import { activeContract, collectionOf } from '../http/public.ts';
 import type { App } from '../http/typed.ts';
-import { presentHistoryStep } from '../http/audit.ts';
+import { AUDIT_ID_HEADER, presentHistoryStep } from '../http/audit.ts';
 import { itemHistory } from '../store/audit.ts';
 import { listCollections } from '../store/collections.ts';
 import { defaultSort } from '../lib/ranking.ts';
@@ -94,12 +94,15 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
         throw validationError([{ propertyName: 'edit.media', message, propertyValue: body.edit?.media?.length, code: VALIDATION_CODES.range }]);
       }
       reads.forget(contract.slug, q);
+      // The entries it recorded, so that a client can undo it (docs/api.md#moderation).
+      if (outcome.auditIds.length) void reply.header(AUDIT_ID_HEADER, outcome.auditIds.join(', '));
       return respond(request, reply, rowToModeratorItem((await findItem(db, collection.id, one))!), { public: false, callback: undefined });
     }
     const state = body.state!;
-    const missing = await setItemsState(db, collection.id, target.ids, state, moderation);
-    if (missing.length) throw notFoundError(`Unknown content items: ${missing.join(', ')}. Nothing was moderated.`, 'ids', missing.join(','));
+    const outcome = await setItemsState(db, collection.id, target.ids, state, moderation);
+    if ('missing' in outcome) throw notFoundError(`Unknown content items: ${outcome.missing.join(', ')}. Nothing was moderated.`, 'ids', outcome.missing.join(','));
     reads.forget(contract.slug, q);
+    void reply.header(AUDIT_ID_HEADER, outcome.auditId);
     const rows = new Map((await findItems(db, collection.id, target.ids)).map((row) => [row.id, row]));
     return respond(request, reply, target.ids.map((one) => rowToModeratorItem(rows.get(one)!)), { public: false, callback: undefined });
   });

@@ -46,6 +46,12 @@ export const schemas = {
     response: {
       200: {
         description: 'With id: the item with its new state. With ids: the items with their new state, in the order of ids',
+        headers: {
+          'Audit-Id': {
+            type: 'string',
+            description: 'The audit entries the moderation recorded, comma-separated, in the order state, pin, edit (one for ids): revert them to undo it (POST /collection/audit/{id}/revert). Absent when nothing changed that is recorded (a pin or edit equal to the present one).',
+          },
+        },
         content: { 'application/json': { schema: Type.Union([ref('ContentItem'), items]) } },
       } as unknown as TSchema,
       ...errorResponses(400, 401, 403, 404, 413),

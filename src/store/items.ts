@@ -762,15 +762,15 @@ export async function changeStates(
  * Sets the state of every item among `ids` (deduplicated by the caller) and bumps the
  * collection's version once, in one transaction: all or none. The moderation is recorded in the
  * same transaction as one audit entry listing every item (docs/api.md#audit-trail), with an
- * `item.published` or `item.unpublished` event per item whose state changed. Returns the ids the
- * collection does not hold, in which case nothing changed.
+ * `item.published` or `item.unpublished` event per item whose state changed. Returns the audit
+ * entry's id (the `Audit-Id` of the answer, docs/api.md#moderation), or the ids the collection
+ * does not hold, in which case nothing changed.
  */
-export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState, moderation: ModerationAudit): Promise<string[]> {
+export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState, moderation: ModerationAudit): Promise<{ auditId: string } | { missing: string[] }> {
   return db.transaction().execute(async (trx) => {
     const { before, missing } = await changeStates(trx, moderation.contractId, collectionId, ids, state, { all: true });
-    if (missing.length) return missing;
-    await recordModeration(trx, collectionId, ids.map((id) => ({ itemId: id, before: before.get(id)!, after: state })), moderation);
-    return [];
+    if (missing.length) return { missing };
+    return { auditId: await recordModeration(trx, collectionId, ids.map((id) => ({ itemId: id, before: before.get(id)!, after: state })), moderation) };
   });
 }
 
@@ -791,7 +791,8 @@ export interface ItemChange {
   edit?: ItemEdit | null;
 }
 
-export type ItemChangeOutcome = { ok: true } | { missing: true } | { pinsFull: true } | { mediaCount: number };
+/** `auditIds`: the entries the change recorded, in the order state, pin, edit (none for an aspect that changed nothing). */
+export type ItemChangeOutcome = { auditIds: string[] } | { missing: true } | { pinsFull: true } | { mediaCount: number };
 
 /**
  * Changes item `id` of the collection as `change` asks, all in one transaction (serializable on
@@ -802,7 +803,8 @@ export type ItemChangeOutcome = { ok: true } | { missing: true } | { pinsFull: t
  * item whose pin or moderation changed is stamped with it (caches and streams see it).
  * Pinning publishes nothing: the state changes only by `state`. Returns `missing` for an unknown
  * item, `pinsFull` when a new pin would pass `MAX_PINNED`, `mediaCount` (the item's) when the edit
- * names more media than the item has; then nothing changed.
+ * names more media than the item has; then nothing changed. Otherwise `auditIds`, the ids of the
+ * entries recorded (the answer's `Audit-Id`, docs/api.md#moderation).
  */
 export async function changeItem(db: Db, collectionId: string, id: string, change: ItemChange, audit: ModerationAudit): Promise<ItemChangeOutcome> {
   return serializable(db, async (trx) => {
@@ -815,21 +817,22 @@ export async function changeItem(db: Db, collectionId: string, id: string, chang
     let seq: number | undefined;
     const version = async () => (seq ??= await bumpVersion(trx, collectionId));
     let state = row.state as ItemState;
+    const auditIds: string[] = [];
     if (change.state) {
       const { before } = await changeStates(trx, audit.contractId, collectionId, [id], change.state, { all: true });
-      await recordModeration(trx, collectionId, [{ itemId: id, before: before.get(id)!, after: change.state }], audit);
+      auditIds.push(await recordModeration(trx, collectionId, [{ itemId: id, before: before.get(id)!, after: change.state }], audit));
       state = change.state;
     }
     if (change.pinned !== undefined || change.spotlight !== undefined) {
       const pin = await setPin(trx, audit.contractId, collectionId, id, change, version);
       if (!pin) return { pinsFull: true } as const;
-      if (pin.changed) await recordItemChange(trx, collectionId, id, state, pin.after.pinned || !pin.before.pinned ? 'pin' : 'unpin', { pin: pin.before }, { pin: pin.after }, audit);
+      if (pin.changed) auditIds.push(await recordItemChange(trx, collectionId, id, state, pin.after.pinned || !pin.before.pinned ? 'pin' : 'unpin', { pin: pin.before }, { pin: pin.after }, audit));
     }
     if (change.edit !== undefined) {
       const edited = await setEdit(trx, collectionId, id, change.edit, version);
-      if (edited.changed) await recordItemChange(trx, collectionId, id, state, 'edit', { edit: edited.before }, { edit: edited.after }, audit);
+      if (edited.changed) auditIds.push(await recordItemChange(trx, collectionId, id, state, 'edit', { edit: edited.before }, { edit: edited.after }, audit));
     }
-    return { ok: true } as const;
+    return { auditIds };
   });
 }
 

@@ -91,6 +91,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Send without the access token (public endpoints). */
   anonymous?: boolean;
+  /** Called with the headers of a success answer (e.g. a moderation's `Audit-Id`, docs/api.md#moderation). */
+  onHeaders?: (headers: Headers) => void;
 }
 
 function urlOf(path: string, query?: Query): string {
@@ -152,6 +154,7 @@ export async function request<T = unknown>(method: string, path: string, options
     throw new ApiError(response.status, errors, object.requestId ?? response.headers.get('x-request-id') ?? undefined);
   }
   if (!options.anonymous) signInWorked();
+  options.onHeaders?.(response.headers);
   return body as T;
 }
 

@@ -89,3 +89,6 @@ export type TokenAnswer = Answer<'/v1/oauth/token', 'post'>;
 
 /** An entry of an item's `duplicates` (docs/api.md#duplicates), oldest first. */
 export type Duplicate = NonNullable<Item['duplicates']>[number];
+
+/** A step of an item's moderation history (`GET /v1/queue/{contract}/history`, docs/api.md#item-history), newest first. */
+export type HistoryStep = Answer<'/v1/queue/{contract}/history', 'get'>[number];

@@ -35,12 +35,18 @@
  * the same words and pictures without it.
  *
  *
+ * Undo and history (moderation-undo.ts, docs/api.md#moderation, #revert, #item-history): every
+ * moderation, pin, move, spotlight and edit shows a notice with Undo for `UNDO_MS`, which reverts
+ * the audit entries its answer named (`Audit-Id`); each card has its History; a bulk action over
+ * `CONFIRM_OVER` items asks for confirmation first.
+ *
  * Keyboard (ignored while typing in a field): `j`/`k` next/previous card, `p` publish,
- * `u` unpublish, `x` select, `/` search, `?` the shortcuts (a modal `<dialog>`).
+ * `u` unpublish, `x` select, `z` undo the last moderation, `/` search, `?` the shortcuts (a
+ * modal `<dialog>`).
  */
 import { useLocation, useRoute } from 'preact-iso/router';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
+import { api, ApiError, request } from '../api.ts';
 import { accessToken } from '../auth.ts';
 import { config } from '../config.ts';
 import { ErrorBanner, Field } from '../forms.ts';
@@ -50,6 +56,7 @@ import { may, useRole } from '../roles.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
 import type { Collection, Duplicate, Item, QueueCount } from '../resources.ts';
+import { auditIdsOf, CONFIRM_OVER, ConfirmBulk, History, type PendingBulk, UndoNotice, useUndo } from './moderation-undo.ts';
 
 type State = Item['state'];
 
@@ -75,6 +82,7 @@ const SHORTCUTS: [string, string][] = [
   ['p', 'publish the current item'],
   ['u', 'unpublish the current item'],
   ['x', 'select or deselect the current item'],
+  ['z', 'undo the last moderation (while its notice offers Undo)'],
   ['/', 'search the text'],
   ['?', 'this list of shortcuts'],
 ];
@@ -218,6 +226,8 @@ function EditForm({ item, label, busy, onChange, onClose }: { item: Item; label:
 
 function Card(props: {
   item: Item;
+  base: string;
+  q: string;
   current: boolean;
   selected: boolean;
   busy: boolean;
@@ -267,6 +277,7 @@ function Card(props: {
           ${link ? html` · <a href=${link} target="_blank" rel="noopener noreferrer nofollow">Original<span class="visually-hidden"> of ${label}</span></a>` : null}
         </p>
         <${Duplicates} item=${item} label=${label} busy=${props.busy} onSplit=${props.moderator ? props.onSplit : undefined} />
+        <${History} base=${props.base} q=${props.q} item=${item} label=${label} when=${when} />
       </div>
       ${props.moderator ? html`<div class="buttons moderation__actions">
         <button type="button" class=${next === 'unpublished' ? 'secondary' : ''} disabled=${props.busy} onClick=${() => props.onModerate(next)}>
@@ -410,19 +421,48 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
     };
   }, [base, q, loadCounts]);
 
+  // Undo: after a revert, the list and counts are read again (the stream also sends the items).
+  const nameOf = useCallback((id: string) => {
+    const item = latest.current.items?.find((one) => one.id === id);
+    return item ? labelOf(item) : id;
+  }, []);
+  // After an undo the list is read again (pins may have moved); the current card stays current.
+  const [keepId, setKeepId] = useState<string | undefined>(undefined);
+  const undone = useCallback(async () => {
+    const id = latest.current.items?.[currentRef.current]?.id;
+    void loadCounts();
+    await load();
+    setKeepId(id);
+  }, [load, loadCounts]);
+  useEffect(() => {
+    if (keepId === undefined) return;
+    const index = (items ?? []).findIndex((item) => item.id === keepId);
+    if (index >= 0) setCurrent(index);
+    setKeepId(undefined);
+  }, [keepId, items, setCurrent]);
+  const undo = useUndo(undone, nameOf);
+  const [pending, setPending] = useState<PendingBulk | undefined>(undefined);
+
   const moderate = useCallback(
     async (ids: string[], state: State) => {
       if (!ids.length) return;
       setActionError(undefined);
       setBusy((before) => new Set([...before, ...ids]));
       try {
+        let auditIds: string[] = [];
+        const onHeaders = (headers: Headers) => (auditIds = auditIdsOf(headers));
         const changed =
           ids.length === 1
-            ? [await api.patch<Item>(base, { state }, { q, id: ids[0] })]
-            : await api.patch<Item[]>(base, { state, ids }, { q });
+            ? [await request<Item>('PATCH', base, { body: { state }, query: { q, id: ids[0] }, onHeaders })]
+            : await request<Item[]>('PATCH', base, { body: { state, ids }, query: { q }, onHeaders });
         const byId = new Map(changed.map((item) => [item.id, item]));
         setItems((before) => before?.map((item) => byId.get(item.id) ?? item));
-        setSaid(`${changed.length === 1 ? labelOf(changed[0]!) : `${changed.length} items`} ${state}.`);
+        const verb = state === 'published' ? 'Published' : 'Unpublished';
+        undo.show(
+          changed.length === 1
+            ? { message: `${verb} “${labelOf(changed[0]!)}”.`, undone: `Undone: “${labelOf(changed[0]!)}” is as before.`, auditIds }
+            : { message: `${verb} ${changed.length} items.`, undone: `Undone: the ${changed.length} items are as before.`, auditIds },
+        );
         if (ids.length > 1) setSelected(new Set());
         void loadCounts();
       } catch (caught) {
@@ -431,8 +471,10 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
         setBusy((before) => new Set([...before].filter((id) => !ids.includes(id))));
       }
     },
-    [base, q, loadCounts],
+    [base, q, loadCounts, undo.show],
   );
+  /** A bulk action: over CONFIRM_OVER items it waits for the confirmation dialog. */
+  const moderateSelected = (ids: string[], state: State) => (ids.length > CONFIRM_OVER ? setPending({ ids, state }) : void moderate(ids, state));
 
   // After a split or a pin, the item's card takes the focus once it is rendered.
   const [focusId, setFocusId] = useState<string | undefined>(undefined);
@@ -442,13 +484,26 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
       setActionError(undefined);
       setBusy((before) => new Set(before).add(item.id));
       try {
-        const changed = await api.patch<Item>(base, body, { q, id: item.id });
+        let auditIds: string[] = [];
+        const changed = await request<Item>('PATCH', base, { body, query: { q, id: item.id }, onHeaders: (headers) => (auditIds = auditIdsOf(headers)) });
         if (body.pinned !== undefined) {
           await load();
           setFocusId(item.id);
         } else setItems((before) => before?.map((one) => (one.id === item.id ? changed : one)));
-        const what = body.pinned !== undefined ? (changed.pinned ? `pinned at ${changed.position}` : 'unpinned') : body.spotlight !== undefined ? (changed.spotlight ? 'in the spotlight' : 'out of the spotlight') : body.edit ? 'edited' : 'restored';
-        setSaid(`${labelOf(changed)} ${what}.`);
+        const name = `“${labelOf(changed)}”`;
+        const message =
+          body.pinned !== undefined
+            ? changed.pinned
+              ? body.position !== undefined && item.pinned
+                ? `Moved ${name} to ${changed.position}.`
+                : `Pinned ${name} at ${changed.position}.`
+              : `Unpinned ${name}.`
+            : body.spotlight !== undefined
+              ? `${changed.spotlight ? 'Put' : 'Took'} ${name} ${changed.spotlight ? 'in' : 'out of'} the spotlight.`
+              : body.edit
+                ? `Edited ${name}.`
+                : `Restored the original of ${name}.`;
+        undo.show({ message, undone: `Undone: ${name} is as before.`, auditIds });
         return true;
       } catch (caught) {
         setActionError(caught);
@@ -457,7 +512,7 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
         setBusy((before) => new Set([...before].filter((id) => id !== item.id)));
       }
     },
-    [base, q, load],
+    [base, q, load, undo.show],
   );
   const split = useCallback(
     async (card: Item, duplicate: Duplicate) => {
@@ -526,6 +581,10 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
         case 'x':
           if (item && moderator) toggle(item.id);
           break;
+        case 'z':
+          if (!undo.open) return;
+          void undo.undo();
+          break;
         case '/':
           search.current?.querySelector<HTMLInputElement>('input[name="text"]')?.focus();
           break;
@@ -539,7 +598,7 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [focusCard, moderate, toggle, moderator]);
+  }, [focusCard, moderate, toggle, moderator, undo.open, undo.undo]);
 
   useEffect(() => {
     if (!focusId) return;
@@ -586,13 +645,14 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
     </div>
     <div class="buttons moderation__bulk" role="group" aria-label=${moderator ? 'Selected items' : 'Queue'}>
       ${moderator
-        ? html`<button type="button" disabled=${!selectedIds.length} onClick=${() => moderate(selectedIds, 'published')}>Publish selected (${selectedIds.length})</button>
-            <button type="button" class="secondary" disabled=${!selectedIds.length} onClick=${() => moderate(selectedIds, 'unpublished')}>Unpublish selected (${selectedIds.length})</button>
+        ? html`<button type="button" disabled=${!selectedIds.length} onClick=${() => moderateSelected(selectedIds, 'published')}>Publish selected (${selectedIds.length})</button>
+            <button type="button" class="secondary" disabled=${!selectedIds.length} onClick=${() => moderateSelected(selectedIds, 'unpublished')}>Unpublish selected (${selectedIds.length})</button>
             <button type="button" class="secondary" disabled=${!items?.length} onClick=${() => setSelected(new Set((items ?? []).map((i) => i.id)))}>Select all shown</button>`
         : html`<p class="muted">Your role on this contract reads the queue; moderating needs the role moderator.</p>`}
       <button type="button" class="secondary" onClick=${() => dialog.current?.showModal()}>Keyboard shortcuts</button>
     </div>
     <${ErrorBanner} error=${actionError} />
+    <${UndoNotice} state=${undo} />
     <p class="visually-hidden" aria-live="polite">${said}</p>
     <div class="moderation__news" role="status">
       ${fresh.size
@@ -612,6 +672,8 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
               (item, index) => html`<${Card}
                 key=${item.id}
                 item=${item}
+                base=${base}
+                q=${q}
                 current=${index === current}
                 selected=${selected.has(item.id)}
                 busy=${busy.has(item.id)}
@@ -627,6 +689,11 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
         : html`<p>No items${Object.keys(filterQuery({ ...applied, sort: '' })).length ? ' match these filters' : ' in this collection yet'}.</p>`}
     ${more ? html`<button type="button" class="secondary" onClick=${() => load(items?.length ?? 0)}>Load more</button>` : null}
     <${Shortcuts} dialog=${dialog} moderator=${moderator} />
+    <${ConfirmBulk} pending=${pending} onAnswer=${(go: boolean) => {
+      const asked = pending;
+      setPending(undefined);
+      if (go && asked) void moderate(asked.ids, asked.state);
+    }} />
   </div>`;
 }
 
