@@ -42,6 +42,7 @@ import * as team from './migrations/2026-12-05-team.ts';
 import * as displayState from './migrations/2026-12-06-display-state.ts';
 import * as itemSearch from './migrations/2026-12-06-item-search.ts';
 import * as pinsEdits from './migrations/2026-12-07-pins-edits.ts';
+import * as inputTitle from './migrations/2026-12-11-input-title.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -81,6 +82,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-06-display-state': displayState,
   '2026-12-06-item-search': itemSearch,
   '2026-12-07-pins-edits': pinsEdits,
+  '2026-12-11-input-title': inputTitle,
 };
 
 /** The names of every migration this version knows, in the order they apply. */
