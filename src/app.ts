@@ -32,6 +32,7 @@ import { collectionRoutes } from './management/collections/routes.ts';
 import { credentialRoutes } from './management/credentials/routes.ts';
 import { connectRoutes } from './management/credentials/connect.ts';
 import { createFetcher } from './collect/fetch.ts';
+import { createPollNow } from './collect/poll-now.ts';
 import { websubRoutes } from './collect/websub/routes.ts';
 import { customizationRoutes } from './management/customizations/routes.ts';
 import { filterRoutes } from './management/filters/routes.ts';
@@ -156,7 +157,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const ctx = { db: deps.db, config };
   if (role === 'all' || role === 'auth') authRoutes(app, ctx);
   if (role === 'all' || role === 'api') {
-    inputRoutes(app, ctx);
+    // A poll of one input now: the collector's poll, holding a politeness slot (collect/poll-now.ts).
+    const pollNow = createPollNow({ ...ctx, log: app.log });
+    app.addHook('onClose', async () => pollNow.close());
+    inputRoutes(app, { ...ctx, pollInput: pollNow.poll });
     contractRoutes(app, ctx);
     listRoutes(app, ctx);
     setRoutes(app, ctx);

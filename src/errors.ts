@@ -101,9 +101,9 @@ export const notFoundError = oneEntry(404, 'NotFoundError', 4001);
 /** 409 ConflictError: a name already used in the contract, or a resource still referenced. */
 export const conflictError = oneEntry(409, 'ConflictError', 4091);
 
-/** 429 RateLimitError with `Retry-After` in seconds. */
-export function rateLimitError(retryAfterSeconds: number): ApiError {
-  return new ApiError(429, [{ name: 'RateLimitError', message: 'Too many requests; retry later.', code: 4291 }], {
+/** 429 RateLimitError with `Retry-After` in seconds; `message` and `propertyName` say what was refused when the caller knows. */
+export function rateLimitError(retryAfterSeconds: number, message = 'Too many requests; retry later.', propertyName?: string): ApiError {
+  return new ApiError(429, [{ name: 'RateLimitError', message, ...(propertyName ? { propertyName } : {}), code: 4291 }], {
     headers: { 'retry-after': String(retryAfterSeconds) },
   });
 }

@@ -3,7 +3,7 @@
  * words, relative times, pasted feed lines, how an input is fed. Table-driven.
  */
 import { describe, expect, it } from 'vitest';
-import { ago, feedLines, feedModeText, plainError } from '../src/console/app/screens/sources-text.ts';
+import { ago, feedLines, feedModeText, plainError, pollResultText } from '../src/console/app/screens/sources-text.ts';
 
 describe('plainError', () => {
   it.each([
@@ -15,6 +15,9 @@ describe('plainError', () => {
     ['twitter is not configured: set TWITTER_BEARER_TOKEN', 'twitter is not configured: set TWITTER_BEARER_TOKEN'],
     ['HTTP 4040', 'HTTP 4040'],
     ['malformed JSON from api.example.com', 'malformed JSON from api.example.com'],
+    ['not a feed: unexpected token', 'This address is not a feed: it is neither RSS, Atom nor JSON Feed (not a feed: unexpected token).'],
+    ['Request to example.org timed out after 10000 ms', 'The source did not answer in time (Request to example.org timed out after 10000 ms).'],
+    ['Request to 127.0.0.1 failed (ECONNREFUSED)', 'The source could not be reached (Request to 127.0.0.1 failed (ECONNREFUSED)).'],
   ])('%s → %s', (lastError, words) => {
     expect(plainError(lastError)).toBe(words);
   });
@@ -55,5 +58,16 @@ describe('feedModeText', () => {
     ['carrier-pigeon', 'carrier-pigeon'],
   ])('%s → %s', (mode, words) => {
     expect(feedModeText(mode)).toBe(words);
+  });
+});
+
+describe('pollResultText', () => {
+  it.each([
+    [{ status: 'ok', items: 12, title: 'The Guardian', error: null }, '“The Guardian” answered: 12 new items.'],
+    [{ status: 'ok', items: 1, title: null, error: null }, 'The source answered: 1 new item.'],
+    [{ status: 'ok', items: 0, title: 'Wire', error: null }, '“Wire” answered: no new items.'],
+    [{ status: 'error', items: 0, title: null, error: 'HTTP 404' }, 'The source gave an error: Nothing was found at this address (HTTP 404).'],
+  ] as const)('%j → %s', (answer, words) => {
+    expect(pollResultText(answer)).toBe(words);
   });
 });

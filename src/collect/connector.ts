@@ -68,6 +68,8 @@ export interface CollectResult {
   state: Record<string, unknown>;
   /** Earliest next poll, ms since the epoch (e.g. a rate-limit reset); the interval applies otherwise. */
   nextRunAt?: number;
+  /** The source's own title (a feed's title), plain text, when the response told it; stored as the input's `title` (docs/api.md#inputs). */
+  title?: string;
 }
 
 /**

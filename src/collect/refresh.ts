@@ -144,6 +144,7 @@ function success(result: CollectResult, pollInterval: number, now: number, finis
     collected,
     rejected,
     warnings: JSON.stringify(result.warnings ?? []),
+    sourceTitle: result.title,
   };
 }
 

@@ -27,20 +27,21 @@ export interface Collector {
   stop(): Promise<void>;
 }
 
-/** The fetcher of a collector process: guarded, at most COLLECT_HOST_CONCURRENCY requests per origin (`fetch.ts`). */
-function collectorFetcher(config: Config) {
-  return createFetcher({ allowPrivate: config.allowPrivateFetch, connectionsPerOrigin: config.collectHostConcurrency });
+/** The fetcher of a collector process: guarded, at most COLLECT_HOST_CONCURRENCY requests per origin, `timeoutMs` per request (default `fetch.ts` DEFAULT_TIMEOUT_MS). */
+export function collectorFetcher(config: Config, timeoutMs?: number) {
+  return createFetcher({ allowPrivate: config.allowPrivateFetch, connectionsPerOrigin: config.collectHostConcurrency, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
 }
 
 /**
  * Polls one input with the collector's settings (`refresh.ts`), its interval from `pollIntervalOf`
- * (a claimed input keeps its due time in `nextRunAt`: the collection lag counts from it).
+ * (a claimed input keeps its due time in `nextRunAt`: the collection lag counts from it; a poll
+ * outside the schedule gives its own `dueAt`, ms). Resolves to the new items stored.
  */
-function pollWith(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, fetch: ReturnType<typeof collectorFetcher>) {
+export function pollWith(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, fetch: ReturnType<typeof collectorFetcher>) {
   const { db, config, log } = deps;
   const credentials = credentialResolver(db, config);
-  return (input: InputRow) =>
-    refreshInput(db, input, { fetch, services: config.services, credentials, quotas: config.quotas, pollInterval: pollIntervalOf(input, config), ...(log ? { log } : {}) });
+  return (input: InputRow, dueAt?: number) =>
+    refreshInput(db, input, { fetch, services: config.services, credentials, quotas: config.quotas, pollInterval: pollIntervalOf(input, config), ...(log ? { log } : {}), ...(dueAt !== undefined ? { dueAt } : {}) });
 }
 
 /**

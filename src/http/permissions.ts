@@ -124,6 +124,7 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /collection/services': token('manage:read'),
   ...records('/collection/inputs', read, write),
   'GET /collection/inputs/{id}/rejections': read,
+  'POST /collection/inputs/{id}/poll': write,
   ...records('/collection/lists', read, write),
   ...records('/collection/sets', read, write),
   ...records('/collection/chains', read, write),

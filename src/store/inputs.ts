@@ -25,7 +25,7 @@ export async function findInputs(db: Db | Transaction<Database>, ids: string[]):
 }
 
 /** The contract's inputs, optionally of one collection, oldest first. */
-export async function listInputs(db: Db, contractId: string, collectionId?: string): Promise<InputRow[]> {
+export async function listInputs(db: Db | Transaction<Database>, contractId: string, collectionId?: string): Promise<InputRow[]> {
   let query = db.selectFrom('inputs').selectAll().where('contractId', '=', contractId);
   if (collectionId) query = query.where('collectionId', '=', collectionId);
   return query.orderBy('id').execute();
@@ -195,13 +195,14 @@ export async function inputUnchanged(trx: Transaction<Database>, input: Pick<Inp
  * (`lastRun`, `lastSuccess` ISO 8601; `nextRunAt` ms), no error, no failures, this poll's
  * `warnings` (a JSON array, docs/api.md#input-status) in place of the last ones, and `collected`
  * and `rejected` grown by this poll's new items and rejections (in SQL, so concurrent writers add
- * up); unless the input was changed since it was read (same test as `inputUnchanged`, in the same
+ * up), and the source's own title (`sourceTitle`) when the poll read one (else the stored one
+ * stays); unless the input was changed since it was read (same test as `inputUnchanged`, in the same
  * statement, so a poll with nothing to store needs no transaction). Returns whether it was recorded.
  */
 export async function recordPollSuccess(
   db: Db | Transaction<Database>,
   input: Pick<InputRow, 'id' | 'lastModified'>,
-  poll: { sourceState: string; lastRun: string; lastSuccess: string; nextRunAt: number; collected: number; rejected: number; warnings: string },
+  poll: { sourceState: string; lastRun: string; lastSuccess: string; nextRunAt: number; collected: number; rejected: number; warnings: string; sourceTitle?: string | undefined },
 ): Promise<boolean> {
   const result = await db
     .updateTable('inputs')
@@ -215,6 +216,7 @@ export async function recordPollSuccess(
       warnings: poll.warnings,
       collected: sql<number>`collected + ${poll.collected}`,
       rejected: sql<number>`rejected + ${poll.rejected}`,
+      ...(poll.sourceTitle ? { sourceTitle: poll.sourceTitle } : {}),
     })
     .where('id', '=', input.id)
     .where('lastModified', '=', input.lastModified)
@@ -258,4 +260,55 @@ export async function recordPushed(trx: Transaction<Database>, id: string, pushe
     .where('active', '=', 1)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Takes input `id`'s turn for a poll now (docs/api.md#poll-now): when no poll now took it in the
+ * last `everyMs` (ms) before `now`, records `now` (`pollNowAt`) and answers 0; else answers how
+ * many ms until the next turn. One statement, so two requests at once cannot both take it.
+ */
+export async function takePollNowTurn(db: Db, id: string, now: number, everyMs: number): Promise<number> {
+  const taken = await db
+    .updateTable('inputs')
+    .set({ pollNowAt: now })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('pollNowAt', 'is', null), eb('pollNowAt', '<=', now - everyMs)]))
+    .executeTakeFirst();
+  if (Number(taken.numUpdatedRows) > 0) return 0;
+  const row = await db.selectFrom('inputs').select('pollNowAt').where('id', '=', id).executeTakeFirst();
+  return Math.max(1, (row?.pollNowAt ?? now) + everyMs - now);
+}
+
+/**
+ * Claims input `id` for a poll outside the schedule (docs/api.md#poll-now), as `claimDueInputs`
+ * claims due ones: `claimedUntil` becomes `now + leaseMs` (ms) when the input is not claimed
+ * already (`busy: 'input'`: a poll of it is under way) and its politeness key has fewer than
+ * `perKey` (COLLECT_HOST_CONCURRENCY) claims whose lease runs (`busy: 'host'`). Taken under the
+ * same lock as `claimDueInputs` on PostgreSQL, so the slots of a key are never over-counted;
+ * release it with `releaseSlot`.
+ */
+export async function claimInput(db: Db, id: string, now: number, leaseMs: number, perKey: number): Promise<ClaimedInput | { busy: 'input' | 'host' }> {
+  const until = now + leaseMs;
+  const key = politenessKeySql(db);
+  const claim = async (executor: Db | Transaction<Database>): Promise<ClaimedInput | { busy: 'input' | 'host' }> => {
+    const row = await executor.selectFrom('inputs').select(['inputs.claimedUntil']).select(key.as('politenessKey')).where('inputs.id', '=', id).executeTakeFirst();
+    if (!row) return { busy: 'input' };
+    if (row.claimedUntil !== null && row.claimedUntil > now) return { busy: 'input' };
+    const held = await executor
+      .selectFrom('inputs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('inputs.claimedUntil', 'is not', null)
+      .where('inputs.claimedUntil', '>', now)
+      .where(key, '=', row.politenessKey)
+      .executeTakeFirstOrThrow();
+    if (Number(held.n) >= perKey) return { busy: 'host' };
+    const [claimed] = await sql<InputRow>`update inputs set claimed_until = ${until} where id = ${id} returning *`.execute(executor).then((result) => result.rows);
+    return claimed ? { ...claimed, claimedUntil: until } : { busy: 'input' };
+  };
+  return isPostgres(db)
+    ? db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ':sluice-claim-inputs'))`.execute(trx);
+        return claim(trx);
+      })
+    : db.transaction().execute(claim);
 }

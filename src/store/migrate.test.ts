@@ -15,6 +15,7 @@ import * as itemSearch from './migrations/2026-12-06-item-search.ts';
 import { searchItemKeys } from './item-search.ts';
 import { parseSearch } from '../lib/search-query.ts';
 import * as pinsEdits from './migrations/2026-12-07-pins-edits.ts';
+import * as inputTitle from './migrations/2026-12-11-input-title.ts';
 import { hasIndexColumn } from './migrations/2026-11-29-trending.ts';
 
 describe('schema migrations', () => {
@@ -222,6 +223,30 @@ describe('schema migrations', () => {
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     await migrateToLatest(db);
     expect(rowToItem((await findItems(db, tenant.collection.id, ['rss_before']))[0]!)).toMatchObject({ pinned: true, position: 1 });
+    await db.destroy();
+  });
+
+  it('gives inputs an empty title and poll-now turn, keeping their rows, and runs again unchanged (2026-12-11-input-title)', async () => {
+    const db = openDb(await freshDatabaseUrl());
+    await migrateToLatest(db);
+    const tenant = await buildTenant(db);
+    await inputTitle.down(db);
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-11-input-title'));
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    expect(await migrateToLatest(db)).toEqual(since);
+    const now = Date.now();
+    await db.insertInto('inputs').values({
+      id: 'i'.repeat(24), contractId: tenant.contract.id, collectionId: tenant.collection.id, service: 'rss', type: 'feed', input: 'https://example.org/feed',
+      filterId: null, credentialId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, pollInterval: null,
+      created: new Date(now).toISOString(), createdBy: 'test', lastModified: new Date(now).toISOString(), lastModifiedBy: 'test',
+      sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null, nextRunAt: now, failures: 0, collected: 0, rejected: 0,
+    }).execute();
+    expect(await db.selectFrom('inputs').select(['sourceTitle', 'pollNowAt']).executeTakeFirstOrThrow()).toEqual({ sourceTitle: null, pollNowAt: null });
+    await db.updateTable('inputs').set({ sourceTitle: 'Wire', pollNowAt: now }).execute();
+    // Again: nothing changes, the title stays.
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    await migrateToLatest(db);
+    expect(await db.selectFrom('inputs').select(['sourceTitle', 'pollNowAt']).executeTakeFirstOrThrow()).toEqual({ sourceTitle: 'Wire', pollNowAt: now });
     await db.destroy();
   });
 });

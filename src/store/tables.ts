@@ -269,6 +269,10 @@ export interface InputTable extends Audited {
    * key's slots (migration input-slots, `store/inputs.ts` `claimDueInputs`), or null: not claimed.
    */
   claimedUntil: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The feed's or account's own title as its last successful poll read it, or null: not known yet (migration input-title). */
+  sourceTitle: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When `POST /collection/inputs/{id}/poll` last took the input's turn (ms), or null (migration input-title). */
+  pollNowAt: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** How an input is fed (docs/api.md#input-status). */

@@ -3,8 +3,10 @@
  * serves on loopback, see its health and its items arrive (the public content API serves them,
  * the collection's filter rejected one, shown with its rule), a validation error at its field,
  * how each input is fed (status.feed: poll, then push with its last event), the table kept current without taking the focus, many feeds from pasted URLs and an OPML file,
- * deactivate and delete with a confirmation by keyboard alone, axe, and 375 px. Role and label
- * locators only. A real collector polls (ALLOW_PRIVATE_FETCH, short POLL_INTERVAL).
+ * deactivate and delete with a confirmation by keyboard alone, axe, and 375 px; a new feed
+ * checked at once with the answer in the form (its title and items, or a 404 in plain words), Poll
+ * now per row, the poll interval in Edit, a duplicate refused in words with Add anyway (issue 33
+ * point 5). Role and label locators only. A real collector polls (ALLOW_PRIVATE_FETCH, short POLL_INTERVAL).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +31,7 @@ const FEEDS: Record<string, string> = {
   '/a.xml': rss('A', ['A one']),
   '/b.xml': rss('B', ['B one']),
   '/c.xml': rss('C', ['C one']),
+  '/d.xml': rss('Dee Daily', ['D one']),
 };
 
 /** `startCollector` of src/collect/scheduler.ts (its own shape, type-checked by the main program). */
@@ -77,8 +80,9 @@ afterAll(async () => {
 
 const sourcesPath = () => `/console/contracts/${sluice.tenant.contract.id}/sources?collection=${sluice.tenant.collection.id}`;
 const inputsOf = () => sluice.db.selectFrom('inputs').select(['id', 'input', 'active']).where('collectionId', '=', sluice.tenant.collection.id).execute();
-/** The row of the table whose input is `url`. */
-const row = (page: Page, url: string) => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: url, exact: true }) });
+/** The row of the table whose input is `url` (its row header: the source's title, if known, then the input). */
+const row = (page: Page, url: string) =>
+  page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: new RegExp(`(^|\\s)${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) });
 /** The texts of the elements that describe `control` (its hint and its error, aria-describedby). */
 const description = (control: Locator) =>
   control.evaluate((element) => (element.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' '));
@@ -109,8 +113,13 @@ describe.skipIf(browserMissing)('console Sources', () => {
     const url = `${feedOrigin}/news.xml`;
     await input.fill(url);
     await page.getByRole('button', { name: 'Save source' }).click();
+    // Checked at once: the form shows the feed's answer (the collector may have polled it first: then nothing is new).
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'answered' }).textContent(), { timeout: 15_000 }).toMatch(/^\s*“News” answered: (2 new items|no new items)\.\s*$/);
+    await page.getByRole('button', { name: 'Close' }).click();
     const news = row(page, url);
     await news.waitFor();
+    // The row names the feed by its own title, its address below.
+    await news.getByRole('rowheader', { name: `News ${url}`, exact: true }).waitFor();
     // Health: the collector polls it within a tick; the table is read again every few seconds.
     await expect.poll(() => news.textContent(), { timeout: 20_000, interval: 250 }).toMatch(/Collected\s*2.*Rejected\s*1/s);
     await expect(news.textContent()).resolves.toMatch(/Last success\s*(now|\d+ seconds? ago)/);
@@ -219,6 +228,65 @@ describe.skipIf(browserMissing)('console Sources', () => {
     await page.context().close();
   });
 
+  it('starts on rss, shows a 404 in plain words in the form, polls a row now, edits the poll interval, and refuses a duplicate in words with Add anyway', async () => {
+    const url = `${feedOrigin}/d.xml`;
+    // Inactive: only Poll now fetches it (the collector leaves it alone).
+    const created = await sluice.app.inject({
+      method: 'POST',
+      url: `/collection/inputs?access_token=${encodeURIComponent(sluice.user.token)}`,
+      payload: { service: 'rss', type: 'feed', input: url, active: false, contractId: sluice.tenant.contract.id, collectionId: sluice.tenant.collection.id },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const page = await consolePage(browser);
+    await signIn(page, sluice, sourcesPath());
+
+    // The service menu starts on a service that runs without setup.
+    await page.getByRole('button', { name: 'Add source' }).click();
+    await expect(page.getByLabel('Service').inputValue()).resolves.toBe('rss');
+    // A feed address that answers 404: saved, checked at once, the error in plain words.
+    await page.getByLabel('Input', { exact: true }).fill(`${feedOrigin}/missing.xml`);
+    await page.getByRole('button', { name: 'Save source' }).click();
+    const answer = page.getByRole('status').filter({ hasText: 'The source gave an error' });
+    await expect.poll(() => answer.textContent(), { timeout: 15_000 }).toMatch(/The source gave an error: Nothing was found at this address \(HTTP 404\)\./);
+    await expectAccessible(page);
+    await page.getByRole('button', { name: 'Close' }).click();
+
+    // Poll now on a row: its answer in the row; the row then names the feed by its title.
+    const dee = row(page, url);
+    await dee.getByRole('button', { name: `Poll now ${url}` }).click();
+    await expect.poll(() => dee.getByRole('status').textContent(), { timeout: 15_000 }).toBe('“Dee Daily” answered: 1 new item.');
+    await dee.getByRole('rowheader', { name: `Dee Daily ${url}`, exact: true }).waitFor();
+    // Once per 10 s per input: a second one at once is refused, in the row.
+    await dee.getByRole('button', { name: 'Poll now Dee Daily' }).click();
+    await expect.poll(() => dee.getByRole('alert').textContent()).toMatch(/polled now less than 10 s ago/);
+
+    // Edit has the poll interval.
+    await page.getByRole('button', { name: `Edit ${url}` }).click();
+    await page.getByLabel('Poll interval').fill('600');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const intervalOf = async () => (await sluice.db.selectFrom('inputs').select('pollInterval').where('id', '=', created.json()._id).executeTakeFirstOrThrow()).pollInterval;
+    await expect.poll(intervalOf).toBe(600);
+    await page.getByRole('button', { name: `Edit ${url}` }).click();
+    await expect(page.getByLabel('Poll interval').inputValue()).resolves.toBe('600');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    // The same feed in another spelling: refused in words, then added anyway.
+    const copies = async () => (await inputsOf()).filter((input) => input.input.startsWith(url)).length;
+    await page.getByRole('button', { name: 'Add source' }).click();
+    await page.getByLabel('Input', { exact: true }).fill(`${url}#latest`);
+    await page.getByRole('button', { name: 'Save source' }).click();
+    const refused = page.getByRole('alert').filter({ hasText: 'This collection already has this source.' });
+    await refused.waitFor();
+    expect(await copies()).toBe(1);
+    await expectAccessible(page);
+    await refused.getByRole('button', { name: 'Add anyway' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'answered' }).first().textContent(), { timeout: 15_000 }).toMatch(/“Dee Daily” answered/);
+    expect(await copies()).toBe(2);
+    await page.getByRole('button', { name: 'Close' }).click();
+    expect(cspViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
   it('switches collection with the chooser, and never shows another contract’s collection or sources', async () => {
     const sports = await createCollection(sluice.db, sluice.tenant.contract.id, { name: 'Sports' }, 'test');
     const rival = await createContract(sluice.db, 'Rival Media', 'test');
@@ -291,6 +359,7 @@ describe.skipIf(browserMissing)('console Sources', () => {
     const page = await consolePage(browser, PHONE);
     await signIn(page, sluice, sourcesPath());
     await row(page, `${feedOrigin}/news.xml`).waitFor();
+    await row(page, `${feedOrigin}/news.xml`).getByRole('button', { name: 'Poll now News' }).waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await page.getByRole('button', { name: 'Add source' }).click();
     await page.getByLabel('Service').selectOption('youtube');

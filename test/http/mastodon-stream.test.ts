@@ -33,8 +33,9 @@ async function setup(env: Record<string, string> = { ALLOW_PRIVATE_FETCH: 'true'
   const tenant = await buildTenant(ctx.db);
   const call = (method: 'POST' | 'PUT' | 'GET', url: string, payload?: unknown, token = tenant.token) =>
     ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload: payload as object } : {}) });
-  const addInput = async (type: string, input: string, owner: { contract: { id: string }; collection: { id: string }; token: string } = tenant) => {
-    const res = await call('POST', '/collection/inputs', { service: 'mastodon', type, input, contractId: owner.contract.id, collectionId: owner.collection.id }, owner.token);
+  /** `force`: a second input of a source the collection has (docs/api.md#duplicates-of-a-source). */
+  const addInput = async (type: string, input: string, owner: { contract: { id: string }; collection: { id: string }; token: string } = tenant, force = false) => {
+    const res = await call('POST', `/collection/inputs${force ? '?force=true' : ''}`, { service: 'mastodon', type, input, contractId: owner.contract.id, collectionId: owner.collection.id }, owner.token);
     expect(res.statusCode, res.body).toBe(201);
     return res.json() as { _id: string; input: string; type: string };
   };
@@ -145,7 +146,7 @@ describe('mastodon streaming', () => {
   it('keeps one listener per stream: a second holder waits, and takes over when the first stops', async () => {
     const t = await setup();
     const input = await t.addInput('tag', `${t.fake.base}/tags/hoot`);
-    await t.addInput('tag', `${t.fake.base}/tags/HOOT`); // same stream, same connection
+    await t.addInput('tag', `${t.fake.base}/tags/HOOT`, t.tenant, true); // same stream, same connection
     const first = listen(t.ctx, 'first');
     await t.streamed(input._id);
     const second = listen(t.ctx, 'second');
@@ -213,7 +214,7 @@ describe('mastodon streaming', () => {
   it('stops storing for a deactivated input, which goes back to poll', async () => {
     const t = await setup();
     const input = await t.addInput('tag', `${t.fake.base}/tags/hoot`);
-    const kept = await t.addInput('tag', `${t.fake.base}/tags/hoot`);
+    const kept = await t.addInput('tag', `${t.fake.base}/tags/hoot`, t.tenant, true);
     listen(t.ctx, 'one');
     await t.streamed(input._id);
     const res = await t.call('PUT', `/collection/inputs/${input._id}`, { service: 'mastodon', type: 'tag', input: input.input, active: false });

@@ -64,6 +64,8 @@ function expectedOf(method: string, path: string): Expected {
   if (/^\/collection\/contracts\/\{id\}\/(members|invitations)\b/.test(path)) return { access: 'contract', role: 'admin', scope: 'team' };
   // Requiring two-factor sign-in of a contract's members: the owner's call (issue 32 point 4).
   if (path === '/collection/contracts/{id}/two-factor') return { access: 'contract', role: 'owner', scope: 'team' };
+  // Poll now: a real request to the source, as an editor's change would trigger (issue 33 point 5).
+  if (path === '/collection/inputs/{id}/poll') return { access: 'contract', role: 'editor', scope: 'manage:write' };
   if (path === '/collection/filters/test') return { access: 'contract', role: 'editor', scope: 'manage:read' };
   if (/^\/(collection|publication)\//.test(path)) return method === 'GET' ? { access: 'contract', role: 'viewer', scope: 'manage:read' } : { access: 'contract', role: 'editor', scope: 'manage:write' };
   throw new Error(`no expectation for ${method} ${path}: add it to the policy of this test`);

@@ -254,7 +254,7 @@ function entryText(item: XmlFeed['items'][number], atom: boolean): { text: strin
 }
 
 /** RSS/Atom entries via @rowanmanning/feed-parser, plus the feed's own date (the entries' fallback). */
-function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null; links: FeedLinks } {
+function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null; links: FeedLinks; title: string | null } {
   const feed = readXmlFeed(text);
   // Each item's url, authors and categories getters read the feed's again, and each of those
   // scans every child of the channel (the items too): read once, kept on the feed object.
@@ -288,11 +288,11 @@ function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null; li
   const linksWith = (rel: string) => named(feed.element, 'link')
     .filter((e) => e.getAttribute('rel')?.trim().toLowerCase().split(/\s+/).includes(rel))
     .map((e) => e.getAttributeAsUrl('href')).filter((u): u is string => !!u);
-  return { entries, feedDate, links: { hubs: linksWith('hub'), self: linksWith('self')[0] ?? null } };
+  return { entries, feedDate, links: { hubs: linksWith('hub'), self: linksWith('self')[0] ?? null }, title: feed.title };
 }
 
 /** JSON Feed 1.0/1.1 items (`author` of 1.0, `authors` and `language` of 1.1). */
-function jsonEntries(text: string): { entries: Entry[]; links: FeedLinks } {
+function jsonEntries(text: string): { entries: Entry[]; links: FeedLinks; title: string | null } {
   const feed = obj(JSON.parse(text));
   if (!/jsonfeed\.org\/version\//.test(str(feed.version) ?? '') || !Array.isArray(feed.items)) {
     throw new SourceError('not a feed: JSON document without a JSON Feed version and items');
@@ -320,7 +320,7 @@ function jsonEntries(text: string): { entries: Entry[]; links: FeedLinks } {
       language: str(it.language) ?? str(feed.language),
     };
   });
-  return { entries, links: { hubs, self: str(feed.feed_url) } };
+  return { entries, links: { hubs, self: str(feed.feed_url) }, title: str(feed.title) };
 }
 
 /** An image or an `<audio>`/`<video>` embed (URL escaped for the attribute); other kinds are dropped. */
@@ -404,7 +404,12 @@ export interface FeedResult {
   items: ContentItem[];
   warnings: PollWarning[];
   links: FeedLinks;
+  /** The feed's own title (RSS `channel/title`, Atom `feed/title`, JSON Feed `title`) as plain text, at most `MAX_FEED_TITLE` characters; null when it has none. */
+  title: string | null;
 }
+
+/** Most characters of a feed's title kept (docs/api.md#inputs, `title`). */
+export const MAX_FEED_TITLE = 200;
 
 /**
  * Parses a feed document into content items (pure but for the `now` default).
@@ -435,12 +440,13 @@ export function parseFeed(
   let entries: Entry[];
   let feedDate: Date | null = null;
   let links: FeedLinks;
+  let title: string | null;
   let total: number;
   try {
-    if (text.startsWith('{')) ({ entries, links } = jsonEntries(text));
+    if (text.startsWith('{')) ({ entries, links, title } = jsonEntries(text));
     else {
       const cut = cutXmlEntries(text, maxEntries, parseDate);
-      ({ entries, feedDate, links } = xmlEntries(cut.text));
+      ({ entries, feedDate, links, title } = xmlEntries(cut.text));
       // The entries cut out, and those the tree parser read (an entry the cut did not count as one is capped below).
       total = cut.total - cut.kept + entries.length;
     }
@@ -481,7 +487,7 @@ export function parseFeed(
     warnings.push({ code: 'undated', count: undated,
       message: `${undated} ${undated === 1 ? 'entry has' : 'entries have'} no readable date: dated ${feedDate ? "with the feed's date" : 'at the time of the poll'}` });
   }
-  return { items, warnings, links };
+  return { items, warnings, links, title: plain(title)?.slice(0, MAX_FEED_TITLE) ?? null };
 }
 
 /** One normalized item, or null when nothing identifies the entry (see `parseFeed`). */

@@ -387,3 +387,16 @@ describe('rss connector', () => {
     await expect(rss.collect(input, {}, ctx)).rejects.toThrow(SourceError);
   });
 });
+
+describe("parseFeed: the feed's own title (docs/api.md#inputs, title)", () => {
+  const cases: Array<[string, string, string | null]> = [
+    ['RSS channel title', '<rss version="2.0"><channel><title>Election &amp; Night</title><item><title>A</title><link>https://e.org/a</link></item></channel></rss>', 'Election & Night'],
+    ['Atom feed title with markup and spaces', '<feed xmlns="http://www.w3.org/2005/Atom"><title type="html">  &lt;b&gt;Live&lt;/b&gt;\n  desk </title><entry><id>a</id><title>A</title></entry></feed>', 'Live desk'],
+    ['JSON Feed title', JSON.stringify({ version: 'https://jsonfeed.org/version/1.1', title: 'Wire', items: [{ id: 'a', content_text: 'x' }] }), 'Wire'],
+    ['no title', '<rss version="2.0"><channel><item><title>A</title><link>https://e.org/a</link></item></channel></rss>', null],
+    ['a title longer than 200 characters is cut', `<rss version="2.0"><channel><title>${'x'.repeat(500)}</title></channel></rss>`, 'x'.repeat(200)],
+  ];
+  it.each(cases)('%s', (_name, doc, title) => {
+    expect(parseFeed(new TextEncoder().encode(doc), undefined, FEED_URL, NOW).title).toBe(title);
+  });
+});

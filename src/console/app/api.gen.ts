@@ -381,6 +381,10 @@ export interface Paths {
               createdBy: string;
               lastModified: string;
               lastModifiedBy: string;
+              /**
+               * read-only: the feed's or account's own title as its last successful poll read it (a feed's <title>); absent until known. Changing the input's source removes it
+               */
+              title?: string;
               status: {
                 lastRun: string | null;
                 lastSuccess: string | null;
@@ -437,6 +441,10 @@ export interface Paths {
               createdBy: string;
               lastModified: string;
               lastModifiedBy: string;
+              /**
+               * read-only: the feed's or account's own title as its last successful poll read it (a feed's <title>); absent until known. Changing the input's source removes it
+               */
+              title?: string;
               status: {
                 lastRun: string | null;
                 lastSuccess: string | null;
@@ -554,6 +562,10 @@ export interface Paths {
           createdBy: string;
           lastModified: string;
           lastModifiedBy: string;
+          /**
+           * read-only: the feed's or account's own title as its last successful poll read it (a feed's <title>); absent until known. Changing the input's source removes it
+           */
+          title?: string;
           status: {
             lastRun: string | null;
             lastSuccess: string | null;
@@ -630,6 +642,10 @@ export interface Paths {
           createdBy: string;
           lastModified: string;
           lastModifiedBy: string;
+          /**
+           * read-only: the feed's or account's own title as its last successful poll read it (a feed's <title>); absent until known. Changing the input's source removes it
+           */
+          title?: string;
           status: {
             lastRun: string | null;
             lastSuccess: string | null;
@@ -690,6 +706,10 @@ export interface Paths {
           createdBy: string;
           lastModified: string;
           lastModifiedBy: string;
+          /**
+           * read-only: the feed's or account's own title as its last successful poll read it (a feed's <title>); absent until known. Changing the input's source removes it
+           */
+          title?: string;
           status: {
             lastRun: string | null;
             lastSuccess: string | null;
@@ -774,6 +794,90 @@ export interface Paths {
            */
           date: string;
         }[];
+      };
+    };
+  };
+  '/collection/inputs/{id}/poll': {
+    post: {
+      responses: {
+        '200': {
+          /**
+           * ok: the source answered and was read; error: it failed (`error` says why)
+           */
+          status: 'ok' | 'error';
+          /**
+           * new items this poll stored (0 when the source has nothing new, or failed)
+           */
+          items: number;
+          /**
+           * the source's own title, as the input's `title`; null until known
+           */
+          title: string | null;
+          /**
+           * why the poll failed, as the input's `status.lastError` (e.g. `HTTP 404`, `not a feed: …`, a timeout); null on success
+           */
+          error: string | null;
+          input: {
+            _id: string;
+            service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+            type: string;
+            input: string;
+            contractId: string;
+            collectionId: string;
+            filterId?: string;
+            credentialId?: string;
+            latitude?: number;
+            longitude?: number;
+            radius?: number;
+            display: boolean;
+            active: boolean;
+            /**
+             * seconds between two polls of this input, within the operator's POLL_INTERVAL_MIN–POLL_INTERVAL_MAX (docs/configuration.md#collector); absent: the service's interval
+             */
+            interval?: number;
+            created: string;
+            createdBy: string;
+            lastModified: string;
+            lastModifiedBy: string;
+            /**
+             * read-only: the feed's or account's own title as its last successful poll read it (a feed's <title>); absent until known. Changing the input's source removes it
+             */
+            title?: string;
+            status: {
+              lastRun: string | null;
+              lastSuccess: string | null;
+              lastError: string | null;
+              nextRun: string | null;
+              collected: number;
+              rejected: number;
+              /**
+               * what the last successful poll dropped or made up (docs/api.md#input-status)
+               */
+              warnings: {
+                /**
+                 * dropped: entries left out; undated: entries dated by the feed or the poll
+                 */
+                code: 'dropped' | 'undated';
+                /**
+                 * how many entries, in that poll
+                 */
+                count: number;
+                message: string;
+              }[];
+              /**
+               * how the input is fed, since when, and when the last pushed or streamed event arrived (docs/api.md#input-status)
+               */
+              feed: {
+                /**
+                 * poll: fetched on a schedule; push: WebSub notifications; stream: a live connection (Mastodon streaming, Bluesky Jetstream)
+                 */
+                mode: 'poll' | 'push' | 'stream';
+                since: string;
+                lastEvent: string | null;
+              };
+            };
+          };
+        };
       };
     };
   };

@@ -30,6 +30,9 @@ export type Warning = Input['status']['warnings'][number];
 /** How an input is fed (`status.feed`): its mode, since when, the last pushed or streamed event. */
 export type Feed = Input['status']['feed'];
 
+/** The answer of a poll now (`POST /collection/inputs/{id}/poll`, docs/api.md#poll-now): ok or the source's error, new items, the source's title, the input after. */
+export type PollResult = Answer<'/collection/inputs/{id}/poll', 'post'>;
+
 /** An item a filter turned away from an input (`GET /collection/inputs/{id}/rejections`). */
 export type Rejection = Answer<'/collection/inputs/{id}/rejections', 'get'>[number];
 

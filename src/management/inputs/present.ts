@@ -1,6 +1,6 @@
 /**
  * Input row → the input (docs/api.md#inputs) with the common record fields and the read-only
- * `status` (docs/api.md#input-status). `filterId`, `credentialId`, `interval` and the location fields appear only when set.
+ * `status` (docs/api.md#input-status). `filterId`, `credentialId`, `interval`, the location fields and the read-only `title` (the source's own) appear only when set.
  */
 import { type Static, Type } from 'typebox';
 import { iso } from '../../lib/time.ts';
@@ -25,6 +25,7 @@ export function presentInput(row: InputRow): Static<typeof Input> {
     display: row.display === 1,
     ...(row.pollInterval !== null ? { interval: row.pollInterval } : {}),
     ...recordFields(row),
+    ...(row.sourceTitle !== null ? { title: row.sourceTitle } : {}),
     status: {
       lastRun: row.lastRun,
       lastSuccess: row.lastSuccess,

@@ -9,7 +9,14 @@
  *   DELETE /collection/inputs      delete {"ids": [...]}, all or nothing → 204
  *   GET  /collection/inputs/{id}/rejections  the 100 most recent items its filter rejected,
  *        newest first: [{id, url, title, set: {id, name}, rule, reason, date}] (docs/api.md#rejections)
+ *   POST /collection/inputs/{id}/poll  poll it now, answer what the source gave (docs/api.md#poll-now)
  *   GET  /collection/services      the services an input may name, their types and fields (services.ts)
+ *
+ * An input whose source its collection already has (the same service, type and normalized
+ * source, `sources.ts`) is refused, on create and on a replace that changes the source or the
+ * collection: 409 ConflictError naming `input` (`[i].input` in a bulk body; two elements of
+ * one body count too), `reason` `same source as input <id>`; unless the query says `force=true`.
+ * Only the collection's own inputs count: another collection's, or another contract's, never.
  *
  * A bulk create holds 1 to `MAX_BULK_INPUTS` inputs (400 naming `body` beyond).
  *
@@ -29,23 +36,25 @@
  */
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
-import { type Invalid, validationError, VALIDATION_CODES } from '../../errors.ts';
+import { ApiError, displayValue, type Invalid, rateLimitError, validationError, VALIDATION_CODES } from '../../errors.ts';
 import { authenticate, type Principal, requireContractAccess } from '../../http/authenticate.ts';
 import { check, handlerValidated, isValid } from '../../http/validate.ts';
 import { newId } from '../../lib/ids.ts';
 import { audit, iso } from '../../lib/time.ts';
 import { type NewAuditEntry, recordAudit } from '../../store/audit.ts';
+import type { Transaction } from 'kysely';
 import type { Db } from '../../store/db.ts';
 import { recentRejections } from '../../store/rejections.ts';
-import { deleteInputs, findInput, findInputs, insertInputs, listInputs, updateInput } from '../../store/inputs.ts';
-import type { InputRow, NewInput } from '../../store/tables.ts';
+import { deleteInputs, findInput, findInputs, insertInputs, listInputs, takePollNowTurn, updateInput } from '../../store/inputs.ts';
+import type { Database, InputRow, NewInput } from '../../store/tables.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { BulkDelete, TokenQuery } from '../docs.ts';
 import { COLLECTION, CREDENTIAL, FILTER, INPUT, owned } from '../ownership.ts';
 import { actorOf } from '../resource.ts';
 import { presentInput, presentRejection, Rejection } from './present.ts';
-import { IdParams, Input, InputCreate, InputListQuery, InputReplace, inputRules, MAX_BULK_INPUTS } from './schema.ts';
+import { ForceQuery, IdParams, Input, InputCreate, InputListQuery, InputReplace, inputRules, MAX_BULK_INPUTS, PollResult, POLL_NOW_EVERY_S } from './schema.ts';
+import { sourceKey, type SourceOf } from './sources.ts';
 import { serviceRoutes } from './services.ts';
 import { countHashtags } from './quotas.ts';
 
@@ -55,17 +64,54 @@ const schemas = {
   create: {
     tags,
     security,
-    querystring: TokenQuery,
+    querystring: ForceQuery,
     body: handlerValidated(Type.Union([InputCreate, Type.Array(InputCreate, { minItems: 1, maxItems: MAX_BULK_INPUTS })])),
     response: { 201: Type.Union([Input, Type.Array(Input)]), ...errorResponses(400, 401, 403, 404, 409, 413) },
   },
   list: { tags, security, querystring: InputListQuery, response: { 200: Type.Array(Input), ...errorResponses(400, 401, 403, 404) } },
   get: { tags, security, params: IdParams, querystring: TokenQuery, response: { 200: Input, ...errorResponses(400, 401, 403, 404) } },
-  replace: { tags, security, params: IdParams, querystring: TokenQuery, body: handlerValidated(InputReplace), response: { 200: Input, ...errorResponses(400, 401, 403, 404, 409, 413) } },
+  replace: { tags, security, params: IdParams, querystring: ForceQuery, body: handlerValidated(InputReplace), response: { 200: Input, ...errorResponses(400, 401, 403, 404, 409, 413) } },
   remove: { tags, security, params: IdParams, querystring: TokenQuery, response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 403, 404, 409) } },
   removeMany: { tags, security, querystring: TokenQuery, body: handlerValidated(BulkDelete), response: { 204: Type.Null({ description: 'all deleted' }), ...errorResponses(400, 401, 403, 404, 409, 413) } },
   rejections: { tags, security, params: IdParams, querystring: TokenQuery, response: { 200: Type.Array(Rejection), ...errorResponses(400, 401, 403, 404) } },
+  poll: { tags, security, params: IdParams, querystring: TokenQuery, response: { 200: PollResult, ...errorResponses(400, 401, 403, 404, 429) } },
 };
+
+/**
+ * A poll of one input now (docs/api.md#poll-now), given by the composition (`app.ts`,
+ * `collect/poll-now.ts`): `polled` with the input as the poll left it and the new items it
+ * stored, or not polled because the input or its host's politeness slots are taken.
+ */
+export type PollInput = (input: InputRow) => Promise<{ polled: true; items: number; input: InputRow } | { polled: false; busy: 'input' | 'host'; retryAfterSeconds: number }>;
+
+/**
+ * Throws 409 ConflictError naming `propertyName` of each source in `adding` that collection
+ * `collectionId` already has (its inputs other than `except`) or that an earlier element of
+ * `adding` has (the module's description).
+ */
+async function refuseDuplicates(db: Db | Transaction<Database>, contractId: string, collectionId: string, adding: Array<{ source: SourceOf; propertyName: string; id: string }>, except?: string): Promise<void> {
+  const known = new Map<string, string>();
+  for (const row of await listInputs(db, contractId, collectionId)) if (row.id !== except) known.set(sourceKey(row), row.id);
+  const conflicts: Array<{ propertyName: string; value: string; existing: string }> = [];
+  for (const { source, propertyName, id } of adding) {
+    const key = sourceKey(source);
+    const existing = known.get(key);
+    if (existing) conflicts.push({ propertyName, value: source.input, existing });
+    else known.set(key, id);
+  }
+  if (!conflicts.length) return;
+  throw new ApiError(
+    409,
+    conflicts.map(({ propertyName, value, existing }) => ({
+      name: 'ConflictError',
+      message: `collection ${collectionId} already has this source (input ${existing}); send force=true to add it anyway`,
+      propertyName,
+      propertyValue: displayValue(value)!,
+      reason: `same source as input ${existing}`,
+      code: 4091,
+    })),
+  );
+}
 
 /** The columns an input body sets, on create and on replace (defaults for what is not sent). */
 function settingsOf(body: InputReplace) {
@@ -96,7 +142,7 @@ async function checkCredential(db: Db, id: string, contractId: string, service: 
 }
 
 /** Registers the module's routes on `app` (see the module's description). */
-export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
+export function inputRoutes(app: App, { db, config, pollInput }: { db: Db; config: Config; pollInput: PollInput }): void {
   serviceRoutes(app, { db, config });
   const intervalLimits = { min: config.pollIntervalMin, max: config.pollIntervalMax };
   app.post('/collection/inputs', { schema: schemas.create }, async (request, reply) => {
@@ -145,6 +191,13 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
     }
     await db.transaction().execute(async (trx) => {
       await countHashtags(trx, config, rows.map((row, i) => ({ input: row, propertyName: bulk ? `[${i}].input` : 'input' })), now);
+      if (!request.query.force) {
+        const byCollection = Map.groupBy(rows.map((row, i) => ({ row, i })), ({ row }) => `${row.contractId} ${row.collectionId}`);
+        for (const group of byCollection.values()) {
+          const { contractId, collectionId } = group[0]!.row;
+          await refuseDuplicates(trx, contractId, collectionId, group.map(({ row, i }) => ({ source: row, propertyName: bulk ? `[${i}].input` : 'input', id: row.id })));
+        }
+      }
       await insertInputs(trx, rows);
       for (const row of await findInputs(trx, rows.map((row) => row.id))) await recordAudit(trx, inputChange(principal, 'create', row.contractId, row.id, undefined, row));
     });
@@ -173,6 +226,21 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
     return (await recentRejections(db, input.contractId, input.id)).map(presentRejection);
   });
 
+  app.post('/collection/inputs/:id/poll', { schema: schemas.poll }, async (request) => {
+    const principal = await authenticate(db, request);
+    const input = await owned(db, INPUT, request.params.id, principal);
+    const waitMs = await takePollNowTurn(db, input.id, Date.now(), POLL_NOW_EVERY_S * 1000);
+    if (waitMs > 0) throw rateLimitError(Math.ceil(waitMs / 1000), `input ${input.id} was polled now less than ${POLL_NOW_EVERY_S} s ago; try again later`, 'id');
+    const outcome = await pollInput(input);
+    if (!outcome.polled) {
+      const why = outcome.busy === 'input' ? `input ${input.id} is being polled` : `the source's host has all its polls under way (COLLECT_HOST_CONCURRENCY)`;
+      throw rateLimitError(outcome.retryAfterSeconds, `${why}; try again later`, 'id');
+    }
+    const after = presentInput(outcome.input);
+    const error = outcome.input.lastError;
+    return { status: error === null ? ('ok' as const) : ('error' as const), items: outcome.items, title: after.title ?? null, error, input: after };
+  });
+
   app.put('/collection/inputs/:id', { schema: schemas.replace }, async (request) => {
     const principal = await authenticate(db, request);
     const current = await owned(db, INPUT, request.params.id, principal);
@@ -187,10 +255,14 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
     if (body.filterId && body.filterId !== current.filterId) await owned(db, FILTER, body.filterId, current.contractId, 'filterId');
     if (body.credentialId) await checkCredential(db, body.credentialId, current.contractId, body.service, 'credentialId');
     const sourceChanged = body.service !== current.service || body.type !== current.type || body.input !== current.input;
+    const circleChanged = (body.latitude ?? null) !== current.latitude || (body.longitude ?? null) !== current.longitude || (body.radius ?? null) !== current.radius;
     const now = Date.now();
     await db.transaction().execute(async (trx) => {
       // A new source is looked up afresh (its hashtag counted); an unchanged one is not.
       if (sourceChanged) await countHashtags(trx, config, [{ input: { ...body, contractId: current.contractId }, propertyName: 'input' }], now);
+      if (!request.query.force && (sourceChanged || circleChanged || collectionId !== current.collectionId)) {
+        await refuseDuplicates(trx, current.contractId, collectionId, [{ source: body, propertyName: 'input', id: current.id }], current.id);
+      }
       await updateInput(trx, current.id, {
         ...settingsOf(body),
         collectionId,
@@ -199,7 +271,7 @@ export function inputRoutes(app: App, { db, config }: { db: Db; config: Config }
         // A changed input is polled within seconds (docs/services.md#polling); a new source starts afresh.
         nextRunAt: now,
         failures: 0,
-        ...(sourceChanged ? { sourceState: '{}', lastError: null, warnings: '[]' } : {}),
+        ...(sourceChanged ? { sourceState: '{}', lastError: null, warnings: '[]', sourceTitle: null } : {}),
       });
       const [after] = await findInputs(trx, [current.id]);
       await recordAudit(trx, inputChange(principal, 'update', current.contractId, current.id, current, after));

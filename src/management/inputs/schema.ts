@@ -43,6 +43,15 @@ export const InputListQuery = Type.Object({
 
 export const IdParams = Type.Object({ id: Id });
 
+/** Create and replace query: the token, and `force` (docs/api.md#inputs, "Duplicates"). */
+export const ForceQuery = Type.Object({
+  access_token: Type.Optional(Type.String()),
+  force: Type.Optional(Type.Boolean({ description: 'true: store the input even when its collection already has its source (otherwise 409 naming `input`)' })),
+});
+
+/** Seconds between two polls now of one input (docs/api.md#poll-now; 429 with Retry-After sooner). */
+export const POLL_NOW_EVERY_S = 10;
+
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 /** One warning of a poll (`collect/connector.ts` `PollWarning`). */
 const PollWarning = Type.Object({
@@ -63,6 +72,7 @@ export const Input = Type.Object({
   createdBy: Type.String(),
   lastModified: Type.String({ format: 'date-time' }),
   lastModifiedBy: Type.String(),
+  title: Type.Optional(Type.String({ description: "read-only: the feed's or account's own title as its last successful poll read it (a feed's <title>); absent until known. Changing the input's source removes it" })),
   status: Type.Object({
     lastRun: Time, lastSuccess: Time, lastError: Type.Union([Type.String(), Type.Null()]), nextRun: Time, collected: Type.Integer(), rejected: Type.Integer(),
     warnings: Type.Array(PollWarning, { description: "what the last successful poll dropped or made up (docs/api.md#input-status)" }),
@@ -75,6 +85,15 @@ export const Input = Type.Object({
       { description: 'how the input is fed, since when, and when the last pushed or streamed event arrived (docs/api.md#input-status)' },
     ),
   }),
+});
+
+/** The answer of `POST /collection/inputs/{id}/poll` (docs/api.md#poll-now). */
+export const PollResult = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('error')], { description: 'ok: the source answered and was read; error: it failed (`error` says why)' }),
+  items: Type.Integer({ minimum: 0, description: 'new items this poll stored (0 when the source has nothing new, or failed)' }),
+  title: Type.Union([Type.String(), Type.Null()], { description: "the source's own title, as the input's `title`; null until known" }),
+  error: Type.Union([Type.String(), Type.Null()], { description: "why the poll failed, as the input's `status.lastError` (e.g. `HTTP 404`, `not a feed: …`, a timeout); null on success" }),
+  input: Input,
 });
 
 /** The fields of an input body that only type `location` has, and always has (`docs/api.md#inputs`). */

@@ -1,7 +1,7 @@
 /**
  * The Sources screen's words (screens/sources.ts), pure so that they are unit-tested
  * (test/console-sources-text.test.ts): the last error of an input in plain words, times relative
- * to now, the lines of pasted feed URLs.
+ * to now, the lines of pasted feed URLs, the answer of a poll now (docs/api.md#poll-now).
  */
 
 const STATUS_WORDS: Record<number, string> = {
@@ -22,6 +22,9 @@ const STATUS_WORDS: Record<number, string> = {
  * sentence, e.g. "twitter is not configured: set TWITTER_BEARER_TOKEN") is shown as it is.
  */
 export function plainError(lastError: string): string {
+  if (/^not a feed\b/.test(lastError)) return `This address is not a feed: it is neither RSS, Atom nor JSON Feed (${lastError}).`;
+  if (/^Request to .* timed out\b/.test(lastError)) return `The source did not answer in time (${lastError}).`;
+  if (/^Request to .* failed\b/.test(lastError)) return `The source could not be reached (${lastError}).`;
   const match = /^HTTP (\d{3})\b/.exec(lastError);
   if (!match) return lastError;
   const words = STATUS_WORDS[Number(match[1])] ?? 'the source answered with an error';
@@ -56,4 +59,23 @@ export function feedModeText(mode: string): string {
 /** Pasted text → the non-empty lines, trimmed, each once, in order. */
 export function feedLines(text: string): string[] {
   return [...new Set(text.split(/\r?\n/).map((line) => line.trim()).filter(Boolean))];
+}
+
+/** What `POST /collection/inputs/{id}/poll` answers (docs/api.md#poll-now), as the words need it. */
+export interface PollAnswer {
+  status: 'ok' | 'error';
+  items: number;
+  title: string | null;
+  error: string | null;
+}
+
+/**
+ * A poll now's answer in plain words: `“The Guardian” answered: 12 new items.`, or the source's
+ * error through `plainError`.
+ */
+export function pollResultText(answer: PollAnswer): string {
+  if (answer.status === 'error') return `The source gave an error: ${plainError(answer.error ?? 'unknown error')}`;
+  const who = answer.title ? `“${answer.title}”` : 'The source';
+  const items = answer.items === 0 ? 'no new items' : `${answer.items} new item${answer.items === 1 ? '' : 's'}`;
+  return `${who} answered: ${items}.`;
 }

@@ -9,8 +9,15 @@
  *   `POLL_MS` while the page is visible (and at once when it becomes visible again); rows keep
  *   their elements (keyed by `_id`), so a poll neither flickers nor moves the focus;
  * - the add and edit form: services, types and the fields each type needs from
- *   `GET /collection/services` (`docs/api.md#services`), never a list of our own; `POST` and
- *   `PUT /collection/inputs[/{id}]`, each API error shown at its field (`propertyName`);
+ *   `GET /collection/services` (`docs/api.md#services`), never a list of our own, starting on the
+ *   first service that needs no setup (no credential: rss); the poll interval (`interval`,
+ *   seconds); `POST` and `PUT /collection/inputs[/{id}]`, each API error shown at its field
+ *   (`propertyName`); a source the collection already has (409 naming `input`,
+ *   docs/api.md#duplicates-of-a-source) said in words, with **Add anyway** (`force=true`);
+ * - a new active input is checked at once (`POST /collection/inputs/{id}/poll`,
+ *   docs/api.md#poll-now) and the form shows the answer: the feed's title and its new items, or
+ *   the source's error in plain words; every row has **Poll now** too;
+ * - each row shows the source's own `title` (a feed's title) above its `input`;
  * - the credential an input uses: the form offers the contract's credentials of the input's
  *   service (`GET /collection/credentials?contract_id=`, docs/api.md#credentials) as
  *   `credentialId`, "contract default" leaving it out; each row says which one it uses;
@@ -37,8 +44,8 @@ import { screenPath } from '../paths.ts';
 import { may, useRole } from '../roles.ts';
 import { Screen } from '../screen.ts';
 import { useContractId } from '../session.ts';
-import type { Collection, Credential, Input, Rejection, ServiceEntry } from '../resources.ts';
-import { absolute, ago, feedLines, feedModeText, plainError } from './sources-text.ts';
+import type { Collection, Credential, Input, PollResult, Rejection, ServiceEntry } from '../resources.ts';
+import { absolute, ago, feedLines, feedModeText, plainError, pollResultText } from './sources-text.ts';
 
 /** How often the table is read again while the page is visible, in milliseconds. */
 const POLL_MS = 5000;
@@ -87,6 +94,7 @@ function bodyOf(input: Input, changes: Partial<Input> = {}): Record<string, unkn
     ...(next.latitude !== undefined ? { latitude: next.latitude } : {}),
     ...(next.longitude !== undefined ? { longitude: next.longitude } : {}),
     ...(next.radius !== undefined ? { radius: next.radius } : {}),
+    ...(next.interval !== undefined ? { interval: next.interval } : {}),
   };
 }
 
@@ -100,9 +108,10 @@ interface InputValues extends Record<string, unknown> {
   display: boolean;
   active: boolean;
   credentialId: string;
+  interval: string;
 }
 
-const FIELD_NAMES = ['service', 'type', 'input', 'latitude', 'longitude', 'radius', 'display', 'active', 'credentialId'];
+const FIELD_NAMES = ['service', 'type', 'input', 'latitude', 'longitude', 'radius', 'display', 'active', 'credentialId', 'interval'];
 const LOCATION = [
   ['latitude', 'Latitude', 'Degrees, −90 to 90'],
   ['longitude', 'Longitude', 'Degrees, −180 to 180'],
@@ -114,7 +123,11 @@ const LOCATION = [
  * `credentialId` undefined for the contract's default, so that JSON leaves it out).
  */
 function sourceOf(values: InputValues, fields: string[]): Record<string, unknown> {
-  const body: Record<string, unknown> = { service: values.service, type: values.type, input: values.input.trim(), display: values.display, active: values.active, credentialId: values.credentialId || undefined };
+  const interval = values.interval.trim();
+  const body: Record<string, unknown> = {
+    service: values.service, type: values.type, input: values.input.trim(), display: values.display, active: values.active, credentialId: values.credentialId || undefined,
+    interval: interval === '' ? undefined : Number(interval),
+  };
   for (const [name] of LOCATION) {
     const text = values[name].trim();
     if (fields.includes(name) && text !== '') body[name] = Number(text);
@@ -132,10 +145,21 @@ function Check({ label, checked, onChange, hint }: { label: string; checked: boo
   </label>`;
 }
 
-/** The add or edit form of one input. `input` absent: a new input of `collectionId`. */
-function InputForm(props: { services: ServiceEntry[]; credentials: Credential[]; contractId: string; collectionId: string; input?: Input; onDone: (saved?: Input) => void }) {
+/** The service a new input starts on: the first that runs without setup (needs no credential: rss), else the first. */
+function firstService(services: ServiceEntry[]): ServiceEntry | undefined {
+  return services.find((entry) => entry.configured && entry.credentials.length === 0) ?? services[0];
+}
+
+/** What the add form shows once a new input is saved: its check under way, then the answer (or why there is none). */
+type Checking = { input: Input; answer?: PollResult; error?: unknown; skipped?: boolean };
+
+/**
+ * The add or edit form of one input. `input` absent: a new input of `collectionId`; once saved it
+ * is handed to `onAdded` and, when active, checked at once (poll now), the form showing the answer.
+ */
+function InputForm(props: { services: ServiceEntry[]; credentials: Credential[]; contractId: string; collectionId: string; input?: Input; onDone: (saved?: Input) => void; onAdded?: (added: Input) => void }) {
   const { services, input } = props;
-  const first = services[0];
+  const first = firstService(services);
   const initial = useMemo<InputValues>(
     () => ({
       service: input?.service ?? first?.service ?? '',
@@ -147,6 +171,7 @@ function InputForm(props: { services: ServiceEntry[]; credentials: Credential[];
       display: input?.display ?? true,
       active: input?.active ?? true,
       credentialId: input?.credentialId ?? '',
+      interval: input?.interval?.toString() ?? '',
     }),
     [input?._id],
   );
@@ -162,13 +187,47 @@ function InputForm(props: { services: ServiceEntry[]; credentials: Credential[];
   const title = input ? `Edit ${input.input}` : 'New source';
   const titleId = input ? `edit-title-${input._id}` : 'add-title';
 
+  // "Add anyway" sends the same body again with force=true (docs/api.md#duplicates-of-a-source).
+  const force = useRef(false);
+  const [check, setCheck] = useState<Checking | undefined>(undefined);
   const save = form.submit(async (values) => {
     const source = sourceOf({ ...values, type: type?.type ?? values.type, credentialId }, fields);
-    const saved = input
-      ? await api.put<Input>(`/collection/inputs/${input._id}`, { ...bodyOf(input), ...source, ...Object.fromEntries(LOCATION.filter(([name]) => !fields.includes(name)).map(([name]) => [name, undefined])) })
-      : await api.post<Input>('/collection/inputs', { ...source, contractId: props.contractId, collectionId: props.collectionId });
-    props.onDone(saved);
+    const query = force.current ? { force: true } : undefined;
+    force.current = false;
+    if (input) {
+      props.onDone(await api.put<Input>(`/collection/inputs/${input._id}`, { ...bodyOf(input), ...source, ...Object.fromEntries(LOCATION.filter(([name]) => !fields.includes(name)).map(([name]) => [name, undefined])) }, query));
+      return;
+    }
+    const added = await api.post<Input>('/collection/inputs', { ...source, contractId: props.contractId, collectionId: props.collectionId }, query);
+    props.onAdded?.(added);
+    // An inactive input is not collected: it is not checked either.
+    if (!added.active) return setCheck({ input: added, skipped: true });
+    setCheck({ input: added });
+    try {
+      const answer = await api.post<PollResult>(`/collection/inputs/${added._id}/poll`);
+      props.onAdded?.(answer.input);
+      setCheck({ input: answer.input, answer });
+    } catch (error) {
+      setCheck({ input: added, error });
+    }
   });
+  const duplicate = form.error instanceof ApiError && form.error.status === 409 && form.error.errors.some((entry) => entry.propertyName === 'input');
+
+  if (check) {
+    const name = check.input.title ?? check.input.input;
+    return html`<section class="card sources__form" aria-labelledby=${titleId}>
+      <h2 id=${titleId}>${title}</h2>
+      <p>Added <strong>${name}</strong>.</p>
+      <p role="status" class=${check.answer?.status === 'error' ? 'sources__check-error' : ''}>
+        ${check.skipped ? 'It is inactive: Sluice collects nothing from it until it is activated.' : check.answer ? pollResultText(check.answer) : check.error ? '' : 'Checking the source now…'}
+      </p>
+      <${ErrorBanner} error=${check.error} />
+      <div class="buttons">
+        <button type="button" onClick=${() => setCheck(undefined)}>Add another</button>
+        <button type="button" class="secondary" onClick=${() => props.onDone()}>Close</button>
+      </div>
+    </section>`;
+  }
 
   return html`<form class="card sources__form" aria-labelledby=${titleId} onSubmit=${save}>
     <h2 id=${titleId}>${title}</h2>
@@ -206,8 +265,17 @@ function InputForm(props: { services: ServiceEntry[]; credentials: Credential[];
     ${service && !service.configured && !ofService.length
       ? html`<p class="banner banner--warn">${service.service} needs ${service.credentials.filter((c) => !c.configured).map((c) => c.variable).join(' and ')} set on the server; until then its inputs may collect nothing.</p>`
       : null}
-    <${Field} label="Input" name="input" required value=${form.values.input} onInput=${form.set('input')} error=${form.error}
+    <${Field} label="Input" name="input" required value=${form.values.input} onInput=${form.set('input')} error=${duplicate ? undefined : form.error}
       hint=${form.values.service === 'rss' ? 'The address of the feed (RSS, Atom or JSON Feed).' : 'What to collect: a user, tag, page, words… as the service names it.'} />
+    ${duplicate
+      ? html`<div class="banner banner--warn" role="alert">
+          <p>This collection already has this source. Adding it again collects the same items twice.</p>
+          <button type="button" class="secondary" onClick=${() => {
+            force.current = true;
+            void save();
+          }}>${input ? 'Save anyway' : 'Add anyway'}</button>
+        </div>`
+      : null}
     ${fields.some((name) => name !== 'input')
       ? html`<div class="row">
           ${LOCATION.filter(([name]) => fields.includes(name)).map(
@@ -215,6 +283,8 @@ function InputForm(props: { services: ServiceEntry[]; credentials: Credential[];
           )}
         </div>`
       : null}
+    <${Field} label="Poll interval" name="interval" type="number" value=${form.values.interval} onInput=${form.set('interval')} error=${form.error}
+      hint="Seconds between two polls. Empty: the service's own interval." />
     <div class="sources__checks">
       <${Check} label="active" hint="(collected)" checked=${form.values.active} onChange=${form.set('active')} />
       <${Check} label="display" hint="(its items are published at once)" checked=${form.values.display} onChange=${form.set('display')} />
@@ -359,6 +429,7 @@ function InputRow(props: {
   const [showRejections, setShowRejections] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
+  const [polled, setPolled] = useState<{ text: string; failed: boolean } | undefined>(undefined);
   const edit = useRef<HTMLButtonElement>(null);
   const wasEditing = useRef(editing);
   useEffect(() => {
@@ -380,22 +451,43 @@ function InputRow(props: {
     }
   };
   const panelId = `rejections-${input._id}`;
+  const name = input.title ?? input.input;
+
+  // Poll now (docs/api.md#poll-now): the answer, or the refusal (429: too soon, or the host busy), in the row.
+  const pollNow = async () => {
+    if (busy) return;
+    setBusy(true);
+    setError(undefined);
+    setPolled({ text: 'Checking the source now…', failed: false });
+    try {
+      const answer = await api.post<PollResult>(`/collection/inputs/${input._id}/poll`);
+      props.onSaved(answer.input);
+      setPolled({ text: pollResultText(answer), failed: answer.status === 'error' });
+    } catch (caught) {
+      setPolled(undefined);
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
 
   return html`
     <tr role="row" class=${input.active ? '' : 'sources__inactive'}>
       <td role="cell" class="sources__short"><span class="sources__label" aria-hidden="true">Service</span>${input.service}</td>
       <td role="cell" class="sources__short"><span class="sources__label" aria-hidden="true">Type</span>${input.type}</td>
-      <th role="rowheader" scope="row" class="sources__input"><span class="sources__label" aria-hidden="true">Input</span>${input.input}${input.type === 'location' ? html`<span class="muted"> (${input.latitude}, ${input.longitude}, ${input.radius} m)</span>` : null}</th>
+      <th role="rowheader" scope="row" class="sources__input"><span class="sources__label" aria-hidden="true">Input</span>${input.title ? html`<span class="sources__title">${input.title}</span> ` : null}<span class=${input.title ? 'sources__address' : ''}>${input.input}</span>${input.type === 'location' ? html`<span class="muted"> (${input.latitude}, ${input.longitude}, ${input.radius} m)</span>` : null}</th>
       <td role="cell" class="sources__short"><span class="sources__label" aria-hidden="true">Active</span>${input.active ? 'yes' : 'no'}</td>
       <td role="cell" class="sources__short"><span class="sources__label" aria-hidden="true">Display</span>${input.display ? 'yes' : 'no'}</td>
       <td role="cell"><span class="sources__label" aria-hidden="true">Health</span><${Health} input=${input} now=${props.now} credential=${credentialOf(input, props.services, props.credentials)} /></td>
       <td role="cell"><span class="sources__label" aria-hidden="true">Actions</span>
         <div class="buttons">
+          <button type="button" class="secondary" aria-label=${`Poll now ${name}`} onClick=${pollNow}>Poll now</button>
           <button type="button" class="secondary" ref=${edit} aria-label=${`Edit ${input.input}`} onClick=${() => setEditing(true)}>Edit</button>
           <button type="button" class="secondary" aria-label=${`${input.active ? 'Deactivate' : 'Activate'} ${input.input}`} onClick=${toggle}>${input.active ? 'Deactivate' : 'Activate'}</button>
           <button type="button" class="danger" aria-label=${`Delete ${input.input}`} onClick=${(event: Event) => props.onDelete(input, event.currentTarget as HTMLButtonElement)}>Delete</button>
           <button type="button" class="secondary" aria-expanded=${showRejections ? 'true' : 'false'} aria-controls=${panelId} aria-label=${`Rejections of ${input.input}`} onClick=${() => setShowRejections(!showRejections)}>Rejections</button>
         </div>
+        <p role="status" class=${polled?.failed ? 'sources__check-error' : 'muted'}>${polled?.text ?? ''}</p>
         <${ErrorBanner} error=${error} />
       </td>
     </tr>
@@ -517,7 +609,11 @@ export default function Sources() {
     };
   }, [load]);
 
-  const saved = (input: Input) => setInputs((list) => (list?.some((x) => x._id === input._id) ? list.map((x) => (x._id === input._id ? input : x)) : [...(list ?? []), input]));
+  // An input fresher than the last read of the table (a poll now's answer): its times count from now.
+  const saved = (input: Input) => {
+    setInputs((list) => (list?.some((x) => x._id === input._id) ? list.map((x) => (x._id === input._id ? input : x)) : [...(list ?? []), input]));
+    setNow(Date.now());
+  };
 
   const closeAdding = (created?: Input | Input[]) => {
     setAdding(undefined);
@@ -582,7 +678,7 @@ export default function Sources() {
               <a href=${`${screenPath(contractId, 'moderation')}?collection=${encodeURIComponent(collection._id)}`}>Moderation of ${collection.name}</a>
             </div>
           </div>
-          ${adding === 'one' ? html`<${InputForm} services=${services} credentials=${credentials} contractId=${contractId} collectionId=${collection._id} onDone=${closeAdding} />` : null}
+          ${adding === 'one' ? html`<${InputForm} services=${services} credentials=${credentials} contractId=${contractId} collectionId=${collection._id} onDone=${closeAdding} onAdded=${saved} />` : null}
           ${adding === 'many' ? html`<${BulkForm} contractId=${contractId} collectionId=${collection._id} onDone=${closeAdding} />` : null}
           <p class="visually-hidden" role="status">${notice}</p>
           <${ErrorBanner} error=${deleteError} />
