@@ -4947,6 +4947,10 @@ export interface Paths {
            * when the grant was made
            */
           granted: string;
+          /**
+           * whether the member has two-factor sign-in on (docs/api.md#two-factor-sign-in); false for a machine client
+           */
+          twoFactor: boolean;
         }[];
       };
     };
@@ -4975,6 +4979,10 @@ export interface Paths {
            * when the grant was made
            */
           granted: string;
+          /**
+           * whether the member has two-factor sign-in on (docs/api.md#two-factor-sign-in); false for a machine client
+           */
+          twoFactor: boolean;
         };
       };
       requestBody: {
@@ -5015,6 +5023,10 @@ export interface Paths {
            * when the grant was made
            */
           granted: string;
+          /**
+           * whether the member has two-factor sign-in on (docs/api.md#two-factor-sign-in); false for a machine client
+           */
+          twoFactor: boolean;
         };
       };
       requestBody: {
