@@ -156,7 +156,7 @@ function Enrol({ enrolment, onConfirmed, onCancel }: { enrolment: Enrolment; onC
       <li>
         <p>Scan the QR code, or type the secret key into the app (time-based, 6 digits, every 30 seconds):</p>
         ${qr ? html`<img class="account__qr" src=${qr} width="200" height="200" alt="QR code of the otpauth address below" />` : null}
-        <p>Secret key: <code class="account__secret" aria-label=${`Secret key ${enrolment.secret}`}>${grouped(enrolment.secret)}</code></p>
+        <p>Secret key: <code class="account__secret">${grouped(enrolment.secret)}</code></p>
         <p class="account__uri">On this device: <a href=${enrolment.uri}>open in an authenticator app</a> (<code>${enrolment.uri}</code>)</p>
       </li>
       <li>
