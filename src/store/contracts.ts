@@ -136,14 +136,21 @@ export interface Member {
   lastSignInAt: number | null;
   /** When the grant was made (ISO 8601). */
   granted: string;
+  /** Whether the consumer has two-factor sign-in on (an enrolment confirmed; docs/api.md#two-factor-sign-in). */
+  twoFactor: boolean;
 }
 
-/** The members of the contract, in grant order (then consumer id), with their roles (an unknown stored role reads as `viewer`, as `grantRole` does). */
+/**
+ * The members of the contract, in grant order (then consumer id), with their roles (an unknown
+ * stored role reads as `viewer`, as `grantRole` does) and whether each has two-factor sign-in on
+ * (a pending enrolment is not).
+ */
 export async function listMembers(db: Db, contractId: string): Promise<Member[]> {
   const rows = await db
     .selectFrom('grants')
     .innerJoin('consumers', 'consumers.id', 'grants.consumerId')
-    .select(['grants.consumerId', 'grants.role', 'grants.created', 'consumers.name', 'consumers.type', 'consumers.email', 'consumers.lastSignInAt'])
+    .leftJoin('twoFactor', (join) => join.onRef('twoFactor.consumerId', '=', 'grants.consumerId').on('twoFactor.enabledAt', 'is not', null))
+    .select(['grants.consumerId', 'grants.role', 'grants.created', 'consumers.name', 'consumers.type', 'consumers.email', 'consumers.lastSignInAt', 'twoFactor.consumerId as twoFactorOf'])
     .where('grants.contractId', '=', contractId)
     .orderBy('grants.created')
     .orderBy('grants.consumerId')
@@ -156,6 +163,7 @@ export async function listMembers(db: Db, contractId: string): Promise<Member[]>
     email: row.email,
     lastSignInAt: row.lastSignInAt === null ? null : Number(row.lastSignInAt),
     granted: row.created,
+    twoFactor: row.twoFactorOf !== null,
   }));
 }
 

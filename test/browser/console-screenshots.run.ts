@@ -25,6 +25,14 @@ async function filtersShot(page: Page, sluice: ConsoleServer, suffix: string): P
   await page.screenshot({ path: `docs/console-filters-${suffix}.png`, fullPage: true });
 }
 
+/** Account: the password form and two-factor sign-in being turned on (the secret, its QR code and URI). */
+async function accountShot(page: Page, sluice: ConsoleServer, suffix: string): Promise<void> {
+  await page.goto(`${sluice.origin}/console/account`);
+  await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
+  await page.getByRole('img', { name: /QR code/ }).waitFor();
+  await page.screenshot({ path: `docs/console-account-${suffix}.png`, fullPage: true });
+}
+
 const SCREENS = [
   ['contracts', ''],
   ['sources', '/sources'],
@@ -90,6 +98,7 @@ it('writes the console screenshots', async () => {
         await page.screenshot({ path: `docs/console-${name}-${suffix}.png`, fullPage: true });
       }
       await filtersShot(page, sluice, suffix);
+      await accountShot(page, sluice, suffix);
       await page.context().close();
     }
   } finally {

@@ -28,7 +28,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const authorizeUrl = () =>
   `/v1/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'sluice-console', redirect_uri: CONSOLE, state: 's1', code_challenge: s256(randomToken() + randomToken()), code_challenge_method: 'S256' })}`;
 
-const call = (app: FastifyInstance, token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) =>
+const call = (app: FastifyInstance, token: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: object) =>
   app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}), remoteAddress: '10.30.0.1' });
 
 const codeCount = async (db: Db) => Number((await db.selectFrom('authorizationCodes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
@@ -271,6 +271,26 @@ describe('a contract owner requires two-factor sign-in', () => {
       [owner.consumer.id, 'two-factor-enable'],
       [member.consumer.id, 'two-factor-enable'],
     ]);
+  });
+  it('the members list says who has two-factor on (twoFactor), for the owner about to require it: a pending enrolment is not on, a machine client never', async () => {
+    const { app, db, user: owner } = await setup();
+    const tenant = await buildTenant(db, 'Desk');
+    const pending = await buildUser(db, { name: 'Pia' });
+    await grant(db, owner.consumer.id, tenant.contract.id, undefined, 'owner');
+    await grant(db, pending.consumer.id, tenant.contract.id, undefined, 'moderator');
+    const members = async () => {
+      const res = await call(app, owner.token, 'GET', `/collection/contracts/${tenant.contract.id}/members`);
+      expect(res.statusCode, res.body).toBe(200);
+      return Object.fromEntries((res.json() as { consumerId: string; twoFactor: unknown }[]).map((m) => [m.consumerId, m.twoFactor]));
+    };
+    expect(await members()).toEqual({ [tenant.consumer.id]: false, [owner.consumer.id]: false, [pending.consumer.id]: false });
+    await enrol(app, owner.token);
+    // Started, never confirmed: not on (a code from it would not be asked at sign-in).
+    expect((await call(app, pending.token, 'POST', '/v1/account/two-factor')).statusCode).toBe(200);
+    expect(await members()).toEqual({ [tenant.consumer.id]: false, [owner.consumer.id]: true, [pending.consumer.id]: false });
+    // A single member's answer (PATCH) says it too.
+    const changed = await call(app, owner.token, 'PATCH', `/collection/contracts/${tenant.contract.id}/members/${owner.consumer.id}`, { role: 'owner' });
+    expect(changed.json()).toMatchObject({ consumerId: owner.consumer.id, twoFactor: true });
   });
 });
 

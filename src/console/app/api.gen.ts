@@ -5051,6 +5051,10 @@ export interface Paths {
            * when the grant was made
            */
           granted: string;
+          /**
+           * whether the member has two-factor sign-in on (docs/api.md#two-factor-sign-in); false for a machine client
+           */
+          twoFactor: boolean;
         }[];
       };
     };
@@ -5079,6 +5083,10 @@ export interface Paths {
            * when the grant was made
            */
           granted: string;
+          /**
+           * whether the member has two-factor sign-in on (docs/api.md#two-factor-sign-in); false for a machine client
+           */
+          twoFactor: boolean;
         };
       };
       requestBody: {
@@ -5119,6 +5127,10 @@ export interface Paths {
            * when the grant was made
            */
           granted: string;
+          /**
+           * whether the member has two-factor sign-in on (docs/api.md#two-factor-sign-in); false for a machine client
+           */
+          twoFactor: boolean;
         };
       };
       requestBody: {

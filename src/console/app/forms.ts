@@ -8,13 +8,16 @@
  *   `aria-describedby` and `aria-invalid`.
  * - `SubmitOrCancel`: a form's submit button and Cancel, which drops the draft.
  * - `ErrorBanner`: an error in place (role=alert): a 403 says the user has no access to the
- *   contract (a refusal naming `role` shows its own message: the role it needs); an `ApiError` shows its messages; anything else its message.
+ *   contract (a refusal naming `role` shows its own message: the role it needs; one naming
+ *   `twoFactor` its own, with a link to the Account screen to turn two-factor sign-in on,
+ *   docs/api.md#requiring-two-factor-sign-in); an `ApiError` shows its messages; anything else its message.
  */
 import type { ComponentChildren } from 'preact';
 import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type ErrorEntry } from './api.ts';
 import { useDraft } from './drafts.ts';
 import { html } from './html.ts';
+import { ACCOUNT_PATH } from './paths.ts';
 
 /** Entries of `error` that name `propertyName` (exactly, or as `propertyName[...]`/`propertyName.…`). */
 export function errorsFor(error: unknown, propertyName: string): ErrorEntry[] {
@@ -28,12 +31,15 @@ export const NO_ACCESS = 'You have no access to this contract. Ask the operator 
 export function ErrorBanner({ error, children }: { error: unknown; children?: ComponentChildren }) {
   if (error === undefined || error === null) return null;
   let messages: string[];
-  // A refusal for the role (docs/api.md#roles-and-scopes) says which role it needs; any other 403 is no access to the contract.
-  if (error instanceof ApiError && error.status === 403 && !error.errors.some((entry) => entry.propertyName === 'role')) messages = [NO_ACCESS];
+  // A refusal for the role (docs/api.md#roles-and-scopes) says which role it needs, one for
+  // two-factor sign-in what to do; any other 403 is no access to the contract.
+  const twoFactor = error instanceof ApiError && error.status === 403 && error.errors.some((entry) => entry.propertyName === 'twoFactor');
+  if (error instanceof ApiError && error.status === 403 && !twoFactor && !error.errors.some((entry) => entry.propertyName === 'role')) messages = [NO_ACCESS];
   else if (error instanceof ApiError) messages = error.errors.map((entry) => entry.message);
   else messages = [error instanceof Error ? error.message : String(error)];
   return html`<div class="banner banner--error" role="alert">
     ${messages.map((message) => html`<p>${message}</p>`)}
+    ${twoFactor ? html`<p><a href=${ACCOUNT_PATH}>Turn on two-factor sign-in on the Account screen</a></p>` : null}
     ${error instanceof ApiError && error.requestId ? html`<p class="muted">Request ${error.requestId}</p>` : null}
     ${children}
   </div>`;
@@ -54,6 +60,10 @@ export interface FieldProps {
   multiline?: boolean;
   /** Take focus when it appears (a form opened by a button). */
   autoFocus?: boolean;
+  /** The input's `autocomplete` (HTML autofill tokens: `current-password`, `new-password`, `one-time-code`). */
+  autoComplete?: string;
+  /** The input's `inputmode` (`numeric` for a code). */
+  inputMode?: string;
 }
 
 /** A labelled control with its hint and its errors (by `propertyName`). */
@@ -81,7 +91,7 @@ export function Field(props: FieldProps) {
     ? html`<select ...${common} value=${props.value}>${props.options.map(([value, label]) => html`<option value=${value}>${label}</option>`)}</select>`
     : props.multiline
       ? html`<textarea ...${common} value=${props.value}></textarea>`
-      : html`<input ...${common} type=${props.type ?? 'text'} value=${props.value} />`;
+      : html`<input ...${common} type=${props.type ?? 'text'} value=${props.value} autocomplete=${props.autoComplete} inputmode=${props.inputMode} />`;
   return html`<div class="field">
     <label for=${id}>${props.label}</label>
     ${props.hint ? html`<p class="hint" id=${`${id}-hint`}>${props.hint}</p>` : null}

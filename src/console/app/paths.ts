@@ -1,6 +1,7 @@
 /**
  * Addresses of the console's screens (the route table, routes.ts, lists the screens). Every
- * screen lives under a contract: `/console/contracts/<contract id>/<segment>[/…]`. Kept apart
+ * screen lives under a contract: `/console/contracts/<contract id>/<segment>[/…]`, except the
+ * signed-in user's own Account screen (`ACCOUNT_PATH`), which belongs to no contract. Kept apart
  * from the route table so that a screen links to another without importing the table that
  * imports it.
  */
@@ -15,3 +16,6 @@ export function locate(path: string): { contractId?: string; segment?: string } 
   const match = /^\/console\/contracts\/([^/]+)(?:\/([^/]+))?/.exec(path);
   return match ? { contractId: decodeURIComponent(match[1]!), segment: match[2] ?? '' } : {};
 }
+
+/** The Account screen (password, two-factor sign-in, sign out everywhere): the user's, under no contract. */
+export const ACCOUNT_PATH = '/console/account';

@@ -9,6 +9,9 @@
  * of the user's role on the contract, and opening another's address says which role it needs
  * instead of showing controls the API would refuse.
  *
+ * The one screen under no contract is the signed-in user's own `ACCOUNT` (`/console/account`):
+ * open to everyone signed in, linked beside the user's name rather than in the navigation.
+ *
  * Lazy screens (`lazyScreen(() => import(…))`) are separate chunks loaded when first opened: keep the
  * big ones (the Publication screen's code editor) lazy so the first load stays under 150 KB.
  */
@@ -16,6 +19,7 @@ import type { AnyComponent } from 'preact';
 import lazy from 'preact-iso/lazy';
 import { ErrorBanner } from './forms.ts';
 import { html } from './html.ts';
+import { ACCOUNT_PATH } from './paths.ts';
 import { type Ability, ABILITIES, may, type Role, roleOn } from './roles.ts';
 import { Screen } from './screen.ts';
 import Contracts from './screens/contracts.ts';
@@ -81,6 +85,9 @@ export const SCREENS: ScreenEntry[] = [
   entry('connections', 'Connections', 'admin', lazyScreen(() => import('./screens/connections.ts'))),
   entry('team', 'Team', 'admin', lazyScreen(() => import('./screens/team.ts'))),
 ];
+
+/** The Account screen (password, two-factor sign-in, sign out everywhere): every signed-in user's, under no contract. */
+export const ACCOUNT = { path: ACCOUNT_PATH, label: 'Account', component: lazyScreen(() => import('./screens/account.ts')) };
 
 /** The route pattern of an entry for preact-iso's Router. */
 export function routePattern(entry: ScreenEntry): string {

@@ -14,7 +14,7 @@ import { ErrorBanner } from './forms.ts';
 import { html } from './html.ts';
 import { locate, screenPath } from './paths.ts';
 import { may, roleOn } from './roles.ts';
-import { routePattern, SCREENS } from './routes.ts';
+import { ACCOUNT, routePattern, SCREENS } from './routes.ts';
 import { Screen } from './screen.ts';
 import { defaultContractId, useSession } from './session.ts';
 import { createStore, useStore } from './store.ts';
@@ -89,6 +89,7 @@ function Header() {
       : null}
     <div class="who">
       ${me ? html`<span class="who__name">${me.consumer_name}${role ? html` <span class="who__role muted">(${role})</span>` : null}</span>` : null}
+      <a href=${ACCOUNT.path} aria-current=${path === ACCOUNT.path ? 'page' : undefined}>${ACCOUNT.label}</a>
       <button type="button" disabled=${leaving} onClick=${() => {
         setLeaving(true);
         void signOut();
@@ -145,6 +146,7 @@ export function Shell() {
         <${Router} onRouteChange=${focusScreen}>
           <${Route} path="/console" component=${Home} />
           ${SCREENS.map((entry) => html`<${Route} path=${routePattern(entry)} component=${entry.component} />`)}
+          <${Route} path=${ACCOUNT.path} component=${ACCOUNT.component} />
           <${Route} default component=${NotFound} />
         <//>
       <//>

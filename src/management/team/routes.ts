@@ -49,6 +49,7 @@ export function presentMember(member: Member) {
     email: member.email,
     lastSignIn: member.lastSignInAt === null ? null : iso(member.lastSignInAt),
     granted: member.granted,
+    twoFactor: member.twoFactor,
   };
 }
 

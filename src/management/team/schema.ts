@@ -22,6 +22,7 @@ export const Member = Type.Object({
   email: Type.Union([Type.String(), Type.Null()], { description: "the consumer's e-mail address" }),
   lastSignIn: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'the last password sign-in, accepted invitation or client_credentials token; null when not known' }),
   granted: Type.String({ format: 'date-time', description: 'when the grant was made' }),
+  twoFactor: Type.Boolean({ description: 'whether the member has two-factor sign-in on (docs/api.md#two-factor-sign-in); false for a machine client' }),
 });
 
 export const MemberCreate = Type.Object({

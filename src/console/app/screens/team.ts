@@ -10,6 +10,13 @@
  *   owner's controls are disabled with the reason beside them (the API refuses it with 409).
  * - **Invite** (`POST …/invitations`): name, e-mail address and role → the single-use link,
  *   shown this once with a Copy button, and whether it was e-mailed (`emailed`).
+ * - per member who is a user (not oneself, not an owner's row for an admin): **Password reset
+ *   link** (`POST …/members/{consumerId}/password-reset`, docs/api.md#password-reset) → its link,
+ *   shown once like an invitation's (one component, `OnceLink`); whether each member has
+ *   two-factor sign-in on (`twoFactor`).
+ * - for owners, **Require two-factor sign-in** (`PUT /collection/contracts/{id}/two-factor`,
+ *   docs/api.md#requiring-two-factor-sign-in), a switch; the API's refusal when the owner has not
+ *   turned it on themself (403 naming `twoFactor`) shows with a link to the Account screen.
  * - the pending invitations (`GET …/invitations`), each with Withdraw (`DELETE
  *   …/invitations/{invitationId}`).
  *
@@ -31,6 +38,22 @@ type Member = Answer<'/collection/contracts/{id}/members', 'get'>[number];
 type Invitation = Answer<'/collection/contracts/{id}/invitations', 'get'>[number];
 /** A new invitation, with its link shown this once. */
 type Invited = Answer<'/collection/contracts/{id}/invitations', 'post', '201'>;
+/** A new password-reset link, shown this once. */
+type ResetIssued = Answer<'/collection/contracts/{id}/members/{consumerId}/password-reset', 'post', '201'>;
+
+/** A single-use link shown this once (an invitation's or a password reset's): what `OnceLink` shows. */
+interface Once {
+  /** The heading, e.g. "Invitation for Mo". */
+  title: string;
+  /** The link field's label. */
+  label: string;
+  link: string;
+  emailed: boolean;
+  /** Who the link is for, and their e-mail address (null when none is known). */
+  name: string;
+  email: string | null;
+  expires: string;
+}
 
 /** What each role may do, in a few words (docs/api.md#roles-and-scopes), for the role selects' hint. */
 const ROLE_WORDS: Record<Role, string> = {
@@ -68,7 +91,7 @@ function ConfirmRemove({ member, onClose }: { member: Member | undefined; onClos
   </dialog>`;
 }
 
-function MemberRow(props: { member: Member; myRole: Role; me: string | undefined; lastOwner: boolean; busy: boolean; onRole: (role: Role) => void; onRemove: () => void }) {
+function MemberRow(props: { member: Member; myRole: Role; me: string | undefined; lastOwner: boolean; busy: boolean; onRole: (role: Role) => void; onRemove: () => void; onReset: () => void }) {
   const { member, myRole, lastOwner } = props;
   const reasonId = useId();
   // Only an owner changes or removes an owner (docs/api.md#team, role rule).
@@ -92,9 +115,15 @@ function MemberRow(props: { member: Member; myRole: Role; me: string | undefined
         : html`<span>${member.role}</span>`}
     </td>
     <td><span class="team__label" aria-hidden="true">Last sign-in</span>${member.lastSignIn ? html`<time datetime=${member.lastSignIn}>${when(member.lastSignIn)}</time>` : 'never'}</td>
+    <td><span class="team__label" aria-hidden="true">Two-factor</span>${member.type === 'client' ? html`<span class="muted">not for clients</span>` : member.twoFactor ? 'on' : 'off'}</td>
     <td>
       ${manageable
-        ? html`<button type="button" class="secondary" disabled=${locked} aria-label=${`Remove ${member.name}`} aria-describedby=${lastOwner ? reasonId : undefined} onClick=${props.onRemove}>Remove</button>`
+        ? html`<div class="buttons">
+            <button type="button" class="secondary" disabled=${locked} aria-label=${`Remove ${member.name}`} aria-describedby=${lastOwner ? reasonId : undefined} onClick=${props.onRemove}>Remove</button>
+            ${member.type === 'user' && member.consumerId !== props.me
+              ? html`<button type="button" class="secondary" disabled=${props.busy} aria-label=${`Password reset link for ${member.name}`} onClick=${props.onReset}>Password reset link</button>`
+              : null}
+          </div>`
         : html`<span class="muted">Only an owner changes an owner.</span>`}
       ${lastOwner ? html`<p class="muted team__reason" id=${reasonId}>${LAST_OWNER}</p>` : null}
     </td>
@@ -120,16 +149,16 @@ function InviteForm({ contractId, myRole, onInvited }: { contractId: string; myR
   </form>`;
 }
 
-/** The link of a new invitation, shown this once, with Copy; says whether it was e-mailed. */
-function InvitedLink({ invited, onDone }: { invited: Invited; onDone: () => void }) {
+/** A single-use link (an invitation's, a password reset's), shown this once, with Copy; says whether it was e-mailed. */
+function OnceLink({ once, onDone }: { once: Once; onDone: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const field = useRef<HTMLInputElement>(null);
   const [copied, setCopied] = useState('');
   const id = useId();
-  useEffect(() => heading.current?.focus(), [invited]);
+  useEffect(() => heading.current?.focus(), [once]);
   const copy = async () => {
     try {
-      await navigator.clipboard.writeText(invited.link);
+      await navigator.clipboard.writeText(once.link);
       setCopied('Link copied.');
     } catch {
       field.current?.select();
@@ -137,20 +166,58 @@ function InvitedLink({ invited, onDone }: { invited: Invited; onDone: () => void
     }
   };
   return html`<section class="card team__link" aria-labelledby="link-title">
-    <h2 id="link-title" ref=${heading} tabindex="-1">Invitation for ${invited.name}</h2>
-    <p>${invited.emailed
-      ? html`The link was e-mailed to <strong>${invited.email}</strong>.`
-      : html`The link was not e-mailed: pass it on to ${invited.name} (${invited.email}) yourself.`}
-      ${' '}It works once, until ${when(invited.expires)}, and is shown only now.</p>
+    <h2 id="link-title" ref=${heading} tabindex="-1">${once.title}</h2>
+    <p>${once.emailed
+      ? html`The link was e-mailed to <strong>${once.email}</strong>.`
+      : html`The link was not e-mailed: pass it on to ${once.name}${once.email ? ` (${once.email})` : ''} yourself.`}
+      ${' '}It works once, until ${when(once.expires)}, and is shown only now.</p>
     <div class="field">
-      <label for=${id}>Invitation link</label>
+      <label for=${id}>${once.label}</label>
       <div class="team__copy">
-        <input id=${id} ref=${field} type="text" readonly value=${invited.link} onFocus=${(event: Event) => (event.currentTarget as HTMLInputElement).select()} />
+        <input id=${id} ref=${field} type="text" readonly value=${once.link} onFocus=${(event: Event) => (event.currentTarget as HTMLInputElement).select()} />
         <button type="button" onClick=${copy}>Copy</button>
       </div>
     </div>
     <p role="status" class="muted">${copied}</p>
     <button type="button" class="secondary" onClick=${onDone}>Done</button>
+  </section>`;
+}
+
+/**
+ * The owner's switch for the contract's two-factor requirement (docs/api.md#requiring-two-factor-sign-in),
+ * with who it would stop; the API's refusal (the owner without two-factor, 403 naming `twoFactor`)
+ * shows through `ErrorBanner`, which links the Account screen.
+ */
+function RequireTwoFactor({ contractId, members }: { contractId: string; members: Member[] }) {
+  const { contracts } = useSession();
+  const required = contracts?.find((contract) => contract._id === contractId)?.requireTwoFactor === true;
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const explanation = useId();
+  const users = members.filter((member) => member.type === 'user');
+  const without = users.filter((member) => !member.twoFactor);
+  const change = async (next: boolean) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api.put(`/collection/contracts/${encodeURIComponent(contractId)}/two-factor`, { required: next });
+      await reloadContracts();
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<section class="card" aria-labelledby="require-title">
+    <h2 id="require-title">Two-factor sign-in</h2>
+    <label class="team__switch">
+      <input type="checkbox" role="switch" checked=${required} disabled=${busy} aria-describedby=${explanation}
+        onChange=${(event: Event) => void change((event.currentTarget as HTMLInputElement).checked)} />
+      Require two-factor sign-in
+    </label>
+    <p id=${explanation} class="muted">While it is required, members who sign in with a password can work on this contract only once they have turned two-factor sign-in on (on their Account screen); until then every request for this contract is refused with the reason. Machine clients are not affected. You need it on yourself to require it.
+      ${' '}${without.length ? `Without it now: ${without.map((member) => member.name).join(', ')}.` : 'Every member who is a user has it on.'}</p>
+    <${ErrorBanner} error=${error} />
   </section>`;
 }
 
@@ -166,7 +233,7 @@ export default function Team() {
   const [actionError, setActionError] = useState<unknown>(undefined);
   const [busy, setBusy] = useState<string | undefined>(undefined);
   const [removing, setRemoving] = useState<Member | undefined>(undefined);
-  const [invited, setInvited] = useState<Invited | undefined>(undefined);
+  const [once, setOnce] = useState<Once | undefined>(undefined);
   const said = useRef<HTMLParagraphElement>(null);
   const [message, setMessage] = useState('');
 
@@ -217,6 +284,12 @@ export default function Team() {
     });
     said.current?.focus();
   };
+  const resetLink = (member: Member) =>
+    act(member.consumerId, async () => {
+      const issued = await api.post<ResetIssued>(`${base}/members/${encodeURIComponent(member.consumerId)}/password-reset`);
+      setOnce({ title: `Password reset link for ${member.name}`, label: 'Password reset link', link: issued.link, emailed: issued.emailed, name: member.name, email: member.email, expires: issued.expires });
+      return `A password reset link for ${member.name} was made.`;
+    });
   const withdraw = (invitation: Invitation) =>
     act(invitation._id, async () => {
       await api.del(`${base}/invitations/${encodeURIComponent(invitation._id)}`);
@@ -232,19 +305,19 @@ export default function Team() {
     ${members && myRole
       ? html`<table class="team__table" aria-labelledby="members-title">
           <caption id="members-title">Members</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Last sign-in</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Last sign-in</th><th scope="col">Two-factor</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
             ${members.map((member) => html`<${MemberRow} key=${member.consumerId} member=${member} myRole=${myRole} me=${me?.consumer_id}
               lastOwner=${member.role === 'owner' && owners <= 1} busy=${busy === member.consumerId}
-              onRole=${(role: Role) => changeRole(member, role)} onRemove=${() => setRemoving(member)} />`)}
+              onRole=${(role: Role) => changeRole(member, role)} onRemove=${() => setRemoving(member)} onReset=${() => resetLink(member)} />`)}
           </tbody>
         </table>`
       : null}
     ${myRole
-      ? invited
-        ? html`<${InvitedLink} invited=${invited} onDone=${() => setInvited(undefined)} />`
+      ? once
+        ? html`<${OnceLink} once=${once} onDone=${() => setOnce(undefined)} />`
         : html`<${InviteForm} contractId=${contractId} myRole=${myRole} onInvited=${(created: Invited) => {
-            setInvited(created);
+            setOnce({ title: `Invitation for ${created.name}`, label: 'Invitation link', link: created.link, emailed: created.emailed, name: created.name, email: created.email, expires: created.expires });
             void load();
           }} />`
       : null}
@@ -259,6 +332,7 @@ export default function Team() {
           </ul>
         </section>`
       : null}
+    ${members && may(myRole, 'owner') ? html`<${RequireTwoFactor} contractId=${contractId} members=${members} />` : null}
     <${ConfirmRemove} member=${removing} onClose=${remove} />
   <//>`;
 }
