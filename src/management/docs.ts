@@ -12,7 +12,9 @@ import { Type, type TSchema } from 'typebox';
 import { errorResponses, TOKEN_SECURITY } from '../http/openapi.ts';
 import { handlerValidated } from '../http/validate.ts';
 
-export const Id = Type.String({ pattern: '^[0-9a-f]{24}$', description: '24 lower-case hex characters' });
+/** A record id's pattern: 24 lower-case hex characters (lib/ids.ts). */
+export const ID_PATTERN = '^[0-9a-f]{24}$';
+export const Id = Type.String({ pattern: ID_PATTERN, description: '24 lower-case hex characters' });
 export const IdParams = Type.Object({ id: Id });
 export const ContractQuery = Type.Object({ contract_id: Id, access_token: Type.Optional(Type.String()) });
 export const TokenQuery = Type.Object({ access_token: Type.Optional(Type.String()) });

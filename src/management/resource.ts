@@ -4,7 +4,8 @@
  * `Spec`:
  *
  *   create      authenticate → validate → contract grant → references → unique name → insert → 201
- *   list        authenticate → contract grant (contract_id) → the contract's records, oldest first
+ *   list        authenticate → contract grant (contract_id) → narrowed (`narrow`) → the contract's
+ *               records, oldest first
  *   get         authenticate → 404 unknown / 403 other contract (no data) → record
  *   update      authenticate → access → validate (contractId and fixed fields unchanged) →
  *               references → unique name → update (with `onUpdate`, one transaction) → 200
@@ -57,6 +58,11 @@ export interface Spec<Row extends RecordRow> {
    * transaction and the new id once the record is stored (the audit entry, written with it).
    */
   insert?(db: Db, row: RecordRow & Record<string, unknown>, by: string, now: number, within: (trx: Transaction<Database>, id: string) => Promise<void>): Promise<string>;
+  /**
+   * Narrows the list (query parameters besides `contract_id`, already checked by the route's
+   * schema): the column values the listed records must have; throws 404/403 naming the parameter.
+   */
+  narrow?(db: Db, contractId: string, query: Record<string, unknown>): Promise<Record<string, string>>;
   /** Who still uses these records: each blocks the deletion (409). */
   users?(db: Executor, contractId: string, ids: string[]): Promise<User[]>;
   /** More work in the update transaction, before the change (a customization keeps its previous state). */
@@ -203,7 +209,8 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
       const principal = await authenticate(db, request);
       const { contract_id: contractId } = request.query;
       await requireContractAccess(db, principal, contractId, 'contract_id');
-      return (await listRecords<Row>(db, spec.table, contractId)).map(spec.present);
+      const where = (await spec.narrow?.(db, contractId, request.query as Record<string, unknown>)) ?? {};
+      return (await listRecords<Row>(db, spec.table, contractId, where)).map(spec.present);
     },
 
     async get(request: TypedRequest<Schemas['get']>) {

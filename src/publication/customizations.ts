@@ -1,7 +1,8 @@
 /**
  * The customizations a publication applies (docs/api.md#customizations, docs/api.md#publication):
- * every active one of the contract, in creation order (ids are time-ordered, so `created` then `id`
- * decides ties).
+ * every active one of the contract that applies to every wall, in creation order (ids are
+ * time-ordered, so `created` then `id` decides ties), then every active one of the wall's own
+ * collection, in creation order: the collection's come last, so their CSS wins the cascade.
  */
 import type { Db } from '../store/db.ts';
 
@@ -13,15 +14,21 @@ export interface AppliedCustomization {
   version: string;
 }
 
-/** Active customizations of the contract, oldest first; other contracts' rows are never read. */
-export async function activeCustomizations(db: Db, contractId: string): Promise<AppliedCustomization[]> {
+/**
+ * Active customizations of the wall of collection `collectionId` of the contract: the
+ * contract-wide ones, oldest first, then the collection's, oldest first. Other contracts' rows
+ * and other collections' are never read.
+ */
+export async function activeCustomizations(db: Db, contractId: string, collectionId: string): Promise<AppliedCustomization[]> {
   const rows = await db
     .selectFrom('customizations')
-    .select(['id', 'name', 'type', 'data', 'version'])
+    .select(['id', 'name', 'type', 'data', 'version', 'collectionId'])
     .where('contractId', '=', contractId)
     .where('active', '=', 1)
+    .where((eb) => eb.or([eb('collectionId', 'is', null), eb('collectionId', '=', collectionId)]))
     .orderBy('created')
     .orderBy('id')
     .execute();
-  return rows.filter((row) => row.type === 'css' || row.type === 'js') as AppliedCustomization[];
+  const ordered = [...rows.filter((row) => row.collectionId === null), ...rows.filter((row) => row.collectionId !== null)];
+  return ordered.filter((row) => row.type === 'css' || row.type === 'js').map(({ id, name, type, data, version }) => ({ id, name, type, data, version }) as AppliedCustomization);
 }

@@ -191,7 +191,7 @@ export function publicationRoutes(app: App, { db, config }: { db: Db; config: Co
       next,
       pageSize: PAGE_SIZE,
       pollSeconds: Math.max(1, config.contentMaxAge),
-      customizations: await activeCustomizations(db, contract.id),
+      customizations: await activeCustomizations(db, contract.id, collection.id),
       previewOrigin: preview ? consoleOrigin : undefined,
       language,
       themeCss: themeCss(settings.theme),

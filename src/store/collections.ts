@@ -130,7 +130,7 @@ export async function streamMarks(db: Db, collectionId: string): Promise<{ versi
 }
 
 /** The contract's inputs that belong to one of the collections (they block its deletion). */
-export async function inputsOfCollections(db: Db | Transaction<Database>, contractId: string, collectionIds: string[]): Promise<User[]> {
+async function inputsOfCollections(db: Db | Transaction<Database>, contractId: string, collectionIds: string[]): Promise<User[]> {
   if (!collectionIds.length) return [];
   const rows = await db
     .selectFrom('inputs')
@@ -140,6 +140,23 @@ export async function inputsOfCollections(db: Db | Transaction<Database>, contra
     .orderBy('id')
     .execute();
   return rows.map((row) => ({ kind: 'input', id: row.id, name: row.input, uses: row.collectionId }));
+}
+
+/**
+ * The contract's inputs and customizations that belong to one of the collections: each blocks
+ * its deletion (docs/api.md#deleting), a customization so that it never turns contract-wide or
+ * vanishes unseen.
+ */
+export async function usersOfCollections(db: Db | Transaction<Database>, contractId: string, collectionIds: string[]): Promise<User[]> {
+  if (!collectionIds.length) return [];
+  const customizations = await db
+    .selectFrom('customizations')
+    .select(['id', 'name', 'collectionId'])
+    .where('contractId', '=', contractId)
+    .where('collectionId', 'in', collectionIds)
+    .orderBy('id')
+    .execute();
+  return [...(await inputsOfCollections(db, contractId, collectionIds)), ...customizations.map((row) => ({ kind: 'customization', id: row.id, name: row.name, uses: row.collectionId! }))];
 }
 
 /**

@@ -25,6 +25,7 @@ export async function keepVersion(db: Executor, row: CustomizationRow, by: strin
       version: row.version,
       description: row.description,
       active: row.active,
+      collectionId: row.collectionId,
       lastModified: row.lastModified,
       lastModifiedBy: row.lastModifiedBy,
       replaced: new Date(now).toISOString(),

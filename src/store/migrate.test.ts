@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { buildItem, buildTenant, buildUser, freshDatabaseUrl, seedItems } from '../../test/helper.ts';
 import { SPACE_KEYS } from '../lib/simhash.ts';
@@ -16,6 +17,7 @@ import { searchItemKeys } from './item-search.ts';
 import { parseSearch } from '../lib/search-query.ts';
 import * as pinsEdits from './migrations/2026-12-07-pins-edits.ts';
 import * as inputTitle from './migrations/2026-12-11-input-title.ts';
+import * as customizationCollection from './migrations/2026-12-19-customization-collection.ts';
 import { hasIndexColumn } from './migrations/2026-11-29-trending.ts';
 
 describe('schema migrations', () => {
@@ -247,6 +249,27 @@ describe('schema migrations', () => {
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     await migrateToLatest(db);
     expect(await db.selectFrom('inputs').select(['sourceTitle', 'pollNowAt']).executeTakeFirstOrThrow()).toEqual({ sourceTitle: 'Wire', pollNowAt: now });
+    await db.destroy();
+  });
+
+  it('gives customizations and their versions an empty collection, keeping their rows, and runs again unchanged (2026-12-19-customization-collection)', async () => {
+    const db = openDb(await freshDatabaseUrl());
+    await migrateToLatest(db);
+    const tenant = await buildTenant(db);
+    await customizationCollection.down(db);
+    const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-19-customization-collection'));
+    const at = new Date().toISOString();
+    const row = { id: 'c'.repeat(24), contractId: tenant.contract.id, name: 'Brand', type: 'css', data: '.a{}', version: '1', description: null, active: 1, created: at, createdBy: 'test', lastModified: at, lastModifiedBy: 'test' };
+    await (db as unknown as Kysely<any>).insertInto('customizations').values(row).execute();
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    expect(await migrateToLatest(db)).toEqual(since);
+    expect(await db.selectFrom('customizations').select(['name', 'collectionId']).executeTakeFirstOrThrow()).toEqual({ name: 'Brand', collectionId: null });
+    await db.updateTable('customizations').set({ collectionId: tenant.collection.id }).execute();
+    // Again: nothing changes, the collection stays.
+    await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
+    await migrateToLatest(db);
+    expect(await db.selectFrom('customizations').select(['name', 'collectionId']).executeTakeFirstOrThrow()).toEqual({ name: 'Brand', collectionId: tenant.collection.id });
+    expect(await db.selectFrom('customizationVersions').select('collectionId').execute()).toEqual([]);
     await db.destroy();
   });
 });

@@ -32,9 +32,11 @@ export async function findRecords<Row extends RecordRow>(db: Executor, table: Re
   return any(db).selectFrom(table).selectAll().where('id', 'in', ids).execute() as Promise<Row[]>;
 }
 
-/** The contract's records, oldest first. */
-export async function listRecords<Row extends RecordRow>(db: Executor, table: RecordTable, contractId: string): Promise<Row[]> {
-  return any(db).selectFrom(table).selectAll().where('contractId', '=', contractId).orderBy('id').execute() as Promise<Row[]>;
+/** The contract's records, oldest first; only those whose columns equal `where`'s values when given. */
+export async function listRecords<Row extends RecordRow>(db: Executor, table: RecordTable, contractId: string, where: Record<string, string> = {}): Promise<Row[]> {
+  let query = any(db).selectFrom(table).selectAll().where('contractId', '=', contractId);
+  for (const [column, value] of Object.entries(where)) query = query.where(column, '=', value);
+  return query.orderBy('id').execute() as Promise<Row[]>;
 }
 
 /** Inserts one record into `table`. */

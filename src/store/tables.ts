@@ -520,6 +520,8 @@ export interface CustomizationTable extends Audited {
   version: string;
   description: string | null;
   active: number;
+  /** The collection whose walls it changes; null: every wall of the contract (migration 2026-12-19-customization-collection). */
+  collectionId: string | null;
 }
 
 /** A customization as it was before an update (migration 2026-11-25-customization-versions). */
@@ -538,6 +540,8 @@ export interface CustomizationVersionTable {
   /** When the update replaced this state (ISO 8601), and the consumer who sent it. */
   replaced: string;
   replacedBy: string;
+  /** The collection it applied to then; null: the whole contract. */
+  collectionId: string | null;
 }
 
 /** A rate-limit counter (store/rate-limits.ts): hits of the key's window, which ends at `resetAt` (ms). */

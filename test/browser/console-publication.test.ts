@@ -2,11 +2,13 @@
  * The console's Publication screen in Chromium (issue 12): edit a CSS customization in the code
  * editor and see the preview of the wall change before saving (a computed style in the preview
  * frame), save, see the history with the previous version and its diff, restore it; the layout
- * choice; copy the embed snippet; axe clean, no CSP violations, keyboard and 375 px usable.
- * Role and label locators only.
+ * choice; copy the embed snippet; a customization that "Applies to" one collection shows on that
+ * collection's wall only (issue 33 point 7); axe clean, no CSP violations, keyboard and 375 px
+ * usable. Role and label locators only.
  */
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCollection } from '../../src/store/collections.ts';
 import { buildItem, seedItems } from '../helper.ts';
 import { addCustomization } from '../publication-fixtures.ts';
 import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
@@ -151,6 +153,49 @@ describe.skipIf(browserMissing)('console: Publication', () => {
     expect(await storedData()).toBe(`${STORED}\n/* phone */`);
     await expectAccessible(page);
     expect(cspViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  it('applies a customization to one collection: the list says which walls, and only that wall shows it', async () => {
+    const side = await createCollection(sluice.db, sluice.tenant.contract.id, { name: 'Side wall' }, 'test');
+    await seedItems(sluice.db, { ...sluice.tenant, collection: side }, [buildItem({ id: 'rss_side', title: 'On the side wall' })]);
+    const page = await consolePage(browser);
+    await signIn(page, sluice, `/console/contracts/${sluice.tenant.contract.id}/publication`);
+    const list = page.getByRole('region', { name: 'Customizations' });
+    await expect(list.getByRole('listitem').filter({ hasText: 'Brand' }).textContent()).resolves.toContain('All walls of this contract');
+
+    const create = page.getByRole('form', { name: 'New customization' });
+    await create.getByLabel('name').fill('Side only');
+    await create.getByLabel('Applies to').selectOption({ label: 'Side wall' });
+    await create.getByRole('button', { name: 'Create customization' }).click();
+    const editor = page.getByRole('textbox', { name: 'data of Side only' });
+    await editor.waitFor();
+    await expect(list.getByRole('listitem').filter({ hasText: 'Side only' }).textContent()).resolves.toContain('Side wall');
+    const form = page.getByRole('form', { name: /Side only · css/ });
+    await expect(form.getByLabel('Applies to').inputValue()).resolves.toBe(side.id);
+    await editor.click();
+    await page.keyboard.insertText('body { background-color: #0b5d3b; }');
+    await form.getByRole('button', { name: 'Save Side only' }).click();
+    await page.getByRole('heading', { name: /Side only · css · version 2/ }).waitFor();
+
+    // The preview of the side wall has it; that of World News (another collection) does not.
+    await page.getByLabel('collection', { exact: true }).selectOption({ label: 'Side wall' });
+    await preview(page).getByRole('heading', { name: 'On the side wall' }).waitFor();
+    await waitForBackground(page, 'rgb(11, 93, 59)');
+    await page.getByLabel('collection', { exact: true }).selectOption({ label: 'World News' });
+    await preview(page).getByRole('heading', { name: 'The harbour reopens' }).waitFor();
+    expect(await previewBackground(page)).not.toBe('rgb(11, 93, 59)');
+    await expectAccessible(page);
+
+    // Moved to all walls: World News's wall has it too (the preview reloads on save).
+    await form.getByLabel('Applies to').selectOption({ label: 'All walls of this contract' });
+    await form.getByRole('button', { name: 'Save Side only' }).click();
+    await page.getByRole('heading', { name: /Side only · css · version 3/ }).waitFor();
+    await expect(list.getByRole('listitem').filter({ hasText: 'Side only' }).textContent()).resolves.toContain('All walls of this contract');
+    await waitForBackground(page, 'rgb(11, 93, 59)');
+    expect(cspViolations(page)).toEqual([]);
+    // Leave the contract as the other tests expect it.
+    await sluice.db.deleteFrom('customizations').where('name', '=', 'Side only').execute();
     await page.context().close();
   });
 });

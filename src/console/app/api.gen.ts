@@ -1619,6 +1619,10 @@ export interface Paths {
           data: string;
           version: string;
           description?: string;
+          /**
+           * a collection of the customization's contract: only its walls get the customization (absent: every wall of the contract)
+           */
+          collectionId?: string;
         };
       };
       requestBody: {
@@ -1635,6 +1639,10 @@ export interface Paths {
         version?: string;
         description?: string;
         active?: boolean;
+        /**
+         * a collection of the customization's contract: only its walls get the customization (absent: every wall of the contract)
+         */
+        collectionId?: string;
       };
     };
     get: {
@@ -1658,6 +1666,10 @@ export interface Paths {
           data: string;
           version: string;
           description?: string;
+          /**
+           * a collection of the customization's contract: only its walls get the customization (absent: every wall of the contract)
+           */
+          collectionId?: string;
         }[];
       };
     };
@@ -1698,6 +1710,10 @@ export interface Paths {
           data: string;
           version: string;
           description?: string;
+          /**
+           * a collection of the customization's contract: only its walls get the customization (absent: every wall of the contract)
+           */
+          collectionId?: string;
         };
       };
     };
@@ -1722,6 +1738,10 @@ export interface Paths {
           data: string;
           version: string;
           description?: string;
+          /**
+           * a collection of the customization's contract: only its walls get the customization (absent: every wall of the contract)
+           */
+          collectionId?: string;
         };
       };
       requestBody: {
@@ -1738,6 +1758,10 @@ export interface Paths {
          */
         contractId?: string;
         type?: 'css' | 'js';
+        /**
+         * a collection of the contract: only its walls get the customization; null: every wall of the contract
+         */
+        collectionId?: string | null;
       };
     };
     delete: {
@@ -1768,6 +1792,10 @@ export interface Paths {
           version: string;
           description?: string;
           active: boolean;
+          /**
+           * a collection of the customization's contract: only its walls get the customization (absent: every wall of the contract)
+           */
+          collectionId?: string;
           /**
            * when this state was saved
            */

@@ -27,7 +27,7 @@ import { check, handlerValidated } from '../../http/validate.ts';
 import type { Config } from '../../config.ts';
 import { type DisplayState, normalizeSettings, type PublicationSettings, settingsProblems } from '../../lib/publication-settings.ts';
 import { recordAudit } from '../../store/audit.ts';
-import { createCollection, DEFAULT_DEDUPE, deleteCollectionItems, drainCollectionItems, findCollection, inputsOfCollections, setDisplayState } from '../../store/collections.ts';
+import { createCollection, DEFAULT_DEDUPE, deleteCollectionItems, drainCollectionItems, findCollection, usersOfCollections, setDisplayState } from '../../store/collections.ts';
 import type { Db } from '../../store/db.ts';
 import type { CollectionRow } from '../../store/tables.ts';
 import { IdParams, recordRoutes, TokenQuery } from '../docs.ts';
@@ -71,7 +71,7 @@ const spec: Spec<CollectionRow> = {
     const retention = { retentionDays: row.retentionDays as number | null, retentionMaxItems: row.retentionMaxItems as number | null };
     return (await createCollection(db, row.contractId, { ...fields, ...retention, publication: row.publication as string | null }, by, now, within)).id;
   },
-  users: inputsOfCollections,
+  users: usersOfCollections,
   beforeDelete: drainCollectionItems,
   onDelete: deleteCollectionItems,
 };

@@ -1,4 +1,4 @@
-/** Customization row → the customization (docs/api.md#customizations) with the common record fields; `description` only when set. */
+/** Customization row → the customization (docs/api.md#customizations) with the common record fields; `description` and `collectionId` only when set. */
 import type { CustomizationRow, CustomizationVersionRow } from '../../store/tables.ts';
 import type { Static } from 'typebox';
 import { recordFields } from '../docs.ts';
@@ -14,6 +14,7 @@ export function presentCustomization(row: CustomizationRow): Record<string, unkn
     data: row.data,
     version: row.version,
     ...(row.description !== null ? { description: row.description } : {}),
+    ...(row.collectionId !== null ? { collectionId: row.collectionId } : {}),
     ...recordFields(row),
   };
 }
@@ -30,6 +31,7 @@ export function presentVersion(row: CustomizationVersionRow): Static<typeof Cust
     version: row.version,
     ...(row.description !== null ? { description: row.description } : {}),
     active: row.active === 1,
+    ...(row.collectionId !== null ? { collectionId: row.collectionId } : {}),
     lastModified: row.lastModified,
     lastModifiedBy: row.lastModifiedBy,
     replaced: row.replaced,

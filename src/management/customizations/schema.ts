@@ -1,12 +1,11 @@
 /**
- * Customizations (docs/api.md#customizations, docs/api.md#limits): request and response schemas,
- * the
- * 256 KiB limit of `data` (UTF-8 bytes), and the version rule: when an update does not send
+ * Customizations (docs/api.md#customizations, docs/api.md#limits): request and response schemas
+ * (an optional `collectionId` narrows a customization to one collection's walls), the 256 KiB limit of `data` (UTF-8 bytes), and the version rule: when an update does not send
  * `version`, the last run of digits is incremented ("1"→"2", "1.9"→"1.10"; no digits → ".1").
  */
 import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
-import { common, Id, TokenQuery } from '../docs.ts';
+import { common, ContractQuery, Id, ID_PATTERN, TokenQuery } from '../docs.ts';
 
 /** Largest `data`, in UTF-8 bytes (docs/api.md#limits). */
 export const MAX_DATA_BYTES = 256 * 1024;
@@ -16,6 +15,7 @@ const Kind = Type.Unsafe<string>({ type: 'string', enum: ['css', 'js'] });
 const Data = Type.String({ maxLength: MAX_DATA_BYTES, description: 'CSS or JavaScript, at most 256 KiB' });
 const Version = Type.String({ minLength: 1, maxLength: 50 });
 const Description = Type.String({ maxLength: 2000 });
+const CollectionId = Type.String({ pattern: ID_PATTERN, description: "a collection of the customization's contract: only its walls get the customization (absent: every wall of the contract)" });
 
 export const CustomizationCreate = Type.Object({
   name: Name,
@@ -25,6 +25,7 @@ export const CustomizationCreate = Type.Object({
   version: Type.Optional(Version),
   description: Type.Optional(Description),
   active: Type.Optional(Type.Boolean()),
+  collectionId: Type.Optional(CollectionId),
 });
 export const CustomizationUpdate = Type.Object({
   name: Type.Optional(Name),
@@ -34,8 +35,22 @@ export const CustomizationUpdate = Type.Object({
   active: Type.Optional(Type.Boolean()),
   contractId: Type.Optional(Id),
   type: Type.Optional(Kind),
+  collectionId: Type.Optional(Type.Union([Id, Type.Null()], { description: 'a collection of the contract: only its walls get the customization; null: every wall of the contract' })),
 });
-export const Customization = Type.Object({ ...common, name: Type.String(), type: Kind, data: Type.String(), version: Type.String(), description: Type.Optional(Type.String()) });
+export const Customization = Type.Object({
+  ...common,
+  name: Type.String(),
+  type: Kind,
+  data: Type.String(),
+  version: Type.String(),
+  description: Type.Optional(Type.String()),
+  collectionId: Type.Optional(CollectionId),
+});
+/** The list's query (docs/api.md#customizations): the contract, and optionally one collection's customizations. */
+export const CustomizationListQuery = Type.Object({
+  ...ContractQuery.properties,
+  collection_id: Type.Optional(Type.String({ pattern: ID_PATTERN, description: "only the customizations of this collection of the contract (not the contract-wide ones)" })),
+});
 
 /** An earlier state of a customization (docs/api.md#customization-versions). */
 export const CustomizationVersion = Type.Object({
@@ -48,6 +63,7 @@ export const CustomizationVersion = Type.Object({
   version: Type.String(),
   description: Type.Optional(Type.String()),
   active: Type.Boolean(),
+  collectionId: Type.Optional(CollectionId),
   lastModified: Type.String({ format: 'date-time', description: 'when this state was saved' }),
   lastModifiedBy: Type.String({ description: 'who saved this state' }),
   replaced: Type.String({ format: 'date-time', description: 'when an update replaced this state' }),

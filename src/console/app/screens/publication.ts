@@ -6,6 +6,10 @@
  * history (`GET /publication/customizations/{id}/versions`) with a diff (`publication/diff.ts`)
  * and a restore (a PATCH with the old version's fields, which keeps a version in turn).
  *
+ * Each customization says which walls it changes ("All walls of this contract" or its collection's
+ * name) and its form chooses them ("Applies to", `publication/scope.ts`); the draft CSS goes only
+ * to a preview of a wall it reaches.
+ *
  * The preview is the wall itself (`GET {queue_url}/v1/publication/{contract}?q=&layout=&preview=true`)
  * in a sandboxed iframe (scripts only: an opaque origin, so a customization's JavaScript can never
  * reach the console and its token). The unsaved CSS goes to the wall's script by postMessage
@@ -27,6 +31,7 @@ import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
 import { lineDiff } from './publication/diff.ts';
 import type { Editor } from './publication/editor.ts';
+import { AppliesTo, reaches, wallsOf } from './publication/scope.ts';
 import type { Collection, Customization, CustomizationVersion } from '../resources.ts';
 
 /** The wall's layouts (src/publication/render.ts). */
@@ -80,14 +85,14 @@ function CodeEditor({ type, label, value, onChange, description }: { type: 'css'
 }
 
 /** The selected customization: name, active, data in the editor; Save and Discard. */
-function CustomizationForm({ customization, onSaved, onDraft }: { customization: Customization; onSaved: (saved: Customization) => void; onDraft: (data: string) => void }) {
+function CustomizationForm({ customization, collections, onSaved, onDraft }: { customization: Customization; collections: Collection[]; onSaved: (saved: Customization) => void; onDraft: (data: string) => void }) {
   const c = customization;
-  const form = useForm(`customization:${c._id}:${c.version}`, { name: c.name, data: c.data, active: c.active });
+  const form = useForm(`customization:${c._id}:${c.version}`, { name: c.name, data: c.data, active: c.active, collectionId: c.collectionId ?? '' });
   const dataErrors = errorsFor(form.error, 'data');
   const hintText = `${c.type === 'css' ? 'The preview shows your change as you type, before you save.' : 'JavaScript runs in the preview once saved.'} Tab leaves the editor.`;
   useEffect(() => onDraft(form.values.data), [form.values.data]);
-  const unsaved = form.values.data !== c.data || form.values.name !== c.name || form.values.active !== c.active;
-  return html`<form class="card publication__form" aria-labelledby="edit-title" onSubmit=${form.submit(async (values) => onSaved(await api.patch<Customization>(`/publication/customizations/${c._id}`, values)))}>
+  const unsaved = form.values.data !== c.data || form.values.name !== c.name || form.values.active !== c.active || form.values.collectionId !== (c.collectionId ?? '');
+  return html`<form class="card publication__form" aria-labelledby="edit-title" onSubmit=${form.submit(async (values) => onSaved(await api.patch<Customization>(`/publication/customizations/${c._id}`, { ...values, collectionId: values.collectionId || null })))}>
     <h2 id="edit-title">${c.name} <span class="muted">· ${c.type} · version ${c.version}</span></h2>
     <${ErrorBanner} error=${form.formError} />
     <div class="row">
@@ -96,6 +101,7 @@ function CustomizationForm({ customization, onSaved, onDraft }: { customization:
         <label><input type="checkbox" name="active" checked=${form.values.active} onChange=${(event: Event) => form.set('active')((event.currentTarget as HTMLInputElement).checked)} /> active</label>
       </div>
     </div>
+    <${AppliesTo} value=${form.values.collectionId} onInput=${form.set('collectionId')} collections=${collections} error=${form.error} />
     <div class="field">
       <span class="publication__label" aria-hidden="true">data (${c.type === 'css' ? 'CSS' : 'JavaScript'})</span>
       <p class="hint" aria-hidden="true">${hintText}</p>
@@ -236,15 +242,18 @@ function History({ customization, onRestored }: { customization: Customization; 
   </section>`;
 }
 
-function NewCustomization({ contractId, onCreated }: { contractId: string; onCreated: (created: Customization) => void }) {
-  const form = useForm('new-customization', { name: '', type: 'css' });
-  return html`<form class="card" aria-labelledby="new-title" onSubmit=${form.submit(async (values) => onCreated(await api.post<Customization>('/publication/customizations', { ...values, contractId, data: '' })))}>
+function NewCustomization({ contractId, collections, onCreated }: { contractId: string; collections: Collection[]; onCreated: (created: Customization) => void }) {
+  const form = useForm('new-customization', { name: '', type: 'css', collectionId: '' });
+  const create = async ({ collectionId, ...values }: { name: string; type: string; collectionId: string }) =>
+    onCreated(await api.post<Customization>('/publication/customizations', { ...values, contractId, data: '', ...(collectionId ? { collectionId } : {}) }));
+  return html`<form class="card" aria-labelledby="new-title" onSubmit=${form.submit(create)}>
     <h2 id="new-title">New customization</h2>
     <${ErrorBanner} error=${form.formError} />
     <div class="row">
       <${Field} label="name" name="name" required value=${form.values.name} onInput=${form.set('name')} error=${form.error} />
       <${Field} label="type" name="type" value=${form.values.type} onInput=${form.set('type')} options=${TYPES} error=${form.error} />
     </div>
+    <${AppliesTo} value=${form.values.collectionId} onInput=${form.set('collectionId')} collections=${collections} error=${form.error} />
     <button type="submit" disabled=${form.busy}>Create customization</button>
   </form>`;
 }
@@ -308,7 +317,7 @@ export default function Publication() {
             ${customizations.length
               ? html`<ul>
                   ${customizations.map(
-                    (c) => html`<li><a href=${here(c._id)} aria-current=${c._id === selected?._id ? 'true' : undefined}>${c.name}</a> <span class="muted">${c.type} · version ${c.version}${c.active ? '' : ' · inactive'}</span></li>`,
+                    (c) => html`<li><a href=${here(c._id)} aria-current=${c._id === selected?._id ? 'true' : undefined}>${c.name}</a> <span class="muted">${c.type} · version ${c.version}${c.active ? '' : ' · inactive'} · ${wallsOf(c, collections)}</span></li>`,
                   )}
                 </ul>`
               : html`<p class="muted">No customizations yet: create one below.</p>`}
@@ -316,7 +325,7 @@ export default function Publication() {
           <div class="publication__work">
             <div class="publication__edit">
               ${selected
-                ? html`<${CustomizationForm} key=${`${selected._id}:${selected.version}`} customization=${selected} onSaved=${replace} onDraft=${(data: string) => setDraft({ id: selected._id, type: selected.type, data })} />`
+                ? html`<${CustomizationForm} key=${`${selected._id}:${selected.version}`} customization=${selected} collections=${collections} onSaved=${replace} onDraft=${(data: string) => setDraft({ id: selected._id, type: selected.type, data })} />`
                 : null}
             </div>
             <section class="card publication__preview" aria-labelledby="preview-title">
@@ -325,12 +334,12 @@ export default function Publication() {
                 <${Field} label="collection" name="collection" value=${collection?._id ?? ''} onInput=${(value: string) => setView({ ...view, collection: value })} options=${collections.map((c) => [c._id, c.name] as [string, string])} />
                 <${Field} label="layout" name="layout" value=${view.layout} onInput=${(value: string) => setView({ ...view, layout: value })} options=${LAYOUTS} />
               </div>
-              ${src ? html`<${Preview} key=${`${src}#${selected?._id ?? ''}#${reloads}`} src=${src} draft=${draft?.id === selected?._id ? draft : undefined} />` : html`<p class="muted">No collection yet: create one on Contracts & collections to preview the wall.</p>`}
+              ${src ? html`<${Preview} key=${`${src}#${selected?._id ?? ''}#${reloads}`} src=${src} draft=${draft?.id === selected?._id && selected && reaches(selected, collection?._id) ? draft : undefined} />` : html`<p class="muted">No collection yet: create one on Contracts & collections to preview the wall.</p>`}
             </section>
           </div>
           ${selected ? html`<${History} customization=${selected} onRestored=${replace} />` : null}
           ${contract && collection ? html`<${Embed} contract=${contract.slug} collection=${collection.slug} layout=${view.layout} />` : null}
-          <${NewCustomization} contractId=${contractId} onCreated=${(created: Customization) => {
+          <${NewCustomization} contractId=${contractId} collections=${collections} onCreated=${(created: Customization) => {
             setCustomizations((list) => [...(list ?? []), created]);
             route(here(created._id));
           }} />
