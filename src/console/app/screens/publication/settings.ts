@@ -180,7 +180,7 @@ export function SettingsForm({ collection, onSaved, onThemeCss }: { collection: 
     <fieldset>
       <legend>Wall</legend>
       <div class="row">
-        ${field(`${P}.type`, 'Default layout', { options: options(PUBLICATION_TYPES, 'grid (default)'), hint: 'when the page or the embed names none' })}
+        ${field(`${P}.type`, 'Default wall type', { options: options(PUBLICATION_TYPES, 'grid (default)'), hint: 'grid, vertical, horizontal or fullPage: used when the page or the embed names none' })}
         ${field(`${P}.language`, 'Language', { hint: 'e.g. en, nl, de, fr, es or pt-BR: the wall’s own words and times' })}
       </div>
       <${Check}
