@@ -44,7 +44,7 @@ import { activeCustomizations } from './customizations.ts';
 import { presentItem } from './present.ts';
 import { qrSvg } from './qr.ts';
 import { LAYOUTS, type Layout, renderDisplay, renderItems, renderPage } from './render.ts';
-import { themeCss } from './theme.ts';
+import { themeCss } from '../lib/theme-css.ts';
 import { wordsFor } from './words.ts';
 
 /** Cards per page of the wall (the content API's default count). */

@@ -58,7 +58,7 @@ describe.skipIf(browserMissing)('console: team and roles', () => {
     const page = await consolePage(browser);
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sluice.origin });
     await signIn(page, sluice, screen(''), admin);
-    expect(await nav(page)).toEqual(['Contracts & collections', 'Sources', 'Moderation', 'Filters', 'Publication', 'Connections', 'Team']);
+    expect(await nav(page)).toEqual(['Contracts & collections', 'Sources', 'Moderation', 'Display', 'Filters', 'Publication', 'Connections', 'Team']);
     await page.getByRole('link', { name: 'Team' }).click();
     await page.getByRole('heading', { name: 'Team', level: 1 }).waitFor();
     await page.getByRole('rowheader').filter({ hasText: 'Ada Admin (you)' }).waitFor();
@@ -94,7 +94,7 @@ describe.skipIf(browserMissing)('console: team and roles', () => {
     await mo.getByRole('button', { name: 'Join and sign in' }).click();
     await mo.waitForURL((url) => url.pathname.startsWith('/console/contracts/') && !url.searchParams.has('code'));
     await mo.locator('#screen-title').waitFor();
-    await expect.poll(() => nav(mo)).toEqual(['Contracts & collections', 'Moderation']);
+    await expect.poll(() => nav(mo)).toEqual(['Contracts & collections', 'Moderation', 'Display']);
     await expect.poll(() => mo.getByRole('button', { name: /^(Rename|Retention)/ }).count()).toBe(0);
     expect(await mo.getByRole('link', { name: /^Sources/ }).count()).toBe(0);
     expect(await mo.getByRole('heading', { name: 'New collection' }).count()).toBe(0);
@@ -148,6 +148,10 @@ describe.skipIf(browserMissing)('console: team and roles', () => {
     await page.keyboard.press('p');
     expect((await sluice.app.inject({ method: 'GET', url: `/v1/content/${sluice.tenant.contract.slug}?q=${sluice.tenant.collection.slug}` })).json()).toEqual([]);
     await expectAccessible(page);
+    // No display controls either, also by address.
+    await page.goto(`${sluice.origin}${screen('display')}`);
+    await page.getByText('Display needs the role moderator').waitFor();
+    expect(await page.getByRole('button', { name: /^(Pause|Blank|Resume)$/ }).count()).toBe(0);
   });
 
   it('the owner’s Team screen: axe clean, the last owner kept, and usable 375 px wide', { timeout: 60_000 }, async () => {

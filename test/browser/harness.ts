@@ -5,7 +5,7 @@
  * customer's site. Nothing leaves loopback.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createConnection, createServer as createTcpServer, type Socket } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { inject } from 'vitest';
 import { build, buildTenant } from '../helper.ts';
@@ -51,4 +51,44 @@ export async function embeddingSite(sluiceOrigin: string, contract: string, q: s
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * A TCP relay on 127.0.0.1 in front of `origin`: a screen's network. `cut()` drops every open
+ * connection and refuses new ones (as a pulled cable would: Chromium's offline emulation,
+ * `context.setOffline`, fails new requests but leaves an open stream flowing), `restore()` lets
+ * them through again; `close()` after the test.
+ */
+export async function networkRelay(origin: string): Promise<{ origin: string; cut: () => void; restore: () => void; close: () => Promise<void> }> {
+  const target = new URL(origin);
+  const sockets = new Set<Socket>();
+  let down = false;
+  const server = createTcpServer((client) => {
+    if (down) return void client.destroy();
+    const upstream = createConnection({ host: target.hostname, port: Number(target.port) });
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {});
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cut: () => {
+      down = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore: () => {
+      down = false;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -7,8 +7,6 @@
  * no item; axe-core finds nothing serious. Screenshots go to SCREENSHOT_DIR when set, for a
  * person to look at.
  */
-import { createConnection, createServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +14,7 @@ import type { ContentItem } from '../../src/item.ts';
 import { buildItem, seedItems } from '../helper.ts';
 import { DARK_THEME } from '../publication-fixtures.ts';
 import { expectAccessible } from './console-harness.ts';
-import { browserMissing, launch, serve } from './harness.ts';
+import { browserMissing, launch, networkRelay, serve } from './harness.ts';
 
 let browser: Browser;
 const closers: (() => Promise<void>)[] = [];
@@ -72,35 +70,6 @@ async function event(items: ContentItem[], display: Record<string, unknown>, mor
     expect(sent.status, await sent.text()).toBe(200);
   };
   return { ...sluice, control, url: `${origin}/v1/publication/${tenant.contract.slug}/display?q=${tenant.collection.slug}` };
-}
-
-/**
- * A TCP relay on 127.0.0.1 in front of `origin`: the screen's network. `cut()` drops every open
- * connection and refuses new ones (as a pulled cable would), `restore()` lets them through again.
- */
-async function relay(origin: string) {
-  const target = new URL(origin);
-  const sockets = new Set<Socket>();
-  let down = false;
-  const server = createServer((client) => {
-    if (down) return void client.destroy();
-    const upstream = createConnection({ host: target.hostname, port: Number(target.port) });
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {});
-    }
-    client.pipe(upstream).pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => { for (const socket of sockets) socket.destroy(); server.close(() => resolve()); }));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    cut: () => { down = true; for (const socket of sockets) socket.destroy(); },
-    restore: () => { down = false; },
-  };
 }
 
 /** Waits until the page's CSS animations (a card fading in) have finished, so axe measures final colours. */
@@ -268,7 +237,8 @@ describe.skipIf(browserMissing)('the display page', () => {
 
   it('keeps its items when the network is cut, and catches up when it is back', async () => {
     const { url, control, db, tenant, origin } = await event(eventItems(4), { mode: 'wall' });
-    const network = await relay(origin);
+    const network = await networkRelay(origin);
+    closers.push(network.close);
     const page = await newPage({ width: 1920, height: 1080 });
     await page.goto(url.replace(origin, network.origin));
     // The stream is open: a control reaches the screen.

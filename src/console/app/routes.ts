@@ -80,6 +80,7 @@ export const SCREENS: ScreenEntry[] = [
   entry('', 'Contracts & collections', 'read', Contracts),
   entry('sources', 'Sources', 'edit', lazyScreen(() => import('./screens/sources.ts'))),
   entry('moderation', 'Moderation', 'read', lazyScreen(() => import('./screens/moderation.ts'))),
+  entry('display', 'Display', 'moderate', lazyScreen(() => import('./screens/display.ts'))),
   entry('filters', 'Filters', 'edit', lazyScreen(() => import('./screens/filters.ts'))),
   entry('publication', 'Publication', 'edit', lazyScreen(() => import('./screens/publication.ts'))),
   entry('connections', 'Connections', 'admin', lazyScreen(() => import('./screens/connections.ts'))),

@@ -17,6 +17,10 @@
  * on every change; the wall accepts it from the console's origin only and applies it as a
  * `<style>` with its own nonce, so both CSPs stay strict (docs/api.md#publication). A
  * JavaScript draft is not run in the preview (no code by message): saving reloads the preview.
+ *
+ * Below the preview, the previewed collection's publication settings (`publication/settings.ts`,
+ * docs/api.md#publication-settings): its unsaved theme goes to the preview the same way, as the
+ * preview CSS `THEME_PREVIEW_ID`; saving reloads the preview.
  */
 import type { ComponentChildren } from 'preact';
 import { useLocation, useRoute } from 'preact-iso/router';
@@ -32,6 +36,7 @@ import { useContractId, useSession } from '../session.ts';
 import { lineDiff } from './publication/diff.ts';
 import type { Editor } from './publication/editor.ts';
 import { AppliesTo, reaches, wallsOf } from './publication/scope.ts';
+import { SettingsForm, THEME_PREVIEW_ID } from './publication/settings.ts';
 import type { Collection, Customization, CustomizationVersion } from '../resources.ts';
 
 /** The wall's layouts (src/publication/render.ts). */
@@ -116,16 +121,18 @@ function CustomizationForm({ customization, collections, onSaved, onDraft }: { c
   </form>`;
 }
 
-/** The wall in a sandboxed frame, with the draft CSS of the selected customization applied. */
-function Preview({ src, draft }: { src: string; draft: { id: string; type: string; data: string } | undefined }) {
+/** A draft the preview applies: CSS under `id` (a customization's, or the theme's). */
+type PreviewDraft = { id: string; type: string; data: string };
+
+/** The wall in a sandboxed frame, with the drafts' CSS applied (the selected customization's, the theme's). */
+function Preview({ src, drafts }: { src: string; drafts: (PreviewDraft | undefined)[] }) {
   const frame = useRef<HTMLIFrameElement>(null);
-  const latest = useRef(draft);
-  latest.current = draft;
+  const latest = useRef(drafts);
+  latest.current = drafts;
   const post = useCallback(() => {
-    const d = latest.current;
     // The frame is sandboxed without allow-same-origin (an opaque origin): '*' is the only
     // target; what goes out is CSS the editor is about to publish anyway.
-    if (d && d.type === 'css') frame.current?.contentWindow?.postMessage({ type: 'sluice:preview-css', id: d.id, css: d.data }, '*');
+    for (const d of latest.current) if (d && d.type === 'css') frame.current?.contentWindow?.postMessage({ type: 'sluice:preview-css', id: d.id, css: d.data }, '*');
   }, []);
   useEffect(() => {
     const listen = (event: MessageEvent) => {
@@ -134,7 +141,7 @@ function Preview({ src, draft }: { src: string; draft: { id: string; type: strin
     window.addEventListener('message', listen);
     return () => window.removeEventListener('message', listen);
   }, [post]);
-  useEffect(post, [draft?.id, draft?.data]);
+  useEffect(post, [drafts.map((d) => `${d?.id}\n${d?.data}`).join('\n')]);
   return html`<iframe ref=${frame} class="publication__frame" src=${src} title="Preview of the wall" aria-label="Preview of the wall" sandbox="allow-scripts allow-popups allow-popups-to-escape-sandbox" referrerpolicy="strict-origin-when-cross-origin"></iframe>`;
 }
 
@@ -272,7 +279,8 @@ export default function Publication() {
   const [customizations, setCustomizations] = useState<Customization[] | undefined>(undefined);
   const [collections, setCollections] = useState<Collection[] | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
-  const [draft, setDraft] = useState<{ id: string; type: string; data: string } | undefined>(undefined);
+  const [draft, setDraft] = useState<PreviewDraft | undefined>(undefined);
+  const [themeDraft, setThemeDraft] = useState<PreviewDraft | undefined>(undefined);
   const [reloads, setReloads] = useState(0);
   const [view, setView] = useDraft('preview', { layout: 'grid', collection: '' });
 
@@ -334,9 +342,20 @@ export default function Publication() {
                 <${Field} label="collection" name="collection" value=${collection?._id ?? ''} onInput=${(value: string) => setView({ ...view, collection: value })} options=${collections.map((c) => [c._id, c.name] as [string, string])} />
                 <${Field} label="layout" name="layout" value=${view.layout} onInput=${(value: string) => setView({ ...view, layout: value })} options=${LAYOUTS} />
               </div>
-              ${src ? html`<${Preview} key=${`${src}#${selected?._id ?? ''}#${reloads}`} src=${src} draft=${draft?.id === selected?._id && selected && reaches(selected, collection?._id) ? draft : undefined} />` : html`<p class="muted">No collection yet: create one on Contracts & collections to preview the wall.</p>`}
+              ${src ? html`<${Preview} key=${`${src}#${selected?._id ?? ''}#${reloads}`} src=${src} drafts=${[draft?.id === selected?._id && selected && reaches(selected, collection?._id) ? draft : undefined, themeDraft]} />` : html`<p class="muted">No collection yet: create one on Contracts & collections to preview the wall.</p>`}
             </section>
           </div>
+          ${collection
+            ? html`<${SettingsForm}
+                key=${`${collection._id}:${JSON.stringify(collection.publication ?? {})}`}
+                collection=${collection}
+                onThemeCss=${(css: string) => setThemeDraft({ id: THEME_PREVIEW_ID, type: 'css', data: css })}
+                onSaved=${(saved: Collection) => {
+                  setCollections((list) => list?.map((c) => (c._id === saved._id ? saved : c)));
+                  setReloads((n) => n + 1);
+                }}
+              />`
+            : null}
           ${selected ? html`<${History} customization=${selected} onRestored=${replace} />` : null}
           ${contract && collection ? html`<${Embed} contract=${contract.slug} collection=${collection.slug} layout=${view.layout} />` : null}
           <${NewCustomization} contractId=${contractId} collections=${collections} onCreated=${(created: Customization) => {

@@ -3,10 +3,12 @@
  * The values come from validated settings only (`#rgb`/`#rrggbb` colours, a font name of
  * `THEME_FONTS`, an integer radius, a card style of `CARD_STYLES`), so nothing outside can end the
  * rule or the `<style>` element; the page puts it in a `<style>` with its nonce, before the
- * contract's customizations (which may still override it).
+ * contract's customizations (which may still override it). In `lib` because the console's
+ * Publication screen builds the same rule from an unsaved theme for its live preview
+ * (`src/console/app/screens/publication/settings.ts`, sent as preview CSS).
  */
-import { relativeLuminance } from '../lib/contrast.ts';
-import { resolveTheme, type Theme, THEME_FONTS } from '../lib/publication-settings.ts';
+import { relativeLuminance } from './contrast.ts';
+import { resolveTheme, type Theme, THEME_FONTS } from './publication-settings.ts';
 
 /** The `:root` rule of `theme`, or undefined when the settings have none (wall.css's defaults apply). */
 export function themeCss(theme: Theme | undefined): string | undefined {
