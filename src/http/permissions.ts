@@ -124,6 +124,8 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /collection/services': token('manage:read'),
   ...records('/collection/inputs', read, write),
   'GET /collection/inputs/{id}/rejections': read,
+  // Publishing a rejected item anyway is a moderation of the queue.
+  'POST /collection/inputs/{id}/rejections/publish': contract('moderator', 'queue:moderate'),
   ...records('/collection/lists', read, write),
   ...records('/collection/sets', read, write),
   ...records('/collection/chains', read, write),
