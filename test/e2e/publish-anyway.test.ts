@@ -92,6 +92,9 @@ describe('POST /collection/inputs/{id}/rejections/publish', () => {
     const history = (await api('GET', `/v1/queue/${tenant.contract.slug}/history?q=${tenant.collection.slug}&id=${encodeURIComponent(chosen.id)}`)).body as Json[];
     expect(history[0]).toMatchObject({ action: 'publish-anyway', before: 'rejected', after: 'published' });
 
+    // Not reverted by the audit's revert (it is no moderation of a state): unpublishing is how.
+    expectError((await api('POST', `/collection/audit/${published.body.auditId}/revert`)).response, 400, { name: 'ValidationError', code: 1004, propertyName: 'id' });
+
     // A later poll stores nothing, rejects nothing again.
     expect(await poll(input._id)).toBe(0);
     expect((await api('GET', `/collection/inputs/${input._id}/rejections`)).body).toHaveLength(rejections.length - 1);
