@@ -38,6 +38,7 @@ import { may, useRole } from '../roles.ts';
 import { Screen } from '../screen.ts';
 import { useContractId } from '../session.ts';
 import type { Collection, Credential, Input, Rejection, ServiceEntry } from '../resources.ts';
+import { RejectionList } from './rejections.ts';
 import { absolute, ago, feedLines, feedModeText, plainError } from './sources-text.ts';
 
 /** How often the table is read again while the page is visible, in milliseconds. */
@@ -407,7 +408,7 @@ function InputRow(props: {
           }} />
         </td></tr>`
       : null}
-    <tr role="row" class="sources__detail" id=${panelId} hidden=${!showRejections}><td role="cell" colspan="7">${showRejections ? html`<${Rejections} input=${input} />` : null}</td></tr>
+    <tr role="row" class="sources__detail" id=${panelId} hidden=${!showRejections}><td role="cell" colspan="7">${showRejections ? html`<${RejectionList} input=${input} />` : null}</td></tr>
   `;
 }
 
