@@ -78,7 +78,7 @@ export function RejectionList({ input }: { input: Input }) {
               ${row.url ? html`<a href=${row.url} rel="noopener noreferrer" target="_blank">${storyOf(row)}</a>` : html`<span>${storyOf(row)}</span>`}
               <span class="muted"> · rejected by ${ruleOf(row, data)}</span>
               ${row.publishable
-                ? html` <button type="button" class="secondary" aria-label=${`Publish “${storyOf(row)}” anyway`} onClick=${() => void publish(row)}>Publish anyway</button>`
+                ? html` <button type="button" class="secondary" onClick=${() => void publish(row)}>Publish anyway<span class="visually-hidden"> “${storyOf(row)}”</span></button>`
                 : null}
             </li>`,
           )}
