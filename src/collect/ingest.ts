@@ -139,7 +139,7 @@ function itemEvents(input: InputRow, state: 'published' | 'unpublished', accepte
     if (state === 'published') events.push({ type: 'item.published', subject, data: { contractId, collectionId, itemId, state } });
   }
   const fresh = new Set(newlyRejected);
-  for (const rejection of rejected) {
+  for (const { item: _kept, ...rejection } of rejected) {
     if (!fresh.delete(rejection.itemId)) continue;
     events.push({ type: 'item.rejected', subject: itemSubject(collectionId, rejection.itemId), data: { contractId, collectionId, inputId: input.id, ...rejection } });
   }
@@ -151,7 +151,8 @@ function rejections(decisions: Map<ContentItem, Decision>, known: Set<string>): 
   const rejected: NewRejection[] = [];
   for (const [item, decision] of decisions) {
     if (decision.accepted || known.has(item.id)) continue;
-    rejected.push({ itemId: item.id, url: item.url, title: item.title ?? null, setId: decision.set.id, setName: decision.set.name, rule: decision.rule, reason: decision.reason });
+    // The item is kept so that a moderator can publish it anyway (docs/api.md#rejections).
+    rejected.push({ itemId: item.id, url: item.url, title: item.title ?? null, setId: decision.set.id, setName: decision.set.name, rule: decision.rule, reason: decision.reason, item: JSON.stringify(item) });
   }
   return rejected;
 }

@@ -125,6 +125,8 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   ...records('/collection/inputs', read, write),
   'GET /collection/inputs/{id}/rejections': read,
   'POST /collection/inputs/{id}/poll': write,
+  // Publishing a rejected item anyway is a moderation of the queue.
+  'POST /collection/inputs/{id}/rejections/publish': contract('moderator', 'queue:moderate'),
   ...records('/collection/lists', read, write),
   ...records('/collection/sets', read, write),
   ...records('/collection/chains', read, write),

@@ -1099,6 +1099,8 @@ export interface StoredItem {
   state: ItemState;
   dateMs: number;
   item: ContentItem;
+  /** A moderator published it against its filter (`filter_override`): filter applications leave it alone. */
+  override: boolean;
 }
 
 /**
@@ -1114,24 +1116,25 @@ export async function storedItemsPage(
 ): Promise<StoredItem[]> {
   let query = db
     .selectFrom('items')
-    .select(['id', 'state', 'dateMs', 'body'])
+    .select(['id', 'state', 'dateMs', 'body', 'filterOverride'])
     .where('collectionId', '=', window.collectionId)
     .where('contractId', '=', window.contractId)
     .where('dateMs', '>', window.sinceMs)
     .where('dateMs', '<=', window.untilMs);
   if (after) query = query.where((eb) => eb.or([eb('dateMs', '<', after.dateMs), eb.and([eb('dateMs', '=', after.dateMs), eb('id', '<', after.id)])]));
   const rows = await query.orderBy('dateMs', 'desc').orderBy('id', 'desc').limit(limit).execute();
-  return rows.map((row) => ({ id: row.id, state: row.state as ItemState, dateMs: Number(row.dateMs), item: inShape(itemBody(row.body)) }));
+  return rows.map((row) => ({ id: row.id, state: row.state as ItemState, dateMs: Number(row.dateMs), item: inShape(itemBody(row.body)), override: row.filterOverride !== null }));
 }
 
 /**
  * The contract's collection's stored items dated after `sinceMs` as content items (without
- * `state`), newest first, at most `limit` (the filter dry run re-evaluates them).
+ * `state`), each with the input that collected it, newest first, at most `limit` (the filter dry
+ * run re-evaluates them and names each story, docs/api.md#filter-dry-run).
  */
-export async function storedItemsSince(db: Db, contractId: string, collectionId: string, sinceMs: number, limit: number): Promise<ContentItem[]> {
+export async function storedItemsSince(db: Db, contractId: string, collectionId: string, sinceMs: number, limit: number): Promise<{ item: ContentItem; inputId: string }[]> {
   const rows = await db
     .selectFrom('items')
-    .select('body')
+    .select(['body', 'inputId'])
     .where('contractId', '=', contractId)
     .where('collectionId', '=', collectionId)
     .where('dateMs', '>', sinceMs)
@@ -1139,5 +1142,5 @@ export async function storedItemsSince(db: Db, contractId: string, collectionId:
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((row) => inShape(itemBody(row.body)));
+  return rows.map((row) => ({ item: inShape(itemBody(row.body)), inputId: row.inputId }));
 }

@@ -46,6 +46,7 @@ import * as passwordResets from './migrations/2026-12-08-password-resets.ts';
 import * as twoFactor from './migrations/2026-12-09-two-factor.ts';
 import * as oidcSignIns from './migrations/2026-12-10-oidc-sign-ins.ts';
 import * as inputTitle from './migrations/2026-12-11-input-title.ts';
+import * as filterOverride from './migrations/2026-12-15-filter-override.ts';
 import * as customizationCollection from './migrations/2026-12-19-customization-collection.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
@@ -90,6 +91,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-09-two-factor': twoFactor,
   '2026-12-10-oidc-sign-ins': oidcSignIns,
   '2026-12-11-input-title': inputTitle,
+  '2026-12-15-filter-override': filterOverride,
   '2026-12-19-customization-collection': customizationCollection,
 };
 

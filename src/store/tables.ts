@@ -459,6 +459,8 @@ export interface ItemTable {
   pinPosition: ColumnType<number | null, number | null | undefined, number | null>;
   /** JSON `{spotlight?, edit?}` a moderator set (store/item-moderation.ts `ItemModeration`), or null. */
   moderation: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When (ms) a moderator published the item against its filter, or null; filter applications leave it alone (migration 2026-12-15-filter-override). */
+  filterOverride: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface FilterListTable extends Audited {
@@ -508,6 +510,8 @@ export interface RejectionTable {
   reason: string;
   /** ms since the epoch. */
   createdAt: number;
+  /** The rejected content item as JSON, or null: recorded before migration 2026-12-15-filter-override. */
+  item: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CustomizationTable extends Audited {

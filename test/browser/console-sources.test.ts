@@ -143,7 +143,7 @@ describe.skipIf(browserMissing)('console Sources', () => {
     await page.getByRole('button', { name: `Rejections of ${url}` }).click();
     const rejected = page.getByRole('region', { name: `Rejected items of ${url}` });
     await rejected.getByRole('link', { name: 'Sponsored: buy a boat' }).waitFor();
-    await expect(rejected.textContent()).resolves.toMatch(/set No ads, rule 0/);
+    await expect(rejected.textContent()).resolves.toMatch(/set No ads, Rule 1: Title contains the pattern \/sponsored\/i/);
 
     // A poll of the table while an edit is under way moves neither the focus nor the typing.
     await page.getByRole('button', { name: `Edit ${url}` }).click();

@@ -56,6 +56,8 @@ function expectedOf(method: string, path: string): Expected {
   if (['/collection/services', '/collection/filters/operators'].includes(path)) return { access: 'token', scope: 'manage:read' };
   if (path.startsWith('/v1/queue/')) return method === 'GET' ? { access: 'contract', role: 'viewer', scope: 'queue:read' } : { access: 'contract', role: 'moderator', scope: 'queue:moderate' };
   if (path === '/collection/audit/{id}/revert') return { access: 'contract', role: 'moderator', scope: 'queue:moderate' };
+  // Publishing a rejected item anyway moderates the queue (issue 33 point 4).
+  if (path === '/collection/inputs/{id}/rejections/publish') return { access: 'contract', role: 'moderator', scope: 'queue:moderate' };
   // The event screens' Pause/Blank/Resume: a moderator's control on a live night (issue 35).
   if (path === '/collection/collections/{id}/display') return { access: 'contract', role: 'moderator', scope: 'queue:moderate' };
   if (path === '/collection/audit') return { access: 'contract', role: 'admin', scope: 'manage:read' };

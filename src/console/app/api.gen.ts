@@ -793,6 +793,10 @@ export interface Paths {
            * when the item was rejected
            */
           date: string;
+          /**
+           * whether the item was kept, so that POST /collection/inputs/{id}/rejections/publish can publish it anyway
+           */
+          publishable: boolean;
         }[];
       };
     };
@@ -878,6 +882,27 @@ export interface Paths {
             };
           };
         };
+      };
+    };
+  };
+  '/collection/inputs/{id}/rejections/publish': {
+    post: {
+      responses: {
+        '200': {
+          id: string;
+          collectionId: string;
+          state: 'published';
+          /**
+           * the audit entry (action publish-anyway); also in the Audit-Id header
+           */
+          auditId: string;
+        };
+      };
+      requestBody: {
+        /**
+         * the id of an item this input rejected
+         */
+        itemId: string;
       };
     };
   };
@@ -4653,6 +4678,18 @@ export interface Paths {
             } | null;
             rule: number | null;
             reason: string | null;
+            /**
+             * the item's title, else the start of its text (100 characters, tags removed); null when neither
+             */
+            title: string | null;
+            /**
+             * the item's date; null when it has none
+             */
+            date: string | null;
+            /**
+             * the input that collected the stored item; null for items sent in the request
+             */
+            inputId: string | null;
           }[];
           /**
            * rejections per set and rule, most first
@@ -4773,6 +4810,10 @@ export interface Paths {
            * the audit entry of the change (revert it with POST /collection/audit/{id}/revert); null when nothing changed
            */
           auditId: string | null;
+          /**
+           * with dryRun only: the published items it would unpublish
+           */
+          wouldUnpublish?: number;
         };
         /**
          * more than 5000 items: a job (Location: /collection/jobs/{id})
@@ -4830,6 +4871,10 @@ export interface Paths {
              * the audit entry of the change (revert it with POST /collection/audit/{id}/revert); null when nothing changed
              */
             auditId: string | null;
+            /**
+             * with dryRun only: the published items it would unpublish
+             */
+            wouldUnpublish?: number;
           };
           /**
            * state failed: the error entries (docs/api.md#errors)
@@ -4900,6 +4945,10 @@ export interface Paths {
          * only items dated at or before this Unix time (seconds); default now
          */
         until?: number;
+        /**
+         * true: change nothing, answer wouldUnpublish (default false)
+         */
+        dryRun?: boolean;
       };
     };
   };
@@ -5356,6 +5405,10 @@ export interface Paths {
              * the audit entry of the change (revert it with POST /collection/audit/{id}/revert); null when nothing changed
              */
             auditId: string | null;
+            /**
+             * with dryRun only: the published items it would unpublish
+             */
+            wouldUnpublish?: number;
           };
           /**
            * state failed: the error entries (docs/api.md#errors)

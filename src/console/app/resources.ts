@@ -75,6 +75,9 @@ export type FilterChain = Answer<'/collection/chains/{id}', 'get'>;
 /** A dry run of a filter or a draft set over items (`POST /collection/filters/test`). */
 export type DryRun = Answer<'/collection/filters/test', 'post'>;
 
+/** `POST /collection/filters/apply`: what an application did, or (with `dryRun`) would do; a job when large. */
+export type ApplyAnswer = Answer<'/collection/filters/apply', 'post'> | Answer<'/collection/filters/apply', 'post', '202'>;
+
 /** A publication customization (`GET /publication/customizations`, docs/api.md#customizations). */
 export type Customization = Answer<'/publication/customizations/{id}', 'get'>;
 

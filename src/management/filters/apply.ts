@@ -4,7 +4,10 @@
  * `PAGE` items at a time so the event loop stays free and memory stays bounded), and the published
  * ones the filter rejects are unpublished — never deleted — in one transaction with one audit
  * entry (action `apply`) listing every item it changed, which `POST /collection/audit/{id}/revert`
- * undoes as one. Items already unpublished are judged and counted but not changed.
+ * undoes as one. Items already unpublished are judged and counted but not changed. Items a
+ * moderator published anyway (`filter_override`, docs/api.md#rejections) are left alone: counted
+ * as judged, never as rejected. With `dryRun` nothing changes and no entry is recorded: the
+ * outcome's `wouldUnpublish` is how many items it would unpublish.
  *
  * Run in the request for up to APPLY_IN_REQUEST items, else as a job (kind `filter-apply`,
  * management/jobs/runner.ts) whose progress is the items judged; the job's change and its
@@ -31,6 +34,8 @@ export interface ApplyParams {
   sinceMs: number;
   untilMs: number;
   actor: Actor;
+  /** Count, change nothing. */
+  dryRun?: boolean;
 }
 
 export interface ApplyOutcome {
@@ -39,6 +44,8 @@ export interface ApplyOutcome {
   unpublished: number;
   hits: ReturnType<HitCounter['list']>;
   auditId: string | null;
+  /** With `dryRun` only: the published items it would unpublish. */
+  wouldUnpublish?: number;
 }
 
 /**
@@ -64,7 +71,7 @@ export async function applyFilter(db: Db, params: ApplyParams, total: number, pr
     const decisions = await judgeDryRun(db, { contractId, filterId }, loaded, page.map((stored) => stored.item), now, jobId ? 'wait' : 'refuse');
     page.forEach((stored, i) => {
       const result = presentDecision(stored.id, decisions[i]!);
-      if (result.accepted) return;
+      if (result.accepted || stored.override) return;
       rejected += 1;
       hits.add(result);
       if (stored.state === 'published') toUnpublish.push(stored.id);
@@ -76,6 +83,11 @@ export async function applyFilter(db: Db, params: ApplyParams, total: number, pr
     if (page.length < PAGE) break;
   }
   return db.transaction().execute(async (trx) => {
+    if (params.dryRun) {
+      const outcome = { judged, rejected, unpublished: 0, hits: hits.list(), auditId: null, wouldUnpublish: toUnpublish.length };
+      if (jobId && !(await finishJob(trx, jobId, outcome))) throw new Error(`job ${jobId} was finished by another runner`);
+      return outcome;
+    }
     const { before } = await changeStates(trx, contractId, collectionId, toUnpublish, 'unpublished', { onlyFrom: 'published' });
     const items = [...before].map(([itemId, was]) => ({ itemId, before: was, after: 'unpublished' }));
     const auditId = items.length

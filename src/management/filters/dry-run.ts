@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { type Invalid, VALIDATION_CODES, validationError } from '../../errors.ts';
 import { type Decision, FilterError, type FilterList, type FilterSource } from '../../filter/engine.ts';
 import { DRY_RUN_BUDGET_MS, filterPool, type WhenShareFull } from '../../filter/pool.ts';
+import { plainTitle } from '../../lib/item-html.ts';
 import type { Db } from '../../store/db.ts';
 import { contractFilters, contractLists, filterSignature } from '../../store/filter-sources.ts';
 import type { FilterTest } from './schema.ts';
@@ -65,6 +66,23 @@ export function presentDecision(id: string, decision: Decision) {
   return decision.accepted
     ? { id, accepted: true, set: null, rule: null, reason: null }
     : { id, accepted: false, set: { id: decision.set.id || null, name: decision.set.name }, rule: decision.rule as number | null, reason: decision.reason as string | null };
+}
+
+/** Characters of an item's text that stand for its title when it has none. */
+export const STORY_TEXT_CHARS = 100;
+
+/**
+ * How a dry run's result names the story it judged (docs/api.md#filter-dry-run): `title` the
+ * item's title without tags, else the start of its text (STORY_TEXT_CHARS, tags removed, spaces
+ * collapsed), else null; `date` its date as given, else null; `inputId` the input that collected
+ * it (stored items), else null (items sent in the request).
+ */
+export function storyOf(item: object, inputId: string | null) {
+  const { title: rawTitle, text: rawText, date } = item as { title?: unknown; text?: unknown; date?: unknown };
+  const words = (value: unknown) => (typeof value === 'string' ? plainTitle(value).replace(/\s+/g, ' ').trim() : '');
+  const text = words(rawText);
+  const title = words(rawTitle) || (text.length > STORY_TEXT_CHARS ? `${text.slice(0, STORY_TEXT_CHARS).trimEnd()}…` : text) || null;
+  return { title, date: typeof date === 'string' ? date : null, inputId };
 }
 
 export interface Hit {

@@ -3,9 +3,9 @@
  *
  *   POST /collection/filters/test  {contractId, filterId | set, items: [content items]}
  *                               or {contractId, filterId | set, collectionId, since?}
- *     → 200 {results: [{id, accepted, set, rule, reason}], hits: [{set: {id, name}, rule, count}]}
- *   POST /collection/filters/apply {contractId, filterId | set, collectionId, since?, until?}
- *     → 200 {judged, rejected, unpublished, hits, auditId} (up to APPLY_IN_REQUEST items), else
+ *     → 200 {results: [{id, accepted, set, rule, reason, title, date, inputId}], hits: [{set: {id, name}, rule, count}]}
+ *   POST /collection/filters/apply {contractId, filterId | set, collectionId, since?, until?, dryRun?}
+ *     → 200 {judged, rejected, unpublished, hits, auditId[, wouldUnpublish]} (up to APPLY_IN_REQUEST items), else
  *       202 the job (Location /collection/jobs/{id}) that does it (apply.ts; docs/api.md#apply-a-filter)
  *   GET  /collection/filters/operators
  *     → 200 {operators: [{operator, value, list}], fields: [{field, kind, aliasOf}], listTypes}
@@ -36,7 +36,7 @@ import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { TokenQuery } from '../docs.ts';
 import { COLLECTION, FILTER, owned } from '../ownership.ts';
-import { hitsOf, judgeDryRun, presentDecision, unsavedFilter } from './dry-run.ts';
+import { hitsOf, judgeDryRun, presentDecision, storyOf, unsavedFilter } from './dry-run.ts';
 import { APPLY_IN_REQUEST, ApplyResult, FilterApply, FilterTest, FilterTestResult, Job, MAX_ITEMS, RuleTable } from './schema.ts';
 import { applyFilter, type ApplyParams } from './apply.ts';
 import { jobRunner } from '../jobs/runner.ts';
@@ -109,9 +109,11 @@ export function filterRoutes(app: App, { db, config }: { db: Db; config: Config 
     if (body.collectionId) await owned(db, COLLECTION, body.collectionId, body.contractId, 'collectionId');
     const loaded = body.filterId ? await loadFilter(db, body.contractId, body.filterId) : await unsavedFilter(db, body.contractId, body.set!);
     if (!loaded) throw notFoundError(`No filter set or chain ${body.filterId}.`, 'filterId', body.filterId);
-    const items = (body.items as { id: string }[] | undefined) ?? (await storedItemsSince(db, body.contractId, body.collectionId!, (body.since ?? 0) * 1000, MAX_ITEMS));
-    const decisions = await judgeDryRun(db, body, loaded, items, Date.now());
-    const results = items.map((item, i) => presentDecision(item.id, decisions[i]!));
+    const judged = body.items
+      ? (body.items as { id: string }[]).map((item) => ({ item, inputId: null }))
+      : await storedItemsSince(db, body.contractId, body.collectionId!, (body.since ?? 0) * 1000, MAX_ITEMS);
+    const decisions = await judgeDryRun(db, body, loaded, judged.map((entry) => entry.item), Date.now());
+    const results = judged.map(({ item, inputId }, i) => ({ ...presentDecision(item.id, decisions[i]!), ...storyOf(item, inputId) }));
     return { results, hits: hitsOf(results) };
   });
 
@@ -140,6 +142,7 @@ export function filterRoutes(app: App, { db, config }: { db: Db; config: Config 
       sinceMs: (body.since ?? 0) * 1000,
       untilMs: body.until !== undefined ? body.until * 1000 + 999 : Date.now(),
       actor: actorOf(principal),
+      ...(body.dryRun ? { dryRun: true } : {}),
     };
     const total = await countItems(db, { collectionId: body.collectionId, sinceMs: params.sinceMs, untilMs: params.untilMs });
     if (total <= APPLY_IN_REQUEST) return applyFilter(db, params, total, async () => {});

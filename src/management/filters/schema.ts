@@ -34,6 +34,9 @@ export const FilterTestResult = Type.Object({
       set: Type.Union([SetRef, Type.Null()]),
       rule: Type.Union([Type.Integer(), Type.Null()]),
       reason: Type.Union([Type.String(), Type.Null()]),
+      title: Type.Union([Type.String(), Type.Null()], { description: "the item's title, else the start of its text (100 characters, tags removed); null when neither" }),
+      date: Type.Union([Type.String(), Type.Null()], { description: "the item's date; null when it has none" }),
+      inputId: Type.Union([Type.String(), Type.Null()], { description: 'the input that collected the stored item; null for items sent in the request' }),
     }),
   ),
   hits: Type.Array(Type.Object({ set: SetRef, rule: Type.Integer(), count: Type.Integer() }), { description: 'rejections per set and rule, most first' }),
@@ -72,6 +75,7 @@ export const FilterApply = Type.Object({
   collectionId: Type.Unsafe<string>({ ...Id, description: "the collection whose stored items are judged" }),
   since: Type.Optional(Type.Integer({ minimum: 0, maximum: 253_402_300_799, description: 'only items dated after this Unix time (seconds); default 0' })),
   until: Type.Optional(Type.Integer({ minimum: 0, maximum: 253_402_300_799, description: 'only items dated at or before this Unix time (seconds); default now' })),
+  dryRun: Type.Optional(Type.Boolean({ description: 'true: change nothing, answer wouldUnpublish (default false)' })),
 });
 export type FilterApply = Static<typeof FilterApply>;
 
@@ -84,6 +88,7 @@ export const ApplyResult = Type.Object({
   unpublished: Type.Integer({ description: 'published items it unpublished' }),
   hits: Hits,
   auditId: Type.Union([Type.String(), Type.Null()], { description: 'the audit entry of the change (revert it with POST /collection/audit/{id}/revert); null when nothing changed' }),
+  wouldUnpublish: Type.Optional(Type.Integer({ description: 'with dryRun only: the published items it would unpublish' })),
 });
 
 export type ApplyResult = Static<typeof ApplyResult>;

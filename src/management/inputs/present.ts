@@ -48,9 +48,21 @@ export const Rejection = Type.Object({
   rule: Type.Integer({ description: "index of the rule in the set's rules, from 0" }),
   reason: Type.String(),
   date: Type.String({ format: 'date-time', description: 'when the item was rejected' }),
+  publishable: Type.Boolean({ description: 'whether the item was kept, so that POST /collection/inputs/{id}/rejections/publish can publish it anyway' }),
+});
+
+/** The body of `POST /collection/inputs/{id}/rejections/publish` (docs/api.md#rejections). */
+export const PublishAnyway = Type.Object({ itemId: Type.String({ minLength: 1, maxLength: 2048, description: 'the id of an item this input rejected' }) }, { additionalProperties: false });
+
+/** Its answer: the item now in the queue, published, and the audit entry recorded. */
+export const PublishedAnyway = Type.Object({
+  id: Type.String(),
+  collectionId: Type.String(),
+  state: Type.Literal('published'),
+  auditId: Type.String({ description: 'the audit entry (action publish-anyway); also in the Audit-Id header' }),
 });
 
 /** Rejection row → an entry of the rejections list. */
 export function presentRejection(row: RejectionRow): Static<typeof Rejection> {
-  return { id: row.itemId, url: row.url, title: row.title, set: { id: row.setId, name: row.setName }, rule: row.rule, reason: row.reason, date: iso(Number(row.createdAt)) };
+  return { id: row.itemId, url: row.url, title: row.title, set: { id: row.setId, name: row.setName }, rule: row.rule, reason: row.reason, date: iso(Number(row.createdAt)), publishable: row.item !== null };
 }

@@ -8,8 +8,10 @@
  *   DELETE /collection/inputs/{id} delete one → 204
  *   DELETE /collection/inputs      delete {"ids": [...]}, all or nothing → 204
  *   GET  /collection/inputs/{id}/rejections  the 100 most recent items its filter rejected,
- *        newest first: [{id, url, title, set: {id, name}, rule, reason, date}] (docs/api.md#rejections)
+ *        newest first: [{id, url, title, set: {id, name}, rule, reason, date, publishable}] (docs/api.md#rejections)
  *   POST /collection/inputs/{id}/poll  poll it now, answer what the source gave (docs/api.md#poll-now)
+ *   POST /collection/inputs/{id}/rejections/publish  {itemId} → 200 {id, collectionId, state, auditId}:
+ *        publish a rejected item anyway (store/rejections.ts `publishRejected`; moderator role)
  *   GET  /collection/services      the services an input may name, their types and fields (services.ts)
  *
  * An input whose source its collection already has (the same service, type and normalized
@@ -36,7 +38,7 @@
  */
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
-import { ApiError, displayValue, type Invalid, rateLimitError, validationError, VALIDATION_CODES } from '../../errors.ts';
+import { ApiError, conflictError, displayValue, type Invalid, notFoundError, rateLimitError, validationError, VALIDATION_CODES } from '../../errors.ts';
 import { authenticate, type Principal, requireContractAccess } from '../../http/authenticate.ts';
 import { check, handlerValidated, isValid } from '../../http/validate.ts';
 import { newId } from '../../lib/ids.ts';
@@ -44,7 +46,7 @@ import { audit, iso } from '../../lib/time.ts';
 import { type NewAuditEntry, recordAudit } from '../../store/audit.ts';
 import type { Transaction } from 'kysely';
 import type { Db } from '../../store/db.ts';
-import { recentRejections } from '../../store/rejections.ts';
+import { publishRejected, recentRejections } from '../../store/rejections.ts';
 import { deleteInputs, findInput, findInputs, insertInputs, listInputs, takePollNowTurn, updateInput } from '../../store/inputs.ts';
 import type { Database, InputRow, NewInput } from '../../store/tables.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
@@ -52,7 +54,7 @@ import type { App } from '../../http/typed.ts';
 import { BulkDelete, TokenQuery } from '../docs.ts';
 import { COLLECTION, CREDENTIAL, FILTER, INPUT, owned } from '../ownership.ts';
 import { actorOf } from '../resource.ts';
-import { presentInput, presentRejection, Rejection } from './present.ts';
+import { PublishAnyway, PublishedAnyway, presentInput, presentRejection, Rejection } from './present.ts';
 import { ForceQuery, IdParams, Input, InputCreate, InputListQuery, InputReplace, inputRules, MAX_BULK_INPUTS, PollResult, POLL_NOW_EVERY_S } from './schema.ts';
 import { sourceKey, type SourceOf } from './sources.ts';
 import { serviceRoutes } from './services.ts';
@@ -75,6 +77,15 @@ const schemas = {
   removeMany: { tags, security, querystring: TokenQuery, body: handlerValidated(BulkDelete), response: { 204: Type.Null({ description: 'all deleted' }), ...errorResponses(400, 401, 403, 404, 409, 413) } },
   rejections: { tags, security, params: IdParams, querystring: TokenQuery, response: { 200: Type.Array(Rejection), ...errorResponses(400, 401, 403, 404) } },
   poll: { tags, security, params: IdParams, querystring: TokenQuery, response: { 200: PollResult, ...errorResponses(400, 401, 403, 404, 429) } },
+  publishAnyway: {
+    tags,
+    security,
+    summary: 'Publish a rejected item anyway: it enters the queue published and filter applications leave it alone',
+    params: IdParams,
+    querystring: TokenQuery,
+    body: handlerValidated(PublishAnyway),
+    response: { 200: PublishedAnyway, ...errorResponses(400, 401, 403, 404, 409) },
+  },
 };
 
 /**
@@ -239,6 +250,19 @@ export function inputRoutes(app: App, { db, config, pollInput }: { db: Db; confi
     const after = presentInput(outcome.input);
     const error = outcome.input.lastError;
     return { status: error === null ? ('ok' as const) : ('error' as const), items: outcome.items, title: after.title ?? null, error, input: after };
+  });
+
+  app.post('/collection/inputs/:id/rejections/publish', { schema: schemas.publishAnyway }, async (request) => {
+    const principal = await authenticate(db, request);
+    const input = await owned(db, INPUT, request.params.id, principal);
+    const { itemId } = check(PublishAnyway, request.body);
+    const outcome = await publishRejected(db, input, itemId, actorOf(principal));
+    if ('refused' in outcome) {
+      if (outcome.refused === 'unknown') throw notFoundError(`Input ${input.id} has no rejection of item ${itemId}.`, 'itemId', itemId);
+      if (outcome.refused === 'not-kept') throw conflictError(`Item ${itemId} was rejected before rejected items were kept; it cannot be published from its rejection.`, 'itemId', itemId);
+      throw conflictError(`The collection already holds item ${itemId}: moderate it in the queue.`, 'itemId', itemId);
+    }
+    return { id: itemId, collectionId: input.collectionId, state: 'published' as const, auditId: outcome.auditId };
   });
 
   app.put('/collection/inputs/:id', { schema: schemas.replace }, async (request) => {

@@ -73,7 +73,7 @@ export default function Filters() {
   let body = null;
   if (data) {
     if (part === 'lists') body = html`<${Lists} contractId=${contractId} lists=${data.lists} onChange=${change} />`;
-    else if (part === 'sets') body = html`<${Sets} contractId=${contractId} sets=${data.sets} table=${data.table} lists=${data.lists} collections=${data.collections} onChange=${change} />`;
+    else if (part === 'sets') body = html`<${Sets} contractId=${contractId} sets=${data.sets} table=${data.table} lists=${data.lists} collections=${data.collections} inputs=${data.inputs} onChange=${change} />`;
     else if (part === 'chains') body = html`<${Chains} contractId=${contractId} chains=${data.chains} sets=${data.sets} onChange=${change} />`;
     else if (contract) {
       body = html`<${Attach} contract=${contract} collections=${data.collections} inputs=${data.inputs} sets=${data.sets} chains=${data.chains} onChange=${async () => {

@@ -177,6 +177,8 @@ function stepWords(step: HistoryStep): string {
       return step.before === step.after ? `${state(step.after)} it (it already was)` : `${state(step.after)} it`;
     case 'apply':
       return 'unpublished it by applying a filter';
+    case 'publish-anyway':
+      return 'published it though a filter rejected it';
     case 'revert':
       return `undid a change (${state(step.after)} now)`;
     case 'pin':

@@ -44,7 +44,8 @@ import { screenPath } from '../paths.ts';
 import { may, useRole } from '../roles.ts';
 import { Screen } from '../screen.ts';
 import { useContractId } from '../session.ts';
-import type { Collection, Credential, Input, PollResult, Rejection, ServiceEntry } from '../resources.ts';
+import type { Collection, Credential, Input, PollResult, ServiceEntry } from '../resources.ts';
+import { RejectionList } from './rejections.ts';
 import { absolute, ago, feedLines, feedModeText, plainError, pollResultText } from './sources-text.ts';
 
 /** How often the table is read again while the page is visible, in milliseconds. */
@@ -355,37 +356,6 @@ function BulkForm(props: { contractId: string; collectionId: string; onDone: (cr
   </form>`;
 }
 
-function Rejections({ input }: { input: Input }) {
-  const [rows, setRows] = useState<Rejection[] | undefined>(undefined);
-  const [error, setError] = useState<unknown>(undefined);
-  // Read again when the input rejects more.
-  useEffect(() => {
-    let live = true;
-    api
-      .get<Rejection[]>(`/collection/inputs/${input._id}/rejections`)
-      .then((list) => live && (setRows(list), setError(undefined)))
-      .catch((caught: unknown) => live && setError(caught));
-    return () => {
-      live = false;
-    };
-  }, [input._id, input.status.rejected]);
-  return html`<section class="sources__rejections" aria-label=${`Rejected items of ${input.input}`}>
-    <${ErrorBanner} error=${error} />
-    ${rows === undefined && !error ? html`<p class="muted">Loading…</p>` : null}
-    ${rows && !rows.length ? html`<p>No item rejected yet.</p>` : null}
-    ${rows?.length
-      ? html`<ul class="sources__rejected">
-          ${rows.map(
-            (row) => html`<li>
-              ${row.url ? html`<a href=${row.url} rel="noopener noreferrer" target="_blank">${row.title || row.url}</a>` : html`<span>${row.title || row.id}</span>`}
-              <span class="muted"> · set ${row.set.name}, ${row.reason}</span>
-            </li>`,
-          )}
-        </ul>`
-      : null}
-  </section>`;
-}
-
 /** Which credential `input` uses: the one it names, else the contract's default (services that take one, `credentialFields`). */
 function credentialOf(input: Input, services: ServiceEntry[], credentials: Credential[]): string | undefined {
   const service = services.find((entry) => entry.service === input.service);
@@ -499,7 +469,7 @@ function InputRow(props: {
           }} />
         </td></tr>`
       : null}
-    <tr role="row" class="sources__detail" id=${panelId} hidden=${!showRejections}><td role="cell" colspan="7">${showRejections ? html`<${Rejections} input=${input} />` : null}</td></tr>
+    <tr role="row" class="sources__detail" id=${panelId} hidden=${!showRejections}><td role="cell" colspan="7">${showRejections ? html`<${RejectionList} input=${input} />` : null}</td></tr>
   `;
 }
 

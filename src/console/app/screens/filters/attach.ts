@@ -3,12 +3,15 @@
  * the items of an input, else of its collection, else of the contract. The contract's with
  * `PATCH /collection/contracts/{id}`, a collection's with `PATCH /collection/collections/{id}`,
  * an input's with `PUT /collection/inputs/{id}` (the input as it is, with the new `filterId`).
+ * Once a filter is attached to a collection, the row offers to apply it to the items the
+ * collection already holds (apply-offer.ts).
  */
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { ErrorBanner, Field } from '../../forms.ts';
 import { html } from '../../html.ts';
 import type { Collection, FilterChain, FilterSet, Input } from '../../resources.ts';
+import { ApplyOffer } from './apply-offer.ts';
 import { inputLabel } from './data.ts';
 
 interface Target {
@@ -17,9 +20,11 @@ interface Target {
   label: string;
   filterId: string | undefined;
   save: (filterId: string | null) => Promise<unknown>;
+  /** A collection's row: the collection, to offer applying its new filter to what it holds. */
+  collection?: { _id: string; name: string };
 }
 
-function TargetRow({ target, options }: { target: Target; options: [string, string][] }) {
+function TargetRow({ contractId, target, options }: { contractId: string; target: Target; options: [string, string][] }) {
   const [value, setValue] = useState(target.filterId ?? '');
   const [state, setState] = useState<{ busy?: boolean; error?: unknown; saved?: boolean }>({});
   const changed = value !== (target.filterId ?? '');
@@ -42,6 +47,7 @@ function TargetRow({ target, options }: { target: Target; options: [string, stri
       <span role="status" class="muted">${state.saved && !changed ? 'Saved.' : ''}</span>
     </form>
     <${ErrorBanner} error=${state.error && !(state.error as { errors?: { propertyName?: string }[] }).errors?.some((e) => e.propertyName === 'filterId') ? state.error : undefined} />
+    ${state.saved && !changed && value && target.collection ? html`<${ApplyOffer} contractId=${contractId} filterId=${value} collection=${target.collection} />` : null}
   </li>`;
 }
 
@@ -70,6 +76,7 @@ export function Attach(props: { contract: { _id: string; name: string; filterId?
       key: collection._id,
       label: `collection ${collection.name}`,
       filterId: collection.filterId,
+      collection,
       save: (filterId) => done(api.patch(`/collection/collections/${collection._id}`, { filterId })),
     })),
     { key: contract._id, label: `the contract ${contract.name}`, filterId: contract.filterId, save: (filterId) => done(api.patch(`/collection/contracts/${contract._id}`, { filterId })) },
@@ -78,7 +85,7 @@ export function Attach(props: { contract: { _id: string; name: string; filterId?
     <h2 id="filters-attach-title">Attach a filter</h2>
     <p class="muted">An item is judged by its input's filter; else by its collection's; else by the contract's; else it is accepted.</p>
     <ul class="filters-items">
-      ${targets.map((target) => html`<${TargetRow} key=${target.key} target=${target} options=${options} />`)}
+      ${targets.map((target) => html`<${TargetRow} key=${target.key} contractId=${contract._id} target=${target} options=${options} />`)}
     </ul>
   </section>`;
 }

@@ -9,7 +9,8 @@ describe('toApiRule', () => {
     ['scalar as typed', { value: ' News ' }, 'scalar', { value: 'News' }],
     ['a number for numberOrDate', { operator: 'gt', field: 'kudos.score', value: '10' }, 'numberOrDate', { value: 10 }],
     ['a date stays text', { operator: 'lt', field: 'date', value: '2026-11-22' }, 'numberOrDate', { value: '2026-11-22' }],
-    ['seconds as a number', { operator: 'datediff', value: '86400' }, 'seconds', { value: 86400 }],
+    ['seconds typed as days', { operator: 'datediff', value: '7' }, 'seconds', { value: 604800 }],
+    ['half a day', { operator: 'datediff', value: '0.5' }, 'seconds', { value: 43200 }],
     ['a pattern keeps its spaces', { operator: 'pattern', value: '/ a /' }, 'pattern', { value: '/ a /' }],
     ['values one a line, blank lines left out', { operator: 'in', value: 'a\n\n b \n' }, 'values', { value: ['a', 'b'] }],
     ['a list instead of values', { operator: 'patternin', value: '/x/', listId: 'l1' }, 'patterns', { listId: 'l1' }],
@@ -23,6 +24,10 @@ describe('toApiRule', () => {
       expect(toApiRule(rule, kind)).toEqual({ operator: rule.operator, field: rule.field, not: false, ...extra });
     });
   }
+  it('shows seconds as days', () => {
+    expect(toDraftRule({ operator: 'datediff', field: 'date', value: 604800, not: false }, 'seconds').value).toBe('7');
+    expect(toDraftRule({ operator: 'datediff', field: 'date', value: 3600, not: false }, 'seconds').value).toBe('0.042');
+  });
   it('round-trips a stored rule', () => {
     expect(toDraftRule({ operator: 'in', field: 'tags', value: ['a', 2], not: true })).toEqual({ operator: 'in', field: 'tags', value: 'a\n2', listId: '', not: true });
   });

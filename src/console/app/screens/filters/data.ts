@@ -29,6 +29,9 @@ export const NEW_RULE: DraftRule = { field: 'text', operator: 'pattern', value: 
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
+/** Seconds in a day: a `seconds` value (`datediff`) is typed in days in the builder, sent in seconds. */
+export const DAY_S = 86_400;
+
 /** The entries of a multi-line value: one a line, blank lines left out. */
 export function lines(text: string): string[] {
   return text.split('\n').map((line) => line.trim()).filter(Boolean);
@@ -37,7 +40,8 @@ export function lines(text: string): string[] {
 /**
  * The API rule of a draft, `kind` being its operator's value kind (undefined: an operator the
  * API does not know, sent as typed so that the API names it). An empty value is left out, so
- * the API says it is required; a number is sent as a number where the kind takes one.
+ * the API says it is required; a number is sent as a number where the kind takes one; a
+ * `seconds` value is typed in days (`DAY_S`).
  */
 export function toApiRule(draft: DraftRule, kind: ValueKind | undefined): ApiRule {
   const rule: ApiRule = { operator: draft.operator, field: draft.field, not: draft.not };
@@ -47,13 +51,15 @@ export function toApiRule(draft: DraftRule, kind: ValueKind | undefined): ApiRul
   if (text.trim() === '') return rule;
   if (kind === 'values') return { ...rule, value: lines(text) };
   if (kind === 'patterns') return { ...rule, value: lines(text) };
-  if ((kind === 'numberOrDate' || kind === 'seconds') && NUMBER.test(text)) return { ...rule, value: Number(text) };
+  if (kind === 'seconds' && NUMBER.test(text)) return { ...rule, value: Math.round(Number(text) * DAY_S) };
+  if (kind === 'numberOrDate' && NUMBER.test(text)) return { ...rule, value: Number(text) };
   return { ...rule, value: text };
 }
 
-/** The draft of a stored rule (for editing a set). */
-export function toDraftRule(rule: ApiRule): DraftRule {
-  const value = Array.isArray(rule.value) ? rule.value.map(String).join('\n') : rule.value === undefined ? '' : String(rule.value);
+/** The draft of a stored rule (for editing a set), `kind` its operator's value kind (seconds are shown in days). */
+export function toDraftRule(rule: ApiRule, kind?: ValueKind): DraftRule {
+  const days = kind === 'seconds' && typeof rule.value === 'number' ? String(Math.round((rule.value / DAY_S) * 1000) / 1000) : undefined;
+  const value = days ?? (Array.isArray(rule.value) ? rule.value.map(String).join('\n') : rule.value === undefined ? '' : String(rule.value));
   return { field: rule.field, operator: rule.operator, value, listId: rule.listId ?? '', not: rule.not === true };
 }
 

@@ -1,19 +1,24 @@
 /**
- * Filter sets (`/collection/sets`, docs/api.md) and the rule builder: a set's name, its
- * preCondition and rules (each a field, an operator, a value or a list, and `not`), `or` and
- * active. Fields and operators are the API's (`GET /collection/filters/operators`); what the
- * value control is depends on the operator's value kind. Before saving, Preview runs the dry
- * run with the unsaved set over a collection's stored items (`POST /collection/filters/test`
- * with `set`) and shows how many would be rejected, by which rule, with examples. API errors
- * show at the rule's control (`rules[2].value`, `preCondition.listId`).
+ * Filter sets (`/collection/sets`, docs/api.md) and the rule builder, in the editor's words
+ * (words.ts, issue 33 point 4): a set's name, "Apply this set only when …" (its preCondition),
+ * its rules "Rule 1", "Rule 2" … each a part of the item and a condition said as a phrase ("Text
+ * contains a pattern from …", "Posted more than … days ago"; `not` is part of the phrase) with
+ * its value or list, "Reject only when every rule matches" (`or`) and active. Fields and
+ * operators are the API's (`GET /collection/filters/operators`); what the value control is
+ * depends on the operator's value kind. Before saving, Preview runs the dry run with the unsaved
+ * set over a collection's stored items (`POST /collection/filters/test` with `set`) and lists the
+ * stories it would reject: title, source (the input), date and the rule as the builder numbers
+ * and says it. API errors show at the rule's control (`rules[2].value`, `preCondition.listId`).
  */
 import { useId, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
 import { ErrorBanner, Field, SubmitOrCancel, useForm } from '../../forms.ts';
 import { html } from '../../html.ts';
-import type { ApiRule, Collection, DryRun, FilterList, FilterSet, RuleTable } from '../../resources.ts';
-import { type DraftRule, EVERY_ITEM, NEW_RULE, toApiRule, toDraftRule, type ValueKind, withoutSetPrefix } from './data.ts';
+import type { ApiRule, Collection, DryRun, FilterList, FilterSet, Input, RuleTable } from '../../resources.ts';
+import { absolute } from '../sources-text.ts';
+import { type DraftRule, EVERY_ITEM, inputLabel, NEW_RULE, toApiRule, toDraftRule, type ValueKind, withoutSetPrefix } from './data.ts';
 import { RecordItem } from './parts.ts';
+import { choiceOf, EVERY_RULE_LABEL, fieldWords, fromChoice, operatorChoices, ruleNumber, ruleSentence, ruleWords, setRuleWords } from './words.ts';
 
 const VALUE_LABELS: Record<ValueKind, [label: string, hint: string]> = {
   scalar: ['Value', 'text or a number, compared as text'],
@@ -21,7 +26,7 @@ const VALUE_LABELS: Record<ValueKind, [label: string, hint: string]> = {
   pattern: ['Pattern', '/body/flags, e.g. /free money/i'],
   values: ['Values, one a line', 'or choose a list'],
   patterns: ['Patterns, one a line', '/body/flags each, or choose a list'],
-  seconds: ['Seconds', 'at least 0; 86400 is a day'],
+  seconds: ['Days', 'at least 0; 0.5 is twelve hours'],
   none: ['', ''],
 };
 
@@ -35,22 +40,29 @@ interface RuleEditorProps {
   error: unknown;
   onChange: (rule: DraftRule) => void;
   onRemove?: () => void;
+  /** What the rule reads as, beside the legend: "every item" for a preCondition always true. */
+  reads?: string;
 }
 
-function RuleEditor({ legend, path, rule, table, lists, error, onChange, onRemove }: RuleEditorProps) {
+function RuleEditor({ legend, path, rule, table, lists, error, onChange, onRemove, reads }: RuleEditorProps) {
   const operator = table.operators.find((entry) => entry.operator === rule.operator);
   const kind = operator?.value;
-  const fields: [string, string][] = table.fields.map((entry) => [entry.field, entry.aliasOf ? `${entry.field} (${entry.aliasOf})` : entry.field]);
-  if (!table.fields.some((entry) => entry.field === rule.field)) fields.unshift([rule.field, rule.field]);
-  const operators: [string, string][] = table.operators.map((entry) => [entry.operator, entry.operator]);
+  const fields: [string, string][] = table.fields.map((entry) => [entry.field, fieldWords(entry.field)]);
+  if (!table.fields.some((entry) => entry.field === rule.field)) fields.unshift([rule.field, fieldWords(rule.field)]);
+  const operators = operatorChoices(rule.field, table.operators.map((entry) => entry.operator));
+  if (!operator) operators.unshift(...operatorChoices(rule.field, [rule.operator]));
   const change = (part: Partial<DraftRule>) => onChange({ ...rule, ...part });
   const usable = operator?.list ? lists.filter((list) => list.type === operator.list) : [];
   const [valueLabel, valueHint] = kind ? VALUE_LABELS[kind] : ['Value', ''];
   return html`<fieldset class="filters-rule">
     <legend>${legend}</legend>
     <div class="row">
-      <${Field} label="Field" name=${`${path}.field`} value=${rule.field} options=${fields} error=${error} onInput=${(field: string) => change({ field })} />
-      <${Field} label="Operator" name=${`${path}.operator`} value=${rule.operator} options=${operators} error=${error} onInput=${(next: string) => change({ operator: next, listId: '' })} />
+      <${Field} label="Part of the item" name=${`${path}.field`} value=${rule.field} options=${fields} error=${error} onInput=${(field: string) => change({ field })} />
+      <${Field} label="Condition" name=${`${path}.operator`} value=${choiceOf(rule)} options=${operators} error=${error}
+        onInput=${(choice: string) => {
+          const next = fromChoice(choice);
+          change(next.operator === rule.operator ? next : { ...next, listId: '' });
+        }} />
       ${operator?.list
         ? html`<${Field} label="List" name=${`${path}.listId`} value=${rule.listId} error=${error}
             options=${[['', 'none: values typed here'], ...usable.map((list): [string, string] => [list._id, list.name])]} onInput=${(listId: string) => change({ listId })} />`
@@ -60,10 +72,8 @@ function RuleEditor({ legend, path, rule, table, lists, error, onChange, onRemov
       ? html`<${Field} label=${valueLabel} hint=${valueHint} name=${`${path}.value`} value=${rule.value} error=${error}
           multiline=${kind === 'values' || kind === 'patterns'} type=${kind === 'seconds' ? 'number' : 'text'} onInput=${(value: string) => change({ value })} />`
       : null}
-    <div class="buttons">
-      <label class="filters-check"><input type="checkbox" checked=${rule.not} onChange=${(event: Event) => change({ not: (event.currentTarget as HTMLInputElement).checked })} /> not</label>
-      ${onRemove ? html`<button type="button" class="secondary" aria-label=${`Remove ${legend.toLowerCase()}`} onClick=${onRemove}>Remove</button>` : null}
-    </div>
+    <p class="filters-reads"><span class="muted">Reads: </span>${reads ?? ruleSentence(rule, lists)}</p>
+    ${onRemove ? html`<div class="buttons"><button type="button" class="secondary" aria-label=${`Remove ${legend.toLowerCase()}`} onClick=${onRemove}>Remove</button></div>` : null}
   </fieldset>`;
 }
 
@@ -76,39 +86,47 @@ interface Draft {
   active: boolean;
 }
 
-/** How a draft rule reads in the preview: `not text patternin Spam words`. */
-function describe(rule: DraftRule | undefined, lists: FilterList[]): string {
-  if (!rule) return '';
-  const what = rule.listId ? (lists.find((list) => list._id === rule.listId)?.name ?? rule.listId) : rule.value.split('\n').join(', ');
-  return `${rule.not ? 'not ' : ''}${rule.field} ${rule.operator} ${what}`.trim();
+/** The preCondition that makes a set apply to every item (docs/filters.md#examples). */
+function everyItem(rule: DraftRule): boolean {
+  return rule.field === 'id' && rule.operator === 'exists' && !rule.not;
 }
 
-/** A rejection's reason without its `rule N: ` (the table names the rule), lists by name. */
-function readable(reason: string, lists: FilterList[]): string {
-  return lists.reduce((text, list) => text.replaceAll(`list ${list._id}`, `list ${list.name}`), reason.replace(/^rule \d+: /, ''));
-}
+/** Stories shown in the preview; the rest are counted. */
+const STORIES_SHOWN = 50;
 
-function Preview({ result, draft, lists, collection }: { result: DryRun; draft: Draft; lists: FilterList[]; collection: string }) {
+function Preview({ result, draft, lists, inputs, collection }: { result: DryRun; draft: Draft; lists: FilterList[]; inputs: Input[]; collection: string }) {
   const rejected = result.results.filter((r) => !r.accepted);
+  const sourceOf = (inputId: string | null) => {
+    const input = inputId ? inputs.find((i) => i._id === inputId) : undefined;
+    return input ? inputLabel(input) : 'an input since removed';
+  };
   return html`<div class="filters-preview">
     <p><strong>${rejected.length}</strong> of ${result.results.length} stored items in ${collection} would be rejected.</p>
     ${result.hits.length
       ? html`<table class="filters-hits">
           <caption>Rejections by rule</caption>
-          <thead><tr><th scope="col">Rule</th><th scope="col">Rejected</th><th scope="col">Examples</th></tr></thead>
+          <thead><tr><th scope="col">Rule</th><th scope="col">Rejected</th></tr></thead>
           <tbody>
-            ${result.hits.map(
-              (hit) => html`<tr>
-                <th scope="row">Rule ${hit.rule + 1}: ${describe(draft.rules[hit.rule], lists)}</th>
-                <td data-label="Rejected: ">${hit.count}</td>
-                <td><ul>${rejected
-                  .filter((r) => r.rule === hit.rule)
-                  .slice(0, 3)
-                  .map((r) => html`<li><code>${r.id}</code> ${readable(r.reason ?? '', lists)}</li>`)}</ul></td>
+            ${result.hits.map((hit) => html`<tr><th scope="row">${ruleWords(draft.rules, draft.or, hit.rule, lists)}</th><td data-label="Rejected: ">${hit.count}</td></tr>`)}
+          </tbody>
+        </table>`
+      : null}
+    ${rejected.length
+      ? html`<table class="filters-hits filters-stories">
+          <caption>Stories it would reject</caption>
+          <thead><tr><th scope="col">Story</th><th scope="col">Source</th><th scope="col">Date</th><th scope="col">Rule</th></tr></thead>
+          <tbody>
+            ${rejected.slice(0, STORIES_SHOWN).map(
+              (r) => html`<tr key=${r.id}>
+                <th scope="row">${r.title ?? html`<span class="muted">untitled (${r.id})</span>`}</th>
+                <td data-label="Source: ">${sourceOf(r.inputId)}</td>
+                <td data-label="Date: ">${r.date ? absolute.format(new Date(r.date)) : ''}</td>
+                <td data-label="Rule: ">${ruleWords(draft.rules, draft.or, r.rule, lists)}</td>
               </tr>`,
             )}
           </tbody>
-        </table>`
+        </table>
+        ${rejected.length > STORIES_SHOWN ? html`<p class="muted">And ${rejected.length - STORIES_SHOWN} more.</p>` : null}`
       : null}
   </div>`;
 }
@@ -120,9 +138,10 @@ function unplaced(error: unknown): unknown {
   return rest.length ? new ApiError(error.status, rest, error.requestId) : undefined;
 }
 
-function SetForm({ contractId, set, table, lists, collections, onDone }: { contractId: string; set?: FilterSet; table: RuleTable; lists: FilterList[]; collections: Collection[]; onDone: (saved?: FilterSet) => void }) {
+function SetForm({ contractId, set, table, lists, collections, inputs, onDone }: { contractId: string; set?: FilterSet; table: RuleTable; lists: FilterList[]; collections: Collection[]; inputs: Input[]; onDone: (saved?: FilterSet) => void }) {
+  const kindOfApi = (rule: ApiRule) => table.operators.find((entry) => entry.operator === rule.operator)?.value;
   const initial: Draft = set
-    ? { name: set.name, preCondition: toDraftRule(set.preCondition), rules: set.rules.map(toDraftRule), or: set.or, active: set.active }
+    ? { name: set.name, preCondition: toDraftRule(set.preCondition, kindOfApi(set.preCondition)), rules: set.rules.map((rule) => toDraftRule(rule, kindOfApi(rule))), or: set.or, active: set.active }
     : { name: '', preCondition: EVERY_ITEM, rules: [NEW_RULE], or: false, active: true };
   const form = useForm<Draft>(`set:${set?._id ?? 'new'}`, initial, ['name', 'rules', 'preCondition', 'or']);
   const id = useId();
@@ -158,20 +177,21 @@ function SetForm({ contractId, set, table, lists, collections, onDone }: { contr
     <h3 id=${`${id}-title`}>${set ? `Edit set ${set.name}` : 'New set'}</h3>
     <${ErrorBanner} error=${form.formError} />
     <${Field} label="Set name" name="name" required value=${draft.name} error=${form.error} onInput=${(name: string) => update({ name })} />
-    <${RuleEditor} legend="preCondition" path="preCondition" rule=${draft.preCondition} table=${table} lists=${lists} error=${fieldError}
+    <${RuleEditor} legend="Apply this set only when …" path="preCondition" rule=${draft.preCondition} table=${table} lists=${lists} error=${fieldError}
+      reads=${everyItem(draft.preCondition) ? 'Id is present: the set applies to every item' : undefined}
       onChange=${(preCondition: DraftRule) => update({ preCondition })} />
-    <p class="muted">The set applies to an item only when its preCondition is true (exists id: every item).</p>
     <fieldset class="filters-rules">
       <legend>Rules</legend>
+      <p class="muted">${setRuleWords(draft.or)}</p>
       ${draft.rules.length ? null : html`<p class="muted">No rules: this set rejects nothing.</p>`}
       ${draft.rules.map(
-        (rule, i) => html`<${RuleEditor} key=${i} legend=${`Rule ${i + 1}`} path=${`rules[${i}]`} rule=${rule} table=${table} lists=${lists} error=${fieldError}
+        (rule, i) => html`<${RuleEditor} key=${i} legend=${ruleNumber(i)} path=${`rules[${i}]`} rule=${rule} table=${table} lists=${lists} error=${fieldError}
           onChange=${(next: DraftRule) => update({ rules: draft.rules.map((r, j) => (j === i ? next : r)) })}
           onRemove=${() => update({ rules: draft.rules.filter((_, j) => j !== i) })} />`,
       )}
       <button type="button" class="secondary" onClick=${() => update({ rules: [...draft.rules, NEW_RULE] })}>Add rule</button>
     </fieldset>
-    <label class="filters-check"><input type="checkbox" checked=${draft.or} onChange=${(event: Event) => update({ or: (event.currentTarget as HTMLInputElement).checked })} /> or: reject only when every rule is true</label>
+    <label class="filters-check"><input type="checkbox" checked=${draft.or} onChange=${(event: Event) => update({ or: (event.currentTarget as HTMLInputElement).checked })} /> ${EVERY_RULE_LABEL}</label>
     <label class="filters-check"><input type="checkbox" checked=${draft.active} onChange=${(event: Event) => update({ active: (event.currentTarget as HTMLInputElement).checked })} /> active</label>
 
     <fieldset class="filters-rules">
@@ -184,7 +204,7 @@ function SetForm({ contractId, set, table, lists, collections, onDone }: { contr
         : html`<p class="muted">No collection to preview over yet.</p>`}
       <div role="status" class="filters-status">
         ${preview.busy ? html`<p class="muted">Judging the stored items…</p>` : null}
-        ${preview.result ? html`<${Preview} result=${preview.result} draft=${draft} lists=${lists} collection=${collection?.name ?? ''} />` : null}
+        ${preview.result ? html`<${Preview} result=${preview.result} draft=${draft} lists=${lists} inputs=${inputs} collection=${collection?.name ?? ''} />` : null}
       </div>
       <${ErrorBanner} error=${unplaced(preview.error)} />
     </fieldset>
@@ -193,7 +213,7 @@ function SetForm({ contractId, set, table, lists, collections, onDone }: { contr
 }
 
 /** The part of the Filters screen the module describes; `onChange` after a set was saved or deleted. */
-export function Sets(props: { contractId: string; sets: FilterSet[]; table: RuleTable; lists: FilterList[]; collections: Collection[]; onChange: () => void }) {
+export function Sets(props: { contractId: string; sets: FilterSet[]; table: RuleTable; lists: FilterList[]; collections: Collection[]; inputs: Input[]; onChange: () => void }) {
   const { sets, onChange } = props;
   const [editing, setEditing] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(undefined);
@@ -203,12 +223,12 @@ export function Sets(props: { contractId: string; sets: FilterSet[]; table: Rule
   };
   return html`<section aria-labelledby="filters-sets-title">
     <h2 id="filters-sets-title">Sets</h2>
-    <p class="muted">A set rejects an item when one of its rules is true (with or: when every rule is true).</p>
+    <p class="muted">A set rejects an item when one of its rules matches it; or, if it says “${EVERY_RULE_LABEL.toLowerCase()}”, when every rule does.</p>
     <${ErrorBanner} error=${error} />
     ${sets.length
       ? html`<ul class="filters-items">
           ${sets.map(
-            (set) => html`<${RecordItem} key=${set._id} kind="set" record=${set} details=${`${set.rules.length} ${set.rules.length === 1 ? 'rule' : 'rules'}${set.or ? ' · or' : ''}`} onEdit=${() => setEditing(set._id)} onDeleted=${onChange} onError=${setError} />`,
+            (set) => html`<${RecordItem} key=${set._id} kind="set" record=${set} details=${`${set.rules.length} ${set.rules.length === 1 ? 'rule' : 'rules'}${set.or ? ' · only when every rule matches' : ''}`} onEdit=${() => setEditing(set._id)} onDeleted=${onChange} onError=${setError} />`,
           )}
         </ul>`
       : html`<p>No sets yet.</p>`}
