@@ -416,9 +416,13 @@ async function send(w: World, req: Req, token?: string): Promise<{ status: numbe
   });
 }
 
-/** Runs `tasks` at most `width` at a time. */
-async function inBatches<T>(items: readonly T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
-  for (let i = 0; i < items.length; i += width) await Promise.all(items.slice(i, i + width).map(task));
+/** Runs `task` over `items`, at most `width` at a time (a pool: one slow call holds up no others). */
+async function inPool<T>(items: readonly T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
 }
 
 /** The operations of `/openapi.json` with their recipes; fails naming any without one. */
@@ -439,6 +443,9 @@ async function attempt(w: World, op: string, holder: Holder, role: GrantRole | u
   return { res, ok: recipe.ok ?? w.documented[op]! };
 }
 
+/** What a refusal for want of a grant names: the path's contract, the body's or query's contract id, the record's id. */
+const CONTRACT_REFERENCES = ['contract', 'contractId', 'contract_id', 'id', 'ids[0]'];
+
 const short = (text: string) => text.slice(0, 300);
 
 describe('every operation of /openapi.json over HTTP', () => {
@@ -450,7 +457,7 @@ describe('every operation of /openapi.json over HTTP', () => {
     const byContract = (op: string) => expectedOf(...(op.split(' ') as [string, string])).access === 'contract';
     const cases = holders.flatMap(({ role, holder }) => ops.filter((op) => role === undefined || byContract(op)).map((op) => ({ op, role, holder })));
     const wrong: string[] = [];
-    await inBatches(cases, 8, async ({ op, role, holder }) => {
+    await inPool(cases, 8, async ({ op, role, holder }) => {
       const [method, path] = op.split(' ') as [string, string];
       const expected = expectedOf(method, path);
       const { res, ok } = await attempt(w, op, holder, role, SCOPES);
@@ -461,7 +468,10 @@ describe('every operation of /openapi.json over HTTP', () => {
       }
       const needed = expected.access === 'contract' ? expected.role : '';
       const error = res.status === 403 ? (JSON.parse(res.text) as { errors: { name: string; propertyName?: string; reason?: string }[] }).errors[0] : undefined;
-      const refused = role ? error?.name === 'ForbiddenError' && error.propertyName === 'role' && error.reason === `needs role ${needed}` : error?.name === 'ForbiddenError' && error.propertyName !== 'role';
+      // No grant: refused as another contract's (docs/api.md#errors), naming the reference to the contract.
+      const refused = role ? error?.name === 'ForbiddenError' && error.propertyName === 'role' && error.reason === `needs role ${needed}` : error?.name === 'ForbiddenError' && CONTRACT_REFERENCES.includes(error.propertyName!);
+      // …and without the contract's data: not even its id (docs/api.md#errors).
+      if (!role && res.text.includes(w.contractId)) wrong.push(`${as}: the refusal shows the contract id: ${short(res.text)}`);
       if (!refused) wrong.push(`${as}: ${res.status}, not 403 ${role ? `needs role ${needed}` : 'of another contract'}: ${short(res.text)}`);
     });
     expect(wrong).toEqual([]);
@@ -482,7 +492,7 @@ describe('every operation of /openapi.json over HTTP', () => {
     );
     const cases = tokens.flatMap((token) => ops.filter((op) => (scopeOf(op) === null) === (token.missing.length > 1)).map((op) => ({ op, ...token })));
     const wrong: string[] = [];
-    await inBatches(cases, 8, async ({ op, missing, scopes, holder }) => {
+    await inPool(cases, 8, async ({ op, missing, scopes, holder }) => {
       const needed = scopeOf(op);
       const { res, ok } = await attempt(w, op, holder, 'owner', scopes);
       const as = `${op} without ${missing.join(' ')}`;
@@ -503,7 +513,7 @@ describe('every operation of /openapi.json over HTTP', () => {
     const ops = (await operations(w)).filter((op) => expectedOf(...(op.split(' ') as [string, string])).access === 'public');
     expect(ops.length).toBeGreaterThan(20);
     const wrong: string[] = [];
-    await inBatches(ops, 8, async (op) => {
+    await inPool(ops, 8, async (op) => {
       const recipe = RECIPES[op]!;
       const res = await send(w, await recipe.req(w, await w.user(), ++counter));
       const ok = recipe.ok ?? w.documented[op]!;
