@@ -2,12 +2,15 @@
  * Every operation of `/openapi.json` over real HTTP (a listening server on 127.0.0.1, a real
  * database), issue 32's table-driven test (docs/api.md#roles-and-scopes):
  *
- * - every contract and token operation × every role (viewer … owner) and no grant: the recipe's
- *   success status when the policy (`expectedOf`, ./policy.ts) allows it, else 403 naming `role`
- *   (no grant: 403 naming the contract the request acts on, as a stranger's token gets);
- * - every non-public operation × a token lacking each scope (an owner's, all other scopes): 403
- *   `insufficient_scope` naming the scope when the operation needs it, the success status when not;
- * - every public operation answered without a token: its recipe's status.
+ * - every contract operation × every role (viewer … owner) and no grant: the recipe's success
+ *   status when the policy (`expectedOf`, ./policy.ts) allows it, else 403 naming `role`; no
+ *   grant: 403 naming the reference to the contract (`contract`, `contractId`, `contract_id`,
+ *   `id`…), without the contract's id. The operations of any valid token, as a consumer granted
+ *   nothing: their success status.
+ * - every operation that needs a scope × an owner's token lacking each scope in turn: 403
+ *   `insufficient_scope` naming the scope (RFC 6750 §3.1) where it is the one needed, the success
+ *   status elsewhere; the operations that need none, with a token of no scope at all: success.
+ * - every public operation without a token: its recipe's status.
  *
  * One request recipe per operation (`RECIPES`, keyed `METHOD /path`): how to fill the path with a
  * real record of the tenant (shared per world, or fresh per request for operations that consume
@@ -60,7 +63,6 @@ interface Recipe {
   own?: true;
 }
 
-const T = 'application/json';
 /** The password of every user of the test, hashed once (argon2id is slow by design; users are many). */
 const PASSWORD = randomToken();
 const PASSWORD_HASH = await hashSecret(PASSWORD);
@@ -119,7 +121,7 @@ const RECIPES: Record<string, Recipe> = {
   // Queue API.
   'GET /v1/queue/{contract}': { req: (w) => ({ url: `/v1/queue/${w.slug}?q=${w.q}` }) },
   'PATCH /v1/queue/{contract}': { req: (w) => ({ method: 'PATCH', url: `/v1/queue/${w.slug}?q=${w.q}&id=rss_one`, body: { state: 'published' } }) },
-  'POST /v1/queue/{contract}/split': { req: async (w, _h, n) => ({ method: 'POST', url: `/v1/queue/${w.slug}?q=${w.dq}&id=rss_story${n}`.replace('?', '/split?'), body: { duplicateId: await w.duplicatePair(n) } }) },
+  'POST /v1/queue/{contract}/split': { req: async (w, _h, n) => ({ method: 'POST', url: `/v1/queue/${w.slug}/split?q=${w.dq}&id=rss_story${n}`, body: { duplicateId: await w.duplicatePair(n) } }) },
   'GET /v1/queue/{contract}/history': { req: (w) => ({ url: `/v1/queue/${w.slug}/history?q=${w.q}&id=rss_one` }) },
   'GET /v1/queue/{contract}/count': { req: (w) => ({ url: `/v1/queue/${w.slug}/count?q=${w.q}` }) },
   'GET /v1/queue/{contract}/stream': { req: (w) => ({ url: `/v1/queue/${w.slug}/stream?q=${w.q}` }) },
@@ -373,9 +375,9 @@ async function makeWorld(): Promise<World> {
       return `rss_dup${n}`;
     },
   };
-  for (const kind of Object.keys(KINDS) as Kind[]) w.ids[kind] = await w.fresh(kind);
-  // A set for the filter operations, a job of applying it, a pending delivery of the webhook.
-  // (an application of a few items answers at once: the job is stored as a large one's would be)
+  await Promise.all((Object.keys(KINDS) as Kind[]).map(async (kind) => (w.ids[kind] = await w.fresh(kind))));
+  // A job (an application of a few items answers at once: the job is stored as a large one's
+  // would be), and a pending delivery of the webhook (subscribed to item.published).
   w.ids.job = await createJob(db, { contractId, kind: 'filters.apply', params: {}, total: 0, actor: { id: tenant.consumer.id, name: tenant.consumer.name } });
   await seedItems(db, tenant, [buildItem({ id: 'rss_hooked' })], 'unpublished');
   await api('PATCH', `/v1/queue/${tenant.contract.slug}?q=${tenant.collection.slug}&id=rss_hooked`, { state: 'published' }, 200);
@@ -396,11 +398,11 @@ async function send(w: World, req: Req, token?: string): Promise<{ status: numbe
     headers['content-type'] ??= 'application/x-www-form-urlencoded';
   } else if (req.body !== undefined) {
     body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
-    headers['content-type'] ??= T;
+    headers['content-type'] ??= 'application/json';
   }
   if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
   return new Promise((resolve, reject) => {
-    const sent = request(w.base + req.url, { method: req.method ?? 'GET', headers, timeout: 10_000 }, (res) => {
+    const sent = request(w.base + req.url, { method: req.method ?? 'GET', headers, timeout: 30_000 }, (res) => {
       if (String(res.headers['content-type']).startsWith('text/event-stream')) {
         resolve({ status: res.statusCode!, headers: res.headers, text: '' });
         return void res.destroy();
@@ -410,7 +412,7 @@ async function send(w: World, req: Req, token?: string): Promise<{ status: numbe
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString() }));
       res.on('error', reject);
     });
-    sent.on('timeout', () => sent.destroy(new Error(`${req.method ?? 'GET'} ${req.url}: no answer in 10 s`)));
+    sent.on('timeout', () => sent.destroy(new Error(`${req.method ?? 'GET'} ${req.url}: no answer in 30 s`)));
     sent.on('error', reject);
     sent.end(body);
   });
