@@ -45,6 +45,7 @@ import * as pinsEdits from './migrations/2026-12-07-pins-edits.ts';
 import * as passwordResets from './migrations/2026-12-08-password-resets.ts';
 import * as twoFactor from './migrations/2026-12-09-two-factor.ts';
 import * as oidcSignIns from './migrations/2026-12-10-oidc-sign-ins.ts';
+import * as analytics from './migrations/2026-12-17-analytics.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -87,6 +88,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-08-password-resets': passwordResets,
   '2026-12-09-two-factor': twoFactor,
   '2026-12-10-oidc-sign-ins': oidcSignIns,
+  '2026-12-17-analytics': analytics,
 };
 
 /** The names of every migration this version knows, in the order they apply. */
