@@ -16,6 +16,11 @@
  *   count             GET /v1/count, uncached
  *   search            GET /v1/content with `search` of two words (docs/api.md#search) over 30 days, uncached;
  *                     the size of the full-text index per item is printed with it
+ *   beacon_off / beacon_on   the uncached content read alone, then the same while a second load
+ *                     generator sends the walls' analytics beacons (docs/api.md#analytics-beacon:
+ *                     1 in 10 a view, the others 20 impressions and a click among 40 of the
+ *                     collection's items, as a wall shows) at BENCH_BEACON_RATE per second (default 1000): counting must not
+ *                     slow the public reads; the ratio on/off of requests/s and p99 is printed
  *
  * It prints requests/s, p50 and p99 of each, as ratios to the baseline too; the server's own p99
  * (the bucket of its request-duration metric under which 99 % of the run's requests were
@@ -138,15 +143,17 @@ async function fill(db: Db, now: number) {
 /** Child process: the real app on 127.0.0.1, plus the baseline route; reports its port and peak memory. */
 async function serveChild(databaseUrl: string) {
   // Rate limits counted (their cost is part of a read) but too high to refuse the load of one address.
-  const limits = { RATE_LIMIT_CONSUMER: '1000000000', RATE_LIMIT_PUBLIC: '1000000000' };
+  const limits = { RATE_LIMIT_CONSUMER: '1000000000', RATE_LIMIT_PUBLIC: '1000000000', RATE_LIMIT_BEACON: '0' };
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', SLUICE_BOOTSTRAP: 'false', PORT: '0', ...limits });
   const db = openDb(config.databaseUrl);
   const app = await buildApp(config, { db });
-  app.get('/bench/baseline', async () => ({ status: 'ok' }));
+  // The bench's own routes are public like /healthz (the permission table names every route: src/http/permissions.ts).
+  const bench = { config: { operation: 'GET /healthz' } };
+  app.get('/bench/baseline', bench, async () => ({ status: 'ok' }));
   // The same minimal route answering a body of `bytes` bytes (one made per size): what moving a
   // page's bytes costs the server and the load generator, without the content route's work.
   const bodies = new Map<number, Buffer>();
-  app.get<{ Querystring: { bytes?: string } }>('/bench/bytes', async (request, reply) => {
+  app.get<{ Querystring: { bytes?: string } }>('/bench/bytes', bench, async (request, reply) => {
     const size = Math.min(Number(request.query.bytes) || 0, 1 << 20);
     let body = bodies.get(size);
     if (!body) bodies.set(size, (body = Buffer.alloc(size, 0x20)));
@@ -209,6 +216,34 @@ async function measure(port: number, path: (i: number) => string, child?: ChildP
     requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors,
     ...(Number.isNaN(server) ? {} : { serverP99AtMostMs: server }),
   };
+}
+
+/** Beacons per second of the beacon_on run (BENCH_BEACON_RATE). */
+const BEACON_RATE = Number(process.env.BENCH_BEACON_RATE ?? 1000);
+
+/**
+ * Sends analytics beacons to the server for `seconds` at BEACON_RATE per second: `body(i)` is the
+ * i-th beacon's contract path and JSON body. Resolves with how many were sent and answered 2xx.
+ */
+async function beaconLoad(port: number, seconds: number, body: (i: number) => { path: string; json: string }): Promise<{ sent: number; answered2xx: number }> {
+  let i = 0;
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: 4,
+    duration: seconds,
+    overallRate: BEACON_RATE,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain;charset=UTF-8' },
+        setupRequest: (request) => {
+          const next = body(i++);
+          return { ...request, path: next.path, body: next.json };
+        },
+      },
+    ],
+  });
+  return { sent: result.requests.total, answered2xx: result['2xx'] };
 }
 
 /**
@@ -340,6 +375,28 @@ async function main() {
           `ratio req/s ${ratio.requestsPerSecond}  p50 ${ratio.p50}  p99 ${ratio.p99}  server p99 ${serverP99(figures.serverP99AtMostMs)}  non2xx ${figures.non2xx}  errors ${figures.errors}  ` +
           `peak memory so far ${Math.round(after.maxRssBytes / 1024 / 1024)} MB  load ${loadavg()[0]!.toFixed(2)}`,
       );
+    }
+    // Beacon traffic on against off, in the same run (issue 35 point 4): the uncached content read.
+    if (!only || only.includes('beacon_off') || only.includes('beacon_on')) {
+      const perCollection = Math.ceil(ITEMS / COLLECTIONS);
+      const itemId = (n: number) => `${SERVICES[n % SERVICES.length]}_${n.toString(36)}`;
+      const beacon = (i: number) => {
+        const c = i % COLLECTIONS;
+        const first = c * perCollection;
+        // What a wall shows: the same page of 40 items to every viewer of the collection.
+        const pick = (k: number) => itemId(first + ((i * 7 + k) % Math.min(40, perCollection)));
+        const events = i % 10 === 0 ? { view: true, origin: `https://site${i % 50}.example` } : { impressions: Array.from({ length: 20 }, (_, k) => pick(k)), clicks: [pick(20)] };
+        return { path: `/v1/publication/${contract.slug}/beacon`, json: JSON.stringify({ q: collections[c]!.slug, page: 'wall', ...events }) };
+      };
+      const off = await measure(port, runs.content_uncached!, child);
+      const [on, beacons] = await Promise.all([measure(port, runs.content_uncached!, child), beaconLoad(port, DURATION + 1, beacon)]);
+      for (const [name, figures] of [['beacon_off', off], ['beacon_on', on]] as const) {
+        results[name] = figures;
+        console.log(`${name.padEnd(18)} ${String(figures.requestsPerSecond).padStart(7)} req/s  p50 ${String(figures.p50Ms).padStart(3)} ms  p99 ${String(figures.p99Ms).padStart(3)} ms  server p99 ${serverP99(figures.serverP99AtMostMs)}  non2xx ${figures.non2xx}  errors ${figures.errors}`);
+      }
+      const ratio = { requestsPerSecond: +(on.requestsPerSecond / off.requestsPerSecond).toFixed(2), p99: +(on.p99Ms / Math.max(off.p99Ms, 1)).toFixed(2) };
+      results.beacon_on = { ...on, ratio: { ...ratio, p50: +(on.p50Ms / Math.max(off.p50Ms, 1)).toFixed(2) } };
+      console.log(`beacons: ${beacons.sent} sent at ${BEACON_RATE}/s, ${beacons.answered2xx} answered 2xx; content reads with the beacon on against off: ${ratio.requestsPerSecond} of the requests/s, p99 ${ratio.p99}×`);
     }
     const memory = await ask<{ maxRssBytes: number; rss: number; heapUsed: number; heapTotal: number; external: number }>(child, 'memory');
     const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);

@@ -15,15 +15,18 @@
  * flushed every `FLUSH_MS` (and when the app closes) into hourly rows of `analytics_counts`
  * in one transaction (`store/analytics.ts` `addCounts`), so a flood of beacons costs the
  * database one upsert batch every few seconds and never slows the public reads. At flush, item
- * ids are checked against the collection's items: ids of another collection or contract, or
- * unknown ones, are dropped; a click also counts for the item's author.
+ * ids are checked against the collection's items (by its primary key; each answer kept for 10
+ * minutes, since every viewer of a wall sees the same items): ids of another collection or
+ * contract, or unknown ones, are dropped; a click also counts for the item's author.
  * The counters hold at most `MAX_PENDING` keys between flushes; beyond that, new keys are dropped
  * until the next flush (logged).
  *
  * Refusals: an unknown or inactive contract → 401, collection → 404 (as the wall); a body that
  * is not the shape above → 400 naming the property; a body over `BEACON_BODY_LIMIT` bytes → 413;
- * more than `BEACON_LIMIT.requests` beacons per `BEACON_LIMIT.windowMs` from one client address
- * (IPv6 per /64, `lib/addresses.ts`) → 429 with Retry-After, counted in this process's memory only.
+ * more than `config.rateLimitBeacon` beacons (RATE_LIMIT_BEACON, default 600: a wall sends about
+ * one every 5 s per viewer, and a venue's viewers may share one address) per rate-limit window
+ * from one client address (IPv6 per /64, `lib/addresses.ts`) → 429 with Retry-After, counted in
+ * this process's memory only.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -34,11 +37,9 @@ import { errorResponses } from '../http/openapi.ts';
 import { publicTarget } from '../http/public.ts';
 import type { App } from '../http/typed.ts';
 import { addressGroup } from '../lib/addresses.ts';
-import { addCounts, type CountRow, hourOf, collectionAuthors } from '../store/analytics.ts';
+import { addCounts, type CountRow, existingItems, hourOf, itemAuthors } from '../store/analytics.ts';
 import type { Db } from '../store/db.ts';
 
-/** Beacons per client address per window (in memory): a wall sends about one every 5 s per viewer; a venue's viewers may share one address. */
-export const BEACON_LIMIT = { requests: 600, windowMs: 60_000 };
 /** The largest beacon body, bytes. */
 export const BEACON_BODY_LIMIT = 16_384;
 /** How often the counters are written, ms. */
@@ -94,6 +95,10 @@ class Tally {
   private pending = new Map<string, Pending>();
   private dropped = 0;
   private flushing: Promise<void> = Promise.resolve();
+  /** Whether `<collection id>\n<item id>` is an item of that collection: a wall shows the same items to every viewer, so each is looked up once in a while. */
+  private readonly known = new LRUCache<string, boolean>({ max: 50_000, ttl: 10 * 60_000 });
+  /** The author's name ('' none) of `<collection id>\n<item id>`, for clicks. */
+  private readonly authors = new LRUCache<string, string>({ max: 10_000, ttl: 10 * 60_000 });
 
   private readonly db: Db;
   private readonly log: FastifyInstance['log'];
@@ -129,16 +134,26 @@ class Tally {
     const byCollection = new Map<string, Pending[]>();
     for (const row of batch) {
       if (row.kind === 'wall-view' || row.kind === 'display-view') rows.push(row);
-      else byCollection.set(row.collectionId, [...(byCollection.get(row.collectionId) ?? []), row]);
+      else {
+        const list = byCollection.get(row.collectionId);
+        if (list) list.push(row);
+        else byCollection.set(row.collectionId, [row]);
+      }
     }
     const authors = new Map<string, CountRow>();
     for (const [collectionId, items] of byCollection) {
-      const known = await collectionAuthors(this.db, collectionId, [...new Set(items.map((row) => row.key))]);
+      const key = (id: string) => `${collectionId}\n${id}`;
+      const unchecked = [...new Set(items.map((row) => row.key))].filter((id) => !this.known.has(key(id)));
+      const found = await existingItems(this.db, collectionId, unchecked);
+      for (const id of unchecked) this.known.set(key(id), found.has(id));
+      const clicked = [...new Set(items.filter((row) => row.kind === 'click' && this.known.get(key(row.key))).map((row) => row.key))];
+      const named = await itemAuthors(this.db, collectionId, clicked.filter((id) => !this.authors.has(key(id))));
+      for (const [id, author] of named) this.authors.set(key(id), author ?? '');
       for (const row of items) {
-        if (!known.has(row.key)) continue;
+        if (!this.known.get(key(row.key))) continue;
         rows.push(row);
-        const author = known.get(row.key);
-        if (row.kind !== 'click' || !author) continue;
+        const author = row.kind === 'click' ? this.authors.get(key(row.key)) : undefined;
+        if (!author) continue;
         const id = `${collectionId}\n${row.hour}\n${author}`;
         const sum = authors.get(id);
         if (sum) sum.count += row.count;
@@ -157,7 +172,8 @@ export function flushBeacons(app: object): Promise<void> {
 }
 
 /** Registers the beacon route on `app`, its flush timer and its flush on close (the module's description). */
-export function beaconRoutes(app: App, { db }: { db: Db; config: Config }): void {
+export function beaconRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
+  const limit = { requests: config.rateLimitBeacon, windowMs: config.rateLimitWindow * 1000 };
   const tally = new Tally(db, app.log);
   tallies.set(app, tally);
   const timer = setInterval(() => void tally.flush(), FLUSH_MS);
@@ -183,11 +199,12 @@ export function beaconRoutes(app: App, { db }: { db: Db; config: Config }): void
     });
     // The limit is checked before the body is read.
     const onRequest = async (request: FastifyRequest) => {
+      if (limit.requests === 0) return;
       const now = Date.now();
       const address = addressGroup(request.ip);
       const window = windows.get(address);
-      if (!window || now - window.start >= BEACON_LIMIT.windowMs) windows.set(address, { start: now, count: 1 });
-      else if (++window.count > BEACON_LIMIT.requests) throw rateLimitError(Math.max(1, Math.ceil((window.start + BEACON_LIMIT.windowMs - now) / 1000)));
+      if (!window || now - window.start >= limit.windowMs) windows.set(address, { start: now, count: 1 });
+      else if (++window.count > limit.requests) throw rateLimitError(Math.max(1, Math.ceil((window.start + limit.windowMs - now) / 1000)));
     };
     (scope as unknown as App).post('/v1/publication/:contract/beacon', { schema, bodyLimit: BEACON_BODY_LIMIT, onRequest }, async (request, reply) => {
       const now = Date.now();

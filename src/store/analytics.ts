@@ -55,12 +55,22 @@ export async function addCounts(db: Db, rows: readonly CountRow[]): Promise<void
 }
 
 /**
- * The items among `ids` of collection `collectionId`, each with its author's name (or null): the
- * beacon counts impressions and clicks of these only (ids of another collection or contract, or
- * unknown ones, were never on its wall). Any state: an item seen, then unpublished before the
- * flush, was seen.
+ * Which of `ids` are items of collection `collectionId` (any state: an item seen, then unpublished
+ * before the flush, was seen); read from the primary key alone. The beacon counts impressions and
+ * clicks of these only: ids of another collection or contract, or unknown ones, were never on its
+ * wall.
  */
-export async function collectionAuthors(db: Db, collectionId: string, ids: readonly string[]): Promise<Map<string, string | null>> {
+export async function existingItems(db: Db, collectionId: string, ids: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db.selectFrom('items').select('id').where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + 500)).execute();
+    for (const row of rows) found.add(row.id);
+  }
+  return found;
+}
+
+/** The author's name (`author.name`, else `author.username`, else null) of each of `ids` found in collection `collectionId`. */
+export async function itemAuthors(db: Db, collectionId: string, ids: readonly string[]): Promise<Map<string, string | null>> {
   const found = new Map<string, string | null>();
   for (let i = 0; i < ids.length; i += 100) {
     const rows = await db.selectFrom('items').select(['id', 'body']).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + 100)).execute();

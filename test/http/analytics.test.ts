@@ -8,7 +8,7 @@
  * is answered 429, another contract's collection is refused.
  */
 import { describe, expect, it } from 'vitest';
-import { BEACON_LIMIT, flushBeacons } from '../../src/publication/beacon.ts';
+import { flushBeacons } from '../../src/publication/beacon.ts';
 import { buildItem, expectError, seedItems } from '../helper.ts';
 import { setupRecords } from './records.ts';
 
@@ -127,8 +127,8 @@ describe('the beacon and GET /collection/analytics', () => {
   });
 
   it('answers 429 to a flood of beacons from one address, and still counts others', async () => {
-    const { beacon, q } = await setup();
-    for (let i = 0; i < BEACON_LIMIT.requests; i++) expect((await beacon({ q, page: 'wall' }, { ip: '198.51.100.9' })).statusCode).toBe(204);
+    const { beacon, q, config } = await setup();
+    for (let i = 0; i < config.rateLimitBeacon; i++) expect((await beacon({ q, page: 'wall' }, { ip: '198.51.100.9' })).statusCode).toBe(204);
     const refused = await beacon({ q, page: 'wall', view: true }, { ip: '198.51.100.9' });
     expectError(refused, 429, { name: 'RateLimitError', code: 4291 });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
