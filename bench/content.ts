@@ -16,6 +16,14 @@
  *   count             GET /v1/count, uncached
  *   search            GET /v1/content with `search` of two words (docs/api.md#search) over 30 days, uncached;
  *                     the size of the full-text index per item is printed with it
+ *   beacon_off / beacon_on   the uncached content read alone, then the same while a second load
+ *                     generator sends the walls' analytics beacons (docs/api.md#analytics-beacon:
+ *                     1 in 10 a view, the others 20 impressions and a click among 40 of the
+ *                     collection's items, as a wall shows) at BENCH_BEACON_RATE per second (default 200: a
+ *                     thousand viewers, one batch each every 5 s): counting must not
+ *                     slow the public reads; the ratio on/off of requests/s and p99 is printed.
+ *   beacon_control    the same, the second generator sending as many requests to a path no route
+ *                     serves: what any request at that rate costs the reads, without counting
  *
  * It prints requests/s, p50 and p99 of each, as ratios to the baseline too; the server's own p99
  * (the bucket of its request-duration metric under which 99 % of the run's requests were
@@ -138,15 +146,17 @@ async function fill(db: Db, now: number) {
 /** Child process: the real app on 127.0.0.1, plus the baseline route; reports its port and peak memory. */
 async function serveChild(databaseUrl: string) {
   // Rate limits counted (their cost is part of a read) but too high to refuse the load of one address.
-  const limits = { RATE_LIMIT_CONSUMER: '1000000000', RATE_LIMIT_PUBLIC: '1000000000' };
+  const limits = { RATE_LIMIT_CONSUMER: '1000000000', RATE_LIMIT_PUBLIC: '1000000000', RATE_LIMIT_BEACON: '0' };
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', SLUICE_BOOTSTRAP: 'false', PORT: '0', ...limits });
   const db = openDb(config.databaseUrl);
   const app = await buildApp(config, { db });
-  app.get('/bench/baseline', async () => ({ status: 'ok' }));
+  // The bench's own routes are public like /healthz (the permission table names every route: src/http/permissions.ts).
+  const bench = { config: { operation: 'GET /healthz' } };
+  app.get('/bench/baseline', bench, async () => ({ status: 'ok' }));
   // The same minimal route answering a body of `bytes` bytes (one made per size): what moving a
   // page's bytes costs the server and the load generator, without the content route's work.
   const bodies = new Map<number, Buffer>();
-  app.get<{ Querystring: { bytes?: string } }>('/bench/bytes', async (request, reply) => {
+  app.get<{ Querystring: { bytes?: string } }>('/bench/bytes', bench, async (request, reply) => {
     const size = Math.min(Number(request.query.bytes) || 0, 1 << 20);
     let body = bodies.get(size);
     if (!body) bodies.set(size, (body = Buffer.alloc(size, 0x20)));
@@ -209,6 +219,46 @@ async function measure(port: number, path: (i: number) => string, child?: ChildP
     requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors,
     ...(Number.isNaN(server) ? {} : { serverP99AtMostMs: server }),
   };
+}
+
+/** Beacons per second of the beacon_on run (BENCH_BEACON_RATE). */
+const BEACON_RATE = Number(process.env.BENCH_BEACON_RATE ?? 200);
+
+/**
+ * Child process: sends analytics beacons to the server on `port` for `seconds` at BEACON_RATE per
+ * second, for the collections `slugs` of contract `contract` (1 in 10 a view from one of 50 sites,
+ * the others 20 impressions and a click among 40 of the collection's items, as a wall shows);
+ * reports how many were sent and answered 2xx. `control`: the same requests to a path no route
+ * serves (404), to tell the cost of counting from the cost of any request at that rate.
+ */
+async function beaconLoad(port: number, seconds: number, contract: string, slugs: string[], control: boolean): Promise<void> {
+  const perCollection = Math.ceil(ITEMS / COLLECTIONS);
+  const itemId = (n: number) => `${SERVICES[n % SERVICES.length]}_${n.toString(36)}`;
+  const body = (i: number) => {
+    const c = i % slugs.length;
+    const pick = (k: number) => itemId(c * perCollection + ((i * 7 + k) % Math.min(40, perCollection)));
+    const events = i % 10 === 0 ? { view: true, origin: `https://site${i % 50}.example` } : { impressions: Array.from({ length: 20 }, (_, k) => pick(k)), clicks: [pick(20)] };
+    return { path: `/v1/publication/${contract}/beacon${control ? '-control' : ''}`, json: JSON.stringify({ q: slugs[c], page: 'wall', ...events }) };
+  };
+  let i = 0;
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: 4,
+    duration: seconds,
+    overallRate: BEACON_RATE,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain;charset=UTF-8' },
+        setupRequest: (request) => {
+          const next = body(i++);
+          return { ...request, path: next.path, body: next.json };
+        },
+      },
+    ],
+  });
+  process.send!({ sent: result.requests.total, answered2xx: result['2xx'] });
+  process.exit(0);
 }
 
 /**
@@ -341,6 +391,29 @@ async function main() {
           `peak memory so far ${Math.round(after.maxRssBytes / 1024 / 1024)} MB  load ${loadavg()[0]!.toFixed(2)}`,
       );
     }
+    // Beacon traffic on against off, in the same run (issue 35 point 4): the uncached content read.
+    if (!only || only.includes('beacon_off') || only.includes('beacon_on')) {
+      const off = await measure(port, runs.content_uncached!, child);
+      // The beacons come from a process of their own, so that the two load generators do not share an event loop.
+      const alongside = async (control: boolean) => {
+        const args = ['--beacons', String(port), String(DURATION + 1), contract.slug, JSON.stringify(collections.map((c) => c.slug)), control ? 'control' : 'beacon'];
+        const sender = fork(new URL(import.meta.url).pathname, args, { stdio: 'inherit' });
+        const [figures, sent] = await Promise.all([measure(port, runs.content_uncached!, child), ask<{ sent: number; answered2xx: number }>(sender)]);
+        return { ...figures, sent };
+      };
+      const on = await alongside(false);
+      const control = await alongside(true);
+      for (const [name, figures] of [['beacon_off', off], ['beacon_on', on], ['beacon_control', control]] as const) {
+        results[name] = figures;
+        console.log(`${name.padEnd(18)} ${String(figures.requestsPerSecond).padStart(7)} req/s  p50 ${String(figures.p50Ms).padStart(3)} ms  p99 ${String(figures.p99Ms).padStart(3)} ms  server p99 ${serverP99(figures.serverP99AtMostMs)}  non2xx ${figures.non2xx}  errors ${figures.errors}`);
+      }
+      const ratio = (a: Figures, b: Figures) => ({ requestsPerSecond: +(a.requestsPerSecond / b.requestsPerSecond).toFixed(2), p50: +(a.p50Ms / Math.max(b.p50Ms, 1)).toFixed(2), p99: +(a.p99Ms / Math.max(b.p99Ms, 1)).toFixed(2) });
+      const onOff = ratio(on, off);
+      const onControl = ratio(on, control);
+      results.beacon_on = { ...on, ratio: onOff };
+      console.log(`beacons: ${on.sent.sent} sent at ${BEACON_RATE}/s, ${on.sent.answered2xx} answered 2xx; control: ${control.sent.sent} requests to an unserved path`);
+      console.log(`content reads with the beacon on against off: ${onOff.requestsPerSecond} of the requests/s, p99 ${onOff.p99}×; against the control (as many requests, no counting): ${onControl.requestsPerSecond} of the requests/s, p99 ${onControl.p99}×`);
+    }
     const memory = await ask<{ maxRssBytes: number; rss: number; heapUsed: number; heapTotal: number; external: number }>(child, 'memory');
     const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
     const peakMemoryMB = mb(memory.maxRssBytes);
@@ -373,4 +446,5 @@ async function main() {
 }
 
 if (process.argv[2] === '--serve') await serveChild(process.argv[3]!);
+else if (process.argv[2] === '--beacons') await beaconLoad(Number(process.argv[3]), Number(process.argv[4]), process.argv[5]!, JSON.parse(process.argv[6]!) as string[], process.argv[7] === 'control');
 else await main();

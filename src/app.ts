@@ -25,6 +25,7 @@ import type { App } from './http/typed.ts';
 import { COMPONENTS } from './http/openapi.ts';
 import { compileFor, installEmptyQueryAsAbsent } from './http/validate.ts';
 import { auditRoutes } from './management/audit/routes.ts';
+import { analyticsRoutes } from './management/analytics/routes.ts';
 import { contractRoutes } from './management/contracts/routes.ts';
 import { jobRoutes } from './management/jobs/routes.ts';
 import { chainRoutes } from './management/chains/routes.ts';
@@ -180,6 +181,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     if (mailer) app.addHook('onClose', async () => mailer.close());
     teamRoutes(app, { ...ctx, mailer });
     jobRoutes(app, ctx);
+    analyticsRoutes(app, ctx);
     // The WebSub callback: hubs verify subscriptions and push notifications here (collect/websub).
     websubRoutes(app, { ...ctx, bodyLimit: BODY_LIMIT });
     // The console lives on {api_url}: its redirect URI is <API_URL>/console/ (first-party.ts).
@@ -190,6 +192,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     // Loaded on demand: the sanitizer and templates would slow every CLI command that imports this file.
     const { publicationRoutes } = await import('./publication/routes.ts');
     publicationRoutes(app, ctx);
+    // The walls' analytics beacon: counted in memory, written every few seconds (docs/api.md#analytics-beacon).
+    (await import('./publication/beacon.ts')).beaconRoutes(app, ctx);
   }
   return app;
 }

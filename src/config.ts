@@ -104,6 +104,8 @@ export interface Config {
   rateLimitConsumer: number;
   /** Requests one client address may make to the public reads per window (RATE_LIMIT_PUBLIC, default 6000; 0 turns it off). */
   rateLimitPublic: number;
+  /** Analytics beacons one client address may send per window, counted in memory (RATE_LIMIT_BEACON, default 600; 0 turns it off; docs/api.md#analytics-beacon). */
+  rateLimitBeacon: number;
   /** The rate-limit window in seconds (RATE_LIMIT_WINDOW, default 60). */
   rateLimitWindow: number;
   /** `max-age` of public reads in seconds (CONTENT_MAX_AGE, default 5). */
@@ -280,6 +282,7 @@ export function loadConfig(env: Env): Config {
     sessionTtl: integer(env, 'SESSION_TTL', 28_800, 60, 604_800),
     rateLimitConsumer: integer(env, 'RATE_LIMIT_CONSUMER', 600, 0, 1_000_000_000),
     rateLimitPublic: integer(env, 'RATE_LIMIT_PUBLIC', 6000, 0, 1_000_000_000),
+    rateLimitBeacon: integer(env, 'RATE_LIMIT_BEACON', 600, 0, 1_000_000_000),
     rateLimitWindow: integer(env, 'RATE_LIMIT_WINDOW', 60, 1, 86_400),
     contentMaxAge: integer(env, 'CONTENT_MAX_AGE', 5, 0, 86_400),
     bootstrap: boolean(env, 'SLUICE_BOOTSTRAP', true),

@@ -112,6 +112,8 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /v1/publication/{contract}': PUBLIC,
   'GET /v1/publication/{contract}/items': PUBLIC,
   'GET /v1/publication/{contract}/display': PUBLIC,
+  // The walls' analytics beacon (publication/beacon.ts): counts only, limited per address in memory.
+  'POST /v1/publication/{contract}/beacon': PUBLIC,
   'GET /v1/publication/assets/{name}': PUBLIC,
   'GET /v1/embed.js': PUBLIC,
   // WebSub callbacks: hubs, checked by the subscription's secret (collect/websub).
@@ -137,6 +139,7 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'POST /collection/filters/test': contract('editor', 'manage:read'),
   'POST /collection/filters/apply': write,
   'GET /collection/jobs/{id}': read,
+  'GET /collection/analytics': read,
 
   // Secrets and outbound connections: admins.
   ...records('/collection/credentials', secret, secret),

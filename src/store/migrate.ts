@@ -47,6 +47,7 @@ import * as twoFactor from './migrations/2026-12-09-two-factor.ts';
 import * as oidcSignIns from './migrations/2026-12-10-oidc-sign-ins.ts';
 import * as inputTitle from './migrations/2026-12-11-input-title.ts';
 import * as filterOverride from './migrations/2026-12-15-filter-override.ts';
+import * as analytics from './migrations/2026-12-17-analytics.ts';
 import * as customizationCollection from './migrations/2026-12-19-customization-collection.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
@@ -92,6 +93,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-10-oidc-sign-ins': oidcSignIns,
   '2026-12-11-input-title': inputTitle,
   '2026-12-15-filter-override': filterOverride,
+  '2026-12-17-analytics': analytics,
   '2026-12-19-customization-collection': customizationCollection,
 };
 

@@ -605,6 +605,19 @@ export interface AuditItemTable {
   after: string;
 }
 
+/** Hourly publication counts (docs/api.md#analytics; migration 2026-12-17-analytics). */
+export interface AnalyticsCountTable {
+  contractId: string;
+  collectionId: string;
+  /** The hour's start, ms since the epoch (UTC). */
+  hour: number;
+  /** `wall-view`, `display-view`, `impression`, `click` or `author-click`. */
+  kind: string;
+  /** A view's embedding origin ('' when none), an item id, or an author's name. */
+  key: string;
+  count: number;
+}
+
 /** Work run outside the request (docs/api.md#jobs). */
 export interface JobTable {
   id: string;
@@ -661,6 +674,7 @@ export interface Database {
   auditEntries: AuditEntryTable;
   auditItems: AuditItemTable;
   jobs: JobTable;
+  analyticsCounts: AnalyticsCountTable;
   webhooks: WebhookTable;
   webhookOutbox: WebhookOutboxTable;
   webhookAttempts: WebhookAttemptTable;

@@ -102,7 +102,7 @@ const RECIPES: Record<string, Recipe> = {
   'POST /v1/logout': { req: async (w) => w.signedIn('/v1/logout', {}) },
   'POST /v1/oauth/logout': { req: async (w) => ({ method: 'POST', url: '/v1/oauth/logout', form: { client_id: w.publicClientId, token: await w.userToken(), post_logout_redirect_uri: REDIRECT } }) },
   // No OpenID Connect provider is configured here: the public routes answer 404 NotFoundError
-  // (docs/api.md#sign-in-with-openid-connect); oidc-login.test.ts runs them against a provider.
+  // (docs/api.md#browser-sign-in); oidc-login.test.ts runs them against a provider.
   'POST /v1/login/oidc': { req: async (w) => ({ ...(await w.signIn(await w.user())), url: '/v1/login/oidc' }), ok: 404 },
   'GET /v1/login/oidc/callback': { req: () => ({ url: '/v1/login/oidc/callback?code=x&state=y', headers: NAVIGATE }), ok: 404 },
   'GET /v1/invitations/{token}': { req: async (w) => ({ url: await w.invitation(), headers: { ...NAVIGATE, 'sec-fetch-site': 'none' } }) },
@@ -137,6 +137,7 @@ const RECIPES: Record<string, Recipe> = {
   'GET /v1/collections/{contract}': { req: (w) => ({ url: `/v1/collections/${w.slug}` }) },
   'GET /v1/publication/{contract}': { req: (w) => ({ url: `/v1/publication/${w.slug}?q=${w.q}` }) },
   'GET /v1/publication/{contract}/items': { req: (w) => ({ url: `/v1/publication/${w.slug}/items?q=${w.q}` }) },
+  'POST /v1/publication/{contract}/beacon': { req: (w) => ({ method: 'POST', url: `/v1/publication/${w.slug}/beacon`, body: JSON.stringify({ q: w.q, page: 'wall', view: true }), headers: { 'content-type': 'text/plain' } }) },
   'GET /v1/publication/{contract}/display': { req: (w) => ({ url: `/v1/publication/${w.slug}/display?q=${w.q}` }) },
   // WebSub callbacks: a hub's; no subscription of this id → 404 after the lookup (websub.test.ts runs a hub).
   'GET /websub/{id}': { req: () => ({ url: `/websub/${'f'.repeat(32)}?hub.mode=subscribe&hub.topic=x&hub.challenge=c` }), ok: 404 },
@@ -149,6 +150,7 @@ const RECIPES: Record<string, Recipe> = {
   'POST /collection/filters/test': { req: (w) => ({ method: 'POST', url: '/collection/filters/test', body: { contractId: w.contractId, filterId: w.ids.sets, items: [] } }) },
   'POST /collection/filters/apply': { req: (w) => ({ method: 'POST', url: '/collection/filters/apply', body: { contractId: w.contractId, filterId: w.ids.sets, collectionId: w.collectionId } }) },
   'GET /collection/jobs/{id}': { req: (w) => ({ url: `/collection/jobs/${w.ids.job}` }) },
+  'GET /collection/analytics': { req: (w) => ({ url: `/collection/analytics?collection_id=${w.collectionId}&from=0&to=86400` }) },
   'GET /collection/audit': { req: (w) => ({ url: `/collection/audit?contract_id=${w.contractId}` }) },
   'GET /collection/inputs/{id}/rejections': { req: (w) => ({ url: `/collection/inputs/${w.ids.inputs}/rejections` }) },
   'GET /publication/customizations/{id}/versions': { req: (w) => ({ url: `/publication/customizations/${w.ids.customizations}/versions` }) },
@@ -455,7 +457,7 @@ async function attempt(w: World, op: string, holder: Holder, role: GrantRole | u
 }
 
 /** What a refusal for want of a grant names: the path's contract, the body's or query's contract id, the record's id. */
-const CONTRACT_REFERENCES = ['contract', 'contractId', 'contract_id', 'id', 'ids[0]'];
+const CONTRACT_REFERENCES = ['contract', 'contractId', 'contract_id', 'collection_id', 'id', 'ids[0]'];
 
 const short = (text: string) => text.slice(0, 300);
 

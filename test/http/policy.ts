@@ -48,6 +48,8 @@ export function expectedOf(method: string, path: string): Expected {
   if (path === '/collection/inputs/{id}/rejections/publish') return { access: 'contract', role: 'moderator', scope: 'queue:moderate' };
   // The event screens' Pause/Blank/Resume: a moderator's control on a live night (issue 35).
   if (path === '/collection/collections/{id}/display') return { access: 'contract', role: 'moderator', scope: 'queue:moderate' };
+  // A collection's publication analytics (issue 35 point 4): what any viewer may read.
+  if (path === '/collection/analytics') return { access: 'contract', role: 'viewer', scope: 'manage:read' };
   if (path === '/collection/audit') return { access: 'contract', role: 'admin', scope: 'manage:read' };
   if (/^\/collection\/(credentials|webhooks)\b/.test(path)) return { access: 'contract', role: 'admin', scope: 'credentials' };
   // The team (members, invitations, a member's password-reset link): admins with the scope team, whatever the method.

@@ -5418,6 +5418,76 @@ export interface Paths {
       };
     };
   };
+  '/collection/analytics': {
+    get: {
+      responses: {
+        /**
+         * A collection’s publication analytics (docs/api.md#analytics)
+         */
+        '200': {
+          /**
+           * 24 lower-case hex characters
+           */
+          collectionId: string;
+          interval: 'hour' | 'day';
+          /**
+           * the first bucket’s start
+           */
+          from: string;
+          /**
+           * the end of the last bucket (exclusive)
+           */
+          to: string;
+          series: {
+            start: string;
+            wallViews: number;
+            displayViews: number;
+            impressions: number;
+            clicks: number;
+            collected: number;
+            published: number;
+            unpublished: number;
+            removed: number;
+          }[];
+          /**
+           * the inputs that collected most in the range (at most 10)
+           */
+          sources: {
+            /**
+             * 24 lower-case hex characters
+             */
+            inputId: string;
+            service: string | null;
+            input: string | null;
+            total: number;
+            /**
+             * per bucket of `series`
+             */
+            counts: number[];
+          }[];
+          origins: {
+            page: 'wall' | 'display';
+            /**
+             * the embedding page’s origin; null: not embedded
+             */
+            origin: string | null;
+            views: number;
+          }[];
+          topItems: {
+            id: string;
+            title: string | null;
+            author: string | null;
+            clicks: number;
+            impressions: number;
+          }[];
+          topAuthors: {
+            author: string;
+            clicks: number;
+          }[];
+        };
+      };
+    };
+  };
   '/websub/{id}': {
     get: {
       responses: {};
@@ -5680,6 +5750,46 @@ export interface Paths {
   '/v1/assets/sign-in.css': {
     get: {
       responses: {};
+    };
+  };
+  '/v1/publication/{contract}/beacon': {
+    post: {
+      responses: {
+        '204': null;
+      };
+      /**
+       * Other properties are dropped unread.
+       */
+      requestBody: {
+        /**
+         * the collection (its slug), as in the page address
+         */
+        q: string;
+        /**
+         * which page sends it
+         */
+        page: 'wall' | 'display';
+        /**
+         * true once when the page opens: a view
+         */
+        view?: boolean;
+        /**
+         * the embedding page's origin (scheme://host[:port]); anything else counts as none
+         */
+        origin?: string;
+        /**
+         * item ids (`id` of the content item)
+         *
+         * @maxItems 200
+         */
+        impressions?: string[];
+        /**
+         * item ids (`id` of the content item)
+         *
+         * @maxItems 50
+         */
+        clicks?: string[];
+      };
     };
   };
 }

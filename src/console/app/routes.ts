@@ -83,6 +83,7 @@ export const SCREENS: ScreenEntry[] = [
   entry('display', 'Display', 'moderate', lazyScreen(() => import('./screens/display.ts'))),
   entry('filters', 'Filters', 'edit', lazyScreen(() => import('./screens/filters.ts'))),
   entry('publication', 'Publication', 'edit', lazyScreen(() => import('./screens/publication.ts'))),
+  entry('analytics', 'Analytics', 'read', lazyScreen(() => import('./screens/analytics.ts'))),
   entry('connections', 'Connections', 'admin', lazyScreen(() => import('./screens/connections.ts'))),
   entry('team', 'Team', 'admin', lazyScreen(() => import('./screens/team.ts'))),
 ];

@@ -310,6 +310,12 @@
   // Links on a screen lead nowhere: nobody is there to follow them.
   list.addEventListener('click', function (event) { if (event.target.closest('a')) event.preventDefault(); });
 
+  // Analytics (docs/api.md#analytics-beacon): one view per opening, with the embedding page's origin if framed; nothing about the viewer.
+  try {
+    var framedBy = window.parent !== window && location.ancestorOrigins && location.ancestorOrigins.length ? location.ancestorOrigins[0] : '';
+    if (navigator.sendBeacon) navigator.sendBeacon(base + '/beacon', JSON.stringify({ q: q, page: 'display', view: true, origin: framedBy }));
+  } catch (error) { /* counting never breaks the screen */ }
+
   if (state === 'live') start();
   connect();
 })();

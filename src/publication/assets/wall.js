@@ -44,6 +44,8 @@
  *   is in it, and the "Pause scrolling" button stops and restarts it (WCAG 2.2.2). With
  *   prefers-reduced-motion it starts paused. An embedded wall that scrolls down keeps the height
  *   embed.js gave its iframe (it reports none).
+ * - Analytics (docs/api.md#analytics-beacon): a view on opening, then items seen and opened,
+ *   batched to {base}/beacon with navigator.sendBeacon; no cookie, no storage, no visitor id.
  * - window.sluice: the small API customizations use (README "Publication").
  * - Sandboxed (the page's CSP, csp.ts): the page has an opaque origin, so every request above is
  *   a CORS request without credentials (the fragment, the content API and stream answer `*`),
@@ -333,6 +335,52 @@
     event.preventDefault();
     open(card, target || card.querySelector('[data-open]'));
   });
+
+  /* ---- analytics beacon (docs/api.md#analytics-beacon) ---- */
+  // No cookie, no storage, no visitor id: a view with the embedding page's origin (never its URL),
+  // then the ids of the items seen (half in view, once per page) and opened, batched every 5 s and
+  // when the page is hidden, sent with navigator.sendBeacon. The console's preview counts nothing.
+  var beacon = { impressions: [], clicks: [] };
+  function sendBeacon(events) {
+    events.q = q;
+    events.page = 'wall';
+    var body = JSON.stringify(events);
+    try {
+      if (navigator.sendBeacon && navigator.sendBeacon(base + '/beacon', body)) return;
+      fetch(base + '/beacon', { method: 'POST', body: body, keepalive: true, credentials: 'omit', headers: { 'content-type': 'text/plain' } }).catch(function () {});
+    } catch (error) { /* counting never breaks the wall */ }
+  }
+  function flushBeacon() {
+    while (beacon.impressions.length || beacon.clicks.length) sendBeacon({ impressions: beacon.impressions.splice(0, 200), clicks: beacon.clicks.splice(0, 50) });
+  }
+  function embedder() {
+    if (window.parent === window) return '';
+    var ancestors = location.ancestorOrigins;
+    if (ancestors && ancestors.length) return ancestors[0];
+    try { return document.referrer ? new URL(document.referrer).origin : ''; } catch (error) { return ''; }
+  }
+  if (!wall.dataset.previewOrigin) {
+    sendBeacon({ view: true, origin: embedder() });
+    if ('IntersectionObserver' in window) {
+      var seenIds = {};
+      var seen = new IntersectionObserver(function (entries) {
+        entries.forEach(function (e) {
+          if (!e.isIntersecting) return;
+          seen.unobserve(e.target);
+          var id = e.target.dataset.id;
+          if (id && !seenIds[id]) { seenIds[id] = true; beacon.impressions.push(id); }
+        });
+      }, { threshold: 0.5 });
+      cards().forEach(function (card) { seen.observe(card); });
+      new MutationObserver(function (records) {
+        records.forEach(function (r) { Array.prototype.forEach.call(r.addedNodes, function (n) { if (n.classList && n.classList.contains('card')) seen.observe(n); }); });
+      }).observe(list, { childList: true });
+    }
+    (listeners.open = listeners.open || []).push(function (item) { if (item.id) beacon.clicks.push(item.id); });
+    setInterval(flushBeacon, 5000);
+    document.addEventListener('visibilitychange', function () { if (document.visibilityState === 'hidden') flushBeacon(); });
+    window.addEventListener('pagehide', flushBeacon);
+  }
 
   /* ---- live updates ---- */
   /** The one adapter to the content stream; calls handlers.item/unpublish/reload/unavailable. */
