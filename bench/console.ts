@@ -95,8 +95,8 @@ async function measure(page: Page, url: string, selector: string): Promise<numbe
     sessionStorage.setItem('bench.selector', s);
   }, selector);
   await page.goto(url, { waitUntil: 'commit' });
-  await page.waitForFunction(() => (window as unknown as { __benchSeen?: number }).__benchSeen !== undefined, undefined, { timeout: 20_000, polling: 50 });
-  return page.evaluate(() => (window as unknown as { __benchSeen: number }).__benchSeen);
+  await page.waitForFunction(() => (globalThis as unknown as { __benchSeen?: number }).__benchSeen !== undefined, undefined, { timeout: 20_000, polling: 50 });
+  return page.evaluate(() => (globalThis as unknown as { __benchSeen: number }).__benchSeen);
 }
 
 async function coldPage(context: BrowserContext): Promise<Page> {
