@@ -15,3 +15,14 @@ export function locate(path: string): { contractId?: string; segment?: string } 
   const match = /^\/console\/contracts\/([^/]+)(?:\/([^/]+))?/.exec(path);
   return match ? { contractId: decodeURIComponent(match[1]!), segment: match[2] ?? '' } : {};
 }
+
+/**
+ * `path` (with or without a query) naming the collection shown: `?collection=<id>` set, replacing
+ * one it had, the rest of the query kept; `path` unchanged without an id.
+ */
+export function withCollection(path: string, collectionId: string | undefined): string {
+  if (!collectionId) return path;
+  const url = new URL(path, 'http://console.invalid');
+  url.searchParams.set('collection', collectionId);
+  return `${url.pathname}${url.search}`;
+}
