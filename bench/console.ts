@@ -15,6 +15,9 @@
  *   baseline   the same navigation to the console's index.html with its scripts refused: the
  *              static "Loading the Sluice console…" of the same server, no API call
  *
+ * BENCH_TRACE=1 prints, for every navigation, its documents (the sign-in redirects) and the
+ * requests of the last one, in ms from the navigation's start: where the time goes.
+ *
  * Prints the median and worst of each screen in ms and as a ratio to the baseline's median, and
  * whether it meets the target (≤ 300 ms). The last line is one JSON object.
  */
@@ -59,6 +62,9 @@ const SCREENS: { name: string; segment: string; query?: boolean; selector: strin
  */
 const INIT = `(() => {
   if (!sessionStorage.getItem('bench.t0')) sessionStorage.setItem('bench.t0', String(performance.timeOrigin));
+  const docs = JSON.parse(sessionStorage.getItem('bench.docs') || '[]');
+  docs.push([Math.round(performance.timeOrigin - Number(sessionStorage.getItem('bench.t0'))), location.pathname + location.search.slice(0, 20)]);
+  sessionStorage.setItem('bench.docs', JSON.stringify(docs));
   const selector = sessionStorage.getItem('bench.selector');
   if (!selector) return;
   const check = () => {
@@ -92,11 +98,23 @@ function makeItem(n: number, now: number): ContentItem {
 async function measure(page: Page, url: string, selector: string): Promise<number> {
   await page.evaluate((s) => {
     sessionStorage.removeItem('bench.t0');
+    sessionStorage.removeItem('bench.docs');
     sessionStorage.setItem('bench.selector', s);
   }, selector);
   await page.goto(url, { waitUntil: 'commit' });
   await page.waitForFunction(() => (globalThis as unknown as { __benchSeen?: number }).__benchSeen !== undefined, undefined, { timeout: 20_000, polling: 50 });
-  return page.evaluate(() => (globalThis as unknown as { __benchSeen: number }).__benchSeen);
+  const seen = await page.evaluate(() => (globalThis as unknown as { __benchSeen: number }).__benchSeen);
+  if (process.env.BENCH_TRACE) {
+    // BENCH_TRACE=1: each navigation's documents and the last one's requests (ms from navigation start).
+    const trace = await page.evaluate(() => {
+      const t0 = Number(sessionStorage.getItem('bench.t0'));
+      const shift = performance.timeOrigin - t0;
+      const requests = performance.getEntriesByType('resource').map((e) => [Math.round(e.startTime + shift), Math.round((e as unknown as { responseEnd: number }).responseEnd + shift), e.name.replace(/^https?:\/\/[^/]+/, '').slice(0, 70)]);
+      return { docs: sessionStorage.getItem('bench.docs'), requests };
+    });
+    process.stdout.write(`${url.replace(/^https?:\/\/[^/]+/, '')} seen ${Math.round(seen)} ms\n  documents ${trace.docs}\n${trace.requests.map((r) => `  ${r[0]}–${r[1]} ${r[2]}`).join('\n')}\n`);
+  }
+  return seen;
 }
 
 async function coldPage(context: BrowserContext): Promise<Page> {

@@ -182,4 +182,30 @@ describe.skipIf(browserMissing)('console: remembers the contract and collection'
     expect(overflow).toBeLessThanOrEqual(0);
     await context.close();
   });
+
+  it('a reload in the same tab uses the token it kept: no sign-in round trip; a revoked one signs in again, sign-out forgets it', { timeout: 60_000 }, async () => {
+    const page = await consolePage(browser);
+    await signIn(page, sluice, `/console/contracts/${sluice.tenant.contract.id}/team`);
+    const authorizations: string[] = [];
+    page.on('request', (request) => request.url().includes('/v1/authorize') && authorizations.push(request.url()));
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+    expect(authorizations).toEqual([]);
+
+    // Hostile: the kept token is revoked. The next page load is refused once and signs in again (silently: the sign-in session lasts).
+    const kept = JSON.parse((await page.evaluate(() => sessionStorage.getItem('sluice.token'))) ?? 'null') as { value: string };
+    const revoked = await sluice.app.inject({ method: 'POST', url: '/v1/oauth/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ token: kept.value, client_id: 'sluice-console' }).toString() });
+    expect(revoked.statusCode).toBe(200);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+    await page.getByRole('table').waitFor();
+    expect(authorizations).toHaveLength(1);
+    expect(await page.evaluate(() => sessionStorage.getItem('sluice.token'))).not.toContain(kept.value);
+
+    // Sign-out forgets it: nothing of it left in the tab.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { level: 1, name: 'You are signed out' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('sluice.token'))).toBeNull();
+    await page.context().close();
+  });
 });

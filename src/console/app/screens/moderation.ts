@@ -7,7 +7,8 @@
  * API (docs/api.md, "Queue and content API"):
  * - the queue: `GET /v1/queue/{contract}?q=<slug>&since=0&count=50&offset=…` with the filters
  *   `state`, `service`, `type`, `language`, `text` (an empty one is left out);
- * - the counts: `GET /v1/queue/{contract}/count?q=<slug>&since=0` → `{published, unpublished}`;
+ * - the counts: `GET /v1/queue/{contract}/count?q=<slug>&since=0` → `{published, unpublished}`,
+ *   asked (and the stream below opened) once the first page is shown, so the cards come first;
  * - moderation: `PATCH /v1/queue/{contract}?q=<slug>&id=<id>` `{state}` for one item, and
  *   `PATCH /v1/queue/{contract}?q=<slug>` `{state, ids}` for the selected ones (all or none);
  * - pins and edits (docs/api.md#pin-and-spotlight, #edit-an-item): `PATCH …&id=<id>` with
@@ -149,9 +150,12 @@ function filterQuery(filters: Filters): Record<string, string> {
   return Object.fromEntries(Object.entries(filters).filter(([, value]) => value.trim() !== '').map(([name, value]) => [name, value.trim()]));
 }
 
+// One formatter for every card: `toLocaleString` with options builds a new one per call (slow over a page of 50).
+const DATES = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
 function when(date: string): string {
   const at = new Date(date);
-  return Number.isNaN(at.getTime()) ? date : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(at.getTime()) ? date : DATES.format(at);
 }
 
 /** What a Split off button names a duplicate by: its service and author, else its address, else its id. */
@@ -390,7 +394,14 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
     setSelected(new Set());
     void load();
   }, [load]);
-  useEffect(() => void loadCounts(), [loadCounts]);
+  // The counts and the stream start once the first page is shown (and stay): the cards come first.
+  const [started, setStarted] = useState(false);
+  useEffect(() => {
+    if (items !== undefined) setStarted(true);
+  }, [items]);
+  useEffect(() => {
+    if (started) void loadCounts();
+  }, [loadCounts, started]);
 
   // Filters apply as they change; the text waits for a pause in typing.
   useEffect(() => {
@@ -400,6 +411,7 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
 
   // Live: items arriving or moderated elsewhere.
   useEffect(() => {
+    if (!started) return;
     let source: EventSource | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
@@ -427,7 +439,7 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
       source?.close();
       clearTimeout(retry);
     };
-  }, [base, q, loadCounts]);
+  }, [base, q, loadCounts, started]);
 
   // Undo: after a revert, the list and counts are read again (the stream also sends the items).
   const nameOf = useCallback((id: string) => {

@@ -477,12 +477,13 @@ export default function Sources() {
     setCollections(undefined);
     setError(undefined);
     Promise.all([
-      api.get<Collection[]>('/collection/collections', { contract_id: contractId }),
+      // The collections as soon as they come: the sources' read waits for nothing else.
+      api.get<Collection[]>('/collection/collections', { contract_id: contractId }).then((list) => live && setCollections(list)),
       api.get<ServiceEntry[]>('/collection/services'),
       // Credentials are an admin's (docs/api.md#roles-and-scopes): an editor's form offers the contract default only.
       mayAdmin ? api.get<Credential[]>('/collection/credentials', { contract_id: contractId }) : Promise.resolve([]),
     ])
-      .then(([list, table, owned]) => live && (setCollections(list), setServices(table), setCredentials(owned)))
+      .then(([, table, owned]) => live && (setServices(table), setCredentials(owned)))
       .catch((caught: unknown) => live && setError(caught));
     return () => {
       live = false;
