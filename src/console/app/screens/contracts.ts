@@ -143,12 +143,11 @@ export default function Contracts() {
     setError(undefined);
     setHasSources(undefined);
     try {
-      const [list, inputs] = await Promise.all([
-        api.get<Collection[]>('/collection/collections', { contract_id: contractId }),
-        api.get<unknown[]>('/collection/inputs', { contract_id: contractId }),
+      // Each shown as it comes: the collections do not wait for the sources' read.
+      await Promise.all([
+        api.get<Collection[]>('/collection/collections', { contract_id: contractId }).then(setCollections),
+        api.get<unknown[]>('/collection/inputs', { contract_id: contractId }).then((inputs) => setHasSources(inputs.length > 0)),
       ]);
-      setCollections(list);
-      setHasSources(inputs.length > 0);
     } catch (caught) {
       setCollections(undefined);
       setError(caught);
