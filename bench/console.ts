@@ -7,7 +7,7 @@
  * sources, and a user (owner) who signs in once through the sign-in page. Then, in Chromium (the
  * one test/browser/chromium.ts resolves), BENCH_ROUNDS (default 10) rounds of cold navigations
  * (HTTP cache disabled through the DevTools protocol; a full page load in the signed-in tab: the
- * console's whole start-up, with the sign-in round trip when it needs one, README "The console")
+ * console's whole start-up, with the sign-in round trip when it needs one, README.md#five-minutes-with-the-console)
  * to each screen, after one
  * round not counted (the server's first answer of each route warms its JIT up), measuring
  * navigation start (`performance.timeOrigin` of the first document of the navigation) to the
