@@ -14,6 +14,9 @@
  *   sent again by themselves, after 1, 2, 4 … seconds (at most 30). Screens need no code of
  *   their own for either case.
  *
+ * `prefetch(path, query)` starts a read before the screen asking for it has loaded; that screen's
+ * `api.get` of the same URL then takes its answer.
+ *
  * `api.get('/collection/collections', {contract_id})` → parsed JSON; `api.post(path, body)`,
  * `api.patch`, `api.put`, `api.del`. Paths are on API_URL; pass an absolute URL for the queue
  * (`${config.queueUrl}/v1/queue/…`) or the auth API.
@@ -158,8 +161,34 @@ export async function request<T = unknown>(method: string, path: string, options
   return body as T;
 }
 
+/** How long a read started by `prefetch` waits for the screen that asks for it (ms). */
+const PREFETCH_MS = 5000;
+const prefetched = new Map<string, { at: number; answer: Promise<unknown> }>();
+
+/**
+ * Starts `GET path?query` now, before the screen that needs it is loaded (main.ts, at start-up:
+ * the contract's collections while the session loads), so its answer does not wait for the
+ * screen's code. The first `api.get` of the same URL within `PREFETCH_MS` takes this answer
+ * (or its error) instead of asking again; any later one asks the API.
+ */
+export function prefetch(path: string, query?: Query): void {
+  const url = urlOf(path, query);
+  if (prefetched.has(url)) return;
+  const answer = request('GET', path, { query });
+  // Reported by the screen that takes it; never an "unexpected error" of its own.
+  answer.catch(() => undefined);
+  prefetched.set(url, { at: Date.now(), answer });
+}
+
+/** The answer `prefetch` started for `url`, once, if still fresh. */
+function takePrefetched(url: string): Promise<unknown> | undefined {
+  const early = prefetched.get(url);
+  prefetched.delete(url);
+  return early && Date.now() - early.at < PREFETCH_MS ? early.answer : undefined;
+}
+
 export const api = {
-  get: <T = unknown>(path: string, query?: Query) => request<T>('GET', path, { query }),
+  get: <T = unknown>(path: string, query?: Query) => (takePrefetched(urlOf(path, query)) as Promise<T> | undefined) ?? request<T>('GET', path, { query }),
   post: <T = unknown>(path: string, body?: unknown, query?: Query) => request<T>('POST', path, { body, query }),
   patch: <T = unknown>(path: string, body?: unknown, query?: Query) => request<T>('PATCH', path, { body, query }),
   put: <T = unknown>(path: string, body?: unknown, query?: Query) => request<T>('PUT', path, { body, query }),

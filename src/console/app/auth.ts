@@ -7,8 +7,13 @@
  *   and never a consent page for the console, so with a session the browser comes straight back.
  * - `completeSignIn()` (at start-up) takes `?code&state` (or `?error`) off the address, checks
  *   `state`, exchanges the code with the verifier and puts the browser back on `returnTo`.
- * - The access token lives in this module's memory only: a reload signs in again (silently while
- *   the sign-in session lasts). Unsaved input survives in sessionStorage (`drafts.ts`).
+ * - The access token lives in this module's memory and in this tab's sessionStorage
+ *   (`sluice.token`, gone when the tab closes, never shared with other tabs): a reload or a link
+ *   opened in the same tab uses it while it is valid (for 10 s more at least) instead of signing
+ *   in again through two page loads (issue 33, "Fast": about a third of a screen's first
+ *   showing). Without it, or expired, a reload signs in again (silently while the sign-in session
+ *   lasts); a 401 does too. Sign-out removes it. Unsaved input survives in sessionStorage
+ *   (`drafts.ts`).
  * - `signOut()` revokes the token (RFC 7009, `client_id` for a public client) and ends the
  *   sign-in session (`POST /v1/oauth/logout`), so the next sign-in asks for the password.
  * - More than 3 sign-ins within 30 s without a successful request in between stop with an
@@ -22,7 +27,29 @@ const PENDING = 'sluice.signin';
 const ATTEMPTS = 'sluice.signin.attempts';
 const SIGNED_OUT = 'sluice.signedOut';
 
+const TOKEN = 'sluice.token';
+/** A kept token is used only while it stays valid this long (ms) more. */
+const TOKEN_MARGIN_MS = 10_000;
+
 let token: { value: string; expiresAt: number } | undefined;
+
+/** Keeps `value` in memory and in this tab's sessionStorage (module description). */
+function keep(value: { value: string; expiresAt: number } | undefined): void {
+  token = value;
+  if (value) sessionStorage.setItem(TOKEN, JSON.stringify(value));
+  else sessionStorage.removeItem(TOKEN);
+}
+
+/** The token this tab kept, when it is still valid for `TOKEN_MARGIN_MS`. */
+function kept(): { value: string; expiresAt: number } | undefined {
+  try {
+    const value = JSON.parse(sessionStorage.getItem(TOKEN) ?? 'null') as { value?: unknown; expiresAt?: unknown } | null;
+    if (value && typeof value.value === 'string' && typeof value.expiresAt === 'number' && value.expiresAt - Date.now() > TOKEN_MARGIN_MS) return { value: value.value, expiresAt: value.expiresAt };
+  } catch {
+    // Unreadable: sign in again.
+  }
+  return undefined;
+}
 
 /** The access token, or undefined before sign-in. */
 export function accessToken(): string | undefined {
@@ -49,8 +76,22 @@ export function here(): string {
   return location.pathname + location.search + location.hash;
 }
 
-/** Sends the browser to the sign-in; resolves never (the page goes away). Throws when looping. */
-export async function signIn(returnTo = here()): Promise<never> {
+/** Set once this page has started a sign-in: requests refused at once (several 401s) start only one. */
+let leaving: Promise<never> | undefined;
+
+/**
+ * Sends the browser to the sign-in; resolves never (the page goes away). Throws when looping.
+ * A second call while the first is under way joins it (counted once).
+ */
+export function signIn(returnTo = here()): Promise<never> {
+  leaving ??= startSignIn(returnTo).catch((error: unknown) => {
+    leaving = undefined;
+    throw error;
+  });
+  return leaving;
+}
+
+async function startSignIn(returnTo: string): Promise<never> {
   const now = Date.now();
   const attempts = (JSON.parse(sessionStorage.getItem(ATTEMPTS) ?? '[]') as number[]).filter((at) => now - at < 30_000);
   if (attempts.length >= 3) {
@@ -59,6 +100,8 @@ export async function signIn(returnTo = here()): Promise<never> {
   }
   sessionStorage.setItem(ATTEMPTS, JSON.stringify([...attempts, now]));
   sessionStorage.removeItem(SIGNED_OUT);
+  // The token kept (if any) was refused or is too old: never used again.
+  keep(undefined);
   const verifier = random(48);
   const state = random(16);
   sessionStorage.setItem(PENDING, JSON.stringify({ state, verifier, returnTo }));
@@ -92,7 +135,9 @@ export async function completeSignIn(): Promise<Start> {
   const state = params.get('state');
   const pendingText = sessionStorage.getItem(PENDING);
   if (!state || !(params.has('code') || params.has('error'))) {
-    return sessionStorage.getItem(SIGNED_OUT) ? { kind: 'signed-out' } : { kind: 'sign-in' };
+    if (sessionStorage.getItem(SIGNED_OUT)) return { kind: 'signed-out' };
+    token = kept();
+    return token ? { kind: 'signed-in' } : { kind: 'sign-in' };
   }
   sessionStorage.removeItem(PENDING);
   const pending = pendingText ? (JSON.parse(pendingText) as { state: string; verifier: string; returnTo: string }) : undefined;
@@ -109,7 +154,7 @@ export async function completeSignIn(): Promise<Start> {
   });
   const body = (await response.json().catch(() => ({}))) as Partial<TokenAnswer> & Pick<ErrorObject, 'error_description'>;
   if (!response.ok || !body.access_token) return { kind: 'error', message: body.error_description ?? `Sign-in failed (HTTP ${response.status}).` };
-  token = { value: body.access_token, expiresAt: Date.now() + (body.expires_in ?? 0) * 1000 };
+  keep({ value: body.access_token, expiresAt: Date.now() + (body.expires_in ?? 0) * 1000 });
   return { kind: 'signed-in' };
 }
 
@@ -119,7 +164,7 @@ export async function completeSignIn(): Promise<Start> {
  */
 export async function signOut(): Promise<void> {
   const value = token?.value;
-  token = undefined;
+  keep(undefined);
   // Unsaved input stays with the person who typed it: not left in the tab for the next one.
   for (const key of Object.keys(sessionStorage)) if (key.startsWith('sluice.draft:')) sessionStorage.removeItem(key);
   sessionStorage.setItem(SIGNED_OUT, '1');

@@ -1,11 +1,16 @@
 /**
  * The console's entry: finishes or starts the sign-in (`auth.ts`), then renders the shell
  * (`shell.ts`) and loads the user and contracts (`session.ts`). Every outcome renders something:
- * the app, "signed out", or the sign-in error with a way to try again.
+ * the app, "signed out", or the sign-in error with a way to try again. Signed in, the screen of
+ * the address starts loading its chunk and the contract's collections at once, beside the session
+ * (issue 33, "Fast").
  */
 import { render } from 'preact';
+import { prefetch } from './api.ts';
 import { completeSignIn, signIn } from './auth.ts';
 import { html } from './html.ts';
+import { locate } from './paths.ts';
+import { SCREENS } from './routes.ts';
 import { loadSession } from './session.ts';
 import { App } from './shell.ts';
 
@@ -30,6 +35,10 @@ async function start(): Promise<void> {
     outcome = { kind: 'error' as const, message: error instanceof Error ? error.message : String(error) };
   }
   if (outcome.kind === 'signed-in') {
+    // While the session loads: the screen's chunk, and the contract's collections most screens read first.
+    const { contractId, segment } = locate(location.pathname);
+    void SCREENS.find((entry) => entry.segment === segment)?.preload?.().catch(() => undefined);
+    if (contractId) prefetch('/collection/collections', { contract_id: contractId });
     render(html`<${App} />`, root);
     await loadSession();
   } else if (outcome.kind === 'signed-out') {

@@ -19,3 +19,14 @@ export function locate(path: string): { contractId?: string; segment?: string } 
 
 /** The Account screen (password, two-factor sign-in, sign out everywhere): the user's, under no contract. */
 export const ACCOUNT_PATH = '/console/account';
+
+/**
+ * `path` (with or without a query) naming the collection shown: `?collection=<id>` set, replacing
+ * one it had, the rest of the query kept; `path` unchanged without an id.
+ */
+export function withCollection(path: string, collectionId: string | undefined): string {
+  if (!collectionId) return path;
+  const url = new URL(path, 'http://console.invalid');
+  url.searchParams.set('collection', collectionId);
+  return `${url.pathname}${url.search}`;
+}

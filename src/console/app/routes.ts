@@ -50,6 +50,8 @@ export interface ScreenEntry {
   component: AnyComponent<any>;
   /** What the user's role must allow for the screen to be listed and shown (roles.ts). */
   ability: Ability;
+  /** Starts loading a lazy screen's chunk (main.ts, at start-up, for the screen of the address). */
+  preload?: () => Promise<unknown>;
 }
 
 /**
@@ -72,8 +74,8 @@ function forRole(ability: Ability, label: string, component: AnyComponent<any>):
   };
 }
 
-function entry(segment: string, label: string, ability: Ability, component: AnyComponent<any>): ScreenEntry {
-  return { segment, label, ability, component: forRole(ability, label, component) };
+function entry(segment: string, label: string, ability: Ability, component: AnyComponent<any> & { preload?: () => Promise<unknown> }): ScreenEntry {
+  return { segment, label, ability, component: forRole(ability, label, component), preload: component.preload };
 }
 
 export const SCREENS: ScreenEntry[] = [

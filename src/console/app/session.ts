@@ -2,13 +2,14 @@
  * Who is signed in and which contracts they may use: `GET /v1/oauth/me` and
  * `GET /v1/customer/contracts/me`, loaded once after sign-in (`loadSession`) and again after a
  * change (`reloadContracts`). The current contract is the `:contract` of the address
- * (`useContractId`); the last one chosen is remembered for links that need one.
+ * (`useContractId`); the last one chosen is remembered (remember.ts) for links that need one.
  */
 import { useRoute } from 'preact-iso/router';
 import { useEffect } from 'preact/hooks';
 import { api } from './api.ts';
 import { config } from './config.ts';
 import type { Contract, Me } from './resources.ts';
+import { forgetContract, rememberContract, rememberedContract } from './remember.ts';
 import { createStore, useStore } from './store.ts';
 
 
@@ -41,20 +42,29 @@ export function useSession(): Session {
   return useStore(session);
 }
 
-const LAST = 'sluice.contract';
-
-/** The contract id of the address (`:contract`), remembered as the last one used. */
+/**
+ * The contract id of the address (`:contract`), remembered (remember.ts) as the signed-in user's
+ * last one once the session shows it is theirs.
+ */
 export function useContractId(): string | undefined {
   const { params } = useRoute();
+  const { me, contracts } = useSession();
   const id = params.contract;
+  const granted = Boolean(id && contracts?.some((contract) => contract._id === id));
   useEffect(() => {
-    if (id) sessionStorage.setItem(LAST, id);
-  }, [id]);
+    if (id && granted) rememberContract(me?.consumer_id, id);
+  }, [id, granted, me]);
   return id;
 }
 
-/** The contract for links that need one: the last used that the user still has, else the first. */
+/**
+ * The contract for links that need one: the user's last used (remember.ts) while they still have
+ * it, else the first. A remembered contract no longer granted is forgotten silently.
+ */
 export function defaultContractId(contracts: Contract[] | undefined): string | undefined {
-  const last = sessionStorage.getItem(LAST);
-  return contracts?.find((contract) => contract._id === last)?._id ?? contracts?.[0]?._id;
+  const user = session.get().me?.consumer_id;
+  const last = rememberedContract(user);
+  if (!contracts) return undefined;
+  if (last && !contracts.some((contract) => contract._id === last)) forgetContract(user, last);
+  return contracts.find((contract) => contract._id === last)?._id ?? contracts[0]?._id;
 }

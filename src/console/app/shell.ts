@@ -1,6 +1,6 @@
 /**
- * The app shell: skip link, header (contract switcher, navigation of `routes.ts`, the user and
- * Sign out), the banners (network lost, unexpected errors) and the screen in `<main>`. Each
+ * The app shell: skip link, header (contract switcher, navigation of `routes.ts` whose links
+ * carry the collection in use, `?collection=`, the user and Sign out), the banners (network lost, unexpected errors) and the screen in `<main>`. Each
  * screen has its own address under /console/ (the server answers index.html for all of them).
  * Errors thrown while rendering a screen are caught here and shown in its place: never a blank
  * screen.
@@ -12,7 +12,8 @@ import { network, retryWaiting } from './api.ts';
 import { signOut } from './auth.ts';
 import { ErrorBanner } from './forms.ts';
 import { html } from './html.ts';
-import { locate, screenPath } from './paths.ts';
+import { locate, screenPath, withCollection } from './paths.ts';
+import { rememberedCollection } from './remember.ts';
 import { may, roleOn } from './roles.ts';
 import { ACCOUNT, routePattern, SCREENS } from './routes.ts';
 import { Screen } from './screen.ts';
@@ -73,10 +74,12 @@ function ContractSwitcher({ current, segment }: { current: string | undefined; s
 }
 
 function Header() {
-  const { path } = useLocation();
+  const { path, query } = useLocation();
   const { me, contracts } = useSession();
   const { contractId, segment } = locate(path);
   const current = contractId ?? defaultContractId(contracts);
+  // Every screen's address names the collection in use: the address's, else the last shown (remember.ts).
+  const collection = current ? ((contractId === current ? query.collection : undefined) ?? rememberedCollection(me?.consumer_id, current)) : undefined;
   const role = roleOn(contracts, current);
   const [leaving, setLeaving] = useState(false);
   return html`<header class="top">
@@ -84,7 +87,7 @@ function Header() {
     <${ContractSwitcher} current=${current} segment=${segment ?? ''} />
     ${current
       ? html`<nav aria-label="Screens"><ul>
-          ${SCREENS.filter((entry) => (role ? may(role, entry.ability) : entry.ability === 'read')).map((entry) => html`<li><a href=${screenPath(current, entry.segment)} aria-current=${contractId && segment === entry.segment ? 'page' : undefined}>${entry.label}</a></li>`)}
+          ${SCREENS.filter((entry) => (role ? may(role, entry.ability) : entry.ability === 'read')).map((entry) => html`<li><a href=${withCollection(screenPath(current, entry.segment), collection)} aria-current=${contractId && segment === entry.segment ? 'page' : undefined}>${entry.label}</a></li>`)}
         </ul></nav>`
       : null}
     <div class="who">

@@ -4,7 +4,8 @@
  * (`GET /collection/collections?contract_id=`), with create (`POST /collection/collections`)
  * rename and retention (`PATCH /collection/collections/{id}`, docs/api.md#retention), those for
  * editors and above only (roles.ts). A contract the user was not granted shows the API's 403 as
- * "no access", and nothing of it.
+ * "no access", and nothing of it. A contract without sources (`GET /collection/inputs?contract_id=`
+ * is empty) opens with a lead to the first one: Add the first source, or who may add one.
  */
 import { useRoute } from 'preact-iso/router';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
@@ -13,7 +14,7 @@ import { hasDraft } from '../drafts.ts';
 import { ErrorBanner, Field, SubmitOrCancel, useForm } from '../forms.ts';
 import { html } from '../html.ts';
 import { screenPath } from '../paths.ts';
-import { may, type Role, useRole } from '../roles.ts';
+import { ABILITIES, may, type Role, useRole } from '../roles.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
 
@@ -111,6 +112,20 @@ function CollectionRow({ collection, contractId, role, onRenamed }: { collection
   </li>`;
 }
 
+/**
+ * The lead of a contract without sources: Add the first source (the Sources screen with its add
+ * form open, `?add=source`), or, for a role that may not add one, who can.
+ */
+function FirstSource({ contractId, contractName, collection, role }: { contractId: string; contractName: string; collection: Collection; role: Role | undefined }) {
+  return html`<section class="card lead" aria-labelledby="lead-title">
+    <h2 id="lead-title">Add the first source</h2>
+    <p>${contractName || 'This contract'} collects nothing yet: a source (a feed, an account, a hashtag) brings its items into ${collection.name}, where you moderate them and the wall shows them.</p>
+    ${may(role, 'edit')
+      ? html`<p><a class="button" href=${`${screenPath(contractId, 'sources')}?collection=${encodeURIComponent(collection._id)}&add=source`}>Add the first source<span class="visually-hidden"> to ${collection.name}</span></a></p>`
+      : html`<p>Adding sources needs the role ${ABILITIES.edit} or higher; your role is ${role ?? 'unknown'}. Ask an editor, admin or owner of ${contractName || 'this contract'} (the Team screen of an admin lists them) to add one.</p>`}
+  </section>`;
+}
+
 /** The screen of the module's description, for the contract of the address. */
 export default function Contracts() {
   const contractId = useContractId()!;
@@ -121,10 +136,18 @@ export default function Contracts() {
   const contract = contracts?.find((c) => c._id === contractId);
   const role = useRole();
 
+  // Whether the contract has any source yet: without one, the screen leads to the first.
+  const [hasSources, setHasSources] = useState<boolean | undefined>(undefined);
+
   const load = useCallback(async () => {
     setError(undefined);
+    setHasSources(undefined);
     try {
-      setCollections(await api.get<Collection[]>('/collection/collections', { contract_id: contractId }));
+      // Each shown as it comes: the collections do not wait for the sources' read.
+      await Promise.all([
+        api.get<Collection[]>('/collection/collections', { contract_id: contractId }).then(setCollections),
+        api.get<unknown[]>('/collection/inputs', { contract_id: contractId }).then((inputs) => setHasSources(inputs.length > 0)),
+      ]);
     } catch (caught) {
       setCollections(undefined);
       setError(caught);
@@ -136,6 +159,7 @@ export default function Contracts() {
   }, [load, params.contract]);
 
   return html`<${Screen} title="Contracts and collections">
+    ${hasSources === false && collections?.length ? html`<${FirstSource} contractId=${contractId} contractName=${contract?.name ?? ''} collection=${collections[0]!} role=${role} />` : null}
     <section aria-labelledby="contracts-title">
       <h2 id="contracts-title">Your contracts</h2>
       ${contracts

@@ -1,11 +1,14 @@
 /**
  * Moderation (`/console/contracts/<contract id>/moderation?collection=<collection id>`): a
- * collection's queue as cards like the wall's, newest first, to publish and unpublish.
+ * collection's queue as cards like the wall's, newest first, to publish and unpublish. Without a
+ * collection in the address it opens the one shown last, or the only one; it asks only when the
+ * contract has several and none was chosen yet (chosen-collection.ts).
  *
  * API (docs/api.md, "Queue and content API"):
  * - the queue: `GET /v1/queue/{contract}?q=<slug>&since=0&count=50&offset=…` with the filters
  *   `state`, `service`, `type`, `language`, `text` (an empty one is left out);
- * - the counts: `GET /v1/queue/{contract}/count?q=<slug>&since=0` → `{published, unpublished}`;
+ * - the counts: `GET /v1/queue/{contract}/count?q=<slug>&since=0` → `{published, unpublished}`,
+ *   asked (and the stream below opened) once the first page is shown, so the cards come first;
  * - moderation: `PATCH /v1/queue/{contract}?q=<slug>&id=<id>` `{state}` for one item, and
  *   `PATCH /v1/queue/{contract}?q=<slug>` `{state, ids}` for the selected ones (all or none);
  * - pins and edits (docs/api.md#pin-and-spotlight, #edit-an-item): `PATCH …&id=<id>` with
@@ -40,14 +43,19 @@
  * the audit entries its answer named (`Audit-Id`); each card has its History; a bulk action over
  * `CONFIRM_OVER` items asks for confirmation first.
  *
+ * Narrow screens (under 40rem, e.g. 375 px): the filters fold into one disclosure button, "Filters
+ * (n active)", so the first card is within the first screen height; every button and the
+ * selection box are at least 44 px (2.75rem) targets for touch, and a tap makes a card current
+ * as `j`/`k` do.
+ *
  * Keyboard (ignored while typing in a field): `j`/`k` next/previous card, `p` publish,
  * `u` unpublish, `x` select, `z` undo the last moderation, `/` search, `?` the shortcuts (a
  * modal `<dialog>`).
  */
-import { useLocation, useRoute } from 'preact-iso/router';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, request } from '../api.ts';
 import { accessToken } from '../auth.ts';
+import { useChosenCollection } from '../chosen-collection.ts';
 import { config } from '../config.ts';
 import { ErrorBanner, Field } from '../forms.ts';
 import { html } from '../html.ts';
@@ -142,9 +150,12 @@ function filterQuery(filters: Filters): Record<string, string> {
   return Object.fromEntries(Object.entries(filters).filter(([, value]) => value.trim() !== '').map(([name, value]) => [name, value.trim()]));
 }
 
+// One formatter for every card: `toLocaleString` with options builds a new one per call (slow over a page of 50).
+const DATES = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
 function when(date: string): string {
   const at = new Date(date);
-  return Number.isNaN(at.getTime()) ? date : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(at.getTime()) ? date : DATES.format(at);
 }
 
 /** What a Split off button names a duplicate by: its service and author, else its address, else its id. */
@@ -311,11 +322,10 @@ function Shortcuts({ dialog, moderator }: { dialog: { current: HTMLDialogElement
 }
 
 /** The collection chooser: every collection of the contract; choosing one opens its queue. */
-function Chooser({ collections, chosen, contractId }: { collections: Collection[]; chosen: string | undefined; contractId: string }) {
-  const { route } = useLocation();
+function Chooser({ collections, chosen, onChoose }: { collections: Collection[]; chosen: string | undefined; onChoose: (id: string) => void }) {
   return html`<div class="field moderation__chooser">
     <label for="moderation-collection">Collection</label>
-    <select id="moderation-collection" value=${chosen ?? ''} onChange=${(event: Event) => route(`${screenPath(contractId, 'moderation')}?collection=${encodeURIComponent((event.currentTarget as HTMLSelectElement).value)}`)}>
+    <select id="moderation-collection" value=${chosen ?? ''} onChange=${(event: Event) => onChoose((event.currentTarget as HTMLSelectElement).value)}>
       ${chosen ? null : html`<option value="">Choose a collection</option>`}
       ${collections.map((c) => html`<option value=${c._id}>${c.name}</option>`)}
     </select>
@@ -326,6 +336,8 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
   const base = `${config.queueUrl}/v1/queue/${encodeURIComponent(contractSlug)}`;
   const q = collection.slug;
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  // On a narrow screen the filters fold behind one line, "Filters (n active)" (moderation.css).
+  const [filtersOpen, setFiltersOpen] = useState(false);
   const [applied, setApplied] = useState<Filters>(NO_FILTERS);
   const [items, setItems] = useState<Item[] | undefined>(undefined);
   const [more, setMore] = useState(false);
@@ -382,7 +394,14 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
     setSelected(new Set());
     void load();
   }, [load]);
-  useEffect(() => void loadCounts(), [loadCounts]);
+  // The counts and the stream start once the first page is shown (and stay): the cards come first.
+  const [started, setStarted] = useState(false);
+  useEffect(() => {
+    if (items !== undefined) setStarted(true);
+  }, [items]);
+  useEffect(() => {
+    if (started) void loadCounts();
+  }, [loadCounts, started]);
 
   // Filters apply as they change; the text waits for a pause in typing.
   useEffect(() => {
@@ -392,6 +411,7 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
 
   // Live: items arriving or moderated elsewhere.
   useEffect(() => {
+    if (!started) return;
     let source: EventSource | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
@@ -419,7 +439,7 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
       source?.close();
       clearTimeout(retry);
     };
-  }, [base, q, loadCounts]);
+  }, [base, q, loadCounts, started]);
 
   // Undo: after a revert, the list and counts are read again (the stream also sends the items).
   const nameOf = useCallback((id: string) => {
@@ -586,7 +606,9 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
           void undo.undo();
           break;
         case '/':
-          search.current?.querySelector<HTMLInputElement>('input[name="text"]')?.focus();
+          // Folded on a narrow screen: unfold first, then focus once shown.
+          setFiltersOpen(true);
+          requestAnimationFrame(() => search.current?.querySelector<HTMLInputElement>('input[name="text"]')?.focus());
           break;
         case '?':
           dialog.current?.showModal();
@@ -611,8 +633,12 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
   const set = (name: keyof Filters) => (value: string) => setFilters((before) => ({ ...before, [name]: value }));
   const filterError = error instanceof ApiError && error.status === 400 ? error : undefined;
 
+  const active = Object.keys(filterQuery(filters)).length;
   return html`<div class="moderation">
-    <form ref=${search} class="card moderation__filters" role="search" aria-label="Filter the queue" onSubmit=${(event: Event) => {
+    <button type="button" class="secondary moderation__filters-toggle" aria-expanded=${filtersOpen ? 'true' : 'false'} aria-controls="moderation-filters" onClick=${() => setFiltersOpen(!filtersOpen)}>
+      Filters (${active} active)
+    </button>
+    <form ref=${search} id="moderation-filters" class=${`card moderation__filters${filtersOpen ? ' is-open' : ''}`} role="search" aria-label="Filter the queue" onSubmit=${(event: Event) => {
       event.preventDefault();
       setApplied(filters);
     }}>
@@ -700,7 +726,6 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
 /** The screen of the module's description, for the contract of the address. */
 export default function Moderation() {
   const contractId = useContractId()!;
-  const { query } = useRoute();
   const { contracts } = useSession();
   const contract = contracts?.find((c) => c._id === contractId);
   const moderator = may(useRole(), 'moderate');
@@ -713,13 +738,14 @@ export default function Moderation() {
     api.get<Collection[]>('/collection/collections', { contract_id: contractId }).then(setCollections, setError);
   }, [contractId]);
 
-  const chosen = collections?.find((c) => c._id === query.collection);
+  // The collection of the address, else the last shown, else the only one (chosen-collection.ts).
+  const { chosen, unknown, choose } = useChosenCollection(contractId, collections, { ask: true });
   return html`<${Screen} title=${chosen ? `Moderation of ${chosen.name}` : 'Moderation'}>
     <${ErrorBanner} error=${error} />
     ${collections === undefined && !error ? html`<p class="muted">Loading…</p>` : null}
     ${collections && !collections.length ? html`<p>No collections yet: create one on <a href=${screenPath(contractId, '')}>Contracts and collections</a>.</p>` : null}
-    ${collections?.length ? html`<${Chooser} collections=${collections} chosen=${chosen?._id} contractId=${contractId} />` : null}
-    ${collections && query.collection && !chosen ? html`<div class="banner banner--error" role="alert"><p>This contract has no collection ${query.collection}: choose one above.</p></div>` : null}
+    ${collections && (collections.length > 1 || unknown) ? html`<${Chooser} collections=${collections} chosen=${chosen?._id} onChoose=${choose} />` : null}
+    ${unknown ? html`<div class="banner banner--error" role="alert"><p>This contract has no collection ${unknown}: choose one above.</p></div>` : null}
     ${chosen && contract ? html`<${Queue} key=${chosen._id} contractSlug=${contract.slug} collection=${chosen} moderator=${moderator} />` : null}
   <//>`;
 }

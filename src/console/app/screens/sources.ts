@@ -3,8 +3,9 @@
  * inputs as a table with their health, kept current, and the forms that change them. All through
  * the management API (`docs/api.md#inputs`):
  *
- * - the collection chooser: `GET /collection/collections?contract_id=` (the first one when the
- *   address names none or one that is gone);
+ * - the collection chooser: `GET /collection/collections?contract_id=` (when the address names
+ *   none or one that is gone: the one shown last, else the first; chosen-collection.ts);
+ *   `?add=source` opens the add form at once (the lead of an empty contract, contracts.ts);
  * - the table: `GET /collection/inputs?contract_id=&collection_id=`, polled every
  *   `POLL_MS` while the page is visible (and at once when it becomes visible again); rows keep
  *   their elements (keyed by `_id`), so a poll neither flickers nor moves the focus;
@@ -34,9 +35,10 @@
  * - per input, its rejected items with the set and rule that rejected each
  *   (`GET /collection/inputs/{id}/rejections`).
  */
-import { useLocation, useRoute } from 'preact-iso/router';
+import { useRoute } from 'preact-iso/router';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type ErrorEntry } from '../api.ts';
+import { useChosenCollection } from '../chosen-collection.ts';
 import { hasDraft } from '../drafts.ts';
 import { ErrorBanner, errorsFor, Field, SubmitOrCancel, useForm } from '../forms.ts';
 import { html } from '../html.ts';
@@ -503,14 +505,16 @@ export default function Sources() {
   const contractId = useContractId()!;
   const mayAdmin = may(useRole(), 'admin');
   const { query } = useRoute();
-  const { route } = useLocation();
   const [collections, setCollections] = useState<Collection[] | undefined>(undefined);
   const [services, setServices] = useState<ServiceEntry[] | undefined>(undefined);
   const [credentials, setCredentials] = useState<Credential[]>([]);
   const [inputs, setInputs] = useState<Input[] | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const [now, setNow] = useState(() => Date.now());
-  const [adding, setAdding] = useState<'one' | 'many' | undefined>(() => (hasDraft('add-input') ? 'one' : hasDraft('bulk-feeds') ? 'many' : undefined));
+  const [adding, setAdding] = useState<'one' | 'many' | undefined>(() =>
+    // `?add=source`: the lead of an empty contract (contracts.ts) opens the form at once.
+    hasDraft('add-input') || query.add === 'source' ? 'one' : hasDraft('bulk-feeds') ? 'many' : undefined,
+  );
   const [deleting, setDeleting] = useState<{ input: Input; button: HTMLButtonElement } | undefined>(undefined);
   const [deleteError, setDeleteError] = useState<unknown>(undefined);
   const [notice, setNotice] = useState('');
@@ -526,7 +530,8 @@ export default function Sources() {
     }
   }, [deleting]);
 
-  const collection = collections?.find((c) => c._id === query.collection) ?? collections?.[0];
+  // The collection of the address, else the last shown, else the first (chosen-collection.ts).
+  const { chosen: collection, choose } = useChosenCollection(contractId, collections);
   const collectionId = collection?._id;
 
   useEffect(() => {
@@ -534,22 +539,18 @@ export default function Sources() {
     setCollections(undefined);
     setError(undefined);
     Promise.all([
-      api.get<Collection[]>('/collection/collections', { contract_id: contractId }),
+      // The collections as soon as they come: the sources' read waits for nothing else.
+      api.get<Collection[]>('/collection/collections', { contract_id: contractId }).then((list) => live && setCollections(list)),
       api.get<ServiceEntry[]>('/collection/services'),
       // Credentials are an admin's (docs/api.md#roles-and-scopes): an editor's form offers the contract default only.
       mayAdmin ? api.get<Credential[]>('/collection/credentials', { contract_id: contractId }) : Promise.resolve([]),
     ])
-      .then(([list, table, owned]) => live && (setCollections(list), setServices(table), setCredentials(owned)))
+      .then(([, table, owned]) => live && (setServices(table), setCredentials(owned)))
       .catch((caught: unknown) => live && setError(caught));
     return () => {
       live = false;
     };
   }, [contractId, mayAdmin]);
-
-  // The address names the collection shown (a reload or a shared link opens the same one).
-  useEffect(() => {
-    if (collectionId && query.collection !== collectionId) route(`${screenPath(contractId, 'sources')}?collection=${encodeURIComponent(collectionId)}`, true);
-  }, [collectionId, query.collection]);
 
   const inFlight = useRef(false);
   const load = useCallback(async () => {
@@ -620,7 +621,7 @@ export default function Sources() {
   const chooser = collections?.length
     ? html`<div class="field sources__chooser">
         <label for="collection-chooser">Collection</label>
-        <select id="collection-chooser" value=${collectionId} onChange=${(event: Event) => route(`${screenPath(contractId, 'sources')}?collection=${encodeURIComponent((event.currentTarget as HTMLSelectElement).value)}`)}>
+        <select id="collection-chooser" value=${collectionId} onChange=${(event: Event) => choose((event.currentTarget as HTMLSelectElement).value)}>
           ${collections.map((c) => html`<option value=${c._id}>${c.name}</option>`)}
         </select>
       </div>`
