@@ -58,7 +58,7 @@ describe.skipIf(browserMissing)('console: team and roles', () => {
     const page = await consolePage(browser);
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sluice.origin });
     await signIn(page, sluice, screen(''), admin);
-    expect(await nav(page)).toEqual(['Contracts & collections', 'Sources', 'Moderation', 'Display', 'Filters', 'Publication', 'Connections', 'Team']);
+    expect(await nav(page)).toEqual(['Contracts & collections', 'Sources', 'Moderation', 'Display', 'Filters', 'Publication', 'Analytics', 'Connections', 'Team']);
     await page.getByRole('link', { name: 'Team' }).click();
     await page.getByRole('heading', { name: 'Team', level: 1 }).waitFor();
     await page.getByRole('rowheader').filter({ hasText: 'Ada Admin (you)' }).waitFor();
@@ -94,7 +94,7 @@ describe.skipIf(browserMissing)('console: team and roles', () => {
     await mo.getByRole('button', { name: 'Join and sign in' }).click();
     await mo.waitForURL((url) => url.pathname.startsWith('/console/contracts/') && !url.searchParams.has('code'));
     await mo.locator('#screen-title').waitFor();
-    await expect.poll(() => nav(mo)).toEqual(['Contracts & collections', 'Moderation', 'Display']);
+    await expect.poll(() => nav(mo)).toEqual(['Contracts & collections', 'Moderation', 'Display', 'Analytics']);
     await expect.poll(() => mo.getByRole('button', { name: /^(Rename|Retention)/ }).count()).toBe(0);
     expect(await mo.getByRole('link', { name: /^Sources/ }).count()).toBe(0);
     expect(await mo.getByRole('heading', { name: 'New collection' }).count()).toBe(0);
@@ -139,7 +139,7 @@ describe.skipIf(browserMissing)('console: team and roles', () => {
     await signIn(page, sluice, queue(), viewer);
     await page.getByRole('article', { name: 'Harbour festival opens' }).waitFor();
     await page.getByRole('article', { name: 'Council vote' }).waitFor();
-    expect(await nav(page)).toEqual(['Contracts & collections', 'Moderation']);
+    expect(await nav(page)).toEqual(['Contracts & collections', 'Moderation', 'Analytics']);
     expect(await page.getByRole('button', { name: /^(Publish|Unpublish|Pin|Spotlight|Edit|Split off)/ }).count()).toBe(0);
     expect(await page.getByRole('checkbox').count()).toBe(0);
     await page.getByText('moderating needs the role moderator').waitFor();
