@@ -46,6 +46,7 @@ import * as passwordResets from './migrations/2026-12-08-password-resets.ts';
 import * as twoFactor from './migrations/2026-12-09-two-factor.ts';
 import * as oidcSignIns from './migrations/2026-12-10-oidc-sign-ins.ts';
 import * as inputTitle from './migrations/2026-12-11-input-title.ts';
+import * as articles from './migrations/2026-12-20-articles.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-09-two-factor': twoFactor,
   '2026-12-10-oidc-sign-ins': oidcSignIns,
   '2026-12-11-input-title': inputTitle,
+  '2026-12-20-articles': articles,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

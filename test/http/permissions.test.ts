@@ -24,7 +24,7 @@ type Expected = { access: 'public' } | { access: 'token'; scope: Scope | null } 
 const PUBLIC_PATHS = [
   /^\/(healthz|readyz)$/,
   /^\/\.well-known\//,
-  /^\/v1\/(content|count|collections|publication)\//,
+  /^\/v1\/(content|count|collections|publication|related|articles)\//,
   /^\/v1\/embed\.js$/,
   /^\/websub\//,
   /^\/v1\/(oauth\/)?authorize$/,
