@@ -22,10 +22,10 @@ describe('candidateTerms', () => {
   it('weighs title words, names and hashtags above plain words', () => {
     const terms = candidateTerms({ title: 'Harbour', text: 'The harbour crane broke. Engineers met Marta near the crane. #cranes crane crane.' });
     const tf = new Map(terms.map((t) => [t.term, t.tf]));
-    // harbour: title 3 + text 1 (opens a sentence: no name weight) = 4; crane: 1+1+3(#cranes)+1+1 = 7; marta: a name, 2.
+    // harbour: title 1.5 + text 1 (no capital) = 2.5; crane: 1+1+3(#cranes)+1+1 = 7; marta: a name, 3.
     expect(tf.get('crane')).toBeCloseTo(1 + Math.log(7));
-    expect(tf.get('harbour')).toBeCloseTo(1 + Math.log(4));
-    expect(tf.get('marta')).toBeCloseTo(1 + Math.log(2));
+    expect(tf.get('harbour')).toBeCloseTo(1 + Math.log(2.5));
+    expect(tf.get('marta')).toBeCloseTo(1 + Math.log(3));
     expect(tf.get('engineer')).toBeCloseTo(1);
     expect(terms[0]!.term).toBe('crane');
   });
@@ -44,7 +44,7 @@ describe('keyTerms and matchScore', () => {
     const now = Date.UTC(2026, 11, 20);
     const inTitle = matchScore(terms, { title: 'Solar village', text: '', dateMs: now }, now);
     const inText = matchScore(terms, { title: '', text: 'solar village', dateMs: now }, now);
-    const old = matchScore(terms, { title: 'Solar village', text: '', dateMs: now - 30 * 86_400_000 }, now);
+    const old = matchScore(terms, { title: 'Solar village', text: '', dateMs: now - 60 * 86_400_000 }, now);
     expect(inTitle).toBeCloseTo(4.5);
     expect(inText).toBeCloseTo(3);
     expect(old).toBeCloseTo(2.25);

@@ -17,12 +17,12 @@
  */
 import { foldDiacritics } from './search-query.ts';
 
-export const TITLE_WEIGHT = 3;
-export const NAME_WEIGHT = 2;
+export const TITLE_WEIGHT = 1.5;
+export const NAME_WEIGHT = 3;
 export const HASHTAG_WEIGHT = 3;
 export const ITEM_TITLE_BONUS = 1.5;
 /** Days after which an item's recency factor is one half. */
-export const RECENCY_DAYS = 30;
+export const RECENCY_DAYS = 60;
 /** Most candidate words read from an article (the most frequent, weighted), before document frequencies. */
 export const MAX_CANDIDATES = 24;
 /** Most key terms kept. */
