@@ -44,6 +44,7 @@ import { webhookRoutes } from './management/webhooks/routes.ts';
 import { smtpMailer } from './management/team/mail.ts';
 import { teamRoutes } from './management/team/routes.ts';
 import { queueRoutes } from './queue/routes.ts';
+import { createRelated } from './queue/related/related.ts';
 import type { Db } from './store/db.ts';
 import { schemaState } from './store/migrate.ts';
 
@@ -196,12 +197,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     // Related content reads articles through the collector's guarded fetch, with tighter limits (docs/api.md#related-content).
     const articleFetch = createFetcher({ allowPrivate: config.allowPrivateFetch, timeoutMs: ARTICLE_TIMEOUT_MS, maxBytes: ARTICLE_MAX_BYTES });
     app.addHook('onClose', async () => articleFetch.close());
-    queueRoutes(app, { ...ctx, articleFetch });
-  }
-  if (role === 'all' || role === 'queue') {
+    const related = createRelated(deps.db, config, articleFetch);
+    queueRoutes(app, { ...ctx, related });
     // Loaded on demand: the sanitizer and templates would slow every CLI command that imports this file.
     const { publicationRoutes } = await import('./publication/routes.ts');
-    publicationRoutes(app, ctx);
+    publicationRoutes(app, { ...ctx, related });
   }
   return app;
 }

@@ -43,15 +43,13 @@ import { render, renderJson, respond, respondJson, sendPublic } from './respond.
 import { schemas } from './schema.ts';
 import { searchPage, searchParameter } from './search.ts';
 import { createStreamHub, type StreamHub } from './stream.ts';
-import type { ArticleFetch } from './related/article.ts';
 import { pinForArticle } from './related/pins.ts';
-import { createRelated } from './related/related.ts';
+import type { Related } from './related/related.ts';
 import { relatedRoutes } from './related/routes.ts';
 
 /** Registers the module's routes on `app` (see the module's description). */
-export function queueRoutes(app: App, { db, config, articleFetch }: { db: Db; config: Config; articleFetch: ArticleFetch }): void {
+export function queueRoutes(app: App, { db, config, related }: { db: Db; config: Config; related: Related }): void {
   const reads = createReadPath(db, config);
-  const related = createRelated(db, config, articleFetch);
   relatedRoutes(app, { db, config, related });
   const streams = createStreamHub(db);
   const moderatorStreams = createStreamHub(db, { audience: 'moderator' });

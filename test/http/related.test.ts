@@ -168,6 +168,24 @@ describe('GET /v1/related/{contract}', () => {
   });
 });
 
+describe('the related widget page (GET /v1/publication/{contract}?related=…)', () => {
+  it('renders the related items with the collection settings and no live updates; an unreadable article renders an empty wall', async () => {
+    const { app, slug, tenant } = await setup();
+    const wall = (related: string) => app.inject({ method: 'GET', url: `/v1/publication/${slug}?q=${tenant.collection.slug}&layout=vertical&related=${encodeURIComponent(related)}` });
+    const res = await wall(`${server.base}/news/solar.html`);
+    expect(res.statusCode, res.body).toBe(200);
+    const ids = [...res.body.matchAll(/data-id="([^"]+)"/g)].map((m) => m[1]).sort();
+    expect(ids).toEqual(['rss_solar1', 'rss_solar2', 'rss_solar3']);
+    expect(res.body).toContain(`data-related="${server.base}/news/solar.html"`);
+    expect(res.body).not.toContain('rel="next"');
+    const empty = await wall(`${server.base}/missing.html`);
+    expect(empty.statusCode).toBe(200);
+    expect(empty.body).not.toMatch(/data-id="/);
+    // Hostile: a related that is no http(s) URL names the parameter.
+    expectError(await wall('javascript:alert(1)'), 400, { name: 'ValidationError', code: 1005, propertyName: 'related' });
+  });
+});
+
 describe('GET /v1/articles/{contract} and /collection/articles', () => {
   it('lists the articles asked about, newest first, with their related endpoint, title, first words and count', async () => {
     const { related, app, slug, config } = await setup();
