@@ -39,11 +39,13 @@ import { customizationRoutes } from './management/customizations/routes.ts';
 import { filterRoutes } from './management/filters/routes.ts';
 import { inputRoutes } from './management/inputs/routes.ts';
 import { listRoutes } from './management/lists/routes.ts';
+import { articleRoutes } from './management/articles/routes.ts';
 import { setRoutes } from './management/sets/routes.ts';
 import { webhookRoutes } from './management/webhooks/routes.ts';
 import { smtpMailer } from './management/team/mail.ts';
 import { teamRoutes } from './management/team/routes.ts';
 import { queueRoutes } from './queue/routes.ts';
+import { createRelated } from './queue/related/related.ts';
 import type { Db } from './store/db.ts';
 import { schemaState } from './store/migrate.ts';
 
@@ -68,6 +70,11 @@ export interface AppDeps {
  * object: a client sending slowly cannot hold a connection (docs/api.md#limits).
  */
 export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** Time limit of an article fetch for related content, ms (docs/api.md#related-content). */
+export const ARTICLE_TIMEOUT_MS = 10_000;
+/** Size limit of an article page, bytes: 2 MiB (docs/api.md#related-content). */
+export const ARTICLE_MAX_BYTES = 2 * 1024 * 1024;
 
 
 /**
@@ -176,6 +183,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     webhookRoutes(app, ctx);
     filterRoutes(app, ctx);
     auditRoutes(app, ctx);
+    articleRoutes(app, ctx);
     // Invitation and password-reset links by e-mail when SMTP_URL is set (docs/configuration.md#e-mail).
     const mailer = config.smtp ? smtpMailer(config.smtp) : undefined;
     if (mailer) app.addHook('onClose', async () => mailer.close());
@@ -187,11 +195,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     // The console lives on {api_url}: its redirect URI is <API_URL>/console/ (first-party.ts).
     consoleRoutes(app, ctx);
   }
-  if (role === 'all' || role === 'queue') queueRoutes(app, ctx);
   if (role === 'all' || role === 'queue') {
+    // Related content reads articles through the collector's guarded fetch, with tighter limits (docs/api.md#related-content).
+    const articleFetch = createFetcher({ allowPrivate: config.allowPrivateFetch, timeoutMs: ARTICLE_TIMEOUT_MS, maxBytes: ARTICLE_MAX_BYTES });
+    app.addHook('onClose', async () => articleFetch.close());
+    const related = createRelated(deps.db, config, articleFetch);
+    queueRoutes(app, { ...ctx, related });
     // Loaded on demand: the sanitizer and templates would slow every CLI command that imports this file.
     const { publicationRoutes } = await import('./publication/routes.ts');
-    publicationRoutes(app, ctx);
+    publicationRoutes(app, { ...ctx, related });
     // The walls' analytics beacon: counted in memory, written every few seconds (docs/api.md#analytics-beacon).
     (await import('./publication/beacon.ts')).beaconRoutes(app, ctx);
   }

@@ -110,6 +110,10 @@ export interface Config {
   rateLimitWindow: number;
   /** `max-age` of public reads in seconds (CONTENT_MAX_AGE, default 5). */
   contentMaxAge: number;
+  /** Seconds the related content of one article address is kept before it is computed again (RELATED_MAX_AGE, default 600; docs/api.md#related-content). */
+  relatedMaxAge: number;
+  /** Articles not already answered Sluice fetches per contract per minute (RELATED_FETCHES_PER_MINUTE, default 30); beyond: 429. */
+  relatedFetchesPerMinute: number;
   /** Create the demo contract, collection, client and user on an empty database (SLUICE_BOOTSTRAP, default true). */
   bootstrap: boolean;
   /** pino log level (LOG_LEVEL, default info; `silent` turns logging off). */
@@ -285,6 +289,8 @@ export function loadConfig(env: Env): Config {
     rateLimitBeacon: integer(env, 'RATE_LIMIT_BEACON', 600, 0, 1_000_000_000),
     rateLimitWindow: integer(env, 'RATE_LIMIT_WINDOW', 60, 1, 86_400),
     contentMaxAge: integer(env, 'CONTENT_MAX_AGE', 5, 0, 86_400),
+    relatedMaxAge: integer(env, 'RELATED_MAX_AGE', 600, 1, 86_400),
+    relatedFetchesPerMinute: integer(env, 'RELATED_FETCHES_PER_MINUTE', 30, 1, 10_000),
     bootstrap: boolean(env, 'SLUICE_BOOTSTRAP', true),
     logLevel,
     pollIntervals: Object.fromEntries(

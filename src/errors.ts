@@ -101,6 +101,12 @@ export const notFoundError = oneEntry(404, 'NotFoundError', 4001);
 /** 409 ConflictError: a name already used in the contract, or a resource still referenced. */
 export const conflictError = oneEntry(409, 'ConflictError', 4091);
 
+/** 422 UnprocessableError: a resource the request names was reached but cannot be used (an article page with no text, not HTML, too large, or that robots.txt keeps Sluice from). */
+export const unprocessableError = oneEntry(422, 'UnprocessableError', 4221);
+
+/** 502 UpstreamError: a server Sluice asked on the request's behalf failed (an article page's server erring, timing out or unreachable). */
+export const upstreamError = oneEntry(502, 'UpstreamError', 5021);
+
 /** 429 RateLimitError with `Retry-After` in seconds; `message` and `propertyName` say what was refused when the caller knows. */
 export function rateLimitError(retryAfterSeconds: number, message = 'Too many requests; retry later.', propertyName?: string): ApiError {
   return new ApiError(429, [{ name: 'RateLimitError', message, ...(propertyName ? { propertyName } : {}), code: 4291 }], {

@@ -173,6 +173,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'ValidationError: request body over 1 MiB',
   415: 'ValidationError: the body is not JSON (Content-Type)',
   429: 'RateLimitError: too many failures; see Retry-After',
+  422: 'UnprocessableError: a page the request names cannot be used (no text, not HTML, too large, a non-public address, or its robots.txt keeps Sluice out)',
+  502: 'UpstreamError: a server Sluice asked on the request\'s behalf failed or did not answer',
 };
 
 /**

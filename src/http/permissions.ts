@@ -109,6 +109,8 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /v1/content/{contract}/stream': PUBLIC,
   'GET /v1/count/{contract}': PUBLIC,
   'GET /v1/collections/{contract}': PUBLIC,
+  'GET /v1/related/{contract}': PUBLIC,
+  'GET /v1/articles/{contract}': PUBLIC,
   'GET /v1/publication/{contract}': PUBLIC,
   'GET /v1/publication/{contract}/items': PUBLIC,
   'GET /v1/publication/{contract}/display': PUBLIC,
@@ -122,6 +124,10 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
 
   // Management API: reads for viewers, changes for editors.
   'GET /v1/customer/contracts/me': token(),
+  // Articles of related content: added ahead of their first visit, or removed, by editors.
+  'GET /collection/articles': read,
+  'POST /collection/articles': write,
+  'DELETE /collection/articles/{id}': write,
   'PATCH /collection/contracts/{id}': write,
   'GET /collection/services': token('manage:read'),
   ...records('/collection/inputs', read, write),

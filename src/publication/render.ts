@@ -32,6 +32,8 @@ export interface PageModel {
   next: string | undefined;
   pageSize: number;
   pollSeconds: number;
+  /** A related widget's article address: the page shows its related items and takes no live updates (wall.js). */
+  related?: string | undefined;
   customizations: AppliedCustomization[];
   /**
    * The console's origin when the page is its preview: the page script accepts unsaved CSS from

@@ -2,6 +2,7 @@
  * The publication on {queue_url} (docs/api.md#publication), public like the content API:
  *
  *   GET /v1/publication/{contract}?q=&layout=&offset=   the wall: a complete server-rendered page
+ *       &related=<article url>                          a related widget: the article's related items
  *       &preview=true                                   the console's preview: framed only by the
  *                                                       console's origin (API_URL), which may send
  *                                                       unsaved CSS to the page script (postMessage)
@@ -32,6 +33,10 @@ import type { Config } from '../config.ts';
 import { notFoundError } from '../errors.ts';
 import { errorResponses, textResponse } from '../http/openapi.ts';
 import { publicTarget } from '../http/public.ts';
+import { articleUrl, MAX_ARTICLE_URL } from '../http/articles.ts';
+import { ApiError } from '../errors.ts';
+import type { ContentItem } from '../item.ts';
+import type { ContractRow } from '../store/tables.ts';
 import type { App } from '../http/typed.ts';
 import { handlerValidated } from '../http/validate.ts';
 import { DISPLAY_LIMITS, type DisplayState } from '../lib/publication-settings.ts';
@@ -59,6 +64,7 @@ const PageQuery = Type.Object({
   layout: Type.Optional(Layout),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
   preview: Type.Optional(Type.Boolean({ description: "The console's preview (docs/api.md): framed only by the console, which may apply unsaved CSS" })),
+  related: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ARTICLE_URL, description: "An article's address: the wall shows the contract's items related to it (GET /v1/related), with collection q's settings, and no live updates (docs/api.md#related-widget)" })),
 });
 const DisplayQuery = Type.Object({ q: Type.String({ minLength: 1, maxLength: 200 }) });
 const ItemsQuery = Type.Object({
@@ -98,7 +104,7 @@ const schemas = {
   },
   embed: {
     tags,
-    summary: 'The embed script for other sites (<div data-sluice-contract data-sluice-q>)',
+    summary: 'The embed script for other sites (<div data-sluice-contract data-sluice-q [data-sluice-related]>)',
     response: { 200: textResponse('text/javascript', 'The embed script') },
   },
 };
@@ -112,8 +118,23 @@ const ASSETS: Record<string, { body: string; type: string }> = {
 };
 const EMBED_JS = asset('embed.js');
 
+/** Related content (queue/related/related.ts, given by app.ts): the JSON text of an article's related items, or its ApiError. */
+export interface RelatedSource {
+  json(contract: ContractRow, url: string): Promise<string>;
+}
+
 /** Registers the module's routes on `app` (see the module's description). */
-export function publicationRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
+export function publicationRoutes(app: App, { db, config, related }: { db: Db; config: Config; related: RelatedSource }): void {
+  /** The items related to the article `url` (the `related` of the wall); none when the article cannot be read (the widget then shows its empty notice). */
+  async function relatedItems(contract: ContractRow, url: string): Promise<ContentItem[]> {
+    try {
+      return JSON.parse(await related.json(contract, url)) as ContentItem[];
+    } catch (error) {
+      if (error instanceof ApiError && error.status !== 400) return [];
+      throw error;
+    }
+  }
+
   /** A page of the wall: published items, trending first in a ranked collection, else newest first. */
   function page(collection: { id: string; type: string }, offset: number, count = PAGE_SIZE): Promise<ItemDocument[]> {
     const query = { collectionId: collection.id, state: 'published' as const, sinceMs: -1, untilMs: Date.now() };
@@ -172,11 +193,13 @@ export function publicationRoutes(app: App, { db, config }: { db: Db; config: Co
     const settings = await findPublicationSettings(db, collection.id);
     const layout = request.query.layout ?? settings.type ?? 'grid';
     const language = settings.language ?? 'en';
-    const rows = await page(collection, offset);
+    // A related widget (docs/api.md#related-widget): the article's related items, one page, no paging.
+    const article = request.query.related !== undefined ? articleUrl(request.query.related, 'related') : undefined;
+    const items = article ? await relatedItems(contract, article) : (await page(collection, offset)).map((row) => rowToItem(row));
     const now = Date.now();
     const nonce = randomBytes(16).toString('base64');
     const base = `/v1/publication/${encodeURIComponent(contract.slug)}`;
-    const next = rows.length === PAGE_SIZE ? `${base}?${new URLSearchParams({ q: collection.slug, layout, offset: String(offset + PAGE_SIZE) })}` : undefined;
+    const next = !article && items.length === PAGE_SIZE ? `${base}?${new URLSearchParams({ q: collection.slug, layout, offset: String(offset + PAGE_SIZE) })}` : undefined;
     const html = renderPage({
       contract: contract.name,
       contractSlug: contract.slug,
@@ -187,8 +210,9 @@ export function publicationRoutes(app: App, { db, config }: { db: Db; config: Co
       nonce,
       base,
       assets: '/v1/publication/assets',
-      items: rows.map((row) => presentItem(rowToItem(row), now, language)),
+      items: items.map((item) => presentItem(item, now, language)),
       next,
+      related: article,
       pageSize: PAGE_SIZE,
       pollSeconds: Math.max(1, config.contentMaxAge),
       customizations: await activeCustomizations(db, contract.id, collection.id),

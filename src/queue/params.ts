@@ -86,6 +86,7 @@ export const ModerationBody = Type.Object({
   position: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: "With pinned true: the item's place among the pinned items, 1 = first" })),
   spotlight: Type.Optional(Type.Boolean({ description: 'Single-item form: the wall shows the item larger' })),
   edit: Type.Optional(ItemEditBody),
+  article: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: "Single-item form: pin the item for this article's related content (GET /v1/related), first among its items; with pinned false, unpin it from the article (docs/api.md#related-content)" })),
 });
 export const SplitQuery = Type.Object({ q: common.q, id: Type.String({ minLength: 1, maxLength: 300, description: 'The card the duplicate was merged into' }), access_token: common.access_token });
 export const HistoryQuery = Type.Object({ q: common.q, id: Type.String({ minLength: 1, maxLength: 300, description: 'The item whose moderation history is read' }), access_token: common.access_token });
@@ -183,6 +184,7 @@ export interface ModerationRequest {
   position?: number;
   spotlight?: boolean;
   edit?: { title?: string; text?: string; media?: ({ alt?: string } | null)[] } | null;
+  article?: string;
 }
 
 /**

@@ -15,6 +15,8 @@
  *   GET   /v1/content/{contract}/stream  public; Server-Sent Events of newly published items (stream.ts)
  *   GET   /v1/count/{contract}           public; {count: "<digits>"} of published items
  *   GET   /v1/collections/{contract}     public; the contract's active collections
+ *   GET   /v1/related/{contract}         public; items related to article q (related/routes.ts)
+ *   GET   /v1/articles/{contract}        public; the articles asked about (related/routes.ts)
  *
  * An unknown or inactive contract slug → 401 AuthenticationError; an unknown collection → 404.
  * Public content and count pages are served from an in-process cache keyed on the collection's
@@ -41,10 +43,14 @@ import { render, renderJson, respond, respondJson, sendPublic } from './respond.
 import { schemas } from './schema.ts';
 import { searchPage, searchParameter } from './search.ts';
 import { createStreamHub, type StreamHub } from './stream.ts';
+import { pinForArticle } from './related/pins.ts';
+import type { Related } from './related/related.ts';
+import { relatedRoutes } from './related/routes.ts';
 
 /** Registers the module's routes on `app` (see the module's description). */
-export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }): void {
+export function queueRoutes(app: App, { db, config, related }: { db: Db; config: Config; related: Related }): void {
   const reads = createReadPath(db, config);
+  relatedRoutes(app, { db, config, related });
   const streams = createStreamHub(db);
   const moderatorStreams = createStreamHub(db, { audience: 'moderator' });
   app.addHook('preClose', async () => {
@@ -81,6 +87,12 @@ export function queueRoutes(app: App, { db, config }: { db: Db; config: Config }
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, q, { activeOnly: false });
     const target = moderationTarget(id, body.ids);
+    // `article`: pin (or with pinned false, unpin) the item for that article's related content only (docs/api.md#related-content).
+    if (body.article !== undefined) {
+      const item = await pinForArticle(db, contract.id, collection.id, target, body);
+      related.forget(contract.id, item.article);
+      return respond(request, reply, rowToModeratorItem(item.row), { public: false, callback: undefined });
+    }
     checkModeration(body, target.bulk);
     // Recorded in the moderation's transaction (docs/api.md#audit-trail).
     const moderation = { contractId: contract.id, actor: { id: principal.consumer.id, name: principal.consumer.name } };

@@ -49,6 +49,7 @@ import * as inputTitle from './migrations/2026-12-11-input-title.ts';
 import * as filterOverride from './migrations/2026-12-15-filter-override.ts';
 import * as analytics from './migrations/2026-12-17-analytics.ts';
 import * as customizationCollection from './migrations/2026-12-19-customization-collection.ts';
+import * as articles from './migrations/2026-12-20-articles.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -95,6 +96,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-15-filter-override': filterOverride,
   '2026-12-17-analytics': analytics,
   '2026-12-19-customization-collection': customizationCollection,
+  '2026-12-20-articles': articles,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

@@ -640,6 +640,31 @@ export interface JobTable {
   finishedAt: number | null;
 }
 
+/** An article asked about or added (migration 2026-12-20-articles, docs/api.md#related-content). */
+export interface ArticleTable {
+  id: string;
+  contractId: string;
+  /** The article's address as asked (an http(s) URL, fragment removed). */
+  url: string;
+  /** The page's title and first words, once read; null before. */
+  title: string | null;
+  text: string | null;
+  /** Related items in its latest answer. */
+  count: ColumnType<number, number | undefined, number>;
+  /** ms since the epoch. */
+  createdAt: number;
+  computedAt: number | null;
+}
+
+/** An item pinned for an article (migration 2026-12-20-articles). */
+export interface ArticlePinTable {
+  articleId: string;
+  collectionId: string;
+  itemId: string;
+  /** ms since the epoch; pins come in this order. */
+  pinnedAt: number;
+}
+
 export interface Database {
   contracts: ContractTable;
   collections: CollectionTable;
@@ -675,6 +700,8 @@ export interface Database {
   auditItems: AuditItemTable;
   jobs: JobTable;
   analyticsCounts: AnalyticsCountTable;
+  articles: ArticleTable;
+  articlePins: ArticlePinTable;
   webhooks: WebhookTable;
   webhookOutbox: WebhookOutboxTable;
   webhookAttempts: WebhookAttemptTable;
@@ -682,6 +709,7 @@ export interface Database {
   websubSubscriptions: WebsubSubscriptionTable;
 }
 
+export type ArticleRow = Selectable<ArticleTable>;
 export type ContractRow = Selectable<ContractTable>;
 export type CollectionRow = Selectable<CollectionTable>;
 export type ConsumerRow = Selectable<ConsumerTable>;

@@ -138,6 +138,9 @@ const RECIPES: Record<string, Recipe> = {
   'GET /v1/publication/{contract}': { req: (w) => ({ url: `/v1/publication/${w.slug}?q=${w.q}` }) },
   'GET /v1/publication/{contract}/items': { req: (w) => ({ url: `/v1/publication/${w.slug}/items?q=${w.q}` }) },
   'POST /v1/publication/{contract}/beacon': { req: (w) => ({ method: 'POST', url: `/v1/publication/${w.slug}/beacon`, body: JSON.stringify({ q: w.q, page: 'wall', view: true }), headers: { 'content-type': 'text/plain' } }) },
+  // Related content of an article on a private address: refused before any fetch, 422 (docs/api.md#related-content).
+  'GET /v1/related/{contract}': { ok: 422, req: (w) => ({ url: `/v1/related/${w.slug}?q=${encodeURIComponent('http://127.0.0.1:9/story')}` }) },
+  'GET /v1/articles/{contract}': { req: (w) => ({ url: `/v1/articles/${w.slug}` }) },
   'GET /v1/publication/{contract}/display': { req: (w) => ({ url: `/v1/publication/${w.slug}/display?q=${w.q}` }) },
   // WebSub callbacks: a hub's; no subscription of this id → 404 after the lookup (websub.test.ts runs a hub).
   'GET /websub/{id}': { req: () => ({ url: `/websub/${'f'.repeat(32)}?hub.mode=subscribe&hub.topic=x&hub.challenge=c` }), ok: 404 },
@@ -150,6 +153,9 @@ const RECIPES: Record<string, Recipe> = {
   'POST /collection/filters/test': { req: (w) => ({ method: 'POST', url: '/collection/filters/test', body: { contractId: w.contractId, filterId: w.ids.sets, items: [] } }) },
   'POST /collection/filters/apply': { req: (w) => ({ method: 'POST', url: '/collection/filters/apply', body: { contractId: w.contractId, filterId: w.ids.sets, collectionId: w.collectionId } }) },
   'GET /collection/jobs/{id}': { req: (w) => ({ url: `/collection/jobs/${w.ids.job}` }) },
+  'GET /collection/articles': { req: (w) => ({ url: `/collection/articles?contract_id=${w.contractId}` }) },
+  'POST /collection/articles': { ok: 201, req: (w, _h, n) => ({ method: 'POST', url: '/collection/articles', body: { contractId: w.contractId, url: `https://news.example.com/added-${n}` } }) },
+  'DELETE /collection/articles/{id}': { req: async (w) => ({ method: 'DELETE', url: `/collection/articles/${await w.article()}` }) },
   'GET /collection/analytics': { req: (w) => ({ url: `/collection/analytics?collection_id=${w.collectionId}&from=0&to=86400` }) },
   'GET /collection/audit': { req: (w) => ({ url: `/collection/audit?contract_id=${w.contractId}` }) },
   'GET /collection/inputs/{id}/rejections': { req: (w) => ({ url: `/collection/inputs/${w.ids.inputs}/rejections` }) },
@@ -247,6 +253,8 @@ interface World {
   moderation: (n: number) => Promise<string>;
   deniedConnection: () => Promise<Req>;
   duplicatePair: (n: number) => Promise<string>;
+  /** A new article of the contract (docs/api.md#articles), its id. */
+  article: () => Promise<string>;
 }
 
 /** The form fields of `html`'s form posted to `action` (hidden inputs), or of its first form. */
@@ -357,6 +365,7 @@ async function makeWorld(): Promise<World> {
       const posted = await browser.post('/v1/login', { ...hiddenFields(body, '/v1/login'), username: who.username, password: who.password }, NAVIGATE);
       return asForm(browser, '/v1/login/two-factor', { ...hiddenFields(posted.body, '/v1/login/two-factor'), code: totp(secret, 1) });
     },
+    article: async () => (await api('POST', '/collection/articles', { contractId, url: `https://news.example.com/story-${++serial}` }, 201)).json().id,
     invite: async () => (await api('POST', `/collection/contracts/${contractId}/invitations`, { name: 'Invitee', email: `invitee-${++serial}@example.com`, role: 'viewer' }, 201)).json(),
     invitation: async () => new URL((await w.invite()).link).pathname,
     resetLink: async () => new URL((await api('POST', `/collection/contracts/${contractId}/members/${await w.member()}/password-reset`, undefined, 201)).json().link).pathname,

@@ -12,7 +12,7 @@ export type Expected = { access: 'public' } | { access: 'token'; scope: Scope | 
 export const PUBLIC_PATHS = [
   /^\/(healthz|readyz)$/,
   /^\/\.well-known\//,
-  /^\/v1\/(content|count|collections|publication)\//,
+  /^\/v1\/(content|count|collections|publication|related|articles)\//,
   /^\/v1\/embed\.js$/,
   /^\/websub\//,
   /^\/v1\/(oauth\/)?authorize$/,

@@ -46,6 +46,8 @@ describe('rate limit classes', () => {
     ['/v1/content/:contract/stream', 'address'],
     ['/v1/count/:contract', 'address'],
     ['/v1/collections/:contract', 'address'],
+    ['/v1/related/:contract', 'address'],
+    ['/v1/articles/:contract', 'address'],
     ['/v1/publication/:contract', 'address'],
     ['/v1/publication/:contract/items', 'address'],
     ['/websub/:id', 'address'],

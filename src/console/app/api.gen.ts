@@ -5102,6 +5102,117 @@ export interface Paths {
       };
     };
   };
+  '/collection/articles': {
+    get: {
+      responses: {
+        '200': {
+          id: string;
+          /**
+           * Its related content: the GET /v1/related/{contract}?q=… address
+           */
+          url: string;
+          /**
+           * The article's address
+           */
+          article: string;
+          /**
+           * The page's title, null until Sluice read it
+           */
+          title: string | null;
+          /**
+           * Its first words, null until read
+           */
+          text: string | null;
+          service: 'article';
+          /**
+           * When it was first asked about or added (ISO 8601)
+           */
+          date: string;
+          /**
+           * Related items in its latest answer
+           */
+          count: number;
+        }[];
+      };
+    };
+    post: {
+      responses: {
+        '200': {
+          id: string;
+          /**
+           * Its related content: the GET /v1/related/{contract}?q=… address
+           */
+          url: string;
+          /**
+           * The article's address
+           */
+          article: string;
+          /**
+           * The page's title, null until Sluice read it
+           */
+          title: string | null;
+          /**
+           * Its first words, null until read
+           */
+          text: string | null;
+          service: 'article';
+          /**
+           * When it was first asked about or added (ISO 8601)
+           */
+          date: string;
+          /**
+           * Related items in its latest answer
+           */
+          count: number;
+        };
+        '201': {
+          id: string;
+          /**
+           * Its related content: the GET /v1/related/{contract}?q=… address
+           */
+          url: string;
+          /**
+           * The article's address
+           */
+          article: string;
+          /**
+           * The page's title, null until Sluice read it
+           */
+          title: string | null;
+          /**
+           * Its first words, null until read
+           */
+          text: string | null;
+          service: 'article';
+          /**
+           * When it was first asked about or added (ISO 8601)
+           */
+          date: string;
+          /**
+           * Related items in its latest answer
+           */
+          count: number;
+        };
+      };
+      requestBody: {
+        /**
+         * 24 lower-case hex characters
+         */
+        contractId: string;
+        /**
+         * The article's address: an absolute http(s) URL
+         */
+        url: string;
+      };
+    };
+  };
+  '/collection/articles/{id}': {
+    delete: {
+      responses: {
+        '204': null;
+      };
+    };
+  };
   '/collection/contracts/{id}/members': {
     get: {
       responses: {
@@ -5498,6 +5609,49 @@ export interface Paths {
       };
     };
   };
+  '/v1/related/{contract}': {
+    get: {
+      responses: {
+        '200': ContentItem[];
+        '304': null;
+      };
+    };
+  };
+  '/v1/articles/{contract}': {
+    get: {
+      responses: {
+        '200': {
+          id: string;
+          /**
+           * Its related content: the GET /v1/related/{contract}?q=… address
+           */
+          url: string;
+          /**
+           * The article's address
+           */
+          article: string;
+          /**
+           * The page's title, null until Sluice read it
+           */
+          title: string | null;
+          /**
+           * Its first words, null until read
+           */
+          text: string | null;
+          service: 'article';
+          /**
+           * When it was first asked about or added (ISO 8601)
+           */
+          date: string;
+          /**
+           * Related items in its latest answer
+           */
+          count: number;
+        }[];
+        '304': null;
+      };
+    };
+  };
   '/v1/queue/{contract}': {
     get: {
       responses: {
@@ -5544,6 +5698,10 @@ export interface Paths {
             alt?: string;
           } | null)[];
         } | null;
+        /**
+         * Single-item form: pin the item for this article's related content (GET /v1/related), first among its items; with pinned false, unpin it from the article (docs/api.md#related-content)
+         */
+        article?: string;
       };
     };
   };

@@ -1,6 +1,9 @@
 /*
  * Sluice embed script: <div data-sluice-contract="acme" data-sluice-q="news" data-sluice-layout="grid"></div>
  * (data-sluice-layout optional: the collection's publication type applies without it)
+ * A related widget: add data-sluice-related="<article url>" (empty: this page's canonical URL,
+ * else its address without fragment); it shows the contract's items related to that article
+ * (docs/api.md#related-widget) in the layout asked, with collection q's settings.
  * <script src="{queue_url}/v1/embed.js" async></script>
  *
  * Each such element gets the publication in a sandboxed iframe, so the contract's customization
@@ -27,9 +30,13 @@
     // Without data-sluice-layout the collection's publication settings choose (grid by default).
     var layout = el.getAttribute('data-sluice-layout');
     if (layout) params.set('layout', layout);
+    if (el.hasAttribute('data-sluice-related')) {
+      var canonical = document.querySelector('link[rel="canonical"]');
+      params.set('related', el.getAttribute('data-sluice-related') || (canonical && canonical.href) || location.href.split('#')[0]);
+    }
     var frame = document.createElement('iframe');
     frame.src = origin + '/v1/publication/' + encodeURIComponent(contract) + '?' + params;
-    frame.title = el.getAttribute('data-sluice-title') || 'Social wall';
+    frame.title = el.getAttribute('data-sluice-title') || (params.has('related') ? 'Related posts' : 'Social wall');
     frame.setAttribute('sandbox', 'allow-scripts allow-popups allow-popups-to-escape-sandbox');
     frame.setAttribute('referrerpolicy', 'strict-origin-when-cross-origin');
     frame.setAttribute('loading', 'lazy');

@@ -412,7 +412,8 @@
       .catch(function (error) { console.warn('sluice: live update failed', error); })
       .then(function () { if (!once) setTimeout(poll, pollMs); });
   }
-  connectStream(contentUrl + '/stream?' + new URLSearchParams({ q: q }), {
+  // A related widget (data-related) shows one answer: the collection's new items are not its own.
+  if (!wall.dataset.related) connectStream(contentUrl + '/stream?' + new URLSearchParams({ q: q }), {
     item: function (item) { if (item && item.id) streamed(item); },
     unpublish: remove,
     reload: function () { poll(true); },
