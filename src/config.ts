@@ -4,7 +4,7 @@
  * `process.env`. An invalid value throws `ConfigError` naming the variable, which stops start-up.
  */
 import { parseSecretKey } from './lib/secret-box.ts';
-import { OAUTH, type OAuthService, SERVICE_NAMES, SERVICES, type ServiceRow, type ServiceSettings } from './services.ts';
+import { OAUTH, type OAuthService, SERVICE_NAMES, SERVICES, type ServiceRow, type ServiceSettings } from './services/table.ts';
 
 /**
  * The operator's app at a service with a connect flow (docs/configuration.md#connect-flows): its

@@ -21,11 +21,11 @@
  */
 import { hashtagOf, twitterPostsRead, youtubePollUnits, youtubeUnits } from '../lib/quota-windows.ts';
 import { iso } from '../lib/time.ts';
-import type { ServiceSettings } from '../services.ts';
+import type { ServiceSettings } from '../services/table.ts';
 import type { Db } from '../store/db.ts';
 import { addUnits, ENVIRONMENT, type QuotaSettings, reserveHashtag, reserveUnits, unitQuota, unitsUsed } from '../store/quotas.ts';
 import type { CredentialRow, InputRow } from '../store/tables.ts';
-import type { SourceFetch } from './connector.ts';
+import type { SourceFetch } from '../services/connector.ts';
 
 /** A poll that does not run for want of quota: `message` for the input's status, `until` (ms) when it may run. */
 export class QuotaWait extends Error {

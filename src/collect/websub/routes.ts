@@ -34,11 +34,11 @@ import { currentSecretKey, open } from '../../lib/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import { findInput, setFeedMode } from '../../store/inputs.ts';
 import { deleteSubscription, findSubscription, updateSubscription } from '../../store/websub.ts';
-import { SourceError } from '../connector.ts';
-import { readFeed } from '../connectors/feed-pool.ts';
-import { feedToItems } from '../connectors/youtube.ts';
+import { SourceError } from '../../services/connector.ts';
+import { readFeed } from '../../services/kit/feed-pool.ts';
+import { feedToItems } from '../../services/youtube/connector.ts';
 import { FilterBudgetError, ingestPushed } from '../ingest.ts';
-import { verifySignature } from './hub.ts';
+import { verifySignature } from '../../services/kit/websub-hub.ts';
 
 /** A denied subscription is asked for again after this long (ms). */
 export const DENIED_RETRY_MS = 24 * 3600 * 1000;

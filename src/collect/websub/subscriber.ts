@@ -30,10 +30,10 @@ import { setFeedMode } from '../../store/inputs.ts';
 import { holdStream, releaseStream } from '../../store/streams.ts';
 import type { InputRow, WebsubSubscriptionRow } from '../../store/tables.ts';
 import { deleteSubscription, dueSubscriptions, insertSubscription, listSubscriptions, pushableInputs, updateSubscription } from '../../store/websub.ts';
-import type { SourceFetch } from '../connector.ts';
+import type { SourceFetch } from '../../services/connector.ts';
 import { createFetcher } from '../fetch.ts';
 import { startTicker } from '../ticker.ts';
-import { type WebsubTarget, youtubeChannelId, youtubeTopic } from './hub.ts';
+import { type WebsubTarget, youtubeChannelId, youtubeTopic } from '../../services/kit/websub-hub.ts';
 
 /** The name of the subscriber's lease among the streams (one process acts at a time). */
 export const WEBSUB_LEASE = 'websub';

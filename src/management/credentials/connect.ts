@@ -42,7 +42,7 @@ import { newId } from '../../lib/ids.ts';
 import { authorizationUrl, exchangeCode, type HttpFetch, newState, type OAuthEndpoint, OAuthRefusal, otherGrant, pkcePair, type TokenSet } from '../../lib/oauth-client.ts';
 import { currentSecretKey, open, seal } from '../../lib/secret-box.ts';
 import { audit, iso } from '../../lib/time.ts';
-import { OAUTH, type OAuthService } from '../../services.ts';
+import { OAUTH, type OAuthService } from '../../services/table.ts';
 import { recordAudit } from '../../store/audit.ts';
 import { findMastodonApp, saveConnectState, saveMastodonApp, takeConnectState } from '../../store/connect.ts';
 import { findConsumer } from '../../store/consumers.ts';

@@ -6,7 +6,7 @@
  */
 import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
-import { SERVICE_NAMES, serviceRow } from '../../services.ts';
+import { SERVICE_NAMES, serviceRow } from '../../services/table.ts';
 import { common, Id } from '../docs.ts';
 
 /** The services that read credentials (rss needs none). */

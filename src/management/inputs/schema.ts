@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
-import { SERVICE_NAMES, serviceRow } from '../../services.ts';
+import { SERVICE_NAMES, serviceRow } from '../../services/table.ts';
 
 const Id = Type.String({ pattern: '^[0-9a-f]{24}$' });
 

@@ -21,7 +21,7 @@ import type { Config } from '../../config.ts';
 import { authenticate } from '../../http/authenticate.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
-import { SERVICE_NAMES, SERVICES, type ServiceRow } from '../../services.ts';
+import { SERVICE_NAMES, SERVICES, type ServiceRow } from '../../services/table.ts';
 import type { Db } from '../../store/db.ts';
 import { TokenQuery } from '../docs.ts';
 import { ENVIRONMENT, quotaOf } from '../../store/quotas.ts';
