@@ -1,135 +1,33 @@
 /**
- * The services Sluice collects from, in one table (`docs/services.md`): per service, the input
- * types it offers, the base URLs and credentials it reads from the environment, and the check of
- * an input's `input` text beyond its schema. Configuration (`config.ts`), input validation
- * (`management/inputs/schema.ts`), read parameters (`queue/params.ts`) and the connectors
- * (`collect/connectors/`) all read this table; a new service is one row here and one connector.
+ * The service table (`docs/services.md`): per service, the input types it offers, the base URLs
+ * and credentials it reads from the environment, and the check of an input's `input` text beyond
+ * its schema; each row lives in its service's folder (`<name>/row.ts`). Configuration
+ * (`config.ts`), input validation (`management/inputs/schema.ts`) and read parameters
+ * (`queue/params.ts`) read this table; what a service does (its connector, quota, push, connect
+ * flow) is its module, listed in `index.ts` (docs/architecture.md#services).
  *
- * This module sits at the top of `src/` and imports nothing of Sluice, so every layer may use it.
+ * This module and the rows import nothing of Sluice above them, so every layer may use them.
  */
+import type { ServiceRow, Url } from './kit/row.ts';
+import { row as twitter } from './twitter/row.ts';
+import { row as facebook } from './facebook/row.ts';
+import { row as instagram } from './instagram/row.ts';
+import { row as youtube } from './youtube/row.ts';
+import { row as tumblr } from './tumblr/row.ts';
+import { row as vimeo } from './vimeo/row.ts';
+import { row as flickr } from './flickr/row.ts';
+import { row as vk } from './vk/row.ts';
+import { row as rss } from './rss/row.ts';
+import { row as mastodon } from './mastodon/row.ts';
+import { row as bluesky } from './bluesky/row.ts';
 
-/** A base URL setting: its environment variable and default (everything before the API's own paths). */
-type Url = readonly [variable: string, fallback: string];
-/**
- * A credential: its environment variable, and whether it is a secret (masked by `sluice config`).
- * `optional`: the service works without it (an OAuth token beside an API key, a Mastodon token
- * for an instance's authenticated reads); it does not count for "configured" or as missing.
- */
-type Credential = { readonly variable: string; readonly secret: boolean; readonly optional?: boolean };
-
-export interface ServiceRow {
-  /** The input types of the service, as `type` of an input (`docs/api.md`, inputs). */
-  readonly types: readonly string[];
-  /** Base URLs, by setting name; each has a default. */
-  readonly urls: Readonly<Record<string, Url>>;
-  /** Credentials, by setting name; none has a default (unset → undefined). */
-  readonly credentials: Readonly<Record<string, Credential>>;
-  /**
-   * The problem with an input's `input` text for this service, or null when it is well formed.
-   * `allowPrivateFetch`: ALLOW_PRIVATE_FETCH is on (local instances, tests), so forms naming a
-   * local server (Mastodon's `http://host:port/…`) are accepted too.
-   */
-  readonly checkInput?: (input: string, options: { allowPrivateFetch: boolean }) => string | null;
-}
-
-const secret = (variable: string): Credential => ({ variable, secret: true });
-const plain = (variable: string): Credential => ({ variable, secret: false });
-const optional = (credential: Credential): Credential => ({ ...credential, optional: true });
-
-/** An absolute http(s) URL with a host. */
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
-/** `tag@host`, `user@host` (optionally `#`/`@` first), or an https tag or profile URL of an instance. */
-const MASTODON_INPUT = /^(?:[#@]?[\w.-]+@[a-z0-9.-]+\.[a-z]{2,}|https:\/\/[a-z0-9.-]+\.[a-z]{2,}\/(?:tags\/[\w.-]+|@[\w.-]+))$/i;
-/** A tag or profile URL of an instance named by `http://` with a port (a local instance; only with ALLOW_PRIVATE_FETCH). */
-const MASTODON_LOCAL_INPUT = /^http:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\]):\d{1,5}\/(?:tags\/[\w.-]+|@[\w.-]+)$/i;
+export type { ServiceRow } from './kit/row.ts';
 
 /**
- * The service table. Base URL defaults are the vendors' public API addresses (see each
- * connector's docstring for the vendor document); the Graph API version is pinned here.
+ * The service table: each service's row, from its folder. Base URL defaults are the vendors'
+ * public API addresses (see each connector's docstring for the vendor document).
  */
-export const SERVICES = {
-  twitter: {
-    types: ['user', 'keyword', 'tag', 'location'],
-    urls: { apiUrl: ['TWITTER_API_URL', 'https://api.x.com'] },
-    credentials: { bearerToken: secret('TWITTER_BEARER_TOKEN') },
-  },
-  facebook: {
-    types: ['page'],
-    urls: { apiUrl: ['FACEBOOK_API_URL', 'https://graph.facebook.com/v25.0'] },
-    credentials: { accessToken: secret('FACEBOOK_ACCESS_TOKEN') },
-  },
-  instagram: {
-    types: ['user', 'tag', 'location'],
-    urls: { apiUrl: ['INSTAGRAM_API_URL', 'https://graph.facebook.com/v25.0'] },
-    credentials: { accessToken: secret('INSTAGRAM_ACCESS_TOKEN'), userId: plain('INSTAGRAM_USER_ID') },
-  },
-  youtube: {
-    types: ['user', 'channel', 'playlist', 'keyword', 'location'],
-    urls: {
-      apiUrl: ['YOUTUBE_API_URL', 'https://www.googleapis.com/youtube/v3'],
-      feedUrl: ['YOUTUBE_FEED_URL', 'https://www.youtube.com/feeds/videos.xml'],
-    },
-    // accessToken: a connected Google account's OAuth token, sent as Bearer instead of the key.
-    credentials: { apiKey: secret('YOUTUBE_API_KEY'), accessToken: optional(secret('YOUTUBE_ACCESS_TOKEN')) },
-  },
-  tumblr: {
-    types: ['user', 'tag'],
-    urls: { apiUrl: ['TUMBLR_API_URL', 'https://api.tumblr.com/v2'] },
-    // accessToken: a connected account's OAuth 2.0 token, sent as Bearer instead of api_key.
-    credentials: { apiKey: secret('TUMBLR_API_KEY'), accessToken: optional(secret('TUMBLR_ACCESS_TOKEN')) },
-  },
-  vimeo: {
-    types: ['user', 'album'],
-    urls: { apiUrl: ['VIMEO_API_URL', 'https://api.vimeo.com'] },
-    credentials: { accessToken: secret('VIMEO_ACCESS_TOKEN') },
-  },
-  flickr: {
-    types: ['tag', 'user'],
-    urls: {
-      apiUrl: ['FLICKR_API_URL', 'https://api.flickr.com/services/rest'],
-      feedUrl: ['FLICKR_FEED_URL', 'https://www.flickr.com/services/feeds/photos_public.gne'],
-    },
-    credentials: { apiKey: secret('FLICKR_API_KEY') },
-  },
-  vk: {
-    types: ['user', 'group', 'tag'],
-    urls: { apiUrl: ['VK_API_URL', 'https://api.vk.com/method'] },
-    credentials: { accessToken: secret('VK_ACCESS_TOKEN') },
-  },
-  rss: {
-    types: ['feed'],
-    urls: {},
-    credentials: {},
-    checkInput: (input) => (isHttpUrl(input) ? null : 'input must be an absolute http(s) URL of a feed'),
-  },
-  mastodon: {
-    types: ['tag', 'user'],
-    // The instance is named in the input itself. A token is sent only to its own `instance`.
-    urls: {},
-    credentials: { accessToken: optional(secret('MASTODON_ACCESS_TOKEN')), instance: optional(plain('MASTODON_INSTANCE')) },
-    checkInput: (input, { allowPrivateFetch }) =>
-      MASTODON_INPUT.test(input) || (allowPrivateFetch && MASTODON_LOCAL_INPUT.test(input))
-        ? null
-        : `input must be tag@instance.host, user@instance.host, or an https tag or profile URL${allowPrivateFetch ? ' (or http://host:port/tags/x, http://host:port/@user)' : ''}`,
-  },
-  bluesky: {
-    types: ['keyword', 'user'],
-    urls: {
-      apiUrl: ['BLUESKY_API_URL', 'https://public.api.bsky.app'],
-      /** The PDS that issues sessions (com.atproto.server.createSession) and proxies search for them. */
-      pdsUrl: ['BLUESKY_PDS_URL', 'https://bsky.social'],
-    },
-    credentials: { identifier: plain('BLUESKY_IDENTIFIER'), appPassword: secret('BLUESKY_APP_PASSWORD') },
-  },
-} as const satisfies Record<string, ServiceRow>;
+export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky } as const satisfies Record<string, ServiceRow>;
 
 export type Service = keyof typeof SERVICES;
 

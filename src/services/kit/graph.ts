@@ -14,6 +14,8 @@
  *   (`?ids=a,b,c`), which Meta fails whole for one deleted object, can ask again without them.
  */
 import { SourceError, type CollectContext } from '../connector.ts';
+import { type HttpFetch, type OAuthEndpoint, otherGrant, type TokenSet } from '../../lib/oauth-client.ts';
+import type { ConnectedCredential } from '../module.ts';
 import { getJson, type JsonResponse } from './http.ts';
 import { arr, num, obj, str } from './normalize.ts';
 
@@ -102,4 +104,19 @@ export function graphGet(ctx: CollectContext, url: string, token: string, servic
     return new SourceError(`${service} rate limit (code ${code}): ${str(error.message) ?? `HTTP ${status}`}`, { retryAfterMs: regain || HOUR_MS });
   };
   return getJson(ctx, url, { authorization: `Bearer ${token}` }, detail, { classify });
+}
+
+/**
+ * The credential of a Facebook Login connect (Facebook and Instagram): the code's token, which
+ * lives an hour or two, exchanged for the long-lived one (about 60 days; `grant_type=fb_exchange_token`,
+ * developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived), kept in
+ * `accessToken` with its expiry in `expiresAt`.
+ * @throws OAuthRefusal when Facebook refuses the exchange.
+ */
+export async function longLivedCredential(tokens: TokenSet, endpoint: OAuthEndpoint, fetch: HttpFetch, now: number): Promise<ConnectedCredential> {
+  const exchanged = await otherGrant(endpoint, fetch, 'fb_exchange_token', { fb_exchange_token: tokens.accessToken }, now);
+  const plain: Record<string, string> = exchanged.expiresAt ? { expiresAt: exchanged.expiresAt } : {};
+  const secret: Record<string, string> = { accessToken: exchanged.accessToken };
+  if (exchanged.refreshToken) secret.refreshToken = exchanged.refreshToken;
+  return { secret, plain, expiresAt: exchanged.expiresAt ?? null };
 }
