@@ -35,8 +35,7 @@ import type { Db } from '../../store/db.ts';
 import { findInput, setFeedMode } from '../../store/inputs.ts';
 import { deleteSubscription, findSubscription, updateSubscription } from '../../store/websub.ts';
 import { SourceError } from '../../services/connector.ts';
-import { readFeed } from '../../services/kit/feed-pool.ts';
-import { feedToItems } from '../../services/youtube/connector.ts';
+import { serviceModule } from '../../services/index.ts';
 import { FilterBudgetError, ingestPushed } from '../ingest.ts';
 import { verifySignature } from '../../services/kit/websub-hub.ts';
 
@@ -139,7 +138,9 @@ export function websubRoutes(app: App, { db, config, bodyLimit }: { db: Db; conf
       const now = Date.now();
       let items: ContentItem[];
       try {
-        items = sub.service === 'youtube' ? feedToItems(body, now) : (await readFeed(body, request.headers['content-type'], sub.topic, new Date(now))).items;
+        const push = serviceModule(sub.service)?.push;
+        if (!push) throw unknown();
+        items = await push.itemsOf(body, request.headers['content-type'], sub.topic, now);
       } catch (error) {
         if (!(error instanceof SourceError)) throw error;
         throw validationError([{ propertyName: 'body', message: error.message, code: VALIDATION_CODES.format }]);
