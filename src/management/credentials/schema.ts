@@ -12,14 +12,11 @@ import { common, Id } from '../docs.ts';
 /** The services that read credentials (rss needs none). */
 export const CREDENTIAL_SERVICES = SERVICE_NAMES.filter((service) => Object.keys(serviceRow(service)!.credentials).length > 0);
 
-/** Services whose access tokens expire (Graph API user and page tokens): they also take `expiresAt`. */
-const EXPIRING = new Set(['facebook', 'instagram']);
-
 /** The fields of `service`'s credential: name → secret or not. */
 export function credentialFields(service: string): Record<string, boolean> {
   const row = serviceRow(service);
   const fields: Record<string, boolean> = Object.fromEntries(Object.entries(row?.credentials ?? {}).map(([name, { secret }]) => [name, secret]));
-  if (EXPIRING.has(service)) fields.expiresAt = false;
+  if (row?.credentialExpires) fields.expiresAt = false;
   return fields;
 }
 

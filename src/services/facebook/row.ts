@@ -8,4 +8,5 @@ export const row = {
   types: ['page'],
   urls: { apiUrl: ['FACEBOOK_API_URL', 'https://graph.facebook.com/v25.0'] },
   credentials: { accessToken: secret('FACEBOOK_ACCESS_TOKEN') },
+  credentialExpires: true,
 } as const satisfies ServiceRow;

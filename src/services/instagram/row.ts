@@ -8,4 +8,5 @@ export const row = {
   types: ['user', 'tag', 'location'],
   urls: { apiUrl: ['INSTAGRAM_API_URL', 'https://graph.facebook.com/v25.0'] },
   credentials: { accessToken: secret('INSTAGRAM_ACCESS_TOKEN'), userId: plain('INSTAGRAM_USER_ID') },
+  credentialExpires: true,
 } as const satisfies ServiceRow;

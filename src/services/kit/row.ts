@@ -26,6 +26,14 @@ export interface ServiceRow {
    * local server (Mastodon's `http://host:port/…`) are accepted too.
    */
   readonly checkInput?: (input: string, options: { allowPrivateFetch: boolean }) => string | null;
+  /** Its access tokens expire (Graph API user and page tokens): its credentials also take `expiresAt` (docs/api.md#credentials). */
+  readonly credentialExpires?: boolean;
+  /**
+   * Its items are a publisher's own entries (feeds), not posts that may share an article: an
+   * item's target is its own URL, and a status is keyed by text only when its URL is its media's
+   * (docs/api.md#duplicates, `lib/item-keys.ts`).
+   */
+  readonly ownEntries?: boolean;
 }
 
 /** A secret credential (masked by `sluice config`) read from `variable`. */

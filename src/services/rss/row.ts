@@ -9,4 +9,5 @@ export const row = {
   urls: {},
   credentials: {},
   checkInput: (input) => (isHttpUrl(input) ? null : 'input must be an absolute http(s) URL of a feed'),
+  ownEntries: true,
 } as const satisfies ServiceRow;
