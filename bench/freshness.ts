@@ -25,7 +25,7 @@ import { readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { RE2JS } from 're2js';
 import { obj, type Json } from '../src/services/kit/normalize.ts';
-import { compileMatcher, type MatchInput, matchPostOf, words } from '../src/collect/jetstream-match.ts';
+import { compileMatcher, type MatchInput, matchPostOf, words } from '../src/services/bluesky/stream/jetstream-match.ts';
 import type { Freshness } from './figures.ts';
 import { random } from './random.ts';
 

@@ -152,9 +152,9 @@ export interface Config {
    * 10 000). Null when SMTP_URL is unset: links are only returned.
    */
   smtp: { url: string; from: string; timeoutMs: number } | null;
-  /** Base URLs and credentials of the external services (`docs/services.md`), as the service table (`services.ts`) lists them. */
+  /** Base URLs and credentials of the external services (`docs/services.md`), as the service table (`services/table.ts`) lists them. */
   services: ServiceSettings;
-  /** The apps of the connect flows, per service (`OAUTH` of `services.ts`; instagram has facebook's app). */
+  /** The apps of the connect flows, per service (`OAUTH` of `services/table.ts`; instagram has facebook's app). */
   oauth: Record<OAuthService, OAuthAppSettings>;
   /** Sign-in through an external OpenID Connect provider (docs/configuration.md#openid-connect-sign-in), or undefined when off. */
   oidc: OidcSettings | undefined;

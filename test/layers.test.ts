@@ -32,8 +32,10 @@ function unitOf(path: string): Unit | undefined {
   const [top, ...rest] = path.split('/');
   if (!rest.length) return { name: top!, rank: COMPOSITION.has(top!) ? COMPOSITION_RANK : 0 };
   // The services (one folder each, docs/architecture.md#services) sit on the shared layer: pure
-  // modules every layer may dispatch through, importing only `lib/` and the shared modules.
-  if (top === 'services') return { name: top, rank: 0 };
+  // modules every layer may dispatch through, importing only `lib/` and the shared modules. A
+  // service's stream listener (`services/<name>/stream/`) and their list (`services/streams.ts`)
+  // are the collector's: they rank, and may import, as collect/ does.
+  if (top === 'services') return isStreamListener(path) ? { name: 'collect', rank: AREA_RANK } : { name: top, rank: 0 };
   if (AREAS.has(top!)) return { name: top!, rank: AREA_RANK };
   const rank = LOWER.indexOf(top!);
   return rank < 0 ? undefined : { name: top!, rank };
@@ -48,8 +50,14 @@ function serviceFolderOf(path: string): string | undefined {
   return top === 'services' && rest.length > 0 && folder !== 'kit' ? folder : undefined;
 }
 
-/** Modules of services/ that list every service, so may import every service's folder. */
-const SERVICE_LISTS = new Set(['services/index.ts', 'services/table.ts']);
+/** Modules of services/ that list every service (or every listener), so may import every service's folder. */
+const SERVICE_LISTS = new Set(['services/index.ts', 'services/table.ts', 'services/streams.ts']);
+
+/** Whether module `path` is a service's stream listener or their list (the collector's layer). */
+function isStreamListener(path: string): boolean {
+  const parts = path.split('/');
+  return path === 'services/streams.ts' || (parts[0] === 'services' && parts[2] === 'stream' && parts.length > 3);
+}
 
 /** Why an import from module `from` to module `to` (paths below src/) breaks the layers, or undefined. */
 function violation(from: string, to: string): string | undefined {
@@ -126,6 +134,12 @@ describe('the layer rule', () => {
     ['services/index.ts', 'services/flickr/index.ts', undefined],
     ['collect/websub/routes.ts', 'services/index.ts', undefined],
     ['services/kit/feed.ts', 'collect/fetch.ts', 'services (a lower layer) imports collect (a higher one)'],
+    ['services/mastodon/stream/streaming.ts', 'collect/ingest.ts', undefined],
+    ['services/mastodon/stream/streaming.ts', 'services/mastodon/connector.ts', undefined],
+    ['services/mastodon/stream/streaming.ts', 'services/bluesky/connector.ts', 'service mastodon imports the folder of bluesky'],
+    ['services/mastodon/index.ts', 'services/mastodon/stream/streaming.ts', 'services (a lower layer) imports collect (a higher one)'],
+    ['server.ts', 'services/streams.ts', undefined],
+    ['collect/scheduler.ts', 'services/mastodon/stream/streaming.ts', 'collect/scheduler.ts imports the folder of mastodon: dispatch through services/index.ts'],
   ])('services: %s -> %s: %s', (from, to, expected) => {
     expect(violation(from, to)).toBe(expected);
   });

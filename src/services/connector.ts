@@ -1,5 +1,5 @@
 /**
- * The shape every connector has (one module per service of the service table, `services.ts`,
+ * The shape every connector has (one module per service of the service table, `table.ts`,
  * listed in `connectors/index.ts`).
  *
  * A connector turns one input's query into content items (docs/api.md#content-item). It keeps

@@ -1,6 +1,6 @@
 /**
  * Service credentials (docs/api.md#credentials): request and response schemas, and the fields of
- * each service, from the service table (`services.ts`): its `credentials` (secret or not) plus,
+ * each service, from the service table (`services/table.ts`): its `credentials` (secret or not) plus,
  * for the Graph API services, the token's `expiresAt`. A body field the service does not have →
  * 400 naming it; on create every secret field of the service is required.
  */

@@ -8,7 +8,7 @@
  *   with a session from `com.atproto.server.createSession` (`BLUESKY_IDENTIFIER`,
  *   `BLUESKY_APP_PASSWORD`; missing → permanent "not configured" naming both). The session's
  *   access token is kept in memory only (never in the stored state) and renewed when refused.
- *   While Jetstream serves the input (`feedMode` `stream`, `collect/jetstream.ts`), a poll without
+ *   While Jetstream serves the input (`feedMode` `stream`, `stream/jetstream.ts`), a poll without
  *   the credential collects nothing instead of failing.
  * - `jetstreamItem`, `blueskyProfiles`, `blueskyDid`: what the Jetstream listener needs of this
  *   connector (a streamed record as an item, authors' handles, a user input's DID).

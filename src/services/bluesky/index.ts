@@ -1,4 +1,4 @@
-/** The module of Bluesky (its Jetstream listener is `collect/jetstream.ts`): its row and its connector (docs/services.md). Listed in `../index.ts`. */
+/** The module of Bluesky (its Jetstream listener is `stream/jetstream.ts`): its row and its connector (docs/services.md). Listed in `../index.ts`. */
 import type { ServiceModule } from '../module.ts';
 import { bluesky as connector } from './connector.ts';
 import { row } from './row.ts';

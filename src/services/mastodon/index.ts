@@ -3,7 +3,7 @@
  * server is the user's own instance: Sluice registers its app there at the first connect
  * (`POST /api/v1/apps`, docs.joinmastodon.org/methods/apps/) and reuses it after, and the
  * credential keeps the instance beside the token. Its streaming listener is
- * `collect/mastodon-stream.ts`. Listed in `../index.ts`.
+ * `stream/streaming.ts`. Listed in `../index.ts`.
  */
 import type { ServiceModule } from '../module.ts';
 import { mastodon as connector } from './connector.ts';

@@ -13,7 +13,7 @@ import { retryAfterMs } from '../kit/http.ts';
  * `If-Modified-Since` from `state.etag` / `state.lastModified`; 304 gives no items and the same
  * state; 2xx gives the parsed items, the entries dropped or dated at the poll time (`warnings`)
  * and `{etag, lastModified}` from the response, with `websub: {hub, topic}` when the feed names a
- * WebSub hub (HTTP `Link` header or the document's links, `websub/hub.ts`; the subscriber
+ * WebSub hub (HTTP `Link` header or the document's links, `../kit/websub-hub.ts`; the subscriber
  * subscribes to it, docs/services.md#websub). Throws
  * SourceError `HTTP <status>` otherwise (with `retryAfterMs` on 429 and 503), or from readFeed.
  */

@@ -7,9 +7,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVICES } from '../services/table.ts';
-import { createFetcher, FetchError, isAllowedAddress } from './fetch.ts';
-import { accountIdOf, reconnectDelay, statusMatches, streamOf } from './mastodon-stream.ts';
+import { SERVICES } from '../../table.ts';
+import { createFetcher, FetchError, isAllowedAddress } from '../../../collect/fetch.ts';
+import { accountIdOf, reconnectDelay, statusMatches, streamOf } from './streaming.ts';
 
 describe('streamOf', () => {
   it.each([

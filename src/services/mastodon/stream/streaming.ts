@@ -38,19 +38,19 @@
 import { randomBytes } from 'node:crypto';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.ts';
-import type { Db } from '../store/db.ts';
-import { activeInputsOf, setFeedMode } from '../store/inputs.ts';
-import { storedItemIds } from '../store/items.ts';
-import { holdStream, releaseStream, saveStreamCursor } from '../store/streams.ts';
-import type { InputRow } from '../store/tables.ts';
-import { SourceError } from '../services/connector.ts';
-import { authorizationFor, mastodon, mastodonItem, newerId, parseMastodonInput } from '../services/mastodon/connector.ts';
-import { idOf, obj, type Json } from '../services/kit/normalize.ts';
-import { credentialResolver } from './credentials.ts';
-import { createFetcher } from './fetch.ts';
-import { ingestPushed } from './ingest.ts';
-import { startTicker } from './ticker.ts';
+import type { Config } from '../../../config.ts';
+import type { Db } from '../../../store/db.ts';
+import { activeInputsOf, setFeedMode } from '../../../store/inputs.ts';
+import { storedItemIds } from '../../../store/items.ts';
+import { holdStream, releaseStream, saveStreamCursor } from '../../../store/streams.ts';
+import type { InputRow } from '../../../store/tables.ts';
+import { SourceError } from '../../connector.ts';
+import { authorizationFor, mastodon, mastodonItem, newerId, parseMastodonInput } from '../connector.ts';
+import { idOf, obj, type Json } from '../../kit/normalize.ts';
+import { credentialResolver } from '../../../collect/credentials.ts';
+import { createFetcher } from '../../../collect/fetch.ts';
+import { ingestPushed } from '../../../collect/ingest.ts';
+import { startTicker } from '../../../collect/ticker.ts';
 
 /** The stream an input listens to (before authentication): lease name, instance, request path. */
 export interface MastodonStream {

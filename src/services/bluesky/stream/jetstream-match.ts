@@ -16,7 +16,7 @@
  * of the few inputs found; the number of inputs barely counts (bench/freshness.ts measures it
  * against a re2js alternation of the same words).
  */
-import { arr, obj, str, type Json } from '../services/kit/normalize.ts';
+import { arr, obj, str, type Json } from '../../kit/normalize.ts';
 
 /** An input as the matcher sees it: a keyword query, or a user's DID. */
 export interface MatchInput {
