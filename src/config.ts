@@ -4,6 +4,7 @@
  * `process.env`. An invalid value throws `ConfigError` naming the variable, which stops start-up.
  */
 import { parseSecretKey } from './lib/secret-box.ts';
+import type { QuotaSettings, WebsubSettings } from './services/module.ts';
 import { OAUTH, type OAuthService, SERVICE_NAMES, SERVICES, type ServiceRow, type ServiceSettings } from './services/table.ts';
 
 /**
@@ -48,7 +49,7 @@ export interface Config {
    * (WEBSUB_CHECK_INTERVAL, default 60). The hub calls back `{API_URL}/websub/<id>`: API_URL
    * must be reachable from it.
    */
-  websub: { enabled: boolean; leaseSeconds: number; youtube: boolean; youtubeHub: string; checkInterval: number };
+  websub: WebsubSettings;
   /**
    * Polls under way at once in one collector process (COLLECT_CONCURRENCY, default 64): a slot is
    * refilled as soon as its poll ends, so this is sized for network latency, not CPU: a process
@@ -134,7 +135,7 @@ export interface Config {
    * project) and X posts read per UTC month (TWITTER_MONTHLY_READ_CAP, default 0: not counted);
    * 0 turns either off. Instagram's 30 hashtags a week is Meta's fixed rule.
    */
-  quotas: { youtubeDailyUnits: number; twitterMonthlyPosts: number };
+  quotas: QuotaSettings;
   /**
    * `GET /metrics` (docs/operations.md#metrics). `metricsToken` (METRICS_TOKEN, at least 16
    * characters): the Bearer token a scraper must send; set, it serves /metrics on the main port.

@@ -7,7 +7,6 @@
  * The parts are pure, or do their own HTTP through the `fetch` they are handed: the database,
  * the collector's machinery and the routes stay in their layers, which call these parts.
  */
-import type { Config } from '../config.ts';
 import type { ContentItem } from '../item.ts';
 import type { Period } from '../lib/quota-windows.ts';
 import type { HttpFetch, OAuthEndpoint, TokenSet } from '../lib/oauth-client.ts';
@@ -16,8 +15,22 @@ import type { ServiceRow } from './kit/row.ts';
 import type { WebsubTarget } from './kit/websub-hub.ts';
 import type { ServiceSettings } from './table.ts';
 
-/** The configured quota limits (docs/configuration.md#quotas); 0 turns a quota off. */
-export type QuotaSettings = Config['quotas'];
+/** The configured quota limits (docs/configuration.md#quotas; `config.quotas`); 0 turns a quota off. */
+export interface QuotaSettings {
+  /** YouTube Data API units per Pacific day and credential (YOUTUBE_DAILY_QUOTA, default 10 000). */
+  youtubeDailyUnits: number;
+  /** X posts read per UTC month and credential (TWITTER_MONTHLY_READ_CAP, default 0: off). */
+  twitterMonthlyPosts: number;
+}
+
+/** The WebSub settings (docs/services.md#websub; `config.websub`, where each is described). */
+export interface WebsubSettings {
+  enabled: boolean;
+  leaseSeconds: number;
+  youtube: boolean;
+  youtubeHub: string;
+  checkInterval: number;
+}
 
 /**
  * A quota counted in units a poll spends (docs/api.md#quotas): YouTube Data API units, X posts
@@ -78,11 +91,11 @@ export type QuotaRule = UnitQuota | HashtagQuota;
  */
 export interface PushRule {
   /** Whether push is on for the service under these settings. */
-  enabled(settings: Config['websub']): boolean;
+  enabled(settings: WebsubSettings): boolean;
   /** The inputs that may be pushed, as the store selects them: of these types (all when absent), whose source state contains this text (all when absent). */
   readonly inputs: { readonly types?: readonly string[]; readonly stateContains?: string };
   /** The hub and topic `input` (its source state parsed) should be subscribed to, or undefined. */
-  targetOf(input: { type: string; input: string }, state: Record<string, unknown>, settings: Config['websub']): WebsubTarget | undefined;
+  targetOf(input: { type: string; input: string }, state: Record<string, unknown>, settings: WebsubSettings): WebsubTarget | undefined;
   /** The items of a pushed body. @throws SourceError when the body is not what the topic serves. */
   itemsOf(body: Uint8Array, contentType: string | undefined, topic: string, now: number): Promise<ContentItem[]>;
 }
