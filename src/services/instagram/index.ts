@@ -5,7 +5,7 @@
  * (`../kit/graph.ts`) and the first Instagram business account of the user's pages
  * (`me/accounts?fields=instagram_business_account`). Listed in `../index.ts`.
  */
-import { hashtagOf, QUOTA_NAMES } from '../../lib/quota-windows.ts';
+import { hashtagOf } from '../../lib/quota-windows.ts';
 import type { HttpFetch } from '../../lib/oauth-client.ts';
 import { longLivedCredential } from '../kit/graph.ts';
 import { ConnectFailure, type ServiceModule } from '../module.ts';
@@ -28,7 +28,7 @@ export const instagram = {
   connector,
   quota: {
     kind: 'hashtags',
-    name: QUOTA_NAMES.instagram,
+    name: 'instagram-hashtags',
     variable: 'INSTAGRAM_ACCESS_TOKEN',
     installation: "the installation's Instagram account",
     vendor: 'Instagram',

@@ -4,9 +4,10 @@
  * many posts a call returns only once they are read, so a poll runs while one post is left and
  * then counts what it read. Listed in `../index.ts`.
  */
-import { QUOTA_NAMES, twitterPostsRead, utcMonth } from '../../lib/quota-windows.ts';
+import { utcMonth } from '../../lib/quota-windows.ts';
 import type { ServiceModule } from '../module.ts';
 import { twitter as connector } from './connector.ts';
+import { twitterPostsRead } from './quota.ts';
 import { row } from './row.ts';
 
 export const twitter = {
@@ -15,7 +16,7 @@ export const twitter = {
   connector,
   quota: {
     kind: 'units',
-    name: QUOTA_NAMES.twitter,
+    name: 'twitter-posts',
     unit: 'posts read',
     when: 'this month (UTC)',
     variable: 'TWITTER_BEARER_TOKEN',

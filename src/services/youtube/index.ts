@@ -5,10 +5,11 @@
  * fed by YouTube's WebSub hub when WEBSUB_YOUTUBE is on (developers.google.com/youtube/v3/guides/push_notifications).
  * Listed in `../index.ts`.
  */
-import { pacificDay, QUOTA_NAMES, youtubePollUnits, youtubeUnits } from '../../lib/quota-windows.ts';
+import { pacificDay } from '../../lib/quota-windows.ts';
 import { youtubeChannelId, youtubeTopic } from '../kit/websub-hub.ts';
 import type { ServiceModule } from '../module.ts';
 import { feedToItems, youtube as connector } from './connector.ts';
+import { youtubePollUnits, youtubeUnits } from './quota.ts';
 import { row } from './row.ts';
 
 export const youtube = {
@@ -17,7 +18,7 @@ export const youtube = {
   connector,
   quota: {
     kind: 'units',
-    name: QUOTA_NAMES.youtube,
+    name: 'youtube-units',
     unit: 'units',
     when: 'today (Pacific time)',
     variable: 'YOUTUBE_API_KEY',
