@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RE2JS } from 're2js';
-import { parseFeed } from '../src/collect/connectors/feed.ts';
+import { parseFeed } from '../src/services/kit/feed.ts';
 import type { ContentItem } from '../src/item.ts';
 import { compile, evaluate, type FilterList, type FilterSet, type FilterSource } from '../src/filter/engine.ts';
 import { createFilterPool } from '../src/filter/pool.ts';

@@ -2,7 +2,7 @@
  * Freshness of the Mastodon streaming path (issue 18, `npm run bench:freshness` runs every
  * bench/freshness-*.ts): a fake Mastodon instance on 127.0.0.1 (test/fake-mastodon.ts) publishes
  * `items` statuses with one tag, evenly over `seconds`, through its streaming API; an in-process
- * app and the collector's stream listener (collect/mastodon-stream.ts, SQLite) receive them for
+ * app and the collector's stream listener (services/mastodon/stream/streaming.ts, SQLite) receive them for
  * one tag input; a reader polls `GET /v1/content/{contract}?q=…` (public access,
  * CONTENT_MAX_AGE=0: the process's content cache still re-reads the collection's version at most
  * once a second, as in production) every 50 ms and notes when each item first appears. The time
@@ -17,7 +17,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
-import { startMastodonStreams } from '../src/collect/mastodon-stream.ts';
+import { startMastodonStreams } from '../src/services/mastodon/stream/streaming.ts';
 import { loadConfig } from '../src/config.ts';
 import { audit } from '../src/lib/time.ts';
 import { createCollection } from '../src/store/collections.ts';

@@ -24,8 +24,8 @@
 import { readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { RE2JS } from 're2js';
-import { obj, type Json } from '../src/collect/connectors/normalize.ts';
-import { compileMatcher, type MatchInput, matchPostOf, words } from '../src/collect/jetstream-match.ts';
+import { obj, type Json } from '../src/services/kit/normalize.ts';
+import { compileMatcher, type MatchInput, matchPostOf, words } from '../src/services/bluesky/stream/jetstream-match.ts';
 import type { Freshness } from './figures.ts';
 import { random } from './random.ts';
 

@@ -4,7 +4,8 @@
  * `process.env`. An invalid value throws `ConfigError` naming the variable, which stops start-up.
  */
 import { parseSecretKey } from './lib/secret-box.ts';
-import { OAUTH, type OAuthService, SERVICE_NAMES, SERVICES, type ServiceRow, type ServiceSettings } from './services.ts';
+import type { QuotaSettings, WebsubSettings } from './services/module.ts';
+import { OAUTH, type OAuthService, SERVICE_NAMES, SERVICES, type ServiceRow, type ServiceSettings } from './services/table.ts';
 
 /**
  * The operator's app at a service with a connect flow (docs/configuration.md#connect-flows): its
@@ -48,7 +49,7 @@ export interface Config {
    * (WEBSUB_CHECK_INTERVAL, default 60). The hub calls back `{API_URL}/websub/<id>`: API_URL
    * must be reachable from it.
    */
-  websub: { enabled: boolean; leaseSeconds: number; youtube: boolean; youtubeHub: string; checkInterval: number };
+  websub: WebsubSettings;
   /**
    * Polls under way at once in one collector process (COLLECT_CONCURRENCY, default 64): a slot is
    * refilled as soon as its poll ends, so this is sized for network latency, not CPU: a process
@@ -140,7 +141,7 @@ export interface Config {
    * project) and X posts read per UTC month (TWITTER_MONTHLY_READ_CAP, default 0: not counted);
    * 0 turns either off. Instagram's 30 hashtags a week is Meta's fixed rule.
    */
-  quotas: { youtubeDailyUnits: number; twitterMonthlyPosts: number };
+  quotas: QuotaSettings;
   /**
    * `GET /metrics` (docs/operations.md#metrics). `metricsToken` (METRICS_TOKEN, at least 16
    * characters): the Bearer token a scraper must send; set, it serves /metrics on the main port.
@@ -158,9 +159,9 @@ export interface Config {
    * 10 000). Null when SMTP_URL is unset: links are only returned.
    */
   smtp: { url: string; from: string; timeoutMs: number } | null;
-  /** Base URLs and credentials of the external services (`docs/services.md`), as the service table (`services.ts`) lists them. */
+  /** Base URLs and credentials of the external services (`docs/services.md`), as the service table (`services/table.ts`) lists them. */
   services: ServiceSettings;
-  /** The apps of the connect flows, per service (`OAUTH` of `services.ts`; instagram has facebook's app). */
+  /** The apps of the connect flows, per service (`OAUTH` of `services/table.ts`; instagram has facebook's app). */
   oauth: Record<OAuthService, OAuthAppSettings>;
   /** Sign-in through an external OpenID Connect provider (docs/configuration.md#openid-connect-sign-in), or undefined when off. */
   oidc: OidcSettings | undefined;

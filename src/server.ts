@@ -10,9 +10,8 @@ import { buildApp, type Role } from './app.ts';
 import { bootstrapDemo } from './bootstrap.ts';
 import { type Collector, startCollector } from './collect/scheduler.ts';
 import { type DeliveryWorker, startDelivery } from './collect/deliver.ts';
-import { type JetstreamListener, startJetstream } from './collect/jetstream.ts';
 import { type KudosRefresher, startKudosRefresh } from './collect/kudos.ts';
-import { type MastodonStreams, startMastodonStreams } from './collect/mastodon-stream.ts';
+import { STREAMS, type StreamListener } from './services/streams.ts';
 import { startSharedCollector } from './collect/shared.ts';
 import { startWebsub, type WebsubSubscriber } from './collect/websub/subscriber.ts';
 import { startRetention } from './collect/retention.ts';
@@ -65,10 +64,8 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
   let kudos: KudosRefresher | undefined;
   // WebSub subscriptions are sent, renewed and ended by one collector process at a time (collect/websub).
   let websub: WebsubSubscriber | undefined;
-  // Mastodon streams are listened to by the processes that collect, one process per stream (collect/mastodon-stream.ts).
-  let mastodonStreams: MastodonStreams | undefined;
-  // The Bluesky Jetstream connection, held by one collector process at a time (collect/jetstream.ts).
-  let jetstream: JetstreamListener | undefined;
+  // The services' stream listeners (Mastodon streaming, Bluesky Jetstream; services/streams.ts), each holding leases across the collecting processes.
+  const streams: StreamListener[] = [];
   // So do expired items' deletions (docs/api.md#retention).
   let retention: Ticker | undefined;
   try {
@@ -76,8 +73,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
     delivery = collects ? startDelivery({ db, config, log: app.log }) : undefined;
     kudos = collects ? startKudosRefresh({ db, config, log: app.log }) : undefined;
     websub = collects ? startWebsub({ db, config, log: app.log }) : undefined;
-    mastodonStreams = collects ? startMastodonStreams({ db, config, log: app.log }) : undefined;
-    jetstream = collects ? startJetstream({ db, config, log: app.log }) : undefined;
+    for (const start of collects ? STREAMS : []) streams.push(start({ db, config, log: app.log }));
     retention = collects ? startRetention({ db, log: app.log }) : undefined;
   } catch (error) {
     metrics?.close();
@@ -106,8 +102,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
         await delivery?.stop();
         await kudos?.stop();
         await websub?.stop();
-        await mastodonStreams?.stop();
-        await jetstream?.stop();
+        for (const stream of streams) await stream.stop();
         await retention?.stop();
         await db.destroy();
       })();

@@ -1,7 +1,8 @@
 /**
  * The layer order of docs/architecture.md, checked over every module in src/: an import points to
  * the module's own folder or down the layers, never up, and no area imports another area. A
- * connector never imports another connector. No chain of imports leads from a module back to
+ * service's folder (services/<name>/) is imported only by itself and the lists of services
+ * (services/index.ts, services/table.ts): everything else dispatches through them. No chain of imports leads from a module back to
  * itself. Imports are read from the source text: static `import`/`export … from` (type-only ones
  * too, since they couple the modules as much) and dynamic `import('…')`. Imports of packages and
  * of files outside src/ are not layered.
@@ -30,23 +31,50 @@ interface Unit {
 function unitOf(path: string): Unit | undefined {
   const [top, ...rest] = path.split('/');
   if (!rest.length) return { name: top!, rank: COMPOSITION.has(top!) ? COMPOSITION_RANK : 0 };
+  // The services (one folder each, docs/architecture.md#services) sit on the shared layer: pure
+  // modules every layer may dispatch through, importing only `lib/` and the shared modules. A
+  // service's stream listener (`services/<name>/stream/`) and their list (`services/streams.ts`)
+  // are the collector's: they rank, and may import, as collect/ does.
+  if (top === 'services') return isStreamListener(path) ? { name: 'collect', rank: AREA_RANK } : { name: top, rank: 0 };
   if (AREAS.has(top!)) return { name: top!, rank: AREA_RANK };
   const rank = LOWER.indexOf(top!);
   return rank < 0 ? undefined : { name: top!, rank };
 }
 
-/** Whether `source` defines a connector (a module of collect/connectors/ exporting a `Connector`). */
-const isConnector = (path: string, source: string) => path.startsWith('collect/connectors/') && /\bexport const \w+: Connector\b|\bsatisfies Connector\b/.test(source);
+/**
+ * The service whose folder holds module `path` (`services/mastodon/connect.ts` → `mastodon`), or
+ * undefined for a module outside the service folders (the registry, the table, `services/kit/`).
+ */
+function serviceFolderOf(path: string): string | undefined {
+  const [top, folder, ...rest] = path.split('/');
+  return top === 'services' && rest.length > 0 && folder !== 'kit' ? folder : undefined;
+}
+
+/** Modules of services/ that list every service (or every listener), so may import every service's folder. */
+const SERVICE_LISTS = new Set(['services/index.ts', 'services/table.ts', 'services/streams.ts']);
+
+/** Whether module `path` is a service's stream listener or their list (the collector's layer). */
+function isStreamListener(path: string): boolean {
+  const parts = path.split('/');
+  return path === 'services/streams.ts' || (parts[0] === 'services' && parts[2] === 'stream' && parts.length > 3);
+}
 
 /** Why an import from module `from` to module `to` (paths below src/) breaks the layers, or undefined. */
-function violation(from: string, to: string, connectors: ReadonlySet<string> = new Set()): string | undefined {
+function violation(from: string, to: string): string | undefined {
   const a = unitOf(from);
   const b = unitOf(to);
   if (!a) return `${from} is in a folder with no layer: add it to docs/architecture.md and this test`;
   if (!b) return `${to} is in a folder with no layer: add it to docs/architecture.md and this test`;
   if (b.rank > a.rank) return `${a.name} (a lower layer) imports ${b.name} (a higher one)`;
   if (a.rank === AREA_RANK && a.name !== b.name && b.rank === AREA_RANK) return `area ${a.name} imports area ${b.name}`;
-  if (connectors.has(from) && connectors.has(to) && from !== to) return 'a connector imports another connector';
+  const target = serviceFolderOf(to);
+  if (target !== undefined && !SERVICE_LISTS.has(from) && serviceFolderOf(from) !== target) {
+    return from.startsWith('services/') && serviceFolderOf(from) === undefined
+      ? `a shared module of services/ imports the folder of ${target}`
+      : serviceFolderOf(from) === undefined
+        ? `${from} imports the folder of ${target}: dispatch through services/index.ts`
+        : `service ${serviceFolderOf(from)} imports the folder of ${target}`;
+  }
   return undefined;
 }
 
@@ -68,7 +96,6 @@ function modules(dir: string): string[] {
 
 const files = modules(SRC);
 const sources = new Map(files.map((file) => [file, readFileSync(join(SRC, file), 'utf8')]));
-const connectors = new Set(files.filter((file) => isConnector(file, sources.get(file)!)));
 
 /** The imports of `file` inside src/, as paths below src/. */
 function targets(file: string): string[] {
@@ -98,12 +125,23 @@ describe('the layer rule', () => {
     expect(violation(from, to)).toBe(expected);
   });
 
-  it('tells connectors apart from their shared modules', () => {
-    const set = new Set(['collect/connectors/flickr.ts', 'collect/connectors/rss.ts']);
-    expect(violation('collect/connectors/flickr.ts', 'collect/connectors/rss.ts', set)).toBe('a connector imports another connector');
-    expect(violation('collect/connectors/flickr.ts', 'collect/connectors/http.ts', set)).toBeUndefined();
-    expect(connectors.has('collect/connectors/rss.ts')).toBe(true);
-    expect(connectors.has('collect/connectors/index.ts')).toBe(false);
+  it.each([
+    ['services/flickr/connector.ts', 'services/rss/connector.ts', 'service flickr imports the folder of rss'],
+    ['services/kit/websub-hub.ts', 'services/youtube/connector.ts', 'a shared module of services/ imports the folder of youtube'],
+    ['collect/websub/routes.ts', 'services/youtube/connector.ts', 'collect/websub/routes.ts imports the folder of youtube: dispatch through services/index.ts'],
+    ['services/flickr/connector.ts', 'services/kit/http.ts', undefined],
+    ['services/flickr/index.ts', 'services/flickr/connector.ts', undefined],
+    ['services/index.ts', 'services/flickr/index.ts', undefined],
+    ['collect/websub/routes.ts', 'services/index.ts', undefined],
+    ['services/kit/feed.ts', 'collect/fetch.ts', 'services (a lower layer) imports collect (a higher one)'],
+    ['services/mastodon/stream/streaming.ts', 'collect/ingest.ts', undefined],
+    ['services/mastodon/stream/streaming.ts', 'services/mastodon/connector.ts', undefined],
+    ['services/mastodon/stream/streaming.ts', 'services/bluesky/connector.ts', 'service mastodon imports the folder of bluesky'],
+    ['services/mastodon/index.ts', 'services/mastodon/stream/streaming.ts', 'services (a lower layer) imports collect (a higher one)'],
+    ['server.ts', 'services/streams.ts', undefined],
+    ['collect/scheduler.ts', 'services/mastodon/stream/streaming.ts', 'collect/scheduler.ts imports the folder of mastodon: dispatch through services/index.ts'],
+  ])('services: %s -> %s: %s', (from, to, expected) => {
+    expect(violation(from, to)).toBe(expected);
   });
 
   it.each([
@@ -120,7 +158,7 @@ describe('the layer rule', () => {
 describe.each(files)('%s', (file) => {
   it('imports only its own folder, lower layers or shared modules', () => {
     const broken = targets(file)
-      .map((target) => ({ target, why: violation(file, target, connectors) }))
+      .map((target) => ({ target, why: violation(file, target) }))
       .filter(({ why }) => why !== undefined)
       .map(({ target, why }) => `${file} -> ${target}: ${why}`);
     expect(broken).toEqual([]);

@@ -15,11 +15,11 @@
  * (`token-refresh.ts`, docs/api.md#connecting-an-account).
  */
 import { currentSecretKey, open } from '../lib/secret-box.ts';
-import { SERVICES, type Service, type ServiceRow, type ServiceSettings } from '../services.ts';
+import { SERVICES, type Service, type ServiceRow, type ServiceSettings } from '../services/table.ts';
 import { defaultCredential, findCredential } from '../store/credentials.ts';
 import type { Db } from '../store/db.ts';
 import type { CredentialRow } from '../store/tables.ts';
-import { SourceError, type SourceFetch } from './connector.ts';
+import { SourceError, type SourceFetch } from '../services/connector.ts';
 import { createTokenRefresher, type RefreshSettings } from './token-refresh.ts';
 
 /** The settings a poll runs with, and the credential they came from (none: the environment's or nothing). */

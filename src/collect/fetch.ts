@@ -13,7 +13,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { isAllowedAddress } from '../lib/addresses.ts';
-import type { SourceFetch, SourceRequest, SourceResponse } from './connector.ts';
+import type { SourceFetch, SourceRequest, SourceResponse } from '../services/connector.ts';
 
 export { isAllowedAddress };
 

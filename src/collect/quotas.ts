@@ -19,13 +19,13 @@
  * The quota is the credential's the poll uses (`credentials.ts`), or the installation's own
  * (`ENVIRONMENT`); an input without any credential is not gated (it fails saying what to connect).
  */
-import { hashtagOf, twitterPostsRead, youtubePollUnits, youtubeUnits } from '../lib/quota-windows.ts';
 import { iso } from '../lib/time.ts';
-import type { ServiceSettings } from '../services.ts';
+import { serviceModule } from '../services/index.ts';
+import type { ServiceSettings } from '../services/table.ts';
 import type { Db } from '../store/db.ts';
 import { addUnits, ENVIRONMENT, type QuotaSettings, reserveHashtag, reserveUnits, unitQuota, unitsUsed } from '../store/quotas.ts';
 import type { CredentialRow, InputRow } from '../store/tables.ts';
-import type { SourceFetch } from './connector.ts';
+import type { SourceFetch } from '../services/connector.ts';
 
 /** A poll that does not run for want of quota: `message` for the input's status, `until` (ms) when it may run. */
 export class QuotaWait extends Error {
@@ -61,58 +61,39 @@ export async function openQuotaGate(
   const { input, services, credential, fetch, now } = poll;
   const subject = credential?.id ?? ENVIRONMENT;
 
-  if (input.service === 'instagram') {
-    if (input.type !== 'tag' || !services.instagram.accessToken || !services.instagram.userId) return undefined;
-    const name = input.input.trim().replace(/^[#@]/, '');
-    const state = JSON.parse(input.sourceState) as Record<string, unknown>;
-    // The connector keeps the hashtag id: no lookup, nothing counted.
-    if (state.tag === name && typeof state.hashtagId === 'string') return undefined;
-    const hashtag = hashtagOf(input.input);
-    const refused = await db.transaction().execute((trx) => reserveHashtag(trx, subject, hashtag, now));
+  const rule = serviceModule(input.service)?.quota;
+  if (!rule) return undefined;
+
+  if (rule.kind === 'hashtags') {
+    const hashtag = rule.pollHashtag(input, services);
+    if (hashtag === undefined) return undefined;
+    const refused = await db.transaction().execute((trx) => reserveHashtag(trx, rule.name, subject, hashtag, now));
     if (refused) {
       throw new QuotaWait(
-        `waiting for quota instagram-hashtags: ${refused.used} of ${refused.limit} unique hashtags looked up in the last 7 days with ${whose(credential, 'INSTAGRAM_ACCESS_TOKEN')}, #${hashtag} not among them; resumes at ${iso(refused.oldest.freesAt)}, when #${refused.oldest.hashtag} frees up`,
+        `waiting for quota ${rule.name}: ${refused.used} of ${refused.limit} unique hashtags looked up in the last 7 days with ${whose(credential, rule.variable)}, #${hashtag} not among them; resumes at ${iso(refused.oldest.freesAt)}, when #${refused.oldest.hashtag} frees up`,
         refused.oldest.freesAt,
       );
     }
     return undefined;
   }
 
-  const metered = unitQuota(input.service, settings, now);
+  const metered = unitQuota(rule, settings, now);
   if (!metered) return undefined;
   const key = { subject, quota: metered.quota, period: metered.period.key };
-  let taken: number;
-  let cost: (url: string, body: Uint8Array) => number;
-  if (input.service === 'youtube') {
-    const { apiUrl, apiKey } = services.youtube;
-    if (!apiKey) return undefined; // the keyless feed costs no units
-    taken = youtubePollUnits(input.type);
-    cost = (url) => (url.startsWith(`${apiUrl}/`) ? youtubeUnits(url.slice(apiUrl.length)) : 0);
-  } else {
-    const { apiUrl } = services.twitter;
-    taken = 1;
-    cost = (url, body) => {
-      if (!url.startsWith(`${apiUrl}/`)) return 0;
-      try {
-        return twitterPostsRead(new URL(url.slice(apiUrl.length), 'http://x').pathname, JSON.parse(Buffer.from(body).toString('utf8')));
-      } catch {
-        return 0;
-      }
-    };
-  }
+  const taken = rule.take(input, services);
+  if (taken === undefined) return undefined;
+  const cost = (url: string, body: Uint8Array) => rule.cost(url, body, services);
   if ((await reserveUnits(db, key, taken, metered.limit)) === undefined) {
     const used = await unitsUsed(db, key);
-    const variable = input.service === 'youtube' ? 'YOUTUBE_API_KEY' : 'TWITTER_BEARER_TOKEN';
-    const needs = input.service === 'youtube' ? `; a poll of this ${input.type} input takes up to ${taken}` : '';
     throw new QuotaWait(
-      `waiting for quota ${metered.quota}: ${used} of ${metered.limit} ${metered.unit} ${metered.when} with ${whose(credential, variable)}${needs}; resumes at ${iso(metered.period.resetsAt)}`,
+      `waiting for quota ${metered.quota}: ${used} of ${metered.limit} ${metered.unit} ${metered.when} with ${whose(credential, rule.variable)}${rule.needs(input, taken)}; resumes at ${iso(metered.period.resetsAt)}`,
       metered.period.resetsAt,
     );
   }
   let spent = 0;
   return {
     async fetch(url, headers, request) {
-      // A call that fails on the way (timeout, refused) may still have reached the service: counted.
+      // A call that fails on the way (timeout, refused) may still have reached the service: counted where the service counts it.
       let charged = false;
       try {
         const response = await fetch(url, headers, request);
@@ -120,7 +101,7 @@ export async function openQuotaGate(
         charged = true;
         return response;
       } finally {
-        if (!charged && input.service === 'youtube') spent += cost(url, new Uint8Array());
+        if (!charged && rule.chargesFailedCalls) spent += cost(url, new Uint8Array());
       }
     },
     settle: () => addUnits(db, key, spent - taken),

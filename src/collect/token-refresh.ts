@@ -17,11 +17,11 @@
 import type { OAuthAppSettings } from '../config.ts';
 import { OAuthRefusal, refreshTokens } from '../lib/oauth-client.ts';
 import { currentSecretKey, open } from '../lib/secret-box.ts';
-import { OAUTH, type OAuthService } from '../services.ts';
+import { OAUTH, type OAuthService } from '../services/table.ts';
 import { changeCredentialLocked, sealedColumns } from '../store/credentials.ts';
 import type { Db } from '../store/db.ts';
 import type { CredentialRow } from '../store/tables.ts';
-import { SourceError, type SourceFetch } from './connector.ts';
+import { SourceError, type SourceFetch } from '../services/connector.ts';
 
 /** A token expiring within this many ms is refreshed before a poll uses it (5 minutes). */
 export const REFRESH_MARGIN_MS = 5 * 60_000;

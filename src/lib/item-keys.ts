@@ -2,7 +2,7 @@
  * What de-duplication compares of a content item (docs/api.md#duplicates): the hashes of its
  * canonical URLs and its SimHash fingerprints. Pure.
  *
- * - URLs: the item's target first — for a status or link of a social service (any but `rss`),
+ * - URLs: the item's target first — for a status or link of a social service (any whose row has no `ownEntries`: not a feed),
  *   the first external link of its text (a shared article: `firstExternalLink`, leaving out links
  *   to the item's own page, its author and its media); else its own `url` — then its own `url`.
  *   A video or image is its own target: the links of its description are credits and
@@ -25,6 +25,7 @@ import { hash } from 'node:crypto';
 import type { ContentItem } from '../item.ts';
 import { canonicalUrl, firstExternalLink } from './canonical-url.ts';
 import { bandRows, MIN_WORDS, type SimHash, simhash, words } from './simhash.ts';
+import { serviceRow } from '../services/table.ts';
 
 export type DedupeMode = 'off' | 'url' | 'url+text';
 export const DEDUPE_MODES: readonly DedupeMode[] = ['off', 'url', 'url+text'];
@@ -56,7 +57,7 @@ export const urlHash = (canonical: string) => hash('sha256', canonical, 'buffer'
 
 /** The target of an item: the article a status shares, else the item's own URL. */
 export function itemTarget(item: ContentItem): string {
-  if (item.service !== 'rss' && (item.type === 'status' || item.type === 'link')) {
+  if (!serviceRow(item.service)?.ownEntries && (item.type === 'status' || item.type === 'link')) {
     const own = [item.url, item.author.url ?? '', ...(item.media ?? []).map((m) => m.url ?? '')].filter(Boolean);
     const link = firstExternalLink(item.text, own);
     if (link) return link;
@@ -77,7 +78,7 @@ const SITE_ROOT = /^https:\/\/[^/?]+(?:\?|$)/;
 /** The URL keys of `item` (mode `url`): its canonical URLs and their hashes, without fingerprints. */
 export function urlKeys(item: ContentItem): ItemKeys {
   const urls: string[] = [];
-  const fallback = item.service === 'rss' && item.type === 'status' && !(item.media ?? []).some((m) => m.url === item.url);
+  const fallback = Boolean(serviceRow(item.service)?.ownEntries) && item.type === 'status' && !(item.media ?? []).some((m) => m.url === item.url);
   if (!fallback) {
     const target = itemTarget(item);
     const author = item.author.url ? canonicalUrl(item.author.url) : undefined;

@@ -13,7 +13,7 @@
  */
 import * as oauth from 'oauth4webapi';
 
-/** What the caller's fetch returns (the shape of `collect/connector.ts`'s `SourceResponse`). */
+/** What the caller's fetch returns (the shape of `services/connector.ts`'s `SourceResponse`). */
 export interface HttpResponse {
   status: number;
   headers: Record<string, string>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashtagCounts, HASHTAG_WINDOW_MS, hashtagOf, pacificDay, twitterPostsRead, utcMonth, youtubePollUnits, youtubeUnits } from './quota-windows.ts';
+import { hashtagCounts, HASHTAG_WINDOW_MS, hashtagOf, pacificDay, utcMonth } from './quota-windows.ts';
 
 const at = (text: string) => Date.parse(text);
 
@@ -50,32 +50,4 @@ describe('Instagram hashtags', () => {
     ['counted exactly 7 days ago: freed', now - HASHTAG_WINDOW_MS, false],
     ['counted 8 days ago', now - 8 * 24 * 3600_000, false],
   ])('%s → counts %s', (_case, countedAt, counts) => expect(hashtagCounts(countedAt, now)).toBe(counts));
-});
-
-describe('costs', () => {
-  it.each([
-    ['/search', 100],
-    ['/search?part=snippet&q=news', 100],
-    ['/videos?id=a,b', 1],
-    ['/playlistItems?playlistId=x', 1],
-    ['/channels?forHandle=@x', 1],
-  ])('YouTube %s costs %i units', (path, units) => expect(youtubeUnits(path)).toBe(units));
-
-  it.each([
-    ['keyword', 101],
-    ['location', 101],
-    ['channel', 3],
-    ['user', 3],
-    ['playlist', 2],
-  ])('a YouTube %s poll takes at most %i units', (type, units) => expect(youtubePollUnits(type)).toBe(units));
-
-  it.each([
-    ['/2/tweets/search/recent', { data: [{}, {}, {}] }, 3],
-    ['/2/users/2244994945/tweets', { data: [{}] }, 1],
-    ['/2/tweets/search/recent', { meta: { result_count: 0 } }, 0],
-    ['/2/users/by/username/xdevelopers', { data: { id: '1' } }, 0],
-    ['/2/tweets/search/recent', null, 0],
-    ['/2/tweets', { data: [{}, {}] }, 2],
-    ['/2/tweets/123/liking_users', { data: [{}] }, 0],
-  ])('X %s reads posts', (path, body, posts) => expect(twitterPostsRead(path, body)).toBe(posts));
 });

@@ -1,22 +1,18 @@
 /**
- * The arithmetic of the services' quotas per credential (docs/api.md#quotas): which window a use
- * falls in, when that window ends, and what one API call costs. Pure functions of their arguments
- * (times are ms since the epoch); the counting itself is in `store/quotas.ts`.
+ * The windows of the services' quotas per credential (docs/api.md#quotas): which window a use
+ * falls in and when that window ends. Pure functions of their arguments (times are ms since the
+ * epoch); the counting itself is in `store/quotas.ts`, each service's rule (its name, what one API
+ * call costs) in its module (`services/<name>/`).
  *
  * - Instagram: 30 unique hashtags per Instagram account in a rolling 7 days; a hashtag counts from
  *   its `ig_hashtag_search` lookup for 7 days, and a repeated lookup within them does not count
  *   again (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-hashtag-search).
  * - YouTube: units per day; "daily quotas reset at midnight Pacific Time"
  *   (https://developers.google.com/youtube/v3/getting-started#quota): the day is the calendar day in
- *   America/Los_Angeles, daylight saving time included. search.list costs 100 units, the list
- *   methods the connector calls otherwise (channels, playlistItems, videos) 1 each
- *   (https://developers.google.com/youtube/v3/determine_quota_cost).
+ *   America/Los_Angeles, daylight saving time included.
  * - X: posts read per month, counted per calendar month in UTC (X's own cycle follows the
  *   subscription's billing day: an operator sets the cap with that margin, docs/configuration.md#quotas).
  */
-
-/** The quotas Sluice counts, by name (the `name` of a credential's `quota`). */
-export const QUOTA_NAMES = { instagram: 'instagram-hashtags', youtube: 'youtube-units', twitter: 'twitter-posts' } as const;
 
 /** Unique hashtags one Instagram account may look up in `HASHTAG_WINDOW_MS`. */
 export const HASHTAG_LIMIT = 30;
@@ -69,31 +65,4 @@ export function hashtagOf(input: string): string {
 /** Whether a hashtag counted at `countedAt` still counts at `now`. */
 export function hashtagCounts(countedAt: number, now: number): boolean {
   return countedAt > now - HASHTAG_WINDOW_MS;
-}
-
-/** YouTube Data API units of one call to `path` (below YOUTUBE_API_URL: `search`, `videos`, …). */
-export function youtubeUnits(path: string): number {
-  const method = path.replace(/^\/+/, '').split(/[/?]/)[0];
-  return method === 'search' ? 100 : 1;
-}
-
-/**
- * The most units one poll of a YouTube input of `type` spends with an API key: keyword and
- * location search.list (100) then videos.list (1); channel and user channels.list (the first
- * time), playlistItems.list and videos.list (1 each); playlist the last two.
- */
-export function youtubePollUnits(type: string): number {
-  if (type === 'keyword' || type === 'location') return 101;
-  return type === 'playlist' ? 2 : 3;
-}
-
-/**
- * Posts an X API v2 response at `path` (below TWITTER_API_URL) read: the entries of `data` of a
- * search, a timeline or a lookup by ids (the kudos refresh, docs/services.md#kudos-refresh); a
- * user lookup reads none.
- */
-export function twitterPostsRead(path: string, body: unknown): number {
-  if (!/^\/2\/(?:tweets(?:\/search\/|$)|users\/[^/]+\/tweets)/.test(path)) return 0;
-  const data = (body as { data?: unknown } | null)?.data;
-  return Array.isArray(data) ? data.length : 0;
 }

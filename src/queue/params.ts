@@ -5,7 +5,7 @@
 import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES, validationError } from '../errors.ts';
 import { ITEM_TYPES } from '../item.ts';
-import { serviceRow } from '../services.ts';
+import { serviceRow } from '../services/table.ts';
 import type { Circle, ItemQuery } from '../store/items.ts';
 
 /** JSONP callback names (docs/api.md#jsonp). */

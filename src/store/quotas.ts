@@ -13,8 +13,10 @@
  *   what the first one added; SQLite has one writer at a time anyway).
  */
 import { sql, type Transaction } from 'kysely';
-import { HASHTAG_LIMIT, HASHTAG_WINDOW_MS, hashtagCounts, pacificDay, QUOTA_NAMES, utcMonth } from '../lib/quota-windows.ts';
+import { HASHTAG_LIMIT, HASHTAG_WINDOW_MS, hashtagCounts } from '../lib/quota-windows.ts';
 import { iso } from '../lib/time.ts';
+import { serviceModule } from '../services/index.ts';
+import type { QuotaSettings, UnitQuota } from '../services/module.ts';
 import { defaultCredential } from './credentials.ts';
 import type { Db } from './db.ts';
 import type { Executor } from './records.ts';
@@ -23,13 +25,7 @@ import type { Database, InputRow } from './tables.ts';
 /** The subject of the installation's own credential of a service (from the environment). */
 export const ENVIRONMENT = 'environment';
 
-/** The configured limits (docs/configuration.md#quotas); 0 turns a quota off. */
-export interface QuotaSettings {
-  /** YouTube Data API units per Pacific day and credential (YOUTUBE_DAILY_QUOTA, default 10 000). */
-  youtubeDailyUnits: number;
-  /** X posts read per UTC month and credential (TWITTER_MONTHLY_READ_CAP, default 0: off). */
-  twitterMonthlyPosts: number;
-}
+export type { QuotaSettings } from '../services/module.ts';
 
 /** A credential's quota as its reads show it (docs/api.md#quotas); `resetsAt` ISO 8601, or null when nothing is counted. */
 export interface QuotaView {
@@ -96,14 +92,14 @@ export interface HashtagRefusal {
 }
 
 /**
- * Counts `hashtag` (as `hashtagOf` gives it) against an Instagram subject at `now`, inside `trx`:
+ * Counts `hashtag` (as `hashtagOf` gives it) against a subject's hashtag quota named `quota` (Instagram's) at `now`, inside `trx`:
  * nothing to do when it already counts (a lookup within its 7 days is free); else it starts a new
  * 7-day window for it, unless `HASHTAG_LIMIT` hashtags already count: then nothing changes and the
  * refusal says when the oldest frees up. See the module comment for atomicity.
  */
-export async function reserveHashtag(trx: Transaction<Database>, subject: string, hashtag: string, now: number): Promise<HashtagRefusal | undefined> {
+export async function reserveHashtag(trx: Transaction<Database>, quota: string, subject: string, hashtag: string, now: number): Promise<HashtagRefusal | undefined> {
   await sql`
-    insert into quota_usage as q (subject, quota, period, units) values (${subject}, ${QUOTA_NAMES.instagram}, 'lock', 0)
+    insert into quota_usage as q (subject, quota, period, units) values (${subject}, ${quota}, 'lock', 0)
     on conflict (subject, quota, period) do update set units = q.units`.execute(trx);
   const current = await trx.selectFrom('quotaHashtags').select('countedAt').where('subject', '=', subject).where('hashtag', '=', hashtag).executeTakeFirst();
   if (current && hashtagCounts(Number(current.countedAt), now)) return undefined;
@@ -115,35 +111,36 @@ export async function reserveHashtag(trx: Transaction<Database>, subject: string
 }
 
 /**
- * The subject an Instagram input of `contractId` is counted against, as the collector will resolve
- * its credential (docs/api.md#credentials): the credential it names, else the contract's default,
- * else the environment's when `shared` (SHARED_CREDENTIALS and INSTAGRAM_ACCESS_TOKEN set); else
- * none (the input will say what to connect).
+ * The subject an input of `contractId` is counted against, as the collector will resolve its
+ * credential (docs/api.md#credentials): the credential it names, else the contract's default of
+ * its service, else the environment's when `shared` (SHARED_CREDENTIALS and the service's own
+ * credential set); else none (the input will say what to connect).
  */
-export async function instagramSubject(db: Executor, input: { contractId: string; credentialId?: string | null }, shared: boolean): Promise<string | undefined> {
+export async function quotaSubject(db: Executor, input: { contractId: string; service: string; credentialId?: string | null }, shared: boolean): Promise<string | undefined> {
   if (input.credentialId) return input.credentialId;
-  const credential = await defaultCredential(db, input.contractId, 'instagram');
+  const credential = await defaultCredential(db, input.contractId, input.service);
   if (credential) return credential.id;
   return shared ? ENVIRONMENT : undefined;
 }
 
 /** The quota of `service` for `subject` at `now`, or undefined when the service has none (or it is off). */
 export async function quotaOf(db: Executor, service: string, subject: string, settings: QuotaSettings, now: number): Promise<QuotaView | undefined> {
-  if (service === 'instagram') {
+  const rule = serviceModule(service)?.quota;
+  if (!rule) return undefined;
+  if (rule.kind === 'hashtags') {
     const { used, oldest } = await hashtagUsage(db, subject, now);
-    return { name: QUOTA_NAMES.instagram, used, limit: HASHTAG_LIMIT, resetsAt: oldest ? iso(oldest.freesAt) : null };
+    return { name: rule.name, used, limit: HASHTAG_LIMIT, resetsAt: oldest ? iso(oldest.freesAt) : null };
   }
-  const metered = unitQuota(service, settings, now);
+  const metered = unitQuota(rule, settings, now);
   if (!metered) return undefined;
   const used = await unitsUsed(db, { subject, quota: metered.quota, period: metered.period.key });
   return { name: metered.quota, used, limit: metered.limit, resetsAt: iso(metered.period.resetsAt) };
 }
 
-/** The unit-counted quota of `service` at `now` (YouTube units, X posts), or undefined when it has none or it is off. */
-export function unitQuota(service: string, settings: QuotaSettings, now: number) {
-  if (service === 'youtube' && settings.youtubeDailyUnits > 0) return { quota: QUOTA_NAMES.youtube, limit: settings.youtubeDailyUnits, period: pacificDay(now), unit: 'units', when: 'today (Pacific time)' };
-  if (service === 'twitter' && settings.twitterMonthlyPosts > 0) return { quota: QUOTA_NAMES.twitter, limit: settings.twitterMonthlyPosts, period: utcMonth(now), unit: 'posts read', when: 'this month (UTC)' };
-  return undefined;
+/** The unit-counted quota of `rule` at `now` (YouTube units, X posts): its name, limit and window, or undefined when it is off. */
+export function unitQuota(rule: UnitQuota, settings: QuotaSettings, now: number) {
+  const limit = rule.limit(settings);
+  return limit > 0 ? { quota: rule.name, limit, period: rule.period(now), unit: rule.unit, when: rule.when } : undefined;
 }
 
 /**

@@ -50,16 +50,31 @@ export async function dueSubscriptions(db: Db, now: number, limit: number): Prom
   return db.selectFrom('websubSubscriptions').selectAll().where('nextActionAt', '<=', now).orderBy('nextActionAt').limit(limit).execute();
 }
 
+/** Which inputs of `service` may be pushed: of these `types` (all when absent), whose source state contains `stateContains` (a hub found). */
+export interface PushableFilter {
+  service: string;
+  types?: readonly string[];
+  stateContains?: string;
+}
+
 /**
  * The inputs that may be fed by WebSub: active, in an active collection of an active contract,
- * and either `rss` inputs whose poll found a hub (`"websub"` in their source state) or YouTube
- * `channel` inputs (when `youtube` is true).
+ * and matching one of `filters` (the services with push on: feeds whose poll found a hub,
+ * `"websub"` in their source state; YouTube `channel` inputs when WEBSUB_YOUTUBE is on).
  */
-export async function pushableInputs(db: Db, youtube: boolean): Promise<InputRow[]> {
+export async function pushableInputs(db: Db, filters: readonly PushableFilter[]): Promise<InputRow[]> {
+  if (!filters.length) return [];
   return liveInputs(db)
-    .where((eb) => {
-      const rss = eb.and([eb('inputs.service', '=', 'rss'), eb('inputs.sourceState', 'like', '%"websub"%')]);
-      return youtube ? eb.or([rss, eb.and([eb('inputs.service', '=', 'youtube'), eb('inputs.type', '=', 'channel')])]) : rss;
-    })
+    .where((eb) =>
+      eb.or(
+        filters.map(({ service, types, stateContains }) =>
+          eb.and([
+            eb('inputs.service', '=', service),
+            ...(types ? [eb('inputs.type', 'in', [...types])] : []),
+            ...(stateContains === undefined ? [] : [eb('inputs.sourceState', 'like', `%${stateContains}%`)]),
+          ]),
+        ),
+      ),
+    )
     .execute();
 }

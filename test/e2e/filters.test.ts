@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { connectorFor } from '../../src/collect/connectors/index.ts';
+import { connectorFor } from '../../src/services/index.ts';
 import { createFetcher } from '../../src/collect/fetch.ts';
 import type { ContentItem } from '../../src/item.ts';
 import { refreshInput } from '../../src/collect/refresh.ts';

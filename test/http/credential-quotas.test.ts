@@ -323,7 +323,7 @@ describe('quotas: counting from two processes at once', () => {
       // 40 distinct hashtags, half through each handle, each in its own transaction: 30 count.
       const now = Date.now();
       const refused = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => (i % 2 ? second : ctx.db).transaction().execute((trx) => reserveHashtag(trx, 'b'.repeat(24), `race${i}`, now))),
+        Array.from({ length: 40 }, (_, i) => (i % 2 ? second : ctx.db).transaction().execute((trx) => reserveHashtag(trx, 'instagram-hashtags', 'b'.repeat(24), `race${i}`, now))),
       );
       expect(refused.filter((refusal) => refusal === undefined)).toHaveLength(30);
       expect(refused.find((refusal) => refusal !== undefined)).toMatchObject({ used: 30, limit: 30 });

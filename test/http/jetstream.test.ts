@@ -1,11 +1,11 @@
 /**
- * The Bluesky Jetstream listener (collect/jetstream.ts, docs/services.md#bluesky-jetstream)
+ * The Bluesky Jetstream listener (services/bluesky/stream/jetstream.ts, docs/services.md#bluesky-jetstream)
  * against a local fake Jetstream (test/fake-jetstream.ts): inputs made through the API, posts
  * published by the fake, what is stored read from the database and the API. SQLite and
  * PostgreSQL alike (one listener here; test/e2e/jetstream-kill.test.ts has several processes).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type JetstreamListener, JETSTREAM, REWIND_US, startJetstream } from '../../src/collect/jetstream.ts';
+import { type JetstreamListener, JETSTREAM, REWIND_US, startJetstream } from '../../src/services/bluesky/stream/jetstream.ts';
 import { createCollection } from '../../src/store/collections.ts';
 import { build, buildTenant, type TestContext } from '../helper.ts';
 import { until } from '../processes.ts';

@@ -6,7 +6,7 @@
  * address guard, deactivated inputs, other contracts' inputs, and the `http://host:port` form.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMastodonStreams, type MastodonStreams } from '../../src/collect/mastodon-stream.ts';
+import { startMastodonStreams, type MastodonStreams } from '../../src/services/mastodon/stream/streaming.ts';
 import { startCollector } from '../../src/collect/scheduler.ts';
 import { holdStream, saveStreamCursor } from '../../src/store/streams.ts';
 import type { ContentItem } from '../../src/item.ts';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { issueTokens } from '../../src/auth/tokens.ts';
-import { SERVICE_NAMES, SERVICES } from '../../src/services.ts';
+import { SERVICE_NAMES, SERVICES } from '../../src/services/table.ts';
 import { build, buildClient, buildTenant, expectError } from '../helper.ts';
 
 const get = (app: Awaited<ReturnType<typeof build>>['app'], token?: string) =>

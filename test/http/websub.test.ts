@@ -14,7 +14,7 @@ import { buildApp } from '../../src/app.ts';
 import { createFetcher } from '../../src/collect/fetch.ts';
 import { refreshInput } from '../../src/collect/refresh.ts';
 import { startWebsub, type WebsubSubscriber } from '../../src/collect/websub/subscriber.ts';
-import { youtubeTopic } from '../../src/collect/websub/hub.ts';
+import { youtubeTopic } from '../../src/services/kit/websub-hub.ts';
 import { openDb } from '../../src/store/db.ts';
 import { findInput, updateInput } from '../../src/store/inputs.ts';
 import { listSubscriptions } from '../../src/store/websub.ts';

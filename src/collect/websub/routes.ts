@@ -34,11 +34,10 @@ import { currentSecretKey, open } from '../../lib/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import { findInput, setFeedMode } from '../../store/inputs.ts';
 import { deleteSubscription, findSubscription, updateSubscription } from '../../store/websub.ts';
-import { SourceError } from '../connector.ts';
-import { readFeed } from '../connectors/feed-pool.ts';
-import { feedToItems } from '../connectors/youtube.ts';
+import { SourceError } from '../../services/connector.ts';
+import { serviceModule } from '../../services/index.ts';
 import { FilterBudgetError, ingestPushed } from '../ingest.ts';
-import { verifySignature } from './hub.ts';
+import { verifySignature } from '../../services/kit/websub-hub.ts';
 
 /** A denied subscription is asked for again after this long (ms). */
 export const DENIED_RETRY_MS = 24 * 3600 * 1000;
@@ -139,7 +138,9 @@ export function websubRoutes(app: App, { db, config, bodyLimit }: { db: Db; conf
       const now = Date.now();
       let items: ContentItem[];
       try {
-        items = sub.service === 'youtube' ? feedToItems(body, now) : (await readFeed(body, request.headers['content-type'], sub.topic, new Date(now))).items;
+        const push = serviceModule(sub.service)?.push;
+        if (!push) throw unknown();
+        items = await push.itemsOf(body, request.headers['content-type'], sub.topic, now);
       } catch (error) {
         if (!(error instanceof SourceError)) throw error;
         throw validationError([{ propertyName: 'body', message: error.message, code: VALIDATION_CODES.format }]);

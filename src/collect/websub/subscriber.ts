@@ -29,11 +29,12 @@ import type { Db } from '../../store/db.ts';
 import { setFeedMode } from '../../store/inputs.ts';
 import { holdStream, releaseStream } from '../../store/streams.ts';
 import type { InputRow, WebsubSubscriptionRow } from '../../store/tables.ts';
-import { deleteSubscription, dueSubscriptions, insertSubscription, listSubscriptions, pushableInputs, updateSubscription } from '../../store/websub.ts';
-import type { SourceFetch } from '../connector.ts';
+import { deleteSubscription, dueSubscriptions, insertSubscription, listSubscriptions, type PushableFilter, pushableInputs, updateSubscription } from '../../store/websub.ts';
+import type { SourceFetch } from '../../services/connector.ts';
 import { createFetcher } from '../fetch.ts';
 import { startTicker } from '../ticker.ts';
-import { type WebsubTarget, youtubeChannelId, youtubeTopic } from './hub.ts';
+import { serviceModule, SERVICE_MODULES } from '../../services/index.ts';
+import type { WebsubTarget } from '../../services/kit/websub-hub.ts';
 
 /** The name of the subscriber's lease among the streams (one process acts at a time). */
 export const WEBSUB_LEASE = 'websub';
@@ -87,7 +88,12 @@ export function startWebsub(deps: { db: Db; config: Config; log?: FastifyBaseLog
   };
 }
 
-/** The hub and topic `input` should be subscribed to, or undefined (see the module). */
+/** What the store selects of the inputs that may be pushed: per service with push on, its filter (`push.inputs` of its module). */
+function pushFilters(config: Config): PushableFilter[] {
+  return SERVICE_MODULES.flatMap((module) => (module.push?.enabled(config.websub) ? [{ service: module.name, ...module.push.inputs }] : []));
+}
+
+/** The hub and topic `input` should be subscribed to, or undefined (see the module; its service's `push.targetOf`). */
 export function targetOf(input: InputRow, config: Config): WebsubTarget | undefined {
   let state: Record<string, unknown>;
   try {
@@ -95,22 +101,14 @@ export function targetOf(input: InputRow, config: Config): WebsubTarget | undefi
   } catch {
     return undefined;
   }
-  if (input.service === 'rss') {
-    const websub = state.websub as Partial<WebsubTarget> | undefined;
-    return typeof websub?.hub === 'string' && typeof websub.topic === 'string' ? { hub: websub.hub, topic: websub.topic } : undefined;
-  }
-  if (input.service === 'youtube' && input.type === 'channel' && config.websub.youtube) {
-    const channel = youtubeChannelId(input.input, state);
-    return channel ? { hub: config.websub.youtubeHub, topic: youtubeTopic(channel) } : undefined;
-  }
-  return undefined;
+  return serviceModule(input.service)?.push?.targetOf(input, state, config.websub);
 }
 
 /** Step 1 of the module: subscriptions made and ended to match the inputs at `now` (ms). */
 async function reconcile(db: Db, config: Config, now: number): Promise<void> {
   const wanted = new Map<string, { input: InputRow; target: WebsubTarget }>();
   if (config.websub.enabled) {
-    for (const input of await pushableInputs(db, config.websub.youtube)) {
+    for (const input of await pushableInputs(db, pushFilters(config))) {
       const target = targetOf(input, config);
       if (target) wanted.set(input.id, { input, target });
     }

@@ -22,12 +22,11 @@
  * refresh refused, a token expired) instead of creating one. A failure after a valid state stores nothing and tells `return_to` (or the page) why;
  * a bad state is a 400 error object naming `state`.
  *
- * Services (`OAUTH` of `services.ts`; their apps in the configuration, `config.oauth`), and
- * Mastodon, whose app Sluice registers on the user's instance at the first connect
- * (`POST /api/v1/apps`, docs.joinmastodon.org/methods/apps/) and reuses after. Facebook and
- * Instagram exchange the user token for a long-lived one (`grant_type=fb_exchange_token`,
- * developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived); Instagram takes
- * the first business account of the user's pages (`me/accounts?fields=instagram_business_account`).
+ * Services (`OAUTH` of `services/table.ts`; their apps in the configuration, `config.oauth`), and
+ * those whose module connects on the user's instance (`connect.server: 'instance'`: Mastodon,
+ * where Sluice registers an app at the first connect and reuses it after). What a service does
+ * beyond the grant is its module's `connect` (`services/<name>/index.ts`): Facebook and Instagram
+ * exchange the user token for a long-lived one, Instagram looks up the business account.
  */
 import { createHash } from 'node:crypto';
 import { fastifyCookie as cookie } from '@fastify/cookie';
@@ -39,10 +38,12 @@ import { authenticate, requireContractAccess } from '../../http/authenticate.ts'
 import { errorResponses, noBody, textResponse, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { newId } from '../../lib/ids.ts';
-import { authorizationUrl, exchangeCode, type HttpFetch, newState, type OAuthEndpoint, OAuthRefusal, otherGrant, pkcePair, type TokenSet } from '../../lib/oauth-client.ts';
+import { authorizationUrl, exchangeCode, type HttpFetch, newState, type OAuthEndpoint, OAuthRefusal, pkcePair, type TokenSet } from '../../lib/oauth-client.ts';
 import { currentSecretKey, open, seal } from '../../lib/secret-box.ts';
 import { audit, iso } from '../../lib/time.ts';
-import { OAUTH, type OAuthService } from '../../services.ts';
+import { serviceModule, SERVICE_MODULES } from '../../services/index.ts';
+import { ConnectFailure, type ConnectedCredential } from '../../services/module.ts';
+import { OAUTH, type OAuthService, type Service } from '../../services/table.ts';
 import { recordAudit } from '../../store/audit.ts';
 import { findMastodonApp, saveConnectState, saveMastodonApp, takeConnectState } from '../../store/connect.ts';
 import { findConsumer } from '../../store/consumers.ts';
@@ -56,14 +57,12 @@ import { Id } from '../docs.ts';
 import { CREDENTIAL, owned } from '../ownership.ts';
 import { presentCredential } from './present.ts';
 
-/** The services a contract can connect through OAuth, in the service table's spirit. */
-export const CONNECT_SERVICES = [...(Object.keys(OAUTH) as OAuthService[]), 'mastodon'] as const;
-type ConnectService = (typeof CONNECT_SERVICES)[number];
+/** The services a contract can connect: those of an operator's app (`OAUTH`), then those whose module connects on the user's instance. */
+export const CONNECT_SERVICES: readonly Service[] = [...(Object.keys(OAUTH) as OAuthService[]), ...SERVICE_MODULES.filter((module) => module.connect?.server === 'instance').map((module) => module.name)];
+type ConnectService = Service;
 
 /** A flow must end within this many ms of its start (10 minutes). */
 export const STATE_TTL_MS = 10 * 60_000;
-/** The scope Sluice asks a Mastodon instance for: reading public timelines. */
-const MASTODON_SCOPE = 'read';
 
 const ServiceParams = Type.Object({ service: Type.Unsafe<ConnectService>({ type: 'string', enum: [...CONNECT_SERVICES] }) });
 const StartQuery = Type.Object({
@@ -96,14 +95,6 @@ const bindingCookie = (state: string) => `sluice_connect_${sha256(state).slice(0
 const invalid = (propertyName: string, message: string, code: number = VALIDATION_CODES.format, propertyValue?: unknown) =>
   validationError([{ propertyName, message, code, ...(propertyValue === undefined ? {} : { propertyValue }) }]);
 
-/** A flow that failed after a valid state: the OAuth error code (or `connect_failed`) and why. */
-class FlowFailure extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -156,26 +147,19 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
     return url.origin;
   }
 
-  /** The app registered on `instance` for the callback, registering it at the first connect. */
-  async function mastodonApp(instance: string): Promise<OAuthEndpoint> {
-    const redirectUri = redirectUriOf('mastodon');
+  /** The app registered on `instance` for `service`'s callback (its module's `connect.register`), registering it at the first connect. */
+  async function instanceApp(service: Service, instance: string): Promise<OAuthEndpoint> {
+    const redirectUri = redirectUriOf(service);
     const key = currentSecretKey(config);
     let app = await findMastodonApp(db, instance, redirectUri);
     if (!app) {
-      let registered: { client_id?: unknown; client_secret?: unknown };
+      let registered: { clientId: string; clientSecret: string };
       try {
-        const body = new URLSearchParams({ client_name: 'Sluice', redirect_uris: redirectUri, scopes: MASTODON_SCOPE, website: config.apiUrl }).toString();
-        const res = await fetch(`${instance}/api/v1/apps`, { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, { method: 'POST', body });
-        if (res.status < 200 || res.status > 299) throw new Error(`HTTP ${res.status}`);
-        registered = JSON.parse(Buffer.from(res.body).toString('utf8'));
+        registered = await serviceModule(service)!.connect!.register!(instance, redirectUri, config.apiUrl, fetch);
       } catch (error) {
-        const blocked = (error as { kind?: string }).kind === 'blocked';
-        throw invalid('instance', blocked ? `${new URL(instance).host} resolves to a non-public address` : `${new URL(instance).host} did not register an app (${(error as Error).message}): is it a Mastodon instance?`, VALIDATION_CODES.format, instance);
+        throw invalid('instance', (error as Error).message, VALIDATION_CODES.format, instance);
       }
-      if (typeof registered.client_id !== 'string' || typeof registered.client_secret !== 'string') {
-        throw invalid('instance', `${new URL(instance).host} answered the app registration without client_id and client_secret`, VALIDATION_CODES.format, instance);
-      }
-      app = await saveMastodonApp(db, { instance, redirectUri, clientId: registered.client_id, clientSecret: seal(key, registered.client_secret), keyId: key.id, created: iso() });
+      app = await saveMastodonApp(db, { instance, redirectUri, clientId: registered.clientId, clientSecret: seal(key, registered.clientSecret), keyId: key.id, created: iso() });
     }
     return { authorizeUrl: `${instance}/oauth/authorize`, tokenUrl: `${instance}/oauth/token`, clientId: app.clientId, clientSecret: open(key, app.clientSecret), clientAuth: 'post' };
   }
@@ -206,7 +190,9 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
       const query = request.query;
       const principal = await authenticate(db, request);
       await requireContractAccess(db, principal, query.contract_id, 'contract_id');
-      const endpoint = service === 'mastodon' ? undefined : configuredApp(service);
+      const rule = serviceModule(service)?.connect;
+      const onInstance = rule?.server === 'instance';
+      const endpoint = onInstance ? undefined : configuredApp(service as OAuthService);
       const returnUrl = returnTo(query.return_to);
       const now = Date.now();
       let name = query.name ?? `${service} account ${iso(now).slice(0, 16).replace('T', ' ')}`;
@@ -222,9 +208,9 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
       } else if (await nameTaken(db, 'credentials', query.contract_id, name)) {
         throw conflictError(`A credential named ${name} already exists in this contract.`, 'name', name);
       }
-      const instance = service === 'mastodon' ? instanceOrigin(query.instance) : null;
-      const server = endpoint ?? (await mastodonApp(instance!));
-      const pkce = service === 'mastodon' || OAUTH[service].pkce ? await pkcePair() : undefined;
+      const instance = onInstance ? instanceOrigin(query.instance) : null;
+      const server = endpoint ?? (await instanceApp(service, instance!));
+      const pkce = onInstance || OAUTH[service as OAuthService].pkce ? await pkcePair() : undefined;
       const state = newState();
       const binding = newState();
       const expiresAt = now + STATE_TTL_MS;
@@ -247,7 +233,7 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
         },
         now,
       );
-      const flow = service === 'mastodon' ? { scopes: [MASTODON_SCOPE] } : OAUTH[service];
+      const flow = onInstance ? { scopes: rule.scopes ?? [] } : OAUTH[service as OAuthService];
       const url = authorizationUrl(server, {
         redirectUri,
         state,
@@ -263,32 +249,16 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
     },
   );
 
-  /** The tokens of the callback, made what the service's connector reads (`services.ts` fields). */
-  async function credentialOf(flow: ConnectStateRow, callback: URLSearchParams, now: number): Promise<{ secret: Record<string, string>; plain: Record<string, string>; expiresAt: string | null }> {
+  /** The tokens of the callback, made what the service's connector reads (its row's fields; its module's `connect.credentialOf` where it has one). */
+  async function credentialOf(flow: ConnectStateRow, callback: URLSearchParams, now: number): Promise<ConnectedCredential> {
     const service = flow.service as ConnectService;
-    const endpoint = service === 'mastodon' ? await mastodonApp(flow.instance!) : configuredApp(service);
-    let tokens: TokenSet = await exchangeCode(endpoint, fetch, callback, flow.redirectUri, flow.codeVerifier, now);
-    if (service === 'mastodon') return { secret: { accessToken: tokens.accessToken }, plain: { instance: flow.instance! }, expiresAt: tokens.expiresAt ?? null };
-    const plain: Record<string, string> = {};
-    if (service === 'facebook' || service === 'instagram') {
-      // The code's token lives an hour or two; the exchange gives the long-lived one (about 60 days).
-      tokens = await otherGrant(endpoint, fetch, 'fb_exchange_token', { fb_exchange_token: tokens.accessToken }, now);
-      if (tokens.expiresAt) plain.expiresAt = tokens.expiresAt;
-    }
-    if (service === 'instagram') plain.userId = await instagramAccount(tokens.accessToken);
-    const secret: Record<string, string> = { [OAUTH[service].field]: tokens.accessToken };
+    const rule = serviceModule(service)?.connect;
+    const endpoint = rule?.server === 'instance' ? await instanceApp(service, flow.instance!) : configuredApp(service as OAuthService);
+    const tokens: TokenSet = await exchangeCode(endpoint, fetch, callback, flow.redirectUri, flow.codeVerifier, now);
+    if (rule?.credentialOf) return rule.credentialOf(tokens, { endpoint, instance: flow.instance, fetch, services: config.services, now });
+    const secret: Record<string, string> = { [OAUTH[service as OAuthService].field]: tokens.accessToken };
     if (tokens.refreshToken) secret.refreshToken = tokens.refreshToken;
-    return { secret, plain, expiresAt: tokens.expiresAt ?? null };
-  }
-
-  /** The id of the first Instagram business account of the user's pages (Graph API `me/accounts`). */
-  async function instagramAccount(accessToken: string): Promise<string> {
-    const res = await fetch(`${config.services.instagram.apiUrl}/me/accounts?fields=instagram_business_account`, { authorization: `Bearer ${accessToken}`, accept: 'application/json' });
-    if (res.status !== 200) throw new FlowFailure('connect_failed', `the Graph API did not list the pages (HTTP ${res.status})`);
-    const pages = (JSON.parse(Buffer.from(res.body).toString('utf8')) as { data?: { instagram_business_account?: { id?: unknown } }[] }).data ?? [];
-    const id = pages.map((entry) => entry.instagram_business_account?.id).find((value) => typeof value === 'string');
-    if (!id) throw new FlowFailure('no_business_account', 'none of your Facebook pages has an Instagram business account linked');
-    return id as string;
+    return { secret, plain: {}, expiresAt: tokens.expiresAt ?? null };
   }
 
   app.get(
@@ -336,7 +306,7 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
       try {
         const consumer = await findConsumer(db, flow.consumerId);
         const allowed = consumer && !consumer.disabled && roleAllows(CONNECT_OPERATION, await grantRole(db, consumer.id, flow.contractId));
-        if (!allowed) throw new FlowFailure('access_denied', 'the consumer who started lost access to the contract');
+        if (!allowed) throw new ConnectFailure('access_denied', 'the consumer who started lost access to the contract');
         const { secret, plain, expiresAt } = await credentialOf(flow, new URL(request.url, 'http://callback').searchParams, now);
         // Recorded in the audit trail like a credential created or changed through the API (docs/api.md#audit-trail).
         const actor = { id: consumer.id, name: consumer.name };
@@ -345,10 +315,10 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
           const audited = async (trx: Transaction<Database>, before: CredentialRow, after: CredentialRow) => {
             await recordAudit(trx, { contractId: flow.contractId, actor, resource: 'credential', resourceId: after.id, action: 'update', before: presentCredential(before), after: presentCredential(after) }, now);
           };
-          if (!(await reconnectCredential(db, flow.credentialId, flow.contractId, { sealed, plain, expiresAt, by: consumer.name }, now, audited))) throw new FlowFailure('connect_failed', `credential ${flow.credentialId} was deleted meanwhile`);
+          if (!(await reconnectCredential(db, flow.credentialId, flow.contractId, { sealed, plain, expiresAt, by: consumer.name }, now, audited))) throw new ConnectFailure('connect_failed', `credential ${flow.credentialId} was deleted meanwhile`);
           return finish(200, { credential_id: flow.credentialId }, 'Connected', `Your ${service} account is connected again as credential "${flow.name}". You can close this page.`);
         }
-        if (await nameTaken(db, 'credentials', flow.contractId, flow.name)) throw new FlowFailure('connect_failed', `a credential named ${flow.name} was created meanwhile`);
+        if (await nameTaken(db, 'credentials', flow.contractId, flow.name)) throw new ConnectFailure('connect_failed', `a credential named ${flow.name} was created meanwhile`);
         const id = newId(now);
         await insertCredential(
           db,
@@ -377,7 +347,7 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
         return finish(200, { credential_id: id }, 'Connected', `Your ${service} account is connected as credential "${flow.name}". You can close this page.`);
       } catch (error) {
         if (error instanceof OAuthRefusal) return fail(error.error, error.error === 'access_denied' ? 'authorization was denied' : `the service refused (${error.message})`);
-        if (error instanceof FlowFailure) return fail(error.code, error.message);
+        if (error instanceof ConnectFailure) return fail(error.code, error.message);
         if (error instanceof ApiError) return fail('connect_failed', error.entries[0]?.message ?? 'failed');
         request.log.warn({ err: error, service }, 'connect flow failed');
         return fail('connect_failed', `the exchange with ${service} failed (${(error as Error).name})`);

@@ -1,25 +1,22 @@
 /**
  * Service credentials (docs/api.md#credentials): request and response schemas, and the fields of
- * each service, from the service table (`services.ts`): its `credentials` (secret or not) plus,
+ * each service, from the service table (`services/table.ts`): its `credentials` (secret or not) plus,
  * for the Graph API services, the token's `expiresAt`. A body field the service does not have →
  * 400 naming it; on create every secret field of the service is required.
  */
 import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
-import { SERVICE_NAMES, serviceRow } from '../../services.ts';
+import { SERVICE_NAMES, serviceRow } from '../../services/table.ts';
 import { common, Id } from '../docs.ts';
 
 /** The services that read credentials (rss needs none). */
 export const CREDENTIAL_SERVICES = SERVICE_NAMES.filter((service) => Object.keys(serviceRow(service)!.credentials).length > 0);
 
-/** Services whose access tokens expire (Graph API user and page tokens): they also take `expiresAt`. */
-const EXPIRING = new Set(['facebook', 'instagram']);
-
 /** The fields of `service`'s credential: name → secret or not. */
 export function credentialFields(service: string): Record<string, boolean> {
   const row = serviceRow(service);
   const fields: Record<string, boolean> = Object.fromEntries(Object.entries(row?.credentials ?? {}).map(([name, { secret }]) => [name, secret]));
-  if (EXPIRING.has(service)) fields.expiresAt = false;
+  if (row?.credentialExpires) fields.expiresAt = false;
   return fields;
 }
 

@@ -1,6 +1,6 @@
 /**
- * The quota check of an input's creation or change (docs/api.md#quotas): an Instagram `tag` input
- * counts its hashtag against its credential's 30 unique hashtags in 7 days (Meta's limit per
+ * The quota check of an input's creation or change (docs/api.md#quotas): an input of a service
+ * with a hashtag quota (its module's `quota`; Instagram's `tag` inputs) counts its hashtag against its credential's 30 unique hashtags in 7 days (Meta's limit per
  * Instagram account) at once, in the transaction that stores the input, so that a batch, or two
  * requests at the same moment, cannot take the 31st. A hashtag that already counts is free. The
  * other quotas (YouTube units, X posts) are spent by polls: their inputs are accepted and wait
@@ -9,10 +9,10 @@
 import type { Transaction } from 'kysely';
 import type { Config } from '../../config.ts';
 import { validationError, VALIDATION_CODES } from '../../errors.ts';
-import { hashtagOf } from '../../lib/quota-windows.ts';
 import { iso } from '../../lib/time.ts';
 import { findCredential } from '../../store/credentials.ts';
-import { ENVIRONMENT, instagramSubject, reserveHashtag } from '../../store/quotas.ts';
+import { serviceModule } from '../../services/index.ts';
+import { ENVIRONMENT, quotaSubject, reserveHashtag } from '../../store/quotas.ts';
 import type { Database } from '../../store/tables.ts';
 
 /** What the check reads of an input. */
@@ -25,27 +25,28 @@ export interface QuotaInput {
 }
 
 /**
- * Counts the hashtag of each Instagram `tag` input in `inputs` against its credential at `now`,
+ * Counts the hashtag of each input with one (Instagram's `tag` inputs) in `inputs` against its credential at `now`,
  * inside `trx`. @throws ApiError 400 ValidationError (code 1003) naming `propertyName` (the
  * input's `input`) when one would be a 31st hashtag in 7 days; the caller's transaction then
  * rolls back whatever the others counted.
  */
 export async function countHashtags(trx: Transaction<Database>, config: Config, inputs: { input: QuotaInput; propertyName: string }[], now: number): Promise<void> {
-  const shared = config.sharedCredentials && Boolean(config.services.instagram.accessToken);
   for (const { input, propertyName } of inputs) {
-    if (input.service !== 'instagram' || input.type !== 'tag') continue;
-    const subject = await instagramSubject(trx, input, shared);
+    const rule = serviceModule(input.service)?.quota;
+    if (rule?.kind !== 'hashtags') continue;
+    const hashtag = rule.hashtagOf(input);
+    if (hashtag === undefined) continue;
+    const subject = await quotaSubject(trx, input, config.sharedCredentials && rule.hasInstallationCredential(config.services));
     if (!subject) continue;
-    const hashtag = hashtagOf(input.input);
-    const refused = await reserveHashtag(trx, subject, hashtag, now);
+    const refused = await reserveHashtag(trx, rule.name, subject, hashtag, now);
     if (!refused) continue;
     const credential = subject === ENVIRONMENT ? undefined : await findCredential(trx, subject);
-    const account = credential ? `credential ${credential.name} (${credential.id})` : "the installation's Instagram account";
+    const account = credential ? `credential ${credential.name} (${credential.id})` : rule.installation;
     throw validationError([{
       propertyName,
-      message: `Instagram allows ${refused.limit} unique hashtags per account in 7 days: ${refused.used} of ${refused.limit} are used with ${account}, and #${hashtag} is not among them. The oldest, #${refused.oldest.hashtag}, frees up at ${iso(refused.oldest.freesAt)}.`,
+      message: `${rule.vendor} allows ${refused.limit} unique hashtags per account in 7 days: ${refused.used} of ${refused.limit} are used with ${account}, and #${hashtag} is not among them. The oldest, #${refused.oldest.hashtag}, frees up at ${iso(refused.oldest.freesAt)}.`,
       propertyValue: input.input,
-      reason: 'quota instagram-hashtags',
+      reason: `quota ${rule.name}`,
       code: VALIDATION_CODES.range,
     }]);
   }

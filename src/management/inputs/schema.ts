@@ -2,11 +2,11 @@
  * Request and response schemas of the inputs endpoints (docs/api.md#inputs, docs/services.md),
  * and the rules a schema cannot say: which types each service has, location fields only (and
  * always) for type `location`, and the form of `input` per service (the last two from the
- * service table, `services.ts`).
+ * service table, `services/table.ts`).
  */
 import { Type, type Static } from 'typebox';
 import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
-import { SERVICE_NAMES, serviceRow } from '../../services.ts';
+import { SERVICE_NAMES, serviceRow } from '../../services/table.ts';
 
 const Id = Type.String({ pattern: '^[0-9a-f]{24}$' });
 
@@ -53,7 +53,7 @@ export const ForceQuery = Type.Object({
 export const POLL_NOW_EVERY_S = 10;
 
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
-/** One warning of a poll (`collect/connector.ts` `PollWarning`). */
+/** One warning of a poll (`services/connector.ts` `PollWarning`). */
 const PollWarning = Type.Object({
   code: Type.Union([Type.Literal('dropped'), Type.Literal('undated')], { description: 'dropped: entries left out; undated: entries dated by the feed or the poll' }),
   count: Type.Integer({ minimum: 1, description: 'how many entries, in that poll' }),

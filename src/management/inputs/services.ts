@@ -1,6 +1,6 @@
 /**
  * `GET /collection/services` on {api_url} (`docs/api.md#services`): the service table
- * (`src/services.ts`) as clients need it to build an input: per service, its input types with the
+ * (`src/services/table.ts`) as clients need it to build an input: per service, its input types with the
  * body fields each needs (`fieldsOf`), and its credentials, each with whether this installation
  * has it set. Values are never sent, only the environment variable names and `configured`. Also,
  * per service, the fields of a credential a contract connects (`credentialFields`: name, secret
@@ -21,7 +21,7 @@ import type { Config } from '../../config.ts';
 import { authenticate } from '../../http/authenticate.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
-import { SERVICE_NAMES, SERVICES, type ServiceRow } from '../../services.ts';
+import { SERVICE_NAMES, SERVICES, type ServiceRow } from '../../services/table.ts';
 import type { Db } from '../../store/db.ts';
 import { TokenQuery } from '../docs.ts';
 import { ENVIRONMENT, quotaOf } from '../../store/quotas.ts';

@@ -16,9 +16,10 @@
  *   Facebook page names, Tumblr blog names, Vimeo, Flickr, VK screen names, Bluesky handles).
  * - Type `location`: the label and the circle (latitude, longitude, radius) together.
  *
- * Pure; never throws.
+ * Each service's form is its module's `sourceForm` (services/module.ts). Pure; never throws.
  */
-import { canonicalUrl } from '../../lib/canonical-url.ts';
+import { handleForm } from '../../services/module.ts';
+import { serviceModule } from '../../services/index.ts';
 
 /** What of an input names its source. */
 export interface SourceOf {
@@ -30,24 +31,10 @@ export interface SourceOf {
   radius?: number | null | undefined;
 }
 
-/** Types whose ids the service compares with case (see the module). */
-const CASE_SENSITIVE = new Set(['youtube:channel', 'youtube:playlist']);
-
-/** A Mastodon tag or profile URL → `tag@host` / `user@host` (the module's forms), else the text. */
-function mastodonForm(text: string): string {
-  const url = /^https?:\/\/([^/]+)\/(?:tags\/([^/?#]+)|@([^/?#]+))\/?$/i.exec(text);
-  if (url) return `${url[2] ?? url[3]}@${url[1]}`;
-  return text.replace(/^[#@]/, '');
-}
-
 /** The key two inputs share when they read the same source (see the module). */
 export function sourceKey(source: SourceOf): string {
   const text = source.input.trim();
-  let normalized: string;
-  if (source.service === 'rss') normalized = canonicalUrl(text) ?? text;
-  else if (source.service === 'mastodon') normalized = mastodonForm(text).toLowerCase();
-  else if (CASE_SENSITIVE.has(`${source.service}:${source.type}`)) normalized = text;
-  else normalized = text.replace(/^[#@]/, '').toLowerCase();
+  const normalized = (serviceModule(source.service)?.sourceForm ?? ((_type: string, value: string) => handleForm(value)))(source.type, text);
   const circle = source.type === 'location' ? `\n${source.latitude ?? ''},${source.longitude ?? ''},${source.radius ?? ''}` : '';
   return `${source.service}\n${source.type}\n${normalized}${circle}`;
 }

@@ -1,0 +1,146 @@
+/**
+ * The shape every connector has (one module per service of the service table, `table.ts`,
+ * listed in `connectors/index.ts`).
+ *
+ * A connector turns one input's query into content items (docs/api.md#content-item). It keeps
+ * whatever it needs between polls (HTTP validators, cursors) in `state`, an opaque JSON object that
+ * the store saves with the input and hands back on the next poll.
+ */
+import type { Service, ServiceSettings } from './table.ts';
+import type { ContentItem } from '../item.ts';
+
+/** What a connector knows of the input it collects for (docs/api.md#inputs). */
+export interface SourceInput {
+  id: string;
+  service: string;
+  type: string;
+  input: string;
+  latitude?: number | null;
+  longitude?: number | null;
+  radius?: number | null;
+  /** How the input is fed now (docs/api.md#input-status); absent means `poll`. */
+  feedMode?: 'poll' | 'push' | 'stream';
+}
+
+/** A response read by the guarded fetcher (`collect/fetch.ts`); header names are lower-case. */
+export interface SourceResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array;
+  /** The final URL after redirects. */
+  url: string;
+}
+
+/** A request body: only the few API calls that must POST (e.g. a Bluesky session) send one. */
+export interface SourceRequest {
+  method?: 'GET' | 'POST';
+  body?: string;
+}
+
+/** Outbound HTTP as the collector allows it: guarded, time- and size-limited (docs/services.md#outbound-requests). GET unless `request` says POST. */
+export type SourceFetch = (url: string, headers?: Record<string, string>, request?: SourceRequest) => Promise<SourceResponse>;
+
+export interface CollectContext {
+  fetch: SourceFetch;
+  /** Base URLs and credentials of every service (docs/configuration.md#services); a connector reads its own. */
+  services: ServiceSettings;
+  /** The time of the poll, ms since the epoch. */
+  now: number;
+}
+
+/**
+ * What a poll had to do to a source's entries, shown in the input's status
+ * (docs/api.md#input-status): `dropped` entries were left out, `undated` ones got a made-up date.
+ */
+export interface PollWarning {
+  code: 'dropped' | 'undated';
+  /** How many entries, in this poll. */
+  count: number;
+  /** The count and the reason, in English. */
+  message: string;
+}
+
+export interface CollectResult {
+  items: ContentItem[];
+  /** Entries dropped or changed on the way (feeds: `connectors/feed.ts`); none when absent. */
+  warnings?: PollWarning[];
+  /** Saved with the input and passed to the next `collect` call. */
+  state: Record<string, unknown>;
+  /** Earliest next poll, ms since the epoch (e.g. a rate-limit reset); the interval applies otherwise. */
+  nextRunAt?: number;
+  /** The source's own title (a feed's title), plain text, when the response told it; stored as the input's `title` (docs/api.md#inputs). */
+  title?: string;
+}
+
+/**
+ * Reads the current engagement of items already collected (docs/services.md#kudos-refresh), in
+ * batches of at most `batch` items of one input, with the service's batch lookup.
+ */
+export interface KudosLookup {
+  batch: number;
+  /**
+   * The lookup reads a public API and needs no credential (Bluesky's AppView): it runs for an
+   * input whose contract has none, as a poll of such an input does; others wait for one.
+   */
+  anonymous?: boolean;
+  /**
+   * The kudos (as `collect` would make them) of those of `itemIds` (Sluice item ids of `input`'s
+   * service) the source still has; items it no longer shows are left out. Throws `SourceError`
+   * (with `retryAfterMs` for a rate limit) like `collect`.
+   */
+  lookup(input: SourceInput, itemIds: string[], ctx: CollectContext): Promise<KudosResult>;
+}
+
+/** What a kudos lookup read: kudos by item id, and the earliest next lookup when the source's rate limit is spent. */
+export interface KudosResult {
+  kudos: Map<string, ContentItem['kudos']>;
+  /** Earliest next lookup of this service with this credential, ms since the epoch. */
+  nextAt?: number;
+}
+
+/**
+ * What a kudos lookup asks its source for: the source's own ids (`pattern`'s first group) of those
+ * `itemIds` that `pattern` matches. Ids of other kinds are left out: one the source cannot read
+ * could fail the whole batch.
+ */
+export function askedIds(itemIds: string[], pattern: RegExp): string[] {
+  return itemIds.map((id) => pattern.exec(id)?.[1]).filter((id) => id !== undefined);
+}
+
+/**
+ * The kudos of a lookup's answer (docs/services.md#kudos-refresh): of `read`, the items the
+ * source answered as the connector's `collect` reads them (null where it could not), those whose
+ * id `itemIds` asked for; anything else the source sent along is ignored.
+ */
+export function askedKudos(itemIds: string[], read: Iterable<Pick<ContentItem, 'id' | 'kudos'> | null>): KudosResult['kudos'] {
+  const asked = new Set(itemIds);
+  const found: KudosResult['kudos'] = new Map();
+  for (const item of read) if (item && asked.has(item.id)) found.set(item.id, item.kudos);
+  return found;
+}
+
+/** A connector collects for every input type its row in the service table lists. */
+export interface Connector {
+  service: Service;
+  collect(input: SourceInput, state: Record<string, unknown>, ctx: CollectContext): Promise<CollectResult>;
+  /** Present where the service's API reads many items' counters at once (docs/services.md#kudos-refresh). */
+  kudos?: KudosLookup;
+}
+
+/**
+ * A failure of the source (HTTP error, rate limit, unreadable document). The collector records
+ * `message` in the input's status and backs off; `retryAfterMs` (from `Retry-After`,
+ * `x-rate-limit-reset` and the like) sets the earliest next poll (docs/services.md#rate-limits). A
+ * `permanent` failure (bad or missing credentials, unknown user, removed API) stops polling the
+ * input until it is changed.
+ */
+export class SourceError extends Error {
+  readonly retryAfterMs: number | undefined;
+  readonly permanent: boolean;
+  constructor(message: string, options: { retryAfterMs?: number; permanent?: boolean; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'SourceError';
+    this.retryAfterMs = options.retryAfterMs;
+    this.permanent = options.permanent ?? false;
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * The stream listeners of the services that push over a connection of their own (docs/services.md#push-and-streams):
+ * Mastodon's streaming API, Bluesky's Jetstream. Each lives in its service's folder
+ * (`<name>/stream/`), on the collector's layer (it takes leases, ingests, reads credentials:
+ * docs/architecture.md#services), so the shared layer's registry (`index.ts`) cannot list it; this
+ * list does, and the server starts every one in the processes that collect.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Db } from '../store/db.ts';
+import { startJetstream } from './bluesky/stream/jetstream.ts';
+import { startMastodonStreams } from './mastodon/stream/streaming.ts';
+
+/** A running listener: `stop` closes its connections, hands its inputs back to polling and gives its leases up. */
+export interface StreamListener {
+  stop(): Promise<void>;
+}
+
+/** Starts a service's listener in a collecting process. */
+export type StreamStarter = (deps: { db: Db; config: Config; log: FastifyBaseLogger }) => StreamListener;
+
+/** The listeners, in the order they start (and stop). */
+export const STREAMS: readonly StreamStarter[] = [(deps) => startMastodonStreams(deps), (deps) => startJetstream(deps)];

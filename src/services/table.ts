@@ -1,0 +1,140 @@
+/**
+ * The service table (`docs/services.md`): per service, the input types it offers, the base URLs
+ * and credentials it reads from the environment, and the check of an input's `input` text beyond
+ * its schema; each row lives in its service's folder (`<name>/row.ts`). Configuration
+ * (`config.ts`), input validation (`management/inputs/schema.ts`) and read parameters
+ * (`queue/params.ts`) read this table; what a service does (its connector, quota, push, connect
+ * flow) is its module, listed in `index.ts` (docs/architecture.md#services).
+ *
+ * This module and the rows import nothing of Sluice above them, so every layer may use them.
+ */
+import type { ServiceRow, Url } from './kit/row.ts';
+import { row as twitter } from './twitter/row.ts';
+import { row as facebook } from './facebook/row.ts';
+import { row as instagram } from './instagram/row.ts';
+import { row as youtube } from './youtube/row.ts';
+import { row as tumblr } from './tumblr/row.ts';
+import { row as vimeo } from './vimeo/row.ts';
+import { row as flickr } from './flickr/row.ts';
+import { row as vk } from './vk/row.ts';
+import { row as rss } from './rss/row.ts';
+import { row as mastodon } from './mastodon/row.ts';
+import { row as bluesky } from './bluesky/row.ts';
+
+export type { ServiceRow } from './kit/row.ts';
+
+/**
+ * The service table: each service's row, from its folder. Base URL defaults are the vendors'
+ * public API addresses (see each connector's docstring for the vendor document).
+ */
+export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky } as const satisfies Record<string, ServiceRow>;
+
+export type Service = keyof typeof SERVICES;
+
+/** The service names, in the table's order. */
+export const SERVICE_NAMES = Object.keys(SERVICES) as Service[];
+
+/** The row of `name`, or undefined for a name that is not a service. */
+export function serviceRow(name: string): ServiceRow | undefined {
+  return Object.hasOwn(SERVICES, name) ? SERVICES[name as Service] : undefined;
+}
+
+/**
+ * The settings of every service as configuration holds them: `{twitter: {apiUrl, bearerToken}, …}`;
+ * base URLs are always set, unset credentials are undefined.
+ */
+export type ServiceSettings = {
+  [S in Service]: { [K in keyof (typeof SERVICES)[S]['urls']]: string } & {
+    [K in keyof (typeof SERVICES)[S]['credentials']]: string | undefined;
+  };
+};
+
+/**
+ * The services a contract connects through OAuth 2.0 (RFC 6749, authorization code grant;
+ * docs/api.md#connecting-an-account), beside the service table. Mastodon is not here: its
+ * authorization server is the user's instance, where Sluice registers an app on the fly.
+ *
+ * - `app`: the service whose app (`<APP>_CLIENT_ID`, `<APP>_CLIENT_SECRET`) and URLs the flow
+ *   uses: instagram signs in with the Facebook app.
+ * - `authorizeUrl`, `tokenUrl`: environment variable and default (the vendor's endpoint).
+ * - `pkce`: send a PKCE S256 challenge (RFC 7636) where the vendor documents it.
+ * - `clientAuth`: how the token request carries the app secret (RFC 6749 §2.3.1: `basic` header
+ *   or `post` body), as the vendor documents it.
+ * - `field`: the credential field the access token is stored in.
+ * - `extra`: more authorization request parameters.
+ *
+ * Vendor documents: X "OAuth 2.0 Authorization Code Flow with PKCE"; Facebook "Manually Build a
+ * Login Flow" and "Long-Lived Access Tokens"; Google "Using OAuth 2.0 for Web Server
+ * Applications"; Vimeo "Authentication" (developer.vimeo.com/api/authentication); Tumblr API
+ * "OAuth 2.0" (github.com/tumblr/docs/blob/master/api.md).
+ */
+export interface OAuthRow {
+  readonly app: Service;
+  readonly authorizeUrl: Url;
+  readonly tokenUrl: Url;
+  readonly scopes: readonly string[];
+  /** The separator of `scope` (Facebook takes commas, the others spaces). */
+  readonly scopeSeparator?: string;
+  readonly pkce: boolean;
+  readonly clientAuth: 'basic' | 'post';
+  readonly field: string;
+  readonly extra?: Readonly<Record<string, string>>;
+}
+
+const FACEBOOK_LOGIN = {
+  app: 'facebook',
+  authorizeUrl: ['FACEBOOK_AUTHORIZE_URL', 'https://www.facebook.com/v25.0/dialog/oauth'],
+  tokenUrl: ['FACEBOOK_TOKEN_URL', 'https://graph.facebook.com/v25.0/oauth/access_token'],
+  scopeSeparator: ',',
+  pkce: true,
+  clientAuth: 'post',
+  field: 'accessToken',
+} as const;
+
+export const OAUTH = {
+  twitter: {
+    app: 'twitter',
+    authorizeUrl: ['TWITTER_AUTHORIZE_URL', 'https://x.com/i/oauth2/authorize'],
+    tokenUrl: ['TWITTER_TOKEN_URL', 'https://api.x.com/2/oauth2/token'],
+    scopes: ['tweet.read', 'users.read', 'offline.access'],
+    pkce: true,
+    clientAuth: 'basic',
+    field: 'bearerToken',
+  },
+  facebook: { ...FACEBOOK_LOGIN, scopes: ['pages_show_list', 'pages_read_engagement'] },
+  instagram: { ...FACEBOOK_LOGIN, scopes: ['instagram_basic', 'pages_show_list', 'pages_read_engagement'] },
+  youtube: {
+    app: 'youtube',
+    authorizeUrl: ['YOUTUBE_AUTHORIZE_URL', 'https://accounts.google.com/o/oauth2/v2/auth'],
+    tokenUrl: ['YOUTUBE_TOKEN_URL', 'https://oauth2.googleapis.com/token'],
+    scopes: ['https://www.googleapis.com/auth/youtube.readonly'],
+    pkce: true,
+    clientAuth: 'post',
+    field: 'accessToken',
+    // A refresh token (offline) every time (consent), not only at the first connect.
+    extra: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
+  },
+  vimeo: {
+    app: 'vimeo',
+    authorizeUrl: ['VIMEO_AUTHORIZE_URL', 'https://api.vimeo.com/oauth/authorize'],
+    tokenUrl: ['VIMEO_TOKEN_URL', 'https://api.vimeo.com/oauth/access_token'],
+    scopes: ['public'],
+    pkce: false,
+    clientAuth: 'basic',
+    field: 'accessToken',
+  },
+  tumblr: {
+    app: 'tumblr',
+    authorizeUrl: ['TUMBLR_AUTHORIZE_URL', 'https://www.tumblr.com/oauth2/authorize'],
+    tokenUrl: ['TUMBLR_TOKEN_URL', 'https://api.tumblr.com/v2/oauth2/token'],
+    scopes: ['basic', 'offline_access'],
+    pkce: false,
+    clientAuth: 'post',
+    field: 'accessToken',
+  },
+} as const satisfies Partial<Record<Service, OAuthRow>>;
+
+/** The services with a configured-app OAuth flow (mastodon's is per instance). */
+export type OAuthService = keyof typeof OAUTH;
+/** The apps the operator configures (`<APP>_CLIENT_ID`, …): one per `OAUTH[…].app`. */
+export type OAuthApp = (typeof OAUTH)[OAuthService]['app'];

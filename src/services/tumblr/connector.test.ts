@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { useFakeApi, fixtureJson } from '../../../test/fake-api.ts';
+import { loadConfig } from '../../config.ts';
+import { SourceError, type SourceInput } from '../connector.ts';
+import { tumblr } from './connector.ts';
+
+const api = useFakeApi();
+const fetcher = api.fetcher;
+const ctx = (env: Record<string, string> = { TUMBLR_API_KEY: 'consumer-key' }) =>
+  ({ fetch: fetcher, now: 0, services: loadConfig({ TUMBLR_API_URL: `${api.base}/v2`, ...env }).services });
+const input = (type: string, value: string): SourceInput => ({ id: 'a'.repeat(24), service: 'tumblr', type, input: value });
+// The recording is a /likes response: the same post objects, wrapped here in the /posts envelope.
+const posts = fixtureJson('tumblr', 'blog_likes_legacy_posts.json').liked_posts;
+
+describe('tumblr', () => {
+  it('maps legacy photo posts field by field and returns only newer posts next time', async () => {
+    api.respond = () => ({ body: { meta: { status: 200, msg: 'OK' }, response: { posts } } });
+    const first = await tumblr.collect(input('user', 'sashalre'), {}, ctx());
+    expect(api.requests[0]!.path).toBe('/v2/blog/sashalre.tumblr.com/posts');
+    expect(api.requests[0]!.query.get('api_key')).toBe('consumer-key');
+    expect(first.items).toHaveLength(posts.length);
+    expect(first.items[0]).toEqual({
+      id: 'tumblr_131232761410', service: 'tumblr', type: 'image',
+      title: "$4. Can't beat it. 3rd in a week! #wendys  (at Wendy's)",
+      text: '<p>$4. Can&rsquo;t beat it. 3rd in a week! #wendys  (at Wendy&rsquo;s)</p>',
+      tags: ['wendys'], url: 'http://sashalre.tumblr.com/post/131232761410/4-cant-beat-it-3rd-in-a-week-wendys-at',
+      date: '2015-10-15T18:34:06.000Z',
+      author: { name: 'sashalre', username: 'sashalre', userid: null, url: 'https://sashalre.tumblr.com/' },
+      media: [{ type: 'image', url: 'https://68.media.tumblr.com/bdc6999a1dffbf5148cffc9d33b32724/tumblr_nw9y8u9ge61stwux3o1_1280.jpg', width: 1080, height: 1080 }],
+      kudos: { score: 7, tumblr_notes: 7 },
+    });
+    expect(first.state).toEqual({ since: 1445175093 });
+    const second = await tumblr.collect(input('user', 'sashalre'), first.state, ctx());
+    expect(second.items).toEqual([]);
+  });
+
+  it('reads tagged posts and keeps big ids exact', async () => {
+    api.respond = () => ({ body: `{"meta":{"status":200},"response":[{"id":9007199254740993,"type":"text","timestamp":1,"body":"<b>x</b>","blog_name":"b"}]}` });
+    const { items } = await tumblr.collect(input('tag', '#wendys'), {}, ctx());
+    expect(api.requests[0]!.path).toBe('/v2/tagged');
+    expect(api.requests[0]!.query.get('tag')).toBe('wendys');
+    expect(items[0]).toMatchObject({ id: 'tumblr_9007199254740993', type: 'status', text: '<b>x</b>' });
+  });
+
+  it.each([
+    [429, { 'retry-after': '60' }, false, 60_000],
+    [401, {}, true, undefined],
+    [404, {}, true, undefined],
+    [500, {}, false, undefined],
+  ])('HTTP %i', async (status, headers, permanent, retryAfterMs) => {
+    api.respond = () => ({ status, headers, body: { meta: { status, msg: 'Limit Exceeded' } } });
+    const error = await tumblr.collect(input('user', 'x'), {}, ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+
+  it('reports malformed JSON and a missing key', async () => {
+    api.respond = () => ({ body: 'nope' });
+    await expect(tumblr.collect(input('user', 'x'), {}, ctx())).rejects.toThrow(/^malformed JSON/);
+    await expect(tumblr.collect(input('user', 'x'), {}, ctx({}))).rejects.toThrow('tumblr is not configured: set TUMBLR_API_KEY');
+  });
+});
+
+describe("tumblr: a connected account's OAuth 2.0 token", () => {
+  it('sends the token as Authorization: Bearer instead of api_key', async () => {
+    api.respond = () => ({ body: { meta: { status: 200, msg: 'OK' }, response: [] } });
+    await tumblr.collect(input('tag', 'wendys'), {}, ctx({ TUMBLR_ACCESS_TOKEN: 'tumblr-oauth2-token' }));
+    expect(api.requests).toHaveLength(1);
+    expect(api.requests[0]!.headers.authorization).toBe('Bearer tumblr-oauth2-token');
+    expect(api.requests[0]!.query.get('api_key')).toBeNull();
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The Tumblr connector (API v2, legacy post format; docs/services.md#tumblr,
+ * https://www.tumblr.com/docs/en/api/v2). Needs TUMBLR_API_KEY (the OAuth consumer key).
+ * - `user`: GET /blog/{blog}.tumblr.com/posts (a name with a dot is taken as the blog's host);
+ * - `tag`: GET /tagged?tag=….
+ * One page of 20 per poll; only posts newer than `state.since` (Unix seconds of the newest post
+ * seen) are returned. 429 waits for `Retry-After` when given; 401/403/404 are permanent.
+ */
+import type { Connector } from '../connector.ts';
+import type { ContentItem, Media } from '../../item.ts';
+import { getJson, requireSetting } from '../kit/http.ts';
+import { arr, httpUrl, idOf, isoDate, itemUrl, type Json, kudos, num, obj, objs, str } from '../kit/normalize.ts';
+
+const TYPES: Record<string, ContentItem['type']> = { photo: 'image', video: 'video', link: 'link', audio: 'embed' };
+const detail = (body: unknown) => str(obj(obj(body).meta).msg) ?? undefined;
+
+function mediaOf(post: Json): Media[] {
+  const photos = objs(post.photos).flatMap((p): Media[] => {
+    const size = obj(p.original_size);
+    const url = httpUrl(size.url);
+    const [width, height] = [num(size.width), num(size.height)];
+    return url ? [{ type: 'image', url, ...(width !== undefined && { width }), ...(height !== undefined && { height }) }] : [];
+  });
+  const player = objs(post.player).at(-1);
+  const embed = str(player?.embed_code) ?? str(post.embed);
+  const duration = num(post.duration);
+  return embed ? [...photos, { type: 'embed', embed, ...(httpUrl(post.video_url) && { url: httpUrl(post.video_url)! }), ...(duration !== undefined && { duration }) }] : photos;
+}
+
+/** One legacy-format post as a content item (`text` is the post's HTML as Tumblr gives it). */
+export function postToItem(post: Json): ContentItem {
+  const id = idOf(post.id_string) ?? idOf(post.id);
+  const blog = obj(post.blog);
+  const name = str(post.blog_name);
+  const media = mediaOf(post);
+  const notes = num(post.note_count);
+  const title = str(post.title) ?? str(post.summary);
+  return {
+    id: `tumblr_${id}`,
+    service: 'tumblr',
+    type: TYPES[String(post.type)] ?? 'status',
+    ...(title && { title }),
+    text: str(post.body) ?? str(post.caption) ?? str(post.text) ?? '',
+    tags: arr(post.tags).map(str).filter((t): t is string => !!t),
+    url: itemUrl(post.post_url, post.short_url, blog.url, name ? `https://${name}.tumblr.com/` : null),
+    date: isoDate(post.timestamp) ?? isoDate(post.date) ?? new Date(0).toISOString(),
+    author: { name: str(blog.title) ?? name, username: name, userid: str(blog.uuid), url: httpUrl(blog.url) ?? (name ? `https://${name}.tumblr.com/` : null) },
+    media: media.length ? media : null,
+    // Notes mix likes and reblogs; they count as likes for the score.
+    kudos: kudos('tumblr', { likes: notes }, { notes }),
+  };
+}
+
+export const tumblr: Connector = {
+  service: 'tumblr',
+  async collect(input, state, ctx) {
+    const { apiUrl, apiKey, accessToken } = ctx.services.tumblr;
+    // A connected account's OAuth 2.0 token (docs/api.md#connecting-an-account) instead of the key.
+    const auth: Record<string, string> = accessToken ? {} : { api_key: requireSetting(apiKey, 'TUMBLR_API_KEY', 'tumblr') };
+    const headers: Record<string, string> = accessToken ? { authorization: `Bearer ${accessToken}` } : {};
+    const value = input.input.trim().replace(/^[#@]/, '');
+    const url = input.type === 'tag'
+      ? `${apiUrl}/tagged?${new URLSearchParams({ tag: value, ...auth, limit: '20' })}`
+      : `${apiUrl}/blog/${encodeURIComponent(value.includes('.') ? value : `${value}.tumblr.com`)}/posts?${new URLSearchParams({ ...auth, limit: '20' })}`;
+    const { body } = await getJson(ctx, url, headers, detail);
+    const response = obj(body).response;
+    const posts = Array.isArray(response) ? objs(response) : objs(obj(response).posts);
+    const since = typeof state.since === 'number' ? state.since : 0;
+    const fresh = posts.filter((p) => (num(p.timestamp) ?? 0) > since);
+    const newest = Math.max(since, ...posts.map((p) => num(p.timestamp) ?? 0));
+    return { items: fresh.map(postToItem), state: newest ? { since: newest } : {} };
+  },
+};
