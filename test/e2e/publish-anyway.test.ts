@@ -149,8 +149,9 @@ describe('POST /collection/inputs/{id}/rejections/publish', () => {
 describe('the dry run names the stories; apply counts before it changes', () => {
   it('results carry title (else the start of the text), date and input; dryRun counts and changes nothing', async () => {
     const { set, input } = await rejectingInput(tenant);
-    // Accept everything at the input, so the collection holds the whole feed; the set then judges it.
-    const open = await create('/collection/inputs', { service: 'rss', type: 'feed', input: `${server.base}/guardian`, collectionId: tenant.collection.id });
+    // Accept everything at a second input of the same feed (forced: docs/api.md#inputs, duplicates),
+    // so the collection holds the whole feed; the set then judges it.
+    const open = await create('/collection/inputs?force=true', { service: 'rss', type: 'feed', input: `${server.base}/guardian`, collectionId: tenant.collection.id });
     await poll(open._id);
     const dry = await api('POST', '/collection/filters/test', { contractId: tenant.contract.id, filterId: set._id, collectionId: tenant.collection.id });
     expect(dry.status).toBe(200);
