@@ -1,8 +1,9 @@
 /**
  * Analytics in Chromium (issue 35 point 4): a customer's site embeds the wall; the visitor sees
  * the cards and opens one; the wall's beacon reaches Sluice (counted after the flush, with the
- * site's origin only); the console's Analytics screen shows the counts, each chart with its table
- * (role and label locators), axe clean at 375 px.
+ * site's origin only); the console's Analytics screen shows the counts, each chart (a uPlot canvas,
+ * named and described by its table) with its table (role and label locators), drawn within the
+ * CSP, resized with the window, axe clean at 375 px.
  */
 import type { Browser, Frame } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +62,12 @@ describe.skipIf(browserMissing)('analytics: the wall beacon and the Analytics sc
     await visitor.close();
 
     const screen = await consolePage(browser, PHONE);
+    // The console's CSP (style-src 'self', no inline script) must not block what uPlot does.
+    await screen.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+      document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.effectiveDirective} ${event.blockedURI}`));
+    });
     await signIn(screen, sluice, `/console/contracts/${sluice.tenant.contract.id}/analytics`);
     await screen.getByRole('heading', { name: 'Analytics', level: 1 }).waitFor();
     await expect.poll(() => screen.getByRole('combobox', { name: 'Collection' }).inputValue()).toBe(sluice.tenant.collection.id);
@@ -69,7 +76,33 @@ describe.skipIf(browserMissing)('analytics: the wall beacon and the Analytics sc
     await expect.poll(() => screen.getByRole('definition').allTextContents()).toEqual(['1', '0', '1', '2', '2', '0', '0', '0']);
     const numbers = screen.getByRole('region', { name: 'Views and clicks: numbers' });
     await expect.poll(() => numbers.getByRole('columnheader').allTextContents()).toEqual(['Period', 'Wall views', 'Display views', 'Clicks']);
-    expect(await screen.getByRole('img', { name: /Views and clicks: Wall views 1, Display views 0, Clicks 1/ }).count()).toBe(1);
+    // Each chart is a uPlot canvas, an image named by its totals and described by its table.
+    const audience = screen.getByRole('img', { name: 'Views and clicks: Wall views 1, Display views 0, Clicks 1 in all; the table below lists each period.' });
+    await audience.waitFor();
+    expect(await audience.evaluate((node) => node.tagName)).toBe('CANVAS');
+    expect(await audience.getAttribute('aria-describedby')).toBe(await numbers.getAttribute('id'));
+    const items = screen.getByRole('img', { name: 'Items collected and moderated: Collected 2, Published 0, Unpublished 0, Removed by filters 0 in all; the table below lists each period.' });
+    expect(await items.evaluate((node) => node.tagName)).toBe('CANVAS');
+    expect(await screen.getByRole('list', { name: 'Views and clicks: legend' }).getByRole('listitem').allTextContents()).toEqual(['Wall views', 'Display views', 'Clicks']);
+    // The table holds the counts: one wall view and one click in the last hour's row.
+    const sums = await numbers.getByRole('row').evaluateAll((rows) => rows.slice(1).reduce((sum, row) => sum.map((n, i) => n + Number(row.querySelectorAll('td')[i]!.textContent)), [0, 0, 0]));
+    expect(sums).toEqual([1, 0, 1]);
+    // uPlot drew the lines: some pixel of the canvas is of the wall views' colour (#1d4ed8).
+    expect(await audience.evaluate((canvas) => {
+      const { data } = (canvas as HTMLCanvasElement).getContext('2d')!.getImageData(0, 0, (canvas as HTMLCanvasElement).width, (canvas as HTMLCanvasElement).height);
+      for (let i = 0; i < data.length; i += 4) if (data[i] === 0x1d && data[i + 1] === 0x4e && data[i + 2] === 0xd8) return true;
+      return false;
+    })).toBe(true);
+    // The canvas fits the phone's figure, and follows the figure when the window widens.
+    const width = () => audience.evaluate((canvas) => Math.round(canvas.getBoundingClientRect().width));
+    const phoneWidth = await width();
+    expect(phoneWidth).toBeGreaterThan(200);
+    expect(phoneWidth).toBeLessThan(PHONE.width);
+    await screen.setViewportSize({ width: 1024, height: 740 });
+    await expect.poll(width).toBeGreaterThan(600);
+    await screen.setViewportSize(PHONE);
+    await expect.poll(width).toBe(phoneWidth);
+    expect(await screen.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
     expect(await screen.getByRole('region', { name: 'Top items by clicks' }).getByRole('rowheader', { name: 'Council vote' }).count()).toBe(1);
     expect(await screen.getByText('Ben: 1 click').count()).toBe(1);
     expect(await screen.getByText(`Wall, ${siteOrigin}: 1 view`).count()).toBe(1);

@@ -2,7 +2,7 @@
  * The Analytics screen (`/console/contracts/<contract id>/analytics`, issue 35 point 4): a
  * collection's publication analytics over a chosen range (`GET /collection/analytics`,
  * docs/api.md#analytics): views and clicks, items collected and moderated, per hour or day, each
- * chart with its table; views per embedding origin, the sources that collected most, and the top
+ * chart (uPlot, `analytics-chart.ts`) with its table; views per embedding origin, the sources that collected most, and the top
  * items and authors by clicks. Any role may read it (a viewer's screen).
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -12,7 +12,7 @@ import { html } from '../html.ts';
 import type { Answer, Collection } from '../resources.ts';
 import { Screen } from '../screen.ts';
 import { useContractId } from '../session.ts';
-import { BarChart, type Series } from './analytics-chart.ts';
+import { Chart, type Series } from './analytics-chart.ts';
 
 type Analytics = Answer<'/collection/analytics', 'get'>;
 
@@ -77,7 +77,7 @@ export default function AnalyticsScreen() {
       .catch(setError);
   }, [collectionId, range]);
 
-  const rows = data ? data.series.map((bucket) => ({ ...bucket, label: bucketLabel(bucket.start, data.interval) })) : [];
+  const rows = data ? data.series.map((bucket) => ({ ...bucket, time: Date.parse(bucket.start) / 1000, label: bucketLabel(bucket.start, data.interval) })) : [];
   const sum = (key: keyof Analytics['series'][number]) => (data ? data.series.reduce((total, bucket) => total + Number(bucket[key]), 0) : 0);
 
   return html`<${Screen} title="Analytics">
@@ -102,8 +102,8 @@ export default function AnalyticsScreen() {
           <dl class="analytics__totals" aria-label="Totals of the period">
             ${[...AUDIENCE, { key: 'impressions', label: 'Impressions' }, ...ITEMS].map((s) => html`<div><dt>${s.label}</dt><dd>${sum(s.key as keyof Analytics['series'][number])}</dd></div>`)}
           </dl>
-          <${BarChart} id="chart-audience" title="Views and clicks" series=${AUDIENCE} rows=${rows} />
-          <${BarChart} id="chart-items" title="Items collected and moderated" series=${ITEMS} rows=${rows} />
+          <${Chart} id="chart-audience" title="Views and clicks" interval=${data.interval} series=${AUDIENCE} rows=${rows} />
+          <${Chart} id="chart-items" title="Items collected and moderated" interval=${data.interval} series=${ITEMS} rows=${rows} />
           <section aria-labelledby="top-items">
             <h2 id="top-items">Top items by clicks</h2>
             ${data.topItems.length
