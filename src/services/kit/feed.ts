@@ -14,7 +14,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { Parser as HtmlParser } from 'htmlparser2';
 import sanitizeHtml from 'sanitize-html';
 import type { ContentItem, Media } from '../../item.ts';
-import { EMBED_HOSTS, sanitizeText } from '../../lib/sanitize.ts';
+import { cleanHtml, EMBED_HOSTS } from '../../lib/sanitize.ts';
 import { type PollWarning, SourceError } from '../connector.ts';
 import { cutXmlEntries, MAX_FEED_ENTRIES, newestEntries } from './feed-entries.ts';
 import { arr, embed, escapeHtml, httpUrl, itemUrl, type Json, language, linkify, num, obj, str } from './normalize.ts';
@@ -633,7 +633,7 @@ function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | nu
     type: media.some((m) => m.type === 'embed' && /^<(video|iframe)\b/.test(m.embed)) ? 'video' : link ? 'link' : 'status',
     ...(title && { title }),
     // Sanitized here, at collection, with the wall's allow-list (lib/sanitize.ts): what is stored and served is safe.
-    text: sanitizeText(base ? absoluteHtml(e.text, base) : e.text),
+    text: cleanHtml(base ? absoluteHtml(e.text, base) : e.text),
     tags: [...new Set(e.tags.map((t) => t.trim()).filter(Boolean))],
     // No link of its own: an enclosure's, else a guid that is a URL, else the feed's page, else the feed.
     url: itemUrl(link, ...bySrc.keys(), e.key, httpUrl(e.page, feedUrl), feedUrl),

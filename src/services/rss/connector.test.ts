@@ -254,7 +254,8 @@ describe('parseFeed: inline documents', () => {
     expect(items).toHaveLength(3);
     // No link of its own, and the channel names no page: the item's url is the feed's.
     expect(items[2]).toMatchObject({ type: 'status', url: FEED_URL, text: 'nothing to identify it' });
-    expect(items[0]).toMatchObject({ title: 'Relative & bold', url: 'https://example.org/a/1', type: 'link',
+    // The title is text: its escaped `<b>` is text too (was 'Relative & bold': the entities decoded twice, issue 34).
+    expect(items[0]).toMatchObject({ title: 'Relative & <b>bold</b>', url: 'https://example.org/a/1', type: 'link',
       date: NOW.toISOString(), location: { latitude: 52.5, longitude: 13.4 }, media: null, tags: [], text: '' });
     expect(items[1]).toMatchObject({ title: 'Script', url: FEED_URL, type: 'status' });
   });
