@@ -126,6 +126,11 @@ const cases: FixtureCase[] = [
     fields: { type: 'video', title: 'Les images de la manifestation nationale à Bruxelles', date: '2011-11-09T13:32:00.000Z',
       url: 'http://www.example.be/videos/2011-11-09/les-images-de-la-manifestation-nationale' },
     media: { type: 'image', width: 480, height: 360, url: 'http://www.example.be/sites/default/files/imagecache/480x360/videos/manif-20111109.jpg' } },
+  // The entity and media cases of issue 34 (more in kit/feed-html.test.ts).
+  { file: 'issue34-entities-media.rss', count: 5, index: 2, language: undefined, author: null,
+    fields: { type: 'video', title: 'A Vimeo film', date: '2025-06-12T08:00:00.000Z', url: 'https://vimeo.com/76979871' } },
+  { file: 'issue34-xhtml-base.atom', count: 3, index: 0, language: undefined, author: null,
+    fields: { type: 'link', title: 'A <b> tag as text', date: '2025-06-12T07:00:00.000Z', url: 'https://example.net/news/2025/prefixed.html' } },
 ];
 
 describe('parseFeed: fixtures', () => {
