@@ -25,7 +25,7 @@
  *   absolute http(s) URLs, or for an image an inline `data:image/…` one (an image without either
  *   is left out); so must a duplicate's `url`. Children likewise.
  *
- * The publication applies its own narrower allow-list on top (`publication/sanitize.ts`). Pure.
+ * The publication applies its own narrower allow-list on top (`lib/sanitize.ts`, which feeds also apply at collection). Pure.
  */
 import sanitizeHtml from 'sanitize-html';
 import type { ContentItem, Media } from '../item.ts';
