@@ -119,6 +119,7 @@ const VECTORS = [
   '<script>alert(1)</script>',
   '<img src=x onerror=alert(1)>',
   '<img src="https://x.example/a.png" onload="alert(1)">',
+  '<img src="https://x.example/a.png" srcset="javascript:alert(1) 1x, https://x.example/b.png 2x">',
   '<a href="javascript:alert(1)">x</a>',
   '<a href=" JaVa&#x09;ScRiPt:alert(1)">x</a>',
   '<a href="javascript&#58;alert(1)">x</a>',
