@@ -39,8 +39,12 @@ describe('inertEmbed', () => {
 
 describe('plainTitle', () => {
   it.each([
-    ['a tag', 'a <b>bold</b> title', 'a bold title'],
-    ['a tag hidden in a tag', 'x <scr<b>ipt>alert(1)</script>', 'x alert(1)'],
+    // Issue 34: a title is text, and an inert element named in it stays (was removed, the old double-decoding view of titles).
+    ['an inert element named as text', 'The <canvas> element and <b>bold</b>', 'The <canvas> element and <b>bold</b>'],
+    ['a tag with attributes', 'a <b onclick="x()">bold</b> <img src=x onerror=alert(1)>title', 'a bold</b> title'],
+    ['a tag hidden in a tag', 'x <scr<b>ipt>alert(1)</script>', 'x scr<b>ipt>alert(1)'],
+    ['a tag hidden in a removed tag', 'x <scr<img>ipt>alert(1)</script>', 'x alert(1)'],
+    ['an active element', '<svg><script>alert(1)</script></svg> <iframe srcdoc="x">', 'alert(1) '],
     ['an unclosed tag opening', 'x <script', 'x script'],
     ['a comparison is text', 'a < b and c > d', 'a < b and c > d'],
     ['entities are text', 'AT&amp;T &lt;script&gt;', 'AT&amp;T &lt;script&gt;'],
@@ -64,7 +68,7 @@ describe('webUrl', () => {
 describe('inertItem', () => {
   it('cleans text, title, URLs and media, in children too, and keeps the shape and key order', () => {
     const item = inShape({
-      id: 'rss_1', service: 'rss', type: 'link', title: '<i>T</i>', text: '<p onclick="x()">t</p>', url: 'javascript:alert(1)', date: '2026-01-01T00:00:00.000Z',
+      id: 'rss_1', service: 'rss', type: 'link', title: '<i onclick="x()">T</i>', text: '<p onclick="x()">t</p>', url: 'javascript:alert(1)', date: '2026-01-01T00:00:00.000Z',
       author: { name: 'A', username: null, userid: null, url: 'javascript:alert(2)' },
       media: [{ type: 'image', url: 'javascript:alert(3)' }, { type: 'image', url: 'https://x.example/i.png' }, { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=' }, { type: 'embed', url: 'vbscript:x', embed: '<script>x</script><video src="https://x.example/v.mp4"></video>' }],
       kudos: { score: 1 }, tags: [],
@@ -73,7 +77,7 @@ describe('inertItem', () => {
     const inert = inertItem(item);
     expect(Object.keys(inert)).toEqual(Object.keys(item));
     expect(inert).toMatchObject({
-      title: 'T', text: '<p>t</p>', url: 'https://x.example/i.png', author: { name: 'A', url: null },
+      title: 'T</i>', text: '<p>t</p>', url: 'https://x.example/i.png', author: { name: 'A', url: null },
       media: [{ type: 'image', url: 'https://x.example/i.png' }, { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=' }, { type: 'embed', embed: '<video src="https://x.example/v.mp4"></video>' }],
     });
     expect(inert.media![2]).not.toHaveProperty('url');

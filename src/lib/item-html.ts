@@ -17,13 +17,15 @@
  *   styles, forms and every `on…` attribute go, the content of `<script>` and `<style>` too. Text
  *   whose every `<` opens a tag that is inert as written (`inertAsWritten`: plain text, and the
  *   common paragraphs, links and images) is returned as is, costing a scan.
- * - `title` and a medium's `alt` are plain text: tags are removed (repeatedly, so `<scr<b>ipt>` leaves no `<script>`), then
- *   any `<` still opening a tag.
+ * - `title` and a medium's `alt` are plain text, so `<canvas>` in one is text (issue 34): tags are
+ *   removed (repeatedly, so `<scr<b>ipt>` leaves no `<script>`), then any `<` still opening a tag,
+ *   except a tag of an inert element written without attributes (`TEXT_TAG_NAMES`: `<b>`,
+ *   `<canvas>`, `</p>`), which neither runs nor loads anything even where a title is put into HTML.
  * - `url` (else an empty string), `author.url` (else null) and the URL of a medium must be
  *   absolute http(s) URLs, or for an image an inline `data:image/…` one (an image without either
  *   is left out); so must a duplicate's `url`. Children likewise.
  *
- * The publication applies its own narrower allow-list on top (`publication/sanitize.ts`). Pure.
+ * The publication applies its own narrower allow-list on top (`lib/sanitize.ts`, which feeds also apply at collection). Pure.
  */
 import sanitizeHtml from 'sanitize-html';
 import type { ContentItem, Media } from '../item.ts';
@@ -86,15 +88,22 @@ export function inertEmbed(html: string): string {
 }
 
 const TAG = /<\/?[a-z!?][^<>]*>/gi;
-const TAG_OPEN = /<(?=[a-z/!?])/gi;
 
-/** A title (plain text) with no tags left: see the module comment. */
+/**
+ * Elements a title may name as text (`The <canvas> element`, issue 34): written without
+ * attributes, such a tag neither runs nor loads anything even where the title is put into HTML.
+ */
+const TEXT_TAG_NAMES = 'a|abbr|article|aside|b|bdi|bdo|blockquote|br|canvas|caption|cite|code|data|dd|del|details|dfn|div|dl|dt|em|figcaption|figure|footer|h[1-6]|header|hr|i|ins|kbd|li|main|mark|nav|ol|output|p|pre|q|rp|rt|ruby|s|samp|section|small|span|strong|sub|summary|sup|table|tbody|td|tfoot|th|thead|time|tr|u|ul|var|wbr';
+const TEXT_TAG = new RegExp(`^<\\/?(?:${TEXT_TAG_NAMES})\\s*\\/?>$`, 'i');
+const TAG_OPEN = new RegExp(`<(?=[a-z/!?])(?!\\/?(?:${TEXT_TAG_NAMES})\\s*\\/?>)`, 'gi');
+
+/** A title (plain text) with no tag left that could run or load anything: see the module comment. */
 export function plainTitle(title: string): string {
   if (!title.includes('<')) return title;
   let text = title;
   // Each pass removes at least one tag or stops: at most one pass per `<`.
   for (let passes = 0; passes <= title.length; passes++) {
-    const next = text.replace(TAG, '');
+    const next = text.replace(TAG, (tag) => (TEXT_TAG.test(tag) ? tag : ''));
     if (next === text) break;
     text = next;
   }

@@ -20,7 +20,7 @@
  * - `frame-ancestors *`: the page exists to be embedded by any site; the console's preview
  *   (`?preview=true`) only by the console's origin (`ancestors`).
  */
-import { EMBED_HOSTS } from './sanitize.ts';
+import { EMBED_HOSTS } from '../lib/sanitize.ts';
 
 /** The sandbox tokens of the page: scripts and unsandboxed new tabs, never `allow-same-origin`. */
 export const WALL_SANDBOX = 'allow-scripts allow-popups allow-popups-to-escape-sandbox';

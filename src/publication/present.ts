@@ -5,7 +5,7 @@
  */
 import type { ContentItem } from '../item.ts';
 import { trendingScore } from '../lib/ranking.ts';
-import { safeImageUrl, safeUrl, sanitizeEmbed, sanitizeText } from './sanitize.ts';
+import { safeImageUrl, safeUrl, sanitizeEmbed, sanitizeText } from '../lib/sanitize.ts';
 import { relativeFormat, wordsFor } from './words.ts';
 
 export interface ItemView {

@@ -74,3 +74,55 @@ describe('item HTML in the content and queue API', () => {
     expectInert(one.body);
   });
 });
+
+/** Issue 34 point 4: hostile HTML, each escaped into an RSS description as a feed sends it. */
+const HOSTILE = [
+  '&lt;script&gt;alert(1)&lt;/script&gt;',
+  '<img src=x onerror=alert(1)>',
+  '<a href="javascript:alert(1)">x</a>',
+  '<a href="javascript&#58;alert(1)">x</a>',
+  '<svg><script>alert(1)</script></svg>',
+  '<iframe srcdoc="&lt;script&gt;alert(1)&lt;/script&gt;"></iframe>',
+  '<p style="font-family: &quot;times&quot;" onclick="alert(1)">p</p>',
+];
+const escapeXml = (html: string) => html.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const HOSTILE_RSS = `<?xml version="1.0"?><rss version="2.0"><channel><title>Feed</title><link>https://example.com/</link>
+${HOSTILE.map((html, i) => `<item><title>The &lt;canvas&gt; element ${i}</title><link>https://example.com/h${i}</link><guid isPermaLink="false">h${i}</guid><description>&lt;p&gt;Kept ${i}&lt;/p&gt;${escapeXml(html)}</description><pubDate>${new Date().toUTCString()}</pubDate></item>`).join('\n')}
+</channel></rss>`;
+
+describe('item HTML sanitized at collection (issue 34)', () => {
+  it('a hostile feed is stored and served without script, handler or javascript: URL; its titles are text', async () => {
+    const ctx = await build({ ALLOW_PRIVATE_FETCH: 'true' });
+    const tenant = await buildTenant(ctx.db, 'Harbour Gazette');
+    const source = await startSourceServer(() => ({ status: 200, headers: { 'content-type': 'application/rss+xml' }, body: HOSTILE_RSS }));
+    closers.push(() => source.close());
+    const input = await ctx.app.inject({
+      method: 'POST', url: '/collection/inputs', headers: { authorization: `Bearer ${tenant.token}` },
+      payload: { contractId: tenant.contract.id, collectionId: tenant.collection.id, service: 'rss', type: 'feed', input: `${source.base}/feed.xml` },
+    });
+    expect(input.statusCode, input.body).toBe(201);
+    const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
+    closers.push(() => collector.stop());
+    await collector.tick();
+    await collector.idle();
+
+    // What is stored is already clean: the content API is not the only reader of it.
+    const rows = await ctx.db.selectFrom('items').select('body').where('collectionId', '=', tenant.collection.id).execute();
+    expect(rows).toHaveLength(HOSTILE.length);
+    // The body column is text on SQLite and jsonb on PostgreSQL.
+    for (const { body } of rows) expectInert(((typeof body === 'string' ? JSON.parse(body) : body) as { text: string }).text);
+
+    const content = await ctx.app.inject({ method: 'GET', url: `/v1/content/${tenant.contract.slug}?q=${tenant.collection.slug}` });
+    expect(content.statusCode, content.body).toBe(200);
+    const items = content.json() as { title: string; text: string }[];
+    expect(items).toHaveLength(HOSTILE.length);
+    for (const item of items) {
+      expectInert(item.text);
+      expect(item.text).toMatch(/^<p>Kept \d<\/p>/);
+      // Decoded once: the escaped tag of the title is text, not removed.
+      expect(item.title).toMatch(/^The <canvas> element \d$/);
+    }
+    // The escaped script is text to read, not markup.
+    expect(items.map((i) => i.text)).toContainEqual(expect.stringContaining('&lt;script&gt;alert(1)&lt;/script&gt;'));
+  });
+});

@@ -11,14 +11,17 @@ import { parseFeed as parseXml } from '@rowanmanning/feed-parser';
 import { AtomFeed } from '@rowanmanning/feed-parser/lib/feed/atom.js';
 import { Document } from '@rowanmanning/feed-parser/lib/xml/document.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { Parser as HtmlParser } from 'htmlparser2';
 import sanitizeHtml from 'sanitize-html';
 import type { ContentItem, Media } from '../../item.ts';
+import { cleanHtml, EMBED_HOSTS } from '../../lib/sanitize.ts';
 import { type PollWarning, SourceError } from '../connector.ts';
 import { cutXmlEntries, MAX_FEED_ENTRIES, newestEntries } from './feed-entries.ts';
 import { arr, embed, escapeHtml, httpUrl, itemUrl, type Json, language, linkify, num, obj, str } from './normalize.ts';
 
 type XmlFeed = ReturnType<typeof parseXml>;
 type XmlElement = XmlFeed['element'];
+/** image, video, audio, or `player` (a Media RSS `media:player` page, kept only as an embed of a known player). */
 type Kind = string | null;
 
 /** What both paths (XML, JSON) take from one entry before it is normalized. */
@@ -62,7 +65,8 @@ const ZONED = /(?:\d[zZ]|:\d\d(?:\.\d+)?\s*[+-]\d\d(?::?\d\d)?|\s(?!(?:am|pm)\b)
  * without a zone is read as UTC, never in the host's time zone (which `Date.parse` would use).
  */
 export function parseDate(text: string | null | undefined): Date | null {
-  const s = text?.replace(/\s+/g, ' ').trim();
+  // A zone offset cut to one minute digit (`+00:0`, seen in the wild) is read as its full form (`+00:00`).
+  const s = text?.replace(/\s+/g, ' ').trim().replace(/([+-]\d\d):(\d)$/, (_, h: string, m: string) => `${h}:${m}0`);
   if (!s) return null;
   const m = RFC822.exec(s);
   const month = m ? MONTHS.findIndex((names) => names.split(' ').some((n) => m[2]!.toLowerCase().startsWith(n))) : -1;
@@ -124,7 +128,7 @@ const duration = (s: string | null | undefined) =>
 /** The media kind (image, video, audio) from a MIME type or Media RSS medium, else guessed from the URL. */
 function kindOf(type: string | null, url: string | null): Kind {
   const kind = type?.toLowerCase().split('/')[0];
-  if (kind === 'image' || kind === 'video' || kind === 'audio') return kind;
+  if (kind === 'image' || kind === 'video' || kind === 'audio' || kind === 'player') return kind;
   if (/\.(jpe?g|png|gif|webp|avif)([?#]|$)/i.test(url ?? '')) return 'image';
   if (/\.(mp4|m4v|webm|mov)([?#]|$)/i.test(url ?? '')) return 'video';
   return /\.(mp3|m4a|aac|oga|ogg|opus|wav)([?#]|$)/i.test(url ?? '') ? 'audio' : null;
@@ -153,6 +157,8 @@ function xmlMedia(el: XmlElement): Entry['media'] {
       .map((e) => ({ url: e.getAttributeAsUrl('url'), type: 'image', ...sized(e) })),
     ...named(el, 'image').filter((e) => ns(e, 'itunes', /itunes/))
       .map((e) => ({ url: e.getAttributeAsUrl('href'), type: 'image' })),
+    ...[...scopes, ...contents].flatMap((s) => named(s, 'player').filter(mrss))
+      .map((e) => ({ url: e.getAttributeAsUrl('url'), type: 'player', ...sized(e) })),
   ];
   return found.map(({ type, ...m }) => {
     const kind = kindOf(type, m.url);
@@ -184,6 +190,25 @@ const xmlParser = new XMLParser({
   processEntities: { maxTotalExpansions: Infinity },
 });
 
+const PREDEFINED: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' };
+
+/**
+ * `xml` with its numeric character references (`&#8217;`, `&#x2019;`) written as the characters
+ * they stand for (XML 1.0 §4.1), outside CDATA sections and comments; a reference to `<`, `>`,
+ * `&`, `"` or `'` becomes the predefined entity. fast-xml-parser, as @rowanmanning/feed-parser
+ * configures it, decodes only the predefined entities: this makes its one decoding complete.
+ */
+export function decodeCharacterReferences(xml: string): string {
+  if (!xml.includes('&#')) return xml;
+  return xml.split(/(<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->)/).map((part, i) => (i % 2 ? part
+    : part.replace(/&#(?:x([\da-f]{1,6})|(\d{1,7}));/gi, (ref, hex: string | undefined, dec: string | undefined) => {
+      const code = hex ? parseInt(hex, 16) : Number(dec);
+      if (code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return ref;
+      const ch = String.fromCodePoint(code);
+      return PREDEFINED[ch] ?? ch;
+    }))).join('');
+}
+
 /**
  * An RSS or Atom document read by @rowanmanning/feed-parser; a standalone Atom Entry Document
  * (RFC 4287 §4.1.2, root `entry`) is read as a feed of that one entry.
@@ -192,7 +217,8 @@ const xmlParser = new XMLParser({
  *   (a truncated download: fast-xml-parser's validator finds open elements at the end; other
  *   well-formedness faults are left to the tolerant parser), or when it is neither RSS nor Atom.
  */
-export function readXmlFeed(text: string): XmlFeed {
+export function readXmlFeed(xml: string): XmlFeed {
+  const text = decodeCharacterReferences(xml);
   // The two errors fast-xml-parser 5.12.1's validator (src/validator.js) gives when elements are
   // still open at the end of the text: one (`Unclosed tag 'x'.`) or several (`Invalid '[…]' found.`).
   const check = XMLValidator.validate(text);
@@ -233,22 +259,86 @@ function entryAuthor(item: XmlFeed['items'][number], atom: boolean): Entry['auth
 }
 
 /**
+ * An element's text with its entities decoded once, by the XML parser. @rowanmanning/feed-parser's
+ * `textContentNormalized` and `innerHtml` decode entities a second time (html-entities over text
+ * fast-xml-parser has already decoded), so `&amp;lt;canvas&amp;gt;` became a `<canvas>` tag: they are not
+ * used for titles and text.
+ */
+const textOf = (e: XmlElement | null | undefined) => e?.textContent.trim() ?? '';
+
+/** Elements HTML writes without an end tag. */
+const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
+
+/**
+ * XHTML (Atom `type="xhtml"`, RFC 4287 §4.1.3) as HTML: elements and attributes lose their
+ * namespace prefixes (`<h:p>` → `<p>`), namespace declarations are dropped, text and attribute
+ * values are escaped again (the XML parser decoded them once).
+ */
+function xhtmlToHtml(nodes: ReadonlyArray<XmlElement | string>): string {
+  return nodes.map((node) => {
+    if (typeof node === 'string') return escapeHtml(node);
+    const attrs = Object.entries(node.attributes)
+      .filter(([name]) => name !== 'xmlns' && !name.startsWith('xmlns:') && !name.startsWith('xml:'))
+      .map(([name, value]) => ` ${name.slice(name.indexOf(':') + 1)}="${escapeHtml(value)}"`).join('');
+    const name = node.name;
+    return VOID.has(name) ? `<${name}${attrs}>` : `<${name}${attrs}>${xhtmlToHtml(node.children)}</${name}>`;
+  }).join('');
+}
+
+/**
+ * The HTML of an Atom text construct (RFC 4287 §3.1: `type` text, the default, html or xhtml):
+ * text is escaped, html is the element's text (decoded once), xhtml is its `div`'s content.
+ */
+function atomHtml(e: XmlElement): string {
+  const type = e.getAttribute('type')?.trim().toLowerCase() ?? 'text';
+  if (type === 'xhtml') {
+    const div = named(e, 'div')[0];
+    return xhtmlToHtml(div ? div.children : e.children).trim();
+  }
+  return type === 'html' || type === 'text/html' ? textOf(e) : escapeHtml(textOf(e));
+}
+
+/** The text of HTML: tags removed, entities decoded (by htmlparser2), whitespace collapsed. */
+function htmlText(html: string): string {
+  let text = '';
+  const parser = new HtmlParser({ ontext(data) { text += data; } }, { decodeEntities: true });
+  parser.end(html);
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * A title as plain text, its entities decoded once: RSS titles are text (`The &lt;canvas&gt;
+ * element` is the text `The <canvas> element`), so is an Atom title unless typed html or xhtml
+ * (RFC 4287 §3.1), whose text is its HTML's text.
+ */
+function titleText(el: XmlElement, atom: boolean): string | null {
+  const title = named(el, 'title')[0];
+  if (!title) return null;
+  const type = atom ? title.getAttribute('type')?.trim().toLowerCase() : undefined;
+  const text = type === 'html' || type === 'xhtml' ? htmlText(atomHtml(title)) : textOf(title).replace(/\s+/g, ' ');
+  return text || null;
+}
+
+/**
  * The entry's HTML and the element it came from (for its `xml:base`): content (content:encoded,
  * atom:content), else description/summary, else Media RSS `media:description` of the entry or its
  * `media:group` (plain text unless `type="html"`, Media RSS spec), as YouTube's feed has it.
+ * RSS `description` and `content:encoded` are HTML; Atom content and summary are read by their
+ * `type` (`atomHtml`). Entities are decoded once, by the XML parser (`textOf`).
  */
 function entryText(item: XmlFeed['items'][number], atom: boolean): { text: string; from: XmlElement | null } {
   const el = item.element;
   const mrss = (e: XmlElement) => e.namespace === 'media' || /search\.yahoo\.com\/mrss/.test(e.namespaceUri ?? '');
-  const content = item.content;
-  if (content) return { text: content, from: named(el, atom ? 'content' : 'encoded')[0] ?? null };
-  const description = item.description;
-  if (description) return { text: description, from: named(el, atom ? 'summary' : 'description')[0] ?? null };
+  const own = (name: string) => named(el, name).filter((e) => !mrss(e));
+  for (const from of atom ? [own('content')[0], own('summary')[0]] : [own('encoded')[0], own('description')[0]]) {
+    const text = from ? (atom ? atomHtml(from) : textOf(from)) : '';
+    if (from && text) return { text, from };
+  }
   const media = [el, ...named(el, 'group').filter(mrss)]
     .flatMap((s) => named(s, 'description').filter(mrss))
-    .find((d) => d.textContentNormalized);
+    .find((d) => textOf(d));
   if (!media) return { text: '', from: null };
-  const value = media.textContentNormalized;
+  const value = textOf(media);
   // Plain text is indented by pretty-printing (YouTube): each line is trimmed.
   return { text: media.getAttribute('type') === 'html' ? value : linkify(value.replace(/[ \t]*\n[ \t]*/g, '\n')), from: media };
 }
@@ -270,7 +360,7 @@ function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null; li
     const { text, from } = entryText(item, atom);
     return {
       key: item.id,
-      title: item.title,
+      title: titleText(el, atom),
       text,
       base: (from ?? el).baseUrl,
       tags: ownTags ? item.categories.map((c) => c.label ?? c.term) : [],
@@ -288,7 +378,7 @@ function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null; li
   const linksWith = (rel: string) => named(feed.element, 'link')
     .filter((e) => e.getAttribute('rel')?.trim().toLowerCase().split(/\s+/).includes(rel))
     .map((e) => e.getAttributeAsUrl('href')).filter((u): u is string => !!u);
-  return { entries, feedDate, links: { hubs: linksWith('hub'), self: linksWith('self')[0] ?? null }, title: feed.title };
+  return { entries, feedDate, links: { hubs: linksWith('hub'), self: linksWith('self')[0] ?? null }, title: titleText(feed.element, atom) };
 }
 
 /** JSON Feed 1.0/1.1 items (`author` of 1.0, `authors` and `language` of 1.1). */
@@ -329,7 +419,33 @@ function toMedia({ url, kind, width, height, duration }: Entry['media'][number])
   if (kind === 'image') {
     return [{ type: 'image', url, ...(width !== undefined && { width }), ...(height !== undefined && { height }) }];
   }
+  if (kind === 'player') return playerEmbed(url);
   return kind === 'video' || kind === 'audio' ? embed(kind, url, { duration }) : [];
+}
+
+/**
+ * A Media RSS `media:player` page as an `<iframe>` embed when it is an https page of a known player
+ * (`EMBED_HOSTS`, the players the wall frames); a YouTube watch page becomes its embed URL. Any
+ * other player is dropped (its page is not ours to frame).
+ */
+function playerEmbed(url: string): Media[] {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [];
+  }
+  if (/^(www\.|m\.)?youtube\.com$/.test(u.hostname) && u.pathname === '/watch' && u.searchParams.get('v')) {
+    u = new URL(`https://www.youtube.com/embed/${encodeURIComponent(u.searchParams.get('v')!)}`);
+  } else if (u.hostname === 'youtu.be' && u.pathname.length > 1) {
+    u = new URL(`https://www.youtube.com/embed${u.pathname}`);
+  } else if (u.hostname === 'vimeo.com' && /^\/\d+$/.test(u.pathname)) {
+    u = new URL(`https://player.vimeo.com/video${u.pathname}`);
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') return [];
+  u.protocol = 'https:';
+  if (!(EMBED_HOSTS as readonly string[]).includes(u.hostname)) return [];
+  return embed('iframe', u.href, { url });
 }
 
 /** The bytes as text: BOM, else `charset`, else the XML declaration, else UTF-8; windows-1252 if that fails. */
@@ -355,7 +471,7 @@ const ABSOLUTE = /^[a-z][a-z\d+.-]*:/i;
  * `html` with relative URLs in its attributes resolved against `base` (the entry's `xml:base`,
  * itself resolved against the feed URL; XML Base, RFC 3986 §5), as feed readers must before the
  * HTML is shown elsewhere. Re-serialized by sanitize-html with every tag and attribute allowed
- * (sanitizing happens later, when shown: `publication/sanitize.ts`); returned unchanged when
+ * (sanitizing follows, with the one allow-list: `lib/sanitize.ts`); returned unchanged when
  * nothing was relative.
  */
 function absoluteHtml(html: string, base: string): string {
@@ -492,7 +608,7 @@ export function parseFeed(
 
 /** One normalized item, or null when nothing identifies the entry (see `parseFeed`). */
 function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | null {
-  const title = plain(e.title);
+  const title = e.title?.replace(/\s+/g, ' ').trim() || null;
   const link = httpUrl(e.link, feedUrl);
   const bySrc = new Map<string, Entry['media'][number]>(); // one per URL: the first says, later ones fill in
   for (const m of e.media) {
@@ -509,13 +625,15 @@ function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | nu
   if (!key) return null;
   const media = [...bySrc.values()].flatMap(toMedia);
   const lang = language(e.language);
-  const base = httpUrl(e.base ?? feedUrl, feedUrl) ?? httpUrl(feedUrl);
+  // Relative URLs in the HTML resolve as the item's link does: `xml:base`, else the channel's link, else the feed's URL.
+  const base = httpUrl(e.base ?? e.page ?? feedUrl, feedUrl) ?? httpUrl(feedUrl);
   return {
     id: `rss_${hash('sha256', key, 'hex').slice(0, 32)}`,
     service: 'rss',
-    type: media.some((m) => m.type === 'embed' && m.embed.startsWith('<video')) ? 'video' : link ? 'link' : 'status',
+    type: media.some((m) => m.type === 'embed' && /^<(video|iframe)\b/.test(m.embed)) ? 'video' : link ? 'link' : 'status',
     ...(title && { title }),
-    text: base ? absoluteHtml(e.text, base) : e.text,
+    // Sanitized here, at collection, with the wall's allow-list (lib/sanitize.ts): what is stored and served is safe.
+    text: cleanHtml(base ? absoluteHtml(e.text, base) : e.text),
     tags: [...new Set(e.tags.map((t) => t.trim()).filter(Boolean))],
     // No link of its own: an enclosure's, else a guid that is a URL, else the feed's page, else the feed.
     url: itemUrl(link, ...bySrc.keys(), e.key, httpUrl(e.page, feedUrl), feedUrl),

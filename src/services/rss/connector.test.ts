@@ -126,6 +126,11 @@ const cases: FixtureCase[] = [
     fields: { type: 'video', title: 'Les images de la manifestation nationale à Bruxelles', date: '2011-11-09T13:32:00.000Z',
       url: 'http://www.example.be/videos/2011-11-09/les-images-de-la-manifestation-nationale' },
     media: { type: 'image', width: 480, height: 360, url: 'http://www.example.be/sites/default/files/imagecache/480x360/videos/manif-20111109.jpg' } },
+  // The entity and media cases of issue 34 (more in kit/feed-html.test.ts).
+  { file: 'issue34-entities-media.rss', count: 5, index: 2, language: undefined, author: null,
+    fields: { type: 'video', title: 'A Vimeo film', date: '2025-06-12T08:00:00.000Z', url: 'https://vimeo.com/76979871' } },
+  { file: 'issue34-xhtml-base.atom', count: 3, index: 0, language: undefined, author: null,
+    fields: { type: 'link', title: 'A <b> tag as text', date: '2025-06-12T07:00:00.000Z', url: 'https://example.net/news/2025/prefixed.html' } },
 ];
 
 describe('parseFeed: fixtures', () => {
@@ -254,7 +259,8 @@ describe('parseFeed: inline documents', () => {
     expect(items).toHaveLength(3);
     // No link of its own, and the channel names no page: the item's url is the feed's.
     expect(items[2]).toMatchObject({ type: 'status', url: FEED_URL, text: 'nothing to identify it' });
-    expect(items[0]).toMatchObject({ title: 'Relative & bold', url: 'https://example.org/a/1', type: 'link',
+    // The title is text: its escaped `<b>` is text too (was 'Relative & bold': the entities decoded twice, issue 34).
+    expect(items[0]).toMatchObject({ title: 'Relative & <b>bold</b>', url: 'https://example.org/a/1', type: 'link',
       date: NOW.toISOString(), location: { latitude: 52.5, longitude: 13.4 }, media: null, tags: [], text: '' });
     expect(items[1]).toMatchObject({ title: 'Script', url: FEED_URL, type: 'status' });
   });

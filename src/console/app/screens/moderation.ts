@@ -34,7 +34,7 @@
  * Item HTML is never injected: the text (HTML from the source) is reduced to its words by string
  * operations (`plainText`), which Preact renders as text; images
  * are `<img>` of https (or `data:image/…`) URLs only, links only http(s). The wall shows the
- * source's formatting (sanitized server-side, src/publication/sanitize.ts); the moderator sees
+ * source's formatting (sanitized server-side, src/lib/sanitize.ts); the moderator sees
  * the same words and pictures without it.
  *
  *

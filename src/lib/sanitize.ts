@@ -1,6 +1,7 @@
 /**
- * Outside HTML made safe for the publication page (docs/api.md#publication), with sanitize-html (an
- * allow-list parser built on htmlparser2; maintained since 2013).
+ * Outside HTML made safe, with sanitize-html (an allow-list parser built on htmlparser2; maintained
+ * since 2013): one allow-list for item HTML, applied at collection (`cleanHtml`) and on the
+ * publication page (`sanitizeText`, docs/api.md#publication).
  *
  * - Item text keeps simple formatting, links and https images. Everything else is dropped:
  *   scripts, styles, event handlers, forms, iframes. Links keep only http(s) and mailto URLs
@@ -23,24 +24,41 @@ export const EMBED_HOSTS = [
 
 const LINK_REL = 'noopener noreferrer nofollow';
 
-const TEXT_OPTIONS: sanitizeHtml.IOptions = {
+/**
+ * The one allow-list of item HTML: applied when an item is collected (`cleanHtml`, feeds) and when
+ * the wall shows one (`sanitizeText`, which adds only presentation: `rel`, `target`, lazy loading).
+ */
+const ALLOWLIST: sanitizeHtml.IOptions = {
   allowedTags: ['p', 'br', 'a', 'b', 'strong', 'i', 'em', 'u', 's', 'small', 'sub', 'sup', 'ul', 'ol', 'li', 'blockquote', 'q', 'code', 'pre', 'img', 'figure', 'figcaption', 'h3', 'h4', 'span'],
   // rel, target, loading and decoding are only ever set by transformTags below.
-  allowedAttributes: { a: ['href', 'title', 'rel', 'target'], img: ['src', 'alt', 'width', 'height', 'loading', 'decoding'] },
+  allowedAttributes: { a: ['href', 'title', 'rel', 'target'], img: ['src', 'srcset', 'alt', 'width', 'height', 'loading', 'decoding'] },
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesByTag: { img: ['https'] },
   allowProtocolRelative: false,
   disallowedTagsMode: 'discard',
+  exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
+};
+
+const TEXT_OPTIONS: sanitizeHtml.IOptions = {
+  ...ALLOWLIST,
   transformTags: {
     a: (tagName, attribs) => ({ tagName, attribs: { ...attribs, rel: LINK_REL, target: '_blank' } }),
     img: (tagName, attribs) => ({ tagName, attribs: { ...attribs, loading: 'lazy', decoding: 'async' } }),
   },
-  exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
 };
 
-/** Item text (HTML from the source) as safe HTML. */
+/** Item text (HTML from the source) as safe HTML for the wall: the allow-list, links opening in a new tab, images loaded lazily. */
 export function sanitizeText(html: string): string {
   return sanitizeHtml(html, TEXT_OPTIONS);
+}
+
+/**
+ * Item HTML as collected and stored (feeds, docs/services.md#rss): the same allow-list as the wall,
+ * nothing added. No script, style, event handler, frame or non-web URL survives (`javascript:`
+ * however it is cased, spaced or entity-encoded: sanitize-html reads the decoded value).
+ */
+export function cleanHtml(html: string): string {
+  return sanitizeHtml(html, ALLOWLIST);
 }
 
 const EMBED_OPTIONS: sanitizeHtml.IOptions = {
