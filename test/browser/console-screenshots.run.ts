@@ -2,11 +2,15 @@
  * Screenshots of the console for the README: every screen of the route table at desktop width
  * and at 375 px, signed in as the test user (the contract's owner). Run by `npm run screenshots` (with the publication's
  * pictures); writes docs/console-<screen>-desktop.png and docs/console-<screen>-phone.png.
+ * Each screen is awaited by its role and label locators (its heading, then the part the picture
+ * is about), not by CSS classes or timers, so a screen's redesign keeps the script working.
  */
 import { mkdirSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { createCollection } from '../../src/store/collections.ts';
+import { flushBeacons } from '../../src/publication/beacon.ts';
+import { addCounts, DAY_MS, hourOf } from '../../src/store/analytics.ts';
 import { grant } from '../../src/store/contracts.ts';
 import { buildItem, buildUser, seedItems } from '../helper.ts';
 import { addCustomization } from '../publication-fixtures.ts';
@@ -18,7 +22,8 @@ async function filtersShot(page: Page, sluice: ConsoleServer, suffix: string): P
   await page.getByRole('heading', { name: 'New set' }).waitFor();
   await page.getByLabel('Set name').fill('No spam');
   const rule = page.getByRole('group', { name: 'Rule 1' });
-  await rule.getByLabel('Operator').selectOption('patternin');
+  await rule.getByLabel('Part of the item').selectOption('text');
+  await rule.getByLabel('Condition').selectOption('patternin');
   await rule.getByLabel('List').selectOption({ label: 'Spam words' });
   await page.getByRole('button', { name: 'Preview' }).click();
   await page.getByRole('table', { name: 'Rejections by rule' }).waitFor();
@@ -37,7 +42,9 @@ const SCREENS = [
   ['contracts', ''],
   ['sources', '/sources'],
   ['moderation', '/moderation?collection=<collection>'],
+  ['display', '/display'],
   ['publication', '/publication'],
+  ['analytics', '/analytics'],
   ['connections', '/connections'],
   ['team', '/team'],
 ] as const;
@@ -59,6 +66,7 @@ it('writes the console screenshots', async () => {
     await seedModeration(sluice);
     await seedConnections(sluice);
     await seedTeam(sluice);
+    await seedAnalytics(sluice);
     // Publication: published items for the preview, a customization with an earlier version.
     await seedItems(sluice.db, sluice.tenant, [
       buildItem({ id: 'rss_harbour_works', title: 'The harbour reopens after two years of works', text: 'Ferries run again from Monday.' }),
@@ -80,6 +88,16 @@ it('writes the console screenshots', async () => {
         }
         if (name === 'connections') await page.getByRole('article', { name: 'Newsroom X' }).waitFor();
         if (name === 'team') await page.getByRole('heading', { name: 'Pending invitations' }).waitFor();
+        if (name === 'display') {
+          await page.getByRole('heading', { name: 'Screens of World News' }).waitFor();
+          await page.getByRole('status').filter({ hasText: 'Now live' }).waitFor();
+        }
+        if (name === 'analytics') {
+          await page.getByRole('heading', { name: 'Analytics', level: 1 }).waitFor();
+          await page.getByRole('combobox', { name: 'Collection' }).selectOption(sluice.tenant.collection.id);
+          await page.getByLabel('Totals of the period').waitFor();
+          await page.getByRole('region', { name: 'Top items by clicks' }).getByRole('rowheader').first().waitFor();
+        }
         if (name === 'publication') {
           await page.getByRole('textbox', { name: 'data of Brand' }).waitFor();
           await page.getByLabel('Preview of the wall').contentFrame().getByRole('main').waitFor();
@@ -193,4 +211,42 @@ async function seedTeam(sluice: Awaited<ReturnType<typeof startConsole>>): Promi
   }
   await sluice.db.updateTable('consumers').set({ lastSignInAt: hoursAgo(0.1) }).where('id', '=', sluice.user.consumer.id).execute();
   await sluice.app.inject({ method: 'POST', url: `/collection/contracts/${contractId}/invitations?access_token=${encodeURIComponent(sluice.user.token)}`, payload: { name: 'Noor Night Desk', email: 'noor@newsroom.example.com', role: 'moderator' } });
+}
+
+/**
+ * A week of views, impressions and clicks of World News for the Analytics screenshots: this hour's
+ * through the public beacon (a wall embedded on two sites, one opened on its own, a display page),
+ * flushed as the process would; the six days before written as the flush writes them (hourly rows).
+ */
+async function seedAnalytics(sluice: Awaited<ReturnType<typeof startConsole>>): Promise<void> {
+  const { contract, collection } = sluice.tenant;
+  const beacon = (body: Record<string, unknown>, ip: string) =>
+    sluice.app.inject({ method: 'POST', url: `/v1/publication/${contract.slug}/beacon`, headers: { 'content-type': 'text/plain;charset=UTF-8' }, remoteAddress: ip, payload: JSON.stringify({ q: collection.slug, ...body }) });
+  const items = ['rss_harbour', 'rss_council', 'rss_weather'];
+  for (let i = 0; i < 12; i++) {
+    const ip = `203.0.113.${i + 1}`;
+    const origin = ['https://news.example.com', 'https://harbourfest.example', undefined][i % 3];
+    await beacon({ page: 'wall', view: true, ...(origin ? { origin } : {}) }, ip);
+    await beacon({ page: 'wall', impressions: items, clicks: i % 2 ? ['rss_harbour'] : i % 3 ? ['rss_council'] : [] }, ip);
+  }
+  for (let i = 0; i < 3; i++) await beacon({ page: 'display', view: true, impressions: items }, `198.51.100.${i + 1}`);
+  await flushBeacons(sluice.app);
+  const base = { contractId: contract.id, collectionId: collection.id };
+  const rows = [];
+  for (let day = 1; day <= 6; day++) {
+    const hour = hourOf(Date.now() - day * DAY_MS);
+    const views = 8 + ((day * 7) % 11);
+    rows.push(
+      { ...base, hour, kind: 'wall-view', key: 'https://news.example.com', count: views },
+      { ...base, hour, kind: 'wall-view', key: '', count: Math.ceil(views / 3) },
+      { ...base, hour, kind: 'display-view', key: '', count: day % 3 },
+      { ...base, hour, kind: 'impression', key: 'rss_harbour', count: views * 2 },
+      { ...base, hour, kind: 'impression', key: 'rss_council', count: views },
+      { ...base, hour, kind: 'click', key: 'rss_harbour', count: Math.ceil(views / 4) },
+      { ...base, hour, kind: 'click', key: 'rss_council', count: day % 2 },
+      { ...base, hour, kind: 'author-click', key: 'Harbour Times', count: Math.ceil(views / 4) },
+      { ...base, hour, kind: 'author-click', key: 'City Desk', count: day % 2 },
+    );
+  }
+  await addCounts(sluice.db, rows);
 }

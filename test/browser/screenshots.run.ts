@@ -1,9 +1,16 @@
 /**
  * Screenshots of the publication for the README: the three layouts, plain and with a
  * customization (a dark theme in CSS, a heading added by JS through window.sluice).
- * Run with `npm run screenshots`; writes docs/publication-<layout>[-custom].png.
+ * Also the display page for event screens (docs/api.md#display-page) in each mode (`wall`,
+ * `carousel`, `ticker`, set by the collection's `publication.display.mode`) at 1920×1080 and at
+ * 3840×2160 (device scale factor 1; the 4K picture is saved at full size in a 256-colour palette
+ * with sharp, to keep each PNG under about 1.5 MB).
+ * Run with `npm run screenshots`; writes docs/publication-<layout>[-custom].png and
+ * docs/display-<mode>-<1080|2160>.png.
  */
 import { mkdirSync } from 'node:fs';
+import sharp from 'sharp';
+import type { Browser } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { buildItem, seedItems } from '../helper.ts';
 import { addCustomization, picture, typedItems } from '../publication-fixtures.ts';
@@ -31,7 +38,7 @@ h.innerHTML = '<span class="live">LIVE</span> #AcmeConf 2026';
 var wall = document.getElementById('wall'); wall.insertBefore(h, wall.firstChild);
 sluice.on('item', function (item) { if (item.type === 'video') item.element.classList.add('featured'); });`;
 
-it('writes the README screenshots', async () => {
+it('writes the README screenshots', { timeout: 240_000 }, async () => {
   mkdirSync('docs', { recursive: true });
   const browser = await launch();
   try {
@@ -55,8 +62,40 @@ it('writes the README screenshots', async () => {
       }
       await sluice.app.close();
     }
+    await displayShots(browser);
   } finally {
     await browser.close();
   }
   expect(true).toBe(true);
 });
+
+/** The display page in each mode at 1080p and 2160p, the header with a hashtag and a QR code. */
+async function displayShots(browser: Browser): Promise<void> {
+  for (const mode of ['wall', 'carousel', 'ticker'] as const) {
+    const sluice = await serve();
+    const { tenant, origin } = sluice;
+    const res = await sluice.app.inject({
+      method: 'PATCH',
+      url: `/collection/collections/${tenant.collection.id}?access_token=${encodeURIComponent(tenant.token)}`,
+      payload: { publication: { display: { mode, perSlide: mode === 'carousel' ? 3 : 1, header: '#AcmeConf 2026', qrUrl: 'https://acme.example/conf' } } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    await seedItems(sluice.db, tenant, [...typedItems(), ...moreItems()]);
+    for (const [width, height] of [[1920, 1080], [3840, 2160]] as const) {
+      const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
+      const page = await context.newPage();
+      await page.goto(`${origin}/v1/publication/${tenant.contract.slug}/display?q=${tenant.collection.slug}`);
+      await page.getByRole('heading', { name: '#AcmeConf 2026', level: 1 }).waitFor();
+      await page.locator('.display__items .card').first().waitFor();
+      // The cards fade in: take the picture once their animations have finished.
+      await page.evaluate(() => Promise.all(document.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished)));
+      const shot = await page.screenshot();
+      const path = `docs/display-${mode}-${height}.png`;
+      // The 4K picture keeps its 3840×2160 pixels in a 256-colour palette (sharp's libimagequant), about a
+      // third of the full-colour PNG's bytes.
+      await sharp(shot).png(width > 1920 ? { palette: true, compressionLevel: 9 } : { compressionLevel: 9 }).toFile(path);
+      await context.close();
+    }
+    await sluice.app.close();
+  }
+}

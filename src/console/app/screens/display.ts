@@ -110,7 +110,7 @@ function Controls({ contractSlug, collection }: { contractSlug: string; collecti
       ${CONTROLS.map((c) => html`<li id=${`display-hint-${c.state}`}><strong>${c.label}</strong>: ${c.hint}.</li>`)}
     </ul>
     <p>
-      <a href=${page} target="_blank" rel="noopener">Open the display page of ${collection.name}</a>
+      <a href=${page} target="_blank" rel="noopener">Open the display page of ${collection.name}</a>${' '}
       (opens in a new tab; show it full screen on the event's screens).
     </p>
   </section>`;
