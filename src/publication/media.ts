@@ -26,7 +26,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 import { Type } from 'typebox';
 import type { Config } from '../config.ts';
 import { forbiddenError, rateLimitError, unprocessableError, upstreamError } from '../errors.ts';
@@ -65,19 +65,22 @@ function sniffImage(bytes: Uint8Array): string | undefined {
  */
 export async function convertImage(bytes: Uint8Array, width: number | undefined): Promise<Buffer> {
   if (!sniffImage(bytes)) throw unprocessableError('The source is not a JPEG, PNG, GIF, WebP or AVIF image.', 'url');
+  const image = sharp(bytes, { limitInputPixels: MEDIA_MAX_PIXELS, animated: true, failOn: 'error' });
+  const tooLarge = () => unprocessableError(`The image declares more than the ${MEDIA_MAX_PIXELS} pixels Sluice decodes.`, 'url');
+  let meta: Metadata;
   try {
-    const image = sharp(bytes, { limitInputPixels: MEDIA_MAX_PIXELS, animated: true, failOn: 'error' });
-    const meta = await image.metadata();
-    const pixels = (meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0) * (meta.pages ?? 1);
-    if (!meta.width || !meta.height || pixels > MEDIA_MAX_PIXELS) throw new Error('too many pixels');
-    return await image
-      .rotate()
-      .resize({ width, withoutEnlargement: true })
-      .webp({ quality: 80 })
-      .timeout({ seconds: CONVERT_SECONDS })
-      .toBuffer();
+    // The header only: sharp refuses here an image whose width × height passes limitInputPixels.
+    meta = await image.metadata();
+  } catch (error) {
+    if (/pixel limit/i.test((error as Error).message)) throw tooLarge();
+    throw unprocessableError('The source could not be decoded as an image.', 'url');
+  }
+  // All frames counted (an animation decodes every one), before any pixel is decoded.
+  if ((meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0) * (meta.pages ?? 1) > MEDIA_MAX_PIXELS) throw tooLarge();
+  try {
+    return await image.rotate().resize({ width, withoutEnlargement: true }).webp({ quality: 80 }).timeout({ seconds: CONVERT_SECONDS }).toBuffer();
   } catch {
-    throw unprocessableError(`The source could not be decoded as an image of at most ${MEDIA_MAX_PIXELS} pixels.`, 'url');
+    throw unprocessableError('The source could not be decoded as an image.', 'url');
   }
 }
 
