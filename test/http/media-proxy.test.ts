@@ -177,4 +177,24 @@ describe('GET /v1/media/{signature}/{url}', () => {
     expect(wall.body).not.toContain('/v1/media/');
     await t.close();
   });
+
+  it("MEDIA_PROXY=api: the content read's image URLs are the proxy's, and they answer", async () => {
+    const t = await setup({ MEDIA_PROXY: 'api' }, (path) => (path === '/photo.png' ? image(photo) : { status: 404 }));
+    const tenant = await buildTenant(t.db);
+    const source = `${t.source.base}/photo.png`;
+    await seedItems(t.db, tenant, [buildItem({ id: 'rss_photo', type: 'image', media: [{ type: 'image', url: source, width: 1000, height: 750 }] })]);
+    const res = await t.get(`/v1/content/${tenant.contract.slug}?q=${tenant.collection.slug}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const [item] = res.json() as { media: { type: string; url: string }[] }[];
+    expect(item!.media[0]!.url).toBe(proxiedMediaUrl(QUEUE_URL, mediaKey(currentSecretKey(t.config)), source));
+    const image2 = await t.get(item!.media[0]!.url.slice(QUEUE_URL.length));
+    expect([image2.statusCode, image2.headers['content-type']]).toEqual([200, 'image/webp']);
+    // With the default (wall), the content API gives the URL as collected.
+    const plain = await setup();
+    const other = await buildTenant(plain.db);
+    await seedItems(plain.db, other, [buildItem({ id: 'rss_photo', type: 'image', media: [{ type: 'image', url: source, width: 1000, height: 750 }] })]);
+    const read = (await plain.get(`/v1/content/${other.contract.slug}?q=${other.collection.slug}`)).json() as { media: { url: string }[] }[];
+    expect(read[0]!.media[0]!.url).toBe(source);
+    await Promise.all([t.close(), plain.close()]);
+  });
 });
