@@ -47,6 +47,8 @@ import { teamRoutes } from './management/team/routes.ts';
 import { queueRoutes } from './queue/routes.ts';
 import { createRelated } from './queue/related/related.ts';
 import type { Db } from './store/db.ts';
+import { mediaKey, type MediaWidth, proxiedMediaUrl } from './lib/media-url.ts';
+import { currentSecretKey } from './lib/secret-box.ts';
 import { schemaState } from './store/migrate.ts';
 
 export const ROLES = ['all', 'auth', 'api', 'queue', 'collector'] as const;
@@ -200,10 +202,18 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     const articleFetch = createFetcher({ allowPrivate: config.allowPrivateFetch, timeoutMs: ARTICLE_TIMEOUT_MS, maxBytes: ARTICLE_MAX_BYTES });
     app.addHook('onClose', async () => articleFetch.close());
     const related = createRelated(deps.db, config, articleFetch);
-    queueRoutes(app, { ...ctx, related });
+    // The media proxy (docs/api.md#media-proxy): images fetched through the collector's guard, its URLs signed with a key derived from the secret key (read on first use).
+    const { mediaRoutes, MEDIA_MAX_BYTES } = await import('./publication/media.ts');
+    let mediaHmac: Buffer | undefined;
+    const mediaHmacKey = () => (mediaHmac ??= mediaKey(currentSecretKey(config)));
+    const mediaFetch = createFetcher({ allowPrivate: config.allowPrivateFetch, maxBytes: MEDIA_MAX_BYTES });
+    app.addHook('onClose', async () => mediaFetch.close());
+    mediaRoutes(app, { config, fetch: mediaFetch, key: mediaHmacKey });
+    const media = config.mediaProxy === 'off' ? undefined : (url: string, width?: MediaWidth) => proxiedMediaUrl(config.queueUrl, mediaHmacKey(), url, width);
+    queueRoutes(app, { ...ctx, related, media: config.mediaProxy === 'api' ? (url: string) => proxiedMediaUrl(config.queueUrl, mediaHmacKey(), url) : undefined });
     // Loaded on demand: the sanitizer and templates would slow every CLI command that imports this file.
     const { publicationRoutes } = await import('./publication/routes.ts');
-    publicationRoutes(app, { ...ctx, related });
+    publicationRoutes(app, { ...ctx, related, media });
     // The walls' analytics beacon: counted in memory, written every few seconds (docs/api.md#analytics-beacon).
     (await import('./publication/beacon.ts')).beaconRoutes(app, ctx);
   }

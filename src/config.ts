@@ -115,6 +115,14 @@ export interface Config {
   relatedMaxAge: number;
   /** Articles not already answered Sluice fetches per contract per minute (RELATED_FETCHES_PER_MINUTE, default 30); beyond: 429. */
   relatedFetchesPerMinute: number;
+  /**
+   * The media proxy (MEDIA_PROXY, docs/api.md#media-proxy): `wall` (default) serves the wall's
+   * images through `/v1/media/…`; `api` rewrites the content API's media URLs too; `off` changes
+   * nothing (the route still answers signed URLs already given out).
+   */
+  mediaProxy: 'off' | 'wall' | 'api';
+  /** Disk bound of the media proxy's cache in DATA_DIR/media-cache, MiB (MEDIA_CACHE_MB, default 256). */
+  mediaCacheMb: number;
   /** Create the demo contract, collection, client and user on an empty database (SLUICE_BOOTSTRAP, default true). */
   bootstrap: boolean;
   /** pino log level (LOG_LEVEL, default info; `silent` turns logging off). */
@@ -199,6 +207,14 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+const MEDIA_PROXY_MODES = ['off', 'wall', 'api'] as const;
+
+function mediaProxy(env: Env): Config['mediaProxy'] {
+  const raw = env.MEDIA_PROXY?.trim().toLowerCase() || 'wall';
+  if (!(MEDIA_PROXY_MODES as readonly string[]).includes(raw)) throw new ConfigError('MEDIA_PROXY', `must be one of ${MEDIA_PROXY_MODES.join(', ')}, got "${env.MEDIA_PROXY}"`);
+  return raw as Config['mediaProxy'];
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {
@@ -292,6 +308,8 @@ export function loadConfig(env: Env): Config {
     contentMaxAge: integer(env, 'CONTENT_MAX_AGE', 5, 0, 86_400),
     relatedMaxAge: integer(env, 'RELATED_MAX_AGE', 600, 1, 86_400),
     relatedFetchesPerMinute: integer(env, 'RELATED_FETCHES_PER_MINUTE', 30, 1, 10_000),
+    mediaProxy: mediaProxy(env),
+    mediaCacheMb: integer(env, 'MEDIA_CACHE_MB', 256, 1, 1_048_576),
     bootstrap: boolean(env, 'SLUICE_BOOTSTRAP', true),
     logLevel,
     pollIntervals: Object.fromEntries(

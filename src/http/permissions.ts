@@ -117,6 +117,8 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   // The walls' analytics beacon (publication/beacon.ts): counts only, limited per address in memory.
   'POST /v1/publication/{contract}/beacon': PUBLIC,
   'GET /v1/publication/assets/{name}': PUBLIC,
+  // The media proxy (publication/media.ts): the URL's signature is the credential.
+  'GET /v1/media/{signature}/{url}': PUBLIC,
   'GET /v1/embed.js': PUBLIC,
   // WebSub callbacks: hubs, checked by the subscription's secret (collect/websub).
   'GET /websub/{id}': PUBLIC,

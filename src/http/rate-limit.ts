@@ -7,7 +7,7 @@
  *   token by the same lookup the handler then uses (`requestPrincipal`, made once per request),
  *   so a consumer's tokens share one count. A request whose token is missing or unknown counts
  *   against its client address under the address policy (it is answered 401 anyway);
- * - public reads (content, count, collections, related content, articles, the publication page and its items) and unknown
+ * - public reads (content, count, collections, related content, articles, the publication page and its items, the media proxy) and unknown
  *   paths: per client address, `RATE_LIMIT_PUBLIC` (default 6000) per window, policy
  *   `"address"`; IPv6 addresses count per /64, IPv4-mapped ones as IPv4 (`lib/addresses.ts`);
  * - exempt: health checks, `/openapi.json`, `/docs`, the console and other static assets, and the
@@ -52,7 +52,7 @@ const EXEMPT = [
 ];
 
 /** Public reads and the WebSub callback (hubs): no token, limited per client address. */
-const PUBLIC = /^\/(v1\/(content|count|collections|publication|related|articles)|websub)\//;
+const PUBLIC = /^\/(v1\/(content|count|collections|publication|related|articles|media)|websub)\//;
 
 /**
  * The class of a route from its registered pattern (`request.routeOptions.url`); undefined for a

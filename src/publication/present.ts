@@ -4,6 +4,7 @@
  * Pure functions; `now` is an argument.
  */
 import type { ContentItem } from '../item.ts';
+import type { MediaWidth } from '../lib/media-url.ts';
 import { trendingScore } from '../lib/ranking.ts';
 import { safeImageUrl, safeUrl, sanitizeEmbed, sanitizeText } from '../lib/sanitize.ts';
 import { relativeFormat, wordsFor } from './words.ts';
@@ -88,13 +89,35 @@ function kudosOf(kudos: ContentItem['kudos'] | undefined): ItemView['kudos'] {
   return { score, detail };
 }
 
-/** What the templates show of `item` at `now` (ms) in `language`, by the module's rules (unsafe URLs left out). */
-export function presentItem(item: ContentItem, now: number, language = 'en'): ItemView {
+/**
+ * The media proxy's URL of an image (lib/media-url.ts, docs/api.md#media-proxy) at a width of
+ * `MEDIA_WIDTHS`; given when MEDIA_PROXY is not `off`.
+ */
+export type MediaUrl = (url: string, width?: MediaWidth) => string;
+
+/** Width the cards' pictures are asked at through the media proxy (a card is at most about 600 CSS pixels wide). */
+export const CARD_IMAGE_WIDTH: MediaWidth = 640;
+
+/**
+ * The picture URL of a card: without `media`, an https (or `data:image`) URL as collected; with it,
+ * any http(s) image through the media proxy (so `http:` images show on https walls), `data:` as is.
+ */
+function imageUrl(url: string | undefined, media: MediaUrl | undefined): string | undefined {
+  if (!media) return safeImageUrl(url);
+  const source = safeUrl(url, ['http:', 'https:']);
+  return source ? media(source, CARD_IMAGE_WIDTH) : safeImageUrl(url);
+}
+
+/**
+ * What the templates show of `item` at `now` (ms) in `language`, by the module's rules (unsafe URLs
+ * left out); pictures through the media proxy when `media` is given.
+ */
+export function presentItem(item: ContentItem, now: number, language = 'en', media?: MediaUrl): ItemView {
   const dateMs = Date.parse(item.date);
   const url = safeUrl(item.url);
-  const media = item.media ?? [];
-  const imageMedia = media.find((m) => m.type === 'image' && safeImageUrl(m.url));
-  const embed = media.map((m) => (m.type === 'embed' ? sanitizeEmbed(m.embed) : '')).find(Boolean);
+  const attached = item.media ?? [];
+  const imageMedia = attached.find((m) => m.type === 'image' && imageUrl(m.url, media));
+  const embed = attached.map((m) => (m.type === 'embed' ? sanitizeEmbed(m.embed) : '')).find(Boolean);
   const author = item.author;
   const authorName = author?.name ?? author?.username ?? undefined;
   const textHtml = sanitizeText(item.text ?? '');
@@ -121,7 +144,7 @@ export function presentItem(item: ContentItem, now: number, language = 'en'): It
       : undefined,
     image:
       imageMedia && imageMedia.type === 'image'
-        ? { url: safeImageUrl(imageMedia.url)!, width: imageMedia.width, height: imageMedia.height, ratio: mediaRatio(imageMedia.width, imageMedia.height), alt: imageMedia.alt || undefined }
+        ? { url: imageUrl(imageMedia.url, media)!, width: imageMedia.width, height: imageMedia.height, ratio: mediaRatio(imageMedia.width, imageMedia.height), alt: imageMedia.alt || undefined }
         : undefined,
     embedHtml: embed || undefined,
     kudos: kudosOf(item.kudos),

@@ -46,7 +46,7 @@ import { findCollection, findPublicationSettings, publicationOf } from '../store
 import { findPublishedItems, type ItemDocument, listItems, rowToItem } from '../store/items.ts';
 import { publicationCsp } from './csp.ts';
 import { activeCustomizations } from './customizations.ts';
-import { presentItem } from './present.ts';
+import { type MediaUrl, presentItem } from './present.ts';
 import { qrSvg } from './qr.ts';
 import { LAYOUTS, type Layout, renderDisplay, renderItems, renderPage } from './render.ts';
 import { themeCss } from '../lib/theme-css.ts';
@@ -124,7 +124,7 @@ export interface RelatedSource {
 }
 
 /** Registers the module's routes on `app` (see the module's description). */
-export function publicationRoutes(app: App, { db, config, related }: { db: Db; config: Config; related: RelatedSource }): void {
+export function publicationRoutes(app: App, { db, config, related, media }: { db: Db; config: Config; related: RelatedSource; media?: MediaUrl | undefined }): void {
   /** The items related to the article `url` (the `related` of the wall); none when the article cannot be read (the widget then shows its empty notice). */
   async function relatedItems(contract: ContractRow, url: string): Promise<ContentItem[]> {
     try {
@@ -172,7 +172,7 @@ export function publicationRoutes(app: App, { db, config, related }: { db: Db; c
       shuffle: display.shuffle === true,
       pinnedEvery: display.pinnedEvery,
       state: row.displayState as DisplayState,
-      items: items.map((item) => presentItem(item, now, language)),
+      items: items.map((item) => presentItem(item, now, language, media)),
       // The moderation desk's pins, when items carry them (docs/api.md#display-page).
       pinned: items.filter((item) => (item as { pinned?: unknown }).pinned === true).map((item) => item.id),
       pageSize: DISPLAY_ITEMS,
@@ -210,7 +210,7 @@ export function publicationRoutes(app: App, { db, config, related }: { db: Db; c
       nonce,
       base,
       assets: '/v1/publication/assets',
-      items: items.map((item) => presentItem(item, now, language)),
+      items: items.map((item) => presentItem(item, now, language, media)),
       next,
       related: article,
       pageSize: PAGE_SIZE,
@@ -247,7 +247,7 @@ export function publicationRoutes(app: App, { db, config, related }: { db: Db; c
       .header('access-control-allow-origin', '*')
       .header('access-control-expose-headers', 'x-sluice-count')
       .header('x-sluice-count', String(rows.length))
-      .send(renderItems(rows.map((row) => presentItem(rowToItem(row), now, language)), language));
+      .send(renderItems(rows.map((row) => presentItem(rowToItem(row), now, language, media)), language));
   });
 
   // The router always sets the path parameter `name`; the handler checks its value.

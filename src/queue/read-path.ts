@@ -19,6 +19,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
+import type { ContentItem } from '../item.ts';
 import { publicTarget } from '../http/public.ts';
 import { findActiveCollectionBySlugs } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
@@ -76,9 +77,18 @@ interface Serialized {
   moderator?: string;
 }
 
-function serialize(row: ItemDocument): Serialized {
-  const json = JSON.stringify(rowToItem(row));
-  return parseModeration(row.moderation).edit ? { json, moderator: JSON.stringify(rowToModeratorItem(row)) } : { json };
+/**
+ * The item with its images' URLs given by `media` (MEDIA_PROXY=api: the media proxy's URLs,
+ * docs/api.md#media-proxy); as is without it.
+ */
+function withMedia<T extends { media: ContentItem['media'] }>(item: T, media: ((url: string) => string) | undefined): T {
+  if (!media || !item.media) return item;
+  return { ...item, media: item.media.map((m) => (m.type === 'image' ? { ...m, url: media(m.url) } : m)) };
+}
+
+function serialize(row: ItemDocument, media: ((url: string) => string) | undefined): Serialized {
+  const json = JSON.stringify(withMedia(rowToItem(row), media));
+  return parseModeration(row.moderation).edit ? { json, moderator: JSON.stringify(withMedia(rowToModeratorItem(row), media)) } : { json };
 }
 
 /** The entry's JSON for `audience`: an unedited item's moderator JSON is the public one with `edited: false`, as `rowToModeratorItem` adds it last. */
@@ -87,8 +97,11 @@ function jsonFor(entry: Serialized, audience: Audience): string {
   return entry.moderator ?? `${entry.json.slice(0, -1)},"edited":false}`;
 }
 
-/** The read path of the module for `db`, its pages fresh for CONTENT_MAX_AGE seconds (`config.contentMaxAge`). */
-export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): ReadPath {
+/**
+ * The read path of the module for `db`, its pages fresh for CONTENT_MAX_AGE seconds
+ * (`config.contentMaxAge`); `media`, when given, rewrites the items' image URLs (MEDIA_PROXY=api).
+ */
+export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, media?: (url: string) => string): ReadPath {
   const found = new Map<string, { at: number; collection: ReadCollection }>();
   const pages = createPageCache({ maxBytes: PAGE_CACHE_BYTES, ttlMs: config.contentMaxAge * 1000 });
   const items = new LRUCache<string, Serialized>({ maxSize: ITEM_CACHE_UNITS, sizeCalculation: (entry, key) => entry.json.length + (entry.moderator?.length ?? 0) + key.length });
@@ -145,7 +158,7 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>): R
         // (a content page never shows an item that is not published).
         const row = rows.get(key.id);
         if (!row || row.state !== key.state) return;
-        const entry = serialize(row);
+        const entry = serialize(row, media);
         // Only published items carry a `seq` that every change renews; others are serialized each time.
         if (row.state === 'published') items.set(keyOf(row), entry);
         parts.push(jsonFor(entry, audience));

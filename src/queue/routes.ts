@@ -48,8 +48,9 @@ import type { Related } from './related/related.ts';
 import { relatedRoutes } from './related/routes.ts';
 
 /** Registers the module's routes on `app` (see the module's description). */
-export function queueRoutes(app: App, { db, config, related }: { db: Db; config: Config; related: Related }): void {
-  const reads = createReadPath(db, config);
+export function queueRoutes(app: App, { db, config, related, media }: { db: Db; config: Config; related: Related; media?: ((url: string) => string) | undefined }): void {
+  // MEDIA_PROXY=api: the content and queue reads give the media proxy's image URLs (docs/api.md#media-proxy).
+  const reads = createReadPath(db, config, media);
   relatedRoutes(app, { db, config, related });
   const streams = createStreamHub(db);
   const moderatorStreams = createStreamHub(db, { audience: 'moderator' });

@@ -86,6 +86,8 @@ const RECIPES: Record<string, Recipe> = {
   'GET /v1/assets/sign-in.css': { req: () => ({ url: '/v1/assets/sign-in.css' }) },
   'GET /v1/embed.js': { req: () => ({ url: '/v1/embed.js' }) },
   'GET /v1/publication/assets/{name}': { req: () => ({ url: '/v1/publication/assets/wall.css' }) },
+  // The media proxy without a valid signature: reached without a token, refused by the handler (docs/api.md#media-proxy).
+  'GET /v1/media/{signature}/{url}': { ok: 403, req: () => ({ url: `/v1/media/AAAAAAAAAAAAAAAAAAAAAA/${Buffer.from('https://example.com/a.png').toString('base64url')}` }) },
 
   // OAuth and sign-in (public: they authenticate the client or the sign-in themselves).
   'POST /v1/oauth/token': { req: (w) => ({ method: 'POST', url: '/v1/oauth/token', form: { grant_type: 'client_credentials' }, headers: w.basic }) },

@@ -13,6 +13,8 @@ export const PUBLIC_PATHS = [
   /^\/(healthz|readyz)$/,
   /^\/\.well-known\//,
   /^\/v1\/(content|count|collections|publication|related|articles)\//,
+  // The media proxy: its URL's signature is the credential (docs/api.md#media-proxy).
+  /^\/v1\/media\//,
   /^\/v1\/embed\.js$/,
   /^\/websub\//,
   /^\/v1\/(oauth\/)?authorize$/,

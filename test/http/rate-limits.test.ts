@@ -50,6 +50,7 @@ describe('rate limit classes', () => {
     ['/v1/articles/:contract', 'address'],
     ['/v1/publication/:contract', 'address'],
     ['/v1/publication/:contract/items', 'address'],
+    ['/v1/media/:signature/:url', 'address'],
     ['/websub/:id', 'address'],
     [undefined, 'address'],
     ['/healthz', 'exempt'],

@@ -5609,6 +5609,13 @@ export interface Paths {
       };
     };
   };
+  '/v1/media/{signature}/{url}': {
+    get: {
+      responses: {
+        '304': null;
+      };
+    };
+  };
   '/v1/related/{contract}': {
     get: {
       responses: {
