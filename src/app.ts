@@ -210,7 +210,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     app.addHook('onClose', async () => mediaFetch.close());
     mediaRoutes(app, { config, fetch: mediaFetch, key: mediaHmacKey });
     const media = config.mediaProxy === 'off' ? undefined : (url: string, width?: MediaWidth) => proxiedMediaUrl(config.queueUrl, mediaHmacKey(), url, width);
-    queueRoutes(app, { ...ctx, related, media: config.mediaProxy === 'api' ? (url: string) => proxiedMediaUrl(config.queueUrl, mediaHmacKey(), url) : undefined });
+    const fullSize = config.mediaProxy === 'off' ? undefined : (url: string) => proxiedMediaUrl(config.queueUrl, mediaHmacKey(), url);
+    queueRoutes(app, { ...ctx, related, media: config.mediaProxy === 'api' ? fullSize : undefined, queueMedia: fullSize });
     // Loaded on demand: the sanitizer and templates would slow every CLI command that imports this file.
     const { publicationRoutes } = await import('./publication/routes.ts');
     publicationRoutes(app, { ...ctx, related, media });

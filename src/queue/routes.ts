@@ -48,9 +48,15 @@ import type { Related } from './related/related.ts';
 import { relatedRoutes } from './related/routes.ts';
 
 /** Registers the module's routes on `app` (see the module's description). */
-export function queueRoutes(app: App, { db, config, related, media }: { db: Db; config: Config; related: Related; media?: ((url: string) => string) | undefined }): void {
-  // MEDIA_PROXY=api: the content and queue reads give the media proxy's image URLs (docs/api.md#media-proxy).
+export function queueRoutes(
+  app: App,
+  { db, config, related, media, queueMedia }: { db: Db; config: Config; related: Related; media?: ((url: string) => string) | undefined; queueMedia?: ((url: string) => string) | undefined },
+): void {
+  // The media proxy's image URLs (docs/api.md#media-proxy): `media` in the content read
+  // (MEDIA_PROXY=api), `queueMedia` in the queue read, the console's (unless MEDIA_PROXY=off).
+  // Items are cached by collection, id and seq, so the two read paths need no common invalidation.
   const reads = createReadPath(db, config, media);
+  const queueReads = queueMedia === media ? reads : createReadPath(db, config, queueMedia);
   relatedRoutes(app, { db, config, related });
   const streams = createStreamHub(db);
   const moderatorStreams = createStreamHub(db, { audience: 'moderator' });
@@ -76,7 +82,7 @@ export function queueRoutes(app: App, { db, config, related, media }: { db: Db; 
       ? await searchItemKeys(db, selection, searchPage(page, query.sort ?? 'time'), searchParameter('text', text))
       : await listItemKeys(db, selection, { ...page, sort: query.sort ?? 'time' }, pins);
     // Published items' JSON is kept per audience (read-path.ts); the others are serialized each time.
-    const json = await reads.itemsJson(keys, (ids) => findItems(db, collection.id, ids), 'moderator');
+    const json = await queueReads.itemsJson(keys, (ids) => findItems(db, collection.id, ids), 'moderator');
     return respondJson(request, reply, json, { public: false, callback: query.callback });
   });
 
