@@ -120,7 +120,7 @@ describe('POST /collection/erasures', () => {
     entries.push(entry('m4', 'Mallory', 'Pelican'));
     await poll();
     expect((await content()).map((item) => item.title)).toContain('Pelican title');
-  });
+  }, 60_000);
 
   it('refuses another contract, a moderator and bad bodies, erasing nothing', async () => {
     const { app, db } = await build();
