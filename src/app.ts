@@ -40,6 +40,7 @@ import { filterRoutes } from './management/filters/routes.ts';
 import { inputRoutes } from './management/inputs/routes.ts';
 import { listRoutes } from './management/lists/routes.ts';
 import { articleRoutes } from './management/articles/routes.ts';
+import { erasureRoutes } from './management/erasures/routes.ts';
 import { setRoutes } from './management/sets/routes.ts';
 import { webhookRoutes } from './management/webhooks/routes.ts';
 import { smtpMailer } from './management/team/mail.ts';
@@ -186,6 +187,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     filterRoutes(app, ctx);
     auditRoutes(app, ctx);
     articleRoutes(app, ctx);
+    erasureRoutes(app, ctx);
     // Invitation and password-reset links by e-mail when SMTP_URL is set (docs/configuration.md#e-mail).
     const mailer = config.smtp ? smtpMailer(config.smtp) : undefined;
     if (mailer) app.addHook('onClose', async () => mailer.close());

@@ -3,7 +3,8 @@
  * (WebSub) or streamed (Mastodon streaming, Bluesky Jetstream): docs/filters.md#when-filters-run
  * and docs/services.md#push-and-streams.
  *
- * 1. `judgeItems` (outside any transaction): the items not yet in the input's collection get
+ * 1. `judgeItems` (outside any transaction): items of authors the contract blocked (an erasure,
+ *    `store/erasures.ts`) are dropped; the items not yet in the input's collection get
  *    their language (the source's own wins, `lib/language.ts`) and are judged by the filter that
  *    governs the input (`filter-cache.ts`), in the filter pool's workers within POLL_BUDGET_MS
  *    (`filter/pool.ts`) at `now` (`datediff`). A filter that cannot compile throws `FilterError`;
@@ -26,6 +27,7 @@ import { withLanguage } from '../lib/language.ts';
 import { countCollectedItems } from '../lib/metrics.ts';
 import type { Database } from '../store/tables.ts';
 import type { Db } from '../store/db.ts';
+import { withoutBlocked } from '../store/erasures.ts';
 import { recordPushed } from '../store/inputs.ts';
 import { storedItemIds, storeNewItems } from '../store/items.ts';
 import { emitEvents, itemSubject, type NewEvent } from '../store/outbox.ts';
@@ -59,7 +61,9 @@ export interface Judged {
 }
 
 /** Step 1: language and filter for the items of `input` new to its collection (see the module). */
-export async function judgeItems(db: Db, input: InputRow, items: ContentItem[], ctx: JudgeContext, now: number): Promise<Judged> {
+export async function judgeItems(db: Db, input: InputRow, collected: ContentItem[], ctx: JudgeContext, now: number): Promise<Judged> {
+  // Authors the contract erased are not collected again (docs/api.md#erasure).
+  const items = await withoutBlocked(db, input.contractId, input.service, collected);
   const governing = await (ctx.filters ?? filterCache(db)).governing(input);
   const stored = await storedItemIds(db, input.collectionId, items.map((item) => item.id));
   const fresh: ContentItem[] = [];

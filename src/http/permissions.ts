@@ -130,6 +130,10 @@ export const PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /collection/articles': read,
   'POST /collection/articles': write,
   'DELETE /collection/articles/{id}': write,
+  // Erasure on request cannot be undone, and lifting a block undoes what one asked for: admins (docs/api.md#erasure).
+  'POST /collection/erasures': contract('admin', 'manage:write'),
+  'GET /collection/blocked-authors': read,
+  'DELETE /collection/blocked-authors/{id}': contract('admin', 'manage:write'),
   'PATCH /collection/contracts/{id}': write,
   'GET /collection/services': token('manage:read'),
   ...records('/collection/inputs', read, write),

@@ -475,13 +475,7 @@ export async function splitDuplicate(
     const item = inShape(JSON.parse(duplicate.body) as ContentItem);
     const seq = await bumpVersion(trx, collectionId);
     await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('id', '=', duplicateId).execute();
-    await updateCard(trx, collectionId, cardId, seq, (stored) => {
-      const duplicates = (stored.duplicates ?? []).filter((d) => d.id !== duplicateId);
-      const { duplicates: _all, ...rest } = stored;
-      const kudos = { ...stored.kudos, score: stored.kudos.score - item.kudos.score, duplicates: duplicates.length };
-      if (!duplicates.length) delete (kudos as { duplicates?: number }).duplicates;
-      return { ...rest, ...(duplicates.length && { duplicates }), kudos };
-    });
+    await updateCard(trx, collectionId, cardId, seq, withoutDuplicate(duplicateId, item.kudos.score));
     const { children: _children, ...own } = item;
     await trx.insertInto('items').values(itemRow({ ...target, inputId: duplicate.inputId, state: card.state as ItemState }, { ...own, children: item.children ?? [] }, seq, now)).execute();
     if (audit) {
@@ -490,6 +484,33 @@ export async function splitDuplicate(
     }
     return trx.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', '=', duplicateId).executeTakeFirstOrThrow();
   });
+}
+
+/** A card's change that drops its duplicate `duplicateId` (entry, `score` and count), as a split or an erasure does. */
+function withoutDuplicate(duplicateId: string, score: number): (card: ContentItem) => ContentItem {
+  return (stored) => {
+    const duplicates = (stored.duplicates ?? []).filter((d) => d.id !== duplicateId);
+    const { duplicates: _all, ...rest } = stored;
+    const kudos = { ...stored.kudos, score: stored.kudos.score - score, duplicates: duplicates.length };
+    if (!duplicates.length) delete (kudos as { duplicates?: number }).duplicates;
+    return { ...rest, ...(duplicates.length && { duplicates }), kudos };
+  };
+}
+
+/**
+ * Deletes duplicate `duplicate` (a row of `item_duplicates`) for good, inside `trx` (an erasure,
+ * docs/api.md#erasure): its row, its entry, score and count on its card (stamped `seq`), and the
+ * URL hashes of it that point to the card (those the card's own URL shares stay).
+ */
+export async function removeDuplicate(trx: Transaction<Database>, duplicate: { collectionId: string; id: string; cardId: string; body: string }, seq: number): Promise<void> {
+  const item = inShape(JSON.parse(duplicate.body) as ContentItem);
+  await trx.deleteFrom('itemDuplicates').where('collectionId', '=', duplicate.collectionId).where('id', '=', duplicate.id).execute();
+  await updateCard(trx, duplicate.collectionId, duplicate.cardId, seq, withoutDuplicate(duplicate.id, item.kudos.score));
+  // Only its own: a hash the card shares (the same canonical URL, what made it a duplicate) stays the card's.
+  const card = await trx.selectFrom('items').select('body').where('collectionId', '=', duplicate.collectionId).where('id', '=', duplicate.cardId).executeTakeFirst();
+  const kept = new Set(card ? urlKeys(itemBody(card.body)).urlHashes : []);
+  const hashes = urlKeys(item).urlHashes.filter((hash) => !kept.has(hash));
+  if (hashes.length) await trx.deleteFrom('itemUrls').where('collectionId', '=', duplicate.collectionId).where('itemId', '=', duplicate.cardId).where('urlHash', 'in', hashes).execute();
 }
 
 /** A circle on the Earth: centre in degrees, radius in meters. */

@@ -59,6 +59,8 @@ export const MOVED: Moved[] = [
   { table: 'auditEntries', key: ['id'], scope: 'contract' },
   { table: 'auditItems', key: ['entryId', 'itemId'], scope: 'entry' },
   { table: 'jobs', key: ['id'], scope: 'contract' },
+  // Erased authors stay blocked where the contract moves (docs/api.md#erasure).
+  { table: 'blockedAuthors', key: ['id'], scope: 'contract' },
 ];
 
 const BY_NAME = new Map(MOVED.map((moved) => [moved.table, moved]));

@@ -665,6 +665,20 @@ export interface ArticlePinTable {
   pinnedAt: number;
 }
 
+/** An author a contract erased and does not collect again (migration 2026-12-21-blocked-authors, docs/api.md#erasure). */
+export interface BlockedAuthorTable {
+  id: string;
+  contractId: string;
+  service: string;
+  /** Which author field names them: `userid`, `username` or `name`. */
+  field: string;
+  value: string;
+  /** The audit entry of the erasure that blocked them. */
+  erasureId: string | null;
+  /** ms since the epoch. */
+  createdAt: number;
+}
+
 export interface Database {
   contracts: ContractTable;
   collections: CollectionTable;
@@ -702,6 +716,7 @@ export interface Database {
   analyticsCounts: AnalyticsCountTable;
   articles: ArticleTable;
   articlePins: ArticlePinTable;
+  blockedAuthors: BlockedAuthorTable;
   webhooks: WebhookTable;
   webhookOutbox: WebhookOutboxTable;
   webhookAttempts: WebhookAttemptTable;
@@ -710,6 +725,7 @@ export interface Database {
 }
 
 export type ArticleRow = Selectable<ArticleTable>;
+export type BlockedAuthorRow = Selectable<BlockedAuthorTable>;
 export type ContractRow = Selectable<ContractTable>;
 export type CollectionRow = Selectable<CollectionTable>;
 export type ConsumerRow = Selectable<ConsumerTable>;

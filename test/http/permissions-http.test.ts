@@ -158,6 +158,10 @@ const RECIPES: Record<string, Recipe> = {
   'GET /collection/articles': { req: (w) => ({ url: `/collection/articles?contract_id=${w.contractId}` }) },
   'POST /collection/articles': { ok: 201, req: (w, _h, n) => ({ method: 'POST', url: '/collection/articles', body: { contractId: w.contractId, url: `https://news.example.com/added-${n}` } }) },
   'DELETE /collection/articles/{id}': { req: async (w) => ({ method: 'DELETE', url: `/collection/articles/${await w.article()}` }) },
+  // Erasure of an author who has no items: each a new name (docs/api.md#erasure).
+  'POST /collection/erasures': { ok: 201, req: (w, _h, n) => ({ method: 'POST', url: '/collection/erasures', body: { contractId: w.contractId, service: 'rss', author: { name: `Nobody ${n}` } } }) },
+  'GET /collection/blocked-authors': { req: (w) => ({ url: `/collection/blocked-authors?contract_id=${w.contractId}` }) },
+  'DELETE /collection/blocked-authors/{id}': { ok: 204, req: async (w) => ({ method: 'DELETE', url: `/collection/blocked-authors/${await w.blockedAuthor()}` }) },
   'GET /collection/analytics': { req: (w) => ({ url: `/collection/analytics?collection_id=${w.collectionId}&from=0&to=86400` }) },
   'GET /collection/audit': { req: (w) => ({ url: `/collection/audit?contract_id=${w.contractId}` }) },
   'GET /collection/inputs/{id}/rejections': { req: (w) => ({ url: `/collection/inputs/${w.ids.inputs}/rejections` }) },
@@ -257,6 +261,8 @@ interface World {
   duplicatePair: (n: number) => Promise<string>;
   /** A new article of the contract (docs/api.md#articles), its id. */
   article: () => Promise<string>;
+  /** A new blocked author of the contract (an erasure of an author without items), its id. */
+  blockedAuthor: () => Promise<string>;
 }
 
 /** The form fields of `html`'s form posted to `action` (hidden inputs), or of its first form. */
@@ -368,6 +374,7 @@ async function makeWorld(): Promise<World> {
       return asForm(browser, '/v1/login/two-factor', { ...hiddenFields(posted.body, '/v1/login/two-factor'), code: totp(secret, 1) });
     },
     article: async () => (await api('POST', '/collection/articles', { contractId, url: `https://news.example.com/story-${++serial}` }, 201)).json().id,
+    blockedAuthor: async () => (await api('POST', '/collection/erasures', { contractId, service: 'rss', author: { name: `Blocked ${++serial}` } }, 201)).json().blockedAuthorId,
     invite: async () => (await api('POST', `/collection/contracts/${contractId}/invitations`, { name: 'Invitee', email: `invitee-${++serial}@example.com`, role: 'viewer' }, 201)).json(),
     invitation: async () => new URL((await w.invite()).link).pathname,
     resetLink: async () => new URL((await api('POST', `/collection/contracts/${contractId}/members/${await w.member()}/password-reset`, undefined, 201)).json().link).pathname,

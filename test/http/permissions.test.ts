@@ -102,6 +102,8 @@ async function world() {
     { op: 'GET /collection/contracts/{id}/members', call: () => ({ method: 'GET', url: `/collection/contracts/${contractId}/members` }) },
     // The owner's class: requiring two-factor sign-in (false: the owner's own account needs none for that).
     { op: 'PUT /collection/contracts/{id}/two-factor', call: () => ({ method: 'PUT', url: `/collection/contracts/${contractId}/two-factor`, payload: { required: false } }) },
+    // The admins' changes (an erasure: irreversible, docs/api.md#erasure); each a new author without items.
+    { op: 'POST /collection/erasures', call: (_t, n) => ({ method: 'POST', url: '/collection/erasures', payload: { contractId, service: 'rss', author: { name: `Nobody ${n}` } } }) },
     { op: 'GET /collection/audit', call: () => ({ method: 'GET', url: `/collection/audit?contract_id=${contractId}` }) },
     { op: 'GET /collection/services', call: () => ({ method: 'GET', url: '/collection/services' }) },
     { op: 'GET /v1/oauth/me', call: () => ({ method: 'GET', url: '/v1/oauth/me' }) },

@@ -52,6 +52,8 @@ export function expectedOf(method: string, path: string): Expected {
   if (path === '/collection/collections/{id}/display') return { access: 'contract', role: 'moderator', scope: 'queue:moderate' };
   // A collection's publication analytics (issue 35 point 4): what any viewer may read.
   if (path === '/collection/analytics') return { access: 'contract', role: 'viewer', scope: 'manage:read' };
+  // Erasing an author's items (irreversible) and lifting the block it set: admins (issue 34 point 3).
+  if (path === '/collection/erasures' || (path === '/collection/blocked-authors/{id}' && method === 'DELETE')) return { access: 'contract', role: 'admin', scope: 'manage:write' };
   if (path === '/collection/audit') return { access: 'contract', role: 'admin', scope: 'manage:read' };
   if (/^\/collection\/(credentials|webhooks)\b/.test(path)) return { access: 'contract', role: 'admin', scope: 'credentials' };
   // The team (members, invitations, a member's password-reset link): admins with the scope team, whatever the method.

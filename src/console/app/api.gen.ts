@@ -5213,6 +5213,81 @@ export interface Paths {
       };
     };
   };
+  '/collection/erasures': {
+    post: {
+      responses: {
+        '201': {
+          /**
+           * The erasure's audit entry (GET /collection/audit?resource=author)
+           */
+          erasureId: string;
+          /**
+           * Items removed: cards and duplicates merged into cards
+           */
+          removed: number;
+          /**
+           * The blocked author now kept from collection
+           */
+          blockedAuthorId: string;
+        };
+      };
+      requestBody: {
+        /**
+         * 24 lower-case hex characters
+         */
+        contractId: string;
+        /**
+         * The service the author publishes on
+         */
+        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+        /**
+         * Exactly one of userid, username, name
+         */
+        author: {
+          /**
+           * The author's id at the service (the content item's `author.userid`)
+           */
+          userid?: string;
+          /**
+           * The author's handle (the content item's `author.username`)
+           */
+          username?: string;
+          /**
+           * The author's display name (`author.name`): only for services that give no author id (rss)
+           */
+          name?: string;
+        };
+      };
+    };
+  };
+  '/collection/blocked-authors': {
+    get: {
+      responses: {
+        '200': {
+          id: string;
+          contractId: string;
+          service: string;
+          /**
+           * Which author field names them
+           */
+          field: 'userid' | 'username' | 'name';
+          value: string;
+          /**
+           * The audit entry of the erasure that blocked them
+           */
+          erasureId: string | null;
+          created: string;
+        }[];
+      };
+    };
+  };
+  '/collection/blocked-authors/{id}': {
+    delete: {
+      responses: {
+        '204': null;
+      };
+    };
+  };
   '/collection/contracts/{id}/members': {
     get: {
       responses: {

@@ -27,7 +27,7 @@ import { REVERTABLE, revertModeration } from '../../store/items.ts';
 import { Id, IdParams, TokenQuery } from '../docs.ts';
 import { actorOf } from '../resource.ts';
 
-export const AUDIT_RESOURCES = ['collection', 'input', 'list', 'set', 'chain', 'customization', 'credential', 'contract', 'grant', 'invitation', 'password-reset', 'item', 'account'] as const;
+export const AUDIT_RESOURCES = ['collection', 'input', 'list', 'set', 'chain', 'customization', 'credential', 'contract', 'grant', 'invitation', 'password-reset', 'item', 'account', 'author'] as const;
 export const AUDIT_ACTIONS = ['create', 'update', 'delete', 'moderate', 'split', 'apply', 'revert', 'accept', 'display', 'pin', 'unpin', 'edit', 'password', 'logout-all', 'publish-anyway'] as const;
 
 const UnixTime = Type.Integer({ minimum: 0, maximum: 253_402_300_799, description: 'Unix time in seconds' });

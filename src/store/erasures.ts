@@ -1,0 +1,157 @@
+/**
+ * Erasure on request and blocked authors (issue 34 point 3, docs/api.md#erasure; migration
+ * 2026-12-21-blocked-authors).
+ *
+ * `eraseAuthor` removes, in one transaction, every stored item of one author of one service in
+ * a contract's collections — the items rows (the search index follows by its triggers, migration
+ * 2026-12-06-item-search), the duplicates merged into those cards, the author's own duplicates
+ * merged into other authors' cards (`removeDuplicate`), their de-duplication keys
+ * (`deleteCardKeys`), article pins, the audit trail's item references (`audit_items`: ids and
+ * states only) and the filter rejections of the author's items (which hold the item) — bumps the
+ * version of every collection it changed (cached pages and counts drop them), blocks the author
+ * (`blocked_authors`) and records one audit entry (resource `author`, action `erase`) holding the
+ * author key and the counts, never the items' content. Since the rows are deleted, exports and
+ * backups taken afterwards hold none of it.
+ *
+ * An author is named by one field of the content item's `author` (src/item.ts): `userid`,
+ * `username` or `name`, compared exactly. `name` only for services whose items carry no author
+ * id (`NAME_ONLY_SERVICES`: feeds, src/services/kit/feed.ts): elsewhere a display name is not
+ * the person's key.
+ */
+import { type RawBuilder, sql, type Transaction } from 'kysely';
+import type { ContentItem } from '../item.ts';
+import { newId } from '../lib/ids.ts';
+import { type Actor, recordAudit } from './audit.ts';
+import { type Db, isPostgres } from './db.ts';
+import { bumpVersion, deleteCardKeys, removeDuplicate } from './items.ts';
+import type { BlockedAuthorRow, Database } from './tables.ts';
+
+export const AUTHOR_FIELDS = ['userid', 'username', 'name'] as const;
+export type AuthorField = (typeof AUTHOR_FIELDS)[number];
+
+/** Services whose items carry no author id or username: their authors are named by `name`. */
+export const NAME_ONLY_SERVICES: readonly string[] = ['rss'];
+
+/** An author of a service: which `author` field names them and its value. */
+export interface AuthorKey {
+  service: string;
+  field: AuthorField;
+  value: string;
+}
+
+/** What an erasure did (the audit entry's id is the erasure's). */
+export interface Erasure {
+  erasureId: string;
+  /** Items removed: cards and duplicates merged into cards. */
+  removed: number;
+  blockedAuthorId: string;
+}
+
+const BATCH = 200;
+
+/** SQL of the `author.<field>` (or `service` when `field` is undefined) of a JSON column `column`. */
+function jsonField(trx: Db | Transaction<Database>, column: string, field: AuthorField | undefined, jsonb: boolean): RawBuilder<string> {
+  const path = field ? ['author', field] : ['service'];
+  if (!isPostgres(trx)) return sql<string>`json_extract(${sql.raw(column)}, ${`$.${path.join('.')}`})`;
+  const value = jsonb ? sql.raw(column) : sql.raw(`(${column})::jsonb`);
+  return field ? sql<string>`${value} -> 'author' ->> ${field}` : sql<string>`${value} ->> 'service'`;
+}
+
+/** Whether `author` (a content item's) is the author `key` names. */
+export function isAuthor(author: ContentItem['author'] | undefined, key: { field: string; value: string }): boolean {
+  return (author as Record<string, string | null> | undefined)?.[key.field] === key.value;
+}
+
+/** The contract's blocked authors, newest first. */
+export async function listBlockedAuthors(db: Db, contractId: string): Promise<BlockedAuthorRow[]> {
+  return db.selectFrom('blockedAuthors').selectAll().where('contractId', '=', contractId).orderBy('createdAt', 'desc').orderBy('id', 'desc').execute();
+}
+
+export async function findBlockedAuthor(db: Db, id: string): Promise<BlockedAuthorRow | undefined> {
+  return db.selectFrom('blockedAuthors').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * `items` without those whose author the contract blocked for `service` (collect/ingest.ts calls
+ * it before judging: such items are neither stored nor recorded as rejections). One indexed read.
+ */
+export async function withoutBlocked<T extends Pick<ContentItem, 'author'>>(db: Db | Transaction<Database>, contractId: string, service: string, items: T[]): Promise<T[]> {
+  if (!items.length) return items;
+  const blocked = await db.selectFrom('blockedAuthors').select(['field', 'value']).where('contractId', '=', contractId).where('service', '=', service).execute();
+  if (!blocked.length) return items;
+  return items.filter((item) => !blocked.some((key) => isAuthor(item.author, key)));
+}
+
+/**
+ * Erases author `key` from contract `contractId` at `now` (ms) on behalf of `actor` (see the
+ * module); resolves to what it did. Erasing an author already blocked erases what arrived
+ * since (nothing, as collection skips them) and keeps the block.
+ */
+export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, actor: Actor, now = Date.now()): Promise<Erasure> {
+  return db.transaction().execute(async (trx) => {
+    const existing = await trx.selectFrom('blockedAuthors').select('id').where('contractId', '=', contractId).where('service', '=', key.service).where('field', '=', key.field).where('value', '=', key.value).executeTakeFirst();
+    const blockedAuthorId = existing?.id ?? newId(now);
+    if (!existing) await trx.insertInto('blockedAuthors').values({ id: blockedAuthorId, contractId, service: key.service, field: key.field, value: key.value, erasureId: null, createdAt: now }).execute();
+    const collections = (await trx.selectFrom('collections').select('id').where('contractId', '=', contractId).execute()).map((row) => row.id);
+    let cards = 0;
+    let duplicates = 0;
+    for (const collectionId of collections) {
+      let seq: number | undefined;
+      const version = async () => (seq ??= await bumpVersion(trx, collectionId));
+      const gone = await trx
+        .deleteFrom('items')
+        .where('collectionId', '=', collectionId)
+        .where('service', '=', key.service)
+        .where(jsonField(trx, 'body', key.field, true), '=', key.value)
+        .returning(['id', 'body', 'dateMs'])
+        .execute();
+      if (gone.length) {
+        await version();
+        const ids = gone.map((row) => row.id);
+        for (let i = 0; i < ids.length; i += BATCH) {
+          const batch = ids.slice(i, i + BATCH);
+          const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('cardId', 'in', batch).returning(['cardId', 'body']).execute();
+          duplicates += merged.length;
+          await deleteCardKeys(trx, collectionId, gone.slice(i, i + BATCH), merged);
+          await trx.deleteFrom('articlePins').where('collectionId', '=', collectionId).where('itemId', 'in', batch).execute();
+          await trx.deleteFrom('auditItems').where('collectionId', '=', collectionId).where('itemId', 'in', batch).execute();
+        }
+        cards += gone.length;
+      }
+      // The author's items merged into other authors' cards.
+      const theirs = await trx
+        .selectFrom('itemDuplicates')
+        .select(['collectionId', 'id', 'cardId', 'body'])
+        .where('collectionId', '=', collectionId)
+        .where(jsonField(trx, 'body', undefined, false), '=', key.service)
+        .where(jsonField(trx, 'body', key.field, false), '=', key.value)
+        .execute();
+      for (const duplicate of theirs) await removeDuplicate(trx, duplicate, await version());
+      duplicates += theirs.length;
+    }
+    const inputs = trx.selectFrom('inputs').select('id').where('contractId', '=', contractId).where('service', '=', key.service);
+    const rejections = await trx
+      .deleteFrom('rejections')
+      .where('contractId', '=', contractId)
+      .where('inputId', 'in', inputs)
+      .where(jsonField(trx, 'item', key.field, false), '=', key.value)
+      .returning('itemId')
+      .execute();
+    const removed = cards + duplicates;
+    const erasureId = await recordAudit(
+      trx,
+      { contractId, actor, resource: 'author', resourceId: blockedAuthorId, action: 'erase', before: null, after: { ...key, removed, cards, duplicates, rejections: rejections.length } },
+      now,
+    );
+    await trx.updateTable('blockedAuthors').set({ erasureId }).where('id', '=', blockedAuthorId).execute();
+    return { erasureId, removed, blockedAuthorId };
+  });
+}
+
+/** Lifts block `row` on behalf of `actor` (audited: resource `author`, action `delete`): the author's new items are collected again. */
+export async function unblockAuthor(db: Db, row: BlockedAuthorRow, actor: Actor, now = Date.now()): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('blockedAuthors').where('id', '=', row.id).execute();
+    await recordAudit(trx, { contractId: row.contractId, actor, resource: 'author', resourceId: row.id, action: 'delete', before: { service: row.service, field: row.field, value: row.value }, after: null }, now);
+  });
+}
