@@ -34,6 +34,11 @@ export interface ServiceRow {
    * (docs/api.md#duplicates, `lib/item-keys.ts`).
    */
   readonly ownEntries?: boolean;
+  /**
+   * Its items carry no author id or username, only a display name: an author is named by
+   * `author.name` where one must be named (an erasure, docs/api.md#erasure).
+   */
+  readonly authorsByName?: boolean;
 }
 
 /** A secret credential (masked by `sluice config`) read from `variable`. */

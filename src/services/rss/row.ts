@@ -10,4 +10,5 @@ export const row = {
   credentials: {},
   checkInput: (input) => (isHttpUrl(input) ? null : 'input must be an absolute http(s) URL of a feed'),
   ownEntries: true,
+  authorsByName: true,
 } as const satisfies ServiceRow;
