@@ -168,12 +168,20 @@ async function expectIndexInStep(db: Db) {
   await sql`insert into items_search (items_search, rank) values ('integrity-check', 1)`.execute(db);
 }
 
-/** How many items of any collection the index finds for one (folded) word: what was removed must be gone from the index itself, not only from the reads. */
+/**
+ * How many items of any collection the index holds a (folded) word for: what was removed must be
+ * gone from the index itself, not only from the reads. SQLite: FTS5's own vocabulary of the index
+ * (https://www.sqlite.org/fts5.html#the_fts5vocab_virtual_table_module), the word in any
+ * collection's scope.
+ */
 async function indexed(db: Db, word: string): Promise<number> {
-  const { rows } = testPostgresUrl
-    ? await sql<{ n: string }>`select count(*) as n from items where search @@ to_tsquery('simple', ${word})`.execute(db)
-    : await sql<{ n: number }>`select count(*) as n from items_search where items_search match ${`{title text} : "${word}"`}`.execute(db);
-  return Number(rows[0]!.n);
+  if (testPostgresUrl) {
+    const { rows } = await sql<{ n: string }>`select count(*) as n from items where search @@ to_tsquery('simple', ${word})`.execute(db);
+    return Number(rows[0]!.n);
+  }
+  await sql`create virtual table if not exists temp.search_vocabulary using fts5vocab(main, 'items_search', 'row')`.execute(db);
+  const { rows } = await sql<{ n: number | null }>`select sum(doc) as n from temp.search_vocabulary where term like ${`c%${word}`}`.execute(db);
+  return Number(rows[0]!.n ?? 0);
 }
 
 describe('the index in step with every write (issue 36 Show)', () => {
