@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/db.ts';
+import { createCollection } from '../../src/store/collections.ts';
 import { expireItems } from '../../src/store/retention.ts';
 import { storeItems } from '../../src/store/items.ts';
 import { build, buildItem, buildTenant, expectError, seedItems, testPostgresUrl } from '../helper.ts';
@@ -287,5 +288,24 @@ describe('languages and ranking (issue 36 Show)', () => {
     const pages = [...(await search('walrus', '&count=2')), ...(await search('walrus', '&count=2&offset=2'))];
     expect(pages).toEqual(ranked);
     expect(await search('walrus', '&sort=time')).toEqual(['rss_text_new', 'rss_text_old', 'rss_title', 'rss_many']);
+  });
+});
+
+describe('relevance within the collection (SQLite BM25, docs/api.md#search)', () => {
+  it('weighs a word by how rare it is in the collection searched, not in other collections', async () => {
+    const { db, tenant, search } = await setup();
+    await seedItems(db, tenant, [
+      buildItem({ id: 'rss_walruses', title: 'Shore', text: 'walrus walrus walrus seal', language: 'en', date: at(30 * MIN) }),
+      buildItem({ id: 'rss_seals', title: 'Shore', text: 'walrus seal seal seal', language: 'en', date: at(30 * MIN) }),
+      ...[1, 2, 3].map((n) => buildItem({ id: `rss_seal_${n}`, title: 'Shore', text: `seal number ${n}`, language: 'en', date: at(31 * MIN) })),
+    ]);
+    // Another collection of the same contract full of walruses: there the word is common, here it is rare.
+    const zoo = await createCollection(db, tenant.contract.id, { name: 'Zoo', dedupe: 'off' }, 'test');
+    await seedItems(db, { contract: tenant.contract, collection: zoo }, Array.from({ length: 12 }, (_, n) => buildItem({ id: `rss_zoo_${n}`, title: 'Zoo', text: 'walrus', language: 'en', date: at(MIN) })));
+    const ranked = await search('walrus seal');
+    // Here walrus (2 of 5 items) is rarer than seal (5 of 5): three walruses weigh more than three seals.
+    // (Counted over every collection, walrus would be the common word and the order the other way.)
+    if (testPostgresUrl) expect(sorted(ranked)).toEqual(['rss_seals', 'rss_walruses']);
+    else expect(ranked).toEqual(['rss_walruses', 'rss_seals']);
   });
 });
