@@ -15,7 +15,8 @@
  *   queue             GET /v1/queue with every filter (service, type, language, location, since, until, sort, order)
  *   count             GET /v1/count, uncached
  *   search            GET /v1/content with `search` of two words (docs/api.md#search) over 30 days, uncached;
- *                     the size of the full-text index per item is printed with it
+ *                     the size of the full-text index per item and the search SQL alone (p50/p90/p99
+ *                     of 200 searches in the parent process, before the server starts) are printed with it
  *   beacon_off / beacon_on   the uncached content read alone, then the same while a second load
  *                     generator sends the walls' analytics beacons (docs/api.md#analytics-beacon:
  *                     1 in 10 a view, the others 20 impressions and a click among 40 of the
@@ -313,6 +314,23 @@ async function searchIndexBytesPerItem(db: Db): Promise<number> {
   return Number(rows[0]!.bytes) / Number(rows[0]!.n);
 }
 
+/**
+ * The search run's SQL alone, in this process (no server, no HTTP): 200 two-word searches
+ * (`SEARCH_PAIRS`) over as many collections, most relevant first, 30 days; p50, p90, p99 in ms.
+ */
+async function searchSqlAlone(db: Db, collectionIds: string[], now: number): Promise<string> {
+  const times: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const query = compileSearch(db, { collectionId: collectionIds[i % collectionIds.length]!, sinceMs: now - 30 * DAY, untilMs: now, state: 'published' }, { count: 20, offset: 0, sort: 'relevance', order: 'desc' }, parseSearch(SEARCH_PAIRS[i % SEARCH_PAIRS.length]!));
+    const started = performance.now();
+    await db.executeQuery(query);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(2);
+  return `p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms over ${times.length} queries`;
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
   // DATABASE_URL=postgres://… (an empty database) measures PostgreSQL; else a fresh SQLite file.
@@ -339,6 +357,7 @@ async function main() {
     if (!kept && postgres) await sql`vacuum analyze items`.execute(db);
     for (const line of await plans(db, collections[0]!.id, now)) console.log(`plan ${line}`);
     console.log(`full-text index: ${Math.round(await searchIndexBytesPerItem(db))} bytes per item`);
+    console.log(`search SQL alone: ${await searchSqlAlone(db, collections.map((c) => c.id), now)}`);
     await db.destroy();
 
     child = fork(new URL(import.meta.url).pathname, ['--serve', databaseUrl], { stdio: 'inherit', ...serverRuntime() });

@@ -5,7 +5,7 @@
  */
 import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { foldDiacritics, ftsMatch, parseSearch, SearchQueryError, searchText, tsqueryText } from './search-query.ts';
+import { collectionScope, foldDiacritics, ftsMatch, parseSearch, scopedWords, SearchQueryError, searchText, tsqueryText } from './search-query.ts';
 
 describe('parseSearch', () => {
   it.each([
@@ -79,4 +79,27 @@ describe('foldDiacritics and searchText', () => {
     ['fish &amp; chips&#8217;', 'fish   chips '],
     [null, null],
   ])('%j → %j', (html, text) => expect(searchText(html)).toBe(text));
+});
+
+describe('scopedWords and ftsMatch in a scope (the SQLite index, migration 2026-12-23-item-search-scoped)', () => {
+  const id = '65a1b2c3d4e5f60718293a4b';
+  it.each([
+    ['<p>Café <b>e-mail</b></p>', `c${id}Café c${id}e c${id}mail`],
+    ['fish &amp; chips', `c${id}fish c${id}chips`],
+    ['', ''],
+    [null, null],
+  ])('%j → %j', (html, words) => expect(scopedWords(id, html)).toBe(words));
+
+  it('puts every word of every term, excluded ones too, in the scope; a word found in the index as FTS5 folds it', () => {
+    expect(collectionScope(id)).toBe(`c${id}`);
+    const scope = collectionScope(id);
+    expect(ftsMatch(parseSearch('café "e-mail" -"city hall" harb*'), scope)).toBe(`("${scope}cafe" AND "${scope}e ${scope}mail" AND "${scope}harb" *) NOT ("${scope}city ${scope}hall")`);
+    const sqlite = new SqliteDatabase(':memory:');
+    sqlite.exec("create virtual table t using fts5(title, text, tokenize = 'unicode61 remove_diacritics 2')");
+    sqlite.prepare('insert into t values (?, ?)').run(scopedWords(id, 'Le CAFÉ du port'), scopedWords(id, 'an e-mail from the harbour'));
+    sqlite.prepare('insert into t values (?, ?)').run(scopedWords('65a1b2c3d4e5f60718293a4c', 'Le café du port'), null);
+    const select = sqlite.prepare('select rowid from t where t match ?').pluck();
+    expect(select.all(ftsMatch(parseSearch('cafe "e-mail" harb*'), scope))).toEqual([1]);
+    expect(select.all(ftsMatch(parseSearch('café'), collectionScope('65a1b2c3d4e5f60718293a4c')))).toEqual([2]);
+  });
 });

@@ -123,18 +123,47 @@ export function parseSearch(input: string): SearchQuery {
   return query;
 }
 
-/** An FTS5 string (double-quoted, inner quotes doubled), with `*` for a prefix. */
-function ftsTerm(term: SearchTerm): string {
-  return `"${term.words.join(' ').replaceAll('"', '""')}"${term.prefix ? ' *' : ''}`;
+/** An FTS5 string (double-quoted, inner quotes doubled), each word after `scope`, with `*` for a prefix. */
+function ftsTerm(term: SearchTerm, scope: string): string {
+  return `"${term.words.map((word) => scope + word).join(' ').replaceAll('"', '""')}"${term.prefix ? ' *' : ''}`;
 }
 
 /**
  * The FTS5 MATCH expression of `query` (https://www.sqlite.org/fts5.html#full_text_query_syntax):
  * `(t1 AND t2) NOT (e1 OR e2)`, each term a quoted string (a phrase when it has several words).
+ * With `scope` (`collectionScope`), every word is the word of that collection, as the SQLite
+ * index holds it (`scopedWords`); without, the words as written.
  */
-export function ftsMatch(query: SearchQuery): string {
-  const include = `(${query.include.map(ftsTerm).join(' AND ')})`;
-  return query.exclude.length ? `${include} NOT (${query.exclude.map(ftsTerm).join(' OR ')})` : include;
+export function ftsMatch(query: SearchQuery, scope = ''): string {
+  const term = (t: SearchTerm) => ftsTerm(t, scope);
+  const include = `(${query.include.map(term).join(' AND ')})`;
+  return query.exclude.length ? `${include} NOT (${query.exclude.map(term).join(' OR ')})` : include;
+}
+
+/**
+ * The letters the SQLite index puts before each word of an item of collection `collectionId`:
+ * `c` and the id's letters and digits (ids are 24 hexadecimal digits, lib/ids.ts, so one
+ * collection's scope never ends where another's word begins).
+ */
+export function collectionScope(collectionId: string): string {
+  return `c${collectionId.replace(/[^0-9a-zA-Z]/g, '')}`;
+}
+
+/**
+ * The words of an HTML field of an item of collection `collectionId` as the SQLite index holds
+ * them (migration 2026-12-23-item-search-scoped, SQL function `search_words`): the words of
+ * `searchText` (runs of letters, digits and marks, as the query's words), each after the
+ * collection's scope, separated by spaces; null kept. Every term of the index is then one
+ * collection's: a search reads the postings of its collection only, and BM25's document
+ * frequencies (which FTS5 counts by reading a word's whole posting list) are the collection's,
+ * not the whole index's (docs/operations.md#reads-at-scale). The tokenizer (unicode61
+ * remove_diacritics 2) still folds case and diacritics. Frozen as `searchText` is.
+ */
+export function scopedWords(collectionId: unknown, html: unknown): string | null {
+  const text = searchText(html);
+  if (text === null) return null;
+  const scope = collectionScope(String(collectionId));
+  return (text.match(WORD) ?? []).map((word) => scope + word).join(' ');
 }
 
 /** A tsquery operand: a quoted lexeme, `:*` for a prefix. */

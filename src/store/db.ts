@@ -20,7 +20,7 @@ import { CamelCasePlugin, type Compilable, type CompiledQuery, createQueryId, ty
 import pg from 'pg';
 import { trackPgPool, trackSqliteFile } from '../lib/metrics.ts';
 import { distanceMeters } from '../lib/geo.ts';
-import { searchText } from '../lib/search-query.ts';
+import { scopedWords, searchText } from '../lib/search-query.ts';
 import { nearRests } from '../lib/simhash.ts';
 import { politenessKey } from '../lib/politeness.ts';
 import { checkpointInBackground } from './checkpointer.ts';
@@ -127,6 +127,8 @@ export function openDb(databaseUrl: string, options: { checkpoints?: Checkpoints
   );
   // The words of an item's title and text for the full-text index's triggers (migration 2026-12-06-item-search).
   sqlite.function('search_text', { deterministic: true }, (html) => searchText(html));
+  // The same words, each in its collection's scope (migration 2026-12-23-item-search-scoped).
+  sqlite.function('search_words', { deterministic: true }, (collectionId, html) => scopedWords(collectionId, html));
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, stopCheckpoints) }), plugins });
 }
 

@@ -1,8 +1,9 @@
 /**
  * Full-text search reads (docs/api.md#search): a page of the items matching a parsed query
  * (lib/search-query.ts) and the read's other filters, through the index of migration
- * 2026-12-06-item-search — SQLite FTS5 `items_search` ranked by `bm25()`, PostgreSQL
- * `items.search` (GIN) ranked by `ts_rank_cd` — never by reading the items' documents.
+ * 2026-12-06-item-search — SQLite FTS5 `items_search` (words in their collection's scope since
+ * migration 2026-12-23-item-search-scoped) ranked by `bm25()`, PostgreSQL `items.search` (GIN)
+ * ranked by `ts_rank_cd` — never by reading the items' documents.
  *
  * The PostgreSQL index reads each item with the text search configuration of its language, so the
  * index is probed with the query read in every configuration the items may have (`CONFIGS`, or
@@ -11,7 +12,7 @@
  * French stems.
  */
 import { CompiledQuery } from 'kysely';
-import { ftsMatch, type SearchQuery, tsqueryText } from '../lib/search-query.ts';
+import { collectionScope, ftsMatch, type SearchQuery, tsqueryText } from '../lib/search-query.ts';
 import { type Db, isPostgres } from './db.ts';
 import { type ItemKey, type ItemQuery, type Page, ReadSql, SORT_COLUMNS, whereSql } from './items.ts';
 import { CONFIGS } from './migrations/2026-12-06-item-search.ts';
@@ -25,7 +26,7 @@ export interface SearchPage extends Omit<Page, 'sort'> {
 const ROW_CONFIG = `(case language ${Object.entries(CONFIGS).map(([code, name]) => `when '${code}' then '${name}'::regconfig`).join(' ')} else 'simple'::regconfig end)`;
 
 /** Title matches weigh twice text ones in SQLite's BM25 (PostgreSQL: weights A and B of `ts_rank_cd`). */
-const BM25 = 'bm25(items_search, 2.0, 1.0, 0.0)';
+const BM25 = 'bm25(items_search, 2.0, 1.0)';
 
 /** The text search configurations a query is read with: those of `languages` (all mapped ones when absent) and `simple`. */
 function configs(languages: string[] | undefined): string[] {
@@ -57,8 +58,8 @@ function searchSql(db: Db, query: ItemQuery, page: SearchPage, search: SearchQue
     return CompiledQuery.raw(sql, p.parameters);
   }
   // whereSql's columns are unqualified: items_search has only title and text. CROSS JOIN keeps the index first: its matches, then each item by rowid.
-  // The collection's own token narrows the index's matches to the collection; the user's words are looked for in title and text only.
-  const match = p.bind(`collection : "c${query.collectionId.replace(/[^0-9a-zA-Z]/g, '')}" AND {title text} : ${ftsMatch(search)}`);
+  // The words in the collection's scope (migration 2026-12-23-item-search-scoped): the index's postings of this collection only, its document frequencies for BM25.
+  const match = p.bind(ftsMatch(search, collectionScope(query.collectionId)));
   // Lower BM25 is more relevant.
   const rank = page.sort === 'relevance' ? `${BM25} ${reverse}` : `i.${SORT_COLUMNS[page.sort]} ${direction}`;
   const sql = `select ${keys} from items_search cross join items i on i.rowid = items_search.rowid where items_search match ${match} and ${whereSql(p, query)}

@@ -1,6 +1,7 @@
 /**
  * The index reads of related content (docs/api.md#related-content), through the full-text index
- * of migration 2026-12-06-item-search (SQLite FTS5 `items_search`, PostgreSQL `items.search`),
+ * of migration 2026-12-06-item-search (SQLite FTS5 `items_search`, its words in their collection's
+ * scope since 2026-12-23-item-search-scoped; PostgreSQL `items.search`),
  * over the published items of a set of collections (a contract's active ones): how many items
  * contain a term (its document frequency), and the items containing any of a set of terms, most
  * relevant first (BM25 / `ts_rank_cd`), as candidates the caller ranks itself (lib/key-terms.ts).
@@ -8,7 +9,7 @@
  * for as a prefix (`vaccine` finds `vaccines`), a shorter one as the word.
  */
 import { CompiledQuery } from 'kysely';
-import { ftsMatch, type SearchQuery, tsqueryText } from '../lib/search-query.ts';
+import { collectionScope, ftsMatch, type SearchQuery, tsqueryText } from '../lib/search-query.ts';
 import { type Db, isPostgres } from './db.ts';
 import type { ItemKey } from './items.ts';
 import { ReadSql } from './items.ts';
@@ -21,7 +22,6 @@ export const MAX_COLLECTIONS = 100;
 
 const PREFIX_FROM = 4;
 const termQuery = (term: string): SearchQuery => ({ include: [{ words: [term], prefix: term.length >= PREFIX_FROM }], exclude: [] });
-const token = (collectionId: string) => `c${collectionId.replace(/[^0-9a-zA-Z]/g, '')}`;
 const ROW_CONFIG = `(case language ${Object.entries(CONFIGS).map(([code, name]) => `when '${code}' then '${name}'::regconfig`).join(' ')} else 'simple'::regconfig end)`;
 const ALL_CONFIGS = [...new Set([...Object.values(CONFIGS), 'simple'])];
 
@@ -29,15 +29,16 @@ const ALL_CONFIGS = [...new Set([...Object.values(CONFIGS), 'simple'])];
 function matchSql(p: ReadSql, collectionIds: string[], terms: string[]): { from: string; where: string; rank: string } {
   const ids = collectionIds.slice(0, MAX_COLLECTIONS);
   if (p.postgres) {
-    const collections = `cast(${p.bind(ids.map((id) => `'${token(id)}':D`).join(' | '))} as tsquery)`;
+    const collections = `cast(${p.bind(ids.map((id) => `'${collectionScope(id)}':D`).join(' | '))} as tsquery)`;
     const wanted = p.bind(terms.map((term) => `(${tsqueryText(termQuery(term), 'AB')})`).join(' | '));
     // Probed in every configuration (a superset, as store/item-search.ts), then checked in the item's own.
     const probe = `${collections} && (${ALL_CONFIGS.map((name) => `to_tsquery('${name}', ${wanted})`).join(' || ')})`;
     const own = `to_tsquery(${ROW_CONFIG}, ${wanted})`;
     return { from: `items i, (select ${probe} as q) s`, where: `i.search @@ s.q and i.search @@ ${own} and i.state = 'published'`, rank: `ts_rank_cd(i.search, ${own})` };
   }
-  const match = p.bind(`collection : (${ids.map((id) => `"${token(id)}"`).join(' OR ')}) AND {title text} : (${terms.map((term) => ftsMatch(termQuery(term))).join(' OR ')})`);
-  return { from: 'items_search cross join items i on i.rowid = items_search.rowid', where: `items_search match ${match} and i.state = 'published'`, rank: '-bm25(items_search, 2.0, 1.0, 0.0)' };
+  // Each collection's words are its own (migration 2026-12-23-item-search-scoped): any term of any of the collections.
+  const match = p.bind(ids.flatMap((id) => terms.map((term) => ftsMatch(termQuery(term), collectionScope(id)))).join(' OR '));
+  return { from: 'items_search cross join items i on i.rowid = items_search.rowid', where: `items_search match ${match} and i.state = 'published'`, rank: '-bm25(items_search, 2.0, 1.0)' };
 }
 
 /** How many published items of `collectionIds` there are (N of idf). */
