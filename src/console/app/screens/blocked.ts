@@ -44,13 +44,13 @@ function Confirm(props: { open: boolean; id: string; title: string; text: string
     if (props.open && element && !element.open) element.showModal();
     if (!props.open && element?.open) element.close();
   }, [props.open]);
-  return html`<dialog ref=${dialog} class="team__dialog" aria-labelledby=${`${props.id}-title`} aria-describedby=${`${props.id}-text`} onCancel=${(event: Event) => {
+  return html`<dialog ref=${dialog} class="team__dialog" aria-labelledby=${`${props.id}-dialog-title`} aria-describedby=${`${props.id}-dialog-text`} onCancel=${(event: Event) => {
     event.preventDefault();
     props.onClose(false);
   }}>
     ${props.open
-      ? html`<h2 id=${`${props.id}-title`}>${props.title}</h2>
-          <p id=${`${props.id}-text`}>${props.text}</p>
+      ? html`<h2 id=${`${props.id}-dialog-title`}>${props.title}</h2>
+          <p id=${`${props.id}-dialog-text`}>${props.text}</p>
           <div class="buttons">
             <button type="button" class="danger" onClick=${() => props.onClose(true)}>${props.action}</button>
             <button type="button" class="secondary" autofocus onClick=${() => props.onClose(false)}>Cancel</button>
