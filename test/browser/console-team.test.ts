@@ -58,7 +58,7 @@ describe.skipIf(browserMissing)('console: team and roles', () => {
     const page = await consolePage(browser);
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sluice.origin });
     await signIn(page, sluice, screen(''), admin);
-    expect(await nav(page)).toEqual(['Contracts & collections', 'Sources', 'Moderation', 'Display', 'Filters', 'Publication', 'Analytics', 'Connections', 'Team']);
+    expect(await nav(page)).toEqual(['Contracts & collections', 'Sources', 'Moderation', 'Display', 'Filters', 'Publication', 'Analytics', 'Connections', 'Team', 'Blocked authors']);
     await page.getByRole('link', { name: 'Team' }).click();
     await page.getByRole('heading', { name: 'Team', level: 1 }).waitFor();
     await page.getByRole('rowheader').filter({ hasText: 'Ada Admin (you)' }).waitFor();

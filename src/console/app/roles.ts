@@ -10,7 +10,7 @@
  * | `read`     | `viewer`    | contracts and collections, the moderation queue (read only)        |
  * | `moderate` | `moderator` | Publish/Unpublish, Pin, Spotlight, Edit, Split off, bulk moderation |
  * | `edit`     | `editor`    | Sources, Filters, Publication; create, rename, retention of collections |
- * | `admin`    | `admin`     | Connections (credentials), Team (members and invitations)          |
+ * | `admin`    | `admin`     | Connections (credentials), Team (members and invitations), Blocked authors (erasure) |
  * | `owner`    | `owner`     | giving the role owner, changing or removing an owner               |
  *
  * The order of the roles is the API's (`Role` of the OpenAPI document): each may do what the

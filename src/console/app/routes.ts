@@ -88,6 +88,7 @@ export const SCREENS: ScreenEntry[] = [
   entry('analytics', 'Analytics', 'read', lazyScreen(() => import('./screens/analytics.ts'))),
   entry('connections', 'Connections', 'admin', lazyScreen(() => import('./screens/connections.ts'))),
   entry('team', 'Team', 'admin', lazyScreen(() => import('./screens/team.ts'))),
+  entry('blocked', 'Blocked authors', 'admin', lazyScreen(() => import('./screens/blocked.ts'))),
 ];
 
 /** The Account screen (password, two-factor sign-in, sign out everywhere): every signed-in user's, under no contract. */
