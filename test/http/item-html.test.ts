@@ -38,21 +38,27 @@ function expectInert(body: string) {
   expect(body).not.toMatch(/java\s*script\s*:/i);
 }
 
+/** A tenant whose collection has an rss input of `feed` (served on loopback), polled once by a real collector. */
+async function collectFeed(feed: string) {
+  const ctx = await build({ ALLOW_PRIVATE_FETCH: 'true' });
+  const tenant = await buildTenant(ctx.db, 'Harbour Gazette');
+  const source = await startSourceServer(() => ({ status: 200, headers: { 'content-type': 'application/rss+xml' }, body: feed }));
+  closers.push(() => source.close());
+  const input = await ctx.app.inject({
+    method: 'POST', url: '/collection/inputs', headers: { authorization: `Bearer ${tenant.token}` },
+    payload: { contractId: tenant.contract.id, collectionId: tenant.collection.id, service: 'rss', type: 'feed', input: `${source.base}/feed.xml` },
+  });
+  expect(input.statusCode, input.body).toBe(201);
+  const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
+  closers.push(() => collector.stop());
+  await collector.tick();
+  await collector.idle();
+  return { ctx, tenant };
+}
+
 describe('item HTML in the content and queue API', () => {
   it('a feed with script, event handlers and javascript: URLs is served inert, its legitimate markup kept', async () => {
-    const ctx = await build({ ALLOW_PRIVATE_FETCH: 'true' });
-    const tenant = await buildTenant(ctx.db, 'Harbour Gazette');
-    const source = await startSourceServer(() => ({ status: 200, headers: { 'content-type': 'application/rss+xml' }, body: RSS }));
-    closers.push(() => source.close());
-    const input = await ctx.app.inject({
-      method: 'POST', url: '/collection/inputs', headers: { authorization: `Bearer ${tenant.token}` },
-      payload: { contractId: tenant.contract.id, collectionId: tenant.collection.id, service: 'rss', type: 'feed', input: `${source.base}/feed.xml` },
-    });
-    expect(input.statusCode, input.body).toBe(201);
-    const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
-    closers.push(() => collector.stop());
-    await collector.tick();
-    await collector.idle();
+    const { ctx, tenant } = await collectFeed(RSS);
 
     const q = `q=${tenant.collection.slug}`;
     const content = await ctx.app.inject({ method: 'GET', url: `/v1/content/${tenant.contract.slug}?${q}` });
@@ -92,19 +98,7 @@ ${HOSTILE.map((html, i) => `<item><title>The &lt;canvas&gt; element ${i}</title>
 
 describe('item HTML sanitized at collection (issue 34)', () => {
   it('a hostile feed is stored and served without script, handler or javascript: URL; its titles are text', async () => {
-    const ctx = await build({ ALLOW_PRIVATE_FETCH: 'true' });
-    const tenant = await buildTenant(ctx.db, 'Harbour Gazette');
-    const source = await startSourceServer(() => ({ status: 200, headers: { 'content-type': 'application/rss+xml' }, body: HOSTILE_RSS }));
-    closers.push(() => source.close());
-    const input = await ctx.app.inject({
-      method: 'POST', url: '/collection/inputs', headers: { authorization: `Bearer ${tenant.token}` },
-      payload: { contractId: tenant.contract.id, collectionId: tenant.collection.id, service: 'rss', type: 'feed', input: `${source.base}/feed.xml` },
-    });
-    expect(input.statusCode, input.body).toBe(201);
-    const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
-    closers.push(() => collector.stop());
-    await collector.tick();
-    await collector.idle();
+    const { ctx, tenant } = await collectFeed(HOSTILE_RSS);
 
     // What is stored is already clean: the content API is not the only reader of it.
     const rows = await ctx.db.selectFrom('items').select('body').where('collectionId', '=', tenant.collection.id).execute();
