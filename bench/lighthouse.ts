@@ -83,13 +83,30 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** One Lighthouse run of `url`: the figures, and the failing audits that weigh on a score. */
+/** One Lighthouse run of `url` (tried up to 3 times: a trace without navigation start, NO_NAVSTART, happens on a loaded machine). */
 async function audit(url: string, port: number, desktop: boolean): Promise<Figures> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await auditOnce(url, port, desktop);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      process.stdout.write(`retrying ${url}: ${(error as Error).message}\n`);
+    }
+  }
+}
+
+/** One Lighthouse run of `url`: the figures, and the failing audits that weigh on a score. */
+async function auditOnce(url: string, port: number, desktop: boolean): Promise<Figures> {
   const flags = { port, output: 'json' as const, logLevel: 'error' as const, onlyCategories: ['performance', 'accessibility'], throttlingMethod: 'provided' as const, disableStorageReset: false };
   const result = await lighthouse(url, flags, desktop ? { ...desktopConfig, settings: { ...desktopConfig.settings, throttlingMethod: 'provided' } } : undefined);
   if (!result) throw new Error(`lighthouse gave no result for ${url}`);
   const { lhr } = result;
   if (lhr.runtimeError) throw new Error(`lighthouse: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  if (process.env.BENCH_TRACE) {
+    // BENCH_TRACE=1: the page's long main-thread tasks (start and duration ms, script).
+    const items = (lhr.audits['long-tasks']?.details as { items?: { url: string; startTime: number; duration: number }[] } | undefined)?.items ?? [];
+    process.stdout.write(`${url.replace(/^https?:\/\/[^/]+/, '')} long tasks: ${items.map((t) => `${Math.round(t.startTime)}+${Math.round(t.duration)} ${t.url.replace(/^https?:\/\/[^/]+/, '')}`).join(', ') || 'none'}\n`);
+  }
   const numeric = (id: string) => lhr.audits[id]?.numericValue ?? Number.NaN;
   const misses: string[] = [];
   for (const category of ['performance', 'accessibility']) {
@@ -174,12 +191,15 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
 
+    // BENCH_PAGES=wall,display: only these pages (and their baselines).
+    const only = process.env.BENCH_PAGES?.split(',');
     const pages = [
       { name: 'baseline', url: baselineUrl, desktop: false },
       { name: 'wall', url: wallUrl, desktop: false },
       { name: 'baseline-desktop', url: baselineUrl, desktop: true },
       { name: 'display', url: displayUrl, desktop: true },
-    ];
+    ].filter((page) => !only || page.name.startsWith('baseline') || only.includes(page.name))
+      .filter((page, _, all) => page.name !== (page.desktop ? 'baseline-desktop' : 'baseline') || all.some((p) => p.desktop === page.desktop && !p.name.startsWith('baseline')));
     // One run not counted: the server's first answer of each route (its JIT warming up).
     for (const page of pages) {
       const started = performance.now();
