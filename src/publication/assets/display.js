@@ -3,7 +3,8 @@
  * renders the header, the QR code and the newest items in the stored display state; this script
  * plays them and follows the display controls.
  *
- * - Modes (data-settings.mode): `wall` scrolls the masonry columns down by itself and starts again
+ * - Modes (data-settings.mode): `wall` moves the masonry columns up by itself (a transform
+ *   animation the compositor plays) and starts again
  *   from the top; `carousel` shows `perSlide` items at a time, the next ones every `dwellSeconds`;
  *   `ticker` moves one row of cards sideways without end. With `shuffle` the items play in a
  *   random order (Fisher-Yates) instead of newest first.
@@ -123,24 +124,25 @@
     }
   }
 
-  // wall: the page scrolls down through the columns, waits at the end, and starts again at the top
+  // wall: the columns move up by themselves, wait 3 s at the end, and start again from the top
+  // after 3 s more. A transform animation (Web Animations), which the compositor plays without a
+  // main-thread task per frame: scrolling the stage frame by frame made every frame a long task
+  // (Lighthouse's total blocking time, `npm run bench:lighthouse`, docs/operations.md#benchmarks).
   var SCROLL_REM_PER_S = 1.6;
-  var scrolled = 0;
-  var holdUntil = 0;
+  var HOLD_MS = 3000;
+  var scroll = null;
+  var wallTimer = 0;
   function rem() { return parseFloat(getComputedStyle(document.documentElement).fontSize) || 16; }
-  function scrollStep(time) {
-    frame = 0;
+  function scrollRun() {
+    if (scroll) scroll.cancel();
+    scroll = null;
     if (!running) return;
-    var dt = lastTime ? Math.min(time - lastTime, 100) : 0;
-    lastTime = time;
-    if (time >= holdUntil) {
-      var max = stage.scrollHeight - stage.clientHeight;
-      if (max <= 0) scrolled = 0;
-      else if (scrolled >= max) { scrolled = 0; holdUntil = time + 3000; }
-      else { scrolled = Math.min(max, scrolled + (SCROLL_REM_PER_S * rem() * dt) / 1000); if (scrolled >= max) holdUntil = time + 3000; }
-      stage.scrollTop = scrolled;
-    }
-    frame = requestAnimationFrame(scrollStep);
+    var max = stage.scrollHeight - stage.clientHeight;
+    if (max <= 0 || typeof list.animate !== 'function') { wallTimer = setTimeout(scrollRun, HOLD_MS); return; }
+    var moveMs = (max / (SCROLL_REM_PER_S * rem())) * 1000;
+    var end = 'translateY(' + -max + 'px)';
+    scroll = list.animate([{ transform: 'translateY(0)' }, { transform: end, offset: moveMs / (moveMs + HOLD_MS) }, { transform: end }], { duration: moveMs + HOLD_MS, easing: 'linear' });
+    scroll.onfinish = function () { scroll = null; wallTimer = setTimeout(scrollRun, HOLD_MS); };
   }
 
   // ticker: the row moves left; a card that left the screen is dropped and the next one appended
@@ -183,13 +185,17 @@
     } else if (mode === 'ticker') {
       fillTicker();
       frame = requestAnimationFrame(tickerStep);
+    } else if (scroll) {
+      scroll.play();
     } else {
-      frame = requestAnimationFrame(scrollStep);
+      scrollRun();
     }
   }
   function stop() {
     running = false;
     clearInterval(timer);
+    clearTimeout(wallTimer);
+    if (scroll) scroll.pause();
     if (frame) cancelAnimationFrame(frame);
     frame = 0;
   }
