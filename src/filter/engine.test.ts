@@ -198,7 +198,7 @@ describe('reasons', () => {
     [{ operator: 'exists', field: 'title', not: true }, 'rule 0: title is missing or empty'],
     [{ operator: 'pattern', field: 'text', value: '/viagra/i', not: false }, 'rule 0: text matches /viagra/i'],
   ])('%j', (source, reason) => {
-    expect(decide(set([source]), { ...base, title: '' })).toEqual({ accepted: false, set: { id: 'set-1', name: 'spam' }, rule: 0, reason });
+    expect(decide(set([source]), { ...base, title: '' })).toEqual({ accepted: false, action: 'reject', set: { id: 'set-1', name: 'spam' }, rule: 0, reason });
   });
 
   it('names the pattern that matched in a list of hundreds', () => {
@@ -224,6 +224,18 @@ describe('chains', () => {
     ['an inactive chain accepts', chain(['lang', 'words'], false), { accepted: true }],
   ])('%s', (_name, filter, expected) => {
     expect(run(filter)).toMatchObject(expected);
+  });
+
+  const holdSpam = { ...bySpam, id: 'hold', name: 'hold spam', action: 'hold' as const };
+  const holdLanguage = { ...byLanguage, id: 'hold-lang', name: 'hold english', action: 'hold' as const };
+  it.each([
+    ['a holding set holds', chain(['hold']), [holdSpam], { accepted: false, action: 'hold', set: { id: 'hold' }, rule: 0, reason: 'rule 0: text matches /viagra/i' }],
+    ['a later rejecting set beats a hold', chain(['hold', 'lang']), [holdSpam, byLanguage], { accepted: false, action: 'reject', set: { id: 'lang' } }],
+    ['an earlier rejecting set rejects', chain(['lang', 'hold']), [holdSpam, byLanguage], { accepted: false, action: 'reject', set: { id: 'lang' } }],
+    ['the first holding set names the hold', chain(['hold', 'hold-lang']), [holdSpam, holdLanguage], { accepted: false, action: 'hold', set: { id: 'hold' } }],
+    ['a holding set that does not match holds nothing', chain(['hold']), [{ ...holdSpam, rules: [{ operator: 'equals', field: 'language', value: 'de', not: false }] }], { accepted: true }],
+  ])('hold: %s', (_name, filter, sets, expected) => {
+    expect(run(filter, sets)).toMatchObject(expected);
   });
 
   it('skips inactive sets', () => {

@@ -10,7 +10,7 @@ import type { FilterChainRow, FilterListRow, FilterSetRow } from './tables.ts';
 /** A filter set row as the filter engine takes it (rules and pre-condition parsed). */
 export function toSet(row: FilterSetRow): FilterSet {
   const preCondition = JSON.parse(row.preCondition) as Rule | null;
-  return { id: row.id, name: row.name, rules: JSON.parse(row.rules) as Rule[], ...(preCondition ? { preCondition } : {}), or: row.anyRule === 1, active: row.active === 1 };
+  return { id: row.id, name: row.name, rules: JSON.parse(row.rules) as Rule[], ...(preCondition ? { preCondition } : {}), or: row.anyRule === 1, action: row.action === 'hold' ? 'hold' : 'reject', active: row.active === 1 };
 }
 
 /** A filter chain row as the filter engine takes it. */

@@ -50,6 +50,7 @@ import * as filterOverride from './migrations/2026-12-15-filter-override.ts';
 import * as analytics from './migrations/2026-12-17-analytics.ts';
 import * as customizationCollection from './migrations/2026-12-19-customization-collection.ts';
 import * as articles from './migrations/2026-12-20-articles.ts';
+import * as hold from './migrations/2026-12-22-hold.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -97,6 +98,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-17-analytics': analytics,
   '2026-12-19-customization-collection': customizationCollection,
   '2026-12-20-articles': articles,
+  '2026-12-22-hold': hold,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

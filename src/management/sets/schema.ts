@@ -9,6 +9,7 @@
 import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES, validationError } from '../../errors.ts';
 import { filterPool } from '../../filter/pool.ts';
+import { SET_ACTIONS, type SetAction } from '../../filter/engine.ts';
 import { type FilterList, listProblem, OPERATORS, type Rule } from '../../filter/rules.ts';
 import type { Db } from '../../store/db.ts';
 import { findRecord } from '../../store/records.ts';
@@ -31,6 +32,8 @@ export const RuleSchema = Type.Object({
 });
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
+/** What the set does to an item its rules match (docs/filters.md#hold-for-review); default `reject`. */
+export const Action = Type.Unsafe<SetAction>({ type: 'string', enum: [...SET_ACTIONS], description: 'reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review' });
 const Rules = Type.Array(RuleSchema, { maxItems: MAX_RULES });
 
 export const SetCreate = Type.Object({
@@ -39,6 +42,7 @@ export const SetCreate = Type.Object({
   rules: Rules,
   preCondition: RuleSchema,
   or: Type.Optional(Type.Boolean()),
+  action: Type.Optional(Action),
   active: Type.Optional(Type.Boolean()),
 });
 export const SetUpdate = Type.Object({
@@ -46,6 +50,7 @@ export const SetUpdate = Type.Object({
   rules: Type.Optional(Rules),
   preCondition: Type.Optional(RuleSchema),
   or: Type.Optional(Type.Boolean()),
+  action: Type.Optional(Action),
   active: Type.Optional(Type.Boolean()),
   contractId: Type.Optional(Id),
 });
@@ -59,8 +64,9 @@ export const UnsavedSet = Type.Object({
   rules: Rules,
   preCondition: RuleSchema,
   or: Type.Optional(Type.Boolean()),
+  action: Type.Optional(Action),
 });
-export const FilterSet = Type.Object({ ...common, name: Type.String(), rules: Type.Array(RuleSchema), preCondition: RuleSchema, or: Type.Boolean() });
+export const FilterSet = Type.Object({ ...common, name: Type.String(), rules: Type.Array(RuleSchema), preCondition: RuleSchema, or: Type.Boolean(), action: Action });
 
 /** The rules and preCondition of a body with their paths, each after `prefix` (`set.` for the dry run's unsaved set). */
 function named(body: Record<string, unknown>, prefix = ''): [Rule, string][] {
