@@ -519,7 +519,7 @@ export interface ItemQuery {
   collectionId: string;
   /** Only items in this state (content and count read `published`); all when omitted. */
   state?: ItemState;
-  /** true: only items held for review; false: only the others; all when omitted (docs/api.md#held-for-review). */
+  /** true: only items held for review; false: only the others; all when omitted (docs/filters.md#hold-for-review). */
   held?: boolean;
   sinceMs: number;
   untilMs: number;

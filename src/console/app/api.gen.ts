@@ -1199,6 +1199,10 @@ export interface Paths {
             not: boolean;
           };
           or: boolean;
+          /**
+           * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+           */
+          action: 'reject' | 'hold';
         };
       };
       requestBody: {
@@ -1243,6 +1247,10 @@ export interface Paths {
           not: boolean;
         };
         or?: boolean;
+        /**
+         * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+         */
+        action?: 'reject' | 'hold';
         active?: boolean;
       };
     };
@@ -1296,6 +1304,10 @@ export interface Paths {
             not: boolean;
           };
           or: boolean;
+          /**
+           * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+           */
+          action: 'reject' | 'hold';
         }[];
       };
     };
@@ -1365,6 +1377,10 @@ export interface Paths {
             not: boolean;
           };
           or: boolean;
+          /**
+           * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+           */
+          action: 'reject' | 'hold';
         };
       };
     };
@@ -1418,6 +1434,10 @@ export interface Paths {
             not: boolean;
           };
           or: boolean;
+          /**
+           * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+           */
+          action: 'reject' | 'hold';
         };
       };
       requestBody: {
@@ -1458,6 +1478,10 @@ export interface Paths {
           not: boolean;
         };
         or?: boolean;
+        /**
+         * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+         */
+        action?: 'reject' | 'hold';
         active?: boolean;
         /**
          * 24 lower-case hex characters
@@ -4672,6 +4696,10 @@ export interface Paths {
           results: {
             id: string;
             accepted: boolean;
+            /**
+             * when not accepted: reject, or hold (a holding set matched: the item would be held for review)
+             */
+            action: 'reject' | 'hold' | null;
             set: {
               id: string | null;
               name: string;
@@ -4692,7 +4720,7 @@ export interface Paths {
             inputId: string | null;
           }[];
           /**
-           * rejections per set and rule, most first
+           * rejections and holds per set and rule, most first
            */
           hits: {
             set: {
@@ -4700,6 +4728,7 @@ export interface Paths {
               name: string;
             };
             rule: number;
+            action: 'reject' | 'hold';
             count: number;
           }[];
         };
@@ -4754,6 +4783,10 @@ export interface Paths {
             not: boolean;
           };
           or?: boolean;
+          /**
+           * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+           */
+          action?: 'reject' | 'hold';
         };
         /**
          * the items to judge; or collectionId
@@ -4792,11 +4825,15 @@ export interface Paths {
            */
           rejected: number;
           /**
+           * items a holding set matched (published or not): the published ones are unpublished and held for review (docs/filters.md#hold-for-review)
+           */
+          held: number;
+          /**
            * published items it unpublished
            */
           unpublished: number;
           /**
-           * rejections per set and rule, most first
+           * rejections and holds per set and rule, most first
            */
           hits: {
             set: {
@@ -4804,6 +4841,7 @@ export interface Paths {
               name: string;
             };
             rule: number;
+            action: 'reject' | 'hold';
             count: number;
           }[];
           /**
@@ -4853,11 +4891,15 @@ export interface Paths {
              */
             rejected: number;
             /**
+             * items a holding set matched (published or not): the published ones are unpublished and held for review (docs/filters.md#hold-for-review)
+             */
+            held: number;
+            /**
              * published items it unpublished
              */
             unpublished: number;
             /**
-             * rejections per set and rule, most first
+             * rejections and holds per set and rule, most first
              */
             hits: {
               set: {
@@ -4865,6 +4907,7 @@ export interface Paths {
                 name: string;
               };
               rule: number;
+              action: 'reject' | 'hold';
               count: number;
             }[];
             /**
@@ -4892,7 +4935,7 @@ export interface Paths {
          */
         filterId?: string;
         /**
-         * a set not saved (rules, preCondition, or; lists by id of the contract); or filterId
+         * a set not saved (rules, preCondition, or, action; lists by id of the contract); or filterId
          */
         set?: {
           name?: string;
@@ -4932,6 +4975,10 @@ export interface Paths {
             not: boolean;
           };
           or?: boolean;
+          /**
+           * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+           */
+          action?: 'reject' | 'hold';
         };
         /**
          * the collection whose stored items are judged
@@ -5498,11 +5545,15 @@ export interface Paths {
              */
             rejected: number;
             /**
+             * items a holding set matched (published or not): the published ones are unpublished and held for review (docs/filters.md#hold-for-review)
+             */
+            held: number;
+            /**
              * published items it unpublished
              */
             unpublished: number;
             /**
-             * rejections per set and rule, most first
+             * rejections and holds per set and rule, most first
              */
             hits: {
               set: {
@@ -5510,6 +5561,7 @@ export interface Paths {
                 name: string;
               };
               rule: number;
+              action: 'reject' | 'hold';
               count: number;
             }[];
             /**
@@ -6188,6 +6240,17 @@ export interface ContentItem {
   original?: {
     title?: string;
     text: string;
+  };
+  /**
+   * Queue items only, while a holding filter set holds the item for review (docs/filters.md#hold-for-review); publishing it clears this
+   */
+  held?: {
+    set: {
+      id: string | null;
+      name: string;
+    };
+    rule: number;
+    reason: string;
   };
 }
 /**
