@@ -44,6 +44,7 @@
  *   datediff  number of seconds, at least 0 → the field is a date more than that many seconds
  *             before the time of evaluation (`now`)
  *   exists    no value → the field is present and not empty
+ *   profane   no value → the field holds English profanity, seen through obfuscation (rules.ts)
  * - Patterns are `/body/flags` with flags from `i`, `m`, `s`, `u`, in RE2 syntax on a linear-time
  *   engine (patterns.ts): no pattern can hang the service. The patterns of a list are combined
  *   into one alternation, so a list of thousands costs about one scan of the text.

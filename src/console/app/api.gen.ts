@@ -1020,9 +1020,9 @@ export interface Paths {
            */
           _id: string;
           /**
-           * 24 lower-case hex characters
+           * the owning contract; null for a built-in list
            */
-          contractId: string;
+          contractId: string | null;
           active: boolean;
           created: string;
           createdBy: string;
@@ -1031,6 +1031,18 @@ export interface Paths {
           name: string;
           type: 'strings' | 'patterns';
           entries: string[];
+          /**
+           * true: a read-only list that ships with Sluice (docs/filters.md#built-in-lists)
+           */
+          builtIn?: boolean;
+          /**
+           * built-in lists: the language code of the words
+           */
+          language?: string;
+          /**
+           * built-in lists: the package and version the entries come from, e.g. naughty-words@1.2.0
+           */
+          version?: string;
         };
       };
       requestBody: {
@@ -1055,9 +1067,9 @@ export interface Paths {
            */
           _id: string;
           /**
-           * 24 lower-case hex characters
+           * the owning contract; null for a built-in list
            */
-          contractId: string;
+          contractId: string | null;
           active: boolean;
           created: string;
           createdBy: string;
@@ -1066,6 +1078,18 @@ export interface Paths {
           name: string;
           type: 'strings' | 'patterns';
           entries: string[];
+          /**
+           * true: a read-only list that ships with Sluice (docs/filters.md#built-in-lists)
+           */
+          builtIn?: boolean;
+          /**
+           * built-in lists: the language code of the words
+           */
+          language?: string;
+          /**
+           * built-in lists: the package and version the entries come from, e.g. naughty-words@1.2.0
+           */
+          version?: string;
         }[];
       };
     };
@@ -1093,9 +1117,9 @@ export interface Paths {
            */
           _id: string;
           /**
-           * 24 lower-case hex characters
+           * the owning contract; null for a built-in list
            */
-          contractId: string;
+          contractId: string | null;
           active: boolean;
           created: string;
           createdBy: string;
@@ -1104,6 +1128,18 @@ export interface Paths {
           name: string;
           type: 'strings' | 'patterns';
           entries: string[];
+          /**
+           * true: a read-only list that ships with Sluice (docs/filters.md#built-in-lists)
+           */
+          builtIn?: boolean;
+          /**
+           * built-in lists: the language code of the words
+           */
+          language?: string;
+          /**
+           * built-in lists: the package and version the entries come from, e.g. naughty-words@1.2.0
+           */
+          version?: string;
         };
       };
     };
@@ -1115,9 +1151,9 @@ export interface Paths {
            */
           _id: string;
           /**
-           * 24 lower-case hex characters
+           * the owning contract; null for a built-in list
            */
-          contractId: string;
+          contractId: string | null;
           active: boolean;
           created: string;
           createdBy: string;
@@ -1126,6 +1162,18 @@ export interface Paths {
           name: string;
           type: 'strings' | 'patterns';
           entries: string[];
+          /**
+           * true: a read-only list that ships with Sluice (docs/filters.md#built-in-lists)
+           */
+          builtIn?: boolean;
+          /**
+           * built-in lists: the language code of the words
+           */
+          language?: string;
+          /**
+           * built-in lists: the package and version the entries come from, e.g. naughty-words@1.2.0
+           */
+          version?: string;
         };
       };
       requestBody: {

@@ -9,6 +9,7 @@
 import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES, validationError } from '../../errors.ts';
 import { filterPool } from '../../filter/pool.ts';
+import { builtInList } from '../../filter/builtin-lists.ts';
 import { SET_ACTIONS, type SetAction } from '../../filter/engine.ts';
 import { type FilterList, listProblem, OPERATORS, type Rule } from '../../filter/rules.ts';
 import type { Db } from '../../store/db.ts';
@@ -91,6 +92,11 @@ export async function checkSet(db: Db, contractId: string, body: Record<string, 
   if (listIds.size === 0) return;
   const lists: FilterList[] = [];
   for (const id of listIds) {
+    const builtIn = builtInList(id);
+    if (builtIn) {
+      lists.push(builtIn);
+      continue;
+    }
     const row = await findRecord<FilterListRow>(db, 'filterLists', id);
     // A list gone since the set was saved (a database edited by hand): compiling names it.
     if (row?.contractId === contractId) lists.push(toList(row));
@@ -101,14 +107,15 @@ export async function checkSet(db: Db, contractId: string, body: Record<string, 
 }
 
 /**
- * Each `listId` names a list of the contract (404, 403) of the operator's list type (400);
+ * Each `listId` names a list of the contract (404, 403) or a built-in list, of the operator's list type (400);
  * paths after `prefix`.
  */
 export async function checkListIds(db: Db, contractId: string, body: Record<string, unknown>, prefix = ''): Promise<void> {
   const invalid: Invalid[] = [];
   for (const [rule, at] of named(body, prefix)) {
     if (!rule.listId) continue;
-    const list = await owned(db, FILTER_LIST, rule.listId, contractId, `${at}.listId`);
+    // A built-in list is every contract's (docs/filters.md#built-in-lists).
+    const list = builtInList(rule.listId) ?? (await owned(db, FILTER_LIST, rule.listId, contractId, `${at}.listId`));
     const problem = listProblem(rule, at, list);
     if (problem) invalid.push(...invalidOf([problem]));
   }
