@@ -20,7 +20,7 @@ import type { FilterListRow } from '../../store/tables.ts';
 import { recordRoutes } from '../docs.ts';
 import { forbiddenError } from '../../errors.ts';
 import { BUILT_IN_LISTS, type BuiltInList, builtInList } from '../../filter/builtin-lists.ts';
-import { authenticate } from '../../http/authenticate.ts';
+import { authenticate, noContractToCheck } from '../../http/authenticate.ts';
 import { recordOperations, resource, type Spec } from '../resource.ts';
 import { presentList } from './present.ts';
 import { checkEntries, List, ListCreate, ListUpdate } from './schema.ts';
@@ -51,26 +51,26 @@ export function listRoutes(app: App, { db }: { db: Db; config: Config }): void {
     async get(request) {
       const list = builtInList(request.params.id);
       if (!list) return own.get(request);
-      await authenticate(db, request);
+      noContractToCheck(await authenticate(db, request));
       return presentBuiltIn(list);
     },
     async update(request) {
       const list = builtInList(request.params.id);
       if (!list) return own.update(request);
-      await authenticate(db, request);
+      noContractToCheck(await authenticate(db, request));
       throw readOnly(list);
     },
     async remove(request, reply) {
       const list = builtInList(request.params.id);
       if (!list) return own.remove(request, reply);
-      await authenticate(db, request);
+      noContractToCheck(await authenticate(db, request));
       throw readOnly(list);
     },
     async removeMany(request, reply) {
       const ids = (request.body as { ids?: unknown } | undefined)?.ids;
       const list = Array.isArray(ids) ? ids.map((id) => builtInList(String(id))).find((found) => found !== undefined) : undefined;
       if (!list) return own.removeMany(request, reply);
-      await authenticate(db, request);
+      noContractToCheck(await authenticate(db, request));
       throw readOnly(list);
     },
   };
