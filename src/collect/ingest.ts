@@ -28,7 +28,8 @@ import { countCollectedItems } from '../lib/metrics.ts';
 import type { Database } from '../store/tables.ts';
 import type { Db } from '../store/db.ts';
 import { recordPushed } from '../store/inputs.ts';
-import { type Held, storedItemIds, storeNewItems } from '../store/items.ts';
+import { type Held, recentItems, storedItemIds, storeNewItems } from '../store/items.ts';
+import { recentOf, spamScore, WINDOW_MS } from '../filter/spam.ts';
 import { emitEvents, itemSubject, type NewEvent } from '../store/outbox.ts';
 import { type NewRejection, recordRejections } from '../store/rejections.ts';
 import type { InputRow } from '../store/tables.ts';
@@ -70,7 +71,8 @@ export async function judgeItems(db: Db, input: InputRow, items: ContentItem[], 
   const decisions = new Map<ContentItem, Decision>();
   if (governing && fresh.length > 0) {
     const { key, filter, lists } = governing;
-    const judged = await (ctx.pool ?? filterPool()).judge({ contractId: input.contractId, key, filter, lists, items: fresh, now }, POLL_BUDGET_MS);
+    const scored = await withSpamScores(db, input.collectionId, fresh, now);
+    const judged = await (ctx.pool ?? filterPool()).judge({ contractId: input.contractId, key, filter, lists, items: scored, now }, POLL_BUDGET_MS);
     if (!judged.complete) {
       throw new FilterBudgetError(`the filter did not judge the ${fresh.length} new items within ${POLL_BUDGET_MS} ms (judged ${judged.decisions.length}); nothing was stored: simplify the filter`);
     }
@@ -82,6 +84,21 @@ export async function judgeItems(db: Db, input: InputRow, items: ContentItem[], 
   }
   const accepted = fresh.filter((item) => !governing || decisions.get(item)?.accepted === true || held.has(item.id));
   return { all: items, stored, fresh, decisions, accepted, held };
+}
+
+/** Recent items of the collection the spam score compares with (filter/spam.ts): at most this many. */
+const SPAM_RECENT = 2000;
+
+/**
+ * `fresh` as the filter judges them: each with `spam`, its spam score (filter/spam.ts,
+ * docs/filters.md#spam-score) against the collection's items dated within the last WINDOW_MS
+ * (at most SPAM_RECENT) and the fresh batch itself. The score is for the filter; it is not stored.
+ */
+async function withSpamScores(db: Db, collectionId: string, fresh: ContentItem[], now: number): Promise<ContentItem[]> {
+  const stored = await recentItems(db, collectionId, now - WINDOW_MS, SPAM_RECENT);
+  const at = (item: ContentItem) => (Number.isFinite(Date.parse(item.date)) ? Date.parse(item.date) : now);
+  const recent = [...stored, ...fresh].map((item) => recentOf(item, at(item)));
+  return fresh.map((item) => ({ ...item, spam: spamScore(item, recent, now) }));
 }
 
 /** What `storeJudged` did: new cards, new rejections, and the events to emit. */

@@ -80,6 +80,8 @@ export const FIELDS: Readonly<Record<string, FieldKind>> = {
   kudos: 'object', 'kudos.score': 'number',
   location: 'object', 'location.name': 'text', 'location.latitude': 'number', 'location.longitude': 'number',
   children: 'object',
+  /** The spam score (0..1) the collector gives each new item before judging it (spam.ts, docs/filters.md#spam-score). */
+  spam: 'number',
 };
 /** `user` is `author.username`. */
 export const ALIASES: Record<string, string> = { user: 'author.username' };

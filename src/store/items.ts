@@ -748,6 +748,15 @@ export async function holdItems(trx: Transaction<Database>, collectionId: string
   }
 }
 
+/**
+ * The collection's items dated after `sinceMs` (ms), newest first, at most `limit`: their
+ * documents, for the spam score's recent items (filter/spam.ts). Walks the read index on date.
+ */
+export async function recentItems(db: Db, collectionId: string, sinceMs: number, limit: number): Promise<ContentItem[]> {
+  const rows = await db.selectFrom('items').select('body').where('collectionId', '=', collectionId).where('dateMs', '>', sinceMs).orderBy('dateMs', 'desc').limit(limit).execute();
+  return rows.map((row) => itemBody(row.body));
+}
+
 /** Who moderates, for the audit trail (docs/api.md#audit-trail): recorded in the moderation's transaction. */
 export interface ModerationAudit {
   contractId: string;
