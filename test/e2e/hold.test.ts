@@ -6,15 +6,17 @@
  * publishing one clears its hold; the dry run names the action; applying a holding set unpublishes
  * and holds published items (counted as `held`), and its revert releases them. The attacks: an
  * unknown action (400 naming `action`), an unknown `held` value (400), a held item never shown
- * on the public content read.
+ * on the public content read. And a scripted burst of the same text from 30 authors: a high
+ * spam score, held by a set `spam > 0.7` (issue 37 point 4).
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createFetcher } from '../../src/collect/fetch.ts';
+import { ingestPushed } from '../../src/collect/ingest.ts';
 import { refreshInput } from '../../src/collect/refresh.ts';
 import { loadConfig } from '../../src/config.ts';
 import { findInput } from '../../src/store/inputs.ts';
-import { build, buildTenant, expectError, type TestContext } from '../helper.ts';
+import { build, buildItem, buildTenant, expectError, type TestContext } from '../helper.ts';
 import { type SourceServer, startSourceServer } from '../source-server.ts';
 
 const feed = readFileSync(new URL('../fixtures/rss/guardian-rss2-media-content.rss', import.meta.url));
@@ -123,5 +125,24 @@ describe('a filter set that holds', () => {
     const changed = await api('PATCH', `/collection/sets/${plain._id}`, { action: 'hold' });
     expect(changed.body.action).toBe('hold');
     expectError((await api('GET', `/v1/queue/${tenant.contract.slug}?q=${tenant.collection.slug}&held=maybe`)).response, 400, { name: 'ValidationError', code: 1004, propertyName: 'held' });
+  });
+});
+
+describe('spam score (docs/filters.md#spam-score)', () => {
+  it('a burst of the same text from 30 authors scores high and is held by a set spam > 0.7 with action hold; other items pass', async () => {
+    const set = await create('/collection/sets', { name: 'hold spam', preCondition: always, rules: [{ operator: 'gt', field: 'spam', value: 0.7 }], action: 'hold' });
+    const created = await create('/collection/inputs', { service: 'rss', type: 'feed', input: `${server.base}/guardian`, collectionId: tenant.collection.id, filterId: set._id, display: true });
+    const input = (await findInput(ctx.db, created._id))!;
+    const text = 'Win a free cruise today, click the link in our profile now';
+    const date = new Date().toISOString();
+    const burst = Array.from({ length: 30 }, (_, i) => buildItem({ id: `rss_burst${i}`, title: '', text, date, author: { name: `Bot ${i}`, username: `bot${i}`, userid: `b${i}`, url: null } }));
+    const plain = buildItem({ id: 'rss_plain', title: '', text: 'The council met today to discuss the harbour budget for next year', date });
+    expect(await ingestPushed(ctx.db, input, [...burst, plain], {})).toBe(31);
+
+    const held = await queue('&held=true');
+    expect(held.map((item) => item.id).sort()).toEqual(burst.map((item) => item.id).sort());
+    expect(held[0]).toMatchObject({ state: 'unpublished', held: { set: { id: set._id, name: 'hold spam' }, rule: 0, reason: expect.stringMatching(/^rule 0: spam [0-9.]+ is greater than 0\.7$/) } });
+    const others = await queue('&held=false');
+    expect(others.map((item) => `${item.id}:${item.state}`)).toEqual(['rss_plain:published']);
   });
 });
