@@ -1216,7 +1216,7 @@ export interface Paths {
           name: string;
           rules: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1232,7 +1232,7 @@ export interface Paths {
           }[];
           preCondition: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1264,7 +1264,7 @@ export interface Paths {
          */
         rules: {
           /**
-           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
            */
           operator: string;
           /**
@@ -1280,7 +1280,7 @@ export interface Paths {
         }[];
         preCondition: {
           /**
-           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
            */
           operator: string;
           /**
@@ -1321,7 +1321,7 @@ export interface Paths {
           name: string;
           rules: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1337,7 +1337,7 @@ export interface Paths {
           }[];
           preCondition: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1394,7 +1394,7 @@ export interface Paths {
           name: string;
           rules: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1410,7 +1410,7 @@ export interface Paths {
           }[];
           preCondition: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1451,7 +1451,7 @@ export interface Paths {
           name: string;
           rules: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1467,7 +1467,7 @@ export interface Paths {
           }[];
           preCondition: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1495,7 +1495,7 @@ export interface Paths {
          */
         rules?: {
           /**
-           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
            */
           operator: string;
           /**
@@ -1511,7 +1511,7 @@ export interface Paths {
         }[];
         preCondition?: {
           /**
-           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
            */
           operator: string;
           /**
@@ -4800,7 +4800,7 @@ export interface Paths {
            */
           rules: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -4816,7 +4816,7 @@ export interface Paths {
           }[];
           preCondition: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -4992,7 +4992,7 @@ export interface Paths {
            */
           rules: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -5008,7 +5008,7 @@ export interface Paths {
           }[];
           preCondition: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
