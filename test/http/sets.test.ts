@@ -140,7 +140,7 @@ describe('filter chains', () => {
     const res = await call('POST', '/collection/chains', bodies.chain());
     expect(res.statusCode, res.body).toBe(201);
     const chain = res.json();
-    expect(Object.keys(chain).sort()).toEqual(['_id', 'action', 'active', 'contractId', 'created', 'createdBy', 'lastModified', 'lastModifiedBy', 'name', 'sets']);
+    expect(Object.keys(chain).sort()).toEqual(['_id', 'active', 'contractId', 'created', 'createdBy', 'lastModified', 'lastModifiedBy', 'name', 'sets']);
     expect(chain.sets).toEqual([]);
     const [a, b] = [await create('/collection/sets', bodies.set({ name: 'A' })), await create('/collection/sets', bodies.set({ name: 'B' }))];
     const patched = await call('PATCH', `/collection/chains/${chain._id}`, { sets: [b._id, a._id], active: false });
