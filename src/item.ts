@@ -49,6 +49,8 @@ export interface ContentItem {
   /** Queue items only (docs/api.md#edit-an-item): whether a moderator edited the item, and then its source's title and text. */
   edited?: boolean;
   original?: { title?: string; text: string };
+  /** Queue items only, present while a holding filter set holds the item for review (docs/filters.md#hold-for-review). */
+  held?: { set: { id: string | null; name: string }; rule: number; reason: string };
 }
 
 /** An item merged into a card: who posted the same story where. */

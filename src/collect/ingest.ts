@@ -11,7 +11,8 @@
  *    one that does not judge every item in time throws `FilterBudgetError`: nothing is stored
  *    rather than anything let through unjudged.
  * 2. `storeJudged` (inside the caller's transaction): stores the accepted items new to the
- *    collection (asked again in the transaction; de-duplication, `store/items.ts`), items seen
+ *    collection, and those a holding set held for review unpublished with `held`
+ *    (docs/filters.md#hold-for-review) (asked again in the transaction; de-duplication, `store/items.ts`), items seen
  *    before go along so that an edit updates the card, records the rejections new to the input,
  *    and answers the counts and the webhook events (docs/api.md#webhook-events) for the caller to
  *    emit with its own.
@@ -29,7 +30,8 @@ import type { Database } from '../store/tables.ts';
 import type { Db } from '../store/db.ts';
 import { withoutBlocked } from '../store/erasures.ts';
 import { recordPushed } from '../store/inputs.ts';
-import { storedItemIds, storeNewItems } from '../store/items.ts';
+import { type Held, recentItems, storedItemIds, storeNewItems } from '../store/items.ts';
+import { recentOf, spamScore, WINDOW_MS } from '../filter/spam.ts';
 import { emitEvents, itemSubject, type NewEvent } from '../store/outbox.ts';
 import { type NewRejection, recordRejections } from '../store/rejections.ts';
 import type { InputRow } from '../store/tables.ts';
@@ -56,8 +58,10 @@ export interface Judged {
   fresh: ContentItem[];
   /** The filter's decision per fresh item; empty when no filter governs the input. */
   decisions: Map<ContentItem, Decision>;
-  /** The fresh items the filter accepted (all of them when no filter governs). */
+  /** The fresh items to store: those the filter accepted or held (all of them when no filter governs). */
   accepted: ContentItem[];
+  /** The fresh items a holding set held for review, by id (docs/filters.md#hold-for-review). */
+  held: Map<string, Held>;
 }
 
 /** Step 1: language and filter for the items of `input` new to its collection (see the module). */
@@ -71,14 +75,34 @@ export async function judgeItems(db: Db, input: InputRow, collected: ContentItem
   const decisions = new Map<ContentItem, Decision>();
   if (governing && fresh.length > 0) {
     const { key, filter, lists } = governing;
-    const judged = await (ctx.pool ?? filterPool()).judge({ contractId: input.contractId, key, filter, lists, items: fresh, now }, POLL_BUDGET_MS);
+    const scored = await withSpamScores(db, input.collectionId, fresh, now);
+    const judged = await (ctx.pool ?? filterPool()).judge({ contractId: input.contractId, key, filter, lists, items: scored, now }, POLL_BUDGET_MS);
     if (!judged.complete) {
       throw new FilterBudgetError(`the filter did not judge the ${fresh.length} new items within ${POLL_BUDGET_MS} ms (judged ${judged.decisions.length}); nothing was stored: simplify the filter`);
     }
     judged.decisions.forEach((decision, i) => decisions.set(fresh[i]!, decision));
   }
-  const accepted = fresh.filter((item) => !governing || decisions.get(item)?.accepted === true);
-  return { all: items, stored, fresh, decisions, accepted };
+  const held = new Map<string, Held>();
+  for (const [item, decision] of decisions) {
+    if (!decision.accepted && decision.action === 'hold') held.set(item.id, { set: { id: decision.set.id || null, name: decision.set.name }, rule: decision.rule, reason: decision.reason });
+  }
+  const accepted = fresh.filter((item) => !governing || decisions.get(item)?.accepted === true || held.has(item.id));
+  return { all: items, stored, fresh, decisions, accepted, held };
+}
+
+/** Recent items of the collection the spam score compares with (filter/spam.ts): at most this many. */
+const SPAM_RECENT = 2000;
+
+/**
+ * `fresh` as the filter judges them: each with `spam`, its spam score (filter/spam.ts,
+ * docs/filters.md#spam-score) against the collection's items dated within the last WINDOW_MS
+ * (at most SPAM_RECENT) and the fresh batch itself. The score is for the filter; it is not stored.
+ */
+async function withSpamScores(db: Db, collectionId: string, fresh: ContentItem[], now: number): Promise<ContentItem[]> {
+  const stored = await recentItems(db, collectionId, now - WINDOW_MS, SPAM_RECENT);
+  const at = (item: ContentItem) => (Number.isFinite(Date.parse(item.date)) ? Date.parse(item.date) : now);
+  const recent = [...stored, ...fresh].map((item) => recentOf(item, at(item)));
+  return fresh.map((item) => ({ ...item, spam: spamScore(item, recent, now) }));
 }
 
 /** What `storeJudged` did: new cards, new rejections, and the events to emit. */
@@ -97,10 +121,10 @@ export async function storeJudged(trx: Transaction<Database>, input: InputRow, j
   const state = input.display ? 'published' : 'unpublished';
   // Items stored before go along too: a changed title, text or media updates the card.
   const again = judged.all.filter((item) => judged.stored.has(item.id));
-  const { added, cards } = await storeNewItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state }, judged.accepted, finished, known, again);
+  const { added, cards } = await storeNewItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state, held: judged.held }, judged.accepted, finished, known, again);
   const rejectedNow = rejections(judged.decisions, known);
   const newlyRejected = await recordRejections(trx, { inputId: input.id, contractId: input.contractId }, rejectedNow, finished);
-  return { added, cards: cards.length, rejected: newlyRejected.length, events: itemEvents(input, state, judged.accepted, cards, rejectedNow, newlyRejected) };
+  return { added, cards: cards.length, rejected: newlyRejected.length, events: itemEvents(input, state, judged.accepted, cards, rejectedNow, newlyRejected, judged.held) };
 }
 
 /**
@@ -130,15 +154,24 @@ class InputGone extends Error {}
 
 /**
  * The events of stored items (docs/api.md#webhook-events), in order: per new card
- * `item.collected` (with the item) and, when the input publishes at once, `item.published`; per
- * new rejection `item.rejected`.
+ * `item.collected` (with the item) and, when the input publishes at once and the item is not
+ * held for review, `item.published`; per new rejection `item.rejected`.
  */
-function itemEvents(input: InputRow, state: 'published' | 'unpublished', accepted: ContentItem[], cards: string[], rejected: NewRejection[], newlyRejected: string[]): NewEvent[] {
+function itemEvents(
+  input: InputRow,
+  published: 'published' | 'unpublished',
+  accepted: ContentItem[],
+  cards: string[],
+  rejected: NewRejection[],
+  newlyRejected: string[],
+  held: Map<string, Held>,
+): NewEvent[] {
   const { contractId, collectionId } = input;
   const events: NewEvent[] = [];
   const byId = new Map(accepted.map((item) => [item.id, item]));
   for (const itemId of cards) {
     const subject = itemSubject(collectionId, itemId);
+    const state = held.has(itemId) ? 'unpublished' : published;
     events.push({ type: 'item.collected', subject, data: { contractId, collectionId, inputId: input.id, item: { ...byId.get(itemId)!, state } } });
     if (state === 'published') events.push({ type: 'item.published', subject, data: { contractId, collectionId, itemId, state } });
   }
@@ -154,7 +187,7 @@ function itemEvents(input: InputRow, state: 'published' | 'unpublished', accepte
 function rejections(decisions: Map<ContentItem, Decision>, known: Set<string>): NewRejection[] {
   const rejected: NewRejection[] = [];
   for (const [item, decision] of decisions) {
-    if (decision.accepted || known.has(item.id)) continue;
+    if (decision.accepted || decision.action === 'hold' || known.has(item.id)) continue;
     // The item is kept so that a moderator can publish it anyway (docs/api.md#rejections).
     rejected.push({ itemId: item.id, url: item.url, title: item.title ?? null, setId: decision.set.id, setName: decision.set.name, rule: decision.rule, reason: decision.reason, item: JSON.stringify(item) });
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compile, evaluate, FilterError, governingFilter, type FilterChain, type FilterList, type FilterSet, type Rule } from './engine.ts';
+import { BUILT_IN_LISTS, builtInList, builtInListId } from './builtin-lists.ts';
 import { MAX_COMPILED_SIZE, MAX_FIELD_CHARS } from './limits.ts';
 import { parsePattern, PatternError, patternSet } from './patterns.ts';
 import { entryProblems, setRuleProblems } from './rules.ts';
@@ -198,7 +199,7 @@ describe('reasons', () => {
     [{ operator: 'exists', field: 'title', not: true }, 'rule 0: title is missing or empty'],
     [{ operator: 'pattern', field: 'text', value: '/viagra/i', not: false }, 'rule 0: text matches /viagra/i'],
   ])('%j', (source, reason) => {
-    expect(decide(set([source]), { ...base, title: '' })).toEqual({ accepted: false, set: { id: 'set-1', name: 'spam' }, rule: 0, reason });
+    expect(decide(set([source]), { ...base, title: '' })).toEqual({ accepted: false, action: 'reject', set: { id: 'set-1', name: 'spam' }, rule: 0, reason });
   });
 
   it('names the pattern that matched in a list of hundreds', () => {
@@ -224,6 +225,18 @@ describe('chains', () => {
     ['an inactive chain accepts', chain(['lang', 'words'], false), { accepted: true }],
   ])('%s', (_name, filter, expected) => {
     expect(run(filter)).toMatchObject(expected);
+  });
+
+  const holdSpam = { ...bySpam, id: 'hold', name: 'hold spam', action: 'hold' as const };
+  const holdLanguage = { ...byLanguage, id: 'hold-lang', name: 'hold english', action: 'hold' as const };
+  it.each([
+    ['a holding set holds', chain(['hold']), [holdSpam], { accepted: false, action: 'hold', set: { id: 'hold' }, rule: 0, reason: 'rule 0: text matches /viagra/i' }],
+    ['a later rejecting set beats a hold', chain(['hold', 'lang']), [holdSpam, byLanguage], { accepted: false, action: 'reject', set: { id: 'lang' } }],
+    ['an earlier rejecting set rejects', chain(['lang', 'hold']), [holdSpam, byLanguage], { accepted: false, action: 'reject', set: { id: 'lang' } }],
+    ['the first holding set names the hold', chain(['hold', 'hold-lang']), [holdSpam, holdLanguage], { accepted: false, action: 'hold', set: { id: 'hold' } }],
+    ['a holding set that does not match holds nothing', chain(['hold']), [{ ...holdSpam, rules: [{ operator: 'equals', field: 'language', value: 'de', not: false }] }], { accepted: true }],
+  ])('hold: %s', (_name, filter, sets, expected) => {
+    expect(run(filter, sets)).toMatchObject(expected);
   });
 
   it('skips inactive sets', () => {
@@ -405,5 +418,52 @@ describe('bounds (limits.ts)', () => {
     expect(decide(filter, { ...base, tags: [`${pad}Xneedle`] }).accepted).toBe(true);
     expect(decide(filter, { ...base, tags: [pad, 'needle'] }).accepted).toBe(false);
     expect(decide(filter, { ...base, tags: [pad, 'xxxxxxx', 'needle'] }).accepted).toBe(true);
+  });
+});
+
+describe('profane (obscenity, English)', () => {
+  const profane = set([{ operator: 'profane', field: 'text', not: false }]);
+  it.each([
+    ['f.u.c.k', true],
+    ['what a fuuuuck', true],
+    ['5h1t happens', true],
+    ['sh!t', true],
+    ['Scunthorpe United won', false],
+    ['a classic assassin', false],
+    ['I passed the assessment', false],
+    ['cocktail hour', false],
+    ['shitake mushrooms', false],
+    ['as shown', false],
+    ['hello world', false],
+  ])('%j → %s', (text, rejected) => {
+    const decision = decide(profane, { ...base, text });
+    expect(decision.accepted).toBe(!rejected);
+    if (rejected) expect(decision).toMatchObject({ reason: 'rule 0: text contains English profanity' });
+  });
+  it('takes no value', () => {
+    expect(setRuleProblems([[{ operator: 'profane', field: 'text', value: 'x', not: false }, 'rules[0]']])).toMatchObject([{ path: 'rules[0].value', kind: 'type' }]);
+  });
+});
+
+describe('built-in lists (naughty-words)', () => {
+  it('ships at least 20 languages, each a patterns list with a stable 24-hex id that compiles', () => {
+    expect(BUILT_IN_LISTS.length).toBeGreaterThanOrEqual(20);
+    expect(builtInListId('en')).toBe('f11941554f5c2ed281f123c4');
+    for (const list of BUILT_IN_LISTS) {
+      expect(list.id).toMatch(/^[0-9a-f]{24}$/);
+      expect(list.version).toMatch(/^naughty-words@\d+\.\d+\.\d+$/);
+      expect(entryProblems('patterns', list.entries)).toEqual([]);
+    }
+  });
+  it.each([
+    ['en', 'what a bunch of bullshit, really', 'a classic class'],
+    ['de', 'du bist ein Arschloch!', 'ein Barsch im See'],
+    ['fr', 'quel connard', 'déconnecté'],
+    ['ja', 'これはちんこです', 'こんにちは'],
+  ])('%s: matches a word of the list, not a longer word containing it', (language, hit, miss) => {
+    const list = builtInList(builtInListId(language))!;
+    const filter = compile({ kind: 'set', set: set([{ operator: 'patternin', field: 'text', listId: list.id, not: false }]) }, [list]);
+    expect(evaluate(filter, { ...base, text: hit }, NOW)).toMatchObject({ accepted: false });
+    expect(evaluate(filter, { ...base, text: miss }, NOW)).toEqual({ accepted: true });
   });
 });

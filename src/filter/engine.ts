@@ -10,6 +10,10 @@
  *   `or: true`: the item is rejected only when every rule is true; so rules written with
  *   `not: true` act as alternatives, one of which an item must match to be accepted.
  * - A set with no rules never rejects. An empty chain accepts everything.
+ * - A set's `action` (default `reject`) is what it does to an item its rules match
+ *   (docs/filters.md#hold-for-review): `hold` holds the item for review instead of rejecting it.
+ *   A chain goes on after a holding set: a later set that rejects the item rejects it (a hold
+ *   never hides a rejection); else the first holding set that matched holds it.
  * - Inactive sets, chains and lists count as absent: an inactive set in a chain is skipped, an
  *   inactive chain or set accepts everything, and a rule (or preCondition) whose list is
  *   inactive is left out of its set as if it were not written, so switching a list off stops its
@@ -40,6 +44,7 @@
  *   datediff  number of seconds, at least 0 → the field is a date more than that many seconds
  *             before the time of evaluation (`now`)
  *   exists    no value → the field is present and not empty
+ *   profane   no value → the field holds English profanity, seen through obfuscation (rules.ts)
  * - Patterns are `/body/flags` with flags from `i`, `m`, `s`, `u`, in RE2 syntax on a linear-time
  *   engine (patterns.ts): no pattern can hang the service. The patterns of a list are combined
  *   into one alternation, so a list of thousands costs about one scan of the text.
@@ -66,8 +71,14 @@ export interface FilterSet {
   rules: Rule[];
   preCondition?: Rule;
   or?: boolean;
+  /** What the set does to an item its rules match; absent: `reject`. */
+  action?: SetAction;
   active: boolean;
 }
+
+/** What a set does to an item its rules match (docs/filters.md#hold-for-review). */
+export const SET_ACTIONS = ['reject', 'hold'] as const;
+export type SetAction = (typeof SET_ACTIONS)[number];
 
 /** A filter chain as stored (docs/filters.md): set ids in order. */
 export interface FilterChain {
@@ -81,7 +92,7 @@ export type FilterSource = { kind: 'set'; set: FilterSet } | { kind: 'chain'; ch
 
 export type Decision =
   | { accepted: true }
-  | { accepted: false; set: { id: string; name: string }; rule: number; reason: string };
+  | { accepted: false; action: SetAction; set: { id: string; name: string }; rule: number; reason: string };
 
 /**
  * A filter that cannot compile: the problem (see FilterProblem) of the first rule the table
@@ -121,6 +132,7 @@ interface CompiledSet {
   id: string;
   name: string;
   or: boolean;
+  action: SetAction;
   preCondition: CompiledRule | undefined;
   rules: CompiledRule[];
 }
@@ -155,6 +167,7 @@ function compileSet(set: FilterSet, lists: Map<string, FilterList>, cache: ListC
     id: set.id,
     name: set.name,
     or: set.or === true,
+    action: set.action === 'hold' ? ('hold' as const) : ('reject' as const),
     preCondition: set.preCondition ? rule(set.preCondition, -1, 'preCondition') : undefined,
     rules: set.rules.flatMap((source, index) => rule(source, index, `rules[${index}]`) ?? []),
   };
@@ -191,30 +204,40 @@ function compileRule(
  * (ms since the epoch, used by `datediff`). No I/O, no clock.
  */
 export function evaluate(compiled: CompiledFilter, item: object, now: number): Decision {
+  let held: Decision | undefined;
   for (const set of compiled.sets) {
-    if (set.preCondition && !check(set.preCondition, item, now)) continue;
-    if (set.or) {
-      const reasons: string[] = [];
-      for (const rule of set.rules) {
-        const reason = check(rule, item, now);
-        if (reason === undefined) break;
-        reasons.push(`rule ${rule.index}: ${reason}`);
-      }
-      if (reasons.length > 0 && reasons.length === set.rules.length) {
-        return reject(set, set.rules.at(-1)!.index, `every rule is true: ${reasons.join('; ')}`);
-      }
-      continue;
-    }
+    const decision = evaluateSet(set, item, now);
+    if (decision.accepted) continue;
+    if (decision.action === 'reject') return decision;
+    held ??= decision;
+  }
+  return held ?? { accepted: true };
+}
+
+/** One set's decision: the rejection (or hold) its rules make, else accepted. */
+function evaluateSet(set: CompiledSet, item: object, now: number): Decision {
+  if (set.preCondition && !check(set.preCondition, item, now)) return { accepted: true };
+  if (set.or) {
+    const reasons: string[] = [];
     for (const rule of set.rules) {
       const reason = check(rule, item, now);
-      if (reason !== undefined) return reject(set, rule.index, `rule ${rule.index}: ${reason}`);
+      if (reason === undefined) break;
+      reasons.push(`rule ${rule.index}: ${reason}`);
     }
+    if (reasons.length > 0 && reasons.length === set.rules.length) {
+      return reject(set, set.rules.at(-1)!.index, `every rule is true: ${reasons.join('; ')}`);
+    }
+    return { accepted: true };
+  }
+  for (const rule of set.rules) {
+    const reason = check(rule, item, now);
+    if (reason !== undefined) return reject(set, rule.index, `rule ${rule.index}: ${reason}`);
   }
   return { accepted: true };
 }
 
 function reject(set: CompiledSet, rule: number, reason: string): Decision {
-  return { accepted: false, set: { id: set.id, name: set.name }, rule, reason };
+  return { accepted: false, action: set.action, set: { id: set.id, name: set.name }, rule, reason };
 }
 
 /** Undefined when the rule is false; else why it is true, e.g. `text matches /viagra/i`. */

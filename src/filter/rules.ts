@@ -8,6 +8,7 @@
  * Problems are plain data (FilterProblem: the property at fault, a message and a kind); the
  * management API turns them into its error objects.
  */
+import { createSimpleTransformer, englishDataset, englishRecommendedBlacklistMatcherTransformers, englishRecommendedWhitelistMatcherTransformers, RegExpMatcher } from 'obscenity';
 import { MAX_COMPILED_SIZE } from './limits.ts';
 import { PatternError, parsePattern, patternSet, type PatternSet } from './patterns.ts';
 
@@ -79,6 +80,8 @@ export const FIELDS: Readonly<Record<string, FieldKind>> = {
   kudos: 'object', 'kudos.score': 'number',
   location: 'object', 'location.name': 'text', 'location.latitude': 'number', 'location.longitude': 'number',
   children: 'object',
+  /** The spam score (0..1) the collector gives each new item before judging it (spam.ts, docs/filters.md#spam-score). */
+  spam: 'number',
 };
 /** `user` is `author.username`. */
 export const ALIASES: Record<string, string> = { user: 'author.username' };
@@ -275,7 +278,30 @@ export const OPERATORS: Readonly<Record<string, Operator>> = {
     },
   },
   exists: { takes: 'none', test: { test: nonEmpty, holds: () => 'exists', fails: 'is missing or empty' } },
+  profane: { takes: 'none', test: { test: (leaf) => isScalar(leaf) && profanity().hasMatch(String(leaf)), holds: () => 'contains English profanity', fails: 'contains no English profanity' } },
 };
+
+let matcher: RegExpMatcher | undefined;
+/**
+ * Drops the ASCII characters that are neither letters nor blanks (`.`, `-`, `*`, `!`, digits left
+ * after leetspeak), so `f.u.c.k` reads `fuck`; blanks stay, so `as shown` does not read `asshown`
+ * (obscenity's own skipNonAlphabeticTransformer drops blanks too).
+ */
+const skipInserted = createSimpleTransformer((c: number) => (c === 0x20 || c === 0x0a || c === 0x09 || (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c > 0x7f ? c : undefined));
+
+/**
+ * The matcher of `profane` (docs/filters.md#operators): obscenity's English dataset with its
+ * recommended transformers, which see through confusable letters, leetspeak (`5h1t`) and
+ * repeated characters (`fuuuuck`), then `skipInserted` for characters inserted between letters
+ * (`f.u.c.k`); its whitelist keeps words such as `Scunthorpe` or `assassin` clean. Built on first use.
+ */
+function profanity(): RegExpMatcher {
+  return (matcher ??= new RegExpMatcher({
+    ...englishDataset.build(),
+    blacklistMatcherTransformers: [...englishRecommendedBlacklistMatcherTransformers, skipInserted],
+    whitelistMatcherTransformers: englishRecommendedWhitelistMatcherTransformers,
+  }));
+}
 
 function membership(set: Set<string>, where: string): Test {
   return { test: (leaf) => isScalar(leaf) && set.has(String(leaf).toLowerCase()), holds: (leaf) => `${show(leaf)} is in ${where}`, fails: `is not in ${where}` };

@@ -137,6 +137,16 @@ export async function requireContractAccess(db: Db, principal: Principal, contra
 }
 
 /**
+ * Marks the principal's request as answered about a resource of no contract (the built-in filter
+ * lists, docs/filters.md#built-in-lists): there is no contract to check, the token was
+ * authenticated. Only for data every authenticated caller may read or be refused.
+ */
+export function noContractToCheck(principal: Principal): void {
+  const request = requestOf.get(principal);
+  if (request) contractChecked.add(request);
+}
+
+/**
  * 403 ForbiddenError for a member without two-factor sign-in on a contract that requires it
  * (docs/api.md#requiring-two-factor-sign-in): `propertyName` `twoFactor`; the message says how to
  * turn it on. Signing in still works, so that the member can.

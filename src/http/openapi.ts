@@ -112,6 +112,12 @@ const ContentItem = Type.Object(
     original: Type.Optional(
       Type.Object({ title: Type.Optional(Type.String()), text: Type.String() }, { additionalProperties: false, description: "Queue items only, when edited: the source's title and text" }),
     ),
+    held: Type.Optional(
+      Type.Object(
+        { set: Type.Object({ id: Type.Union([Type.String(), Type.Null()]), name: Type.String() }, { additionalProperties: false }), rule: Type.Integer(), reason: Type.String() },
+        { additionalProperties: false, description: 'Queue items only, while a holding filter set holds the item for review (docs/filters.md#hold-for-review); publishing it clears this' },
+      ),
+    ),
   },
   { $id: 'ContentItem', additionalProperties: false },
 );

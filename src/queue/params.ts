@@ -33,13 +33,14 @@ const paging = (maxCount: number) => ({
 /** The longest search query, `text` or `search` (characters; docs/api.md#search). */
 export const MAX_TEXT = 200;
 /**
- * The moderator's additions to the queue read (docs/api.md): `state`, `pinned` and `text`. All accept ''
+ * The moderator's additions to the queue read (docs/api.md): `state`, `pinned`, `text` and `held`. All accept ''
  * as absent, like every optional query parameter.
  */
 const moderatorFilters = {
   state: Type.Optional(Type.Unsafe<'published' | 'unpublished' | ''>({ type: 'string', enum: ['published', 'unpublished', ''] })),
   pinned: Type.Optional(Type.Unsafe<'true' | 'false' | ''>({ type: 'string', enum: ['true', 'false', ''], description: 'true: only the pinned items, in their order; false: only the others' })),
   text: Type.Optional(Type.String({ maxLength: MAX_TEXT })),
+  held: Type.Optional(Type.Unsafe<'true' | 'false' | ''>({ type: 'string', enum: ['true', 'false', ''], description: 'true: only the items held for review (docs/filters.md#hold-for-review); false: only the others' })),
 };
 /** The content read's full-text search (docs/api.md#search); '' counts as absent. */
 const contentSearch = {

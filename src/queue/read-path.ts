@@ -69,7 +69,7 @@ export interface ReadPath {
 /**
  * An item's JSON as the public reads it, and as a moderator does when that differs by more than
  * `"edited":false` at the end (an edited item: `edited` true and its `original`,
- * docs/api.md#edit-an-item). One entry serves both audiences: the queue's items share the
+ * docs/api.md#edit-an-item; a held item: `held`). One entry serves both audiences: the queue's items share the
  * content reads' serialization (the costly part: making the item inert, lib/item-html.ts).
  */
 interface Serialized {
@@ -88,7 +88,8 @@ function withMedia<T extends { media: ContentItem['media'] }>(item: T, media: ((
 
 function serialize(row: ItemDocument, media: ((url: string) => string) | undefined): Serialized {
   const json = JSON.stringify(withMedia(rowToItem(row), media));
-  return parseModeration(row.moderation).edit ? { json, moderator: JSON.stringify(withMedia(rowToModeratorItem(row), media)) } : { json };
+  // An edited item, or one held for review (`held`, docs/filters.md#hold-for-review), reads differently for moderators.
+  return parseModeration(row.moderation).edit || row.held ? { json, moderator: JSON.stringify(withMedia(rowToModeratorItem(row), media)) } : { json };
 }
 
 /** The entry's JSON for `audience`: an unedited item's moderator JSON is the public one with `edited: false`, as `rowToModeratorItem` adds it last. */

@@ -71,8 +71,8 @@ export function queueRoutes(
     const contract = await activeContract(db, request.params.contract);
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, query.q, { activeOnly: false });
-    const { state, text, pinned, ...read } = query;
-    const selection = { ...itemQuery(collection.id, read), ...(state ? { state } : {}) };
+    const { state, text, pinned, held, ...read } = query;
+    const selection = { ...itemQuery(collection.id, read), ...(state ? { state } : {}), ...(held ? { held: held === 'true' } : {}) };
     const page = { count: query.count ?? 500, offset: query.offset ?? 0, order: query.order ?? 'desc' } as const;
     // Pinned items first, in their order (docs/api.md#pin-and-spotlight); `pinned` narrows to them or to the others.
     const pins = pinned === 'true' ? 'only' : pinned === 'false' ? 'none' : 'first';

@@ -3,6 +3,7 @@
  * lists (JSON text columns) turned into the engine's `FilterSource` and `FilterList`s, and the
  * cheap signature of what a compiled filter depends on, for caches (issue 5).
  */
+import { BUILT_IN_LISTS } from '../filter/builtin-lists.ts';
 import type { FilterChain, FilterList, FilterSet, FilterSource, Rule } from '../filter/engine.ts';
 import type { Executor } from './records.ts';
 import type { FilterChainRow, FilterListRow, FilterSetRow } from './tables.ts';
@@ -10,7 +11,7 @@ import type { FilterChainRow, FilterListRow, FilterSetRow } from './tables.ts';
 /** A filter set row as the filter engine takes it (rules and pre-condition parsed). */
 export function toSet(row: FilterSetRow): FilterSet {
   const preCondition = JSON.parse(row.preCondition) as Rule | null;
-  return { id: row.id, name: row.name, rules: JSON.parse(row.rules) as Rule[], ...(preCondition ? { preCondition } : {}), or: row.anyRule === 1, active: row.active === 1 };
+  return { id: row.id, name: row.name, rules: JSON.parse(row.rules) as Rule[], ...(preCondition ? { preCondition } : {}), or: row.anyRule === 1, action: row.action === 'hold' ? 'hold' : 'reject', active: row.active === 1 };
 }
 
 /** A filter chain row as the filter engine takes it. */
@@ -38,13 +39,16 @@ export async function loadFilter(db: Executor, contractId: string, filterId: str
     const sets = ids.length ? await db.selectFrom('filterSets').selectAll().where('contractId', '=', contractId).where('id', 'in', ids).execute() : [];
     source = { kind: 'chain', chain: toChain(chain), sets: sets.map(toSet) };
   }
-  const lists = await db.selectFrom('filterLists').selectAll().where('contractId', '=', contractId).execute();
-  return { source, lists: lists.map(toList) };
+  return { source, lists: await contractLists(db, contractId) };
 }
 
-/** Every list of the contract, as the engine reads them (for a set that is not stored: the dry run's). */
+/**
+ * Every list of the contract, as the engine reads them (for a set that is not stored: the dry
+ * run's), then the built-in lists (filter/builtin-lists.ts, docs/filters.md#built-in-lists).
+ */
 export async function contractLists(db: Executor, contractId: string): Promise<FilterList[]> {
-  return (await db.selectFrom('filterLists').selectAll().where('contractId', '=', contractId).execute()).map(toList);
+  const own = (await db.selectFrom('filterLists').selectAll().where('contractId', '=', contractId).execute()).map(toList);
+  return [...own, ...BUILT_IN_LISTS.map(({ id, type, entries, active }) => ({ id, type, entries, active }))];
 }
 
 /** What decides which filter governs an input's items, and whether its compiled form is current. */

@@ -68,11 +68,25 @@ export interface StoreTarget {
   contractId: string;
   inputId: string;
   state: ItemState;
+  /** Items a holding filter set held for review, by id: stored unpublished with `held`, whatever `state` (docs/filters.md#hold-for-review). */
+  held?: ReadonlyMap<string, Held>;
+}
+
+/**
+ * Why an item is held for review (docs/filters.md#hold-for-review): the holding set (`id` null
+ * for an unsaved set), the index of its rule and the reason, as the filter decided.
+ */
+export interface Held {
+  set: { id: string | null; name: string };
+  rule: number;
+  reason: string;
 }
 
 /** The row of a new item. */
 function itemRow(target: StoreTarget, item: ContentItem, seq: number, now: number) {
   const { state: _ignored, ...body } = item;
+  const held = target.held?.get(item.id);
+  const state = held ? 'unpublished' : target.state;
   return {
     collectionId: target.collectionId,
     id: item.id,
@@ -80,7 +94,8 @@ function itemRow(target: StoreTarget, item: ContentItem, seq: number, now: numbe
     inputId: target.inputId,
     service: item.service,
     type: item.type,
-    state: target.state,
+    state,
+    held: held ? JSON.stringify(held) : null,
     dateMs: Date.parse(item.date),
     score: item.kudos.score,
     trend: trendingScore(item.kudos.score, Date.parse(item.date)),
@@ -88,7 +103,7 @@ function itemRow(target: StoreTarget, item: ContentItem, seq: number, now: numbe
     latitude: item.location?.latitude ?? null,
     longitude: item.location?.longitude ?? null,
     // Unpublished arrivals are not news to streams (and their ids stay private) until moderated.
-    seq: target.state === 'published' ? seq : 0,
+    seq: state === 'published' ? seq : 0,
     body: JSON.stringify(body),
     createdAt: now,
   };
@@ -525,6 +540,8 @@ export interface ItemQuery {
   collectionId: string;
   /** Only items in this state (content and count read `published`); all when omitted. */
   state?: ItemState;
+  /** true: only items held for review; false: only the others; all when omitted (docs/filters.md#hold-for-review). */
+  held?: boolean;
   sinceMs: number;
   untilMs: number;
   services?: string[];
@@ -571,6 +588,8 @@ export function whereSql(p: ReadSql, query: ItemQuery, dateTerms: 'indexed' | 'f
   const terms = [`collection_id = ${p.bind(query.collectionId)}`, `${date} > ${p.bind(query.sinceMs)}`, `${date} <= ${p.bind(query.untilMs)}`];
   // An enum of two values, written as a literal: the planner then knows which index prefix it fixes.
   if (query.state) terms.push(`state = '${query.state === 'published' ? 'published' : 'unpublished'}'`);
+  // Held for review or not (the queue's `held`): tested on the row, not an index.
+  if (query.held !== undefined) terms.push(query.held ? 'held is not null' : 'held is null');
   if (query.services?.length) terms.push(`service in ${p.list(query.services)}`);
   if (query.types?.length) terms.push(`type in ${p.list(query.types)}`);
   if (query.languages?.length) terms.push(`language in ${p.list(query.languages)}`);
@@ -642,7 +661,7 @@ function pageSql<R>(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'docume
 }
 
 /** The columns of a documents read (`ItemDocument`). */
-const DOCUMENT_COLUMNS = 'items.body, items.state, items.pin_position, items.moderation';
+const DOCUMENT_COLUMNS = 'items.body, items.state, items.pin_position, items.moderation, items.held';
 
 /**
  * The collection's pinned items that `query` selects, first pin first (at most `MAX_PINNED`):
@@ -704,7 +723,7 @@ function countSql(db: Db, query: ItemQuery): CompiledQuery<{ n: number | string 
  * other fifteen columns are left in the table: creating them cost a page of 20 items about 40 µs
  * of the 90 its read took on SQLite (bench:content).
  */
-export type ItemDocument = Pick<ItemRow, 'body' | 'state'> & Partial<Pick<ItemRow, 'pinPosition' | 'moderation'>>;
+export type ItemDocument = Pick<ItemRow, 'body' | 'state'> & Partial<Pick<ItemRow, 'pinPosition' | 'moderation' | 'held'>>;
 
 /**
  * One page of items, the pinned first (`pinnedFirst`), the others sorted by time (item date), kudos
@@ -740,6 +759,25 @@ export async function findItem(db: Db, collectionId: string, id: string): Promis
   return db.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * Inside `trx`: marks the collection's items in `held` as held for review, each with its reason
+ * (docs/filters.md#hold-for-review); their state is the caller's to set (`changeStates`).
+ */
+export async function holdItems(trx: Transaction<Database>, collectionId: string, held: ReadonlyMap<string, Held>): Promise<void> {
+  for (const [id, why] of held) {
+    await trx.updateTable('items').set({ held: JSON.stringify(why) }).where('collectionId', '=', collectionId).where('id', '=', id).execute();
+  }
+}
+
+/**
+ * The collection's items dated after `sinceMs` (ms), newest first, at most `limit`: their
+ * documents, for the spam score's recent items (filter/spam.ts). Walks the read index on date.
+ */
+export async function recentItems(db: Db, collectionId: string, sinceMs: number, limit: number): Promise<ContentItem[]> {
+  const rows = await db.selectFrom('items').select('body').where('collectionId', '=', collectionId).where('dateMs', '>', sinceMs).orderBy('dateMs', 'desc').limit(limit).execute();
+  return rows.map((row) => itemBody(row.body));
+}
+
 /** Who moderates, for the audit trail (docs/api.md#audit-trail): recorded in the moderation's transaction. */
 export interface ModerationAudit {
   contractId: string;
@@ -748,7 +786,7 @@ export interface ModerationAudit {
 
 /**
  * Inside `trx`: sets the state of the collection's items (cards) among `ids` to `state`, bumping
- * the collection's version once and stamping them with it. With `onlyFrom`, only items now in
+ * the collection's version once and stamping them with it; publishing clears an item's `held`. With `onlyFrom`, only items now in
  * that state change. With `all`, nothing changes unless every id is found (`missing` lists the
  * others). Each item whose state changed gets its `item.published` or `item.unpublished` event
  * in the outbox (docs/api.md#webhook-events). Returns each changed item's state before, and the
@@ -773,7 +811,8 @@ export async function changeStates(
   const seq = await bumpVersion(trx, collectionId);
   const found = [...before.keys()];
   for (let i = 0; i < found.length; i += BATCH) {
-    await trx.updateTable('items').set({ state, seq }).where('collectionId', '=', collectionId).where('id', 'in', found.slice(i, i + BATCH)).execute();
+    // Publishing an item releases it from a hold (docs/filters.md#hold-for-review).
+    await trx.updateTable('items').set({ state, seq, ...(state === 'published' ? { held: null } : {}) }).where('collectionId', '=', collectionId).where('id', 'in', found.slice(i, i + BATCH)).execute();
   }
   await emitEvents(trx, contractId, moderationEvents(contractId, collectionId, found.filter((id) => before.get(id) !== state), state));
   return { before, missing };
@@ -1011,7 +1050,7 @@ function moderationEvents(contractId: string, collectionId: string, ids: string[
  */
 export async function findItems(db: Db, collectionId: string, ids: string[]): Promise<(ItemKey & ItemDocument)[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('items').select(['collectionId', 'id', 'seq', 'state', 'body', 'pinPosition', 'moderation']).where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
+  return db.selectFrom('items').select(['collectionId', 'id', 'seq', 'state', 'body', 'pinPosition', 'moderation', 'held']).where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
 }
 
 /** When the collection's latest item arrived (`createdAt`, ms), or 0 before any (index items_arrivals). */
@@ -1095,6 +1134,7 @@ function served(row: ItemDocument, audience: Audience): ContentItem {
   if (moderation.spotlight) item.spotlight = true;
   if (audience === 'moderator') {
     item.edited = moderation.edit !== undefined;
+    if (row.held) item.held = JSON.parse(row.held) as Held;
     if (moderation.edit) item.original = { ...(source.title !== undefined && { title: plainTitle(source.title) }), text: inertHtml(source.text) };
   }
   return item;

@@ -51,6 +51,7 @@ import * as analytics from './migrations/2026-12-17-analytics.ts';
 import * as customizationCollection from './migrations/2026-12-19-customization-collection.ts';
 import * as articles from './migrations/2026-12-20-articles.ts';
 import * as blockedAuthors from './migrations/2026-12-21-blocked-authors.ts';
+import * as hold from './migrations/2026-12-22-hold.ts';
 import * as itemSearchScoped from './migrations/2026-12-23-item-search-scoped.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
@@ -100,6 +101,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-19-customization-collection': customizationCollection,
   '2026-12-20-articles': articles,
   '2026-12-21-blocked-authors': blockedAuthors,
+  '2026-12-22-hold': hold,
   '2026-12-23-item-search-scoped': itemSearchScoped,
 };
 

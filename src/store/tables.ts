@@ -461,6 +461,8 @@ export interface ItemTable {
   moderation: ColumnType<string | null, string | null | undefined, string | null>;
   /** When (ms) a moderator published the item against its filter, or null; filter applications leave it alone (migration 2026-12-15-filter-override). */
   filterOverride: ColumnType<number | null, number | null | undefined, number | null>;
+  /** JSON `{set: {id, name}, rule, reason}` of the set that held the item for review, or null (migration 2026-12-22-hold). */
+  held: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface FilterListTable extends Audited {
@@ -484,6 +486,8 @@ export interface FilterSetTable extends Audited {
   preCondition: string;
   /** The set's `or` flag, 0/1 (`or` is an SQL keyword). */
   anyRule: number;
+  /** What the set does to an item its rules match: `reject` or `hold` (migration 2026-12-22-hold). */
+  action: ColumnType<string, string | undefined, string>;
   active: number;
 }
 

@@ -161,11 +161,11 @@ describe('filters at every level, end to end', () => {
     expect(dryRejected.map((r) => r.id).sort()).toEqual(rejections.map((r) => r.id).sort());
     for (const r of dryRejected) {
       const recorded = rejections.find((x) => x.id === r.id)!;
-      expect(r).toEqual({ id: recorded.id, accepted: false, set: recorded.set, rule: recorded.rule, reason: recorded.reason, title: recorded.title, date: expect.any(String), inputId: null });
+      expect(r).toEqual({ id: recorded.id, accepted: false, action: 'reject', set: recorded.set, rule: recorded.rule, reason: recorded.reason, title: recorded.title, date: expect.any(String), inputId: null });
     }
     const hits = dry.body.hits as Json[];
     expect(hits.reduce((sum, hit) => sum + hit.count, 0)).toBe(outByChain.length);
-    expect(hits.find((hit) => hit.set.id === noLive._id)).toEqual({ set: { id: noLive._id, name: 'no live blogs' }, rule: 1, count: guardian.filter((i) => /live!/.test(i.title ?? '') && !/trump|\bGOP\b/i.test(i.title ?? '')).length });
+    expect(hits.find((hit) => hit.set.id === noLive._id)).toEqual({ set: { id: noLive._id, name: 'no live blogs' }, rule: 1, action: 'reject', count: guardian.filter((i) => /live!/.test(i.title ?? '') && !/trump|\bGOP\b/i.test(i.title ?? '')).length });
     // Nothing changed.
     expect(await queue(sports.slug)).toHaveLength(55 - outByNba.length);
 
@@ -229,10 +229,10 @@ describe('filters at every level, end to end', () => {
     expect(result.statusCode).toBe(200);
     expect(result.json()).toEqual({
       results: [
-        { id: 'a_1', accepted: false, set: { id: strict._id, name: 'deep' }, rule: 0, reason: expect.stringContaining('kudos.score'), title: null, date: null, inputId: null },
-        { id: 'a_2', accepted: true, set: null, rule: null, reason: null, title: null, date: null, inputId: null },
+        { id: 'a_1', accepted: false, action: 'reject', set: { id: strict._id, name: 'deep' }, rule: 0, reason: expect.stringContaining('kudos.score'), title: null, date: null, inputId: null },
+        { id: 'a_2', accepted: true, action: null, set: null, rule: null, reason: null, title: null, date: null, inputId: null },
       ],
-      hits: [{ set: { id: strict._id, name: 'deep' }, rule: 0, count: 1 }],
+      hits: [{ set: { id: strict._id, name: 'deep' }, rule: 0, action: 'reject', count: 1 }],
     });
   });
 

@@ -170,7 +170,7 @@ describe('the dry run names the stories; apply counts before it changes', () => 
     const before = (await queueIds()).filter((x) => x.endsWith(':published')).length;
     const body = { contractId: tenant.contract.id, filterId: set._id, collectionId: tenant.collection.id };
     const count = await api('POST', '/collection/filters/apply', { ...body, dryRun: true });
-    expect(count.body).toEqual({ judged: expect.any(Number), rejected: rejected.length, unpublished: 0, hits: expect.any(Array), auditId: null, wouldUnpublish: rejected.length });
+    expect(count.body).toEqual({ judged: expect.any(Number), rejected: rejected.length, held: 0, unpublished: 0, hits: expect.any(Array), auditId: null, wouldUnpublish: rejected.length });
     expect((await queueIds()).filter((x) => x.endsWith(':published'))).toHaveLength(before);
     expect((await api('GET', `/collection/audit?contract_id=${tenant.contract.id}&action=apply`)).body).toEqual([]);
     const applied = await api('POST', '/collection/filters/apply', body);

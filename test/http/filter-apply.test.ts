@@ -75,7 +75,7 @@ describe('POST /collection/filters/apply in the request', () => {
     // An unsaved set works as in the dry run; nothing to change → no entry.
     const rules = { rules: [s.rule({ field: 'service', value: 'vimeo' })], preCondition: s.rule({ operator: 'exists', field: 'text', value: undefined }) };
     const none = await s.call('POST', '/collection/filters/apply', { contractId: s.tenant.contract.id, set: rules, collectionId: s.tenant.collection.id });
-    expect(none.json()).toEqual({ judged: 6, rejected: 0, unpublished: 0, hits: [], auditId: null });
+    expect(none.json()).toEqual({ judged: 6, rejected: 0, held: 0, unpublished: 0, hits: [], auditId: null });
   });
 
   it("refuses another contract's filter or collection (403), unknown ones (404) and contradictory bodies (400)", async () => {

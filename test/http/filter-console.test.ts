@@ -52,13 +52,13 @@ describe('POST /collection/filters/test with an unsaved set', () => {
     const { results, hits } = res.json();
     expect(results.filter((r: { accepted: boolean }) => !r.accepted).map((r: { id: string }) => r.id).sort()).toEqual(['rss_1', 'rss_3']);
     expect(results.find((r: { id: string }) => r.id === 'rss_1')).toMatchObject({ set: { id: null, name: 'Spam' }, rule: 0, reason: expect.stringContaining('/viagra/i') });
-    expect(hits).toEqual([{ set: { id: null, name: 'Spam' }, rule: 0, count: 2 }]);
+    expect(hits).toEqual([{ set: { id: null, name: 'Spam' }, rule: 0, action: 'reject', count: 2 }]);
     expect((await call('GET', `/collection/sets?contract_id=${tenant.contract.id}`)).json()).toEqual([]);
 
     // or and a nameless set, with items sent in the request.
     const either = { or: true, preCondition: always, rules: [{ operator: 'pattern', field: 'text', value: '/night/', not: false }, { operator: 'equals', field: 'service', value: 'rss', not: false }] };
     const sent = await call('POST', '/collection/filters/test', { contractId: tenant.contract.id, set: either, items: [buildItem({ id: 'a', text: 'a night' }), buildItem({ id: 'b' })] });
-    expect(sent.json().hits).toEqual([{ set: { id: null, name: 'unsaved set' }, rule: 1, count: 1 }]);
+    expect(sent.json().hits).toEqual([{ set: { id: null, name: 'unsaved set' }, rule: 1, action: 'reject', count: 1 }]);
   });
 
   it('validates the set as a saved set is, every path under set.', async () => {

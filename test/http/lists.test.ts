@@ -9,6 +9,8 @@ import { setupRecords } from './records.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const v = (code: number, propertyName: string) => ({ name: 'ValidationError', code, propertyName });
+/** The contract's own lists of a listing: the built-in ones follow them (docs/filters.md#built-in-lists). */
+const own = (lists: { builtIn?: boolean }[]) => lists.filter((list) => !list.builtIn);
 
 describe('filter lists', () => {
   it('create → 201 with the common fields; get, list, update, delete', async () => {
@@ -20,7 +22,7 @@ describe('filter lists', () => {
     expect(list).toMatchObject({ name: 'Bad words', type: 'strings', entries: ['spam'], active: true, contractId: tenant.contract.id, createdBy: tenant.consumer.name });
     expect(list.created).toMatch(ISO_MS);
     expect((await call('GET', `/collection/lists/${list._id}`)).json()).toEqual(list);
-    expect((await call('GET', `/collection/lists?contract_id=${tenant.contract.id}`)).json()).toEqual([list]);
+    expect(own((await call('GET', `/collection/lists?contract_id=${tenant.contract.id}`)).json())).toEqual([list]);
 
     const patched = await call('PATCH', `/collection/lists/${list._id}`, { name: 'Words', entries: ['a', 'b'], active: false });
     expect(patched.statusCode, patched.body).toBe(200);
@@ -28,7 +30,7 @@ describe('filter lists', () => {
 
     expect((await call('DELETE', `/collection/lists/${list._id}`)).statusCode).toBe(204);
     expectError(await call('GET', `/collection/lists/${list._id}`), 404, { name: 'NotFoundError', code: 4001, propertyName: 'id' });
-    expect((await call('GET', `/collection/lists?contract_id=${tenant.contract.id}`)).json()).toEqual([]);
+    expect(own((await call('GET', `/collection/lists?contract_id=${tenant.contract.id}`)).json())).toEqual([]);
   });
 
   it('compiles pattern entries on re2js: a bad one → 400 naming entries[i] with its position', async () => {
@@ -103,14 +105,72 @@ describe('filter lists', () => {
     expect(body.errors[0]!.reason).toBe(`used by set ${set._id}`);
     const bulk = await call('DELETE', '/collection/lists', { ids: [free._id, used._id] });
     expectError(bulk, 409, { name: 'ConflictError', code: 4091, propertyName: 'ids[1]' });
-    expect((await call('GET', `/collection/lists?contract_id=${tenant.contract.id}`)).json()).toHaveLength(2);
+    expect(own((await call('GET', `/collection/lists?contract_id=${tenant.contract.id}`)).json())).toHaveLength(2);
     expectError(await call('DELETE', '/collection/lists', { ids: [free._id, 'a'.repeat(24)] }), 404, { name: 'NotFoundError', code: 4001, propertyName: 'ids[1]' });
     expectError(await call('DELETE', '/collection/lists', { ids: [] }), 400, v(1003, 'ids'));
     expectError(await call('DELETE', '/collection/lists', { ids: ['bad'] }), 400, v(1005, 'ids[0]'));
-    expect((await call('GET', `/collection/lists?contract_id=${tenant.contract.id}`)).json()).toHaveLength(2);
+    expect(own((await call('GET', `/collection/lists?contract_id=${tenant.contract.id}`)).json())).toHaveLength(2);
     // Once the set is gone, both go in one request.
     expect((await call('DELETE', `/collection/sets/${set._id}`)).statusCode).toBe(204);
     expect((await call('DELETE', '/collection/lists', { ids: [free._id, used._id] })).statusCode).toBe(204);
-    expect((await call('GET', `/collection/lists?contract_id=${tenant.contract.id}`)).json()).toEqual([]);
+    expect(own((await call('GET', `/collection/lists?contract_id=${tenant.contract.id}`)).json())).toEqual([]);
+  });
+});
+
+describe('built-in lists (naughty-words, docs/filters.md#built-in-lists)', () => {
+  it('are listed after the contract’s own, read by id, at least 20 languages, versioned with the package', async () => {
+    const { call, tenant } = await setupRecords();
+    const all = (await call('GET', `/collection/lists?contract_id=${tenant.contract.id}`)).json() as Record<string, any>[];
+    const builtIn = all.filter((list) => list.builtIn);
+    expect(builtIn.length).toBeGreaterThanOrEqual(20);
+    for (const list of builtIn) expect(list).toMatchObject({ _id: expect.stringMatching(/^[0-9a-f]{24}$/), contractId: null, type: 'patterns', active: true, version: 'naughty-words@1.2.0' });
+    const en = builtIn.find((list) => list.language === 'en')!;
+    expect(en._id).toBe('f11941554f5c2ed281f123c4');
+    expect((await call('GET', `/collection/lists/${en._id}`)).json()).toEqual(en);
+  });
+
+  it('are read-only: a change or delete → 403 naming the list, and it is unchanged', async () => {
+    const { call, tenant } = await setupRecords();
+    const en = 'f11941554f5c2ed281f123c4';
+    for (const res of [
+      await call('PATCH', `/collection/lists/${en}`, { entries: [] }),
+      await call('PATCH', `/collection/lists/${en}`, { active: false }),
+      await call('DELETE', `/collection/lists/${en}`),
+      await call('DELETE', '/collection/lists', { ids: [en] }),
+    ]) {
+      const body = expectError(res, 403, { name: 'ForbiddenError', code: 3001, propertyName: 'id' });
+      expect(body.errors[0]!.message).toContain(`${en} (Offensive words (en))`);
+    }
+    expect((await call('GET', `/collection/lists/${en}`)).json()).toMatchObject({ active: true, entries: expect.arrayContaining([expect.any(String)]) });
+    // Without a token: 401 first.
+    expect((await call('DELETE', `/collection/lists/${en}`, undefined, '')).statusCode).toBe(401);
+    void tenant;
+  });
+
+  it('are usable in rules by id: three languages judged by the dry run', async () => {
+    const { call, tenant } = await setupRecords();
+    const all = (await call('GET', `/collection/lists?contract_id=${tenant.contract.id}`)).json() as Record<string, any>[];
+    const id = (language: string) => all.find((list) => list.builtIn && list.language === language)!._id as string;
+    const set = await call('POST', '/collection/sets', {
+      contractId: tenant.contract.id,
+      name: 'offensive',
+      preCondition: { operator: 'exists', field: 'id' },
+      rules: ['en', 'de', 'fr'].map((language) => ({ operator: 'patternin', field: 'text', listId: id(language) })),
+    });
+    expect(set.statusCode, set.body).toBe(201);
+    const items = [
+      { id: 'x_en', text: 'what a load of bullshit' },
+      { id: 'x_de', text: 'so ein Arschloch' },
+      { id: 'x_fr', text: 'quel connard' },
+      { id: 'x_ok', text: 'a classic Scunthorpe class' },
+    ];
+    const dry = await call('POST', '/collection/filters/test', { contractId: tenant.contract.id, filterId: set.json()._id, items });
+    expect(dry.statusCode, dry.body).toBe(200);
+    expect(dry.json().results.map((r: Record<string, unknown>) => [r.id, r.accepted, r.rule])).toEqual([
+      ['x_en', false, 0],
+      ['x_de', false, 1],
+      ['x_fr', false, 2],
+      ['x_ok', true, null],
+    ]);
   });
 });

@@ -15,7 +15,7 @@ describe('filter sets', () => {
     const res = await call('POST', '/collection/sets', bodies.set({ rules: [{ operator: 'equals', field: 'service', value: 'rss' }] }));
     expect(res.statusCode, res.body).toBe(201);
     const set = res.json();
-    expect(Object.keys(set).sort()).toEqual(['_id', 'active', 'contractId', 'created', 'createdBy', 'lastModified', 'lastModifiedBy', 'name', 'or', 'preCondition', 'rules']);
+    expect(Object.keys(set).sort()).toEqual(['_id', 'action', 'active', 'contractId', 'created', 'createdBy', 'lastModified', 'lastModifiedBy', 'name', 'or', 'preCondition', 'rules']);
     expect(set).toMatchObject({ or: false, active: true, rules: [{ operator: 'equals', field: 'service', value: 'rss', not: false }], preCondition: { operator: 'exists', field: 'text', not: false } });
     expect((await call('GET', `/collection/sets/${set._id}`)).json()).toEqual(set);
     expect((await call('GET', `/collection/sets?contract_id=${tenant.contract.id}`)).json()).toEqual([set]);

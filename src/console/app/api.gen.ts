@@ -1020,9 +1020,9 @@ export interface Paths {
            */
           _id: string;
           /**
-           * 24 lower-case hex characters
+           * the owning contract; null for a built-in list
            */
-          contractId: string;
+          contractId: string | null;
           active: boolean;
           created: string;
           createdBy: string;
@@ -1031,6 +1031,18 @@ export interface Paths {
           name: string;
           type: 'strings' | 'patterns';
           entries: string[];
+          /**
+           * true: a read-only list that ships with Sluice (docs/filters.md#built-in-lists)
+           */
+          builtIn?: boolean;
+          /**
+           * built-in lists: the language code of the words
+           */
+          language?: string;
+          /**
+           * built-in lists: the package and version the entries come from, e.g. naughty-words@1.2.0
+           */
+          version?: string;
         };
       };
       requestBody: {
@@ -1055,9 +1067,9 @@ export interface Paths {
            */
           _id: string;
           /**
-           * 24 lower-case hex characters
+           * the owning contract; null for a built-in list
            */
-          contractId: string;
+          contractId: string | null;
           active: boolean;
           created: string;
           createdBy: string;
@@ -1066,6 +1078,18 @@ export interface Paths {
           name: string;
           type: 'strings' | 'patterns';
           entries: string[];
+          /**
+           * true: a read-only list that ships with Sluice (docs/filters.md#built-in-lists)
+           */
+          builtIn?: boolean;
+          /**
+           * built-in lists: the language code of the words
+           */
+          language?: string;
+          /**
+           * built-in lists: the package and version the entries come from, e.g. naughty-words@1.2.0
+           */
+          version?: string;
         }[];
       };
     };
@@ -1093,9 +1117,9 @@ export interface Paths {
            */
           _id: string;
           /**
-           * 24 lower-case hex characters
+           * the owning contract; null for a built-in list
            */
-          contractId: string;
+          contractId: string | null;
           active: boolean;
           created: string;
           createdBy: string;
@@ -1104,6 +1128,18 @@ export interface Paths {
           name: string;
           type: 'strings' | 'patterns';
           entries: string[];
+          /**
+           * true: a read-only list that ships with Sluice (docs/filters.md#built-in-lists)
+           */
+          builtIn?: boolean;
+          /**
+           * built-in lists: the language code of the words
+           */
+          language?: string;
+          /**
+           * built-in lists: the package and version the entries come from, e.g. naughty-words@1.2.0
+           */
+          version?: string;
         };
       };
     };
@@ -1115,9 +1151,9 @@ export interface Paths {
            */
           _id: string;
           /**
-           * 24 lower-case hex characters
+           * the owning contract; null for a built-in list
            */
-          contractId: string;
+          contractId: string | null;
           active: boolean;
           created: string;
           createdBy: string;
@@ -1126,6 +1162,18 @@ export interface Paths {
           name: string;
           type: 'strings' | 'patterns';
           entries: string[];
+          /**
+           * true: a read-only list that ships with Sluice (docs/filters.md#built-in-lists)
+           */
+          builtIn?: boolean;
+          /**
+           * built-in lists: the language code of the words
+           */
+          language?: string;
+          /**
+           * built-in lists: the package and version the entries come from, e.g. naughty-words@1.2.0
+           */
+          version?: string;
         };
       };
       requestBody: {
@@ -1168,7 +1216,7 @@ export interface Paths {
           name: string;
           rules: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1184,7 +1232,7 @@ export interface Paths {
           }[];
           preCondition: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1199,6 +1247,10 @@ export interface Paths {
             not: boolean;
           };
           or: boolean;
+          /**
+           * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+           */
+          action: 'reject' | 'hold';
         };
       };
       requestBody: {
@@ -1212,7 +1264,7 @@ export interface Paths {
          */
         rules: {
           /**
-           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
            */
           operator: string;
           /**
@@ -1228,7 +1280,7 @@ export interface Paths {
         }[];
         preCondition: {
           /**
-           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
            */
           operator: string;
           /**
@@ -1243,6 +1295,10 @@ export interface Paths {
           not: boolean;
         };
         or?: boolean;
+        /**
+         * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+         */
+        action?: 'reject' | 'hold';
         active?: boolean;
       };
     };
@@ -1265,7 +1321,7 @@ export interface Paths {
           name: string;
           rules: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1281,7 +1337,7 @@ export interface Paths {
           }[];
           preCondition: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1296,6 +1352,10 @@ export interface Paths {
             not: boolean;
           };
           or: boolean;
+          /**
+           * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+           */
+          action: 'reject' | 'hold';
         }[];
       };
     };
@@ -1334,7 +1394,7 @@ export interface Paths {
           name: string;
           rules: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1350,7 +1410,7 @@ export interface Paths {
           }[];
           preCondition: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1365,6 +1425,10 @@ export interface Paths {
             not: boolean;
           };
           or: boolean;
+          /**
+           * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+           */
+          action: 'reject' | 'hold';
         };
       };
     };
@@ -1387,7 +1451,7 @@ export interface Paths {
           name: string;
           rules: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1403,7 +1467,7 @@ export interface Paths {
           }[];
           preCondition: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -1418,6 +1482,10 @@ export interface Paths {
             not: boolean;
           };
           or: boolean;
+          /**
+           * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+           */
+          action: 'reject' | 'hold';
         };
       };
       requestBody: {
@@ -1427,7 +1495,7 @@ export interface Paths {
          */
         rules?: {
           /**
-           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
            */
           operator: string;
           /**
@@ -1443,7 +1511,7 @@ export interface Paths {
         }[];
         preCondition?: {
           /**
-           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+           * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
            */
           operator: string;
           /**
@@ -1458,6 +1526,10 @@ export interface Paths {
           not: boolean;
         };
         or?: boolean;
+        /**
+         * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+         */
+        action?: 'reject' | 'hold';
         active?: boolean;
         /**
          * 24 lower-case hex characters
@@ -4672,6 +4744,10 @@ export interface Paths {
           results: {
             id: string;
             accepted: boolean;
+            /**
+             * when not accepted: reject, or hold (a holding set matched: the item would be held for review)
+             */
+            action: 'reject' | 'hold' | null;
             set: {
               id: string | null;
               name: string;
@@ -4692,7 +4768,7 @@ export interface Paths {
             inputId: string | null;
           }[];
           /**
-           * rejections per set and rule, most first
+           * rejections and holds per set and rule, most first
            */
           hits: {
             set: {
@@ -4700,6 +4776,7 @@ export interface Paths {
               name: string;
             };
             rule: number;
+            action: 'reject' | 'hold';
             count: number;
           }[];
         };
@@ -4723,7 +4800,7 @@ export interface Paths {
            */
           rules: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -4739,7 +4816,7 @@ export interface Paths {
           }[];
           preCondition: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -4754,6 +4831,10 @@ export interface Paths {
             not: boolean;
           };
           or?: boolean;
+          /**
+           * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+           */
+          action?: 'reject' | 'hold';
         };
         /**
          * the items to judge; or collectionId
@@ -4792,11 +4873,15 @@ export interface Paths {
            */
           rejected: number;
           /**
+           * items a holding set matched (published or not): the published ones are unpublished and held for review (docs/filters.md#hold-for-review)
+           */
+          held: number;
+          /**
            * published items it unpublished
            */
           unpublished: number;
           /**
-           * rejections per set and rule, most first
+           * rejections and holds per set and rule, most first
            */
           hits: {
             set: {
@@ -4804,6 +4889,7 @@ export interface Paths {
               name: string;
             };
             rule: number;
+            action: 'reject' | 'hold';
             count: number;
           }[];
           /**
@@ -4853,11 +4939,15 @@ export interface Paths {
              */
             rejected: number;
             /**
+             * items a holding set matched (published or not): the published ones are unpublished and held for review (docs/filters.md#hold-for-review)
+             */
+            held: number;
+            /**
              * published items it unpublished
              */
             unpublished: number;
             /**
-             * rejections per set and rule, most first
+             * rejections and holds per set and rule, most first
              */
             hits: {
               set: {
@@ -4865,6 +4955,7 @@ export interface Paths {
                 name: string;
               };
               rule: number;
+              action: 'reject' | 'hold';
               count: number;
             }[];
             /**
@@ -4892,7 +4983,7 @@ export interface Paths {
          */
         filterId?: string;
         /**
-         * a set not saved (rules, preCondition, or; lists by id of the contract); or filterId
+         * a set not saved (rules, preCondition, or, action; lists by id of the contract); or filterId
          */
         set?: {
           name?: string;
@@ -4901,7 +4992,7 @@ export interface Paths {
            */
           rules: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -4917,7 +5008,7 @@ export interface Paths {
           }[];
           preCondition: {
             /**
-             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists
+             * one of equals, gt, gte, lt, lte, pattern, in, patternin, datediff, exists, profane
              */
             operator: string;
             /**
@@ -4932,6 +5023,10 @@ export interface Paths {
             not: boolean;
           };
           or?: boolean;
+          /**
+           * reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review
+           */
+          action?: 'reject' | 'hold';
         };
         /**
          * the collection whose stored items are judged
@@ -5573,11 +5668,15 @@ export interface Paths {
              */
             rejected: number;
             /**
+             * items a holding set matched (published or not): the published ones are unpublished and held for review (docs/filters.md#hold-for-review)
+             */
+            held: number;
+            /**
              * published items it unpublished
              */
             unpublished: number;
             /**
-             * rejections per set and rule, most first
+             * rejections and holds per set and rule, most first
              */
             hits: {
               set: {
@@ -5585,6 +5684,7 @@ export interface Paths {
                 name: string;
               };
               rule: number;
+              action: 'reject' | 'hold';
               count: number;
             }[];
             /**
@@ -6270,6 +6370,17 @@ export interface ContentItem {
   original?: {
     title?: string;
     text: string;
+  };
+  /**
+   * Queue items only, while a holding filter set holds the item for review (docs/filters.md#hold-for-review); publishing it clears this
+   */
+  held?: {
+    set: {
+      id: string | null;
+      name: string;
+    };
+    rule: number;
+    reason: string;
   };
 }
 /**

@@ -2,7 +2,9 @@
  * A filter applied to stored items (docs/api.md#apply-a-filter): the collection's items dated in
  * the window are judged as the dry run judges them (dry-run.ts, the filter pool's worker threads,
  * `PAGE` items at a time so the event loop stays free and memory stays bounded), and the published
- * ones the filter rejects are unpublished — never deleted — in one transaction with one audit
+ * ones the filter rejects are unpublished — never deleted — and the published ones a holding set
+ * matches (docs/filters.md#hold-for-review) are unpublished and held for review (`held`, the
+ * queue's Held view), counted as `held`, not `rejected`; all in one transaction with one audit
  * entry (action `apply`) listing every item it changed, which `POST /collection/audit/{id}/revert`
  * undoes as one. Items already unpublished are judged and counted but not changed. Items a
  * moderator published anyway (`filter_override`, docs/api.md#rejections) are left alone: counted
@@ -17,7 +19,7 @@ import { notFoundError } from '../../errors.ts';
 import { type Actor, recordAudit } from '../../store/audit.ts';
 import type { Db } from '../../store/db.ts';
 import { loadFilter } from '../../store/filter-sources.ts';
-import { changeStates, storedItemsPage } from '../../store/items.ts';
+import { changeStates, type Held, holdItems, storedItemsPage } from '../../store/items.ts';
 import { finishJob } from '../../store/jobs.ts';
 import { HitCounter, judgeDryRun, presentDecision, unsavedFilter } from './dry-run.ts';
 import type { FilterTest } from './schema.ts';
@@ -41,6 +43,8 @@ export interface ApplyParams {
 export interface ApplyOutcome {
   judged: number;
   rejected: number;
+  /** Items a holding set matched (published or not); the published ones are unpublished and held. */
+  held: number;
   unpublished: number;
   hits: ReturnType<HitCounter['list']>;
   auditId: string | null;
@@ -62,6 +66,8 @@ export async function applyFilter(db: Db, params: ApplyParams, total: number, pr
   const toUnpublish: string[] = [];
   let judged = 0;
   let rejected = 0;
+  const toHold = new Map<string, Held>();
+  let held = 0;
   let after: { dateMs: number; id: string } | undefined;
   const now = Date.now();
   for (;;) {
@@ -72,8 +78,11 @@ export async function applyFilter(db: Db, params: ApplyParams, total: number, pr
     page.forEach((stored, i) => {
       const result = presentDecision(stored.id, decisions[i]!);
       if (result.accepted || stored.override) return;
-      rejected += 1;
       hits.add(result);
+      if (result.action === 'hold') {
+        held += 1;
+        if (stored.state === 'published') toHold.set(stored.id, { set: result.set!, rule: result.rule!, reason: result.reason! });
+      } else rejected += 1;
       if (stored.state === 'published') toUnpublish.push(stored.id);
     });
     judged += page.length;
@@ -84,16 +93,17 @@ export async function applyFilter(db: Db, params: ApplyParams, total: number, pr
   }
   return db.transaction().execute(async (trx) => {
     if (params.dryRun) {
-      const outcome = { judged, rejected, unpublished: 0, hits: hits.list(), auditId: null, wouldUnpublish: toUnpublish.length };
+      const outcome = { judged, rejected, held, unpublished: 0, hits: hits.list(), auditId: null, wouldUnpublish: toUnpublish.length };
       if (jobId && !(await finishJob(trx, jobId, outcome))) throw new Error(`job ${jobId} was finished by another runner`);
       return outcome;
     }
     const { before } = await changeStates(trx, contractId, collectionId, toUnpublish, 'unpublished', { onlyFrom: 'published' });
+    await holdItems(trx, collectionId, new Map([...toHold].filter(([id]) => before.has(id))));
     const items = [...before].map(([itemId, was]) => ({ itemId, before: was, after: 'unpublished' }));
     const auditId = items.length
       ? await recordAudit(trx, { contractId, actor: params.actor, resource: 'item', resourceId: collectionId, action: 'apply', collectionId, items })
       : null;
-    const outcome = { judged, rejected, unpublished: items.length, hits: hits.list(), auditId };
+    const outcome = { judged, rejected, held, unpublished: items.length, hits: hits.list(), auditId };
     if (jobId && !(await finishJob(trx, jobId, outcome))) throw new Error(`job ${jobId} was finished by another runner`);
     return outcome;
   });

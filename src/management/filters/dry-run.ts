@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type Invalid, VALIDATION_CODES, validationError } from '../../errors.ts';
-import { type Decision, FilterError, type FilterList, type FilterSource } from '../../filter/engine.ts';
+import { type Decision, FilterError, type FilterList, type FilterSource, type SetAction } from '../../filter/engine.ts';
 import { DRY_RUN_BUDGET_MS, filterPool, type WhenShareFull } from '../../filter/pool.ts';
 import { plainTitle } from '../../lib/item-html.ts';
 import type { Db } from '../../store/db.ts';
@@ -55,17 +55,20 @@ export async function judgeDryRun(
 
 /** An unsaved set of a request (id '' until presented as null) with the contract's lists, ready for `compile`. */
 export async function unsavedFilter(db: Db, contractId: string, set: NonNullable<FilterTest['set']>): Promise<{ source: FilterSource; lists: FilterList[] }> {
-  const source = { kind: 'set' as const, set: { id: '', name: set.name ?? 'unsaved set', rules: set.rules, preCondition: set.preCondition, or: set.or === true, active: true } };
+  const source = { kind: 'set' as const, set: { id: '', name: set.name ?? 'unsaved set', rules: set.rules, preCondition: set.preCondition, or: set.or === true, action: set.action ?? 'reject', active: true } };
   return { source, lists: await contractLists(db, contractId) };
 }
 
 export type DecisionResult = ReturnType<typeof presentDecision>;
 
-/** The decision on item `id` as the dry run answers it (`set`, `rule`, `reason` null when accepted). */
+/**
+ * The decision on item `id` as the dry run answers it (`action`, `set`, `rule`, `reason` null when
+ * accepted; `action` `hold` when a holding set matched, docs/filters.md#hold-for-review).
+ */
 export function presentDecision(id: string, decision: Decision) {
   return decision.accepted
-    ? { id, accepted: true, set: null, rule: null, reason: null }
-    : { id, accepted: false, set: { id: decision.set.id || null, name: decision.set.name }, rule: decision.rule as number | null, reason: decision.reason as string | null };
+    ? { id, accepted: true, action: null as SetAction | null, set: null, rule: null, reason: null }
+    : { id, accepted: false, action: decision.action as SetAction | null, set: { id: decision.set.id || null, name: decision.set.name }, rule: decision.rule as number | null, reason: decision.reason as string | null };
 }
 
 /** Characters of an item's text that stand for its title when it has none. */
@@ -88,16 +91,18 @@ export function storyOf(item: object, inputId: string | null) {
 export interface Hit {
   set: { id: string | null; name: string };
   rule: number;
+  /** What the set did: reject, or hold for review. */
+  action: SetAction;
   count: number;
 }
 
-/** Counts rejections per set and rule as results come (a dry run's, or a filter application's pages). */
+/** Counts rejections and holds per set and rule as results come (a dry run's, or a filter application's pages). */
 export class HitCounter {
   readonly #hits = new Map<string, Hit>();
   add(result: DecisionResult): void {
     if (result.accepted || !result.set) return;
     const key = `${result.set.id}/${result.rule}`;
-    const hit = this.#hits.get(key) ?? { set: result.set, rule: result.rule!, count: 0 };
+    const hit = this.#hits.get(key) ?? { set: result.set, rule: result.rule!, action: result.action ?? 'reject', count: 0 };
     hit.count += 1;
     this.#hits.set(key, hit);
   }

@@ -3,7 +3,7 @@
  *
  *   POST /collection/filters/test  {contractId, filterId | set, items: [content items]}
  *                               or {contractId, filterId | set, collectionId, since?}
- *     → 200 {results: [{id, accepted, set, rule, reason, title, date, inputId}], hits: [{set: {id, name}, rule, count}]}
+ *     → 200 {results: [{id, accepted, action, set, rule, reason, title, date, inputId}], hits: [{set: {id, name}, rule, action, count}]}
  *   POST /collection/filters/apply {contractId, filterId | set, collectionId, since?, until?, dryRun?}
  *     → 200 {judged, rejected, unpublished, hits, auditId[, wouldUnpublish]} (up to APPLY_IN_REQUEST items), else
  *       202 the job (Location /collection/jobs/{id}) that does it (apply.ts; docs/api.md#apply-a-filter)

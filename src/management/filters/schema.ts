@@ -31,6 +31,7 @@ export const FilterTestResult = Type.Object({
     Type.Object({
       id: Type.String(),
       accepted: Type.Boolean(),
+      action: Type.Union([Type.Literal('reject'), Type.Literal('hold'), Type.Null()], { description: 'when not accepted: reject, or hold (a holding set matched: the item would be held for review)' }),
       set: Type.Union([SetRef, Type.Null()]),
       rule: Type.Union([Type.Integer(), Type.Null()]),
       reason: Type.Union([Type.String(), Type.Null()]),
@@ -39,7 +40,7 @@ export const FilterTestResult = Type.Object({
       inputId: Type.Union([Type.String(), Type.Null()], { description: 'the input that collected the stored item; null for items sent in the request' }),
     }),
   ),
-  hits: Type.Array(Type.Object({ set: SetRef, rule: Type.Integer(), count: Type.Integer() }), { description: 'rejections per set and rule, most first' }),
+  hits: Type.Array(Type.Object({ set: SetRef, rule: Type.Integer(), action: Type.Union([Type.Literal('reject'), Type.Literal('hold')]), count: Type.Integer() }), { description: 'rejections and holds per set and rule, most first' }),
 });
 
 const ValueKind = Type.Unsafe<ValueKind>({ type: 'string', enum: [...VALUE_KINDS] });
@@ -71,7 +72,7 @@ export const APPLY_IN_REQUEST = 5000;
 export const FilterApply = Type.Object({
   contractId: Id,
   filterId: Type.Optional(Type.Unsafe<string>({ ...Id, description: 'a filter set or chain of the contract; or set' })),
-  set: Type.Optional({ ...UnsavedSet, description: 'a set not saved (rules, preCondition, or; lists by id of the contract); or filterId' }),
+  set: Type.Optional({ ...UnsavedSet, description: 'a set not saved (rules, preCondition, or, action; lists by id of the contract); or filterId' }),
   collectionId: Type.Unsafe<string>({ ...Id, description: "the collection whose stored items are judged" }),
   since: Type.Optional(Type.Integer({ minimum: 0, maximum: 253_402_300_799, description: 'only items dated after this Unix time (seconds); default 0' })),
   until: Type.Optional(Type.Integer({ minimum: 0, maximum: 253_402_300_799, description: 'only items dated at or before this Unix time (seconds); default now' })),
@@ -79,12 +80,13 @@ export const FilterApply = Type.Object({
 });
 export type FilterApply = Static<typeof FilterApply>;
 
-const Hits = Type.Array(Type.Object({ set: SetRef, rule: Type.Integer(), count: Type.Integer() }), { description: 'rejections per set and rule, most first' });
+const Hits = Type.Array(Type.Object({ set: SetRef, rule: Type.Integer(), action: Type.Union([Type.Literal('reject'), Type.Literal('hold')]), count: Type.Integer() }), { description: 'rejections and holds per set and rule, most first' });
 
 /** What a filter application did. */
 export const ApplyResult = Type.Object({
   judged: Type.Integer({ description: 'items judged' }),
   rejected: Type.Integer({ description: 'items the filter rejected (published or not)' }),
+  held: Type.Integer({ description: 'items a holding set matched (published or not): the published ones are unpublished and held for review (docs/filters.md#hold-for-review)' }),
   unpublished: Type.Integer({ description: 'published items it unpublished' }),
   hits: Hits,
   auditId: Type.Union([Type.String(), Type.Null()], { description: 'the audit entry of the change (revert it with POST /collection/audit/{id}/revert); null when nothing changed' }),

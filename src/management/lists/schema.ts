@@ -29,7 +29,16 @@ export const ListUpdate = Type.Object({
   contractId: Type.Optional(Id),
   type: Type.Optional(ListType),
 });
-export const List = Type.Object({ ...common, name: Type.String(), type: ListType, entries: Type.Array(Type.String()) });
+export const List = Type.Object({
+  ...common,
+  contractId: Type.Union([Id, Type.Null()], { description: 'the owning contract; null for a built-in list' }),
+  name: Type.String(),
+  type: ListType,
+  entries: Type.Array(Type.String()),
+  builtIn: Type.Optional(Type.Boolean({ description: 'true: a read-only list that ships with Sluice (docs/filters.md#built-in-lists)' })),
+  language: Type.Optional(Type.String({ description: 'built-in lists: the language code of the words' })),
+  version: Type.Optional(Type.String({ description: 'built-in lists: the package and version the entries come from, e.g. naughty-words@1.2.0' })),
+});
 
 /**
  * Throws 400 naming each `patterns` entry that does not compile (filter/rules.ts), as

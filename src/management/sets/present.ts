@@ -11,6 +11,7 @@ export function presentSet(row: FilterSetRow): Record<string, unknown> {
     rules: JSON.parse(row.rules),
     preCondition: JSON.parse(row.preCondition),
     or: row.anyRule === 1,
+    action: row.action === 'hold' ? 'hold' : 'reject',
     ...recordFields(row),
   };
 }

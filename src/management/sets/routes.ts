@@ -4,7 +4,7 @@
  *   POST   /collection/sets        create → 201 (rules and preCondition validated)
  *   GET    /collection/sets        the contract's sets (contract_id)
  *   GET    /collection/sets/{id}   one set
- *   PATCH  /collection/sets/{id}   name, rules, preCondition, or, active (partial)
+ *   PATCH  /collection/sets/{id}   name, rules, preCondition, or, action, active (partial)
  *   DELETE /collection/sets/{id}   → 204; 409 while a chain, input, collection or the contract uses it
  *   DELETE /collection/sets        {"ids": [...]}, all or nothing → 204
  */
@@ -26,11 +26,12 @@ const spec: Spec<FilterSetRow> = {
   update: SetUpdate,
   present: presentSet,
   references: checkSet,
-  columns: (body) => ({ rules: JSON.stringify(body.rules), preCondition: JSON.stringify(body.preCondition), anyRule: body.or === true ? 1 : 0 }),
+  columns: (body) => ({ rules: JSON.stringify(body.rules), preCondition: JSON.stringify(body.preCondition), anyRule: body.or === true ? 1 : 0, action: body.action === 'hold' ? 'hold' : 'reject' }),
   changes: (body) => ({
     ...(body.rules ? { rules: JSON.stringify(body.rules) } : {}),
     ...(body.preCondition ? { preCondition: JSON.stringify(body.preCondition) } : {}),
     ...(body.or !== undefined ? { anyRule: body.or ? 1 : 0 } : {}),
+    ...(body.action !== undefined ? { action: body.action === 'hold' ? 'hold' : 'reject' } : {}),
   }),
   users: async (db: Executor, contractId: string, ids: string[]) => [...(await chainsUsingSets(db, contractId, ids)), ...(await usersOfFilters(db, contractId, ids))],
 };

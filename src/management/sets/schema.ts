@@ -9,6 +9,8 @@
 import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES, validationError } from '../../errors.ts';
 import { filterPool } from '../../filter/pool.ts';
+import { builtInList } from '../../filter/builtin-lists.ts';
+import { SET_ACTIONS, type SetAction } from '../../filter/engine.ts';
 import { type FilterList, listProblem, OPERATORS, type Rule } from '../../filter/rules.ts';
 import type { Db } from '../../store/db.ts';
 import { findRecord } from '../../store/records.ts';
@@ -31,6 +33,8 @@ export const RuleSchema = Type.Object({
 });
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
+/** What the set does to an item its rules match (docs/filters.md#hold-for-review); default `reject`. */
+export const Action = Type.Unsafe<SetAction>({ type: 'string', enum: [...SET_ACTIONS], description: 'reject (default): the item is not stored, a rejection is recorded; hold: the item enters the queue unpublished, held for review' });
 const Rules = Type.Array(RuleSchema, { maxItems: MAX_RULES });
 
 export const SetCreate = Type.Object({
@@ -39,6 +43,7 @@ export const SetCreate = Type.Object({
   rules: Rules,
   preCondition: RuleSchema,
   or: Type.Optional(Type.Boolean()),
+  action: Type.Optional(Action),
   active: Type.Optional(Type.Boolean()),
 });
 export const SetUpdate = Type.Object({
@@ -46,6 +51,7 @@ export const SetUpdate = Type.Object({
   rules: Type.Optional(Rules),
   preCondition: Type.Optional(RuleSchema),
   or: Type.Optional(Type.Boolean()),
+  action: Type.Optional(Action),
   active: Type.Optional(Type.Boolean()),
   contractId: Type.Optional(Id),
 });
@@ -59,8 +65,9 @@ export const UnsavedSet = Type.Object({
   rules: Rules,
   preCondition: RuleSchema,
   or: Type.Optional(Type.Boolean()),
+  action: Type.Optional(Action),
 });
-export const FilterSet = Type.Object({ ...common, name: Type.String(), rules: Type.Array(RuleSchema), preCondition: RuleSchema, or: Type.Boolean() });
+export const FilterSet = Type.Object({ ...common, name: Type.String(), rules: Type.Array(RuleSchema), preCondition: RuleSchema, or: Type.Boolean(), action: Action });
 
 /** The rules and preCondition of a body with their paths, each after `prefix` (`set.` for the dry run's unsaved set). */
 function named(body: Record<string, unknown>, prefix = ''): [Rule, string][] {
@@ -85,6 +92,11 @@ export async function checkSet(db: Db, contractId: string, body: Record<string, 
   if (listIds.size === 0) return;
   const lists: FilterList[] = [];
   for (const id of listIds) {
+    const builtIn = builtInList(id);
+    if (builtIn) {
+      lists.push(builtIn);
+      continue;
+    }
     const row = await findRecord<FilterListRow>(db, 'filterLists', id);
     // A list gone since the set was saved (a database edited by hand): compiling names it.
     if (row?.contractId === contractId) lists.push(toList(row));
@@ -95,14 +107,15 @@ export async function checkSet(db: Db, contractId: string, body: Record<string, 
 }
 
 /**
- * Each `listId` names a list of the contract (404, 403) of the operator's list type (400);
+ * Each `listId` names a list of the contract (404, 403) or a built-in list, of the operator's list type (400);
  * paths after `prefix`.
  */
 export async function checkListIds(db: Db, contractId: string, body: Record<string, unknown>, prefix = ''): Promise<void> {
   const invalid: Invalid[] = [];
   for (const [rule, at] of named(body, prefix)) {
     if (!rule.listId) continue;
-    const list = await owned(db, FILTER_LIST, rule.listId, contractId, `${at}.listId`);
+    // A built-in list is every contract's (docs/filters.md#built-in-lists).
+    const list = builtInList(rule.listId) ?? (await owned(db, FILTER_LIST, rule.listId, contractId, `${at}.listId`));
     const problem = listProblem(rule, at, list);
     if (problem) invalid.push(...invalidOf([problem]));
   }

@@ -72,7 +72,7 @@ export default function Filters() {
   const change = () => void load();
   let body = null;
   if (data) {
-    if (part === 'lists') body = html`<${Lists} contractId=${contractId} lists=${data.lists} onChange=${change} />`;
+    if (part === 'lists') body = html`<${Lists} contractId=${contractId} lists=${data.lists.filter((list) => !list.builtIn)} onChange=${change} />`; // built-in lists are read-only: chosen in the rule builder
     else if (part === 'sets') body = html`<${Sets} contractId=${contractId} sets=${data.sets} table=${data.table} lists=${data.lists} collections=${data.collections} inputs=${data.inputs} onChange=${change} />`;
     else if (part === 'chains') body = html`<${Chains} contractId=${contractId} chains=${data.chains} sets=${data.sets} onChange=${change} />`;
     else if (contract) {

@@ -6,7 +6,7 @@
  *
  * API (docs/api.md, "Queue and content API"):
  * - the queue: `GET /v1/queue/{contract}?q=<slug>&since=0&count=50&offset=…` with the filters
- *   `state`, `service`, `type`, `language`, `text` (an empty one is left out);
+ *   `state`, `service`, `type`, `language`, `text`, `held` (the Held view; an empty one is left out);
  * - the counts: `GET /v1/queue/{contract}/count?q=<slug>&since=0` → `{published, unpublished}`,
  *   asked (and the stream below opened) once the first page is shown, so the cards come first;
  * - moderation: `PATCH /v1/queue/{contract}?q=<slug>&id=<id>` `{state}` for one item, and
@@ -78,9 +78,11 @@ interface Filters {
   sort: string;
   /** '' (all), `true` (only the pinned) or `false` (only the others). */
   pinned: string;
+  /** The Held view: `true`, only the items a filter set held for review (docs/filters.md#hold-for-review); '' all. */
+  held: string;
 }
 
-const NO_FILTERS: Filters = { state: '', service: '', type: '', language: '', text: '', sort: '', pinned: '' };
+const NO_FILTERS: Filters = { state: '', service: '', type: '', language: '', text: '', sort: '', pinned: '', held: '' };
 const PAGE = 50;
 const TYPES = ['video', 'image', 'link', 'status', 'embed', 'comment'];
 
@@ -138,6 +140,7 @@ function matches(item: Item, filters: Filters): boolean {
   const list = (value: string) => value.split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
   if (filters.state && item.state !== filters.state) return false;
   if (filters.pinned && String(item.pinned === true) !== filters.pinned) return false;
+  if (filters.held && String(item.held !== undefined) !== filters.held) return false;
   if (filters.service && !list(filters.service).includes(item.service)) return false;
   if (filters.type && !list(filters.type).includes(item.type)) return false;
   if (filters.language && !list(filters.language).includes(item.language ?? '')) return false;
@@ -271,6 +274,7 @@ function Card(props: {
         ${item.pinned ? html`<span class="moderation__badge">Pinned ${item.position}</span>` : null}
         ${item.spotlight ? html`<span class="moderation__badge">Spotlight</span>` : null}
         ${item.edited ? html`<span class="moderation__badge">Edited</span>` : null}
+        ${item.held ? html`<span class="moderation__badge moderation__badge--held">Held</span>` : null}
         <span class="moderation__service">${item.service} · ${item.type}</span>
       </div>
       ${image ? html`<img class="moderation__media" src=${image} alt=${item.media?.find((m) => m.type === 'image')?.alt ?? ''} loading="lazy" decoding="async" />` : null}
@@ -280,6 +284,7 @@ function Card(props: {
           : null}
         <h3 id=${headingId} class="moderation__title">${item.title || label}</h3>
         ${item.title ? html`<p class="moderation__text">${plainText(item.text)}</p>` : null}
+        ${item.held ? html`<p class="moderation__held">Held by ${item.held.set.name}: ${item.held.reason}</p>` : null}
         ${item.edited && item.original ? html`<p class="moderation__original muted">Original: ${item.original.title ?? plainText(item.original.text).slice(0, 140)}</p>` : null}
         <p class="moderation__meta muted">
           <time datetime=${item.date}>${when(item.date)}</time>
@@ -653,6 +658,8 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
           options=${[['', 'newest first'], ['trending', 'trending'], ['kudos', 'most kudos']]} />
         <${Field} label="Pinned" name="pinned" value=${filters.pinned} onInput=${set('pinned')} error=${filterError}
           options=${[['', 'all'], ['true', 'pinned only'], ['false', 'not pinned']]} />
+        <${Field} label="View" name="held" value=${filters.held} onInput=${set('held')} error=${filterError}
+          options=${[['', 'all'], ['true', 'Held']]} hint="Held: items a filter set holds for review" />
       </div>
       <div class="buttons">
         <button type="submit">Apply filters</button>

@@ -3,7 +3,8 @@
  * (words.ts, issue 33 point 4): a set's name, "Apply this set only when …" (its preCondition),
  * its rules "Rule 1", "Rule 2" … each a part of the item and a condition said as a phrase ("Text
  * contains a pattern from …", "Posted more than … days ago"; `not` is part of the phrase) with
- * its value or list, "Reject only when every rule matches" (`or`) and active. Fields and
+ * its value or list, "Reject only when every rule matches" (`or`), "When a rule matches" (its
+ * `action`: reject, or hold for review, docs/filters.md#hold-for-review) and active. Fields and
  * operators are the API's (`GET /collection/filters/operators`); what the value control is
  * depends on the operator's value kind. Before saving, Preview runs the dry run with the unsaved
  * set over a collection's stored items (`POST /collection/filters/test` with `set`) and lists the
@@ -83,8 +84,12 @@ interface Draft {
   preCondition: DraftRule;
   rules: DraftRule[];
   or: boolean;
+  action: 'reject' | 'hold';
   active: boolean;
 }
+
+/** The set's action as the builder says it. */
+const ACTIONS: [string, string][] = [['reject', 'Reject the item'], ['hold', 'Hold it for review (unpublished, in the Held view)']];
 
 /** The preCondition that makes a set apply to every item (docs/filters.md#examples). */
 function everyItem(rule: DraftRule): boolean {
@@ -96,24 +101,25 @@ const STORIES_SHOWN = 50;
 
 function Preview({ result, draft, lists, inputs, collection }: { result: DryRun; draft: Draft; lists: FilterList[]; inputs: Input[]; collection: string }) {
   const rejected = result.results.filter((r) => !r.accepted);
+  const verb = draft.action === 'hold' ? 'held for review' : 'rejected';
   const sourceOf = (inputId: string | null) => {
     const input = inputId ? inputs.find((i) => i._id === inputId) : undefined;
     return input ? inputLabel(input) : 'an input since removed';
   };
   return html`<div class="filters-preview">
-    <p><strong>${rejected.length}</strong> of ${result.results.length} stored items in ${collection} would be rejected.</p>
+    <p><strong>${rejected.length}</strong> of ${result.results.length} stored items in ${collection} would be ${verb}.</p>
     ${result.hits.length
       ? html`<table class="filters-hits">
-          <caption>Rejections by rule</caption>
-          <thead><tr><th scope="col">Rule</th><th scope="col">Rejected</th></tr></thead>
+          <caption>${draft.action === 'hold' ? 'Holds' : 'Rejections'} by rule</caption>
+          <thead><tr><th scope="col">Rule</th><th scope="col">${draft.action === 'hold' ? 'Held' : 'Rejected'}</th></tr></thead>
           <tbody>
-            ${result.hits.map((hit) => html`<tr><th scope="row">${ruleWords(draft.rules, draft.or, hit.rule, lists)}</th><td data-label="Rejected: ">${hit.count}</td></tr>`)}
+            ${result.hits.map((hit) => html`<tr><th scope="row">${ruleWords(draft.rules, draft.or, hit.rule, lists)}</th><td data-label=${draft.action === 'hold' ? 'Held: ' : 'Rejected: '}>${hit.count}</td></tr>`)}
           </tbody>
         </table>`
       : null}
     ${rejected.length
       ? html`<table class="filters-hits filters-stories">
-          <caption>Stories it would reject</caption>
+          <caption>Stories it would ${draft.action === 'hold' ? 'hold' : 'reject'}</caption>
           <thead><tr><th scope="col">Story</th><th scope="col">Source</th><th scope="col">Date</th><th scope="col">Rule</th></tr></thead>
           <tbody>
             ${rejected.slice(0, STORIES_SHOWN).map(
@@ -134,22 +140,22 @@ function Preview({ result, draft, lists, inputs, collection }: { result: DryRun;
 /** Errors of `error` that no control of the builder shows (for the banner). */
 function unplaced(error: unknown): unknown {
   if (!(error instanceof ApiError)) return error;
-  const rest = error.errors.filter((entry) => !/^(name|rules|preCondition|or)\b/.test(entry.propertyName ?? ''));
+  const rest = error.errors.filter((entry) => !/^(name|rules|preCondition|or|action)\b/.test(entry.propertyName ?? ''));
   return rest.length ? new ApiError(error.status, rest, error.requestId) : undefined;
 }
 
 function SetForm({ contractId, set, table, lists, collections, inputs, onDone }: { contractId: string; set?: FilterSet; table: RuleTable; lists: FilterList[]; collections: Collection[]; inputs: Input[]; onDone: (saved?: FilterSet) => void }) {
   const kindOfApi = (rule: ApiRule) => table.operators.find((entry) => entry.operator === rule.operator)?.value;
   const initial: Draft = set
-    ? { name: set.name, preCondition: toDraftRule(set.preCondition, kindOfApi(set.preCondition)), rules: set.rules.map((rule) => toDraftRule(rule, kindOfApi(rule))), or: set.or, active: set.active }
-    : { name: '', preCondition: EVERY_ITEM, rules: [NEW_RULE], or: false, active: true };
-  const form = useForm<Draft>(`set:${set?._id ?? 'new'}`, initial, ['name', 'rules', 'preCondition', 'or']);
+    ? { name: set.name, preCondition: toDraftRule(set.preCondition, kindOfApi(set.preCondition)), rules: set.rules.map((rule) => toDraftRule(rule, kindOfApi(rule))), or: set.or, action: set.action ?? 'reject', active: set.active }
+    : { name: '', preCondition: EVERY_ITEM, rules: [NEW_RULE], or: false, action: 'reject', active: true };
+  const form = useForm<Draft>(`set:${set?._id ?? 'new'}`, initial, ['name', 'rules', 'preCondition', 'or', 'action']);
   const id = useId();
   const [collectionId, setCollectionId] = useState(collections[0]?._id ?? '');
   const [preview, setPreview] = useState<{ result?: DryRun; error?: unknown; busy?: boolean }>({});
   const draft = form.values;
   const kindOf = (rule: DraftRule) => table.operators.find((entry) => entry.operator === rule.operator)?.value;
-  const body = () => ({ name: draft.name || undefined, preCondition: toApiRule(draft.preCondition, kindOf(draft.preCondition)), rules: draft.rules.map((rule) => toApiRule(rule, kindOf(rule))) as ApiRule[], or: draft.or });
+  const body = () => ({ name: draft.name || undefined, preCondition: toApiRule(draft.preCondition, kindOf(draft.preCondition)), rules: draft.rules.map((rule) => toApiRule(rule, kindOf(rule))) as ApiRule[], or: draft.or, action: draft.action });
   /** Changes one part of the draft; a preview of the previous draft no longer holds. */
   const update = (part: Partial<Draft>) => {
     const [name, value] = Object.entries(part)[0]!;
@@ -192,6 +198,7 @@ function SetForm({ contractId, set, table, lists, collections, inputs, onDone }:
       <button type="button" class="secondary" onClick=${() => update({ rules: [...draft.rules, NEW_RULE] })}>Add rule</button>
     </fieldset>
     <label class="filters-check"><input type="checkbox" checked=${draft.or} onChange=${(event: Event) => update({ or: (event.currentTarget as HTMLInputElement).checked })} /> ${EVERY_RULE_LABEL}</label>
+    <${Field} label="When a rule matches" name="action" value=${draft.action} options=${ACTIONS} error=${fieldError} onInput=${(action: string) => update({ action: action === 'hold' ? 'hold' : 'reject' })} />
     <label class="filters-check"><input type="checkbox" checked=${draft.active} onChange=${(event: Event) => update({ active: (event.currentTarget as HTMLInputElement).checked })} /> active</label>
 
     <fieldset class="filters-rules">
@@ -228,7 +235,7 @@ export function Sets(props: { contractId: string; sets: FilterSet[]; table: Rule
     ${sets.length
       ? html`<ul class="filters-items">
           ${sets.map(
-            (set) => html`<${RecordItem} key=${set._id} kind="set" record=${set} details=${`${set.rules.length} ${set.rules.length === 1 ? 'rule' : 'rules'}${set.or ? ' · only when every rule matches' : ''}`} onEdit=${() => setEditing(set._id)} onDeleted=${onChange} onError=${setError} />`,
+            (set) => html`<${RecordItem} key=${set._id} kind="set" record=${set} details=${`${set.rules.length} ${set.rules.length === 1 ? 'rule' : 'rules'}${set.or ? ' · only when every rule matches' : ''}${set.action === 'hold' ? ' · holds for review' : ''}`} onEdit=${() => setEditing(set._id)} onDeleted=${onChange} onError=${setError} />`,
           )}
         </ul>`
       : html`<p>No sets yet.</p>`}

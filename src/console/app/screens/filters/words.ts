@@ -60,6 +60,7 @@ const OPERATOR_WORDS: Record<string, Phrase> = {
   patternin: { yes: 'contains a pattern from …', no: 'contains no pattern from …' },
   datediff: { yes: 'is more than … days ago', no: 'is not more than … days ago' },
   exists: { yes: 'is present', no: 'is missing' },
+  profane: { yes: 'contains English profanity', no: 'contains no English profanity' },
 };
 
 /** The date's own words: the subject "Posted" and when. */
