@@ -27,6 +27,7 @@
  *
  * The publication applies its own narrower allow-list on top (`lib/sanitize.ts`, which feeds also apply at collection). Pure.
  */
+import { Parser as HtmlParser } from 'htmlparser2';
 import sanitizeHtml from 'sanitize-html';
 import type { ContentItem, Media } from '../item.ts';
 
@@ -149,4 +150,12 @@ export function inertItem(item: ContentItem): ContentItem {
     ...(item.duplicates && { duplicates: item.duplicates.map((d) => ({ ...d, url: webUrl(d.url) ?? '', author: { ...d.author, url: webUrl(d.author.url) ?? null } })) }),
     ...(item.children && { children: item.children.map(inertItem) }),
   };
+}
+
+/** The text of HTML (to read, never to put into HTML): tags removed, entities decoded (by htmlparser2), whitespace collapsed. */
+export function htmlText(html: string): string {
+  let text = '';
+  const parser = new HtmlParser({ ontext(data) { text += data; } }, { decodeEntities: true });
+  parser.end(html);
+  return text.replace(/\s+/g, ' ').trim();
 }

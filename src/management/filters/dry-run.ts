@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { type Invalid, VALIDATION_CODES, validationError } from '../../errors.ts';
 import { type Decision, FilterError, type FilterList, type FilterSource, type SetAction } from '../../filter/engine.ts';
 import { DRY_RUN_BUDGET_MS, filterPool, type WhenShareFull } from '../../filter/pool.ts';
-import { plainTitle } from '../../lib/item-html.ts';
+import { htmlText, plainTitle } from '../../lib/item-html.ts';
 import type { Db } from '../../store/db.ts';
 import { contractFilters, contractLists, filterSignature } from '../../store/filter-sources.ts';
 import type { FilterTest } from './schema.ts';
@@ -83,7 +83,8 @@ export const STORY_TEXT_CHARS = 100;
 export function storyOf(item: object, inputId: string | null) {
   const { title: rawTitle, text: rawText, date } = item as { title?: unknown; text?: unknown; date?: unknown };
   const words = (value: unknown) => (typeof value === 'string' ? plainTitle(value).replace(/\s+/g, ' ').trim() : '');
-  const text = words(rawText);
+  // The text is HTML (docs/api.md#items): its words, tags removed and entities decoded.
+  const text = typeof rawText === 'string' ? htmlText(rawText) : '';
   const title = words(rawTitle) || (text.length > STORY_TEXT_CHARS ? `${text.slice(0, STORY_TEXT_CHARS).trimEnd()}…` : text) || null;
   return { title, date: typeof date === 'string' ? date : null, inputId };
 }

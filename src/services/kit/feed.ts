@@ -11,7 +11,7 @@ import { parseFeed as parseXml } from '@rowanmanning/feed-parser';
 import { AtomFeed } from '@rowanmanning/feed-parser/lib/feed/atom.js';
 import { Document } from '@rowanmanning/feed-parser/lib/xml/document.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { Parser as HtmlParser } from 'htmlparser2';
+import { htmlText } from '../../lib/item-html.ts';
 import sanitizeHtml from 'sanitize-html';
 import type { ContentItem, Media } from '../../item.ts';
 import { cleanHtml, EMBED_HOSTS } from '../../lib/sanitize.ts';
@@ -296,14 +296,6 @@ function atomHtml(e: XmlElement): string {
     return xhtmlToHtml(div ? div.children : e.children).trim();
   }
   return type === 'html' || type === 'text/html' ? textOf(e) : escapeHtml(textOf(e));
-}
-
-/** The text of HTML: tags removed, entities decoded (by htmlparser2), whitespace collapsed. */
-function htmlText(html: string): string {
-  let text = '';
-  const parser = new HtmlParser({ ontext(data) { text += data; } }, { decodeEntities: true });
-  parser.end(html);
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 /**
