@@ -32,6 +32,7 @@ import { connectorFor } from '../services/index.ts';
 import { FetchError } from './fetch.ts';
 import type { FilterCache } from './filter-cache.ts';
 import { FilterBudgetError, judgeItems, storeJudged } from './ingest.ts';
+import { sourceTitle } from './source-title.ts';
 import { type CredentialResolver, isCredentialFailure, LAST_USED_EVERY_MS, missingCredential, type Resolved } from './credentials.ts';
 import { markCredentialFailed, markCredentialUsed } from '../store/credentials.ts';
 import { type QuotaSettings, recordQuotaWait } from '../store/quotas.ts';
@@ -88,7 +89,7 @@ export async function refreshInput(
     // `input.recovered` event, below).
     if (result.items.length === 0 && input.lastError === null) {
       const finished = Date.now();
-      await recordPollSuccess(db, input, success(result, ctx.pollInterval, now, finished, 0, 0));
+      await recordPollSuccess(db, input, success(input, result, ctx.pollInterval, now, finished, 0, 0));
       tally = { stored: 0, rejected: 0, duplicate: 0 };
       observePoll(input.service, 'success', Date.now() - started);
       return 0;
@@ -98,7 +99,7 @@ export async function refreshInput(
     const added = await db.transaction().execute(async (trx) => {
       if (!(await inputUnchanged(trx, input))) return 0;
       const stored = await storeJudged(trx, input, judged, finished);
-      await recordPollSuccess(trx, input, success(result, ctx.pollInterval, now, finished, stored.added, stored.rejected));
+      await recordPollSuccess(trx, input, success(input, result, ctx.pollInterval, now, finished, stored.added, stored.rejected));
       await emitEvents(trx, input.contractId, input.lastError !== null ? [...stored.events, recoveredEvent(input)] : stored.events, finished);
       tally = { stored: stored.cards, rejected: stored.rejected, duplicate: stored.added - stored.cards };
       return stored.added;
@@ -135,7 +136,7 @@ export async function refreshInput(
 }
 
 /** The status a successful poll started at `now` and finished at `finished` (ms) records (`recordPollSuccess`). */
-function success(result: CollectResult, pollInterval: number, now: number, finished: number, collected: number, rejected: number) {
+function success(input: InputRow, result: CollectResult, pollInterval: number, now: number, finished: number, collected: number, rejected: number) {
   return {
     sourceState: JSON.stringify(result.state),
     lastRun: iso(now),
@@ -144,7 +145,7 @@ function success(result: CollectResult, pollInterval: number, now: number, finis
     collected,
     rejected,
     warnings: JSON.stringify(result.warnings ?? []),
-    sourceTitle: result.title,
+    sourceTitle: sourceTitle(input.type, result.title, result.items),
   };
 }
 

@@ -313,6 +313,9 @@ describe('kudos refresh: Bluesky', () => {
     await collect(ctx);
     const before = await queue(ctx, tenant, ranked.slug);
     expect(before.size).toBe(30);
+    // The account's own title (docs/api.md#inputs): the display name its posts carry.
+    const inputs = await ctx.app.inject({ method: 'GET', url: `/collection/inputs?contract_id=${tenant.contract.id}`, headers: { authorization: `Bearer ${tenant.token}` } });
+    expect((inputs.json() as { input: string; title?: string }[]).find((row) => row.input === DID)?.title).toBe(recorded.author.displayName);
     const id = (rkey: string) => `bluesky_${DID}_${rkey}`;
     expect(before.get(id(rkeys[1]!))!.kudos).toMatchObject({ bluesky_likes: 2, score: 4 });
 
