@@ -177,6 +177,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'NotFoundError: unknown collection, item or resource',
   409: 'ConflictError: name in use, or still referenced',
   413: 'ValidationError: request body over 1 MiB',
+  414: 'ValidationError: a path parameter is over the router\'s length bound',
   415: 'ValidationError: the body is not JSON (Content-Type)',
   429: 'RateLimitError: too many failures; see Retry-After',
   422: 'UnprocessableError: a page the request names cannot be used (no text, not HTML, too large, a non-public address, or its robots.txt keeps Sluice out)',

@@ -207,7 +207,7 @@ export function mediaRoutes(app: App, { config, fetch, key }: { config: Config; 
         summary: 'An image of the wall through the media proxy: fetched, checked, resized and cached by Sluice (public, signed)',
         params: Params,
         querystring: Query,
-        response: { 200: { description: 'The image as WebP', content: { 'image/webp': { schema: Type.String({ format: 'binary' }) } } }, 304: { description: 'Not modified (If-None-Match)', type: 'null' }, ...errorResponses(400, 403, 422, 429, 502) },
+        response: { 200: { description: 'The image as WebP', content: { 'image/webp': { schema: Type.String({ format: 'binary' }) } } }, 304: { description: 'Not modified (If-None-Match)', type: 'null' }, ...errorResponses(400, 403, 414, 422, 429, 502) },
       },
     },
     async (request, reply) => {

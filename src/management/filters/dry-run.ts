@@ -83,7 +83,7 @@ export const STORY_TEXT_CHARS = 100;
 export function storyOf(item: object, inputId: string | null) {
   const { title: rawTitle, text: rawText, date } = item as { title?: unknown; text?: unknown; date?: unknown };
   const words = (value: unknown) => (typeof value === 'string' ? plainTitle(value).replace(/\s+/g, ' ').trim() : '');
-  // The text is HTML (docs/api.md#items): its words, tags removed and entities decoded.
+  // The text is HTML (docs/api.md#content-item): its words, tags removed and entities decoded.
   const text = typeof rawText === 'string' ? htmlText(rawText) : '';
   const title = words(rawTitle) || (text.length > STORY_TEXT_CHARS ? `${text.slice(0, STORY_TEXT_CHARS).trimEnd()}…` : text) || null;
   return { title, date: typeof date === 'string' ? date : null, inputId };

@@ -84,7 +84,7 @@ const schemas = {
     params: IdParams,
     querystring: TokenQuery,
     body: handlerValidated(PublishAnyway),
-    response: { 200: PublishedAnyway, ...errorResponses(400, 401, 403, 404, 409) },
+    response: { 200: PublishedAnyway, ...errorResponses(400, 401, 403, 404, 409, 413) },
   },
 };
 
