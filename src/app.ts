@@ -211,7 +211,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     const mediaFetch = createFetcher({ allowPrivate: config.allowPrivateFetch, maxBytes: MEDIA_MAX_BYTES });
     app.addHook('onClose', async () => mediaFetch.close());
     mediaRoutes(app, { config, fetch: mediaFetch, key: mediaHmacKey });
-    const media = config.mediaProxy === 'off' ? undefined : (url: string, width?: MediaWidth) => proxiedMediaUrl(config.queueUrl, mediaHmacKey(), url, width);
+    // The wall and the display page are documents of the queue origin: their pictures' URLs are
+    // root-relative, so they resolve against the origin that served the page whatever QUEUE_URL says.
+    const media = config.mediaProxy === 'off' ? undefined : (url: string, width?: MediaWidth) => proxiedMediaUrl('', mediaHmacKey(), url, width);
     const fullSize = config.mediaProxy === 'off' ? undefined : (url: string) => proxiedMediaUrl(config.queueUrl, mediaHmacKey(), url);
     queueRoutes(app, { ...ctx, related, media: config.mediaProxy === 'api' ? fullSize : undefined, queueMedia: fullSize });
     // Loaded on demand: the sanitizer and templates would slow every CLI command that imports this file.

@@ -56,7 +56,8 @@ export function consoleCsp(config: Pick<Config, 'apiUrl' | 'authUrl' | 'queueUrl
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self' https: data:",
+    // The queue origin too: the queue read's pictures come through its media proxy (docs/api.md#media-proxy).
+    `img-src 'self' https: data: ${origin(config.queueUrl)}`,
     "font-src 'self'",
     `connect-src 'self' ${apis}`,
     `frame-src ${origin(config.queueUrl)}`,

@@ -67,7 +67,10 @@ async function wall(items: ContentItem[], publication: Record<string, unknown> =
  * its item declares (a box sized from the picture's own file would move). Pictures are SVG.
  */
 async function latePictures(page: Page, delayMs: number): Promise<void> {
-  await page.route('https://images.test/**', async (route) => {
+  // The wall asks for its pictures through the media proxy (MEDIA_PROXY=wall, the default;
+  // docs/api.md#media-proxy), whose own fetch cannot reach this made-up host: the browser's
+  // requests are answered here, late, whichever address the wall gives them.
+  await page.route(/^https:\/\/images\.test\/|\/v1\/media\//, async (route) => {
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="500" height="900"><rect width="500" height="900" fill="#7c3aed"/><circle cx="250" cy="450" r="120" fill="#f97316"/></svg>';
     await route.fulfill({ status: 200, contentType: 'image/svg+xml', body: svg });

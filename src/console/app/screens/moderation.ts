@@ -610,11 +610,17 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
           if (!undo.open) return;
           void undo.undo();
           break;
-        case '/':
-          // Folded on a narrow screen: unfold first, then focus once shown.
-          setFiltersOpen(true);
-          requestAnimationFrame(() => search.current?.querySelector<HTMLInputElement>('input[name="text"]')?.focus());
+        case '/': {
+          // Focus at once when the field is shown, so that the next keys typed go into it and not
+          // to the shortcuts; folded on a narrow screen, unfold first, then focus once shown.
+          const field = search.current?.querySelector<HTMLInputElement>('input[name="text"]');
+          if (field && field.offsetParent !== null) field.focus();
+          else {
+            setFiltersOpen(true);
+            requestAnimationFrame(() => search.current?.querySelector<HTMLInputElement>('input[name="text"]')?.focus());
+          }
           break;
+        }
         case '?':
           dialog.current?.showModal();
           break;
