@@ -25,6 +25,8 @@ const ENTRIES: Record<string, number> = {
   'github-commits-atom.atom': 20,
   'guardian-rss2-media-content.rss': 55,
   'heise-atom.atom': 15,
+  'issue34-entities-media.rss': 5,
+  'issue34-xhtml-base.atom': 3,
   'jn-iso-8859-1-odd-dates.rss': 40,
   'medium-content-encoded.rss': 7,
   'megaphone-podcast-itunes.rss': 1,
