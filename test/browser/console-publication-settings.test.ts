@@ -37,11 +37,14 @@ async function waitForCardBackground(page: Page, colour: string): Promise<void> 
       (card, wanted) =>
         new Promise<void>((resolve, reject) => {
           const give = setTimeout(() => reject(new Error(`card background is ${getComputedStyle(card).backgroundColor}, not ${wanted}`)), 6_000);
+          // Polled by timer, not requestAnimationFrame: a frame Chromium does not paint (the
+          // preview out of view, a busy machine) gets no animation frames, and the wait would miss
+          // a colour that has long arrived.
           const check = () => {
             if (getComputedStyle(card).backgroundColor === wanted) {
               clearTimeout(give);
               resolve();
-            } else requestAnimationFrame(check);
+            } else setTimeout(check, 50);
           };
           check();
         }),
