@@ -53,7 +53,7 @@ async function waitForBackground(page: Page, colour: string): Promise<void> {
             if (getComputedStyle(main.ownerDocument.body).backgroundColor === wanted) {
               clearTimeout(give);
               resolve();
-            } else requestAnimationFrame(check);
+            } else setTimeout(check, 50); // by timer: an unpainted frame gets no animation frames
           };
           check();
         }),
