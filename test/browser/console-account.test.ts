@@ -20,7 +20,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grant } from '../../src/store/contracts.ts';
 import { buildUser } from '../helper.ts';
-import { browserMissing, consolePage, type ConsoleServer, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { browserMissing, consolePage, type ConsoleServer, expectAccessible, launch, PHONE, scrollsSideways, signIn, startConsole, tabTo } from './console-harness.ts';
 
 /** A fixed instant at the start of a 30 s TOTP step: codes are computed for it and the steps after. */
 const T = 1_800_000_000_000 - (1_800_000_000_000 % 30_000);
@@ -51,23 +51,6 @@ afterAll(async () => {
 
 const team = () => `/console/contracts/${sluice.tenant.contract.id}/team`;
 const codeAt = (secret: string, timestamp: number) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp });
-
-/** Presses Tab until `name` has the focus (at most 40 times); fails naming the field otherwise. */
-async function tabTo(page: Page, name: string): Promise<void> {
-  for (let presses = 0; presses < 40; presses++) {
-    await page.keyboard.press('Tab');
-    const focused = await page.evaluate(() => {
-      const element = document.activeElement as HTMLElement | null;
-      const label = element?.id ? document.querySelector(`label[for="${element.id}"]`)?.textContent : undefined;
-      return (label ?? element?.getAttribute('aria-label') ?? element?.textContent ?? '').trim();
-    });
-    if (focused === name) return;
-  }
-  throw new Error(`Tab never reached ${name}.`);
-}
-
-/** Whether the page scrolls sideways (wider than the viewport). */
-const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
 
 /** The secret the enrolment shows (grouped by four for typing), without its spaces. */
 async function shownSecret(page: Page): Promise<string> {

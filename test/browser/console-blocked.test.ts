@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grant } from '../../src/store/contracts.ts';
 import { buildItem, buildUser, seedItems } from '../helper.ts';
-import { browserMissing, consolePage, type ConsoleServer, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { browserMissing, consolePage, type ConsoleServer, expectAccessible, launch, PHONE, scrollsSideways, signIn, startConsole } from './console-harness.ts';
 
 let browser: Browser;
 let sluice: ConsoleServer;
@@ -42,7 +42,6 @@ const screen = (segment: string) => `/console/contracts/${sluice.tenant.contract
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Screens' }).getByRole('link').allTextContents();
 const served = async () =>
   (await sluice.app.inject({ method: 'GET', url: `/v1/content/${sluice.tenant.contract.slug}?q=${sluice.tenant.collection.slug}` })).json().map((item: { id: string }) => item.id).sort();
-const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
 
 describe.skipIf(browserMissing)('console: blocked authors', () => {
   it('an admin erases an author after confirming; the count shows, the author is listed, their items are gone; Unblock removes the row', { timeout: 90_000 }, async () => {

@@ -135,3 +135,20 @@ export async function expectAccessible(page: Page): Promise<void> {
   });
   expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 }
+
+/** Tabs (at most 40 presses) until the focused control's label, accessible name or text is `name`; throws when it never is. */
+export async function tabTo(page: Page, name: string): Promise<void> {
+  for (let presses = 0; presses < 40; presses++) {
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => {
+      const element = document.activeElement as HTMLElement | null;
+      const label = element?.id ? document.querySelector(`label[for="${element.id}"]`)?.textContent : undefined;
+      return (label ?? element?.getAttribute('aria-label') ?? element?.textContent ?? '').trim();
+    });
+    if (focused === name) return;
+  }
+  throw new Error(`Tab never reached ${name}.`);
+}
+
+/** Whether the page scrolls sideways (wider than the viewport). */
+export const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);

@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grant } from '../../src/store/contracts.ts';
 import { buildItem, buildUser, seedItems } from '../helper.ts';
-import { browserMissing, consolePage, type ConsoleServer, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { browserMissing, consolePage, type ConsoleServer, expectAccessible, launch, PHONE, scrollsSideways, signIn, startConsole, tabTo } from './console-harness.ts';
 
 let browser: Browser;
 let sluice: ConsoleServer;
@@ -35,23 +35,6 @@ afterAll(async () => {
 const screen = (segment: string) => `/console/contracts/${sluice.tenant.contract.id}${segment ? `/${segment}` : ''}`;
 const queue = () => `${screen('moderation')}?collection=${sluice.tenant.collection.id}`;
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Screens' }).getByRole('link').allTextContents();
-
-/** Presses Tab until `name` has the focus (at most 40 times); fails naming the field otherwise. */
-async function tabTo(page: Page, name: string): Promise<void> {
-  for (let presses = 0; presses < 40; presses++) {
-    await page.keyboard.press('Tab');
-    const focused = await page.evaluate(() => {
-      const element = document.activeElement as HTMLElement | null;
-      const label = element?.id ? document.querySelector(`label[for="${element.id}"]`)?.textContent : undefined;
-      return (label ?? element?.getAttribute('aria-label') ?? element?.textContent ?? '').trim();
-    });
-    if (focused === name) return;
-  }
-  throw new Error(`Tab never reached ${name}.`);
-}
-
-/** Whether the page scrolls sideways (wider than the viewport). */
-const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
 
 describe.skipIf(browserMissing)('console: team and roles', () => {
   it('an admin invites a moderator by keyboard; the moderator joins, moderates, and sees no editing screens', { timeout: 90_000 }, async () => {
