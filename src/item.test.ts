@@ -27,6 +27,16 @@ describe('inShape', () => {
     expect(inShape({ ...base } as never).children).toEqual([]);
   });
 
+  it.each([
+    ['keeps the five class scores', { drawing: 0.9, hentai: 0.01, neutral: 0.08, porn: 0, sexy: 0.01 }, true],
+    ['drops scores with a class missing', { drawing: 0.9, hentai: 0.01, neutral: 0.08, porn: 0 }, false],
+    ['drops scores that are not numbers', { drawing: '0.9', hentai: 0, neutral: 0, porn: 0, sexy: 0 }, false],
+    ['drops scores that are not an object', [0.9, 0, 0, 0, 0], false],
+  ])('media moderation: %s', (_, moderation, kept) => {
+    const [medium] = inShape({ ...base, media: [{ type: 'image', url: 'https://img.example/1.jpg', moderation, extra: 1 }] } as never).media!;
+    expect(medium).toEqual({ type: 'image', url: 'https://img.example/1.jpg', ...(kept && { moderation }) });
+  });
+
   it('bounds how deep children of children go', () => {
     let child: Record<string, unknown> = { ...base, id: 'leaf' };
     for (let i = 0; i < 50; i++) child = { ...base, id: `c${i}`, children: [child] };

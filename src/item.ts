@@ -61,9 +61,22 @@ export interface Duplicate {
   author: ContentItem['author'];
 }
 
-/** An image (url, optional width/height in pixels) or an embed (markup, duration in seconds). */
+/**
+ * The five class scores (0–1, summing to about 1) the image screening gives an image
+ * (docs/filters.md#image-screening, issue 37): absent until the image is classified.
+ */
+export interface ImageModeration {
+  drawing: number;
+  hentai: number;
+  neutral: number;
+  porn: number;
+  sexy: number;
+}
+export const IMAGE_CLASSES = ['drawing', 'hentai', 'neutral', 'porn', 'sexy'] as const satisfies readonly (keyof ImageModeration)[];
+
+/** An image (url, optional width/height in pixels, screening scores) or an embed (markup, duration in seconds). */
 export type Media =
-  | { type: 'image'; url: string; width?: number; height?: number; alt?: string }
+  | { type: 'image'; url: string; width?: number; height?: number; alt?: string; moderation?: ImageModeration }
   | { type: 'embed'; url?: string; embed: string; duration?: number; alt?: string };
 
 type Loose = Record<string, unknown>;
@@ -75,12 +88,18 @@ const isHttp = (v: unknown): v is string => typeof v === 'string' && /^https?:\/
 /** How deep children of children are kept (a comment's replies); deeper ones are left out. */
 const CHILD_DEPTH = 3;
 
+/** `{moderation}` when `value` has the five class scores as finite numbers, else nothing. */
+function moderationInShape(value: unknown): { moderation?: ImageModeration } {
+  if (!isObject(value) || !IMAGE_CLASSES.every((c) => finite(value[c]))) return {};
+  return { moderation: Object.fromEntries(IMAGE_CLASSES.map((c) => [c, value[c] as number])) as unknown as ImageModeration };
+}
+
 function mediaInShape(value: unknown): Media[] | null {
   if (!Array.isArray(value)) return null;
   const media = value.filter(isObject).flatMap((m): Media[] => {
     const size = { ...(finite(m.width) && { width: m.width }), ...(finite(m.height) && { height: m.height }) };
     const alt = typeof m.alt === 'string' ? { alt: m.alt } : {};
-    if (m.type === 'image' && typeof m.url === 'string') return [{ type: 'image', url: m.url, ...size, ...alt }];
+    if (m.type === 'image' && typeof m.url === 'string') return [{ type: 'image', url: m.url, ...size, ...alt, ...moderationInShape(m.moderation) }];
     if (m.type === 'embed' && typeof m.embed === 'string') {
       return [{ type: 'embed', ...(typeof m.url === 'string' && { url: m.url }), embed: m.embed, ...(finite(m.duration) && { duration: m.duration }), ...alt }];
     }
