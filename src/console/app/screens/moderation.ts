@@ -33,7 +33,7 @@
  *
  * Item HTML is never injected: the text (HTML from the source) is reduced to its words by string
  * operations (`plainText`), which Preact renders as text; images
- * are `<img>` of https (or `data:image/…`) URLs only, links only http(s). The wall shows the
+ * are `<img>` of https, `data:image/…` or the queue's media proxy URLs only, links only http(s). The wall shows the
  * source's formatting (sanitized server-side, src/lib/sanitize.ts); the moderator sees
  * the same words and pictures without it.
  *
@@ -135,14 +135,23 @@ function httpUrl(url: string | null | undefined): string | undefined {
 }
 
 /**
- * The card's picture: the item's first image medium, when its URL is https or an inline image,
- * with its alternative text and screening scores (`moderation`, which the API's generated type
- * does not name yet: read as docs/api.md's media row describes it).
+ * Whether the console shows a picture at `url`: https, an inline image, or the queue's own media
+ * proxy (docs/api.md#media-proxy: the queue read gives its pictures so, at QUEUE_URL, which is
+ * http on a local installation; the console's CSP lists that origin).
+ */
+function showable(url: string): boolean {
+  return /^https:\/\//i.test(url) || /^data:image\/(png|jpeg|gif|webp|svg\+xml)[;,]/i.test(url) || url.startsWith(`${config.queueUrl}/v1/media/`);
+}
+
+/**
+ * The card's picture: the item's first image medium, when `showable`, with its alternative text
+ * and screening scores (`moderation`, which the API's generated type does not name yet: read as
+ * docs/api.md's media row describes it).
  */
 function imageOf(item: Item): { url: string; alt: string; moderation?: ImageModeration } | undefined {
   const image = item.media?.find((m) => m.type === 'image') as (NonNullable<Item['media']>[number] & { moderation?: ImageModeration }) | undefined;
   const url = image?.url;
-  if (!url || !(/^https:\/\//i.test(url) || /^data:image\/(png|jpeg|gif|webp|svg\+xml)[;,]/i.test(url))) return undefined;
+  if (!url || !showable(url)) return undefined;
   return { url, alt: image.alt ?? '', ...(image.moderation && { moderation: image.moderation }) };
 }
 
