@@ -115,6 +115,14 @@ describe.skipIf(browserMissing)('console: image screening', () => {
     await page.reload();
     await high.waitFor();
     expect(await filterOf(high)).toBe('blur(48px)');
+
+    // The Held view shows the held card's picture blurred as well.
+    await page.getByLabel('View').selectOption('true');
+    await expect.poll(() => page.getByRole('list', { name: 'Queue of World News' }).getByRole('heading', { level: 3 }).allTextContents()).toEqual(['Fresh upload']);
+    expect(await filterOf(pending)).toBe('blur(48px)');
+    await pending.getByRole('button', { name: 'Show image of Fresh upload', exact: true }).click();
+    await pending.getByRole('img', { name: 'A new picture' }).waitFor();
+    expect(await filterOf(pending)).toBe('none');
     await page.context().close();
   });
 
