@@ -101,6 +101,7 @@ describe.skipIf(browserMissing)('console: image screening', () => {
     expect(await filterOf(high)).toBe('none');
     await high.getByRole('img', { name: 'Dancers on the pier' }).waitFor();
     expect(asked).toEqual([]);
+    if (process.env.SCREENSHOT_DIR) writeFileSync(join(process.env.SCREENSHOT_DIR, 'console-image-screening-desktop.png'), await page.screenshot({ fullPage: true }));
     // That card only.
     expect(await filterOf(pending)).toBe('blur(48px)');
     await expectAccessible(page);
