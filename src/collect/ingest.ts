@@ -12,7 +12,7 @@
  *    rather than anything let through unjudged.
  * 2. `storeJudged` (inside the caller's transaction): stores the accepted items new to the
  *    collection, and those a holding set held for review unpublished with `held`
- *    (docs/filters.md#hold-for-review) (asked again in the transaction; de-duplication, `store/items.ts`), items seen
+ *    (docs/filters.md#hold-for-review) (asked again in the transaction; de-duplication, `store/items/dedupe.ts`), items seen
  *    before go along so that an edit updates the card, records the rejections new to the input,
  *    and answers the counts and the webhook events (docs/api.md#webhook-events) for the caller to
  *    emit with its own.
@@ -30,7 +30,9 @@ import type { Database } from '../store/tables.ts';
 import type { Db } from '../store/db.ts';
 import { withoutBlocked } from '../store/erasures.ts';
 import { recordPushed } from '../store/inputs.ts';
-import { type Held, recentItems, storedItemIds, storeNewItems } from '../store/items.ts';
+import { recentItems } from '../store/items/find.ts';
+import type { Held } from '../store/items/rows.ts';
+import { storedItemIds, storeNewItems } from '../store/items/write.ts';
 import { recentOf, spamScore, WINDOW_MS } from '../filter/spam.ts';
 import { emitEvents, itemSubject, type NewEvent } from '../store/outbox.ts';
 import { type NewRejection, recordRejections } from '../store/rejections.ts';

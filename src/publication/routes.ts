@@ -43,7 +43,9 @@ import { DISPLAY_LIMITS, type DisplayState } from '../lib/publication-settings.t
 import { defaultSort } from '../lib/ranking.ts';
 import type { Db } from '../store/db.ts';
 import { findCollection, findPublicationSettings, publicationOf } from '../store/collections.ts';
-import { findPublishedItems, type ItemDocument, listItems, rowToItem } from '../store/items.ts';
+import { findPublishedItems } from '../store/items/find.ts';
+import { listItems } from '../store/items/read-sql.ts';
+import { type ItemDocument, rowToItem } from '../store/items/rows.ts';
 import { publicationCsp } from './csp.ts';
 import { activeCustomizations } from './customizations.ts';
 import { type MediaUrl, presentItem } from './present.ts';

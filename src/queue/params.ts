@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES, validationError } from '../errors.ts';
 import { ITEM_TYPES } from '../item.ts';
 import { serviceRow } from '../services/table.ts';
-import type { Circle, ItemQuery } from '../store/items.ts';
+import type { Circle, ItemQuery } from '../store/items/read-sql.ts';
 
 /** JSONP callback names (docs/api.md#jsonp). */
 export const CALLBACK = '^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$';

@@ -42,7 +42,8 @@ import { countStream } from '../lib/metrics.ts';
 import type { Db } from '../store/db.ts';
 import type { DisplayState } from '../lib/publication-settings.ts';
 import { streamMarks } from '../store/collections.ts';
-import { arrivedItems, changedItems, collectionVersion, latestArrival, rowToItem, rowToModeratorItem } from '../store/items.ts';
+import { arrivedItems, changedItems, collectionVersion, latestArrival } from '../store/items/changes.ts';
+import { rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
 import type { ItemRow } from '../store/tables.ts';
 import { accessKey, type ContractAccess, liveAccess } from '../store/tokens.ts';
 

@@ -8,7 +8,7 @@ import { slugify, uniqueSlug } from '../lib/slug.ts';
 import { audit } from '../lib/time.ts';
 import type { Kysely, Transaction } from 'kysely';
 import { type Db, isPostgres, preparedLookup, serializable } from './db.ts';
-import { bumpVersion } from './items.ts';
+import { bumpVersion } from './items/changes.ts';
 import type { User } from './filters.ts';
 import type { CollectionRow, Database } from './tables.ts';
 

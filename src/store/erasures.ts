@@ -24,7 +24,9 @@ import { newId } from '../lib/ids.ts';
 import { type Actor, recordAudit } from './audit.ts';
 import { SERVICE_NAMES, SERVICES, type ServiceRow } from '../services/table.ts';
 import { type Db, isPostgres } from './db.ts';
-import { bumpVersion, deleteCardKeys, removeDuplicate } from './items.ts';
+import { removeDuplicate } from './items/cards.ts';
+import { bumpVersion } from './items/changes.ts';
+import { deleteCardKeys } from './items/dedupe.ts';
 import type { BlockedAuthorRow, Database } from './tables.ts';
 
 export const AUTHOR_FIELDS = ['userid', 'username', 'name'] as const;

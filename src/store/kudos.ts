@@ -14,7 +14,8 @@ import type { ContentItem } from '../item.ts';
 import { KUDOS_TIERS, trendingScore } from '../lib/ranking.ts';
 import { iso } from '../lib/time.ts';
 import { type Db, isPostgres } from './db.ts';
-import { bumpVersion, itemBody } from './items.ts';
+import { bumpVersion } from './items/changes.ts';
+import { itemBody } from './items/rows.ts';
 import type { Database } from './tables.ts';
 
 /** An item claimed for a kudos refresh. */

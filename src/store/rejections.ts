@@ -8,7 +8,7 @@ import { type ContentItem, inShape } from '../item.ts';
 import { type Actor, recordAudit } from './audit.ts';
 import { insertNewKeys } from './batch.ts';
 import type { Db } from './db.ts';
-import { storedItemIds, storeNewItems } from './items.ts';
+import { storedItemIds, storeNewItems } from './items/write.ts';
 import { emitEvents, itemSubject } from './outbox.ts';
 import type { Database, RejectionRow } from './tables.ts';
 

@@ -2,7 +2,7 @@
  * Retention (docs/api.md#retention): deletes the items a collection no longer keeps, in small
  * batches, each batch one short transaction that deletes the items with the duplicates merged
  * into them (`item_duplicates`) and their de-duplication keys (`item_urls`, `item_prints`,
- * computed again from the documents: store/items.ts `deleteCardKeys`), and bumps the collection's
+ * computed again from the documents: store/items/dedupe.ts `deleteCardKeys`), and bumps the collection's
  * version (cached pages and counts drop the deleted items).
  *
  * A collection's `retentionDays` (d) and `retentionMaxItems` (n), either or both; null keeps
@@ -24,7 +24,8 @@
 import { type Kysely, sql } from 'kysely';
 import type { Db } from './db.ts';
 import { isPostgres } from './db.ts';
-import { bumpVersion, deleteCardKeys } from './items.ts';
+import { bumpVersion } from './items/changes.ts';
+import { deleteCardKeys } from './items/dedupe.ts';
 import type { Database } from './tables.ts';
 
 export const DAY_MS = 24 * 3600 * 1000;

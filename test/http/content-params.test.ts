@@ -10,7 +10,9 @@ import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/item.ts';
 import { destination, distanceMeters } from '../../src/lib/geo.ts';
 import { createReadPath } from '../../src/queue/read-path.ts';
-import { compileCount, compilePage, compilePinned, findItems, type ItemQuery, type Page, storeItems } from '../../src/store/items.ts';
+import { findItems } from '../../src/store/items/find.ts';
+import { compileCount, compilePage, compilePinned, type ItemQuery, type Page } from '../../src/store/items/read-sql.ts';
+import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { testPostgresUrl } from '../helper.ts';
 
@@ -305,7 +307,7 @@ describe('caching', () => {
     const titles = async (query: string) => ((await get('content', query)).json() as ContentItem[]).map((i) => i.title);
     expect(await titles('')).toEqual(['Before']);
     expect(await titles('count=5')).toEqual(['Before']);
-    // As the collector does when the source changed a stored item (store/items.ts applyEdits).
+    // As the collector does when the source changed a stored item (store/items/write.ts applyEdits).
     const target = { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' as const };
     await db.transaction().execute((trx) => storeItems(trx, target, [], Date.now(), new Set(), [{ ...item, title: 'After' }]));
     let seen: (string | undefined)[] = [];

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/item.ts';
-import { storeItems } from '../../src/store/items.ts';
-import { collectionVersion } from '../../src/store/items.ts';
+import { collectionVersion } from '../../src/store/items/changes.ts';
+import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 
 const HOUR = 3600_000;

@@ -8,7 +8,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DeliveryWorker, startDelivery } from '../../src/collect/deliver.ts';
-import { findItems, rowToModeratorItem, storeItems } from '../../src/store/items.ts';
+import { findItems } from '../../src/store/items/find.ts';
+import { rowToModeratorItem } from '../../src/store/items/rows.ts';
+import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildClient, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
 import { connect } from './sse.ts';

@@ -8,7 +8,7 @@
 import { conflictError, notFoundError, VALIDATION_CODES, validationError } from '../../errors.ts';
 import { ensureArticle, MAX_ARTICLE_PINS, setArticlePin } from '../../store/articles.ts';
 import type { Db } from '../../store/db.ts';
-import { findItem } from '../../store/items.ts';
+import { findItem } from '../../store/items/find.ts';
 import type { ModerationRequest } from '../params.ts';
 import { articleUrl } from '../../http/articles.ts';
 

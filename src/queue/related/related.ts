@@ -1,7 +1,7 @@
 /**
  * Related content of an article (docs/api.md#related-content): for a contract and an article
  * address, the contract's published items that match the article best, items a moderator pinned
- * for it first, at most `MAX_RELATED`, as the JSON text of an array of content items (store/items.ts
+ * for it first, at most `MAX_RELATED`, as the JSON text of an array of content items (store/items/rows.ts
  * `rowToItem`, the content read's shape).
  *
  * The answer for one address is computed once and kept for RELATED_MAX_AGE seconds (an error
@@ -23,7 +23,8 @@ import { searchText } from '../../lib/search-query.ts';
 import { articlePins, ensureArticle, recordArticleRead } from '../../store/articles.ts';
 import { listCollections } from '../../store/collections.ts';
 import type { Db } from '../../store/db.ts';
-import { findItems, type ItemDocument, type ItemKey, rowToItem } from '../../store/items.ts';
+import { findItems } from '../../store/items/find.ts';
+import { type ItemDocument, type ItemKey, rowToItem } from '../../store/items/rows.ts';
 import { documentFrequencies, publishedCount, relatedCandidates } from '../../store/related.ts';
 import type { ContractRow } from '../../store/tables.ts';
 import { type ArticleFetch, createArticleReader } from './article.ts';

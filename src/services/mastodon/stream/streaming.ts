@@ -41,7 +41,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../../config.ts';
 import type { Db } from '../../../store/db.ts';
 import { activeInputsOf, setFeedMode } from '../../../store/inputs.ts';
-import { storedItemIds } from '../../../store/items.ts';
+import { storedItemIds } from '../../../store/items/write.ts';
 import { holdStream, releaseStream, saveStreamCursor } from '../../../store/streams.ts';
 import type { InputRow } from '../../../store/tables.ts';
 import { SourceError } from '../../connector.ts';
