@@ -152,9 +152,9 @@ function circle(value: string | undefined, invalid: Invalid[]): Circle | undefin
 /**
  * The item selection of a read: `since` defaults to now − 24 h and `until` to now (Unix
  * seconds, docs/api.md#read-parameters); comma lists checked against the known values. Throws 400
- * naming the parameter.
+ * naming the parameter. The read is of collection `collectionId` of contract `contractId`.
  */
-export function itemQuery(collectionId: string, query: ReadQuery, now = Date.now()): ItemQuery {
+export function itemQuery(contractId: string, collectionId: string, query: ReadQuery, now = Date.now()): ItemQuery {
   const invalid: Invalid[] = [];
   const services = list(query.service, 'service', (v) => serviceRow(v) !== undefined, invalid);
   const types = list(query.type, 'type', (v) => (ITEM_TYPES as readonly string[]).includes(v), invalid);
@@ -167,6 +167,7 @@ export function itemQuery(collectionId: string, query: ReadQuery, now = Date.now
   }
   if (invalid.length) throw validationError(invalid);
   return {
+    contractId,
     collectionId,
     sinceMs,
     untilMs,

@@ -38,9 +38,10 @@ const VERSION_CHECK_MS = 1000;
 /** Collections remembered at most; the memory is cleared when full. */
 const MAX_KNOWN = 10_000;
 
-/** A collection of a public read: its id, type and version (bumped by every new item and moderation). */
+/** A collection of a public read: its id, its contract's, type and version (bumped by every new item and moderation). */
 export interface ReadCollection {
   id: string;
+  contractId: string;
   version: number;
   /** `realtime` or `ranked` (docs/api.md#trending: a ranked collection's reads default to `sort=trending`). */
   type: string;
@@ -128,12 +129,12 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
       const active = await findActiveCollectionBySlugs(db, contractSlug, q);
       if (active) {
         if (found.size >= MAX_KNOWN) found.clear();
-        const collection = { id: active.id, version: active.version, type: active.type };
+        const collection = { id: active.id, contractId: active.contractId, version: active.version, type: active.type };
         found.set(foundKey(contractSlug, q), { at: now, collection });
         return collection;
       }
       const { collection } = await publicTarget(db, contractSlug, q);
-      return { id: collection.id, version: Number(collection.version), type: collection.type };
+      return { id: collection.id, contractId: collection.contractId, version: Number(collection.version), type: collection.type };
     },
 
     page(route, collection, query, build) {

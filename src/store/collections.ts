@@ -206,7 +206,7 @@ export async function drainCollectionItems(db: Db, contractId: string, collectio
           let query = (trx as Kysely<any>).deleteFrom(table).where('collectionId', '=', collectionId);
           if (last) query = query.where(key, '<=', (last as Record<string, unknown>)[key]);
           const result = await query.executeTakeFirst();
-          if (table === 'items' && Number(result.numDeletedRows) > 0) await bumpVersion(trx, collectionId);
+          if (table === 'items' && Number(result.numDeletedRows) > 0) await bumpVersion(trx, contractId, collectionId);
           return Number(result.numDeletedRows);
         });
         deleted += count;

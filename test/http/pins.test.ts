@@ -169,7 +169,7 @@ describe('edit an item', () => {
     // An unedited item's queue JSON comes from the content read's cached serialization: the same as serving it afresh.
     const cachedA = items(await queue()).find((item) => item.id === 'rss_a');
     expect(cachedA).toMatchObject({ edited: false });
-    expect(cachedA).toEqual(rowToModeratorItem((await findItems(db, tenant.collection.id, ['rss_a']))[0]!));
+    expect(cachedA).toEqual(rowToModeratorItem((await findItems(db, tenant.contract.id, tenant.collection.id, ['rss_a']))[0]!));
     expect((await moderate('rss_pic', { edit: null })).json()).toMatchObject({ title: 'Teh harbour', edited: false });
     expect(items(await content()).find((item) => item.id === 'rss_pic')).toMatchObject({ title: 'Teh harbour', text: '<p>Boats</p>' });
     expectError(await moderate('rss_pic', { edit: { media: [{ alt: 'a' }, { alt: 'b' }, { alt: 'c' }] } }), 400, { name: 'ValidationError', code: 1003, propertyName: 'edit.media' });

@@ -105,7 +105,7 @@ export function auditRoutes(app: App, { db }: { db: Db; config: Config }): void 
         },
       ]);
     }
-    const outcome = await revertModeration(db, id, actorOf(principal));
+    const outcome = await revertModeration(db, entry.contractId, id, actorOf(principal));
     if ('alreadyRevertedBy' in outcome) throw conflictError(`Audit entry ${id} was already reverted by entry ${outcome.alreadyRevertedBy}.`, 'id', id);
     if ('changed' in outcome) {
       throw new ApiError(

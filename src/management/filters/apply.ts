@@ -100,7 +100,7 @@ export async function applyFilter(db: Db, params: ApplyParams, total: number, pr
       return outcome;
     }
     const { before } = await changeStates(trx, contractId, collectionId, toUnpublish, 'unpublished', { onlyFrom: 'published' });
-    await holdItems(trx, collectionId, new Map([...toHold].filter(([id]) => before.has(id))));
+    await holdItems(trx, contractId, collectionId, new Map([...toHold].filter(([id]) => before.has(id))));
     const items = [...before].map(([itemId, was]) => ({ itemId, before: was, after: 'unpublished' }));
     const auditId = items.length
       ? await recordAudit(trx, { contractId, actor: params.actor, resource: 'item', resourceId: collectionId, action: 'apply', collectionId, items })

@@ -145,7 +145,7 @@ export function filterRoutes(app: App, { db, config }: { db: Db; config: Config 
       actor: actorOf(principal),
       ...(body.dryRun ? { dryRun: true } : {}),
     };
-    const total = await countItems(db, { collectionId: body.collectionId, sinceMs: params.sinceMs, untilMs: params.untilMs });
+    const total = await countItems(db, { contractId: body.contractId, collectionId: body.collectionId, sinceMs: params.sinceMs, untilMs: params.untilMs });
     if (total <= APPLY_IN_REQUEST) return applyFilter(db, params, total, async () => {});
     const jobId = await createJob(db, { contractId: body.contractId, kind: APPLY_JOB, params, total, actor: params.actor });
     await runner.enqueue(jobId);

@@ -25,7 +25,7 @@ export async function pinForArticle(db: Db, contractId: string, collectionId: st
   }
   const url = articleUrl(body.article!, 'article');
   const id = target.ids[0]!;
-  const row = await findItem(db, collectionId, id);
+  const row = await findItem(db, contractId, collectionId, id);
   if (!row) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
   const article = await ensureArticle(db, contractId, url);
   const outcome = await setArticlePin(db, article.id, { collectionId, itemId: id }, body.pinned !== false);

@@ -81,7 +81,7 @@ export function createRelated(db: Db, config: Pick<Config, 'relatedMaxAge' | 're
     const terms = keyTerms(candidates, df, total);
     const keys = await relatedCandidates(db, collectionIds, terms.map((t) => t.term));
     const pins = (await articlePins(db, article.id)).filter((pin) => collectionIds.includes(pin.collectionId));
-    const rows = await loadRows(db, [...keys, ...pins.map((pin) => ({ collectionId: pin.collectionId, id: pin.itemId }))]);
+    const rows = await loadRows(db, contract.id, [...keys, ...pins.map((pin) => ({ collectionId: pin.collectionId, id: pin.itemId }))]);
     const pinned = pins.map((pin) => rows.get(`${pin.collectionId} ${pin.itemId}`)).filter((row) => row !== undefined && row.state === 'published');
     const pinnedKeys = new Set(pinned.map((row) => `${row!.collectionId} ${row!.id}`));
     const scored = keys
@@ -126,11 +126,11 @@ export function createRelated(db: Db, config: Pick<Config, 'relatedMaxAge' | 're
   };
 }
 
-/** The stored rows of `keys` (any collections), by `<collection id> <item id>`. */
-async function loadRows(db: Db, keys: Pick<ItemKey, 'collectionId' | 'id'>[]): Promise<Map<string, ItemKey & ItemDocument>> {
+/** The stored rows of `keys` (any collections of contract `contractId`), by `<collection id> <item id>`. */
+async function loadRows(db: Db, contractId: string, keys: Pick<ItemKey, 'collectionId' | 'id'>[]): Promise<Map<string, ItemKey & ItemDocument>> {
   const out = new Map<string, ItemKey & ItemDocument>();
   for (const [collectionId, group] of Map.groupBy(keys, (key) => key.collectionId)) {
-    for (const row of await findItems(db, collectionId, [...new Set(group.map((key) => key.id))])) out.set(`${row.collectionId} ${row.id}`, row);
+    for (const row of await findItems(db, contractId, collectionId, [...new Set(group.map((key) => key.id))])) out.set(`${row.collectionId} ${row.id}`, row);
   }
   return out;
 }

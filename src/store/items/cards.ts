@@ -12,7 +12,7 @@ import type { Db } from '../db.ts';
 import type { Database, ItemRow } from '../tables.ts';
 import { bumpVersion } from './changes.ts';
 import type { ModerationAudit } from './moderate.ts';
-import { itemBody, type ItemState, type StoreTarget } from './rows.ts';
+import { itemBody, type ItemState, ofContract, type StoreTarget } from './rows.ts';
 
 /** The row of a new item. */
 export function itemRow(target: StoreTarget, item: ContentItem, seq: number, now: number) {
@@ -42,14 +42,15 @@ export function itemRow(target: StoreTarget, item: ContentItem, seq: number, now
 }
 
 /** Rewrites a card's document with `change`, its score column with it, and stamps a published card with `seq`. */
-export async function updateCard(trx: Transaction<Database>, collectionId: string, cardId: string, seq: number, change: (card: ContentItem) => ContentItem): Promise<void> {
-  const row = await trx.selectFrom('items').select(['body', 'state', 'dateMs']).where('collectionId', '=', collectionId).where('id', '=', cardId).executeTakeFirst();
+export async function updateCard(trx: Transaction<Database>, contractId: string, collectionId: string, cardId: string, seq: number, change: (card: ContentItem) => ContentItem): Promise<void> {
+  const row = await trx.selectFrom('items').select(['body', 'state', 'dateMs']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', cardId).executeTakeFirst();
   if (!row) return;
   const { state: _ignored, ...body } = change(inShape(itemBody(row.body)));
   await trx
     .updateTable('items')
     .set({ body: JSON.stringify(body), score: body.kudos.score, trend: trendingScore(body.kudos.score, Number(row.dateMs)), ...(row.state === 'published' ? { seq } : {}) })
     .where('collectionId', '=', collectionId)
+    .where(ofContract(contractId, collectionId))
     .where('id', '=', cardId)
     .execute();
 }
@@ -70,21 +71,21 @@ export async function splitDuplicate(
   now = Date.now(),
 ): Promise<ItemRow | undefined> {
   return db.transaction().execute(async (trx) => {
-    const { collectionId } = target;
-    const duplicate = await trx.selectFrom('itemDuplicates').selectAll().where('collectionId', '=', collectionId).where('id', '=', duplicateId).where('cardId', '=', cardId).executeTakeFirst();
-    const card = await trx.selectFrom('items').select('state').where('collectionId', '=', collectionId).where('id', '=', cardId).executeTakeFirst();
+    const { collectionId, contractId } = target;
+    const duplicate = await trx.selectFrom('itemDuplicates').selectAll().where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', duplicateId).where('cardId', '=', cardId).executeTakeFirst();
+    const card = await trx.selectFrom('items').select('state').where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', cardId).executeTakeFirst();
     if (!duplicate || !card) return undefined;
     const item = inShape(JSON.parse(duplicate.body) as ContentItem);
-    const seq = await bumpVersion(trx, collectionId);
-    await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('id', '=', duplicateId).execute();
-    await updateCard(trx, collectionId, cardId, seq, withoutDuplicate(duplicateId, item.kudos.score));
+    const seq = await bumpVersion(trx, contractId, collectionId);
+    await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', duplicateId).execute();
+    await updateCard(trx, contractId, collectionId, cardId, seq, withoutDuplicate(duplicateId, item.kudos.score));
     const { children: _children, ...own } = item;
     await trx.insertInto('items').values(itemRow({ ...target, inputId: duplicate.inputId, state: card.state as ItemState }, { ...own, children: item.children ?? [] }, seq, now)).execute();
     if (audit) {
       const split = { contractId: audit.contractId, actor: audit.actor, resource: 'item', resourceId: cardId, action: 'split', collectionId };
       await recordAudit(trx, { ...split, before: { id: cardId, duplicateId }, after: { id: cardId, splitId: duplicateId, state: card.state } }, now);
     }
-    return trx.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', '=', duplicateId).executeTakeFirstOrThrow();
+    return trx.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', duplicateId).executeTakeFirstOrThrow();
   });
 }
 
@@ -104,13 +105,13 @@ function withoutDuplicate(duplicateId: string, score: number): (card: ContentIte
  * docs/api.md#erasure): its row, its entry, score and count on its card (stamped `seq`), and the
  * URL hashes of it that point to the card (those the card's own URL shares stay).
  */
-export async function removeDuplicate(trx: Transaction<Database>, duplicate: { collectionId: string; id: string; cardId: string; body: string }, seq: number): Promise<void> {
+export async function removeDuplicate(trx: Transaction<Database>, contractId: string, duplicate: { collectionId: string; id: string; cardId: string; body: string }, seq: number): Promise<void> {
   const item = inShape(JSON.parse(duplicate.body) as ContentItem);
-  await trx.deleteFrom('itemDuplicates').where('collectionId', '=', duplicate.collectionId).where('id', '=', duplicate.id).execute();
-  await updateCard(trx, duplicate.collectionId, duplicate.cardId, seq, withoutDuplicate(duplicate.id, item.kudos.score));
+  await trx.deleteFrom('itemDuplicates').where('collectionId', '=', duplicate.collectionId).where(ofContract(contractId, duplicate.collectionId)).where('id', '=', duplicate.id).execute();
+  await updateCard(trx, contractId, duplicate.collectionId, duplicate.cardId, seq, withoutDuplicate(duplicate.id, item.kudos.score));
   // Only its own: a hash the card shares (the same canonical URL, what made it a duplicate) stays the card's.
-  const card = await trx.selectFrom('items').select('body').where('collectionId', '=', duplicate.collectionId).where('id', '=', duplicate.cardId).executeTakeFirst();
+  const card = await trx.selectFrom('items').select('body').where('collectionId', '=', duplicate.collectionId).where(ofContract(contractId, duplicate.collectionId)).where('id', '=', duplicate.cardId).executeTakeFirst();
   const kept = new Set(card ? urlKeys(itemBody(card.body)).urlHashes : []);
   const hashes = urlKeys(item).urlHashes.filter((hash) => !kept.has(hash));
-  if (hashes.length) await trx.deleteFrom('itemUrls').where('collectionId', '=', duplicate.collectionId).where('itemId', '=', duplicate.cardId).where('urlHash', 'in', hashes).execute();
+  if (hashes.length) await trx.deleteFrom('itemUrls').where('collectionId', '=', duplicate.collectionId).where(ofContract(contractId, duplicate.collectionId)).where('itemId', '=', duplicate.cardId).where('urlHash', 'in', hashes).execute();
 }

@@ -13,7 +13,7 @@ import { emitEvents, itemSubject } from '../outbox.ts';
 import type { Database } from '../tables.ts';
 import { bumpVersion } from './changes.ts';
 import { changeStates, type ModerationAudit, recordModeration } from './moderate.ts';
-import { itemBody, type ItemState } from './rows.ts';
+import { itemBody, type ItemState, ofContract } from './rows.ts';
 
 /** What one moderation of one item changes (docs/api.md, PATCH /v1/queue/{contract}); absent: unchanged. */
 export interface ItemChange {
@@ -41,30 +41,30 @@ export type ItemChangeOutcome = { auditIds: string[] } | { missing: true } | { p
  * names more media than the item has; then nothing changed. Otherwise `auditIds`, the ids of the
  * entries recorded (the answer's `Audit-Id`, docs/api.md#moderation).
  */
-export async function changeItem(db: Db, collectionId: string, id: string, change: ItemChange, audit: ModerationAudit): Promise<ItemChangeOutcome> {
+export async function changeItem(db: Db, contractId: string, collectionId: string, id: string, change: ItemChange, audit: ModerationAudit): Promise<ItemChangeOutcome> {
   return serializable(db, async (trx) => {
-    const row = await trx.selectFrom('items').select(['id', 'state', 'body', 'pinPosition', 'moderation']).where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirst();
+    const row = await trx.selectFrom('items').select(['id', 'state', 'body', 'pinPosition', 'moderation']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', id).executeTakeFirst();
     if (!row) return { missing: true };
     if (change.edit) {
       const count = inShape(itemBody(row.body)).media?.length ?? 0;
       if ((change.edit.media?.length ?? 0) > count) return { mediaCount: count };
     }
     let seq: number | undefined;
-    const version = async () => (seq ??= await bumpVersion(trx, collectionId));
+    const version = async () => (seq ??= await bumpVersion(trx, contractId, collectionId));
     let state = row.state as ItemState;
     const auditIds: string[] = [];
     if (change.state) {
-      const { before } = await changeStates(trx, audit.contractId, collectionId, [id], change.state, { all: true });
+      const { before } = await changeStates(trx, contractId, collectionId, [id], change.state, { all: true });
       auditIds.push(await recordModeration(trx, collectionId, [{ itemId: id, before: before.get(id)!, after: change.state }], audit));
       state = change.state;
     }
     if (change.pinned !== undefined || change.spotlight !== undefined) {
-      const pin = await setPin(trx, audit.contractId, collectionId, id, change, version);
+      const pin = await setPin(trx, contractId, collectionId, id, change, version);
       if (!pin) return { pinsFull: true } as const;
       if (pin.changed) auditIds.push(await recordItemChange(trx, collectionId, id, state, pin.after.pinned || !pin.before.pinned ? 'pin' : 'unpin', { pin: pin.before }, { pin: pin.after }, audit));
     }
     if (change.edit !== undefined) {
-      const edited = await setEdit(trx, collectionId, id, change.edit, version);
+      const edited = await setEdit(trx, contractId, collectionId, id, change.edit, version);
       if (edited.changed) auditIds.push(await recordItemChange(trx, collectionId, id, state, 'edit', { edit: edited.before }, { edit: edited.after }, audit));
     }
     return { auditIds };
@@ -98,8 +98,8 @@ export async function setPin(
   change: Pick<ItemChange, 'pinned' | 'position' | 'spotlight'>,
   version: () => Promise<number>,
 ): Promise<{ before: PinState; after: PinState; changed: boolean } | undefined> {
-  const pins = await trx.selectFrom('items').select(['id', 'pinPosition']).where('collectionId', '=', collectionId).where('pinPosition', '>', 0).orderBy('pinPosition').orderBy('id').execute();
-  const row = await trx.selectFrom('items').select(['pinPosition', 'moderation']).where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirstOrThrow();
+  const pins = await trx.selectFrom('items').select(['id', 'pinPosition']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('pinPosition', '>', 0).orderBy('pinPosition').orderBy('id').execute();
+  const row = await trx.selectFrom('items').select(['pinPosition', 'moderation']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', id).executeTakeFirstOrThrow();
   const before = pinStateOf(row);
   const order = pins.map((pin) => pin.id);
   const next = change.pinned === undefined ? order : reorderPins(order, id, change.pinned, change.position);
@@ -112,11 +112,11 @@ export async function setPin(
   if (!moves.length && !spotlightChanged) return { before, after: before, changed: false };
   const seq = await version();
   for (const move of moves) {
-    await trx.updateTable('items').set({ pinPosition: move.position, seq }).where('collectionId', '=', collectionId).where('id', '=', move.id).execute();
+    await trx.updateTable('items').set({ pinPosition: move.position, seq }).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', move.id).execute();
   }
   if (spotlightChanged) {
     const { spotlight: _old, ...rest } = moderation;
-    await trx.updateTable('items').set({ moderation: moderationText({ ...rest, ...(spotlight && { spotlight: true }) }), seq }).where('collectionId', '=', collectionId).where('id', '=', id).execute();
+    await trx.updateTable('items').set({ moderation: moderationText({ ...rest, ...(spotlight && { spotlight: true }) }), seq }).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', id).execute();
   }
   const position = next.indexOf(id) + 1 || undefined;
   const after: PinState = { pinned: position !== undefined, ...(position !== undefined && { position }), spotlight };
@@ -128,12 +128,12 @@ export async function setPin(
 }
 
 /** Inside `trx`: sets (or with null removes) item `id`'s edit, stamping it with the collection's new version. */
-export async function setEdit(trx: Transaction<Database>, collectionId: string, id: string, edit: ItemEdit | null, version: () => Promise<number>): Promise<{ before: ItemEdit | null; after: ItemEdit | null; changed: boolean }> {
-  const row = await trx.selectFrom('items').select('moderation').where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirstOrThrow();
+export async function setEdit(trx: Transaction<Database>, contractId: string, collectionId: string, id: string, edit: ItemEdit | null, version: () => Promise<number>): Promise<{ before: ItemEdit | null; after: ItemEdit | null; changed: boolean }> {
+  const row = await trx.selectFrom('items').select('moderation').where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', id).executeTakeFirstOrThrow();
   const moderation: ItemModeration = parseModeration(row.moderation);
   const before = moderation.edit ?? null;
   if (JSON.stringify(before) === JSON.stringify(edit)) return { before, after: edit, changed: false };
   const { edit: _old, ...rest } = moderation;
-  await trx.updateTable('items').set({ moderation: moderationText({ ...rest, ...(edit && { edit }) }), seq: await version() }).where('collectionId', '=', collectionId).where('id', '=', id).execute();
+  await trx.updateTable('items').set({ moderation: moderationText({ ...rest, ...(edit && { edit }) }), seq: await version() }).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', id).execute();
   return { before, after: edit, changed: true };
 }

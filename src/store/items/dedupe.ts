@@ -14,21 +14,21 @@ import { insertNew, insertNewKeys } from '../batch.ts';
 import { type Db, isPostgres } from '../db.ts';
 import type { Database } from '../tables.ts';
 import { itemRow, updateCard } from './cards.ts';
-import { BATCH, itemBody, type StoreTarget } from './rows.ts';
+import { BATCH, itemBody, ofContract, type StoreTarget } from './rows.ts';
 
 /** The ids among `ids` of the collection's items (cards; not the duplicates merged into them). */
-export async function cardIds(db: Db | Transaction<Database>, collectionId: string, ids: string[]): Promise<Set<string>> {
+export async function cardIds(db: Db | Transaction<Database>, contractId: string, collectionId: string, ids: string[]): Promise<Set<string>> {
   const known = new Set<string>();
   for (let i = 0; i < ids.length; i += BATCH) {
-    const rows = await db.selectFrom('items').select('id').where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
+    const rows = await db.selectFrom('items').select('id').where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', 'in', ids.slice(i, i + BATCH)).execute();
     for (const row of rows) known.add(row.id);
   }
   return known;
 }
 
-/** The collection's de-duplication mode (`off` for an unknown collection). */
-export async function dedupeMode(trx: Transaction<Database>, collectionId: string): Promise<DedupeMode> {
-  const row = await trx.selectFrom('collections').select('dedupe').where('id', '=', collectionId).executeTakeFirst();
+/** The collection's de-duplication mode (`off` for a collection the contract does not hold). */
+export async function dedupeMode(trx: Transaction<Database>, contractId: string, collectionId: string): Promise<DedupeMode> {
+  const row = await trx.selectFrom('collections').select('dedupe').where('id', '=', collectionId).where('contractId', '=', contractId).executeTakeFirst();
   return (DEDUPE_MODES as readonly string[]).includes(row?.dedupe ?? '') ? (row!.dedupe as DedupeMode) : 'off';
 }
 
@@ -61,13 +61,13 @@ export async function storeDeduplicated(
   version: () => Promise<number>,
   now: number,
 ): Promise<{ added: number; cards: string[] }> {
-  const { collectionId } = target;
+  const { collectionId, contractId } = target;
   const keyed = fresh.map((item) => ({ item, keys: urlKeys(item), dateMs: Date.parse(item.date) }));
-  const owners = await urlOwners(trx, collectionId, [...new Set(keyed.flatMap((k) => k.keys.urlHashes))]);
+  const owners = await urlOwners(trx, contractId, collectionId, [...new Set(keyed.flatMap((k) => k.keys.urlHashes))]);
   // An item whose URL a card already owns is merged whatever its text: its fingerprints are not computed.
   const printed = mode === 'url+text' ? keyed.filter((k) => !k.keys.urlHashes.some((hash) => owners.has(hash))) : [];
   // The spaces that hold cards: the collection's, and whole texts when an item of this batch may become a card indexed by one.
-  const spaces = printed.length ? await indexedSpaces(trx, collectionId) : new Set<number>();
+  const spaces = printed.length ? await indexedSpaces(trx, contractId, collectionId) : new Set<number>();
   const cardSpaces = new Set([...spaces, ...(printed.some((k) => !titlePrinted(k.item)) ? [PRINT_SPACES.text] : [])]);
   for (const k of printed) Object.assign(k.keys, textKeys(k.item, cardSpaces));
   // Candidates by band: a near fingerprint shares at least one band (pigeonhole), so only those are compared.
@@ -79,7 +79,7 @@ export async function storeDeduplicated(
       else byBand.set(key, [c]);
     }
   };
-  for (const c of await nearCandidates(trx, collectionId, keyed, spaces)) index(c);
+  for (const c of await nearCandidates(trx, contractId, collectionId, keyed, spaces)) index(c);
   const near = (signatures: Signature[], dateMs: number) => {
     for (const s of signatures) {
       for (const { key } of probeRows(s)) {
@@ -109,7 +109,7 @@ export async function storeDeduplicated(
   const claimed = new Set(await insertNewKeys(trx, 'itemUrls', claims, ['collectionId', 'urlHash'], BATCH, 'urlHash'));
   const lost = cards.filter((k) => k.keys.urlHashes.length > 0 && !claimed.has(k.keys.urlHashes[0]!));
   if (lost.length) {
-    const winners = await urlOwners(trx, collectionId, lost.map((k) => k.keys.urlHashes[0]!));
+    const winners = await urlOwners(trx, contractId, collectionId, lost.map((k) => k.keys.urlHashes[0]!));
     for (const k of lost) {
       const cardId = winners.get(k.keys.urlHashes[0]!);
       if (cardId && cardId !== k.item.id) merged.push({ item: k.item, cardId, urlHashes: k.keys.urlHashes });
@@ -122,7 +122,7 @@ export async function storeDeduplicated(
   const inserted = await insertNewKeys(trx, 'items', stay.map((k) => itemRow(target, k.item, seq, now)), ['collectionId', 'id'], BATCH, 'id');
   let added = inserted.length;
   // A card another writer stored meanwhile (same id) has its rows already.
-  await insertPrints(trx, collectionId, stay.flatMap(({ item, keys, dateMs }) => printRows(keys).map(({ key, rest }) => ({ key, itemId: item.id, dateMs, rest }))));
+  await insertPrints(trx, contractId, collectionId, stay.flatMap(({ item, keys, dateMs }) => printRows(keys).map(({ key, rest }) => ({ key, itemId: item.id, dateMs, rest }))));
   if (merged.length) added += await mergeDuplicates(trx, target, merged, seq, now);
   return { added, cards: inserted };
 }
@@ -132,14 +132,14 @@ export async function storeDeduplicated(
  * card is gone — a key that retention could not find again from the card's document
  * (`deleteCardKeys`) — is deleted and its hash is free.
  */
-async function urlOwners(trx: Transaction<Database>, collectionId: string, hashes: string[]): Promise<Map<string, string>> {
+async function urlOwners(trx: Transaction<Database>, contractId: string, collectionId: string, hashes: string[]): Promise<Map<string, string>> {
   const rows: { urlHash: string; itemId: string }[] = [];
   for (let i = 0; i < hashes.length; i += BATCH) {
-    rows.push(...(await trx.selectFrom('itemUrls').select(['urlHash', 'itemId']).where('collectionId', '=', collectionId).where('urlHash', 'in', hashes.slice(i, i + BATCH)).execute()));
+    rows.push(...(await trx.selectFrom('itemUrls').select(['urlHash', 'itemId']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('urlHash', 'in', hashes.slice(i, i + BATCH)).execute()));
   }
-  const live = await cardIds(trx, collectionId, [...new Set(rows.map((row) => row.itemId))]);
+  const live = await cardIds(trx, contractId, collectionId, [...new Set(rows.map((row) => row.itemId))]);
   const stale = rows.filter((row) => !live.has(row.itemId)).map((row) => row.urlHash);
-  for (let i = 0; i < stale.length; i += BATCH) await trx.deleteFrom('itemUrls').where('collectionId', '=', collectionId).where('urlHash', 'in', stale.slice(i, i + BATCH)).execute();
+  for (let i = 0; i < stale.length; i += BATCH) await trx.deleteFrom('itemUrls').where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('urlHash', 'in', stale.slice(i, i + BATCH)).execute();
   return new Map(rows.filter((row) => live.has(row.itemId)).map((row) => [row.urlHash, row.itemId]));
 }
 
@@ -153,6 +153,7 @@ async function urlOwners(trx: Transaction<Database>, collectionId: string, hashe
  */
 export async function deleteCardKeys(
   trx: Transaction<Database>,
+  contractId: string,
   collectionId: string,
   cards: { id: string; body: unknown; dateMs: number | string }[],
   duplicates: { cardId: string; body: string }[],
@@ -164,11 +165,11 @@ export async function deleteCardKeys(
   const list = [...hashes];
   for (let i = 0; i < list.length; i += BATCH) {
     // Only rows these cards own: a hash computed here may belong to another card.
-    await trx.deleteFrom('itemUrls').where('collectionId', '=', collectionId).where('urlHash', 'in', list.slice(i, i + BATCH)).where('itemId', 'in', ids).execute();
+    await trx.deleteFrom('itemUrls').where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('urlHash', 'in', list.slice(i, i + BATCH)).where('itemId', 'in', ids).execute();
   }
   for (const card of cards) {
     const keys = printRows(textKeys(inShape(itemBody(card.body)))).map((row) => row.key);
-    if (keys.length) await trx.deleteFrom('itemPrints').where('collectionId', '=', collectionId).where('bandKey', 'in', keys).where('dateMs', '=', Number(card.dateMs)).where('itemId', '=', card.id).execute();
+    if (keys.length) await trx.deleteFrom('itemPrints').where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('bandKey', 'in', keys).where('dateMs', '=', Number(card.dateMs)).where('itemId', '=', card.id).execute();
   }
 }
 
@@ -184,12 +185,12 @@ function rowsParameter(postgres: boolean, types: string[], rows: unknown[][]) {
 }
 
 /** Inserts band rows of the collection's cards (`item_prints`), leaving out rows already stored. */
-export async function insertPrints(trx: Transaction<Database>, collectionId: string, rows: { key: number; itemId: string; dateMs: number; rest: number }[]): Promise<void> {
+export async function insertPrints(trx: Transaction<Database>, contractId: string, collectionId: string, rows: { key: number; itemId: string; dateMs: number; rest: number }[]): Promise<void> {
   if (!rows.length) return;
   const values = rowsParameter(isPostgres(trx), ['integer', 'text', 'bigint', 'bigint'], rows.map((r) => [r.key, r.itemId, r.dateMs, r.rest]));
-  // WHERE true: SQLite would read ON CONFLICT as a join constraint of the SELECT.
+  // A WHERE (the tenant term) also keeps SQLite from reading ON CONFLICT as a join constraint of the SELECT.
   await sql`insert into item_prints (collection_id, band_key, item_id, date_ms, rest)
-    select ${collectionId}, r.* from (${values}) r where true on conflict do nothing`.execute(trx);
+    select ${collectionId}, r.* from (${values}) r where ${ofContract(contractId, collectionId)} on conflict do nothing`.execute(trx);
 }
 
 /**
@@ -209,13 +210,13 @@ function withinNearBits(postgres: boolean, a: string, b: string) {
  * The spaces of band keys (lib/item-keys.ts `PRINT_SPACES`) in which the collection has at least
  * one row of `item_prints`: one primary-key seek per space, in one statement.
  */
-async function indexedSpaces(trx: Transaction<Database>, collectionId: string): Promise<Set<number>> {
+async function indexedSpaces(trx: Transaction<Database>, contractId: string, collectionId: string): Promise<Set<number>> {
   const spaces = Object.values(PRINT_SPACES);
   const probes = spaces.map(
     (space) =>
       sql`(select 1 from item_prints where collection_id = ${collectionId} and band_key >= ${space * SPACE_KEYS} and band_key < ${(space + 1) * SPACE_KEYS} limit 1)`,
   );
-  const { rows } = await sql<Record<string, number | null>>`select ${sql.join(probes.map((probe, i) => sql`${probe} as ${sql.ref(`s${i}`)}`))}`.execute(trx);
+  const { rows } = await sql<Record<string, number | null>>`select ${sql.join(probes.map((probe, i) => sql`${probe} as ${sql.ref(`s${i}`)}`))} where ${ofContract(contractId, collectionId)}`.execute(trx);
   return new Set(spaces.filter((_, i) => rows[0]?.[`s${i}`] != null));
 }
 
@@ -229,7 +230,7 @@ async function indexedSpaces(trx: Transaction<Database>, collectionId: string): 
  * whole text, so half of their probes would look into an empty space. One statement; the cards
  * found are then checked to exist (`cardIds`).
  */
-async function nearCandidates(trx: Transaction<Database>, collectionId: string, keyed: { keys: ItemKeys; dateMs: number }[], spaces: ReadonlySet<number>): Promise<Candidate[]> {
+async function nearCandidates(trx: Transaction<Database>, contractId: string, collectionId: string, keyed: { keys: ItemKeys; dateMs: number }[], spaces: ReadonlySet<number>): Promise<Candidate[]> {
   const probes = new Map<string, { key: number; rest: number; dateMs: number }>();
   for (const { keys, dateMs } of keyed) {
     for (const signature of keys.signatures) {
@@ -249,7 +250,7 @@ async function nearCandidates(trx: Transaction<Database>, collectionId: string, 
     from probe cross join item_prints p
     where p.collection_id = ${collectionId} and p.band_key = probe.band_key
       and p.date_ms >= probe.date_ms - ${TEXT_WINDOW_MS} and p.date_ms <= probe.date_ms + ${TEXT_WINDOW_MS}
-      and ${withinNearBits(postgres, 'p.rest', 'probe.rest')}`.execute(trx);
+      and ${withinNearBits(postgres, 'p.rest', 'probe.rest')} and ${ofContract(contractId, collectionId)}`.execute(trx);
   const found = new Map<string, Candidate>();
   for (const row of rows) {
     const simhash = fromBandRow(Number(row.bandKey), Number(row.rest));
@@ -258,7 +259,7 @@ async function nearCandidates(trx: Transaction<Database>, collectionId: string, 
   }
   // Rows of cards that are gone (see `deleteCardKeys`) are skipped.
   const candidates = [...found.values()];
-  const live = await cardIds(trx, collectionId, [...new Set(candidates.map((c) => c.itemId))]);
+  const live = await cardIds(trx, contractId, collectionId, [...new Set(candidates.map((c) => c.itemId))]);
   return candidates.filter((c) => live.has(c.itemId));
 }
 
@@ -272,7 +273,7 @@ const entryOf = (item: ContentItem): Duplicate => ({ id: item.id, service: item.
  * (streams and caches see the change). Returns how many items were merged.
  */
 async function mergeDuplicates(trx: Transaction<Database>, target: StoreTarget, merged: { item: ContentItem; cardId: string; urlHashes: string[] }[], seq: number, now: number): Promise<number> {
-  const { collectionId } = target;
+  const { collectionId, contractId } = target;
   const rows = merged.map(({ item, cardId }) => {
     const { state: _ignored, ...body } = item;
     return { collectionId, id: item.id, cardId, inputId: target.inputId, body: JSON.stringify(body), createdAt: now };
@@ -283,7 +284,7 @@ async function mergeDuplicates(trx: Transaction<Database>, target: StoreTarget, 
   const byCard = new Map<string, ContentItem[]>();
   for (const { item, cardId } of merged) if (inserted.has(item.id)) byCard.set(cardId, [...(byCard.get(cardId) ?? []), item]);
   for (const [cardId, items] of byCard) {
-    await updateCard(trx, collectionId, cardId, seq, (card) => {
+    await updateCard(trx, contractId, collectionId, cardId, seq, (card) => {
       const duplicates = [...(card.duplicates ?? []), ...items.map(entryOf)];
       const score = card.kudos.score + items.reduce((sum, item) => sum + item.kudos.score, 0);
       return { ...card, duplicates, kudos: { ...card.kudos, score, duplicates: duplicates.length } };

@@ -8,29 +8,30 @@
 import { type ContentItem, inShape } from '../../item.ts';
 import type { Db } from '../db.ts';
 import type { ItemRow } from '../tables.ts';
-import { itemBody, type ItemDocument, type ItemKey, type ItemState } from './rows.ts';
+import { itemBody, type ItemDocument, type ItemKey, type ItemState, ofContract } from './rows.ts';
 
-/** The stored item `id` of the collection, every column, or undefined. */
-export async function findItem(db: Db, collectionId: string, id: string): Promise<ItemRow | undefined> {
-  return db.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirst();
+/** The stored item `id` of the contract's collection, every column, or undefined. */
+export async function findItem(db: Db, contractId: string, collectionId: string, id: string): Promise<ItemRow | undefined> {
+  return db.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', id).executeTakeFirst();
 }
 
 /**
  * The items of the collection in `ids` (any state), in no particular order: their keys and
  * documents, what serializing them needs (`rowToItem`, queue/read-path.ts), not the other columns.
  */
-export async function findItems(db: Db, collectionId: string, ids: string[]): Promise<(ItemKey & ItemDocument)[]> {
+export async function findItems(db: Db, contractId: string, collectionId: string, ids: string[]): Promise<(ItemKey & ItemDocument)[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('items').select(['collectionId', 'id', 'seq', 'state', 'body', 'pinPosition', 'moderation', 'held']).where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
+  return db.selectFrom('items').select(['collectionId', 'id', 'seq', 'state', 'body', 'pinPosition', 'moderation', 'held']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', 'in', ids).execute();
 }
 
 /** The published items of the collection among `ids` (at most 100), newest first. */
-export async function findPublishedItems(db: Db, collectionId: string, ids: string[]): Promise<ItemRow[]> {
+export async function findPublishedItems(db: Db, contractId: string, collectionId: string, ids: string[]): Promise<ItemRow[]> {
   if (ids.length === 0) return [];
   return db
     .selectFrom('items')
     .selectAll()
     .where('collectionId', '=', collectionId)
+    .where(ofContract(contractId, collectionId))
     .where('state', '=', 'published')
     .where('id', 'in', ids.slice(0, 100))
     .orderBy('dateMs', 'desc')
@@ -42,8 +43,8 @@ export async function findPublishedItems(db: Db, collectionId: string, ids: stri
  * The collection's items dated after `sinceMs` (ms), newest first, at most `limit`: their
  * documents, for the spam score's recent items (filter/spam.ts). Walks the read index on date.
  */
-export async function recentItems(db: Db, collectionId: string, sinceMs: number, limit: number): Promise<ContentItem[]> {
-  const rows = await db.selectFrom('items').select('body').where('collectionId', '=', collectionId).where('dateMs', '>', sinceMs).orderBy('dateMs', 'desc').limit(limit).execute();
+export async function recentItems(db: Db, contractId: string, collectionId: string, sinceMs: number, limit: number): Promise<ContentItem[]> {
+  const rows = await db.selectFrom('items').select('body').where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('dateMs', '>', sinceMs).orderBy('dateMs', 'desc').limit(limit).execute();
   return rows.map((row) => itemBody(row.body));
 }
 

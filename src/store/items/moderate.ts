@@ -10,7 +10,7 @@ import type { Db } from '../db.ts';
 import { emitEvents, itemSubject } from '../outbox.ts';
 import type { Database } from '../tables.ts';
 import { bumpVersion } from './changes.ts';
-import { BATCH, type Held, type ItemState } from './rows.ts';
+import { BATCH, type Held, type ItemState, ofContract } from './rows.ts';
 
 /** Who moderates, for the audit trail (docs/api.md#audit-trail): recorded in the moderation's transaction. */
 export interface ModerationAudit {
@@ -36,17 +36,17 @@ export async function changeStates(
 ): Promise<{ before: Map<string, ItemState>; missing: string[] }> {
   const before = new Map<string, ItemState>();
   for (let i = 0; i < ids.length; i += BATCH) {
-    let query = trx.selectFrom('items').select(['id', 'state']).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH));
+    let query = trx.selectFrom('items').select(['id', 'state']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', 'in', ids.slice(i, i + BATCH));
     if (options.onlyFrom) query = query.where('state', '=', options.onlyFrom);
     for (const row of await query.execute()) before.set(row.id, row.state as ItemState);
   }
   const missing = options.onlyFrom ? [] : ids.filter((id) => !before.has(id));
   if ((options.all && missing.length) || before.size === 0) return { before: options.all && missing.length ? new Map() : before, missing };
-  const seq = await bumpVersion(trx, collectionId);
+  const seq = await bumpVersion(trx, contractId, collectionId);
   const found = [...before.keys()];
   for (let i = 0; i < found.length; i += BATCH) {
     // Publishing an item releases it from a hold (docs/filters.md#hold-for-review).
-    await trx.updateTable('items').set({ state, seq, ...(state === 'published' ? { held: null } : {}) }).where('collectionId', '=', collectionId).where('id', 'in', found.slice(i, i + BATCH)).execute();
+    await trx.updateTable('items').set({ state, seq, ...(state === 'published' ? { held: null } : {}) }).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', 'in', found.slice(i, i + BATCH)).execute();
   }
   await emitEvents(trx, contractId, moderationEvents(contractId, collectionId, found.filter((id) => before.get(id) !== state), state));
   return { before, missing };
@@ -60,9 +60,9 @@ export async function changeStates(
  * entry's id (the `Audit-Id` of the answer, docs/api.md#moderation), or the ids the collection
  * does not hold, in which case nothing changed.
  */
-export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState, moderation: ModerationAudit): Promise<{ auditId: string } | { missing: string[] }> {
+export async function setItemsState(db: Db, contractId: string, collectionId: string, ids: string[], state: ItemState, moderation: ModerationAudit): Promise<{ auditId: string } | { missing: string[] }> {
   return db.transaction().execute(async (trx) => {
-    const { before, missing } = await changeStates(trx, moderation.contractId, collectionId, ids, state, { all: true });
+    const { before, missing } = await changeStates(trx, contractId, collectionId, ids, state, { all: true });
     if (missing.length) return { missing };
     return { auditId: await recordModeration(trx, collectionId, ids.map((id) => ({ itemId: id, before: before.get(id)!, after: state })), moderation) };
   });
@@ -84,8 +84,8 @@ function moderationEvents(contractId: string, collectionId: string, ids: string[
  * Inside `trx`: marks the collection's items in `held` as held for review, each with its reason
  * (docs/filters.md#hold-for-review); their state is the caller's to set (`changeStates`).
  */
-export async function holdItems(trx: Transaction<Database>, collectionId: string, held: ReadonlyMap<string, Held>): Promise<void> {
+export async function holdItems(trx: Transaction<Database>, contractId: string, collectionId: string, held: ReadonlyMap<string, Held>): Promise<void> {
   for (const [id, why] of held) {
-    await trx.updateTable('items').set({ held: JSON.stringify(why) }).where('collectionId', '=', collectionId).where('id', '=', id).execute();
+    await trx.updateTable('items').set({ held: JSON.stringify(why) }).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', id).execute();
   }
 }

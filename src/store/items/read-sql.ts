@@ -8,7 +8,7 @@
 import { CompiledQuery } from 'kysely';
 import { boundingBox, EARTH_RADIUS_M } from '../../lib/geo.ts';
 import { type Db, isPostgres } from '../db.ts';
-import type { ItemDocument, ItemKey, ItemState } from './rows.ts';
+import { type ItemDocument, type ItemKey, type ItemState, ofContractSql } from './rows.ts';
 
 /** A circle on the Earth: centre in degrees, radius in meters. */
 export interface Circle {
@@ -17,8 +17,10 @@ export interface Circle {
   radius: number;
 }
 
-/** What a read selects: one collection, a time window in ms (after `sinceMs`, until `untilMs` inclusive). */
+/** What a read selects: one collection of a contract, a time window in ms (after `sinceMs`, until `untilMs` inclusive). */
 export interface ItemQuery {
+  /** The contract that holds the collection: a collection of another contract reads as empty (`ofContract`). */
+  contractId: string;
   collectionId: string;
   /** Only items in this state (content and count read `published`); all when omitted. */
   state?: ItemState;
@@ -62,13 +64,16 @@ export class ReadSql {
 
 /**
  * The WHERE clause of a read (columns of `items`, unqualified): each term is answered by the
- * covering index the read walks (migration 2026-11-29-read-indexes), never by the table.
+ * covering index the read walks (migration 2026-11-29-read-indexes), never by the table; the
+ * contract's term (store/items/rows.ts `ofContract`) by one primary-key lookup of the collection.
  */
 export function whereSql(p: ReadSql, query: ItemQuery, dateTerms: 'indexed' | 'filtered' = 'indexed'): string {
   // `+date_ms` (SQLite): the date range filters the walk instead of choosing the index.
   const date = dateTerms === 'filtered' ? '+date_ms' : 'date_ms';
   const terms = [`collection_id = ${p.bind(query.collectionId)}`, `${date} > ${p.bind(query.sinceMs)}`, `${date} <= ${p.bind(query.untilMs)}`];
   // An enum of two values, written as a literal: the planner then knows which index prefix it fixes.
+  // The tenant's term: evaluated once, not per row (`ofContract`).
+  terms.push(ofContractSql((value) => p.bind(value), query.contractId, query.collectionId));
   if (query.state) terms.push(`state = '${query.state === 'published' ? 'published' : 'unpublished'}'`);
   // Held for review or not (the queue's `held`): tested on the row, not an index.
   if (query.held !== undefined) terms.push(query.held ? 'held is not null' : 'held is null');

@@ -11,7 +11,7 @@ import type { Database } from '../tables.ts';
 import { pinStateOf, setEdit, setPin } from './change.ts';
 import { bumpVersion } from './changes.ts';
 import { changeStates } from './moderate.ts';
-import type { ItemState } from './rows.ts';
+import { type ItemState, ofContract } from './rows.ts';
 
 /** Actions whose entries can be reverted: they changed items' states, pins or edits (docs/api.md#revert). */
 export const REVERTABLE = ['moderate', 'apply', 'revert', 'pin', 'unpin', 'edit'] as const;
@@ -25,7 +25,7 @@ export type RevertOutcome = { revertId: string } | { alreadyRevertedBy: string }
  */
 async function revertItemChange(trx: Transaction<Database>, entry: { contractId: string; collectionId: string; resourceId: string }, before: Record<string, unknown>, after: Record<string, unknown>): Promise<{ changed: string[] } | { before: object; after: object; state: string }> {
   const id = entry.resourceId;
-  const row = await trx.selectFrom('items').select(['state', 'pinPosition', 'moderation']).where('collectionId', '=', entry.collectionId).where('id', '=', id).executeTakeFirst();
+  const row = await trx.selectFrom('items').select(['state', 'pinPosition', 'moderation']).where('collectionId', '=', entry.collectionId).where(ofContract(entry.contractId, entry.collectionId)).where('id', '=', id).executeTakeFirst();
   if (!row) return { changed: [id] };
   if ('pin' in after) {
     const now = pinStateOf(row);
@@ -33,14 +33,14 @@ async function revertItemChange(trx: Transaction<Database>, entry: { contractId:
     const was = before.pin as PinState;
     if (now.pinned !== set.pinned || now.spotlight !== set.spotlight) return { changed: [id] };
     let seq: number | undefined;
-    const pin = await setPin(trx, entry.contractId, entry.collectionId, id, { pinned: was.pinned, position: was.position, spotlight: was.spotlight }, async () => (seq ??= await bumpVersion(trx, entry.collectionId)));
+    const pin = await setPin(trx, entry.contractId, entry.collectionId, id, { pinned: was.pinned, position: was.position, spotlight: was.spotlight }, async () => (seq ??= await bumpVersion(trx, entry.contractId, entry.collectionId)));
     if (!pin) return { changed: [id] };
     return { before: { id, pin: pin.before }, after: { id, pin: pin.after }, state: row.state };
   }
   const now = parseModeration(row.moderation).edit ?? null;
   if (JSON.stringify(now) !== JSON.stringify(after.edit ?? null)) return { changed: [id] };
   let seq: number | undefined;
-  const edited = await setEdit(trx, entry.collectionId, id, (before.edit as ItemEdit | null) ?? null, async () => (seq ??= await bumpVersion(trx, entry.collectionId)));
+  const edited = await setEdit(trx, entry.contractId, entry.collectionId, id, (before.edit as ItemEdit | null) ?? null, async () => (seq ??= await bumpVersion(trx, entry.contractId, entry.collectionId)));
   return { before: { id, edit: edited.before }, after: { id, edit: edited.after }, state: row.state };
 }
 
@@ -58,11 +58,12 @@ function itemChangeOf(text: string | null): Record<string, unknown> | undefined 
  * was moderated since (its state is no longer what the entry set) or is gone, nothing changes
  * and `changed` names them (at most 10); an entry reverted already is not reverted twice.
  * Serializable on PostgreSQL, so two reverts of one entry from two processes cannot both win.
+ * An entry of another contract than `contractId` is `notRevertable`.
  */
-export async function revertModeration(db: Db, entryId: string, actor: Actor, now = Date.now()): Promise<RevertOutcome> {
+export async function revertModeration(db: Db, contractId: string, entryId: string, actor: Actor, now = Date.now()): Promise<RevertOutcome> {
   return serializable(db, async (trx) => {
     const entry = await findAuditEntry(trx, entryId);
-    if (!entry || !entry.collectionId || !(REVERTABLE as readonly string[]).includes(entry.action) || Number(entry.itemCount) === 0) return { notRevertable: true };
+    if (!entry || entry.contractId !== contractId || !entry.collectionId || !(REVERTABLE as readonly string[]).includes(entry.action) || Number(entry.itemCount) === 0) return { notRevertable: true };
     if (entry.revertedBy) return { alreadyRevertedBy: entry.revertedBy };
     const itemChange = itemChangeOf(entry.after);
     if (itemChange) {

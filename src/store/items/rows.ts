@@ -5,12 +5,32 @@
  * (`<service>_<native id>`), kept as a JSON document beside the columns that reads filter and
  * sort on. The other modules of store/items/ write, read, moderate and stream these rows.
  */
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import { type ContentItem, inShape } from '../../item.ts';
 import { inertHtml, inertItem, plainTitle } from '../../lib/item-html.ts';
 import { parseModeration, withEdit } from '../item-moderation.ts';
 import type { ItemRow } from '../tables.ts';
 
 export type ItemState = 'published' | 'unpublished';
+
+/**
+ * The tenant term every statement of store/items/ carries (issue 31, tenant in every query): true
+ * only when contract `contractId` owns collection `collectionId`, so a caller that passes another
+ * contract's collection reads and changes nothing. An uncorrelated EXISTS on the collections'
+ * primary key, evaluated once per statement (SQLite runs it once, PostgreSQL as a one-time
+ * filter): the statement keeps the index path its own terms choose (the read indexes of
+ * migration 2026-11-29-read-indexes hold no `contract_id`), and the term fits the tables without
+ * a contract column (`item_urls`, `item_prints`, `item_duplicates`). `ofContractSql` is the same
+ * term for SQL written as text.
+ */
+export function ofContract(contractId: string, collectionId: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`exists (select 1 from collections where collections.id = ${collectionId} and collections.contract_id = ${contractId})`;
+}
+
+/** `ofContract` as SQL text, its two values bound through `bind` in order (store/items/read-sql.ts `ReadSql`). */
+export function ofContractSql(bind: (value: unknown) => string, contractId: string, collectionId: string): string {
+  return `exists (select 1 from collections where collections.id = ${bind(collectionId)} and collections.contract_id = ${bind(contractId)})`;
+}
 
 /** Rows per INSERT statement (well under the bound-parameter limits of SQLite and PostgreSQL). */
 export const BATCH = 200;

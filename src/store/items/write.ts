@@ -13,17 +13,17 @@ import type { Database } from '../tables.ts';
 import { itemRow, updateCard } from './cards.ts';
 import { bumpVersion } from './changes.ts';
 import { cardIds, dedupeMode, insertPrints, storeDeduplicated } from './dedupe.ts';
-import { BATCH, itemBody, type StoreTarget } from './rows.ts';
+import { BATCH, itemBody, ofContract, type StoreTarget } from './rows.ts';
 
 /**
  * The ids among `ids` that the collection already holds (any number of ids; asked in batches):
  * its items and the duplicates merged into them (docs/api.md#duplicates), so the collector
  * neither judges nor stores either again.
  */
-export async function storedItemIds(db: Db | Transaction<Database>, collectionId: string, ids: string[]): Promise<Set<string>> {
-  const known = await cardIds(db, collectionId, ids);
+export async function storedItemIds(db: Db | Transaction<Database>, contractId: string, collectionId: string, ids: string[]): Promise<Set<string>> {
+  const known = await cardIds(db, contractId, collectionId, ids);
   for (let i = 0; i < ids.length; i += BATCH) {
-    const rows = await db.selectFrom('itemDuplicates').select('id').where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
+    const rows = await db.selectFrom('itemDuplicates').select('id').where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', 'in', ids.slice(i, i + BATCH)).execute();
     for (const row of rows) known.add(row.id);
   }
   return known;
@@ -56,13 +56,13 @@ export async function storeNewItems(
   known?: Set<string>,
   seen: ContentItem[] = [],
 ): Promise<{ added: number; cards: string[] }> {
-  const stored = known ?? (await storedItemIds(trx, target.collectionId, items.map((item) => item.id)));
+  const stored = known ?? (await storedItemIds(trx, target.contractId, target.collectionId, items.map((item) => item.id)));
   const fresh = [...new Map(items.filter((item) => !stored.has(item.id)).map((item) => [item.id, item])).values()];
   let seq: number | undefined;
-  const version = async () => (seq ??= await bumpVersion(trx, target.collectionId));
+  const version = async () => (seq ??= await bumpVersion(trx, target.contractId, target.collectionId));
   let result = { added: 0, cards: [] as string[] };
   if (fresh.length) {
-    const mode = await dedupeMode(trx, target.collectionId);
+    const mode = await dedupeMode(trx, target.contractId, target.collectionId);
     if (mode === 'off') {
       const at = await version();
       const cards = await insertNewKeys(trx, 'items', fresh.map((item) => itemRow(target, item, at, now)), ['collectionId', 'id'], BATCH, 'id');
@@ -71,7 +71,7 @@ export async function storeNewItems(
       result = await storeDeduplicated(trx, target, fresh, mode, version, now);
     }
   }
-  if (seen.length) await applyEdits(trx, target.collectionId, seen, version);
+  if (seen.length) await applyEdits(trx, target.contractId, target.collectionId, seen, version);
   return result;
 }
 
@@ -83,12 +83,12 @@ export async function storeNewItems(
  * edited card is also indexed by the fingerprint of its new text, beside the old one: a later
  * near duplicate of either version meets it (docs/api.md#duplicates).
  */
-async function applyEdits(trx: Transaction<Database>, collectionId: string, seen: ContentItem[], version: () => Promise<number>): Promise<void> {
+async function applyEdits(trx: Transaction<Database>, contractId: string, collectionId: string, seen: ContentItem[], version: () => Promise<number>): Promise<void> {
   const latest = new Map(seen.map((item) => [item.id, item]));
   const ids = [...latest.keys()];
   const edited: { card: ContentItem; dateMs: number }[] = [];
   for (let i = 0; i < ids.length; i += BATCH) {
-    const rows = await trx.selectFrom('items').select(['id', 'body', 'dateMs']).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
+    const rows = await trx.selectFrom('items').select(['id', 'body', 'dateMs']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', 'in', ids.slice(i, i + BATCH)).execute();
     for (const row of rows) {
       const stored = inShape(itemBody(row.body));
       const now = latest.get(row.id)!;
@@ -99,11 +99,11 @@ async function applyEdits(trx: Transaction<Database>, collectionId: string, seen
         const { title: _title, ...rest } = card;
         return { ...rest, ...(now.title !== undefined && { title: now.title }), text: now.text, media: now.media ?? null };
       };
-      await updateCard(trx, collectionId, row.id, seq, edit);
+      await updateCard(trx, contractId, collectionId, row.id, seq, edit);
       edited.push({ card: edit(stored), dateMs: Number(row.dateMs) });
     }
   }
-  if (edited.length && (await dedupeMode(trx, collectionId)) === 'url+text') {
-    await insertPrints(trx, collectionId, edited.flatMap(({ card, dateMs }) => printRows(textKeys(card)).map(({ key, rest }) => ({ key, itemId: card.id, dateMs, rest }))));
+  if (edited.length && (await dedupeMode(trx, contractId, collectionId)) === 'url+text') {
+    await insertPrints(trx, contractId, collectionId, edited.flatMap(({ card, dateMs }) => printRows(textKeys(card)).map(({ key, rest }) => ({ key, itemId: card.id, dateMs, rest }))));
   }
 }

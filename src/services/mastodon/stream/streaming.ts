@@ -410,7 +410,7 @@ export function startMastodonStreams(deps: { db: Db; config: Config; log?: Fasti
       const edited = edits.map((event) => mastodonItem(event.status, stream.stream.host)).filter((item) => item !== null);
       if (edited.length) {
         // An edit updates a card the collection holds; it does not bring in an old status.
-        const known = await storedItemIds(db, member.input.collectionId, edited.map((item) => item.id));
+        const known = await storedItemIds(db, member.input.contractId, member.input.collectionId, edited.map((item) => item.id));
         items.push(...edited.filter((item) => known.has(item.id)));
       }
       if (!items.length) continue;
