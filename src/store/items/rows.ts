@@ -3,7 +3,8 @@
  * types of an item's row (its state, key, document, hold) and the row made into the content item
  * served to the public or a moderator. An item is stored once per collection, keyed by its id
  * (`<service>_<native id>`), kept as a JSON document beside the columns that reads filter and
- * sort on. The other modules of store/items/ write, read, moderate and stream these rows.
+ * sort on. The other modules of store/items/ write, read, moderate and stream these rows, every
+ * statement with the tenant's term of this module (`ofContract`).
  */
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import { type ContentItem, inShape } from '../../item.ts';
