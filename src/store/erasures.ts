@@ -24,7 +24,9 @@ import { newId } from '../lib/ids.ts';
 import { type Actor, recordAudit } from './audit.ts';
 import { SERVICE_NAMES, SERVICES, type ServiceRow } from '../services/table.ts';
 import { type Db, isPostgres } from './db.ts';
-import { bumpVersion, deleteCardKeys, removeDuplicate } from './items.ts';
+import { removeDuplicate } from './items/cards.ts';
+import { bumpVersion } from './items/changes.ts';
+import { deleteCardKeys } from './items/dedupe.ts';
 import type { BlockedAuthorRow, Database } from './tables.ts';
 
 export const AUTHOR_FIELDS = ['userid', 'username', 'name'] as const;
@@ -98,7 +100,7 @@ export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, ac
     let duplicates = 0;
     for (const collectionId of collections) {
       let seq: number | undefined;
-      const version = async () => (seq ??= await bumpVersion(trx, collectionId));
+      const version = async () => (seq ??= await bumpVersion(trx, contractId, collectionId));
       const gone = await trx
         .deleteFrom('items')
         .where('collectionId', '=', collectionId)
@@ -113,7 +115,7 @@ export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, ac
           const batch = ids.slice(i, i + BATCH);
           const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('cardId', 'in', batch).returning(['cardId', 'body']).execute();
           duplicates += merged.length;
-          await deleteCardKeys(trx, collectionId, gone.slice(i, i + BATCH), merged);
+          await deleteCardKeys(trx, contractId, collectionId, gone.slice(i, i + BATCH), merged);
           await trx.deleteFrom('articlePins').where('collectionId', '=', collectionId).where('itemId', 'in', batch).execute();
           await trx.deleteFrom('auditItems').where('collectionId', '=', collectionId).where('itemId', 'in', batch).execute();
         }
@@ -127,7 +129,7 @@ export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, ac
         .where(jsonField(trx, 'body', undefined, false), '=', key.service)
         .where(jsonField(trx, 'body', key.field, false), '=', key.value)
         .execute();
-      for (const duplicate of theirs) await removeDuplicate(trx, duplicate, await version());
+      for (const duplicate of theirs) await removeDuplicate(trx, contractId, duplicate, await version());
       duplicates += theirs.length;
     }
     const inputs = trx.selectFrom('inputs').select('id').where('contractId', '=', contractId).where('service', '=', key.service);

@@ -18,7 +18,7 @@
  *   `time_us` is saved as the stream's cursor (`saveStreamCursor`). So the cursor never passes a
  *   post not stored.
  * - **Resume**: a new connection asks for `cursor` = the saved one minus 5 s (the rewind Jetstream
- *   recommends); posts seen again are stored once (same item id per collection, `store/items.ts`).
+ *   recommends); posts seen again are stored once (same item id per collection, `store/items/write.ts`).
  * - **Feed mode**: the inputs served are `stream` while this process holds an open connection,
  *   and `poll` again when it stops, loses the lease, stays disconnected longer than 15 s, or an
  *   input leaves the matcher (deactivated, changed, deleted).

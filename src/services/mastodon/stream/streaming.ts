@@ -41,7 +41,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../../config.ts';
 import type { Db } from '../../../store/db.ts';
 import { activeInputsOf, setFeedMode } from '../../../store/inputs.ts';
-import { storedItemIds } from '../../../store/items.ts';
+import { storedItemIds } from '../../../store/items/write.ts';
 import { holdStream, releaseStream, saveStreamCursor } from '../../../store/streams.ts';
 import type { InputRow } from '../../../store/tables.ts';
 import { SourceError } from '../../connector.ts';
@@ -410,7 +410,7 @@ export function startMastodonStreams(deps: { db: Db; config: Config; log?: Fasti
       const edited = edits.map((event) => mastodonItem(event.status, stream.stream.host)).filter((item) => item !== null);
       if (edited.length) {
         // An edit updates a card the collection holds; it does not bring in an old status.
-        const known = await storedItemIds(db, member.input.collectionId, edited.map((item) => item.id));
+        const known = await storedItemIds(db, member.input.contractId, member.input.collectionId, edited.map((item) => item.id));
         items.push(...edited.filter((item) => known.has(item.id)));
       }
       if (!items.length) continue;
