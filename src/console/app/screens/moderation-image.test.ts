@@ -4,7 +4,7 @@
  * not classified yet. Table-driven.
  */
 import { describe, expect, it } from 'vitest';
-import { BLUR_ABOVE, nsfwScore, veilOf } from '../src/console/app/screens/moderation-image.ts';
+import { BLUR_ABOVE, nsfwScore, veilOf } from './moderation-image.ts';
 
 const scores = (porn: number, hentai: number, sexy: number, drawing = 0) => ({ porn, hentai, sexy, drawing, neutral: Math.max(0, 1 - porn - hentai - sexy - drawing) });
 
