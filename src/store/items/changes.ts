@@ -1,6 +1,6 @@
 /**
  * A collection's version and the items that changed or arrived, for caches and event streams
- * (docs/api.md#event-streams). Every insert and moderation bumps the collection's `version` in the
+ * (docs/api.md#queue-stream, docs/api.md#content-stream). Every insert and moderation bumps the collection's `version` in the
  * same transaction and stamps the touched items with it (`seq`), so any process can tell cheaply
  * whether a collection changed (page cache) and what changed (event streams).
  */

@@ -1,5 +1,5 @@
 /**
- * The reads of a collection's items by filter and page (docs/api.md#content-parameters): the SQL
+ * The reads of a collection's items by filter and page (docs/api.md#read-parameters): the SQL
  * text of each read (`ReadSql`, `whereSql`), answered by the covering indexes of migrations
  * 2026-11-29-read-indexes, 2026-11-29-trending, 2026-12-01-read-seq and 2026-12-07-pins-edits;
  * pages with the pinned items first (docs/api.md#pin-and-spotlight) and counts. The compiled
