@@ -3,7 +3,8 @@
  * the module's own folder or down the layers, never up, and no area imports another area. A
  * service's folder (services/<name>/) is imported only by itself and the lists of services
  * (services/index.ts, services/table.ts): everything else dispatches through them. No chain of imports leads from a module back to
- * itself. Imports are read from the source text: static `import`/`export … from` (type-only ones
+ * itself. Migrations import only their own folder, `kysely` and Node's built-ins (they are frozen
+ * history). Imports are read from the source text: static `import`/`export … from` (type-only ones
  * too, since they couple the modules as much) and dynamic `import('…')`. Imports of packages and
  * of files outside src/ are not layered.
  */
@@ -82,9 +83,14 @@ const STATIC = /^(?:import|export)\s+(?:type\s+)?[\w*{}\s,$]+?\s+from\s*['"]([^'
 const BARE = /^import\s*['"]([^'"]+)['"]/gm;
 const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
+/** Every module specifier `source` imports: packages, built-ins and relative paths. */
+function specifiersOf(source: string): string[] {
+  return [STATIC, BARE, DYNAMIC].flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!));
+}
+
 /** The relative module specifiers `source` imports. */
 function importsOf(source: string): string[] {
-  return [STATIC, BARE, DYNAMIC].flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!)).filter((spec) => spec.startsWith('.'));
+  return specifiersOf(source).filter((spec) => spec.startsWith('.'));
 }
 
 function modules(dir: string): string[] {
@@ -152,6 +158,40 @@ describe('the layer rule', () => {
     ["import { Type } from 'typebox';\n * import x from './doc.ts'\nconst s = 'from \\'./no.ts\\'';\n", []],
   ])('reads the imports of %j', (source, expected) => {
     expect(importsOf(source).sort()).toEqual([...expected].sort());
+  });
+});
+
+/**
+ * Why migration `file` (a path below src/store/migrations/) may not import `spec`, or undefined: a
+ * migration is history, so it imports only its own folder (frozen copies, `support.ts`), `kysely`
+ * and Node's built-ins, never application code that may change (docs/operations.md#migrations).
+ */
+function migrationImportViolation(file: string, spec: string): string | undefined {
+  if (spec === 'kysely' || spec.startsWith('node:')) return undefined;
+  if (!spec.startsWith('.')) return `${file} imports the package ${spec}: only kysely and node: built-ins`;
+  const target = posix.normalize(posix.join(posix.dirname(file), spec));
+  return posix.dirname(target) === 'store/migrations' ? undefined : `${file} imports ${target}: copy what it needs into store/migrations/support.ts`;
+}
+
+describe('migrations are frozen', () => {
+  it.each([
+    ['store/migrations/2026-11-27-dedupe.ts', '../db.ts', 'store/migrations/2026-11-27-dedupe.ts imports store/db.ts: copy what it needs into store/migrations/support.ts'],
+    ['store/migrations/2026-11-24-console-client.ts', '../../lib/ids.ts', 'store/migrations/2026-11-24-console-client.ts imports lib/ids.ts: copy what it needs into store/migrations/support.ts'],
+    ['store/migrations/2026-11-27-dedupe.ts', 'pg', 'store/migrations/2026-11-27-dedupe.ts imports the package pg: only kysely and node: built-ins'],
+    ['store/migrations/2026-11-27-dedupe.ts', './support.ts', undefined],
+    ['store/migrations/2026-12-01-read-seq.ts', './2026-11-29-trending.ts', undefined],
+    ['store/migrations/support.ts', 'node:crypto', undefined],
+    ['store/migrations/support.ts', 'kysely', undefined],
+  ])('%s -> %s: %s', (file, spec, expected) => {
+    expect(migrationImportViolation(file, spec)).toBe(expected);
+  });
+
+  it('no migration imports anything outside store/migrations/ but kysely and node: built-ins', () => {
+    const broken = files
+      .filter((file) => file.startsWith('store/migrations/'))
+      .flatMap((file) => specifiersOf(sources.get(file)!).map((spec) => migrationImportViolation(file, spec)))
+      .filter((why) => why !== undefined);
+    expect(broken).toEqual([]);
   });
 });
 
