@@ -22,7 +22,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { type Decision } from '../filter/engine.ts';
-import { filterPool, type FilterPool, POLL_BUDGET_MS } from '../filter/pool.ts';
+import { FilterBudgetError, filterPool, type FilterPool, POLL_BUDGET_MS } from '../filter/pool.ts';
 import type { ContentItem } from '../item.ts';
 import { withLanguage } from '../lib/language.ts';
 import { countCollectedItems } from '../lib/metrics.ts';
@@ -40,8 +40,8 @@ import type { InputRow } from '../store/tables.ts';
 import { type FilterCache, filterCache } from './filter-cache.ts';
 import type { Transaction } from 'kysely';
 
-/** The governing filter did not judge every new item within POLL_BUDGET_MS. */
-export class FilterBudgetError extends Error {}
+// Where the collector's callers have always found it.
+export { FilterBudgetError };
 
 /** What judging needs besides the database: the filter cache and pool (defaults: the process's). */
 export interface JudgeContext {

@@ -15,14 +15,13 @@
  *
  * An author is named by one field of the content item's `author` (src/item.ts): `userid`,
  * `username` or `name`, compared exactly. `name` only for services whose items carry no author
- * id (`NAME_ONLY_SERVICES`: feeds, src/services/kit/feed.ts): elsewhere a display name is not
- * the person's key.
+ * id (`NAME_ONLY_SERVICES` of src/services/table.ts: feeds), which the caller checks: elsewhere a
+ * display name is not the person's key.
  */
 import { type RawBuilder, sql, type Transaction } from 'kysely';
 import type { ContentItem } from '../item.ts';
 import { newId } from '../lib/ids.ts';
 import { type Actor, recordAudit } from './audit.ts';
-import { SERVICE_NAMES, SERVICES, type ServiceRow } from '../services/table.ts';
 import { type Db, isPostgres } from './db.ts';
 import { removeDuplicate } from './items/cards.ts';
 import { bumpVersion } from './items/changes.ts';
@@ -31,9 +30,6 @@ import type { BlockedAuthorRow, Database } from './tables.ts';
 
 export const AUTHOR_FIELDS = ['userid', 'username', 'name'] as const;
 export type AuthorField = (typeof AUTHOR_FIELDS)[number];
-
-/** Services whose items carry no author id or username: their authors are named by `name` (the row's `authorsByName`). */
-export const NAME_ONLY_SERVICES: readonly string[] = SERVICE_NAMES.filter((name) => (SERVICES[name] as ServiceRow).authorsByName);
 
 /** An author of a service: which `author` field names them and its value. */
 export interface AuthorKey {
