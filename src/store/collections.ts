@@ -59,9 +59,9 @@ export async function createCollection(
   });
 }
 
-/** The collection with this id, or undefined (any contract: callers check ownership). */
-export async function findCollection(db: Db, id: string): Promise<CollectionRow | undefined> {
-  return db.selectFrom('collections').selectAll().where('id', '=', id).executeTakeFirst();
+/** The contract's collection with this id, or undefined (none, or another contract's). */
+export async function findCollection(db: Db, contractId: string, id: string): Promise<CollectionRow | undefined> {
+  return db.selectFrom('collections').selectAll().where('contractId', '=', contractId).where('id', '=', id).executeTakeFirst();
 }
 
 /** The contract's collection with this slug, or undefined (prepared: every queue request asks). */
@@ -101,21 +101,21 @@ export function publicationOf(row: { publication: string | null }): PublicationS
   return row.publication ? (JSON.parse(row.publication) as PublicationSettings) : {};
 }
 
-/** The publication settings of the collection with this id (`{}` when none or no such collection): one read by primary key. */
-export async function findPublicationSettings(db: Db, collectionId: string): Promise<PublicationSettings> {
-  const row = await db.selectFrom('collections').select('publication').where('id', '=', collectionId).executeTakeFirst();
+/** The publication settings of the contract's collection with this id (`{}` when none or no such collection): one read by primary key. */
+export async function findPublicationSettings(db: Db, contractId: string, collectionId: string): Promise<PublicationSettings> {
+  const row = await db.selectFrom('collections').select('publication').where('contractId', '=', contractId).where('id', '=', collectionId).executeTakeFirst();
   return row ? publicationOf(row) : {};
 }
 
 /**
  * Sets what the collection's event screens show (docs/api.md#display-controls), in `trx` (the
  * caller's transaction, with its audit entry); returns the state before, or undefined when there
- * is no such collection. The content stream reads it (`streamMarks`) and tells open screens.
+ * is no such collection of the contract. The content stream reads it (`streamMarks`) and tells open screens.
  */
-export async function setDisplayState(trx: Transaction<Database>, collectionId: string, state: DisplayState): Promise<DisplayState | undefined> {
-  const row = await trx.selectFrom('collections').select('displayState').where('id', '=', collectionId).executeTakeFirst();
+export async function setDisplayState(trx: Transaction<Database>, contractId: string, collectionId: string, state: DisplayState): Promise<DisplayState | undefined> {
+  const row = await trx.selectFrom('collections').select('displayState').where('contractId', '=', contractId).where('id', '=', collectionId).executeTakeFirst();
   if (!row) return undefined;
-  await trx.updateTable('collections').set({ displayState: state }).where('id', '=', collectionId).execute();
+  await trx.updateTable('collections').set({ displayState: state }).where('contractId', '=', contractId).where('id', '=', collectionId).execute();
   return row.displayState as DisplayState;
 }
 

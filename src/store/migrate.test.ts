@@ -136,12 +136,12 @@ describe('schema migrations', () => {
     expect(await migrateToLatest(db)).toEqual(since);
     const row = await db.selectFrom('collections').select(['name', 'publication']).where('id', '=', tenant.collection.id).executeTakeFirstOrThrow();
     expect(row).toEqual({ name: tenant.collection.name, publication: null });
-    expect(await findPublicationSettings(db, tenant.collection.id)).toEqual({});
+    expect(await findPublicationSettings(db, tenant.contract.id, tenant.collection.id)).toEqual({});
     await db.updateTable('collections').set({ publication: JSON.stringify({ language: 'nl' }) }).execute();
     // Again: nothing changes, the settings stay.
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     await migrateToLatest(db);
-    expect(await findPublicationSettings(db, tenant.collection.id)).toEqual({ language: 'nl' });
+    expect(await findPublicationSettings(db, tenant.contract.id, tenant.collection.id)).toEqual({ language: 'nl' });
     await db.destroy();
   });
 

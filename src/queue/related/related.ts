@@ -95,7 +95,7 @@ export function createRelated(db: Db, config: Pick<Config, 'relatedMaxAge' | 're
       .sort((a, b) => b.score - a.score || b.item.date.localeCompare(a.item.date) || a.item.id.localeCompare(b.item.id));
     const items = [...pinned.map((row) => rowToItem(row!)), ...scored.map((entry) => entry.item)].slice(0, MAX_RELATED);
     const words = read.text.split(' ');
-    await recordArticleRead(db, article.id, { title: read.title || null, text: words.slice(0, FIRST_WORDS).join(' ') + (words.length > FIRST_WORDS ? ' …' : ''), count: items.length }, now);
+    await recordArticleRead(db, article.contractId, article.id, { title: read.title || null, text: words.slice(0, FIRST_WORDS).join(' ') + (words.length > FIRST_WORDS ? ' …' : ''), count: items.length }, now);
     return { json: JSON.stringify(items) };
   }
 
