@@ -58,7 +58,7 @@ export async function claimKudosDue(db: Db, now: number, options: { refreshS: nu
 }
 
 /**
- * Writes the kudos read at `now` (ms) for items of collection `collectionId` (`kudos` by item id,
+ * Writes the kudos read at `now` (ms) for items of the contract's collection `collectionId` (`kudos` by item id,
  * as the connector makes them): per item whose counters changed, its `kudos` become the fresh
  * counters and score plus what its duplicates add (docs/api.md#duplicates), with `updated` (ISO
  * 8601); `score` and `trend` follow; state and everything else stay, and a published one is
@@ -66,11 +66,11 @@ export async function claimKudosDue(db: Db, now: number, options: { refreshS: nu
  * counts. An item whose counters are as they were keeps its document; only `kudosAt` (when it was
  * read) moves. One transaction; answers how many items' scores changed.
  */
-export async function updateKudos(db: Db, collectionId: string, kudos: Map<string, ContentItem['kudos']>, now: number): Promise<number> {
+export async function updateKudos(db: Db, contractId: string, collectionId: string, kudos: Map<string, ContentItem['kudos']>, now: number): Promise<number> {
   const ids = [...kudos.keys()];
   if (!ids.length) return 0;
   return db.transaction().execute(async (trx) => {
-    const rows = await trx.selectFrom('items').select(['id', 'body', 'state', 'dateMs', 'score']).where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
+    const rows = await trx.selectFrom('items').select(['id', 'body', 'state', 'dateMs', 'score']).where('collectionId', '=', collectionId).where('id', 'in', ids).where('contractId', '=', contractId).execute();
     const cards = rows.filter((row) => (itemBody(row.body).kudos.duplicates ?? 0) !== 0).map((row) => row.id);
     const extra = new Map<string, number>();
     if (cards.length) {
@@ -92,7 +92,7 @@ export async function updateKudos(db: Db, collectionId: string, kudos: Map<strin
         // Every change to a published item's document gets a new seq (queue/read-path.ts keys its JSON on it).
         if (row.state === 'published') set.seq = seq ??= await bumpVersion(trx, collectionId);
       }
-      await trx.updateTable('items').set(set).where('collectionId', '=', collectionId).where('id', '=', row.id).execute();
+      await trx.updateTable('items').set(set).where('contractId', '=', contractId).where('collectionId', '=', collectionId).where('id', '=', row.id).execute();
     }
     return changed;
   });

@@ -76,9 +76,9 @@ export function createRelated(db: Db, config: Pick<Config, 'relatedMaxAge' | 're
     }
     const collectionIds = (await listCollections(db, contract.id)).filter((c) => c.active).map((c) => c.id);
     const candidates = candidateTerms(read);
-    const [total, df] = await Promise.all([publishedCount(db, collectionIds), documentFrequencies(db, collectionIds, candidates.map((c) => c.term))]);
+    const [total, df] = await Promise.all([publishedCount(db, contract.id, collectionIds), documentFrequencies(db, contract.id, collectionIds, candidates.map((c) => c.term))]);
     const terms = keyTerms(candidates, df, total);
-    const keys = await relatedCandidates(db, collectionIds, terms.map((t) => t.term));
+    const keys = await relatedCandidates(db, contract.id, collectionIds, terms.map((t) => t.term));
     const pins = (await articlePins(db, article.id)).filter((pin) => collectionIds.includes(pin.collectionId));
     const rows = await loadRows(db, [...keys, ...pins.map((pin) => ({ collectionId: pin.collectionId, id: pin.itemId }))]);
     const pinned = pins.map((pin) => rows.get(`${pin.collectionId} ${pin.itemId}`)).filter((row) => row !== undefined && row.state === 'published');
