@@ -10,7 +10,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { type Db, isPostgres, preparedLookup, serializable } from './db.ts';
 import { bumpVersion } from './items.ts';
 import type { User } from './filters.ts';
-import type { CollectionRow, Database } from './tables.ts';
+import type { CollectionRow, Database, LooseDatabase } from './tables.ts';
 
 export const COLLECTION_TYPES = ['realtime', 'ranked'] as const;
 
@@ -200,10 +200,10 @@ export async function drainCollectionItems(db: Db, contractId: string, collectio
       // Bounded: each round deletes at least one row of a table that only shrinks (no input feeds the collection).
       for (;;) {
         // Kysely cannot type a column of a table chosen from a list.
-        const last = await (db as Kysely<any>).selectFrom(table).select(key).where('collectionId', '=', collectionId).orderBy(key).limit(1).offset(DRAIN_BATCH - 1).executeTakeFirst();
+        const last = await (db as unknown as Kysely<LooseDatabase>).selectFrom(table).select(key).where('collectionId', '=', collectionId).orderBy(key).limit(1).offset(DRAIN_BATCH - 1).executeTakeFirst();
         const started = performance.now();
         const count = await db.transaction().execute(async (trx) => {
-          let query = (trx as Kysely<any>).deleteFrom(table).where('collectionId', '=', collectionId);
+          let query = (trx as unknown as Kysely<LooseDatabase>).deleteFrom(table).where('collectionId', '=', collectionId);
           if (last) query = query.where(key, '<=', (last as Record<string, unknown>)[key]);
           const result = await query.executeTakeFirst();
           if (table === 'items' && Number(result.numDeletedRows) > 0) await bumpVersion(trx, collectionId);
