@@ -3,7 +3,7 @@
  * every exported function of `src/store/` that reads, changes or deletes rows of a tenant table (a
  * table whose rows carry `contractId`) takes the contract id, as its parameter `contractId` (first
  * after the executor) or as the `contractId` of the target row it is given (a parameter whose type
- * names `contractId`), and names `contractId`/`contract_id` in its body's queries. Functions whose
+ * names `contractId`, or is an interface of the module with that member), and names `contractId`/`contract_id` in its body's queries. Functions whose
  * work is installation-wide are listed in ALLOWLIST with the reason. `Kysely<any>` appears only in
  * migrations (the Kysely convention for them): everywhere else queries are typed by `Database`.
  *
@@ -13,8 +13,9 @@
  * `src/store/tables.ts` (the `Database` interface and the row interfaces with a `contractId`
  * member); a function's tables are those its queries name (the first string argument of
  * `selectFrom`, `updateTable`, `deleteFrom` and the joins, `'table.column'` references, raw `sql`
- * text after `from`/`update`/`join`), its module's unexported helpers it calls included. Inserts
- * alone are not counted: a row inserted carries its contract in its values.
+ * text after `from`/`update`/`join`), its module's unexported helpers it calls included, and the
+ * tables of any store function it calls that takes no contract (`withCallees`). Inserts alone are
+ * not counted: a row inserted carries its contract in its values.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -274,9 +275,22 @@ describe('reading the store', () => {
     ['function q(db: Db) { return db.selectFrom(\'consumers\').innerJoin(\'grants\', \'grants.consumerId\', \'consumers.id\'); }\nexport const f = (db: Db) => q(db).execute();', false, false, ['grants']],
     ['export async function f(trx: Trx, rows: NewInput[]) { await trx.insertInto(\'inputs\').values(rows).execute(); }', false, false, []],
     ['export async function f(db: Db, id: string) { // contractId\n return db.selectFrom(\'tokens\').execute(); }', false, false, []],
+    ['interface Q {\n  contractId: string;\n}\nexport async function f(db: Db, query: Q) { return db.selectFrom(\'jobs\').where(\'contractId\', \'=\', query.contractId).execute(); }', true, true, ['jobs']],
   ])('%s', (source, takesContract, namesContract, queried) => {
     const [found] = storeFunctions('x.ts', source, tables);
     expect(found).toMatchObject({ name: 'f', takesContract, namesContract, tables: queried });
+  });
+});
+
+describe('following calls', () => {
+  it('a caller of an unscoped store function touches its tables; a caller of a scoped one does not', () => {
+    const found = withCallees([
+      { module: 'a.ts', name: 'owner', takesContract: false, namesContract: false, tables: ['inputs'], calls: [] },
+      { module: 'a.ts', name: 'find', takesContract: true, namesContract: true, tables: ['jobs'], calls: [] },
+      { module: 'b.ts', name: 'viaOwner', takesContract: false, namesContract: false, tables: [], calls: ['owner'] },
+      { module: 'b.ts', name: 'viaFind', takesContract: false, namesContract: false, tables: [], calls: ['find'] },
+    ]);
+    expect(found.map((fn) => fn.tables)).toEqual([['inputs'], ['jobs'], ['inputs'], []]);
   });
 });
 
