@@ -84,9 +84,9 @@ export const ALLOWLIST: Record<string, string> = {
   'analytics.ts:addCounts': 'an upsert of beacon counts: every row inserted carries its contractId; the conflict target is one row of its collection',
   'collections.ts:streamMarks': "the content stream's shared poller (queue/stream.ts) reads one collection's version and display state by the id the caller resolved through its contract; no contract data",
   // store/items.ts callers: the items split (issue 31 point 3) adds the contract to item functions.
-  'audit.ts:findAuditEntry': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the entry's contract in code',
-  'audit.ts:changedSince': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the entry's contract in code',
-  'audit.ts:markReverted': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the entry's contract in code',
+  'audit.ts:findAuditEntry': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the contract of the entry in code',
+  'audit.ts:changedSince': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the contract of the entry in code',
+  'audit.ts:markReverted': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the contract of the entry in code',
   'item-search.ts:searchItemKeys': "items-split (issue 31 point 3): reads through store/items/read-sql.ts's ItemQuery, which carries contractId",
   'item-search.ts:compileSearch': "items-split (issue 31 point 3): reads through store/items/read-sql.ts's ItemQuery, which carries contractId",
 };
