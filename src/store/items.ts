@@ -10,7 +10,7 @@
  * collection changed (page cache) and what changed (event streams).
  */
 import { CompiledQuery, type Transaction, sql } from 'kysely';
-import { type ContentItem, type Duplicate, inShape } from '../item.ts';
+import { type ContentItem, type Duplicate, type ImageModeration, inShape, type Media } from '../item.ts';
 import { inertHtml, inertItem, plainTitle } from '../lib/item-html.ts';
 import { boundingBox, EARTH_RADIUS_M } from '../lib/geo.ts';
 import { DEDUPE_MODES, type DedupeMode, type ItemKeys, PRINT_SPACES, printRows, probeRows, type Signature, TEXT_WINDOW_MS, textKeys, titlePrinted, urlKeys } from '../lib/item-keys.ts';
@@ -451,12 +451,13 @@ async function applyEdits(trx: Transaction<Database>, collectionId: string, seen
     for (const row of rows) {
       const stored = inShape(itemBody(row.body));
       const now = latest.get(row.id)!;
-      const same = stored.title === now.title && stored.text === now.text && JSON.stringify(stored.media) === JSON.stringify(now.media ?? null);
+      // The stored images carry their screening scores; the source's never do.
+      const same = stored.title === now.title && stored.text === now.text && JSON.stringify(unscored(stored.media)) === JSON.stringify(unscored(now.media));
       if (same) continue;
       const seq = await version();
       const edit = (card: ContentItem): ContentItem => {
         const { title: _title, ...rest } = card;
-        return { ...rest, ...(now.title !== undefined && { title: now.title }), text: now.text, media: now.media ?? null };
+        return { ...rest, ...(now.title !== undefined && { title: now.title }), text: now.text, media: keepScores(stored.media, unscored(now.media)) };
       };
       await updateCard(trx, collectionId, row.id, seq, edit);
       edited.push({ card: edit(stored), dateMs: Number(row.dateMs) });
@@ -767,6 +768,39 @@ export async function holdItems(trx: Transaction<Database>, collectionId: string
   for (const [id, why] of held) {
     await trx.updateTable('items').set({ held: JSON.stringify(why) }).where('collectionId', '=', collectionId).where('id', '=', id).execute();
   }
+}
+
+/**
+ * Inside `trx`: sets or clears (null) one item's `held` (docs/filters.md#hold-for-review); its
+ * state is the caller's to set (`changeStates`).
+ */
+export async function setHeld(trx: Transaction<Database>, collectionId: string, id: string, held: Held | null): Promise<void> {
+  await trx.updateTable('items').set({ held: held ? JSON.stringify(held) : null }).where('collectionId', '=', collectionId).where('id', '=', id).execute();
+}
+
+/**
+ * Inside `trx`: writes the screening scores of an item's images (docs/filters.md#image-screening)
+ * into its document's `media[].moderation`, by image URL (images not in `scores` keep theirs),
+ * bumps the collection's version and stamps a published item with it, so caches drop and streams
+ * send the item again. False when the item is gone.
+ */
+export async function setImageScores(trx: Transaction<Database>, collectionId: string, id: string, scores: ReadonlyMap<string, ImageModeration>): Promise<boolean> {
+  const found = await trx.selectFrom('items').select('id').where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirst();
+  if (!found) return false;
+  const seq = await bumpVersion(trx, collectionId);
+  await updateCard(trx, collectionId, id, seq, (card) => ({ ...card, media: card.media && card.media.map((m) => (m.type === 'image' && scores.has(m.url) ? { ...m, moderation: scores.get(m.url)! } : m)) }));
+  return true;
+}
+
+/** `media` without the screening scores, to compare a source's version with the stored one. */
+function unscored(media: Media[] | null | undefined): Media[] | null {
+  return media ? media.map((m) => (m.type === 'image' ? (({ moderation: _scores, ...rest }) => rest)(m) : m)) : null;
+}
+
+/** The new `media`, each image keeping the scores the stored version had for the same URL. */
+function keepScores(stored: Media[] | null, media: Media[] | null): Media[] | null {
+  const scores = new Map((stored ?? []).flatMap((m) => (m.type === 'image' && m.moderation ? [[m.url, m.moderation] as const] : [])));
+  return media && media.map((m) => (m.type === 'image' && scores.has(m.url) ? { ...m, moderation: scores.get(m.url)! } : m));
 }
 
 /**
