@@ -205,6 +205,20 @@ describe('image screening', () => {
     expect(await screenRound(deps())).toEqual({ screened: 0, unscreenable: 0, deferred: 0 });
   });
 
+  it('the dry run reads media.nsfw of scored items; odd media in sent items is no error', async () => {
+    const scored = { drawing: 0, hentai: 0.1, neutral: 0.2, porn: 0.6, sexy: 0.1 };
+    const items = [
+      { id: 'x_scored', media: [{ type: 'image', url: 'https://example.com/a.png', moderation: scored }] },
+      { id: 'x_unscored', media: [{ type: 'image', url: 'https://example.com/b.png' }] },
+      { id: 'x_odd', media: 'pictures' },
+      { id: 'x_odder', media: [null, 3, { type: 'image', moderation: { porn: 'lots' } }] },
+    ];
+    const dry = await api('POST', '/collection/filters/test', tenant.token, { contractId: tenant.contract.id, set: nsfwOver(0.5, 'hold'), items });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    expect((dry.body.results as Json[]).map((r) => [r.id, r.accepted])).toEqual([['x_scored', false], ['x_unscored', true], ['x_odd', true], ['x_odder', true]]);
+    expect(dry.body.results[0].reason).toBe('rule 0: media.nsfw 0.8 is greater than 0.5');
+  });
+
   it("one contract flooding the queue does not hold up another's image", async () => {
     const other = await buildTenant(ctx.db, 'Beta Post');
     const flood = await inputOf();

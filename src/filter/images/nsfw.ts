@@ -22,27 +22,39 @@ export const AWAITING_SCREENING = 'awaiting image screening';
 export const UNSCREENABLE = 'image could not be screened';
 
 type Image = Extract<Media, { type: 'image' }>;
+/** Anything shaped like a content item: `media` is read only when it is an array (items sent to a dry run may be anything). */
+type Loose = { media?: unknown };
 
-/** The image media of an item (embeds are not screened). */
-export function imagesOf(item: Pick<ContentItem, 'media'>): Image[] {
-  return (item.media ?? []).filter((m): m is Image => m.type === 'image');
+const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** Whether `value` holds the scores `media.nsfw` reads as finite numbers. */
+function isScored(value: unknown): value is ImageModeration {
+  if (value === null || typeof value !== 'object') return false;
+  const scores = value as Record<string, unknown>;
+  return finite(scores.porn) && finite(scores.hentai) && finite(scores.sexy);
 }
 
-/** `porn + hentai + sexy` of one image's scores (0–1, rounded to 4 places). */
+/** The image media of an item (embeds are not screened); none when `media` is not an array. */
+export function imagesOf(item: Loose): Image[] {
+  if (!Array.isArray(item.media)) return [];
+  return item.media.filter((m): m is Image => m !== null && typeof m === 'object' && (m as { type?: unknown }).type === 'image');
+}
+
+/** `porn + hentai + sexy` of one image's scores, at most 1, rounded to 4 places. */
 export function nsfwOf(moderation: ImageModeration): number {
-  return Math.round(Math.min(1, moderation.porn + moderation.hentai + moderation.sexy) * 10_000) / 10_000;
+  return Math.round(Math.max(0, Math.min(1, moderation.porn + moderation.hentai + moderation.sexy)) * 10_000) / 10_000;
 }
 
 /** The item's `media.nsfw`: the highest image score; undefined without images or with one unscreened. */
-export function nsfwScore(item: Pick<ContentItem, 'media'>): number | undefined {
+export function nsfwScore(item: Loose): number | undefined {
   const images = imagesOf(item);
-  if (!images.length || images.some((image) => !image.moderation)) return undefined;
+  if (!images.length || images.some((image) => !isScored(image.moderation))) return undefined;
   return Math.max(...images.map((image) => nsfwOf(image.moderation!)));
 }
 
 /** Whether any image of the item waits for its scores. */
-export function hasUnscreened(item: Pick<ContentItem, 'media'>): boolean {
-  return imagesOf(item).some((image) => !image.moderation);
+export function hasUnscreened(item: Loose): boolean {
+  return imagesOf(item).some((image) => !isScored(image.moderation));
 }
 
 /**
@@ -54,11 +66,15 @@ export function withoutScores<T extends Pick<ContentItem, 'media'>>(item: T): T 
   return { ...item, media: item.media!.map((m) => (m.type === 'image' && m.moderation ? (({ moderation: _dropped, ...rest }) => rest)(m) : m)) };
 }
 
-/** The copy a filter judges: each image medium with `nsfw`, the item's highest score (see the module); the item itself when unscreened. */
-export function withNsfw<T extends Pick<ContentItem, 'media'>>(item: T): T {
+/**
+ * The copy a filter judges: each image medium with `nsfw`, the item's highest score (see the
+ * module); the item itself when it has no score (no image, or one unscreened).
+ */
+export function withNsfw<T extends Loose>(item: T): T {
   const score = nsfwScore(item);
   if (score === undefined) return item;
-  return { ...item, media: item.media!.map((m) => (m.type === 'image' ? { ...m, nsfw: score } : m)) };
+  const media = item.media as unknown[];
+  return { ...item, media: media.map((m) => (m !== null && typeof m === 'object' && (m as { type?: unknown }).type === 'image' ? { ...m, nsfw: score } : m)) };
 }
 
 /** The first rule of an active set that reads `media.nsfw` (its rules or preCondition), or undefined. */
