@@ -7,7 +7,7 @@
  *
  * A round (every SCREEN_TICK_MS, rounds back to back while there is work, at most MAX_ROUNDS a
  * tick) claims for LEASE_MS the oldest pending items, at most PER_CONTRACT of each contract, taken
- * in turns between contracts; ITEMS_AT_ONCE are worked at once. Per item:
+ * in turns between contracts; one more item than the screener has threads is worked at once. Per item:
  * 1. each image not yet scored (at most MAX_IMAGES an item) is fetched through the guarded fetch
  *    `fetch` (collect/fetch.ts: no non-public address, at most MEDIA_MAX_BYTES, a time limit) and
  *    screened by the screener (filter/images/screener.ts) in the contract's share; a refusal
@@ -48,8 +48,6 @@ export const LEASE_MS = 5 * 60_000;
 export const PER_CONTRACT = 8;
 /** Contracts served per round. */
 const CONTRACTS_PER_ROUND = 50;
-/** Items worked at once. */
-const ITEMS_AT_ONCE = 4;
 /** Rounds back to back in one tick, at most. */
 const MAX_ROUNDS = 20;
 /** Images screened per item, at most; an item with more is unscreenable (held for a moderator). */
@@ -90,7 +88,8 @@ export async function screenRound(deps: ScreeningDeps, now = Date.now()): Promis
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(ITEMS_AT_ONCE, claimed.length) }, worker));
+  // One more item than the screener's threads: one fetching while the others are classified, no more main-thread work at once.
+  await Promise.all(Array.from({ length: Math.min(deps.screener.limits.slots + 1, claimed.length) }, worker));
   return result;
 }
 
