@@ -18,12 +18,12 @@
  *   the "on" rounds were screened (p50, p99, sampled every LAG_SAMPLE_MS);
  * - agreement on the labelled set `test/fixtures/images/labelled/<class>/*.png|jpg` (safe
  *   images only): the share whose top class is the folder's, and the share whose top class is
- *   `neutral` or `drawing`; "labelled set missing" when the folder is absent.
+ *   `neutral` or `drawing`; "labelled set missing" when the folder is absent (BENCH_LABELLED names
+ *   another folder).
  * Prints readable lines, then one JSON object as the last line.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp, { type Sharp } from 'sharp';
@@ -51,7 +51,23 @@ const PACED_ITEMS = Number(process.env.BENCH_PACED_ITEMS ?? 60);
 const LAG_SAMPLE_MS = 100;
 /** Longest wait for the "on" rounds' items to be screened, ms. */
 const DRAIN_LIMIT_MS = 600_000;
-const LABELLED = new URL('../test/fixtures/images/labelled/', import.meta.url).pathname;
+const LABELLED = process.env.BENCH_LABELLED ?? new URL('../test/fixtures/images/labelled/', import.meta.url).pathname;
+
+/** The image server's program (`node -e`, the folder as its argument): `/i/<n>` answers file `<n>`; prints its port. */
+const IMAGE_SERVER = `
+const { createServer } = require('node:http');
+const { readFileSync } = require('node:fs');
+const dir = process.argv[1];
+const cache = new Map();
+const server = createServer((req, res) => {
+  const n = /^\\/i\\/(\\d+)$/.exec(req.url || '')?.[1];
+  let bytes;
+  try { bytes = n && (cache.get(n) || cache.set(n, readFileSync(dir + '/' + n)).get(n)); } catch {}
+  res.writeHead(bytes ? 200 : 404, { 'content-type': n && Number(n) % 2 ? 'image/jpeg' : 'image/png' });
+  res.end(bytes || '');
+});
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+`;
 
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 const round = (n: number, places = 1) => Number(n.toFixed(places));
@@ -143,15 +159,15 @@ async function main() {
   }
 
   // Collection throughput, screening off against on.
-  const served = new Map(images.map((bytes, i) => [`/i/${i}`, bytes]));
-  const server = createServer((req, res) => {
-    const bytes = served.get(req.url ?? '');
-    res.writeHead(bytes ? 200 : 404, { 'content-type': req.url && Number(req.url.split('/')[2]) % 2 ? 'image/jpeg' : 'image/png' });
-    res.end(bytes ?? '');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The image server runs in a process of its own, as a remote one would: serving is not the collector's work.
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-moderation-'));
+  images.forEach((bytes, i) => writeFileSync(join(dir, `${i}`), bytes));
+  const server = spawn(process.execPath, ['-e', IMAGE_SERVER, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+    server.once('exit', () => reject(new Error('the image server stopped')));
+  });
+  const base = `http://127.0.0.1:${port}`;
   const db = openDb(`sqlite:${join(dir, 'bench.db')}`);
   await migrateToLatest(db);
   const { contract, collection } = await tenant(db);
@@ -252,7 +268,7 @@ async function main() {
   await screener.close();
   await fetch.close();
   await db.destroy();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  server.kill();
   rmSync(dir, { recursive: true, force: true });
 }
 

@@ -117,7 +117,9 @@ const SPAM_RECENT = 2000;
 export async function withSpamScores(db: Db, collectionId: string, fresh: ContentItem[], now: number): Promise<ContentItem[]> {
   const stored = await recentItems(db, collectionId, now - WINDOW_MS, SPAM_RECENT);
   const at = (item: ContentItem) => (Number.isFinite(Date.parse(item.date)) ? Date.parse(item.date) : now);
-  const recent = [...stored, ...fresh].map((item) => recentOf(item, at(item)));
+  // An item judged again once stored (image screening) is in `stored` too: counted once.
+  const judging = new Set(fresh.map((item) => item.id));
+  const recent = [...stored.filter((item) => !judging.has(item.id)), ...fresh].map((item) => recentOf(item, at(item)));
   return fresh.map((item) => ({ ...item, spam: spamScore(item, recent, now) }));
 }
 

@@ -46,7 +46,7 @@ export async function claimScreenings(db: Db, now: number, leaseMs: number, perC
     .orderBy('contractId')
     .limit(contracts)
     .execute();
-  const claimed: Screening[] = [];
+  const candidates: Screening[] = [];
   for (const { contractId } of waiting) {
     const rows = await db
       .selectFrom('imageScreenings')
@@ -58,8 +58,14 @@ export async function claimScreenings(db: Db, now: number, leaseMs: number, perC
       .orderBy('itemId')
       .limit(perContract)
       .execute();
-    for (const row of rows) {
-      const taken = await db
+    candidates.push(...rows.map((row) => ({ ...row, queuedAt: Number(row.queuedAt) })));
+  }
+  if (!candidates.length) return [];
+  // One write transaction for the round's claims (each row's own condition keeps another process's claim).
+  return db.transaction().execute(async (trx) => {
+    const claimed: Screening[] = [];
+    for (const row of candidates) {
+      const taken = await trx
         .updateTable('imageScreenings')
         .set({ claimedUntil: now + leaseMs })
         .where('collectionId', '=', row.collectionId)
@@ -67,10 +73,10 @@ export async function claimScreenings(db: Db, now: number, leaseMs: number, perC
         .where('state', '=', 'pending')
         .where('claimedUntil', '<', now)
         .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) claimed.push({ ...row, queuedAt: Number(row.queuedAt) });
+      if (Number(taken.numUpdatedRows) === 1) claimed.push(row);
     }
-  }
-  return claimed;
+    return claimed;
+  });
 }
 
 /** Gives back a claimed row unscreened (refused for now: its turn comes in a later round). */
