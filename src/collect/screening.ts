@@ -7,7 +7,9 @@
  *
  * A round (every SCREEN_TICK_MS, rounds back to back while there is work, at most MAX_ROUNDS a
  * tick) claims for LEASE_MS the oldest pending items, at most PER_CONTRACT of each contract, taken
- * in turns between contracts; one more item than the screener has threads is worked at once. Per item:
+ * in turns between contracts; as many items at once as the screener has threads, each image
+ * followed by a rest as long as it took (REST_RATIO), so that screening takes about half of the
+ * CPU it could and the polls keep theirs. Per item:
  * 1. each image not yet scored (at most MAX_IMAGES an item) is fetched through the guarded fetch
  *    `fetch` (collect/fetch.ts: no non-public address, at most MEDIA_MAX_BYTES, a time limit) and
  *    screened by the screener (filter/images/screener.ts) in the contract's share; a refusal
@@ -24,7 +26,7 @@
  * with the reason `image could not be screened: …` (never shown unscreened).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Decision } from '../filter/engine.ts';
+import { type Decision, FilterError } from '../filter/engine.ts';
 import { AWAITING_SCREENING, imagesOf, UNSCREENABLE, withNsfw } from '../filter/images/nsfw.ts';
 import type { Screener } from '../filter/images/screener.ts';
 import { filterPool, type FilterPool, POLL_BUDGET_MS } from '../filter/pool.ts';
@@ -50,6 +52,9 @@ export const PER_CONTRACT = 8;
 const CONTRACTS_PER_ROUND = 50;
 /** Rounds back to back in one tick, at most. */
 const MAX_ROUNDS = 20;
+/** After each image the job rests this many times as long as the image took (at most MAX_REST_MS): screening's share of the CPU. */
+export const REST_RATIO = 1;
+const MAX_REST_MS = 1000;
 /** Images screened per item, at most; an item with more is unscreenable (held for a moderator). */
 export const MAX_IMAGES = 8;
 
@@ -88,8 +93,8 @@ export async function screenRound(deps: ScreeningDeps, now = Date.now()): Promis
       }
     }
   };
-  // One more item than the screener's threads: one fetching while the others are classified, no more main-thread work at once.
-  await Promise.all(Array.from({ length: Math.min(deps.screener.limits.slots + 1, claimed.length) }, worker));
+  // As many items at once as the screener has threads: no more main-thread work than it can classify.
+  await Promise.all(Array.from({ length: Math.min(deps.screener.limits.slots, claimed.length) }, worker));
   return result;
 }
 
@@ -112,6 +117,8 @@ function fetchProblem(error: unknown): string {
   if (kind === 'protocol') return 'its address is not an http(s) URL Sluice fetches';
   return `it could not be fetched (${kind ?? 'network'})`;
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Screens one claimed item (see the module, 1–2). */
 async function screenItem(deps: ScreeningDeps, row: Screening): Promise<keyof RoundResult> {
@@ -139,7 +146,10 @@ async function screenItem(deps: ScreeningDeps, row: Screening): Promise<keyof Ro
       problem ??= `image ${i}: ${fetchProblem(error)}`;
       continue;
     }
+    const began = performance.now();
     const outcome = await deps.screener.screen(row.contractId, bytes);
+    // Rest as long as the image took: screening keeps to about half of a core, the polls the rest.
+    await sleep(Math.min(MAX_REST_MS, (performance.now() - began) * REST_RATIO));
     if ('busy' in outcome) {
       await releaseScreening(db, row);
       return 'deferred';
@@ -187,7 +197,8 @@ async function screenItem(deps: ScreeningDeps, row: Screening): Promise<keyof Ro
 
 /**
  * The governing filter's decision on the screened item (with `media.nsfw` and its spam score), and
- * whether its input publishes at once; no filter (or no input any more) → accepted.
+ * whether its input publishes at once; no filter (or no input any more) → accepted; a filter that
+ * cannot judge it (past its time, or not compiling) → held with why.
  */
 async function judgeAgain(deps: ScreeningDeps, row: Screening, item: ContentItem): Promise<{ outcome: Decision; display: boolean }> {
   const input = await findInput(deps.db, row.inputId);
@@ -197,10 +208,15 @@ async function judgeAgain(deps: ScreeningDeps, row: Screening, item: ContentItem
   const now = Date.now();
   const [scored] = await withSpamScores(deps.db, row.collectionId, [item], now);
   const { key, filter, lists } = governing;
-  const judged = await (deps.pool ?? filterPool()).judge({ contractId: row.contractId, key, filter, lists, items: [withNsfw(scored!)], now }, POLL_BUDGET_MS);
-  // Not judged in time: stays held (the moderator decides).
-  const outcome: Decision = judged.decisions[0] ?? { accepted: false, action: 'hold', set: { id: '', name: 'image screening' }, rule: -1, reason: 'the filter did not judge the screened item in time' };
-  return { outcome, display: Boolean(input.display) };
+  // Not judged (in time, or at all: a filter that cannot compile): stays held, the moderator decides.
+  const stay = (reason: string): Decision => ({ accepted: false, action: 'hold', set: { id: '', name: 'image screening' }, rule: -1, reason });
+  try {
+    const judged = await (deps.pool ?? filterPool()).judge({ contractId: row.contractId, key, filter, lists, items: [withNsfw(scored!)], now }, POLL_BUDGET_MS);
+    return { outcome: judged.decisions[0] ?? stay('the filter did not judge the screened item in time'), display: Boolean(input.display) };
+  } catch (error) {
+    if (!(error instanceof FilterError)) throw error;
+    return { outcome: stay(`the filter cannot judge the screened item: ${error.message}`), display: Boolean(input.display) };
+  }
 }
 
 /** The job of a collector process: `screenRound` every SCREEN_TICK_MS (see the module). */
