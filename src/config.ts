@@ -74,6 +74,15 @@ export interface Config {
   /** Allow outbound requests to loopback and private addresses (ALLOW_PRIVATE_FETCH, default false). */
   allowPrivateFetch: boolean;
   /**
+   * Image screening (IMAGE_SCREENING, `on` or `off`, default `on`; docs/filters.md#image-screening):
+   * the collector classifies every image of a new item with nsfwjs's bundled model in worker
+   * threads, off the poll's path. Off: items are still queued for screening (and screened once it
+   * is turned on); an item a `media.nsfw` rule holds stays held until then.
+   */
+  imageScreening: boolean;
+  /** Worker threads of image screening per collector process, each with its model (about 100 MB each) (IMAGE_SCREENING_THREADS, default 1). */
+  imageScreeningThreads: number;
+  /**
    * The Bluesky Jetstream WebSocket (`subscribe` endpoint) that serves every bluesky input, or null
    * when off (JETSTREAM_URL, default `wss://jetstream2.us-east.bsky.network/subscribe`, `off` turns
    * it off; docs/services.md#bluesky-jetstream).
@@ -293,6 +302,8 @@ export function loadConfig(env: Env): Config {
     ...pollIntervalLimits(env),
     collectLease: integer(env, 'COLLECT_LEASE', 120, 2, 3600),
     allowPrivateFetch: boolean(env, 'ALLOW_PRIVATE_FETCH', false),
+    imageScreening: boolean(env, 'IMAGE_SCREENING', true),
+    imageScreeningThreads: integer(env, 'IMAGE_SCREENING_THREADS', 1, 1, 8),
     jetstreamUrl: webSocketUrl(env, 'JETSTREAM_URL', 'wss://jetstream2.us-east.bsky.network/subscribe'),
     jetstreamLease: integer(env, 'JETSTREAM_LEASE', 6, 2, 300),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),

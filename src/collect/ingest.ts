@@ -10,9 +10,13 @@
  *    (`filter/pool.ts`) at `now` (`datediff`). A filter that cannot compile throws `FilterError`;
  *    one that does not judge every item in time throws `FilterBudgetError`: nothing is stored
  *    rather than anything let through unjudged.
+ *    Media scores a source sent are dropped; while the governing filter reads `media.nsfw`, an
+ *    item with images not yet screened is held (AWAITING_SCREENING, docs/filters.md#image-screening)
+ *    unless the filter rejects it.
  * 2. `storeJudged` (inside the caller's transaction): stores the accepted items new to the
  *    collection, and those a holding set held for review unpublished with `held`
- *    (docs/filters.md#hold-for-review) (asked again in the transaction; de-duplication, `store/items/dedupe.ts`), items seen
+ *    (docs/filters.md#hold-for-review) (asked again in the transaction; de-duplication, `store/items/dedupe.ts`), queues
+ *    the new cards with images for screening (`store/image-screenings.ts`), items seen
  *    before go along so that an edit updates the card, records the rejections new to the input,
  *    and answers the counts and the webhook events (docs/api.md#webhook-events) for the caller to
  *    emit with its own.
@@ -33,7 +37,9 @@ import { recordPushed } from '../store/inputs.ts';
 import { recentItems } from '../store/items/find.ts';
 import type { Held } from '../store/items/rows.ts';
 import { storedItemIds, storeNewItems } from '../store/items/write.ts';
+import { AWAITING_SCREENING, hasUnscreened, nsfwRule, withoutScores } from '../filter/images/nsfw.ts';
 import { recentOf, spamScore, WINDOW_MS } from '../filter/spam.ts';
+import { queueScreenings } from '../store/image-screenings.ts';
 import { emitEvents, itemSubject, type NewEvent } from '../store/outbox.ts';
 import { type NewRejection, recordRejections } from '../store/rejections.ts';
 import type { InputRow } from '../store/tables.ts';
@@ -73,7 +79,8 @@ export async function judgeItems(db: Db, input: InputRow, collected: ContentItem
   const governing = await (ctx.filters ?? filterCache(db)).governing(input);
   const stored = await storedItemIds(db, input.contractId, input.collectionId, items.map((item) => item.id));
   const fresh: ContentItem[] = [];
-  for (const item of items) if (!stored.has(item.id)) fresh.push(await withLanguage(item));
+  // Screening scores come from Sluice's screening only, never from the source (filter/images/nsfw.ts).
+  for (const item of items) if (!stored.has(item.id)) fresh.push(withoutScores(await withLanguage(item)));
   const decisions = new Map<ContentItem, Decision>();
   if (governing && fresh.length > 0) {
     const { key, filter, lists } = governing;
@@ -88,6 +95,15 @@ export async function judgeItems(db: Db, input: InputRow, collected: ContentItem
   for (const [item, decision] of decisions) {
     if (!decision.accepted && decision.action === 'hold') held.set(item.id, { set: { id: decision.set.id || null, name: decision.set.name }, rule: decision.rule, reason: decision.reason });
   }
+  // A filter that reads media.nsfw has not seen an image it cannot see yet: the item waits, held,
+  // for its screening, which judges it again (collect/screening.ts, docs/filters.md#image-screening).
+  const nsfw = governing && nsfwRule(governing.filter);
+  if (nsfw) {
+    for (const [item, decision] of decisions) {
+      const rejected = !decision.accepted && decision.action === 'reject';
+      if (!rejected && !held.has(item.id) && hasUnscreened(item)) held.set(item.id, { set: { id: nsfw.set.id || null, name: nsfw.set.name }, rule: nsfw.rule, reason: AWAITING_SCREENING });
+    }
+  }
   const accepted = fresh.filter((item) => !governing || decisions.get(item)?.accepted === true || held.has(item.id));
   return { all: items, stored, fresh, decisions, accepted, held };
 }
@@ -100,10 +116,12 @@ const SPAM_RECENT = 2000;
  * docs/filters.md#spam-score) against the collection's items dated within the last WINDOW_MS
  * (at most SPAM_RECENT) and the fresh batch itself. The score is for the filter; it is not stored.
  */
-async function withSpamScores(db: Db, contractId: string, collectionId: string, fresh: ContentItem[], now: number): Promise<ContentItem[]> {
+export async function withSpamScores(db: Db, contractId: string, collectionId: string, fresh: ContentItem[], now: number): Promise<ContentItem[]> {
   const stored = await recentItems(db, contractId, collectionId, now - WINDOW_MS, SPAM_RECENT);
   const at = (item: ContentItem) => (Number.isFinite(Date.parse(item.date)) ? Date.parse(item.date) : now);
-  const recent = [...stored, ...fresh].map((item) => recentOf(item, at(item)));
+  // An item judged again once stored (image screening) is in `stored` too: counted once.
+  const judging = new Set(fresh.map((item) => item.id));
+  const recent = [...stored.filter((item) => !judging.has(item.id)), ...fresh].map((item) => recentOf(item, at(item)));
   return fresh.map((item) => ({ ...item, spam: spamScore(item, recent, now) }));
 }
 
@@ -124,6 +142,10 @@ export async function storeJudged(trx: Transaction<Database>, input: InputRow, j
   // Items stored before go along too: a changed title, text or media updates the card.
   const again = judged.all.filter((item) => judged.stored.has(item.id));
   const { added, cards } = await storeNewItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state, held: judged.held }, judged.accepted, finished, known, again);
+  // New cards with images wait for screening (collect/screening.ts) in a queue kept in the database.
+  const byId = new Map(judged.accepted.map((item) => [item.id, item]));
+  const toScreen = cards.filter((id) => hasUnscreened(byId.get(id) ?? { media: null }));
+  await queueScreenings(trx, toScreen.map((itemId) => ({ collectionId: input.collectionId, itemId, contractId: input.contractId, inputId: input.id })), finished);
   const rejectedNow = rejections(judged.decisions, known);
   const newlyRejected = await recordRejections(trx, { inputId: input.id, contractId: input.contractId }, rejectedNow, finished);
   return { added, cards: cards.length, rejected: newlyRejected.length, events: itemEvents(input, state, judged.accepted, cards, rejectedNow, newlyRejected, judged.held) };

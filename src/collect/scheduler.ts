@@ -4,10 +4,13 @@
  * `COLLECT_CONCURRENCY` at once and `COLLECT_HOST_CONCURRENCY` per politeness key (a remote host
  * or an API account, lib/politeness.ts), never one input
  * twice at once, starting the next as soon as one ends. Every tick it looks for due inputs again,
- * so a new or changed input (due at once) is polled within a tick.
+ * so a new or changed input (due at once) is polled within a tick. With IMAGE_SCREENING on, the
+ * process also runs the image screening job (`screening.ts`), off the polls' path.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
+import { createScreener } from '../filter/images/screener.ts';
+import { MEDIA_MAX_BYTES } from '../lib/image-limits.ts';
 import type { Db } from '../store/db.ts';
 import { dueInputs } from '../store/inputs.ts';
 import type { InputRow } from '../store/tables.ts';
@@ -16,6 +19,7 @@ import { credentialResolver } from './credentials.ts';
 import { pollIntervalOf } from './interval.ts';
 import { type PollPoolOptions, startPollPool } from './pool.ts';
 import { refreshInput } from './refresh.ts';
+import { startScreening } from './screening.ts';
 import { startTicker } from './ticker.ts';
 
 export interface Collector {
@@ -65,6 +69,8 @@ export function runCollector(
     ...(log ? { log } : {}),
   });
   const ticker = startTicker(pool.fill, tickMs, log);
+  // Image screening (docs/filters.md#image-screening): its own fetcher (at most MEDIA_MAX_BYTES) and threads, started with the first image.
+  const images = config.imageScreening ? startImageScreening(deps) : undefined;
 
   return {
     tick: ticker.tick,
@@ -74,8 +80,24 @@ export function runCollector(
     },
     async stop() {
       await ticker.stop();
+      await images?.stop();
       await pool.stop();
       await fetcher.close();
+    },
+  };
+}
+
+/** The screening job of a collector process (collect/screening.ts) with its guarded fetcher and screener; `stop` ends all three. */
+function startImageScreening(deps: { db: Db; config: Config; log?: FastifyBaseLogger }): { stop(): Promise<void> } {
+  const { config, log } = deps;
+  const fetch = createFetcher({ allowPrivate: config.allowPrivateFetch, maxBytes: MEDIA_MAX_BYTES, connectionsPerOrigin: config.collectHostConcurrency });
+  const screener = createScreener({ threads: config.imageScreeningThreads });
+  const job = startScreening({ db: deps.db, fetch, screener, ...(log ? { log } : {}) });
+  return {
+    async stop() {
+      await job.stop();
+      await screener.close();
+      await fetch.close();
     },
   };
 }

@@ -82,6 +82,8 @@ export const FIELDS: Readonly<Record<string, FieldKind>> = {
   children: 'object',
   /** The spam score (0..1) the collector gives each new item before judging it (spam.ts, docs/filters.md#spam-score). */
   spam: 'number',
+  /** The highest `porn + hentai + sexy` of the item's screened images (0..1; images/nsfw.ts, docs/filters.md#image-screening). */
+  'media.nsfw': 'number',
 };
 /** `user` is `author.username`. */
 export const ALIASES: Record<string, string> = { user: 'author.username' };

@@ -32,13 +32,11 @@ import type { Config } from '../config.ts';
 import { forbiddenError, rateLimitError, unprocessableError, upstreamError } from '../errors.ts';
 import { errorResponses } from '../http/openapi.ts';
 import type { App } from '../http/typed.ts';
+import { MEDIA_MAX_BYTES, MEDIA_MAX_PIXELS, sniffImage } from '../lib/image-limits.ts';
 import { decodeMediaUrl, MAX_MEDIA_SEGMENT, MEDIA_WIDTHS, verifyMediaSignature } from '../lib/media-url.ts';
 import type { SourceFetch } from '../services/connector.ts';
 
-/** Largest source image read, bytes: 10 MiB. */
-export const MEDIA_MAX_BYTES = 10 * 1024 * 1024;
-/** Largest source image decoded, pixels (width × height, all frames): 50 megapixels. */
-export const MEDIA_MAX_PIXELS = 50_000_000;
+export { MEDIA_MAX_BYTES, MEDIA_MAX_PIXELS };
 /** Sources fetched and converted at once, per process. */
 export const MEDIA_CONCURRENCY = 4;
 /** Requests waiting for one of those slots; beyond, 429. */
@@ -47,17 +45,6 @@ export const MEDIA_QUEUE = 64;
 const CONVERT_SECONDS = 10;
 /** Files read back into the cache's bookkeeping at start, at most. */
 const MAX_FILES_AT_START = 100_000;
-
-/** Image formats by their first bytes; anything else is refused before a decoder runs (so no SVG, PDF or TIFF reaches libvips). */
-function sniffImage(bytes: Uint8Array): string | undefined {
-  const ascii = (from: number, to: number) => Buffer.from(bytes.subarray(from, to)).toString('latin1');
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
-  if (ascii(0, 8) === '\x89PNG\r\n\x1a\n') return 'png';
-  if (ascii(0, 6) === 'GIF87a' || ascii(0, 6) === 'GIF89a') return 'gif';
-  if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'webp';
-  if (ascii(4, 8) === 'ftyp' && /^(avif|avis)$/.test(ascii(8, 12))) return 'avif';
-  return undefined;
-}
 
 /**
  * Decodes `bytes` as an image and re-encodes it as WebP, `width` wide at most. Throws

@@ -12,7 +12,8 @@
  * What moves: the contract, its collections, inputs, filter lists, sets and chains,
  * customizations and their versions, credentials and webhooks (their secrets still sealed with
  * the source installation's key: the file holds no readable secret), items with their
- * de-duplication keys and merged duplicates, rejections, the audit trail with its items, and jobs.
+ * de-duplication keys and merged duplicates, rejections, the audit trail with its items, jobs,
+ * blocked authors, and the items' image screening queue.
  * What does not: grants and consumers (people and clients are the installation's: grant them
  * again), tokens and sessions, connect flows under way, pending webhook deliveries and their
  * attempts, quota counters, rate-limit counters, the Mastodon apps Sluice registered.
@@ -61,6 +62,8 @@ export const MOVED: Moved[] = [
   { table: 'jobs', key: ['id'], scope: 'contract' },
   // Erased authors stay blocked where the contract moves (docs/api.md#erasure).
   { table: 'blockedAuthors', key: ['id'], scope: 'contract' },
+  // Items still waiting for image screening are screened where the contract moves (docs/filters.md#image-screening).
+  { table: 'imageScreenings', key: ['collectionId', 'itemId'], scope: 'contract' },
 ];
 
 const BY_NAME = new Map(MOVED.map((moved) => [moved.table, moved]));

@@ -683,6 +683,21 @@ export interface BlockedAuthorTable {
   createdAt: number;
 }
 
+/** The image screening job's queue (migration 2026-12-24-image-screening, docs/filters.md#image-screening). */
+export interface ImageScreeningTable {
+  collectionId: string;
+  itemId: string;
+  contractId: string;
+  inputId: string;
+  /** `pending`, or `unscreenable` (kept as the record, with `reason`). */
+  state: ColumnType<string, string | undefined, string>;
+  reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** ms since the epoch. */
+  queuedAt: number;
+  /** ms since the epoch: a process's lease on a pending row; 0 when free. */
+  claimedUntil: ColumnType<number, number | undefined, number>;
+}
+
 export interface Database {
   contracts: ContractTable;
   collections: CollectionTable;
@@ -721,6 +736,7 @@ export interface Database {
   articles: ArticleTable;
   articlePins: ArticlePinTable;
   blockedAuthors: BlockedAuthorTable;
+  imageScreenings: ImageScreeningTable;
   webhooks: WebhookTable;
   webhookOutbox: WebhookOutboxTable;
   webhookAttempts: WebhookAttemptTable;

@@ -18,6 +18,7 @@
 import { createHash } from 'node:crypto';
 import { type Invalid, VALIDATION_CODES, validationError } from '../../errors.ts';
 import { type Decision, FilterError, type FilterList, type FilterSource, type SetAction } from '../../filter/engine.ts';
+import { withNsfw } from '../../filter/images/nsfw.ts';
 import { DRY_RUN_BUDGET_MS, filterPool, type WhenShareFull } from '../../filter/pool.ts';
 import { htmlText, plainTitle } from '../../lib/item-html.ts';
 import type { Db } from '../../store/db.ts';
@@ -41,7 +42,9 @@ export async function judgeDryRun(
     filterId ? { propertyName: 'filterId', message, propertyValue: filterId, code } : { propertyName: 'set', message, code };
   let judged;
   try {
-    judged = await filterPool().judge({ contractId, key, filter: loaded.source, lists: loaded.lists, items, now }, DRY_RUN_BUDGET_MS, whenFull);
+    // Items with screened images carry `media.nsfw` as the collector judges them (docs/filters.md#image-screening).
+    const judging = items.map((item) => withNsfw(item as { media?: unknown }));
+    judged = await filterPool().judge({ contractId, key, filter: loaded.source, lists: loaded.lists, items: judging, now }, DRY_RUN_BUDGET_MS, whenFull);
   } catch (error) {
     if (!(error instanceof FilterError)) throw error;
     throw validationError([invalid(`the filter cannot compile: ${error.message}`, VALIDATION_CODES[error.kind])]);

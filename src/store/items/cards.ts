@@ -4,7 +4,7 @@
  * its card (docs/api.md#split-a-duplicate) or erased from it (docs/api.md#erasure).
  */
 import { type Transaction } from 'kysely';
-import { type ContentItem, inShape } from '../../item.ts';
+import { type ContentItem, type ImageModeration, inShape } from '../../item.ts';
 import { urlKeys } from '../../lib/item-keys.ts';
 import { trendingScore } from '../../lib/ranking.ts';
 import { recordAudit } from '../audit.ts';
@@ -114,4 +114,18 @@ export async function removeDuplicate(trx: Transaction<Database>, contractId: st
   const kept = new Set(card ? urlKeys(itemBody(card.body)).urlHashes : []);
   const hashes = urlKeys(item).urlHashes.filter((hash) => !kept.has(hash));
   if (hashes.length) await trx.deleteFrom('itemUrls').where('collectionId', '=', duplicate.collectionId).where(ofContract(contractId, duplicate.collectionId)).where('itemId', '=', duplicate.cardId).where('urlHash', 'in', hashes).execute();
+}
+
+/**
+ * Inside `trx`: writes the screening scores of an item's images (docs/filters.md#image-screening)
+ * into its document's `media[].moderation`, by image URL (images not in `scores` keep theirs),
+ * bumps the collection's version and stamps a published item with it, so caches drop and streams
+ * send the item again. False when the item is gone.
+ */
+export async function setImageScores(trx: Transaction<Database>, contractId: string, collectionId: string, id: string, scores: ReadonlyMap<string, ImageModeration>): Promise<boolean> {
+  const found = await trx.selectFrom('items').select('id').where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', id).executeTakeFirst();
+  if (!found) return false;
+  const seq = await bumpVersion(trx, contractId, collectionId);
+  await updateCard(trx, contractId, collectionId, id, seq, (card) => ({ ...card, media: card.media && card.media.map((m) => (m.type === 'image' && scores.has(m.url) ? { ...m, moderation: scores.get(m.url)! } : m)) }));
+  return true;
 }

@@ -89,3 +89,11 @@ export async function holdItems(trx: Transaction<Database>, contractId: string, 
     await trx.updateTable('items').set({ held: JSON.stringify(why) }).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', id).execute();
   }
 }
+
+/**
+ * Inside `trx`: sets or clears (null) one item's `held` (docs/filters.md#hold-for-review); its
+ * state is the caller's to set (`changeStates`).
+ */
+export async function setHeld(trx: Transaction<Database>, contractId: string, collectionId: string, id: string, held: Held | null): Promise<void> {
+  await trx.updateTable('items').set({ held: held ? JSON.stringify(held) : null }).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', id).execute();
+}

@@ -5,7 +5,7 @@
  * (docs/api.md#duplicates). Each write bumps the collection's version (store/items/changes.ts).
  */
 import { type Transaction } from 'kysely';
-import { type ContentItem, inShape } from '../../item.ts';
+import { type ContentItem, inShape, type Media } from '../../item.ts';
 import { printRows, textKeys } from '../../lib/item-keys.ts';
 import { insertNewKeys } from '../batch.ts';
 import type { Db } from '../db.ts';
@@ -92,12 +92,13 @@ async function applyEdits(trx: Transaction<Database>, contractId: string, collec
     for (const row of rows) {
       const stored = inShape(itemBody(row.body));
       const now = latest.get(row.id)!;
-      const same = stored.title === now.title && stored.text === now.text && JSON.stringify(stored.media) === JSON.stringify(now.media ?? null);
+      // The stored images carry their screening scores; the source's never do.
+      const same = stored.title === now.title && stored.text === now.text && JSON.stringify(unscored(stored.media)) === JSON.stringify(unscored(now.media));
       if (same) continue;
       const seq = await version();
       const edit = (card: ContentItem): ContentItem => {
         const { title: _title, ...rest } = card;
-        return { ...rest, ...(now.title !== undefined && { title: now.title }), text: now.text, media: now.media ?? null };
+        return { ...rest, ...(now.title !== undefined && { title: now.title }), text: now.text, media: keepScores(stored.media, unscored(now.media)) };
       };
       await updateCard(trx, contractId, collectionId, row.id, seq, edit);
       edited.push({ card: edit(stored), dateMs: Number(row.dateMs) });
@@ -106,4 +107,15 @@ async function applyEdits(trx: Transaction<Database>, contractId: string, collec
   if (edited.length && (await dedupeMode(trx, contractId, collectionId)) === 'url+text') {
     await insertPrints(trx, contractId, collectionId, edited.flatMap(({ card, dateMs }) => printRows(textKeys(card)).map(({ key, rest }) => ({ key, itemId: card.id, dateMs, rest }))));
   }
+}
+
+/** `media` without the screening scores, to compare a source's version with the stored one. */
+function unscored(media: Media[] | null | undefined): Media[] | null {
+  return media ? media.map((m) => (m.type === 'image' ? (({ moderation: _scores, ...rest }) => rest)(m) : m)) : null;
+}
+
+/** The new `media`, each image keeping the scores the stored version had for the same URL. */
+function keepScores(stored: Media[] | null, media: Media[] | null): Media[] | null {
+  const scores = new Map((stored ?? []).flatMap((m) => (m.type === 'image' && m.moderation ? [[m.url, m.moderation] as const] : [])));
+  return media && media.map((m) => (m.type === 'image' && scores.has(m.url) ? { ...m, moderation: scores.get(m.url)! } : m));
 }
