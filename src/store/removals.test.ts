@@ -2,7 +2,8 @@
  * `removeItems` and `updateFromSource` (issue 34 point 1, docs/api.md#removed-at-the-source)
  * against a real database (both: TEST_DATABASE_URL): removal everywhere the item is held, only
  * what the named inputs collected, nothing for another service's or an unknown id, no
- * resurrection by a re-poll, duplicates kept apart from a removed card; pushed edits on every
+ * resurrection by a re-poll, no kudos refresh, no content in a contract export, duplicates kept
+ * apart from a removed card; pushed edits on every
  * copy, under a moderator's edit, never on a removed item.
  */
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,8 @@ import type { ContentItem } from '../item.ts';
 import { createCollection } from './collections.ts';
 import type { Db } from './db.ts';
 import { changeItem, collectionVersion, countItems, findItem, rowToItem, rowToModeratorItem, setItemsState, storeItems, storedItemIds } from './items.ts';
+import { claimKudosDue } from './kudos.ts';
+import { exportContract } from './move.ts';
 import { removeItems, updateFromSource } from './removals.ts';
 
 const INPUT_A = 'a'.repeat(24);
@@ -75,6 +78,27 @@ describe('removeItems', () => {
 
     // Removing it again changes nothing.
     expect(await removeItems(db, { service: 'mastodon', ids: [gone.id] }, { reason: 'deleted' })).toEqual([]);
+  });
+
+  it('leaves a removed item out of kudos refreshes, and its content out of a contract export', async () => {
+    const { db } = await build();
+    const tenant = await buildTenant(db);
+    const ranked = await createCollection(db, tenant.contract.id, { name: 'Ranked', type: 'ranked', dedupe: 'off' }, 'test');
+    const at = { contractId: tenant.contract.id, collectionId: ranked.id };
+    const minutes = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
+    const gone = buildItem({ id: 'twitter_1', service: 'twitter', type: 'status', text: 'Quokkadeleted words', date: minutes(5) });
+    const stays = buildItem({ id: 'twitter_2', service: 'twitter', type: 'status', text: 'Kept words', date: minutes(5) });
+    await store(db, at, INPUT_A, [gone, stays]);
+    await removeItems(db, { service: 'twitter', ids: [gone.id] }, { reason: 'gone' });
+    const due = await claimKudosDue(db, Date.now() + 3_600_000, { refreshS: 1, windowS: 86_400, services: ['twitter'], limit: 10 });
+    expect(due.map((item) => item.id)).toEqual([stays.id]);
+    const lines: string[] = [];
+    await exportContract(db, tenant.contract.id, async (line) => void lines.push(line));
+    const items = lines.map((line) => JSON.parse(line) as { table?: string; row?: { id: string; state: string; body: string } }).filter((line) => line.table === 'items');
+    expect(items.map((line) => [line.row!.id, line.row!.state]).sort()).toEqual([[gone.id, 'removed'], [stays.id, 'published']]);
+    expect(lines.join('\n')).not.toContain('Quokkadeleted');
+    expect(lines.join('\n')).toContain('Kept words');
+    expect(JSON.parse(items.find((line) => line.row!.id === gone.id)!.row!.body)).toMatchObject({ id: gone.id, service: 'twitter', type: 'status', date: gone.date, text: '' });
   });
 
   it('with inputIds removes only what those inputs collected (a feed tombstone)', async () => {
