@@ -7,10 +7,10 @@
  * copy, under a moderator's edit, never on a removed item.
  */
 import { describe, expect, it } from 'vitest';
-import { build, buildItem, buildTenant } from '../../test/helper.ts';
+import { build, buildItem, buildTenant, testPostgresUrl } from '../../test/helper.ts';
 import type { ContentItem } from '../item.ts';
 import { createCollection } from './collections.ts';
-import type { Db } from './db.ts';
+import { type Db, openDb } from './db.ts';
 import { changeItem, collectionVersion, countItems, findItem, rowToItem, rowToModeratorItem, setItemsState, storeItems, storedItemIds } from './items.ts';
 import { claimKudosDue } from './kudos.ts';
 import { exportContract } from './move.ts';
@@ -99,6 +99,22 @@ describe('removeItems', () => {
     expect(lines.join('\n')).not.toContain('Quokkadeleted');
     expect(lines.join('\n')).toContain('Kept words');
     expect(JSON.parse(items.find((line) => line.row!.id === gone.id)!.row!.body)).toMatchObject({ id: gone.id, service: 'twitter', type: 'status', date: gone.date, text: '' });
+  });
+
+  // PostgreSQL: processes share it; a SQLite file is owned by one process (docs/operations.md).
+  it.skipIf(!testPostgresUrl)('removes an item once when two processes remove it at the same time', async () => {
+    const { db, config } = await build();
+    const { a } = await twoContracts(db);
+    const items = [post('mastodon_social.example:40'), post('mastodon_social.example:41')];
+    await store(db, a, INPUT_A, items);
+    const other = openDb(config.databaseUrl);
+    try {
+      const target = { service: 'mastodon', ids: items.map((item) => item.id) };
+      const [one, two] = await Promise.all([removeItems(db, target, { reason: 'deleted' }), removeItems(other, target, { reason: 'deleted' })]);
+      expect([...one, ...two].flatMap((removed) => removed.ids).sort()).toEqual(items.map((item) => item.id).sort());
+    } finally {
+      await other.destroy();
+    }
   });
 
   it('with inputIds removes only what those inputs collected (a feed tombstone)', async () => {

@@ -117,9 +117,10 @@ export async function removeItems(db: Db, target: RemovalTarget, removal: { reas
       duplicates.push(...(await merged.execute()));
     }
     if (!cards.length && !duplicates.length) return [];
-    const collections = new Set([...cards.map((c) => c.collectionId), ...duplicates.map((d) => d.collectionId)]);
+    // In id order: concurrent removals lock the collections (their version) in the same order, never crosswise.
+    const collections = [...new Set([...cards.map((c) => c.collectionId), ...duplicates.map((d) => d.collectionId)])].sort();
     const contracts = new Map(
-      (await trx.selectFrom('collections').select(['id', 'contractId']).where('id', 'in', [...collections]).execute()).map((row) => [row.id, row.contractId]),
+      (await trx.selectFrom('collections').select(['id', 'contractId']).where('id', 'in', collections).execute()).map((row) => [row.id, row.contractId]),
     );
     const removed: RemovedItems[] = [];
     for (const collectionId of collections) {
@@ -155,14 +156,19 @@ async function removeIn(
   const done: string[] = [];
   for (const card of cards) {
     const before = card.state as ItemState;
-    const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('cardId', '=', card.id).returningAll().execute();
-    await deleteCardKeys(trx, collectionId, [card], merged);
-    await trx
+    // The update claims the card: a removal of it committed meanwhile (another process; PostgreSQL
+    // waits for it, then sees the row removed) leaves nothing to do, and no second event.
+    const claimed = await trx
       .updateTable('items')
       .set({ state: 'removed', removed: removalText({ ...why, state: before }), seq, pinPosition: null })
       .where('collectionId', '=', collectionId)
       .where('id', '=', card.id)
+      .where('state', '!=', 'removed')
+      .returning('id')
       .execute();
+    if (!claimed.length) continue;
+    const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('cardId', '=', card.id).returningAll().execute();
+    await deleteCardKeys(trx, collectionId, [card], merged);
     done.push(card.id);
     for (const duplicate of merged) {
       const item = inShape(JSON.parse(duplicate.body) as ContentItem);
@@ -182,6 +188,9 @@ async function removeIn(
   for (const duplicate of duplicates) {
     // Merged into a card being removed: done above with its card.
     if (!removing.has(duplicate.id) || done.includes(duplicate.id)) continue;
+    // Claimed by deleting its row: one taken out meanwhile (split, erased, removed by another process) is left alone.
+    const claimed = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('id', '=', duplicate.id).where('cardId', '=', duplicate.cardId).returning('id').execute();
+    if (!claimed.length) continue;
     const card = await trx.selectFrom('items').select('state').where('collectionId', '=', collectionId).where('id', '=', duplicate.cardId).executeTakeFirst();
     const before = (card?.state === 'published' ? 'published' : 'unpublished') as ItemState;
     await removeDuplicate(trx, duplicate, seq);
