@@ -27,7 +27,7 @@
  * arrivals are news to a moderator) or was moderated since the stream opened:
  *
  *   event: item          data: the content item with its state
- *   event: remove        data: {"id": "<item id>"}, removed at the source (any state before)
+ *   event: remove        data: {"id", "removedAt", "removedReason"}, removed at the source (any state before)
  *
  * Arrivals are read by `createdAt` (index items_arrivals), moderations by `seq`. It does not
  * resume from `Last-Event-ID` (a client re-reads the queue after reconnecting) and may send an
@@ -71,8 +71,14 @@ export interface StreamHub {
 /** Most items sent for one read of changes; more → `reload`. */
 const CHANGES_PER_READ = 500;
 
-/** The `remove` event of item `id` (`version`: the event's id). */
-const removeEvent = (version: number, id: string) => `id: ${version}\nevent: remove\ndata: ${JSON.stringify({ id })}\n\n`;
+/** The `remove` event of item `id` (`version`: the event's id), with more for moderators (`extra`). */
+const removeEvent = (version: number, id: string, extra: object = {}) => `id: ${version}\nevent: remove\ndata: ${JSON.stringify({ id, ...extra })}\n\n`;
+
+/** A moderator's `remove` event: the id, when and why (docs/api.md#queue-stream). */
+function moderatorRemoveEvent(version: number, row: ItemRow): string {
+  const removal = removalOf(row.removed);
+  return removeEvent(version, row.id, removal ? { removedAt: removal.at, removedReason: removal.reason } : {});
+}
 
 function events(rows: ItemRow[]): string {
   let out = '';
@@ -97,7 +103,7 @@ const displayEvent = (state: DisplayState) => `event: display\ndata: ${JSON.stri
 /** The moderators' events: every row as an `item` with its state. */
 function moderatorEvents(rows: ItemRow[], version: number): string {
   let out = '';
-  for (const row of rows) out += row.state === 'removed' ? removeEvent(version, row.id) : `id: ${version}\nevent: item\ndata: ${JSON.stringify(rowToModeratorItem(row))}\n\n`;
+  for (const row of rows) out += row.state === 'removed' ? moderatorRemoveEvent(version, row) : `id: ${version}\nevent: item\ndata: ${JSON.stringify(rowToModeratorItem(row))}\n\n`;
   if (rows.length >= CHANGES_PER_READ) out += `event: reload\ndata: {}\n\n`;
   return out;
 }

@@ -434,8 +434,8 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
       });
       // Removed at the source: the card says so and loses its actions (the item stays in the queue).
       source.addEventListener('remove', (event) => {
-        const { id } = JSON.parse((event as MessageEvent<string>).data) as { id: string };
-        setItems((before) => before?.map((i) => (i.id === id ? { ...i, state: 'removed' as const } : i)));
+        const { id, removedAt, removedReason } = JSON.parse((event as MessageEvent<string>).data) as Pick<Item, 'id' | 'removedAt' | 'removedReason'>;
+        setItems((before) => before?.map((i) => (i.id === id ? { ...i, state: 'removed' as const, removedAt, removedReason } : i)));
         void loadCounts();
       });
       source.addEventListener('reload', () => void loadCounts());
