@@ -143,6 +143,7 @@ describe('removeItems', () => {
     ]) {
       expect(await removeItems(db, target, { reason: 'deleted' }), JSON.stringify(target)).toEqual([]);
     }
+    await expect(removeItems(db, { service: 'mastodon', ids: [item.id] }, { reason: 'spam' as 'deleted' })).rejects.toThrow(TypeError);
     expect((await findItem(db, a.collectionId, item.id))!.state).toBe('published');
     expect(await collectionVersion(db, a.collectionId)).toBe(version);
   });

@@ -91,10 +91,11 @@ interface CardRow {
  * Removes the items `target` names at `removal.at` (ms since the epoch; default now) for
  * `removal.reason`, in every collection holding them, in one transaction (see the module).
  * Items already removed, unknown ids and ids of another service change nothing. Resolves to what
- * each collection lost (empty when nothing changed); throws what the database throws (nothing
- * changed then).
+ * each collection lost (empty when nothing changed); throws a TypeError for a reason not in
+ * `REMOVAL_REASONS`, and what the database throws (nothing changed then).
  */
 export async function removeItems(db: Db, target: RemovalTarget, removal: { reason: RemovalReason; at?: number }): Promise<RemovedItems[]> {
+  if (!(REMOVAL_REASONS as readonly string[]).includes(removal.reason)) throw new TypeError(`Unknown removal reason ${JSON.stringify(removal.reason)}`);
   const prefix = `${target.service}_`;
   const ids = [...new Set(target.ids)].filter((id) => id.startsWith(prefix) && id.length > prefix.length);
   if (!ids.length || target.inputIds?.length === 0) return [];
