@@ -47,7 +47,7 @@ import { createCollection } from '../src/store/collections.ts';
 import { createContract, setContractFilter } from '../src/store/contracts.ts';
 import { type Db, isPostgres, openDb } from '../src/store/db.ts';
 import { insertInputs } from '../src/store/inputs.ts';
-import { storeItems } from '../src/store/items.ts';
+import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import type { NewInput } from '../src/store/tables.ts';
 

@@ -36,7 +36,7 @@ import { createCollection } from '../src/store/collections.ts';
 import { createConsumer } from '../src/store/consumers.ts';
 import { createContract, grant } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
-import { storeItems } from '../src/store/items.ts';
+import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { resolveChromium } from '../test/browser/chromium.ts';
 import { quantile } from './figures.ts';

@@ -53,7 +53,8 @@ import { createCollection, listCollections } from '../src/store/collections.ts';
 import { createConsumer, findClient } from '../src/store/consumers.ts';
 import { createContract, findContract, grant } from '../src/store/contracts.ts';
 import { type Db, isPostgres, openDb } from '../src/store/db.ts';
-import { compileCount, compilePage, type ItemQuery, type Page, storeItems } from '../src/store/items.ts';
+import { compileCount, compilePage, type ItemQuery, type Page } from '../src/store/items/read-sql.ts';
+import { storeItems } from '../src/store/items/write.ts';
 import { compileSearch } from '../src/store/item-search.ts';
 import { parseSearch } from '../src/lib/search-query.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
@@ -279,8 +280,8 @@ async function wireBytes(port: number, path: string, headers: Record<string, str
   return once();
 }
 
-async function plans(db: Db, collectionId: string, now: number): Promise<string[]> {
-  const base: ItemQuery = { collectionId, sinceMs: now - DAY, untilMs: now };
+async function plans(db: Db, contractId: string, collectionId: string, now: number): Promise<string[]> {
+  const base: ItemQuery = { contractId, collectionId, sinceMs: now - DAY, untilMs: now };
   const page: Page = { count: 20, offset: 0, sort: 'time', order: 'desc' };
   const cases: [string, CompiledQuery][] = [
     ['content', compilePage(db, { ...base, state: 'published' }, page)],
@@ -318,10 +319,10 @@ async function searchIndexBytesPerItem(db: Db): Promise<number> {
  * The search run's SQL alone, in this process (no server, no HTTP): 200 two-word searches
  * (`SEARCH_PAIRS`) over as many collections, most relevant first, 30 days; p50, p90, p99 in ms.
  */
-async function searchSqlAlone(db: Db, collectionIds: string[], now: number): Promise<string> {
+async function searchSqlAlone(db: Db, contractId: string, collectionIds: string[], now: number): Promise<string> {
   const times: number[] = [];
   for (let i = 0; i < 200; i++) {
-    const query = compileSearch(db, { collectionId: collectionIds[i % collectionIds.length]!, sinceMs: now - 30 * DAY, untilMs: now, state: 'published' }, { count: 20, offset: 0, sort: 'relevance', order: 'desc' }, parseSearch(SEARCH_PAIRS[i % SEARCH_PAIRS.length]!));
+    const query = compileSearch(db, { contractId, collectionId: collectionIds[i % collectionIds.length]!, sinceMs: now - 30 * DAY, untilMs: now, state: 'published' }, { count: 20, offset: 0, sort: 'relevance', order: 'desc' }, parseSearch(SEARCH_PAIRS[i % SEARCH_PAIRS.length]!));
     const started = performance.now();
     await db.executeQuery(query);
     times.push(performance.now() - started);
@@ -355,9 +356,9 @@ async function main() {
     // table until autovacuum comes, which it then does in the middle of the runs (offset 500 at
     // 7 requests/s). Vacuumed once here, as an operator would after a bulk load.
     if (!kept && postgres) await sql`vacuum analyze items`.execute(db);
-    for (const line of await plans(db, collections[0]!.id, now)) console.log(`plan ${line}`);
+    for (const line of await plans(db, contract.id, collections[0]!.id, now)) console.log(`plan ${line}`);
     console.log(`full-text index: ${Math.round(await searchIndexBytesPerItem(db))} bytes per item`);
-    console.log(`search SQL alone: ${await searchSqlAlone(db, collections.map((c) => c.id), now)}`);
+    console.log(`search SQL alone: ${await searchSqlAlone(db, contract.id, collections.map((c) => c.id), now)}`);
     await db.destroy();
 
     child = fork(new URL(import.meta.url).pathname, ['--serve', databaseUrl], { stdio: 'inherit', ...serverRuntime() });

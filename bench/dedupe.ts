@@ -35,7 +35,7 @@ import { itemKeys, printRows } from '../src/lib/item-keys.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
-import { storeItems } from '../src/store/items.ts';
+import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { searchText } from '../src/lib/search-query.ts';
 import { startBenchFeed } from './feed.ts';

@@ -33,7 +33,7 @@ import { createConsumer } from '../src/store/consumers.ts';
 import { createContract, grant } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
 import { findInput } from '../src/store/inputs.ts';
-import { storeItems } from '../src/store/items.ts';
+import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 
 const mb = (bytes: number) => Math.round(bytes / 2 ** 20);

@@ -18,6 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
+import { streamDeps } from '../src/collect/streams.ts';
 import { startMastodonStreams } from '../src/services/mastodon/stream/streaming.ts';
 import { loadConfig } from '../src/config.ts';
 import { audit } from '../src/lib/time.ts';
@@ -52,7 +53,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
       nextRunAt: now + 3_600_000, failures: 0, collected: 0, rejected: 0, ...audit('bench', now),
     }]),
   );
-  const streams = startMastodonStreams({ db, config });
+  const streams = startMastodonStreams(streamDeps({ db, config }));
   const url = `/v1/content/${contract.slug}?q=${collection.slug}&count=100`;
   const seen = new Set<string>();
   const deleted = new Map<string, number>();

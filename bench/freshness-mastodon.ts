@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
 import { startMastodonStreams } from '../src/services/mastodon/stream/streaming.ts';
+import { streamDeps } from '../src/collect/streams.ts';
 import { loadConfig } from '../src/config.ts';
 import { audit } from '../src/lib/time.ts';
 import { createCollection } from '../src/store/collections.ts';
@@ -50,7 +51,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
       nextRunAt: now + 3_600_000, failures: 0, collected: 0, rejected: 0, ...audit('bench', now),
     }]),
   );
-  const streams = startMastodonStreams({ db, config });
+  const streams = startMastodonStreams(streamDeps({ db, config }));
   const rand = random(18);
   const word = () => Array.from({ length: 3 + Math.floor(rand() * 6) }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('');
   const url = `/v1/content/${contract.slug}?q=${collection.slug}&limit=100`;

@@ -42,7 +42,7 @@ import type { ContentItem } from '../src/item.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
-import { storeItems } from '../src/store/items.ts';
+import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { resolveChromium } from '../test/browser/chromium.ts';
 import { quantile } from './figures.ts';

@@ -24,7 +24,7 @@ import { withLanguage } from '../src/lib/language.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
-import { storeItems } from '../src/store/items.ts';
+import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { relatedCandidates } from '../src/store/related.ts';
 

@@ -11,10 +11,11 @@ import { bootstrapDemo } from './bootstrap.ts';
 import { type Collector, startCollector } from './collect/scheduler.ts';
 import { type DeliveryWorker, startDelivery } from './collect/deliver.ts';
 import { type KudosRefresher, startKudosRefresh } from './collect/kudos.ts';
-import { STREAMS, type StreamListener } from './services/streams.ts';
+import type { StreamListener } from './services/streams.ts';
 import { startSharedCollector } from './collect/shared.ts';
 import { startWebsub, type WebsubSubscriber } from './collect/websub/subscriber.ts';
 import { startRetention } from './collect/retention.ts';
+import { startStreams } from './collect/streams.ts';
 import type { Ticker } from './collect/ticker.ts';
 import type { Config } from './config.ts';
 import { startMetricsServer } from './http/metrics.ts';
@@ -64,7 +65,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
   let kudos: KudosRefresher | undefined;
   // WebSub subscriptions are sent, renewed and ended by one collector process at a time (collect/websub).
   let websub: WebsubSubscriber | undefined;
-  // The services' stream listeners (Mastodon streaming, Bluesky Jetstream; services/streams.ts), each holding leases across the collecting processes.
+  // The services' stream listeners (Mastodon streaming, Bluesky Jetstream; services/streams.ts, started by collect/streams.ts), each holding leases across the collecting processes.
   const streams: StreamListener[] = [];
   // So do expired items' deletions (docs/api.md#retention).
   let retention: Ticker | undefined;
@@ -73,7 +74,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
     delivery = collects ? startDelivery({ db, config, log: app.log }) : undefined;
     kudos = collects ? startKudosRefresh({ db, config, log: app.log }) : undefined;
     websub = collects ? startWebsub({ db, config, log: app.log }) : undefined;
-    for (const start of collects ? STREAMS : []) streams.push(start({ db, config, log: app.log }));
+    if (collects) streams.push(...startStreams({ db, config, log: app.log }));
     retention = collects ? startRetention({ db, log: app.log }) : undefined;
   } catch (error) {
     metrics?.close();

@@ -3,10 +3,11 @@
  * stdout per command, an error object on stderr and exit code 1 on failure.
  */
 import { spawnSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifySecret } from '../src/auth/secrets.ts';
+import { synopses } from '../src/cli.ts';
 import { issueTokens } from '../src/auth/tokens.ts';
 import { lookupAccessToken } from '../src/store/tokens.ts';
 import { loadConfig } from '../src/config.ts';
@@ -178,6 +179,25 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     const badConfig = sluice(dir, ['config'], { env: { POLL_INTERVAL: 'often' } });
     expect(badConfig.err.errors[0]).toMatchObject({ name: 'ConfigError', propertyName: 'POLL_INTERVAL' });
   }, 120_000); // ten CLI processes; the machine is shared
+
+  it('takes no name of the object prototype for a command (toString printed "[object Object]" and exited 0)', async () => {
+    const dir = await place();
+    for (const args of [['toString'], ['constructor'], ['admin', 'toString'], ['admin', 'hasOwnProperty', 'x']]) {
+      const result = sluice(dir, args);
+      expect(result.status, args.join(' ')).toBe(1);
+      expect(result.out).toBeUndefined();
+      expect(result.err.errors[0], args.join(' ')).toMatchObject({ name: 'ValidationError', propertyName: 'command', code: 1001 });
+    }
+  }, 60_000); // four CLI runs
+
+  it('has the synopses docs/operations.md#cli lists, in its order', () => {
+    const docs = readFileSync(join(root, 'docs/operations.md'), 'utf8');
+    const block = docs.slice(docs.indexOf('\n## CLI\n')).split('```')[1]!;
+    const lines = block.split('\n').map((line) => line.replace(/\s+/g, ' ').trim()).filter(Boolean);
+    const wanted = synopses().map((synopsis) => synopsis.replace(/\s+/g, ' '));
+    // A line of the docs is its synopsis, then perhaps a description.
+    expect(lines.map((line, i) => (wanted[i] && (line === wanted[i] || line.startsWith(`${wanted[i]} `)) ? wanted[i] : line))).toEqual(wanted);
+  });
 
   it('migrates, and prints the configuration with secrets masked', async () => {
     const dir = await place();

@@ -24,7 +24,8 @@ import { createConsumer } from '../src/store/consumers.ts';
 import { createContract, grant } from '../src/store/contracts.ts';
 import { type Db, openDb } from '../src/store/db.ts';
 import { withLanguage } from '../src/lib/language.ts';
-import { type ItemState, storeItems } from '../src/store/items.ts';
+import type { ItemState } from '../src/store/items/rows.ts';
+import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { SCOPES } from '../src/store/tokens.ts';
 

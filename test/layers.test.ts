@@ -3,7 +3,8 @@
  * the module's own folder or down the layers, never up, and no area imports another area. A
  * service's folder (services/<name>/) is imported only by itself and the lists of services
  * (services/index.ts, services/table.ts): everything else dispatches through them. No chain of imports leads from a module back to
- * itself. Imports are read from the source text: static `import`/`export … from` (type-only ones
+ * itself. Migrations import only their own folder, `kysely` and Node's built-ins (they are frozen
+ * history). Imports are read from the source text: static `import`/`export … from` (type-only ones
  * too, since they couple the modules as much) and dynamic `import('…')`. Imports of packages and
  * of files outside src/ are not layered.
  */
@@ -82,9 +83,14 @@ const STATIC = /^(?:import|export)\s+(?:type\s+)?[\w*{}\s,$]+?\s+from\s*['"]([^'
 const BARE = /^import\s*['"]([^'"]+)['"]/gm;
 const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
+/** Every module specifier `source` imports: packages, built-ins and relative paths. */
+function specifiersOf(source: string): string[] {
+  return [STATIC, BARE, DYNAMIC].flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!));
+}
+
 /** The relative module specifiers `source` imports. */
 function importsOf(source: string): string[] {
-  return [STATIC, BARE, DYNAMIC].flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!)).filter((spec) => spec.startsWith('.'));
+  return specifiersOf(source).filter((spec) => spec.startsWith('.'));
 }
 
 function modules(dir: string): string[] {
@@ -155,6 +161,40 @@ describe('the layer rule', () => {
   });
 });
 
+/**
+ * Why migration `file` (a path below src/store/migrations/) may not import `spec`, or undefined: a
+ * migration is history, so it imports only its own folder (frozen copies, `support.ts`), `kysely`
+ * and Node's built-ins, never application code that may change (docs/operations.md#migrations).
+ */
+function migrationImportViolation(file: string, spec: string): string | undefined {
+  if (spec === 'kysely' || spec.startsWith('node:')) return undefined;
+  if (!spec.startsWith('.')) return `${file} imports the package ${spec}: only kysely and node: built-ins`;
+  const target = posix.normalize(posix.join(posix.dirname(file), spec));
+  return posix.dirname(target) === 'store/migrations' ? undefined : `${file} imports ${target}: copy what it needs into store/migrations/support.ts`;
+}
+
+describe('migrations are frozen', () => {
+  it.each([
+    ['store/migrations/2026-11-27-dedupe.ts', '../db.ts', 'store/migrations/2026-11-27-dedupe.ts imports store/db.ts: copy what it needs into store/migrations/support.ts'],
+    ['store/migrations/2026-11-24-console-client.ts', '../../lib/ids.ts', 'store/migrations/2026-11-24-console-client.ts imports lib/ids.ts: copy what it needs into store/migrations/support.ts'],
+    ['store/migrations/2026-11-27-dedupe.ts', 'pg', 'store/migrations/2026-11-27-dedupe.ts imports the package pg: only kysely and node: built-ins'],
+    ['store/migrations/2026-11-27-dedupe.ts', './support.ts', undefined],
+    ['store/migrations/2026-12-01-read-seq.ts', './2026-11-29-trending.ts', undefined],
+    ['store/migrations/support.ts', 'node:crypto', undefined],
+    ['store/migrations/support.ts', 'kysely', undefined],
+  ])('%s -> %s: %s', (file, spec, expected) => {
+    expect(migrationImportViolation(file, spec)).toBe(expected);
+  });
+
+  it('no migration imports anything outside store/migrations/ but kysely and node: built-ins', () => {
+    const broken = files
+      .filter((file) => file.startsWith('store/migrations/'))
+      .flatMap((file) => specifiersOf(sources.get(file)!).map((spec) => migrationImportViolation(file, spec)))
+      .filter((why) => why !== undefined);
+    expect(broken).toEqual([]);
+  });
+});
+
 describe.each(files)('%s', (file) => {
   it('imports only its own folder, lower layers or shared modules', () => {
     const broken = targets(file)
@@ -211,5 +251,48 @@ describe('import cycles', () => {
 
   it('no module of src/ imports itself back, through any chain of imports', () => {
     expect(cycles(new Map(files.map((file) => [file, targets(file).filter((target) => sources.has(target))])))).toEqual([]);
+  });
+
+  it('no folder of src/ imports itself back, through any chain of its modules\' imports (no arrow of the import-structure picture runs back up)', () => {
+    // Tests are no rooms of the picture: a connector's test may load the configuration.
+    expect(folderCycles(files.filter((file) => !/\.test\.ts$/.test(file)), targets)).toEqual([]);
+  });
+});
+
+/**
+ * Imports that still close a loop of folders, `from -> to`: may only shrink. lib/item-keys.ts
+ * reads the feeds' `ownEntries` from the service table; the store's de-duplication (store/items.ts)
+ * calls it, so the fix is the store given that fact by its callers.
+ */
+const FOLDER_LOOP_ALLOWANCE = new Set(['lib/item-keys.ts -> services/table.ts']);
+
+/**
+ * The loops among the folders of src/ (a top-level module counts as a folder of its own): folder
+ * A imports B when one of its modules imports one of B's. Folders are the rooms of the picture
+ * `farm-studio look` draws, so a loop there is an arrow that runs back up: a lower folder that
+ * imports a higher one (the services' stream listeners importing collect/, the store importing
+ * services/), whatever each module's own layer.
+ */
+function folderCycles(modules: readonly string[], importsOf: (file: string) => string[]): string[][] {
+  const folderOf = (path: string) => path.split('/')[0]!;
+  const graph = new Map<string, Set<string>>();
+  for (const file of modules) {
+    for (const target of importsOf(file)) {
+      if (!modules.includes(target) || FOLDER_LOOP_ALLOWANCE.has(`${file} -> ${target}`) || folderOf(file) === folderOf(target)) continue;
+      graph.set(folderOf(file), (graph.get(folderOf(file)) ?? new Set()).add(folderOf(target)));
+    }
+  }
+  return cycles(new Map([...graph].map(([folder, to]) => [folder, [...to]])));
+}
+
+describe('folder loops', () => {
+  it.each([
+    ['none', { 'collect/a.ts': ['services/b.ts'], 'services/b.ts': ['store/c.ts'], 'store/c.ts': [] }, []],
+    ['a stream listener importing the collector', { 'collect/a.ts': ['services/x/stream/b.ts'], 'services/x/stream/b.ts': ['collect/c.ts'], 'collect/c.ts': [] }, [['collect', 'services']]],
+    ['the store importing a service rule', { 'services/b.ts': ['store/c.ts'], 'store/c.ts': ['services/d.ts'], 'services/d.ts': [] }, [['services', 'store']]],
+    ['the allowance', { 'lib/item-keys.ts': ['services/table.ts'], 'services/table.ts': ['lib/x.ts'], 'lib/x.ts': [] }, []],
+  ])('finds %s', (_name, graph, expected) => {
+    const modules = Object.keys(graph);
+    expect(folderCycles(modules, (file) => (graph as Record<string, string[]>)[file]!)).toEqual(expected);
   });
 });

@@ -13,8 +13,10 @@ import dns from 'node:dns';
 import net from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { isAllowedAddress } from '../lib/addresses.ts';
-import type { SourceFetch, SourceRequest, SourceResponse } from '../services/connector.ts';
+import { FetchError, type OpenedStream, type OpenStream, type SourceFetch, type SourceRequest, type SourceResponse } from '../services/connector.ts';
 
+// The error and the stream types live with the fetch's contract (services/connector.ts), where connectors and stream listeners see them.
+export { FetchError, type FetchErrorKind, type OpenedStream, type OpenStream } from '../services/connector.ts';
 export { isAllowedAddress };
 
 /** Default whole-request time limit, ms (docs/services.md#outbound-requests). */
@@ -32,30 +34,6 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const DECODED_CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br', 'zstd']);
 /** Request headers not carried over a redirect to another origin (as the Fetch standard does). */
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
-
-export type FetchErrorKind = 'blocked' | 'timeout' | 'too_large' | 'redirects' | 'network' | 'protocol';
-
-/**
- * A failed outbound request. `kind` says why:
- * - `blocked`: the host is, or resolves to, a non-public address (and private fetches are off);
- * - `timeout`: the whole request, body included, took longer than the time limit;
- * - `too_large`: the body is larger than the size limit;
- * - `redirects`: more redirects than allowed;
- * - `protocol`: a URL or redirect target that is not http(s), not parseable, or carries
- *   credentials; or a malformed response (bad HTTP framing, undecodable content coding);
- * - `network`: anything else on the way (DNS failure, refused or reset connection, TLS).
- *
- * The message names only the URL's host (never the path, query or resolved address); the
- * underlying error, if any, is in `cause`.
- */
-export class FetchError extends Error {
-  readonly kind: FetchErrorKind;
-  constructor(kind: FetchErrorKind, message: string, options: { cause?: unknown } = {}) {
-    super(message, { cause: options.cause });
-    this.name = 'FetchError';
-    this.kind = kind;
-  }
-}
 
 /** Options for {@link createFetcher}. */
 export interface FetcherOptions {
@@ -203,23 +181,6 @@ export function createFetcher(options: FetcherOptions): SourceFetch & { open: Op
     close: () => agent.close(),
   });
 }
-
-/** A stream opened by {@link OpenStream}: status, headers with lower-case names, the body to read, the final URL. */
-export interface OpenedStream {
-  status: number;
-  headers: Record<string, string>;
-  body: ReadableStream<Uint8Array> | null;
-  url: string;
-}
-
-/**
- * A long-lived guarded GET (Server-Sent Events, docs/services.md#push-and-streams): the same
- * address check as every request (on each connection and redirect hop), the time limit applies
- * to the response headers only, and the body is a stream read until it ends or `signal` aborts
- * (no size limit: the reader decides). Resolves with the response whatever its status.
- * @throws {FetchError} as the fetcher does (`blocked`, `timeout` for the headers, `network`, …).
- */
-export type OpenStream = (url: string, headers: Record<string, string>, signal: AbortSignal) => Promise<OpenedStream>;
 
 /**
  * The undici `Agent` whose connector refuses non-public addresses (unless `allowPrivate`): the

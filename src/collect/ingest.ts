@@ -12,7 +12,7 @@
  *    rather than anything let through unjudged.
  * 2. `storeJudged` (inside the caller's transaction): stores the accepted items new to the
  *    collection, and those a holding set held for review unpublished with `held`
- *    (docs/filters.md#hold-for-review) (asked again in the transaction; de-duplication, `store/items.ts`), items seen
+ *    (docs/filters.md#hold-for-review) (asked again in the transaction; de-duplication, `store/items/dedupe.ts`), items seen
  *    before go along so that an edit updates the card, records the rejections new to the input,
  *    and answers the counts and the webhook events (docs/api.md#webhook-events) for the caller to
  *    emit with its own.
@@ -22,7 +22,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { type Decision } from '../filter/engine.ts';
-import { filterPool, type FilterPool, POLL_BUDGET_MS } from '../filter/pool.ts';
+import { FilterBudgetError, filterPool, type FilterPool, POLL_BUDGET_MS } from '../filter/pool.ts';
 import type { ContentItem } from '../item.ts';
 import { withLanguage } from '../lib/language.ts';
 import { countCollectedItems } from '../lib/metrics.ts';
@@ -30,7 +30,9 @@ import type { Database } from '../store/tables.ts';
 import type { Db } from '../store/db.ts';
 import { withoutBlocked } from '../store/erasures.ts';
 import { recordPushed } from '../store/inputs.ts';
-import { type Held, recentItems, storedItemIds, storeNewItems } from '../store/items.ts';
+import { recentItems } from '../store/items/find.ts';
+import type { Held } from '../store/items/rows.ts';
+import { storedItemIds, storeNewItems } from '../store/items/write.ts';
 import { recentOf, spamScore, WINDOW_MS } from '../filter/spam.ts';
 import { emitEvents, itemSubject, type NewEvent } from '../store/outbox.ts';
 import { type NewRejection, recordRejections } from '../store/rejections.ts';
@@ -38,8 +40,8 @@ import type { InputRow } from '../store/tables.ts';
 import { type FilterCache, filterCache } from './filter-cache.ts';
 import type { Transaction } from 'kysely';
 
-/** The governing filter did not judge every new item within POLL_BUDGET_MS. */
-export class FilterBudgetError extends Error {}
+// Where the collector's callers have always found it.
+export { FilterBudgetError };
 
 /** What judging needs besides the database: the filter cache and pool (defaults: the process's). */
 export interface JudgeContext {
@@ -69,13 +71,13 @@ export async function judgeItems(db: Db, input: InputRow, collected: ContentItem
   // Authors the contract erased are not collected again (docs/api.md#erasure).
   const items = await withoutBlocked(db, input.contractId, input.service, collected);
   const governing = await (ctx.filters ?? filterCache(db)).governing(input);
-  const stored = await storedItemIds(db, input.collectionId, items.map((item) => item.id));
+  const stored = await storedItemIds(db, input.contractId, input.collectionId, items.map((item) => item.id));
   const fresh: ContentItem[] = [];
   for (const item of items) if (!stored.has(item.id)) fresh.push(await withLanguage(item));
   const decisions = new Map<ContentItem, Decision>();
   if (governing && fresh.length > 0) {
     const { key, filter, lists } = governing;
-    const scored = await withSpamScores(db, input.collectionId, fresh, now);
+    const scored = await withSpamScores(db, input.contractId, input.collectionId, fresh, now);
     const judged = await (ctx.pool ?? filterPool()).judge({ contractId: input.contractId, key, filter, lists, items: scored, now }, POLL_BUDGET_MS);
     if (!judged.complete) {
       throw new FilterBudgetError(`the filter did not judge the ${fresh.length} new items within ${POLL_BUDGET_MS} ms (judged ${judged.decisions.length}); nothing was stored: simplify the filter`);
@@ -98,8 +100,8 @@ const SPAM_RECENT = 2000;
  * docs/filters.md#spam-score) against the collection's items dated within the last WINDOW_MS
  * (at most SPAM_RECENT) and the fresh batch itself. The score is for the filter; it is not stored.
  */
-async function withSpamScores(db: Db, collectionId: string, fresh: ContentItem[], now: number): Promise<ContentItem[]> {
-  const stored = await recentItems(db, collectionId, now - WINDOW_MS, SPAM_RECENT);
+async function withSpamScores(db: Db, contractId: string, collectionId: string, fresh: ContentItem[], now: number): Promise<ContentItem[]> {
+  const stored = await recentItems(db, contractId, collectionId, now - WINDOW_MS, SPAM_RECENT);
   const at = (item: ContentItem) => (Number.isFinite(Date.parse(item.date)) ? Date.parse(item.date) : now);
   const recent = [...stored, ...fresh].map((item) => recentOf(item, at(item)));
   return fresh.map((item) => ({ ...item, spam: spamScore(item, recent, now) }));
@@ -117,7 +119,7 @@ export interface Stored {
 
 /** Step 2, inside the caller's transaction (see the module); `finished` is the store time (ms). */
 export async function storeJudged(trx: Transaction<Database>, input: InputRow, judged: Judged, finished: number): Promise<Stored> {
-  const known = await storedItemIds(trx, input.collectionId, judged.fresh.map((item) => item.id));
+  const known = await storedItemIds(trx, input.contractId, input.collectionId, judged.fresh.map((item) => item.id));
   const state = input.display ? 'published' : 'unpublished';
   // Items stored before go along too: a changed title, text or media updates the card.
   const again = judged.all.filter((item) => judged.stored.has(item.id));

@@ -65,7 +65,7 @@ export function startKudosRefresh(deps: { db: Db; config: Config; log?: FastifyB
         await gate?.settle();
       }
       if (result.nextAt) heldUntil.set(key, result.nextAt);
-      await updateKudos(db, first!.collectionId, result.kudos, Date.now());
+      await updateKudos(db, input.contractId, first!.collectionId, result.kudos, Date.now());
     } catch (error) {
       if (error instanceof QuotaWait) return void (key && heldUntil.set(key, error.until));
       if (error instanceof SourceError && error.retryAfterMs !== undefined && key) heldUntil.set(key, now + error.retryAfterMs);

@@ -23,7 +23,8 @@ import { iso } from '../lib/time.ts';
 import { serviceModule } from '../services/index.ts';
 import type { ServiceSettings } from '../services/table.ts';
 import type { Db } from '../store/db.ts';
-import { addUnits, ENVIRONMENT, type QuotaSettings, reserveHashtag, reserveUnits, unitQuota, unitsUsed } from '../store/quotas.ts';
+import { type QuotaSettings, unitQuota } from '../services/module.ts';
+import { addUnits, ENVIRONMENT, reserveHashtag, reserveUnits, unitsUsed } from '../store/quotas.ts';
 import type { CredentialRow, InputRow } from '../store/tables.ts';
 import type { SourceFetch } from '../services/connector.ts';
 

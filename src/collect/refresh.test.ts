@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, buildItem, buildTenant, type TestContext } from '../../test/helper.ts';
 import { loadConfig } from '../config.ts';
 import { findInput } from '../store/inputs.ts';
-import { storeItems } from '../store/items.ts';
+import { storeItems } from '../store/items/write.ts';
 import { createFetcher } from './fetch.ts';
 import { nextDelaySeconds, refreshInput } from './refresh.ts';
 import { startCollector } from './scheduler.ts';

@@ -35,7 +35,8 @@ import { FilterBudgetError, judgeItems, storeJudged } from './ingest.ts';
 import { sourceTitle } from './source-title.ts';
 import { type CredentialResolver, isCredentialFailure, LAST_USED_EVERY_MS, missingCredential, type Resolved } from './credentials.ts';
 import { markCredentialFailed, markCredentialUsed } from '../store/credentials.ts';
-import { type QuotaSettings, recordQuotaWait } from '../store/quotas.ts';
+import type { QuotaSettings } from '../services/module.ts';
+import { recordQuotaWait } from '../store/quotas.ts';
 import { openQuotaGate, QuotaWait } from './quotas.ts';
 
 const MAX_BACKOFF_S = 3600;

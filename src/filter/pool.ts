@@ -35,6 +35,10 @@ import type { CheckResult, CheckTask, FilterErrorData, JudgeResult, JudgeTask, P
 export const DRY_RUN_BUDGET_MS = 5_000;
 /** Running time one poll may spend judging its new items (ms). */
 export const POLL_BUDGET_MS = 5_000;
+
+/** The governing filter did not judge every new item of a poll or push within POLL_BUDGET_MS (thrown by `collect/ingest.ts`: nothing is stored). */
+export class FilterBudgetError extends Error {}
+
 /** How long past its budget a task may run before its thread is terminated (ms). */
 const HARD_LIMIT_MS = 1_000;
 /** API requests (dry runs, checks of a set or list being saved) of one contract waiting at once; more → 429. */

@@ -3,7 +3,7 @@
  * source sent, and however its entities were decoded on the way in, what the queue, content and
  * stream API send (and the publication is given) holds no script, no event handler and no
  * `javascript:` (or any other non-web) URL. Stored items keep the source's text; this runs where
- * a stored row becomes the served item (`store/items.ts` `rowToItem`), whose JSON the read path
+ * a stored row becomes the served item (`store/items/rows.ts` `rowToItem`), whose JSON the read path
  * keeps per item and version (queue/read-path.ts), so an item is cleaned once per process, not
  * once per read.
  *

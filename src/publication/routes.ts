@@ -43,7 +43,9 @@ import { DISPLAY_LIMITS, type DisplayState } from '../lib/publication-settings.t
 import { defaultSort } from '../lib/ranking.ts';
 import type { Db } from '../store/db.ts';
 import { findCollection, findPublicationSettings, publicationOf } from '../store/collections.ts';
-import { findPublishedItems, type ItemDocument, listItems, rowToItem } from '../store/items.ts';
+import { findPublishedItems } from '../store/items/find.ts';
+import { listItems } from '../store/items/read-sql.ts';
+import { type ItemDocument, rowToItem } from '../store/items/rows.ts';
 import { publicationCsp } from './csp.ts';
 import { activeCustomizations } from './customizations.ts';
 import { type MediaUrl, presentItem } from './present.ts';
@@ -136,8 +138,8 @@ export function publicationRoutes(app: App, { db, config, related, media }: { db
   }
 
   /** A page of the wall: published items, trending first in a ranked collection, else newest first. */
-  function page(collection: { id: string; type: string }, offset: number, count = PAGE_SIZE): Promise<ItemDocument[]> {
-    const query = { collectionId: collection.id, state: 'published' as const, sinceMs: -1, untilMs: Date.now() };
+  function page(collection: { id: string; contractId: string; type: string }, offset: number, count = PAGE_SIZE): Promise<ItemDocument[]> {
+    const query = { contractId: collection.contractId, collectionId: collection.id, state: 'published' as const, sinceMs: -1, untilMs: Date.now() };
     return listItems(db, query, { count, offset, sort: defaultSort(collection.type), order: 'desc' });
   }
 
@@ -236,7 +238,7 @@ export function publicationRoutes(app: App, { db, config, related, media }: { db
     const { offset = 0, ids } = request.query;
     const { collection } = await publicTarget(db, request.params.contract, request.query.q);
     const language = (await findPublicationSettings(db, collection.id)).language ?? 'en';
-    const rows = ids !== undefined ? await findPublishedItems(db, collection.id, ids.split(',').filter(Boolean)) : await page(collection, offset);
+    const rows = ids !== undefined ? await findPublishedItems(db, collection.contractId, collection.id, ids.split(',').filter(Boolean)) : await page(collection, offset);
     const now = Date.now();
     return reply
       .type('text/html; charset=utf-8')

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES, validationError } from '../errors.ts';
 import { ITEM_TYPES } from '../item.ts';
 import { serviceRow } from '../services/table.ts';
-import type { Circle, ItemQuery } from '../store/items.ts';
+import type { Circle, ItemQuery } from '../store/items/read-sql.ts';
 
 /** JSONP callback names (docs/api.md#jsonp). */
 export const CALLBACK = '^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$';
@@ -154,9 +154,9 @@ function circle(value: string | undefined, invalid: Invalid[]): Circle | undefin
 /**
  * The item selection of a read: `since` defaults to now − 24 h and `until` to now (Unix
  * seconds, docs/api.md#read-parameters); comma lists checked against the known values. Throws 400
- * naming the parameter.
+ * naming the parameter. The read is of collection `collectionId` of contract `contractId`.
  */
-export function itemQuery(collectionId: string, query: ReadQuery, now = Date.now()): ItemQuery {
+export function itemQuery(contractId: string, collectionId: string, query: ReadQuery, now = Date.now()): ItemQuery {
   const invalid: Invalid[] = [];
   const services = list(query.service, 'service', (v) => serviceRow(v) !== undefined, invalid);
   const types = list(query.type, 'type', (v) => (ITEM_TYPES as readonly string[]).includes(v), invalid);
@@ -169,6 +169,7 @@ export function itemQuery(collectionId: string, query: ReadQuery, now = Date.now
   }
   if (invalid.length) throw validationError(invalid);
   return {
+    contractId,
     collectionId,
     sinceMs,
     untilMs,

@@ -13,7 +13,7 @@
  *   page (queue reads use it too: a moderator's queue is mostly published items; a moderator's
  *   item also tells whether it was edited, `Serialized`). Sound because
  *   every change to a published item (moderation, a pin, an edit here or at the source, a merged duplicate, new
- *   kudos counters) stamps it with a new `seq` (store/items.ts, store/kudos.ts).
+ *   kudos counters) stamps it with a new `seq` (store/items/, store/kudos.ts).
  *
  * The hot path, a known collection with a fresh page, is answered without awaiting anything.
  */
@@ -24,7 +24,7 @@ import { publicTarget } from '../http/public.ts';
 import { findActiveCollectionBySlugs } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
 import { parseModeration } from '../store/item-moderation.ts';
-import { type Audience, type ItemDocument, type ItemKey, rowToItem, rowToModeratorItem } from '../store/items.ts';
+import { type Audience, type ItemDocument, type ItemKey, rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
 import { createPageCache } from './cache.ts';
 import type { ReadQuery } from './params.ts';
 import type { RenderedPage } from './respond.ts';
@@ -38,9 +38,10 @@ const VERSION_CHECK_MS = 1000;
 /** Collections remembered at most; the memory is cleared when full. */
 const MAX_KNOWN = 10_000;
 
-/** A collection of a public read: its id, type and version (bumped by every new item and moderation). */
+/** A collection of a public read: its id, its contract's, type and version (bumped by every new item and moderation). */
 export interface ReadCollection {
   id: string;
+  contractId: string;
   version: number;
   /** `realtime` or `ranked` (docs/api.md#trending: a ranked collection's reads default to `sort=trending`). */
   type: string;
@@ -60,7 +61,7 @@ export interface ReadPath {
   forget(contractSlug: string, q: string): void;
   /**
    * The items of `keys` as the JSON text of an array of content items (docs/api.md#content-item),
-   * in the keys' order, as `audience` reads them (default public: store/items.ts `rowToItem`, or
+   * in the keys' order, as `audience` reads them (default public: store/items/rows.ts `rowToItem`, or
    * `rowToModeratorItem`); `load` reads the stored rows of the ids not serialized before.
    */
   itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>, audience?: Audience): Promise<string>;
@@ -129,12 +130,12 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
       const active = await findActiveCollectionBySlugs(db, contractSlug, q);
       if (active) {
         if (found.size >= MAX_KNOWN) found.clear();
-        const collection = { id: active.id, version: active.version, type: active.type };
+        const collection = { id: active.id, contractId: active.contractId, version: active.version, type: active.type };
         found.set(foundKey(contractSlug, q), { at: now, collection });
         return collection;
       }
       const { collection } = await publicTarget(db, contractSlug, q);
-      return { id: collection.id, version: Number(collection.version), type: collection.type };
+      return { id: collection.id, contractId: collection.contractId, version: Number(collection.version), type: collection.type };
     },
 
     page(route, collection, query, build) {

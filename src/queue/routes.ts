@@ -36,7 +36,12 @@ import type { Db } from '../store/db.ts';
 import type { ContractAccess } from '../store/tokens.ts';
 import { searchItemKeys } from '../store/item-search.ts';
 import { MAX_PINNED } from '../store/item-moderation.ts';
-import { changeItem, countItems, findItem, findItems, listItemKeys, rowToItem, rowToModeratorItem, setItemsState, splitDuplicate } from '../store/items.ts';
+import { splitDuplicate } from '../store/items/cards.ts';
+import { changeItem } from '../store/items/change.ts';
+import { findItem, findItems } from '../store/items/find.ts';
+import { setItemsState } from '../store/items/moderate.ts';
+import { countItems, listItemKeys } from '../store/items/read-sql.ts';
+import { rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
 import { checkModeration, itemQuery, moderationTarget } from './params.ts';
 import { createReadPath } from './read-path.ts';
 import { render, renderJson, respond, respondJson, sendPublic } from './respond.ts';
@@ -72,7 +77,7 @@ export function queueRoutes(
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, query.q, { activeOnly: false });
     const { state, text, pinned, held, ...read } = query;
-    const selection = { ...itemQuery(collection.id, read), ...(state ? { state } : {}), ...(held ? { held: held === 'true' } : {}) };
+    const selection = { ...itemQuery(collection.contractId, collection.id, read), ...(state ? { state } : {}), ...(held ? { held: held === 'true' } : {}) };
     const page = { count: query.count ?? 500, offset: query.offset ?? 0, order: query.order ?? 'desc' } as const;
     // Pinned items first, in their order (docs/api.md#pin-and-spotlight); `pinned` narrows to them or to the others.
     const pins = pinned === 'true' ? 'only' : pinned === 'false' ? 'none' : 'first';
@@ -82,7 +87,7 @@ export function queueRoutes(
       ? await searchItemKeys(db, selection, searchPage(page, query.sort ?? 'time'), searchParameter('text', text))
       : await listItemKeys(db, selection, { ...page, sort: query.sort ?? 'time' }, pins);
     // Published items' JSON is kept per audience (read-path.ts); the others are serialized each time.
-    const json = await queueReads.itemsJson(keys, (ids) => findItems(db, collection.id, ids), 'moderator');
+    const json = await queueReads.itemsJson(keys, (ids) => findItems(db, collection.contractId, collection.id, ids), 'moderator');
     return respondJson(request, reply, json, { public: false, callback: query.callback });
   });
 
@@ -105,7 +110,7 @@ export function queueRoutes(
     const moderation = { contractId: contract.id, actor: { id: principal.consumer.id, name: principal.consumer.name } };
     if (!target.bulk) {
       const one = target.ids[0]!;
-      const outcome = await changeItem(db, collection.id, one, body, moderation);
+      const outcome = await changeItem(db, contract.id, collection.id, one, body, moderation);
       if ('missing' in outcome) throw notFoundError(`Unknown content item ${one}.`, 'id', one);
       // Removed at the source (docs/api.md#removed-at-the-source): no moderation brings it back.
       if ('removed' in outcome) throw conflictError(`Content item ${one} was removed at the source: it cannot be moderated. Nothing was changed.`, 'state', 'removed');
@@ -117,15 +122,15 @@ export function queueRoutes(
       reads.forget(contract.slug, q);
       // The entries it recorded, so that a client can undo it (docs/api.md#moderation).
       if (outcome.auditIds.length) void reply.header(AUDIT_ID_HEADER, outcome.auditIds.join(', '));
-      return respond(request, reply, rowToModeratorItem((await findItem(db, collection.id, one))!), { public: false, callback: undefined });
+      return respond(request, reply, rowToModeratorItem((await findItem(db, contract.id, collection.id, one))!), { public: false, callback: undefined });
     }
     const state = body.state!;
-    const outcome = await setItemsState(db, collection.id, target.ids, state, moderation);
+    const outcome = await setItemsState(db, contract.id, collection.id, target.ids, state, moderation);
     if ('missing' in outcome) throw notFoundError(`Unknown content items: ${outcome.missing.join(', ')}. Nothing was moderated.`, 'ids', outcome.missing.join(','));
     if ('removed' in outcome) throw conflictError(`Content items removed at the source cannot be moderated: ${outcome.removed.join(', ')}. Nothing was moderated.`, 'state', 'removed');
     reads.forget(contract.slug, q);
     void reply.header(AUDIT_ID_HEADER, outcome.auditId);
-    const rows = new Map((await findItems(db, collection.id, target.ids)).map((row) => [row.id, row]));
+    const rows = new Map((await findItems(db, collection.contractId, collection.id, target.ids)).map((row) => [row.id, row]));
     return respond(request, reply, target.ids.map((one) => rowToModeratorItem(rows.get(one)!)), { public: false, callback: undefined });
   });
 
@@ -136,12 +141,12 @@ export function queueRoutes(
     const contract = await activeContract(db, request.params.contract);
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, q, { activeOnly: false });
-    if (!(await findItem(db, collection.id, id))) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
+    if (!(await findItem(db, contract.id, collection.id, id))) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
     const actor = { id: principal.consumer.id, name: principal.consumer.name };
     const split = await splitDuplicate(db, { collectionId: collection.id, contractId: contract.id }, id, duplicateId, { contractId: contract.id, actor });
     if (!split) throw notFoundError(`Item ${id} has no duplicate ${duplicateId}.`, 'duplicateId', duplicateId);
     reads.forget(contract.slug, q);
-    return respond(request, reply, [rowToModeratorItem((await findItem(db, collection.id, id))!), rowToModeratorItem(split)], { public: false, callback: undefined });
+    return respond(request, reply, [rowToModeratorItem((await findItem(db, contract.id, collection.id, id))!), rowToModeratorItem(split)], { public: false, callback: undefined });
   });
 
   app.get('/v1/queue/:contract/history', { schema: schemas.history }, async (request) => {
@@ -151,7 +156,7 @@ export function queueRoutes(
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, q, { activeOnly: false });
     const steps = await itemHistory(db, collection.id, id);
-    if (!steps.length && !(await findItem(db, collection.id, id))) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
+    if (!steps.length && !(await findItem(db, contract.id, collection.id, id))) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
     return steps.map(presentHistoryStep);
   });
 
@@ -161,7 +166,7 @@ export function queueRoutes(
     const contract = await activeContract(db, request.params.contract);
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, query.q, { activeOnly: false });
-    const selection = itemQuery(collection.id, query);
+    const selection = itemQuery(collection.contractId, collection.id, query);
     const [published, unpublished] = await Promise.all([
       countItems(db, { ...selection, state: 'published' }),
       countItems(db, { ...selection, state: 'unpublished' }),
@@ -178,7 +183,7 @@ export function queueRoutes(
     const expiry = setTimeout(() => reply.raw.end(), Math.max(0, Math.min(principal.token.expiresAt - Date.now(), 2 ** 31 - 1)));
     // …and within a second of its access ending otherwise (revoked token or grant, disabled consumer: stream.ts).
     const access = { tokenHash: principal.token.tokenHash, contractId: contract.id };
-    await attach(request, reply, moderatorStreams, collection.id, { public: false, access }, () => clearTimeout(expiry));
+    await attach(request, reply, moderatorStreams, collection, { public: false, access }, () => clearTimeout(expiry));
   });
 
   app.get('/v1/content/:contract', { schema: schemas.content }, async (request, reply) => {
@@ -190,12 +195,12 @@ export function queueRoutes(
     // `search`: the full-text search (search.ts), most relevant first unless `sort` is given; checked before any page is built.
     const search = query.search ? searchParameter('search', query.search) : undefined;
     const page = await reads.page('content', collection, query, async () => {
-      const selection = { ...itemQuery(collection.id, query), state: 'published' } as const;
+      const selection = { ...itemQuery(collection.contractId, collection.id, query), state: 'published' } as const;
       const paging = { count: query.count ?? 20, offset: query.offset ?? 0, order: query.order ?? 'desc' } as const;
       const keys = search
         ? await searchItemKeys(db, selection, searchPage(paging, query.sort), search)
         : await listItemKeys(db, selection, { ...paging, sort: query.sort ?? defaultSort(collection.type) });
-      const json = await reads.itemsJson(keys, (ids) => findItems(db, collection.id, ids));
+      const json = await reads.itemsJson(keys, (ids) => findItems(db, collection.contractId, collection.id, ids));
       return renderJson(json, query.callback, config.contentMaxAge);
     });
     return sendPublic(request, reply, page);
@@ -205,14 +210,14 @@ export function queueRoutes(
     const collection = await reads.collection(request.params.contract, request.query.q);
     const header = request.headers['last-event-id'];
     const lastEventId = typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : undefined;
-    await attach(request, reply, streams, collection.id, { public: true, lastEventId, display: request.query.display === true });
+    await attach(request, reply, streams, collection, { public: true, lastEventId, display: request.query.display === true });
   });
 
   app.get('/v1/count/:contract', { schema: schemas.count }, async (request, reply) => {
     const { query } = request;
     const collection = await reads.collection(request.params.contract, query.q);
     const page = await reads.page('count', collection, query, async () => {
-      const count = await countItems(db, { ...itemQuery(collection.id, query), state: 'published' });
+      const count = await countItems(db, { ...itemQuery(collection.contractId, collection.id, query), state: 'published' });
       return render({ count: String(count) }, query.callback, config.contentMaxAge);
     });
     return sendPublic(request, reply, page);
@@ -258,7 +263,7 @@ async function attach(
   request: FastifyRequest,
   reply: FastifyReply,
   hub: StreamHub,
-  collectionId: string,
+  collection: { id: string; contractId: string },
   options: { public: boolean; lastEventId?: number; access?: ContractAccess; display?: boolean },
   onClose = () => {},
 ): Promise<void> {
@@ -273,7 +278,7 @@ async function attach(
   });
   let early: string[] | undefined = [];
   const subscriber = { write: (chunk: string) => void (early ? early.push(chunk) : raw.write(chunk)), end: () => raw.end() };
-  unsubscribe = await hub.subscribe(collectionId, subscriber, options.lastEventId, options.access, { display: options.display === true });
+  unsubscribe = await hub.subscribe(collection.contractId, collection.id, subscriber, options.lastEventId, options.access, { display: options.display === true });
   if (closed) return unsubscribe();
   openStream(request, reply, options);
   for (const chunk of early) raw.write(chunk);

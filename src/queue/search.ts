@@ -9,7 +9,7 @@
 import { VALIDATION_CODES, validationError } from '../errors.ts';
 import { parseSearch, type SearchQuery, SearchQueryError } from '../lib/search-query.ts';
 import type { SearchPage } from '../store/item-search.ts';
-import type { Page } from '../store/items.ts';
+import type { Page } from '../store/items/read-sql.ts';
 
 /**
  * The parsed search of parameter `name` (`search` or `text`); throws 400 naming it, code 1005

@@ -45,7 +45,8 @@ import { countStream } from '../lib/metrics.ts';
 import type { Db } from '../store/db.ts';
 import type { DisplayState } from '../lib/publication-settings.ts';
 import { streamMarks } from '../store/collections.ts';
-import { arrivedItems, changedItems, collectionVersion, latestArrival, removalOf, rowToItem, rowToModeratorItem } from '../store/items.ts';
+import { arrivedItems, changedItems, collectionVersion, latestArrival } from '../store/items/changes.ts';
+import { removalOf, rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
 import type { ItemRow } from '../store/tables.ts';
 import { accessKey, type ContractAccess, liveAccess } from '../store/tokens.ts';
 
@@ -56,12 +57,12 @@ export interface Subscriber {
 
 export interface StreamHub {
   /**
-   * Adds a subscriber to the collection's stream, first sending changes after `lastEventId`;
+   * Adds a subscriber to the stream of contract `contractId`'s collection, first sending changes after `lastEventId`;
    * returns the unsubscribe function. With `access` (the moderators' hub), the subscriber is ended
    * (`end()`) and dropped as soon as the hub finds that access gone. With `display`, the
    * subscriber also gets `display` events: the current state at once, then each change.
    */
-  subscribe(collectionId: string, subscriber: Subscriber, lastEventId?: number, access?: ContractAccess, options?: { display?: boolean }): Promise<() => void>;
+  subscribe(contractId: string, collectionId: string, subscriber: Subscriber, lastEventId?: number, access?: ContractAccess, options?: { display?: boolean }): Promise<() => void>;
   /** Ends every stream and stops the pollers. */
   close(): void;
   /** Collections being polled (for tests). */
@@ -124,6 +125,8 @@ interface Poller {
   sentAtFrom: Set<string>;
   timer: NodeJS.Timeout;
   busy: boolean;
+  /** The contract that holds the collection: every read of its items names it (store/items/). */
+  contractId: string;
 }
 
 /**
@@ -176,7 +179,7 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
       }
       const version = marks.version;
       if (version <= poller.cursor) return;
-      const changed = await changedItems(db, collectionId, poller.cursor, version, CHANGES_PER_READ);
+      const changed = await changedItems(db, poller.contractId, collectionId, poller.cursor, version, CHANGES_PER_READ);
       const text = moderator ? moderatorEvents(await withArrivals(collectionId, poller, changed), version) : events(changed);
       // Access checked after the read: what changed after a stream's access ended never reaches it.
       if (text && poller.access.size) await keepAccess([poller]);
@@ -191,7 +194,7 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
 
   /** The moderated rows plus the arrivals not sent yet, oldest arrival first; moves the arrival mark. */
   async function withArrivals(collectionId: string, poller: Poller, changed: ItemRow[]): Promise<ItemRow[]> {
-    const arrived = (await arrivedItems(db, collectionId, poller.arrivedFrom, CHANGES_PER_READ)).filter(
+    const arrived = (await arrivedItems(db, poller.contractId, collectionId, poller.arrivedFrom, CHANGES_PER_READ)).filter(
       (row) => !(row.createdAt === poller.arrivedFrom && poller.sentAtFrom.has(row.id)),
     );
     for (const row of arrived) {
@@ -205,17 +208,17 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
     return [...arrived, ...changed.filter((row) => !arrivedIds.has(row.id))];
   }
 
-  async function pollerFor(collectionId: string): Promise<Poller> {
+  async function pollerFor(contractId: string, collectionId: string): Promise<Poller> {
     const existing = pollers.get(collectionId);
     if (existing) return existing;
     const marks = await streamMarks(db, collectionId);
     const cursor = marks?.version ?? 0;
     // Arrivals before the stream opened are not news; one past the latest is the first to send.
-    const arrivedFrom = moderator ? (await latestArrival(db, collectionId)) + 1 : 0;
+    const arrivedFrom = moderator ? (await latestArrival(db, contractId, collectionId)) + 1 : 0;
     const raced = pollers.get(collectionId);
     if (raced) return raced;
     const display = marks?.displayState ?? 'live';
-    const poller: Poller = { subscribers: new Set(), access: new Map(), leave: new Map(), cursor, display, displays: new Set(), arrivedFrom, sentAtFrom: new Set(), busy: false, timer: setInterval(() => void tick(collectionId, poller), options.pollMs ?? 500) };
+    const poller: Poller = { subscribers: new Set(), access: new Map(), leave: new Map(), cursor, display, displays: new Set(), arrivedFrom, sentAtFrom: new Set(), busy: false, contractId, timer: setInterval(() => void tick(collectionId, poller), options.pollMs ?? 500) };
     poller.timer.unref();
     pollers.set(collectionId, poller);
     return poller;
@@ -225,8 +228,8 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
     get pollers() {
       return pollers.size;
     },
-    async subscribe(collectionId, subscriber, lastEventId, access, { display = false } = {}) {
-      const poller = await pollerFor(collectionId);
+    async subscribe(contractId, collectionId, subscriber, lastEventId, access, { display = false } = {}) {
+      const poller = await pollerFor(contractId, collectionId);
       // From here the poller sends every change after its cursor; catch up to the cursor first.
       const upTo = poller.cursor;
       let open = true;
@@ -247,7 +250,7 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
       poller.leave.set(subscriber, unsubscribe);
       if (access) poller.access.set(subscriber, access);
       countStream(moderator ? 'moderator' : 'public', 1);
-      if (!moderator && lastEventId !== undefined && lastEventId < upTo) subscriber.write(events(await changedItems(db, collectionId, lastEventId, upTo, CHANGES_PER_READ)));
+      if (!moderator && lastEventId !== undefined && lastEventId < upTo) subscriber.write(events(await changedItems(db, contractId, collectionId, lastEventId, upTo, CHANGES_PER_READ)));
       if (display) {
         // The state now (a screen opened or reconnecting must not wait for a change), then each change.
         poller.displays.add(subscriber);

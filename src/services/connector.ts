@@ -40,6 +40,49 @@ export interface SourceRequest {
 /** Outbound HTTP as the collector allows it: guarded, time- and size-limited (docs/services.md#outbound-requests). GET unless `request` says POST. */
 export type SourceFetch = (url: string, headers?: Record<string, string>, request?: SourceRequest) => Promise<SourceResponse>;
 
+/** Why an outbound request failed (`FetchError`). */
+export type FetchErrorKind = 'blocked' | 'timeout' | 'too_large' | 'redirects' | 'network' | 'protocol';
+
+/**
+ * A failed outbound request of the collector's guarded fetch (`collect/fetch.ts`). `kind` says why:
+ * - `blocked`: the host is, or resolves to, a non-public address (and private fetches are off);
+ * - `timeout`: the whole request, body included, took longer than the time limit;
+ * - `too_large`: the body is larger than the size limit;
+ * - `redirects`: more redirects than allowed;
+ * - `protocol`: a URL or redirect target that is not http(s), not parseable, or carries
+ *   credentials; or a malformed response (bad HTTP framing, undecodable content coding);
+ * - `network`: anything else on the way (DNS failure, refused or reset connection, TLS).
+ *
+ * The message names only the URL's host (never the path, query or resolved address); the
+ * underlying error, if any, is in `cause`.
+ */
+export class FetchError extends Error {
+  readonly kind: FetchErrorKind;
+  constructor(kind: FetchErrorKind, message: string, options: { cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'FetchError';
+    this.kind = kind;
+  }
+}
+
+/** A stream opened by {@link OpenStream}: status, headers with lower-case names, the body to read, the final URL. */
+export interface OpenedStream {
+  status: number;
+  headers: Record<string, string>;
+  body: ReadableStream<Uint8Array> | null;
+  url: string;
+}
+
+/**
+ * A long-lived guarded GET (Server-Sent Events, docs/services.md#push-and-streams; the fetcher's
+ * `open`, `collect/fetch.ts`): the same
+ * address check as every request (on each connection and redirect hop), the time limit applies
+ * to the response headers only, and the body is a stream read until it ends or `signal` aborts
+ * (no size limit: the reader decides). Resolves with the response whatever its status.
+ * @throws {FetchError} as the fetcher does (`blocked`, `timeout` for the headers, `network`, …).
+ */
+export type OpenStream = (url: string, headers: Record<string, string>, signal: AbortSignal) => Promise<OpenedStream>;
+
 export interface CollectContext {
   fetch: SourceFetch;
   /** Base URLs and credentials of every service (docs/configuration.md#services); a connector reads its own. */

@@ -85,6 +85,20 @@ export interface HashtagQuota {
 
 export type QuotaRule = UnitQuota | HashtagQuota;
 
+/** The unit-counted quota of `rule` at `now` (ms; YouTube units, X posts): its name, limit and window, or undefined when it is off (limit 0). */
+export function unitQuota(rule: UnitQuota, settings: QuotaSettings, now: number) {
+  const limit = rule.limit(settings);
+  return limit > 0 ? { kind: 'units' as const, quota: rule.name, limit, period: rule.period(now), unit: rule.unit, when: rule.when } : undefined;
+}
+
+/**
+ * A service's quota at `now` (ms) as the store counts it (`store/quotas.ts` `quotaOf`): the
+ * hashtag rule itself, or the unit quota's limit and window; undefined without a rule or when it is off.
+ */
+export function quotaAt(rule: QuotaRule | undefined, settings: QuotaSettings, now: number): HashtagQuota | ReturnType<typeof unitQuota> {
+  return rule?.kind === 'units' ? unitQuota(rule, settings, now) : rule;
+}
+
 /**
  * Push through WebSub (W3C WebSub, docs/services.md#websub): which inputs a hub may feed, their
  * hub and topic, and the items of a pushed body.

@@ -3,11 +3,10 @@
  * Mastodon's streaming API, Bluesky's Jetstream. Each lives in its service's folder
  * (`<name>/stream/`), on the collector's layer (it takes leases, ingests, reads credentials:
  * docs/architecture.md#services), so the shared layer's registry (`index.ts`) cannot list it; this
- * list does, and the server starts every one in the processes that collect.
+ * list does, and the collector starts every one in the processes that collect (`collect/streams.ts`).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.ts';
-import type { Db } from '../store/db.ts';
+import type { StreamDeps } from './kit/stream/collector.ts';
 import { startJetstream } from './bluesky/stream/jetstream.ts';
 import { startMastodonStreams } from './mastodon/stream/streaming.ts';
 
@@ -16,8 +15,8 @@ export interface StreamListener {
   stop(): Promise<void>;
 }
 
-/** Starts a service's listener in a collecting process. */
-export type StreamStarter = (deps: { db: Db; config: Config; log: FastifyBaseLogger }) => StreamListener;
+/** Starts a service's listener in a collecting process, with the collector's tools (`collect/streams.ts`). */
+export type StreamStarter = (deps: StreamDeps & { log: FastifyBaseLogger }) => StreamListener;
 
 /** The listeners, in the order they start (and stop). */
 export const STREAMS: readonly StreamStarter[] = [(deps) => startMastodonStreams(deps), (deps) => startJetstream(deps)];

@@ -39,6 +39,9 @@ export function serviceRow(name: string): ServiceRow | undefined {
   return Object.hasOwn(SERVICES, name) ? SERVICES[name as Service] : undefined;
 }
 
+/** Services whose items carry no author id or username: their authors are named by `name` (the row's `authorsByName`; docs/api.md#erasure). */
+export const NAME_ONLY_SERVICES: readonly string[] = SERVICE_NAMES.filter((name) => (SERVICES[name] as ServiceRow).authorsByName);
+
 /**
  * The settings of every service as configuration holds them: `{twitter: {apiUrl, bearerToken}, …}`;
  * base URLs are always set, unset credentials are undefined.

@@ -15,7 +15,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from './db.ts';
-import { itemBody, rowToItem } from './items.ts';
+import { itemBody, rowToItem } from './items/rows.ts';
 import type { Insertable } from 'kysely';
 import type { AnalyticsCountTable } from './tables.ts';
 

@@ -8,7 +8,7 @@ import { slugify, uniqueSlug } from '../lib/slug.ts';
 import { audit } from '../lib/time.ts';
 import type { Kysely, Transaction } from 'kysely';
 import { type Db, isPostgres, preparedLookup, serializable } from './db.ts';
-import { bumpVersion } from './items.ts';
+import { bumpVersion } from './items/changes.ts';
 import type { User } from './filters.ts';
 import type { CollectionRow, Database } from './tables.ts';
 
@@ -206,7 +206,7 @@ export async function drainCollectionItems(db: Db, contractId: string, collectio
           let query = (trx as Kysely<any>).deleteFrom(table).where('collectionId', '=', collectionId);
           if (last) query = query.where(key, '<=', (last as Record<string, unknown>)[key]);
           const result = await query.executeTakeFirst();
-          if (table === 'items' && Number(result.numDeletedRows) > 0) await bumpVersion(trx, collectionId);
+          if (table === 'items' && Number(result.numDeletedRows) > 0) await bumpVersion(trx, contractId, collectionId);
           return Number(result.numDeletedRows);
         });
         deleted += count;

@@ -79,6 +79,11 @@ export async function findConsumerByRef(db: Db, ref: string): Promise<ConsumerRo
     .executeTakeFirst();
 }
 
+/** Whether a consumer (user or client, disabled or not) has exactly this e-mail address: addresses are unique among consumers (docs/api.md#consumer-details). */
+export async function emailTaken(db: Db, email: string): Promise<boolean> {
+  return (await db.selectFrom('consumers').select('id').where('email', '=', email).executeTakeFirst()) !== undefined;
+}
+
 /**
  * The scopes a client was registered with (docs/api.md#roles-and-scopes): what a token issued to
  * it may carry at most. [] for a user or a client registered with none.

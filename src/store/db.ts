@@ -110,11 +110,11 @@ export function openDb(databaseUrl: string, options: { checkpoints?: Checkpoints
   sqlite.pragma('synchronous = NORMAL');
   trackSqliteFile(sqlite, path);
   const stopCheckpoints = options.checkpoints === 'thread' ? checkpointInBackground(sqlite, path) : () => {};
-  // The near check of de-duplication lookups (store/items.ts `nearCandidates`): one call per
+  // The near check of de-duplication lookups (store/items/dedupe.ts `nearCandidates`): one call per
   // probed row costs a third of the same check written as SQL bit arithmetic, which SQLite
   // evaluates without sharing subexpressions (bench:dedupe).
   sqlite.function('near_rests', { deterministic: true }, (a, b) => (nearRests(Number(a), Number(b)) ? 1 : 0));
-  // The exact check of a `location` read (store/items.ts `whereSql`): one call per row of the
+  // The exact check of a `location` read (store/items/read-sql.ts `whereSql`): one call per row of the
   // bounding box costs less than the haversine formula written in SQL, a dozen SQL function calls
   // (bench:content, the queue with every filter).
   sqlite.function('distance_m', { deterministic: true }, (latitude, longitude, fromLatitude, fromLongitude) =>

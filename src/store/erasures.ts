@@ -15,23 +15,21 @@
  *
  * An author is named by one field of the content item's `author` (src/item.ts): `userid`,
  * `username` or `name`, compared exactly. `name` only for services whose items carry no author
- * id (`NAME_ONLY_SERVICES`: feeds, src/services/kit/feed.ts): elsewhere a display name is not
- * the person's key.
+ * id (`NAME_ONLY_SERVICES` of src/services/table.ts: feeds), which the caller checks: elsewhere a
+ * display name is not the person's key.
  */
 import { type RawBuilder, sql, type Transaction } from 'kysely';
 import type { ContentItem } from '../item.ts';
 import { newId } from '../lib/ids.ts';
 import { type Actor, recordAudit } from './audit.ts';
-import { SERVICE_NAMES, SERVICES, type ServiceRow } from '../services/table.ts';
 import { type Db, isPostgres } from './db.ts';
-import { bumpVersion, deleteCardKeys, removeDuplicate } from './items.ts';
+import { removeDuplicate } from './items/cards.ts';
+import { bumpVersion } from './items/changes.ts';
+import { deleteCardKeys } from './items/dedupe.ts';
 import type { BlockedAuthorRow, Database } from './tables.ts';
 
 export const AUTHOR_FIELDS = ['userid', 'username', 'name'] as const;
 export type AuthorField = (typeof AUTHOR_FIELDS)[number];
-
-/** Services whose items carry no author id or username: their authors are named by `name` (the row's `authorsByName`). */
-export const NAME_ONLY_SERVICES: readonly string[] = SERVICE_NAMES.filter((name) => (SERVICES[name] as ServiceRow).authorsByName);
 
 /** An author of a service: which `author` field names them and its value. */
 export interface AuthorKey {
@@ -98,7 +96,7 @@ export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, ac
     let duplicates = 0;
     for (const collectionId of collections) {
       let seq: number | undefined;
-      const version = async () => (seq ??= await bumpVersion(trx, collectionId));
+      const version = async () => (seq ??= await bumpVersion(trx, contractId, collectionId));
       const gone = await trx
         .deleteFrom('items')
         .where('collectionId', '=', collectionId)
@@ -113,7 +111,7 @@ export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, ac
           const batch = ids.slice(i, i + BATCH);
           const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('cardId', 'in', batch).returning(['cardId', 'body']).execute();
           duplicates += merged.length;
-          await deleteCardKeys(trx, collectionId, gone.slice(i, i + BATCH), merged);
+          await deleteCardKeys(trx, contractId, collectionId, gone.slice(i, i + BATCH), merged);
           await trx.deleteFrom('articlePins').where('collectionId', '=', collectionId).where('itemId', 'in', batch).execute();
           await trx.deleteFrom('auditItems').where('collectionId', '=', collectionId).where('itemId', 'in', batch).execute();
         }
@@ -127,7 +125,7 @@ export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, ac
         .where(jsonField(trx, 'body', undefined, false), '=', key.service)
         .where(jsonField(trx, 'body', key.field, false), '=', key.value)
         .execute();
-      for (const duplicate of theirs) await removeDuplicate(trx, duplicate, await version());
+      for (const duplicate of theirs) await removeDuplicate(trx, contractId, duplicate, await version());
       duplicates += theirs.length;
     }
     const inputs = trx.selectFrom('inputs').select('id').where('contractId', '=', contractId).where('service', '=', key.service);

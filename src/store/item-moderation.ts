@@ -4,7 +4,7 @@
  * alternative texts (docs/api.md#edit-an-item). Pure functions over the stored values:
  * `items.pin_position` and `items.moderation` (JSON, migration 2026-12-07-pins-edits). The stored
  * document stays the source's; the edit is laid over it where a row becomes the served item
- * (store/items.ts `rowToItem`), before the item is made inert (lib/item-html.ts), so an edit is
+ * (store/items/rows.ts `rowToItem`), before the item is made inert (lib/item-html.ts), so an edit is
  * sanitized exactly like collected text.
  */
 import type { ContentItem } from '../item.ts';

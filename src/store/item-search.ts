@@ -14,7 +14,8 @@
 import { CompiledQuery } from 'kysely';
 import { collectionScope, ftsMatch, type SearchQuery, tsqueryText } from '../lib/search-query.ts';
 import { type Db, isPostgres } from './db.ts';
-import { type ItemKey, type ItemQuery, type Page, ReadSql, SORT_COLUMNS, whereSql } from './items.ts';
+import { type ItemQuery, type Page, ReadSql, SORT_COLUMNS, whereSql } from './items/read-sql.ts';
+import type { ItemKey } from './items/rows.ts';
 import { CONFIGS } from './migrations/2026-12-06-item-search.ts';
 
 /** A search page: a read's page, or sorted by relevance (most relevant first with `desc`). */

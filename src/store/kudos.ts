@@ -15,7 +15,8 @@ import type { ContentItem } from '../item.ts';
 import { KUDOS_TIERS, trendingScore } from '../lib/ranking.ts';
 import { iso } from '../lib/time.ts';
 import { type Db, isPostgres } from './db.ts';
-import { bumpVersion, itemBody } from './items.ts';
+import { bumpVersion } from './items/changes.ts';
+import { itemBody } from './items/rows.ts';
 import type { Database } from './tables.ts';
 
 /** An item claimed for a kudos refresh. */
@@ -60,7 +61,7 @@ export async function claimKudosDue(db: Db, now: number, options: { refreshS: nu
 }
 
 /**
- * Writes the kudos read at `now` (ms) for items of collection `collectionId` (`kudos` by item id,
+ * Writes the kudos read at `now` (ms) for items of collection `collectionId` of contract `contractId` (`kudos` by item id,
  * as the connector makes them): per item whose counters changed, its `kudos` become the fresh
  * counters and score plus what its duplicates add (docs/api.md#duplicates), with `updated` (ISO
  * 8601); `score` and `trend` follow; state and everything else stay, and a published one is
@@ -68,7 +69,7 @@ export async function claimKudosDue(db: Db, now: number, options: { refreshS: nu
  * counts. An item whose counters are as they were keeps its document; only `kudosAt` (when it was
  * read) moves. One transaction; answers how many items' scores changed.
  */
-export async function updateKudos(db: Db, collectionId: string, kudos: Map<string, ContentItem['kudos']>, now: number): Promise<number> {
+export async function updateKudos(db: Db, contractId: string, collectionId: string, kudos: Map<string, ContentItem['kudos']>, now: number): Promise<number> {
   const ids = [...kudos.keys()];
   if (!ids.length) return 0;
   return db.transaction().execute(async (trx) => {
@@ -92,7 +93,7 @@ export async function updateKudos(db: Db, collectionId: string, kudos: Map<strin
         if (score !== Number(row.score)) changed++;
         set = { ...set, body: JSON.stringify({ ...body, kudos: { ...counters, updated: iso(now) } }), score, trend: trendingScore(score, Number(row.dateMs)) };
         // Every change to a published item's document gets a new seq (queue/read-path.ts keys its JSON on it).
-        if (row.state === 'published') set.seq = seq ??= await bumpVersion(trx, collectionId);
+        if (row.state === 'published') set.seq = seq ??= await bumpVersion(trx, contractId, collectionId);
       }
       await trx.updateTable('items').set(set).where('collectionId', '=', collectionId).where('id', '=', row.id).execute();
     }

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { buildItem, buildTenant, buildUser, freshDatabaseUrl, seedItems } from '../../test/helper.ts';
 import { SPACE_KEYS } from '../lib/simhash.ts';
 import { openDb } from './db.ts';
-import { findItems, listItemKeys, rowToItem } from './items.ts';
+import { findItems } from './items/find.ts';
+import { listItemKeys } from './items/read-sql.ts';
+import { rowToItem } from './items/rows.ts';
 import { ensureSchema, MIGRATIONS, migrateToLatest, schemaState } from './migrate.ts';
 import * as readSeq from './migrations/2026-12-01-read-seq.ts';
 import * as webhookFairClaims from './migrations/2026-12-02-webhook-fair-claims.ts';
@@ -96,7 +98,7 @@ describe('schema migrations', () => {
     expect(await migrateToLatest(db)).toEqual(since);
     expect(await withSeq()).toBe(true);
     const now = Date.now();
-    const keys = await listItemKeys(db, { collectionId: tenant.collection.id, sinceMs: now - 86_400_000, untilMs: now + 60_000, state: 'published' }, { count: 20, offset: 0, sort: 'time', order: 'desc' });
+    const keys = await listItemKeys(db, { contractId: tenant.contract.id, collectionId: tenant.collection.id, sinceMs: now - 86_400_000, untilMs: now + 60_000, state: 'published' }, { count: 20, offset: 0, sort: 'time', order: 'desc' });
     expect(keys.map((key) => key.id).sort()).toEqual(['rss_1', 'rss_2']);
     expect(keys.every((key) => key.collectionId === tenant.collection.id && Number(key.seq) > 0 && key.state === 'published')).toBe(true);
     await db.destroy();
@@ -195,7 +197,7 @@ describe('schema migrations', () => {
     const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-06-item-search'));
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     expect(await migrateToLatest(db)).toEqual(since);
-    const query = { collectionId: tenant.collection.id, sinceMs: 0, untilMs: Date.now() + 60_000 };
+    const query = { contractId: tenant.contract.id, collectionId: tenant.collection.id, sinceMs: 0, untilMs: Date.now() + 60_000 };
     const page = { count: 20, offset: 0, order: 'desc', sort: 'relevance' } as const;
     const found = async (words: string) => (await searchItemKeys(db, query, page, parseSearch(words))).map((key) => key.id);
     expect(await found('cafe harbour')).toEqual(['rss_old']);
@@ -217,14 +219,14 @@ describe('schema migrations', () => {
     const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-07-pins-edits'));
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     expect(await migrateToLatest(db)).toEqual(since);
-    const [row] = await findItems(db, tenant.collection.id, ['rss_before']);
+    const [row] = await findItems(db, tenant.contract.id, tenant.collection.id, ['rss_before']);
     expect(row).toMatchObject({ pinPosition: null, moderation: null });
     expect(rowToItem(row!)).toMatchObject({ id: 'rss_before', title: 'Stored before', pinned: false });
     await db.updateTable('items').set({ pinPosition: 1 }).execute();
     // Again: nothing changes, the pin stays.
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     await migrateToLatest(db);
-    expect(rowToItem((await findItems(db, tenant.collection.id, ['rss_before']))[0]!)).toMatchObject({ pinned: true, position: 1 });
+    expect(rowToItem((await findItems(db, tenant.contract.id, tenant.collection.id, ['rss_before']))[0]!)).toMatchObject({ pinned: true, position: 1 });
     await db.destroy();
   });
 

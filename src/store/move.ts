@@ -25,7 +25,7 @@ import { type ApiError, conflictError, notFoundError, validationError, VALIDATIO
 import { open, seal, type SecretKey } from '../lib/secret-box.ts';
 import { inShape } from '../item.ts';
 import { findContract } from './contracts.ts';
-import { itemBody } from './items.ts';
+import { itemBody } from './items/rows.ts';
 import { type Db, isPostgres } from './db.ts';
 import { MIGRATIONS } from './migrate.ts';
 import type { Database } from './tables.ts';

@@ -13,10 +13,8 @@
  *   what the first one added; SQLite has one writer at a time anyway).
  */
 import { sql, type Transaction } from 'kysely';
-import { HASHTAG_LIMIT, HASHTAG_WINDOW_MS, hashtagCounts } from '../lib/quota-windows.ts';
+import { HASHTAG_LIMIT, HASHTAG_WINDOW_MS, hashtagCounts, type Period } from '../lib/quota-windows.ts';
 import { iso } from '../lib/time.ts';
-import { serviceModule } from '../services/index.ts';
-import type { QuotaSettings, UnitQuota } from '../services/module.ts';
 import { defaultCredential } from './credentials.ts';
 import type { Db } from './db.ts';
 import type { Executor } from './records.ts';
@@ -24,8 +22,6 @@ import type { Database, InputRow } from './tables.ts';
 
 /** The subject of the installation's own credential of a service (from the environment). */
 export const ENVIRONMENT = 'environment';
-
-export type { QuotaSettings } from '../services/module.ts';
 
 /** A credential's quota as its reads show it (docs/api.md#quotas); `resetsAt` ISO 8601, or null when nothing is counted. */
 export interface QuotaView {
@@ -123,24 +119,22 @@ export async function quotaSubject(db: Executor, input: { contractId: string; se
   return shared ? ENVIRONMENT : undefined;
 }
 
-/** The quota of `service` for `subject` at `now`, or undefined when the service has none (or it is off). */
-export async function quotaOf(db: Executor, service: string, subject: string, settings: QuotaSettings, now: number): Promise<QuotaView | undefined> {
-  const rule = serviceModule(service)?.quota;
-  if (!rule) return undefined;
-  if (rule.kind === 'hashtags') {
-    const { used, oldest } = await hashtagUsage(db, subject, now);
-    return { name: rule.name, used, limit: HASHTAG_LIMIT, resetsAt: oldest ? iso(oldest.freesAt) : null };
-  }
-  const metered = unitQuota(rule, settings, now);
-  if (!metered) return undefined;
-  const used = await unitsUsed(db, { subject, quota: metered.quota, period: metered.period.key });
-  return { name: metered.quota, used, limit: metered.limit, resetsAt: iso(metered.period.resetsAt) };
-}
+/**
+ * A quota as a read counts it, given by the caller from the service's rule (services/module.ts
+ * `quotaAt`): a hashtag quota by its name (counted over `HASHTAG_WINDOW_MS`), or a unit quota's
+ * name, limit and window at the time of the read.
+ */
+export type CountedQuota = { kind: 'hashtags'; name: string } | { kind: 'units'; quota: string; limit: number; period: Period };
 
-/** The unit-counted quota of `rule` at `now` (YouTube units, X posts): its name, limit and window, or undefined when it is off. */
-export function unitQuota(rule: UnitQuota, settings: QuotaSettings, now: number) {
-  const limit = rule.limit(settings);
-  return limit > 0 ? { quota: rule.name, limit, period: rule.period(now), unit: rule.unit, when: rule.when } : undefined;
+/** The use of `quota` by `subject` at `now` (ms), or undefined without a quota (the service has none, or it is off). */
+export async function quotaOf(db: Executor, quota: CountedQuota | undefined, subject: string, now: number): Promise<QuotaView | undefined> {
+  if (!quota) return undefined;
+  if (quota.kind === 'hashtags') {
+    const { used, oldest } = await hashtagUsage(db, subject, now);
+    return { name: quota.name, used, limit: HASHTAG_LIMIT, resetsAt: oldest ? iso(oldest.freesAt) : null };
+  }
+  const used = await unitsUsed(db, { subject, quota: quota.quota, period: quota.period.key });
+  return { name: quota.quota, used, limit: quota.limit, resetsAt: iso(quota.period.resetsAt) };
 }
 
 /**

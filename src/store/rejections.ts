@@ -8,7 +8,7 @@ import { type ContentItem, inShape } from '../item.ts';
 import { type Actor, recordAudit } from './audit.ts';
 import { insertNewKeys } from './batch.ts';
 import type { Db } from './db.ts';
-import { storedItemIds, storeNewItems } from './items.ts';
+import { storedItemIds, storeNewItems } from './items/write.ts';
 import { emitEvents, itemSubject } from './outbox.ts';
 import type { Database, RejectionRow } from './tables.ts';
 
@@ -69,7 +69,7 @@ export async function publishRejected(
     const row = await trx.selectFrom('rejections').selectAll().where('inputId', '=', input.id).where('itemId', '=', itemId).executeTakeFirst();
     if (!row) return { refused: 'unknown' as const };
     if (!row.item) return { refused: 'not-kept' as const };
-    if ((await storedItemIds(trx, input.collectionId, [itemId])).size) return { refused: 'stored' as const };
+    if ((await storedItemIds(trx, input.contractId, input.collectionId, [itemId])).size) return { refused: 'stored' as const };
     const item: ContentItem = inShape(JSON.parse(row.item));
     await storeNewItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state: 'published' }, [item], now, new Set());
     await trx.updateTable('items').set({ filterOverride: now }).where('collectionId', '=', input.collectionId).where('id', '=', itemId).execute();

@@ -11,8 +11,8 @@
 import { CompiledQuery } from 'kysely';
 import { collectionScope, ftsMatch, type SearchQuery, tsqueryText } from '../lib/search-query.ts';
 import { type Db, isPostgres } from './db.ts';
-import type { ItemKey } from './items.ts';
-import { ReadSql } from './items.ts';
+import { ReadSql } from './items/read-sql.ts';
+import type { ItemKey } from './items/rows.ts';
 import { CONFIGS } from './migrations/2026-12-06-item-search.ts';
 
 /** Most candidates one read returns. */

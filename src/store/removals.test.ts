@@ -11,7 +11,13 @@ import { build, buildItem, buildTenant, testPostgresUrl } from '../../test/helpe
 import type { ContentItem } from '../item.ts';
 import { createCollection } from './collections.ts';
 import { type Db, openDb } from './db.ts';
-import { changeItem, collectionVersion, countItems, findItem, rowToItem, rowToModeratorItem, setItemsState, storeItems, storedItemIds } from './items.ts';
+import { changeItem } from './items/change.ts';
+import { collectionVersion } from './items/changes.ts';
+import { findItem } from './items/find.ts';
+import { setItemsState } from './items/moderate.ts';
+import { countItems } from './items/read-sql.ts';
+import { rowToItem, rowToModeratorItem } from './items/rows.ts';
+import { storedItemIds, storeItems } from './items/write.ts';
 import { claimKudosDue } from './kudos.ts';
 import { exportContract } from './move.ts';
 import { removeItems, updateFromSource } from './removals.ts';
@@ -25,7 +31,7 @@ async function store(db: Db, at: { contractId: string; collectionId: string }, i
   return db.transaction().execute((trx) => storeItems(trx, { ...at, inputId, state: 'published' }, items, Date.now(), undefined, seen));
 }
 
-const published = (db: Db, collectionId: string) => countItems(db, { collectionId, state: 'published', sinceMs: 0, untilMs: Date.now() + 60_000 });
+const published = (db: Db, at: { contractId: string; collectionId: string }) => countItems(db, { ...at, state: 'published', sinceMs: 0, untilMs: Date.now() + 60_000 });
 
 async function twoContracts(db: Db) {
   const one = await buildTenant(db, 'One');
@@ -46,7 +52,7 @@ describe('removeItems', () => {
     const stays = post('mastodon_social.example:2');
     await store(db, a, INPUT_A, [gone, stays]);
     await store(db, b, INPUT_B, [gone]);
-    const versionBefore = await collectionVersion(db, a.collectionId);
+    const versionBefore = await collectionVersion(db, a.contractId, a.collectionId);
     const at = Date.parse('2026-11-27T10:00:00.000Z');
 
     const removed = await removeItems(db, { service: 'mastodon', ids: [gone.id] }, { reason: 'deleted', at });
@@ -57,24 +63,24 @@ describe('removeItems', () => {
         { ...b, ids: [gone.id] },
       ].sort((x, y) => x.contractId.localeCompare(y.contractId)),
     );
-    expect(await published(db, a.collectionId)).toBe(1);
-    expect(await published(db, b.collectionId)).toBe(0);
-    expect(await collectionVersion(db, a.collectionId)).toBeGreaterThan(versionBefore!);
-    const row = (await findItem(db, a.collectionId, gone.id))!;
+    expect(await published(db, a)).toBe(1);
+    expect(await published(db, b)).toBe(0);
+    expect(await collectionVersion(db, a.contractId, a.collectionId)).toBeGreaterThan(versionBefore!);
+    const row = (await findItem(db, a.contractId, a.collectionId, gone.id))!;
     expect(row.state).toBe('removed');
-    expect(row.seq).toBe(await collectionVersion(db, a.collectionId));
+    expect(row.seq).toBe(await collectionVersion(db, a.contractId, a.collectionId));
     expect(rowToModeratorItem(row)).toMatchObject({ id: gone.id, state: 'removed', removedAt: '2026-11-27T10:00:00.000Z', removedReason: 'deleted' });
     expect(rowToItem(row)).not.toHaveProperty('removedAt');
 
     // A re-poll still returning it (a lagging timeline) neither stores it again nor updates it.
-    const known = await storedItemIds(db, a.collectionId, [gone.id]);
+    const known = await storedItemIds(db, a.contractId, a.collectionId, [gone.id]);
     expect(known.has(gone.id)).toBe(true);
     const edited = { ...gone, text: 'Changed after deletion' };
     expect(await store(db, a, INPUT_A, [], [edited])).toBe(0);
-    const after = (await findItem(db, a.collectionId, gone.id))!;
+    const after = (await findItem(db, a.contractId, a.collectionId, gone.id))!;
     expect(after.state).toBe('removed');
     expect(rowToModeratorItem(after).text).toBe(gone.text);
-    expect(await published(db, a.collectionId)).toBe(1);
+    expect(await published(db, a)).toBe(1);
 
     // Removing it again changes nothing.
     expect(await removeItems(db, { service: 'mastodon', ids: [gone.id] }, { reason: 'deleted' })).toEqual([]);
@@ -125,7 +131,7 @@ describe('removeItems', () => {
     await store(db, b, INPUT_B, [entry]);
     const removed = await removeItems(db, { service: 'rss', ids: [entry.id], inputIds: [INPUT_A] }, { reason: 'deleted' });
     expect(removed).toEqual([{ ...a, ids: [entry.id] }]);
-    expect((await findItem(db, b.collectionId, entry.id))!.state).toBe('published');
+    expect((await findItem(db, b.contractId, b.collectionId, entry.id))!.state).toBe('published');
     expect(await removeItems(db, { service: 'rss', ids: [entry.id], inputIds: [] }, { reason: 'deleted' })).toEqual([]);
   });
 
@@ -134,7 +140,7 @@ describe('removeItems', () => {
     const { a } = await twoContracts(db);
     const item = post('mastodon_social.example:7');
     await store(db, a, INPUT_A, [item]);
-    const version = await collectionVersion(db, a.collectionId);
+    const version = await collectionVersion(db, a.contractId, a.collectionId);
     for (const target of [
       { service: 'mastodon', ids: ['mastodon_social.example:8'] },
       { service: 'bluesky', ids: [item.id] },
@@ -144,8 +150,8 @@ describe('removeItems', () => {
       expect(await removeItems(db, target, { reason: 'deleted' }), JSON.stringify(target)).toEqual([]);
     }
     await expect(removeItems(db, { service: 'mastodon', ids: [item.id] }, { reason: 'spam' as 'deleted' })).rejects.toThrow(TypeError);
-    expect((await findItem(db, a.collectionId, item.id))!.state).toBe('published');
-    expect(await collectionVersion(db, a.collectionId)).toBe(version);
+    expect((await findItem(db, a.contractId, a.collectionId, item.id))!.state).toBe('published');
+    expect(await collectionVersion(db, a.contractId, a.collectionId)).toBe(version);
   });
 
   it('no moderation publishes a removed item again', async () => {
@@ -155,10 +161,10 @@ describe('removeItems', () => {
     await store(db, a, INPUT_A, [item]);
     await removeItems(db, { service: 'mastodon', ids: [item.id] }, { reason: 'withheld' });
     const audit = { contractId: a.contractId, actor };
-    expect(await setItemsState(db, a.collectionId, [item.id], 'published', audit)).toEqual({ removed: [item.id] });
-    expect(await changeItem(db, a.collectionId, item.id, { state: 'published' }, audit)).toEqual({ removed: true });
-    expect(await changeItem(db, a.collectionId, item.id, { pinned: true }, audit)).toEqual({ removed: true });
-    expect((await findItem(db, a.collectionId, item.id))!.state).toBe('removed');
+    expect(await setItemsState(db, a.contractId, a.collectionId, [item.id], 'published', audit)).toEqual({ removed: [item.id] });
+    expect(await changeItem(db, a.contractId, a.collectionId, item.id, { state: 'published' }, audit)).toEqual({ removed: true });
+    expect(await changeItem(db, a.contractId, a.collectionId, item.id, { pinned: true }, audit)).toEqual({ removed: true });
+    expect((await findItem(db, a.contractId, a.collectionId, item.id))!.state).toBe('removed');
   });
 
   it("keeps another author's copy of the story when the card is removed, and takes a removed duplicate off its card", async () => {
@@ -172,26 +178,26 @@ describe('removeItems', () => {
     const third = { ...post('mastodon_social.example:12'), url: story, kudos: { score: 1 } };
     await store(db, at, INPUT_A, [card]);
     await store(db, at, INPUT_A, [copy, third]);
-    expect(await published(db, collection.id)).toBe(1);
-    expect(rowToItem((await findItem(db, collection.id, card.id))!).duplicates?.map((d) => d.id)).toEqual([copy.id, third.id]);
+    expect(await published(db, at)).toBe(1);
+    expect(rowToItem((await findItem(db, at.contractId, collection.id, card.id))!).duplicates?.map((d) => d.id)).toEqual([copy.id, third.id]);
 
     // The removed duplicate leaves its card: entry and score.
     await removeItems(db, { service: 'mastodon', ids: [third.id] }, { reason: 'deleted' });
-    const kept = rowToItem((await findItem(db, collection.id, card.id))!);
+    const kept = rowToItem((await findItem(db, at.contractId, collection.id, card.id))!);
     expect(kept.duplicates?.map((d) => d.id)).toEqual([copy.id]);
     expect(kept.kudos.score).toBe(5);
-    expect((await findItem(db, collection.id, third.id))!.state).toBe('removed');
+    expect((await findItem(db, at.contractId, collection.id, third.id))!.state).toBe('removed');
 
     // The removed card: its other copy becomes a published card, and takes the next copy of the story.
     await removeItems(db, { service: 'mastodon', ids: [card.id] }, { reason: 'deleted' });
-    expect((await findItem(db, collection.id, copy.id))!.state).toBe('published');
-    expect(await published(db, collection.id)).toBe(1);
+    expect((await findItem(db, at.contractId, collection.id, copy.id))!.state).toBe('published');
+    expect(await published(db, at)).toBe(1);
     const later = { ...post('mastodon_social.example:13'), url: story };
     await store(db, at, INPUT_A, [later]);
-    expect(await published(db, collection.id)).toBe(1);
-    expect(rowToItem((await findItem(db, collection.id, copy.id))!).duplicates?.map((d) => d.id)).toEqual([later.id]);
+    expect(await published(db, at)).toBe(1);
+    expect(rowToItem((await findItem(db, at.contractId, collection.id, copy.id))!).duplicates?.map((d) => d.id)).toEqual([later.id]);
     // The removed ones stay known: not collected again.
-    expect([...(await storedItemIds(db, collection.id, [card.id, third.id]))].sort()).toEqual([card.id, third.id].sort());
+    expect([...(await storedItemIds(db, at.contractId, collection.id, [card.id, third.id]))].sort()).toEqual([card.id, third.id].sort());
   });
 
   it('closes up the pins of the collection when a pinned item is removed', async () => {
@@ -200,10 +206,10 @@ describe('removeItems', () => {
     const items = [post('mastodon_social.example:20'), post('mastodon_social.example:21'), post('mastodon_social.example:22')];
     await store(db, a, INPUT_A, items);
     const audit = { contractId: a.contractId, actor };
-    for (const item of items) await changeItem(db, a.collectionId, item.id, { pinned: true }, audit);
-    const first = (await findItem(db, a.collectionId, items[0]!.id))!.pinPosition;
+    for (const item of items) await changeItem(db, a.contractId, a.collectionId, item.id, { pinned: true }, audit);
+    const first = (await findItem(db, a.contractId, a.collectionId, items[0]!.id))!.pinPosition;
     await removeItems(db, { service: 'mastodon', ids: [items[1]!.id] }, { reason: 'protected' });
-    const positions = await Promise.all(items.map(async (item) => (await findItem(db, a.collectionId, item.id))!.pinPosition));
+    const positions = await Promise.all(items.map(async (item) => (await findItem(db, a.contractId, a.collectionId, item.id))!.pinPosition));
     expect(positions[1]).toBeNull();
     expect([positions[0], positions[2]].map(Number).sort()).toEqual([1, 2]);
     expect(first).not.toBeNull();
@@ -218,12 +224,12 @@ describe('updateFromSource', () => {
     const other = post('mastodon_social.example:31');
     await store(db, a, INPUT_A, [item, other]);
     await store(db, b, INPUT_B, [item]);
-    await changeItem(db, b.collectionId, item.id, { edit: { text: 'Moderator wording' } }, { contractId: b.contractId, actor });
+    await changeItem(db, b.contractId, b.collectionId, item.id, { edit: { text: 'Moderator wording' } }, { contractId: b.contractId, actor });
 
     const updated = await updateFromSource(db, { ...item, text: 'Second version' });
     expect(updated.map((u) => u.collectionId).sort()).toEqual([a.collectionId, b.collectionId].sort());
-    expect(rowToItem((await findItem(db, a.collectionId, item.id))!).text).toBe('Second version');
-    const edited = rowToModeratorItem((await findItem(db, b.collectionId, item.id))!);
+    expect(rowToItem((await findItem(db, a.contractId, a.collectionId, item.id))!).text).toBe('Second version');
+    const edited = rowToModeratorItem((await findItem(db, b.contractId, b.collectionId, item.id))!);
     expect(edited.text).toBe('Moderator wording');
     expect(edited.original?.text).toBe('Second version');
 
@@ -233,6 +239,6 @@ describe('updateFromSource', () => {
 
     await removeItems(db, { service: 'mastodon', ids: [other.id] }, { reason: 'deleted' });
     expect(await updateFromSource(db, { ...other, text: 'After removal' })).toEqual([]);
-    expect(rowToModeratorItem((await findItem(db, a.collectionId, other.id))!).text).toBe(other.text);
+    expect(rowToModeratorItem((await findItem(db, a.contractId, a.collectionId, other.id))!).text).toBe(other.text);
   });
 });

@@ -34,6 +34,13 @@
  * (docs/api.md#edit-an-item).
  *
  * Erasure on request (store/erasures.ts) deletes rows outright instead, by design.
+ *
+ * Tenancy (issue 31, tenant in every query): a removal and a pushed edit reach across contracts by
+ * design — the source deleted the post for everyone, so every collection holding it loses it.
+ * The statements that find the copies by id therefore carry no contract; each copy found is then
+ * removed or updated as its own collection's contract (read from `collections`), and every
+ * statement that reads or changes one collection's rows carries that contract's tenant term
+ * (`ofContract`, store/items/rows.ts), as store/items/ does.
  */
 import type { Transaction } from 'kysely';
 import { type ContentItem, inShape } from '../item.ts';
@@ -42,7 +49,11 @@ import { trendingScore } from '../lib/ranking.ts';
 import { iso } from '../lib/time.ts';
 import { insertNew } from './batch.ts';
 import type { Db } from './db.ts';
-import { applyEdits, bumpVersion, deleteCardKeys, type ItemState, type Removal, removeDuplicate, type StoredState } from './items.ts';
+import { removeDuplicate } from './items/cards.ts';
+import { bumpVersion } from './items/changes.ts';
+import { deleteCardKeys } from './items/dedupe.ts';
+import { BATCH, type ItemState, ofContract, type Removal, type StoredState } from './items/rows.ts';
+import { applyEdits } from './items/write.ts';
 import { emitEvents, itemSubject } from './outbox.ts';
 import type { Database, ItemDuplicateRow } from './tables.ts';
 
@@ -73,9 +84,6 @@ export interface UpdatedItems {
   collectionId: string;
   ids: string[];
 }
-
-/** Ids per statement (well under the bound-parameter limits of SQLite and PostgreSQL). */
-const BATCH = 200;
 
 interface CardRow {
   collectionId: string;
@@ -143,7 +151,7 @@ export async function removeItems(db: Db, target: RemovalTarget, removal: { reas
   });
 }
 
-/** Inside `trx`: removes `cards` and `duplicates` of one collection (see the module); returns the ids removed. */
+/** Inside `trx`: removes `cards` and `duplicates` of one collection of contract `where.contractId` (see the module); returns the ids removed. */
 async function removeIn(
   trx: Transaction<Database>,
   where: { collectionId: string; contractId: string },
@@ -151,8 +159,9 @@ async function removeIn(
   duplicates: ItemDuplicateRow[],
   why: { at: string; reason: RemovalReason },
 ): Promise<string[]> {
-  const { collectionId } = where;
-  const seq = await bumpVersion(trx, collectionId);
+  const { collectionId, contractId } = where;
+  const tenant = ofContract(contractId, collectionId);
+  const seq = await bumpVersion(trx, contractId, collectionId);
   const removing = new Set([...cards.map((c) => c.id), ...duplicates.map((d) => d.id)]);
   const done: string[] = [];
   for (const card of cards) {
@@ -163,13 +172,14 @@ async function removeIn(
       .updateTable('items')
       .set({ state: 'removed', removed: removalText({ ...why, state: before }), seq, pinPosition: null })
       .where('collectionId', '=', collectionId)
+      .where(tenant)
       .where('id', '=', card.id)
       .where('state', '!=', 'removed')
       .returning('id')
       .execute();
     if (!claimed.length) continue;
-    const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('cardId', '=', card.id).returningAll().execute();
-    await deleteCardKeys(trx, collectionId, [card], merged);
+    const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where(tenant).where('cardId', '=', card.id).returningAll().execute();
+    await deleteCardKeys(trx, contractId, collectionId, [card], merged);
     done.push(card.id);
     for (const duplicate of merged) {
       const item = inShape(JSON.parse(duplicate.body) as ContentItem);
@@ -190,17 +200,17 @@ async function removeIn(
     // Merged into a card being removed: done above with its card.
     if (!removing.has(duplicate.id) || done.includes(duplicate.id)) continue;
     // Claimed by deleting its row: one taken out meanwhile (split, erased, removed by another process) is left alone.
-    const claimed = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('id', '=', duplicate.id).where('cardId', '=', duplicate.cardId).returning('id').execute();
+    const claimed = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where(tenant).where('id', '=', duplicate.id).where('cardId', '=', duplicate.cardId).returning('id').execute();
     if (!claimed.length) continue;
-    const card = await trx.selectFrom('items').select('state').where('collectionId', '=', collectionId).where('id', '=', duplicate.cardId).executeTakeFirst();
+    const card = await trx.selectFrom('items').select('state').where('collectionId', '=', collectionId).where(tenant).where('id', '=', duplicate.cardId).executeTakeFirst();
     const before = (card?.state === 'published' ? 'published' : 'unpublished') as ItemState;
-    await removeDuplicate(trx, duplicate, seq);
+    await removeDuplicate(trx, contractId, duplicate, seq);
     const item = inShape(JSON.parse(duplicate.body) as ContentItem);
     await insertRow(trx, { ...where, inputId: duplicate.inputId }, item, 'removed', seq, duplicate.createdAt, removalText({ ...why, state: before }));
     done.push(duplicate.id);
   }
-  if (cards.some((card) => card.pinPosition !== null)) await closeUpPins(trx, collectionId, seq);
-  for (let i = 0; i < done.length; i += BATCH) await trx.deleteFrom('articlePins').where('collectionId', '=', collectionId).where('itemId', 'in', done.slice(i, i + BATCH)).execute();
+  if (cards.some((card) => card.pinPosition !== null)) await closeUpPins(trx, contractId, collectionId, seq);
+  for (let i = 0; i < done.length; i += BATCH) await trx.deleteFrom('articlePins').where('collectionId', '=', collectionId).where(tenant).where('itemId', 'in', done.slice(i, i + BATCH)).execute();
   return done;
 }
 
@@ -242,11 +252,12 @@ async function insertRow(
     .execute();
 }
 
-/** Renumbers the collection's pinned items 1…n in their order, stamping those that moved with `seq`. */
-async function closeUpPins(trx: Transaction<Database>, collectionId: string, seq: number): Promise<void> {
-  const pins = await trx.selectFrom('items').select(['id', 'pinPosition']).where('collectionId', '=', collectionId).where('pinPosition', '>', 0).orderBy('pinPosition').orderBy('id').execute();
+/** Renumbers the pinned items of contract `contractId`'s collection 1…n in their order, stamping those that moved with `seq`. */
+async function closeUpPins(trx: Transaction<Database>, contractId: string, collectionId: string, seq: number): Promise<void> {
+  const tenant = ofContract(contractId, collectionId);
+  const pins = await trx.selectFrom('items').select(['id', 'pinPosition']).where('collectionId', '=', collectionId).where(tenant).where('pinPosition', '>', 0).orderBy('pinPosition').orderBy('id').execute();
   for (const [i, pin] of pins.entries()) {
-    if (Number(pin.pinPosition) !== i + 1) await trx.updateTable('items').set({ pinPosition: i + 1, seq }).where('collectionId', '=', collectionId).where('id', '=', pin.id).execute();
+    if (Number(pin.pinPosition) !== i + 1) await trx.updateTable('items').set({ pinPosition: i + 1, seq }).where('collectionId', '=', collectionId).where(tenant).where('id', '=', pin.id).execute();
   }
 }
 
@@ -262,7 +273,7 @@ export async function updateFromSource(db: Db, item: ContentItem): Promise<Updat
     const updated: UpdatedItems[] = [];
     for (const { collectionId, contractId } of rows) {
       let seq: number | undefined;
-      const ids = await applyEdits(trx, collectionId, [item], async () => (seq ??= await bumpVersion(trx, collectionId)));
+      const ids = await applyEdits(trx, contractId, collectionId, [item], async () => (seq ??= await bumpVersion(trx, contractId, collectionId)));
       if (ids.length) updated.push({ contractId, collectionId, ids });
     }
     return updated;

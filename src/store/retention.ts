@@ -2,7 +2,7 @@
  * Retention (docs/api.md#retention): deletes the items a collection no longer keeps, in small
  * batches, each batch one short transaction that deletes the items with the duplicates merged
  * into them (`item_duplicates`) and their de-duplication keys (`item_urls`, `item_prints`,
- * computed again from the documents: store/items.ts `deleteCardKeys`), and bumps the collection's
+ * computed again from the documents: store/items/dedupe.ts `deleteCardKeys`), and bumps the collection's
  * version (cached pages and counts drop the deleted items).
  *
  * A collection's `retentionDays` (d) and `retentionMaxItems` (n), either or both; null keeps
@@ -24,7 +24,8 @@
 import { type Kysely, sql } from 'kysely';
 import type { Db } from './db.ts';
 import { isPostgres } from './db.ts';
-import { bumpVersion, deleteCardKeys } from './items.ts';
+import { bumpVersion } from './items/changes.ts';
+import { deleteCardKeys } from './items/dedupe.ts';
 import type { Database } from './tables.ts';
 
 export const DAY_MS = 24 * 3600 * 1000;
@@ -61,7 +62,7 @@ async function firstPastMax(db: Kysely<Database>, collectionId: string, maxItems
   return row ? { dateMs: Number(row.dateMs), id: row.id } : undefined;
 }
 
-type Collection = { id: string; retentionDays: number | null; retentionMaxItems: number | null };
+type Collection = { id: string; contractId: string; retentionDays: number | null; retentionMaxItems: number | null };
 
 /** The where clause of an expired, unprotected item of the collection (table `items`). */
 function expired(collection: Collection, now: number, past: { dateMs: number; id: string } | undefined) {
@@ -98,8 +99,8 @@ async function deleteBatch(db: Kysely<Database>, collection: Collection, now: nu
     const gone = await trx.deleteFrom('items').where(where).where('items.id', 'in', ids).returning(['items.id', 'items.body', 'items.dateMs']).execute();
     if (!gone.length) return 0;
     const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collection.id).where('cardId', 'in', gone.map((row) => row.id)).returning(['cardId', 'body']).execute();
-    await deleteCardKeys(trx, collection.id, gone, merged);
-    await bumpVersion(trx, collection.id);
+    await deleteCardKeys(trx, collection.contractId, collection.id, gone, merged);
+    await bumpVersion(trx, collection.contractId, collection.id);
     return gone.length;
   });
 }
@@ -111,7 +112,7 @@ async function deleteBatch(db: Kysely<Database>, collection: Collection, now: nu
 export async function expireItems(db: Kysely<Database>, now = Date.now(), limits: RetentionLimits = RETENTION_LIMITS): Promise<RetentionRun> {
   const collections = await db
     .selectFrom('collections')
-    .select(['id', 'retentionDays', 'retentionMaxItems'])
+    .select(['id', 'contractId', 'retentionDays', 'retentionMaxItems'])
     .where((eb) => eb.or([eb('retentionDays', 'is not', null), eb('retentionMaxItems', 'is not', null)]))
     .orderBy('id')
     .execute();

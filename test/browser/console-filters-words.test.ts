@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeItems } from '../../src/store/items.ts';
+import { storeItems } from '../../src/store/items/write.ts';
 import { findInput } from '../../src/store/inputs.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Db } from '../../src/store/db.ts';

@@ -246,7 +246,7 @@ describe.skipIf(browserMissing)('publication page on its own', () => {
     const order = () => page.$$eval('.card', (els) => els.map((el) => (el as HTMLElement).dataset.id));
     expect(await order()).toEqual(['rss_liked', 'rss_fresh', 'rss_older']);
     // The hour-old item takes off (as the kudos refresh writes it): the stream brings it again and the wall moves it up.
-    await updateKudos(sluice.db, ranked.id, new Map([['rss_older', { score: 90_000, twitter_likes: 90_000 }]]), Date.now());
+    await updateKudos(sluice.db, sluice.tenant.contract.id, ranked.id, new Map([['rss_older', { score: 90_000, twitter_likes: 90_000 }]]), Date.now());
     await expect.poll(order, { timeout: 10_000 }).toEqual(['rss_older', 'rss_liked', 'rss_fresh']);
   });
 

@@ -25,7 +25,7 @@ import { createCollection } from '../../src/store/collections.ts';
 import { createContract } from '../../src/store/contracts.ts';
 import { type Db, openDb } from '../../src/store/db.ts';
 import { insertInputs } from '../../src/store/inputs.ts';
-import { rowToItem } from '../../src/store/items.ts';
+import { rowToItem } from '../../src/store/items/rows.ts';
 import { freshDatabaseEnv, tempDir, testPostgresUrl } from '../helper.ts';
 import { type Started, startRole, stopProcess, until } from '../processes.ts';
 

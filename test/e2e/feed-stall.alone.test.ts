@@ -17,7 +17,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { ContentItem } from '../../src/item.ts';
 import { withLanguage } from '../../src/lib/language.ts';
 import { findInput } from '../../src/store/inputs.ts';
-import { storeItems } from '../../src/store/items.ts';
+import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildItem, buildTenant, seedItems, type TestContext } from '../helper.ts';
 import { secondClient as readWhile } from '../second-client.ts';
 import { type SourceServer, startSourceServer } from '../source-server.ts';

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/item.ts';
-import { storeItems } from '../../src/store/items.ts';
-import { collectionVersion } from '../../src/store/items.ts';
+import { collectionVersion } from '../../src/store/items/changes.ts';
+import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 
 const HOUR = 3600_000;
@@ -136,17 +136,17 @@ describe('one story, one card', () => {
     const { db, tenant, queue, now } = await setup();
     const { article } = story(now);
     await seedItems(db, tenant, [article]);
-    const before = await collectionVersion(db, tenant.collection.id);
+    const before = await collectionVersion(db, tenant.contract.id, tenant.collection.id);
     const edited = { ...article, title: `${TITLE} (updated)` };
     const target = { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' as const };
     expect(await db.transaction().execute((trx) => storeItems(trx, target, [], now, new Set([article.id]), [edited]))).toBe(0);
     const queued = items(await queue());
     expect(queued.map((i) => [i.id, i.title])).toEqual([[article.id, `${TITLE} (updated)`]]);
-    expect(await collectionVersion(db, tenant.collection.id)).toBeGreaterThan(before!);
+    expect(await collectionVersion(db, tenant.contract.id, tenant.collection.id)).toBeGreaterThan(before!);
     // Unchanged: no new version.
-    const same = await collectionVersion(db, tenant.collection.id);
+    const same = await collectionVersion(db, tenant.contract.id, tenant.collection.id);
     await db.transaction().execute((trx) => storeItems(trx, target, [], now, new Set([article.id]), [edited]));
-    expect(await collectionVersion(db, tenant.collection.id)).toBe(same);
+    expect(await collectionVersion(db, tenant.contract.id, tenant.collection.id)).toBe(same);
   });
   it('indexes a title edit: a later post quoting the new title (and one quoting the old) meets the card', async () => {
     const { db, tenant, queue, now } = await setup();

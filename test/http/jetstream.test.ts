@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type JetstreamListener, JETSTREAM, REWIND_US, startJetstream } from '../../src/services/bluesky/stream/jetstream.ts';
+import { streamDeps } from '../../src/collect/streams.ts';
 import { createCollection } from '../../src/store/collections.ts';
 import { build, buildTenant, type TestContext } from '../helper.ts';
 import { until } from '../processes.ts';
@@ -35,7 +36,7 @@ async function setup(env: Record<string, string> = {}) {
     return (Array.isArray(body) ? body : [body]).map((i) => i._id);
   };
   const listen = () => {
-    const listener = startJetstream({ db: ctx.db, config: ctx.config, log: ctx.app.log, refreshMs: 100 });
+    const listener = startJetstream(streamDeps({ db: ctx.db, config: ctx.config, log: ctx.app.log, refreshMs: 100 }));
     listeners.push(listener);
     return listener;
   };

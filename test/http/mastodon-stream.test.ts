@@ -9,6 +9,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMastodonStreams, type MastodonStreams } from '../../src/services/mastodon/stream/streaming.ts';
+import { streamDeps } from '../../src/collect/streams.ts';
 import { startCollector } from '../../src/collect/scheduler.ts';
 import { holdStream, saveStreamCursor } from '../../src/store/streams.ts';
 import type { ContentItem } from '../../src/item.ts';
@@ -26,7 +27,7 @@ afterEach(async () => {
 
 /** A listener with test-sized times; stopped after the test. */
 function listen(ctx: TestContext, holder: string, overrides: Partial<TestContext['config']> = {}): MastodonStreams {
-  const streams = startMastodonStreams({ db: ctx.db, config: { ...ctx.config, ...overrides } }, { holder, leaseMs: 1500, tickMs: 100, graceMs: 300, reconnect: { minMs: 50, maxMs: 200 } });
+  const streams = startMastodonStreams(streamDeps({ db: ctx.db, config: { ...ctx.config, ...overrides } }), { holder, leaseMs: 1500, tickMs: 100, graceMs: 300, reconnect: { minMs: 50, maxMs: 200 } });
   running.push(streams);
   return streams;
 }

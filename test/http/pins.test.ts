@@ -8,7 +8,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DeliveryWorker, startDelivery } from '../../src/collect/deliver.ts';
-import { findItems, rowToModeratorItem, storeItems } from '../../src/store/items.ts';
+import { findItems } from '../../src/store/items/find.ts';
+import { rowToModeratorItem } from '../../src/store/items/rows.ts';
+import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildClient, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
 import { connect } from './sse.ts';
@@ -167,7 +169,7 @@ describe('edit an item', () => {
     // An unedited item's queue JSON comes from the content read's cached serialization: the same as serving it afresh.
     const cachedA = items(await queue()).find((item) => item.id === 'rss_a');
     expect(cachedA).toMatchObject({ edited: false });
-    expect(cachedA).toEqual(rowToModeratorItem((await findItems(db, tenant.collection.id, ['rss_a']))[0]!));
+    expect(cachedA).toEqual(rowToModeratorItem((await findItems(db, tenant.contract.id, tenant.collection.id, ['rss_a']))[0]!));
     expect((await moderate('rss_pic', { edit: null })).json()).toMatchObject({ title: 'Teh harbour', edited: false });
     expect(items(await content()).find((item) => item.id === 'rss_pic')).toMatchObject({ title: 'Teh harbour', text: '<p>Boats</p>' });
     expectError(await moderate('rss_pic', { edit: { media: [{ alt: 'a' }, { alt: 'b' }, { alt: 'c' }] } }), 400, { name: 'ValidationError', code: 1003, propertyName: 'edit.media' });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/db.ts';
 import { createCollection } from '../../src/store/collections.ts';
 import { expireItems } from '../../src/store/retention.ts';
-import { storeItems } from '../../src/store/items.ts';
+import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildItem, buildTenant, expectError, seedItems, testPostgresUrl } from '../helper.ts';
 
 const MIN = 60_000;

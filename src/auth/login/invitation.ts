@@ -19,7 +19,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { consoleUrl } from '../../first-party.ts';
-import { findUser } from '../../store/consumers.ts';
+import { emailTaken, findUser } from '../../store/consumers.ts';
 import type { Db } from '../../store/db.ts';
 import { acceptInvitation, findInvitationByToken, type InvitationState, invitationState } from '../../store/invitations.ts';
 import type { InvitationRow } from '../../store/tables.ts';
@@ -98,8 +98,7 @@ export function invitationRoutes(
     if (!USERNAME.test(username)) return again('Choose a user name of 1 to 100 characters, without spaces.');
     if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD) return again(`Choose a password of at least ${MIN_PASSWORD} characters.`);
     if (await findUser(db, username)) return again('This user name is taken: choose another.');
-    const emailTaken = await db.selectFrom('consumers').select('id').where('email', '=', invitation.email).executeTakeFirst();
-    if (emailTaken) return again(`An account with the address ${invitation.email} exists already: ask the team to add that account instead of inviting it.`);
+    if (await emailTaken(db, invitation.email)) return again(`An account with the address ${invitation.email} exists already: ask the team to add that account instead of inviting it.`);
     const passwordHash = await hashSecret(password);
     let outcome: Awaited<ReturnType<typeof acceptInvitation>>;
     try {

@@ -12,7 +12,7 @@
  * no data); an entry of another contract → 403 without its data, an unknown one → 404.
  * Revert: only moderations (`moderate`, `apply`, `revert`) → else 400 naming `id`; an entry
  * already reverted → 409 naming it; an entry whose items were moderated since → 409 with one
- * error per item (`propertyValue` the item id), nothing changed (store/items.ts `revertModeration`).
+ * error per item (`propertyValue` the item id), nothing changed (store/items/revert.ts `revertModeration`).
  */
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
@@ -23,7 +23,7 @@ import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { findAuditEntry, listAudit } from '../../store/audit.ts';
 import type { Db } from '../../store/db.ts';
-import { REVERTABLE, revertModeration } from '../../store/items.ts';
+import { REVERTABLE, revertModeration } from '../../store/items/revert.ts';
 import { Id, IdParams, TokenQuery } from '../docs.ts';
 import { actorOf } from '../resource.ts';
 
@@ -105,7 +105,7 @@ export function auditRoutes(app: App, { db }: { db: Db; config: Config }): void 
         },
       ]);
     }
-    const outcome = await revertModeration(db, id, actorOf(principal));
+    const outcome = await revertModeration(db, entry.contractId, id, actorOf(principal));
     if ('alreadyRevertedBy' in outcome) throw conflictError(`Audit entry ${id} was already reverted by entry ${outcome.alreadyRevertedBy}.`, 'id', id);
     if ('changed' in outcome) {
       throw new ApiError(

@@ -4,7 +4,9 @@
  * when, and its health (with when its token expires). The secret fields never leave the store in the clear: they are not read here.
  */
 import type { Db } from '../../store/db.ts';
-import { quotaOf, type QuotaSettings } from '../../store/quotas.ts';
+import { serviceModule } from '../../services/index.ts';
+import { quotaAt, type QuotaSettings } from '../../services/module.ts';
+import { quotaOf } from '../../store/quotas.ts';
 import type { CredentialRow } from '../../store/tables.ts';
 import { recordFields } from '../docs.ts';
 
@@ -34,6 +36,6 @@ export async function withQuota(db: Db, settings: QuotaSettings, payload: unknow
   if (Array.isArray(payload)) return Promise.all(payload.map((entry) => withQuota(db, settings, entry, now)));
   const credential = payload as Record<string, unknown> | null;
   if (!credential || typeof credential._id !== 'string' || typeof credential.service !== 'string') return payload;
-  const quota = await quotaOf(db, credential.service, credential._id, settings, now);
+  const quota = await quotaOf(db, quotaAt(serviceModule(credential.service)?.quota, settings, now), credential._id, now);
   return quota ? { ...credential, quota } : credential;
 }

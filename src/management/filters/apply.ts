@@ -19,7 +19,9 @@ import { notFoundError } from '../../errors.ts';
 import { type Actor, recordAudit } from '../../store/audit.ts';
 import type { Db } from '../../store/db.ts';
 import { loadFilter } from '../../store/filter-sources.ts';
-import { changeStates, type Held, holdItems, storedItemsPage } from '../../store/items.ts';
+import { storedItemsPage } from '../../store/items/find.ts';
+import { changeStates, holdItems } from '../../store/items/moderate.ts';
+import type { Held } from '../../store/items/rows.ts';
 import { finishJob } from '../../store/jobs.ts';
 import { HitCounter, judgeDryRun, presentDecision, unsavedFilter } from './dry-run.ts';
 import type { FilterTest } from './schema.ts';
@@ -98,7 +100,7 @@ export async function applyFilter(db: Db, params: ApplyParams, total: number, pr
       return outcome;
     }
     const { before } = await changeStates(trx, contractId, collectionId, toUnpublish, 'unpublished', { onlyFrom: 'published' });
-    await holdItems(trx, collectionId, new Map([...toHold].filter(([id]) => before.has(id))));
+    await holdItems(trx, contractId, collectionId, new Map([...toHold].filter(([id]) => before.has(id))));
     const items = [...before].map(([itemId, was]) => ({ itemId, before: was, after: 'unpublished' }));
     const auditId = items.length
       ? await recordAudit(trx, { contractId, actor: params.actor, resource: 'item', resourceId: collectionId, action: 'apply', collectionId, items })

@@ -31,7 +31,8 @@ import type { Db } from '../../store/db.ts';
 import { loadFilter } from '../../store/filter-sources.ts';
 import { ruleTable } from '../../filter/rules.ts';
 import { checkSet } from '../sets/schema.ts';
-import { countItems, storedItemsSince } from '../../store/items.ts';
+import { storedItemsSince } from '../../store/items/find.ts';
+import { countItems } from '../../store/items/read-sql.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { TokenQuery } from '../docs.ts';
@@ -144,7 +145,7 @@ export function filterRoutes(app: App, { db, config }: { db: Db; config: Config 
       actor: actorOf(principal),
       ...(body.dryRun ? { dryRun: true } : {}),
     };
-    const total = await countItems(db, { collectionId: body.collectionId, sinceMs: params.sinceMs, untilMs: params.untilMs });
+    const total = await countItems(db, { contractId: body.contractId, collectionId: body.collectionId, sinceMs: params.sinceMs, untilMs: params.untilMs });
     if (total <= APPLY_IN_REQUEST) return applyFilter(db, params, total, async () => {});
     const jobId = await createJob(db, { contractId: body.contractId, kind: APPLY_JOB, params, total, actor: params.actor });
     await runner.enqueue(jobId);

@@ -25,6 +25,8 @@ import { SERVICE_NAMES, SERVICES, type ServiceRow } from '../../services/table.t
 import type { Db } from '../../store/db.ts';
 import { TokenQuery } from '../docs.ts';
 import { ENVIRONMENT, quotaOf } from '../../store/quotas.ts';
+import { serviceModule } from '../../services/index.ts';
+import { quotaAt } from '../../services/module.ts';
 import { credentialFields, Quota } from '../credentials/schema.ts';
 import { fieldsOf } from './schema.ts';
 
@@ -77,7 +79,7 @@ export function serviceRoutes(app: App, { db, config }: { db: Db; config: Config
   /** The installation's credential's quota of each configured service, when contracts share it. */
   const withQuotas = (now: number) =>
     Promise.all(entries.map(async (entry) => {
-      const quota = config.sharedCredentials && entry.configured && entry.credentials.length ? await quotaOf(db, entry.service, ENVIRONMENT, config.quotas, now) : undefined;
+      const quota = config.sharedCredentials && entry.configured && entry.credentials.length ? await quotaOf(db, quotaAt(serviceModule(entry.service)?.quota, config.quotas, now), ENVIRONMENT, now) : undefined;
       return quota ? { ...entry, quota } : entry;
     }));
   app.get(

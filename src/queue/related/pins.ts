@@ -8,7 +8,7 @@
 import { conflictError, notFoundError, VALIDATION_CODES, validationError } from '../../errors.ts';
 import { ensureArticle, MAX_ARTICLE_PINS, setArticlePin } from '../../store/articles.ts';
 import type { Db } from '../../store/db.ts';
-import { findItem } from '../../store/items.ts';
+import { findItem } from '../../store/items/find.ts';
 import type { ModerationRequest } from '../params.ts';
 import { articleUrl } from '../../http/articles.ts';
 
@@ -25,7 +25,7 @@ export async function pinForArticle(db: Db, contractId: string, collectionId: st
   }
   const url = articleUrl(body.article!, 'article');
   const id = target.ids[0]!;
-  const row = await findItem(db, collectionId, id);
+  const row = await findItem(db, contractId, collectionId, id);
   if (!row) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
   const article = await ensureArticle(db, contractId, url);
   const outcome = await setArticlePin(db, article.id, { collectionId, itemId: id }, body.pinned !== false);

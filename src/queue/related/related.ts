@@ -1,7 +1,7 @@
 /**
  * Related content of an article (docs/api.md#related-content): for a contract and an article
  * address, the contract's published items that match the article best, items a moderator pinned
- * for it first, at most `MAX_RELATED`, as the JSON text of an array of content items (store/items.ts
+ * for it first, at most `MAX_RELATED`, as the JSON text of an array of content items (store/items/rows.ts
  * `rowToItem`, the content read's shape).
  *
  * The answer for one address is computed once and kept for RELATED_MAX_AGE seconds (an error
@@ -23,7 +23,8 @@ import { searchText } from '../../lib/search-query.ts';
 import { articlePins, ensureArticle, recordArticleRead } from '../../store/articles.ts';
 import { listCollections } from '../../store/collections.ts';
 import type { Db } from '../../store/db.ts';
-import { findItems, type ItemDocument, type ItemKey, rowToItem } from '../../store/items.ts';
+import { findItems } from '../../store/items/find.ts';
+import { type ItemDocument, type ItemKey, rowToItem } from '../../store/items/rows.ts';
 import { documentFrequencies, publishedCount, relatedCandidates } from '../../store/related.ts';
 import type { ContractRow } from '../../store/tables.ts';
 import { type ArticleFetch, createArticleReader } from './article.ts';
@@ -80,7 +81,7 @@ export function createRelated(db: Db, config: Pick<Config, 'relatedMaxAge' | 're
     const terms = keyTerms(candidates, df, total);
     const keys = await relatedCandidates(db, collectionIds, terms.map((t) => t.term));
     const pins = (await articlePins(db, article.id)).filter((pin) => collectionIds.includes(pin.collectionId));
-    const rows = await loadRows(db, [...keys, ...pins.map((pin) => ({ collectionId: pin.collectionId, id: pin.itemId }))]);
+    const rows = await loadRows(db, contract.id, [...keys, ...pins.map((pin) => ({ collectionId: pin.collectionId, id: pin.itemId }))]);
     const pinned = pins.map((pin) => rows.get(`${pin.collectionId} ${pin.itemId}`)).filter((row) => row !== undefined && row.state === 'published');
     const pinnedKeys = new Set(pinned.map((row) => `${row!.collectionId} ${row!.id}`));
     const scored = keys
@@ -125,11 +126,11 @@ export function createRelated(db: Db, config: Pick<Config, 'relatedMaxAge' | 're
   };
 }
 
-/** The stored rows of `keys` (any collections), by `<collection id> <item id>`. */
-async function loadRows(db: Db, keys: Pick<ItemKey, 'collectionId' | 'id'>[]): Promise<Map<string, ItemKey & ItemDocument>> {
+/** The stored rows of `keys` (any collections of contract `contractId`), by `<collection id> <item id>`. */
+async function loadRows(db: Db, contractId: string, keys: Pick<ItemKey, 'collectionId' | 'id'>[]): Promise<Map<string, ItemKey & ItemDocument>> {
   const out = new Map<string, ItemKey & ItemDocument>();
   for (const [collectionId, group] of Map.groupBy(keys, (key) => key.collectionId)) {
-    for (const row of await findItems(db, collectionId, [...new Set(group.map((key) => key.id))])) out.set(`${row.collectionId} ${row.id}`, row);
+    for (const row of await findItems(db, contractId, collectionId, [...new Set(group.map((key) => key.id))])) out.set(`${row.collectionId} ${row.id}`, row);
   }
   return out;
 }

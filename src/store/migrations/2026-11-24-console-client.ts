@@ -6,7 +6,7 @@
  * Frozen; named after the 2026-11-23 topics so that it runs after them (Kysely orders by name).
  */
 import type { Kysely } from 'kysely';
-import { newId } from '../../lib/ids.ts';
+import { newId } from './support.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   // Idempotent: an installation that already has the client keeps it (and its id).

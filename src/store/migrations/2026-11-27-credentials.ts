@@ -8,7 +8,7 @@
  * 2026-11-26-client-emails so that it runs after it (Kysely orders by name).
  */
 import { type Kysely, sql } from 'kysely';
-import { currentSchema } from '../db.ts';
+import { currentSchema } from './support.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

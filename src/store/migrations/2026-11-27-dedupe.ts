@@ -14,7 +14,7 @@
  *   back into a card of its own), each stored once per collection like an item.
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db.ts';
+import { isPostgres } from './support.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   // Idempotent: the column is added only when missing (PostgreSQL: in the connection's schema).

@@ -12,7 +12,7 @@
  * after it (Kysely orders by name).
  */
 import { type Kysely, sql } from 'kysely';
-import { currentSchema } from '../db.ts';
+import { currentSchema } from './support.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

@@ -17,7 +17,7 @@
  * Existing keys are carried over.
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db.ts';
+import { isPostgres } from './support.ts';
 
 /** `bandRows` of src/lib/simhash.ts, in SQL, over a fingerprint of 16 hex digits (for the carried-over rows). */
 async function carryBands(db: Kysely<any>): Promise<void> {

@@ -13,7 +13,7 @@
  *   of the response body).
  */
 import type { Kysely } from 'kysely';
-import { isPostgres } from '../db.ts';
+import { isPostgres } from './support.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

@@ -8,12 +8,13 @@
  *
  * Each collection holding fingerprints is read in batches of `BATCH` items (id order); a card
  * whose title gives no fingerprint has the four rows of its whole text's fingerprint moved. The
- * fingerprints are those of src/lib/simhash.ts as of this migration. Rows written for a card's
- * earlier version (an edit) are left where they are.
+ * fingerprints are those of src/lib/simhash.ts as of this migration (its frozen copy,
+ * `simhash-2026-11-30.ts`). Rows written for a card's earlier version (an edit) are left where
+ * they are.
  */
 import { type Kysely, sql } from 'kysely';
-import { bandRows, simhash, SPACE_KEYS } from '../../lib/simhash.ts';
-import { isPostgres } from '../db.ts';
+import { bandRows, simhash, SPACE_KEYS } from './simhash-2026-11-30.ts';
+import { isPostgres } from './support.ts';
 
 const BATCH = 1000;
 

@@ -7,7 +7,7 @@
  *   screens show items as before); `paused` or `blank` otherwise.
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db.ts';
+import { isPostgres } from './support.ts';
 
 /** Whether the table has the column (PostgreSQL: information_schema of the current schema; the connection's introspector lists no columns there). */
 async function hasColumn(db: Kysely<any>, table: string, column: string): Promise<boolean> {

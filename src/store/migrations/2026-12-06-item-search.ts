@@ -30,7 +30,7 @@
  * Adding the column rewrites the items table once (PostgreSQL computes it for every row).
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db.ts';
+import { isPostgres } from './support.ts';
 
 /** ISO 639-1 code → PostgreSQL text search configuration (those PostgreSQL 15 ships). Also in store/item-search.ts. */
 export const CONFIGS: Record<string, string> = {

@@ -11,7 +11,7 @@
  *   of a collection's at most 20 pinned items is a walk of a tiny index.
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db.ts';
+import { isPostgres } from './support.ts';
 
 /** Whether the table has the column (PostgreSQL: information_schema of the current schema). */
 async function hasColumn(db: Kysely<any>, table: string, column: string): Promise<boolean> {

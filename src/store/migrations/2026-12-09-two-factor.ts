@@ -16,7 +16,7 @@
  *   its members acting with a user's token; 0 (every existing contract) otherwise.
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db.ts';
+import { isPostgres } from './support.ts';
 
 /** Whether the table has the column (PostgreSQL: information_schema of the current schema). */
 async function hasColumn(db: Kysely<any>, table: string, column: string): Promise<boolean> {

@@ -9,7 +9,7 @@
  *   took the input's turn; the next manual poll of the input waits until 10 s after it.
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db.ts';
+import { isPostgres } from './support.ts';
 
 /** Whether `inputs` has the column (PostgreSQL: information_schema of the current schema). */
 async function hasColumn(db: Kysely<any>, column: string): Promise<boolean> {

@@ -9,7 +9,7 @@
  *   item against its filter; a filter application leaves such an item alone. Null: never.
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db.ts';
+import { isPostgres } from './support.ts';
 
 /** Whether the table has the column (PostgreSQL: information_schema of the current schema). */
 async function hasColumn(db: Kysely<any>, table: string, column: string): Promise<boolean> {

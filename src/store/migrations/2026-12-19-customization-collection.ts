@@ -10,7 +10,7 @@
  * contract's, and a collection that a customization names is not deleted (409, docs/api.md#deleting).
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db.ts';
+import { isPostgres } from './support.ts';
 
 const TABLES = ['customizations', 'customization_versions'] as const;
 

@@ -8,7 +8,7 @@
  *   held the item for review; null: not held. Publishing the item clears it.
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db.ts';
+import { isPostgres } from './support.ts';
 
 /** Whether the table has the column (PostgreSQL: information_schema of the current schema). */
 async function hasColumn(db: Kysely<any>, table: string, column: string): Promise<boolean> {

@@ -14,7 +14,7 @@
  * PostgreSQL is unchanged. Frozen; idempotent: an index already scoped is left as it is.
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db.ts';
+import { isPostgres } from './support.ts';
 import { down as dropUnscoped, up as createUnscoped } from './2026-12-06-item-search.ts';
 
 const title = (row: string) => `search_words(${row}.collection_id, json_extract(${row}.body, '$.title'))`;

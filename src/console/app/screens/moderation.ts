@@ -33,10 +33,13 @@
  *
  * Item HTML is never injected: the text (HTML from the source) is reduced to its words by string
  * operations (`plainText`), which Preact renders as text; images
- * are `<img>` of https (or `data:image/…`) URLs only, links only http(s). The wall shows the
+ * are `<img>` of https, `data:image/…` or the queue's media proxy URLs only, links only http(s). The wall shows the
  * source's formatting (sanitized server-side, src/lib/sanitize.ts); the moderator sees
  * the same words and pictures without it.
  *
+ * Image screening (moderation-image.ts, docs/filters.md#image-screening): a picture the NSFW
+ * model scores above `BLUR_ABOVE` (or a held item's picture not classified yet) is blurred until
+ * the moderator presses its "Show image"; the choice is the page's, per card, never stored.
  *
  * Undo and history (moderation-undo.ts, docs/api.md#moderation, #revert, #item-history): every
  * moderation, pin, move, spotlight and edit shows a notice with Undo for `UNDO_MS`, which reverts
@@ -63,7 +66,9 @@ import { screenPath } from '../paths.ts';
 import { may, useRole } from '../roles.ts';
 import { Screen } from '../screen.ts';
 import { useContractId, useSession } from '../session.ts';
+import type { ImageModeration } from '../../../item.ts';
 import type { Collection, Duplicate, Item, QueueCount } from '../resources.ts';
+import { ScreenedImage } from './moderation-image.ts';
 import { auditIdsOf, CONFIRM_OVER, ConfirmBulk, History, type PendingBulk, UndoNotice, useUndo } from './moderation-undo.ts';
 
 /** The states a moderator sets: an item removed at the source (docs/api.md#removed-at-the-source) is not moderated. */
@@ -130,10 +135,25 @@ function httpUrl(url: string | null | undefined): string | undefined {
   return url && /^https?:\/\//i.test(url) ? url : undefined;
 }
 
-function imageUrl(item: Item): string | undefined {
-  const image = item.media?.find((m) => m.type === 'image');
+/**
+ * Whether the console shows a picture at `url`: https, an inline image, or the queue's own media
+ * proxy (docs/api.md#media-proxy: the queue read gives its pictures so, at QUEUE_URL, which is
+ * http on a local installation; the console's CSP lists that origin).
+ */
+function showable(url: string): boolean {
+  return /^https:\/\//i.test(url) || /^data:image\/(png|jpeg|gif|webp|svg\+xml)[;,]/i.test(url) || url.startsWith(`${config.queueUrl}/v1/media/`);
+}
+
+/**
+ * The card's picture: the item's first image medium, when `showable`, with its alternative text
+ * and screening scores (`moderation`, which the API's generated type does not name yet: read as
+ * docs/api.md's media row describes it).
+ */
+function imageOf(item: Item): { url: string; alt: string; moderation?: ImageModeration } | undefined {
+  const image = item.media?.find((m) => m.type === 'image') as (NonNullable<Item['media']>[number] & { moderation?: ImageModeration }) | undefined;
   const url = image?.url;
-  return url && (/^https:\/\//i.test(url) || /^data:image\/(png|jpeg|gif|webp|svg\+xml)[;,]/i.test(url)) ? url : undefined;
+  if (!url || !showable(url)) return undefined;
+  return { url, alt: image.alt ?? '', ...(image.moderation && { moderation: image.moderation }) };
 }
 
 /** Whether an item from the stream belongs in the list under the filters (as the API would select it). */
@@ -257,7 +277,7 @@ function Card(props: {
   const [editing, setEditing] = useState(false);
   const { item } = props;
   const label = labelOf(item);
-  const image = imageUrl(item);
+  const image = imageOf(item);
   const link = httpUrl(item.url);
   const headingId = `item-${item.id}`;
   const name = item.author.name || item.author.username;
@@ -278,7 +298,7 @@ function Card(props: {
         ${item.held ? html`<span class="moderation__badge moderation__badge--held">Held</span>` : null}
         <span class="moderation__service">${item.service} · ${item.type}</span>
       </div>
-      ${image ? html`<img class="moderation__media" src=${image} alt=${item.media?.find((m) => m.type === 'image')?.alt ?? ''} loading="lazy" decoding="async" />` : null}
+      ${image ? html`<${ScreenedImage} itemId=${item.id} url=${image.url} alt=${image.alt} moderation=${image.moderation} held=${Boolean(item.held)} label=${label} />` : null}
       <div class="moderation__body">
         ${name
           ? html`<p class="moderation__author"><span class="moderation__avatar" aria-hidden="true">${name.slice(0, 1).toUpperCase()}</span>${name}${item.author.username && item.author.username !== name ? html` <span class="muted">@${item.author.username}</span>` : null}</p>`

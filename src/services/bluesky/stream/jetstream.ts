@@ -18,7 +18,7 @@
  *   `time_us` is saved as the stream's cursor (`saveStreamCursor`). So the cursor never passes a
  *   post not stored.
  * - **Resume**: a new connection asks for `cursor` = the saved one minus 5 s (the rewind Jetstream
- *   recommends); posts seen again are stored once (same item id per collection, `store/items.ts`).
+ *   recommends); posts seen again are stored once (same item id per collection, `store/items/write.ts`).
  * - **Feed mode**: the inputs served are `stream` while this process holds an open connection,
  *   and `poll` again when it stops, loses the lease, stays disconnected longer than 15 s, or an
  *   input leaves the matcher (deactivated, changed, deleted).
@@ -31,18 +31,16 @@ import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { WebSocket } from 'undici';
-import type { Config } from '../../../config.ts';
 import { FilterError } from '../../../filter/engine.ts';
+import { FilterBudgetError } from '../../../filter/pool.ts';
 import type { ContentItem } from '../../../item.ts';
-import type { Db } from '../../../store/db.ts';
 import { activeInputsOf, setFeedMode } from '../../../store/inputs.ts';
 import { holdStream, releaseStream, saveStreamCursor } from '../../../store/streams.ts';
 import type { InputRow } from '../../../store/tables.ts';
-import type { CollectContext } from '../../connector.ts';
+import type { CollectContext, FetchError } from '../../connector.ts';
 import { type BlueskyAuthor, blueskyDid, blueskyProfiles, jetstreamItem } from '../connector.ts';
 import { obj, str, type Json } from '../../kit/normalize.ts';
-import { createFetcher, createGuardedAgent, type FetchError } from '../../../collect/fetch.ts';
-import { FilterBudgetError, ingestPushed } from '../../../collect/ingest.ts';
+import type { StreamDeps } from '../../kit/stream/collector.ts';
 import { compileMatcher, type Matcher, type MatchInput, matchPostOf } from './jetstream-match.ts';
 
 /** The stream's name in the `streams` table. */
@@ -60,9 +58,8 @@ const RESOLVE_PER_REFRESH = 20;
 /** After a failed profiles lookup, items are stored with DIDs for this long, ms. */
 const PROFILES_PAUSE_MS = 30_000;
 
-export interface JetstreamOptions {
-  db: Db;
-  config: Config;
+/** `tools`: the collector's (`collect/streams.ts`). */
+export interface JetstreamOptions extends StreamDeps {
   log: FastifyBaseLogger;
   /** ms between two reads of the inputs (default 3000). */
   refreshMs?: number;
@@ -92,7 +89,7 @@ interface Queued {
 
 /** Starts the listener (see the module); a no-op listener when JETSTREAM_URL is `off`. */
 export function startJetstream(options: JetstreamOptions): JetstreamListener {
-  const { db, config, log } = options;
+  const { db, config, log, tools: { createFetcher, createGuardedAgent, ingestPushed } } = options;
   const holder = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   const state: JetstreamStatus = { holder, connected: false, connections: 0, lastError: null };
   if (!config.jetstreamUrl) return { status: () => ({ ...state }), stop: async () => {} };

@@ -41,9 +41,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../../../config.ts';
-import type { Db } from '../../../store/db.ts';
 import { activeInputsOf, setFeedMode } from '../../../store/inputs.ts';
 import { removeItems, updateFromSource } from '../../../store/removals.ts';
 import { holdStream, releaseStream, saveStreamCursor } from '../../../store/streams.ts';
@@ -51,10 +48,7 @@ import type { InputRow } from '../../../store/tables.ts';
 import { SourceError } from '../../connector.ts';
 import { authorizationFor, mastodon, mastodonItem, newerId, parseMastodonInput } from '../connector.ts';
 import { idOf, obj, type Json } from '../../kit/normalize.ts';
-import { credentialResolver } from '../../../collect/credentials.ts';
-import { createFetcher } from '../../../collect/fetch.ts';
-import { ingestPushed } from '../../../collect/ingest.ts';
-import { startTicker } from '../../../collect/ticker.ts';
+import type { StreamDeps } from '../../kit/stream/collector.ts';
 
 /** The stream an input listens to (before authentication): lease name, instance, request path. */
 export interface MastodonStream {
@@ -180,10 +174,11 @@ const MAX_EVENT_BYTES = 1024 * 1024;
 
 /**
  * Starts the Mastodon stream listener of a collector process (see the module); `config` gives
- * ALLOW_PRIVATE_FETCH (the guard of every connection), the services and the credential settings.
+ * ALLOW_PRIVATE_FETCH (the guard of every connection), `tools` the collector's fetch, credential
+ * resolver, ingestion and ticker (`collect/streams.ts`).
  */
-export function startMastodonStreams(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, options: MastodonStreamOptions = {}): MastodonStreams {
-  const { db, config, log } = deps;
+export function startMastodonStreams(deps: StreamDeps, options: MastodonStreamOptions = {}): MastodonStreams {
+  const { db, config, log, tools: { createFetcher, credentials, ingestPushed, startTicker } } = deps;
   const holder = options.holder ?? `mastodon-${process.pid}-${randomBytes(6).toString('hex')}`;
   const leaseMs = options.leaseMs ?? 15_000;
   const tickMs = options.tickMs ?? Math.max(100, Math.floor(leaseMs / 3));
@@ -191,7 +186,6 @@ export function startMastodonStreams(deps: { db: Db; config: Config; log?: Fasti
   const idleMs = options.idleMs ?? 60_000;
   const reconnect = options.reconnect ?? { minMs: 1000, maxMs: 60_000 };
   const fetcher = createFetcher({ allowPrivate: config.allowPrivateFetch });
-  const credentials = credentialResolver(db, config);
   const held = new Map<string, Held>();
   /** Instances that answered 401/403 to an anonymous stream. */
   const needsToken = new Set<string>();
