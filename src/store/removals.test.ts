@@ -167,6 +167,26 @@ describe('removeItems', () => {
     expect((await findItem(db, a.contractId, a.collectionId, item.id))!.state).toBe('removed');
   });
 
+  it('merges no later post into a removed card through a key the removal could not find again (the fingerprint of its earlier text)', async () => {
+    const { db } = await build();
+    const tenant = await buildTenant(db);
+    const collection = await createCollection(db, tenant.contract.id, { name: 'Near duplicates', dedupe: 'url+text' }, 'test');
+    const at = { contractId: tenant.contract.id, collectionId: collection.id };
+    const first = 'The harbour ferry timetable changes on Monday with two extra evening crossings for commuters';
+    // Statuses have no title: their cards are indexed by the fingerprint of their text.
+    const status = (id: string, text: string): ContentItem => ({ ...post(id, text), title: undefined });
+    const card = status('mastodon_social.example:50', first);
+    await store(db, at, INPUT_A, [card]);
+    // Edited at the source: the card is indexed by both texts; the removal finds only the second again.
+    expect(await updateFromSource(db, { ...card, text: 'Completely different words about a mountain railway opening its new summit station soon' })).toHaveLength(1);
+    await removeItems(db, { service: 'mastodon', ids: [card.id] }, { reason: 'deleted' });
+    // Another author's post of the first text: a card of its own, not merged into the removed one.
+    const later = { ...status('mastodon_social.example:51', first), url: 'https://other.example/@y/51' };
+    await store(db, at, INPUT_A, [later]);
+    expect((await findItem(db, at.contractId, collection.id, later.id))?.state).toBe('published');
+    expect(await published(db, at)).toBe(1);
+  });
+
   it("keeps another author's copy of the story when the card is removed, and takes a removed duplicate off its card", async () => {
     const { db } = await build();
     const tenant = await buildTenant(db);
