@@ -30,9 +30,9 @@ import SqliteDatabase from 'better-sqlite3';
 import { createFetcher } from '../src/collect/fetch.ts';
 import { loadConfig } from '../src/config.ts';
 import type { ContentItem } from '../src/item.ts';
-import { findInput } from '../src/store/inputs.ts';
 import { itemKeys, printRows } from '../src/lib/item-keys.ts';
 import { createCollection } from '../src/store/collections.ts';
+import { findInput } from '../src/store/inputs.ts';
 import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
 import { storeItems } from '../src/store/items/write.ts';
@@ -180,7 +180,7 @@ async function main() {
     const collected = await feed.collect(round(), { fetch: fetcher, services });
     if (measured) timings.collect[mode].ms += performance.now() - started;
     if (measured) timings.collect[mode].items += ROUND_ITEMS;
-    if (collected !== ROUND_ITEMS) throw new Error(`collected ${collected} of ${ROUND_ITEMS}: ${(await findInput(db, inputId))!.lastError}`);
+    if (collected !== ROUND_ITEMS) throw new Error(`collected ${collected} of ${ROUND_ITEMS}: ${(await findInput(db, contract.id, inputId))!.lastError}`);
     // Store: the same amount straight into the store.
     const fresh = round();
     started = performance.now();

@@ -27,9 +27,9 @@ import type { ContentItem } from '../src/item.ts';
 import { currentSecretKey, seal } from '../src/lib/secret-box.ts';
 import { audit } from '../src/lib/time.ts';
 import { createCollection } from '../src/store/collections.ts';
+import { findInput } from '../src/store/inputs.ts';
 import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
-import { findInput } from '../src/store/inputs.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { EVENT_TYPES, pendingCount } from '../src/store/outbox.ts';
 import { startBenchFeed } from './feed.ts';
@@ -107,7 +107,7 @@ async function main() {
     await db.updateTable('webhooks').set({ active: mode === 'with' ? 1 : 0 }).where('id', '=', webhookId).execute();
     const started = performance.now();
     const collected = await feed.collect(Array.from({ length: ROUND_ITEMS }, () => makeItem(serial++, now)), { fetch: fetcher, services: config.services });
-    if (collected !== ROUND_ITEMS) throw new Error(`collected ${collected} of ${ROUND_ITEMS}: ${(await findInput(db, inputId))!.lastError}`);
+    if (collected !== ROUND_ITEMS) throw new Error(`collected ${collected} of ${ROUND_ITEMS}: ${(await findInput(db, contract.id, inputId))!.lastError}`);
     if (r >= 0) {
       timings[mode].ms += performance.now() - started;
       timings[mode].items += ROUND_ITEMS;

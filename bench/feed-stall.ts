@@ -30,9 +30,9 @@ import { refreshInput } from '../src/collect/refresh.ts';
 import { loadConfig } from '../src/config.ts';
 import type { ContentItem } from '../src/item.ts';
 import { createConsumer } from '../src/store/consumers.ts';
+import { findInput } from '../src/store/inputs.ts';
 import { createContract, grant } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
-import { findInput } from '../src/store/inputs.ts';
 import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 
@@ -139,7 +139,7 @@ const poll = async (n: number) => {
   const input = await api('POST', '/collection/inputs', { contractId: contract.id, collectionId, service: 'rss', type: 'feed', input: `${sourceBase}/feed?n=${n}` });
   if (input.status !== 201) throw new Error(`input: ${input.status} ${JSON.stringify(input.body)}`);
   const started = performance.now();
-  const stored = await refreshInput(db, (await findInput(db, input.body._id))!, { fetch: fetcher, services, pollInterval: 300 });
+  const stored = await refreshInput(db, (await findInput(db, contract.id, input.body._id))!, { fetch: fetcher, services, pollInterval: 300 });
   const status = (await api('GET', `/collection/inputs/${input.body._id}`)).body.status;
   return `${stored} items stored in ${Math.round(performance.now() - started)} ms; lastError ${JSON.stringify(status.lastError)}; warnings ${JSON.stringify(status.warnings.map((w: { code: string; count: number }) => `${w.code} ${w.count}`))}`;
 };

@@ -50,8 +50,8 @@ export async function startBenchFeed(db: Db, target: { contractId: string; colle
       let collected = 0;
       while (pending.length) {
         const before = pending.length;
-        collected += await refreshInput(db, (await findInput(db, inputId))!, { ...poll, pollInterval: 300 });
-        if (pending.length === before) throw new Error(`the feed was not read: ${(await findInput(db, inputId))!.lastError}`);
+        collected += await refreshInput(db, (await findInput(db, contractId, inputId))!, { ...poll, pollInterval: 300 });
+        if (pending.length === before) throw new Error(`the feed was not read: ${(await findInput(db, contractId, inputId))!.lastError}`);
       }
       return collected;
     },

@@ -70,11 +70,11 @@ export async function measure(options: { items: number; seconds: number }): Prom
       nextRunAt: 0, failures: 0, collected: 0, rejected: 0, ...audit('bench', now),
     }]));
     // The poll finds the hub; the subscriber subscribes; the hub verifies.
-    await refreshInput(db, (await findInput(db, inputId))!, { fetch, services: config.services, pollInterval: 300 });
+    await refreshInput(db, (await findInput(db, contract.id, inputId))!, { fetch, services: config.services, pollInterval: 300 });
     websub = startWebsub({ db, config, fetch }, 3_600_000);
     await websub.tick();
     await hub.verified(1);
-    if ((await findInput(db, inputId))!.feedMode !== 'push') throw new Error('the subscription was not verified');
+    if ((await findInput(db, contract.id, inputId))!.feedMode !== 'push') throw new Error('the subscription was not verified');
 
     const content = `${base}/v1/content/${contract.slug}?q=${collection.slug}&count=100`;
     const read = async () => (await (await globalThis.fetch(content)).json()) as Array<{ id: string; url: string }>;

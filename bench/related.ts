@@ -75,7 +75,7 @@ for (const [slug, ids] of Object.entries(judgements)) {
   if (res.statusCode !== 200) throw new Error(`${slug}: ${res.statusCode} ${res.body}`);
   const related = (res.json() as { id: string }[]).map((item) => item.id);
   const title = /<h1>([^<]*)<\/h1>/.exec(readFileSync(join(FIXTURES, 'articles', `${slug}.html`), 'utf8'))![1]!;
-  const baseline = (await relatedCandidates(db, [collection.id], [...new Set(termsOf(title))], 20)).map((key) => key.id);
+  const baseline = (await relatedCandidates(db, contract.id, [collection.id], [...new Set(termsOf(title))], 20)).map((key) => key.id);
   rows.push({ slug, p10: precisionAt(related, judged, 10), r20: recallAt(related, judged, 20), baseP10: precisionAt(baseline, judged, 10), baseR20: recallAt(baseline, judged, 20), ms });
 }
 const mean = (key: keyof (typeof rows)[number]) => rows.reduce((sum, row) => sum + (row[key] as number), 0) / rows.length;

@@ -28,7 +28,7 @@ import { createContract, findContract, grant, GRANT_ROLES, isGrantRole, revokeGr
 import { parseScope, type Scope, SCOPES } from './store/tokens.ts';
 import { nameTaken } from './store/records.ts';
 import { type Db, isUniqueViolation, openDb } from './store/db.ts';
-import { findFilter } from './store/filters.ts';
+import { filterOwner } from './store/filters.ts';
 import { checkSecretKey, resealCredentials } from './store/credentials.ts';
 import { forgetKeyFiles, generateSecretKey, KEY_FILE, keyFilePath, parseSecretKey, writeKeyFile } from './lib/secret-box.ts';
 import { DEDUPE_MODES } from './lib/item-keys.ts';
@@ -121,9 +121,9 @@ async function contractSetFilter(args: string[], config: Config): Promise<unknow
   return withDb(config, async (db) => {
     const contract = await contractOf(db, ref);
     if (values.filter !== undefined) {
-      const filter = await findFilter(db, values.filter);
-      if (!filter) throw notFoundError(`No filter set or chain ${values.filter}.`, '--filter', values.filter);
-      if (filter.contractId !== contract.id) throw forbiddenError(`Filter ${values.filter} belongs to another contract.`, '--filter');
+      const owner = await filterOwner(db, values.filter);
+      if (owner === undefined) throw notFoundError(`No filter set or chain ${values.filter}.`, '--filter', values.filter);
+      if (owner !== contract.id) throw forbiddenError(`Filter ${values.filter} belongs to another contract.`, '--filter');
     }
     await setContractFilter(db, contract.id, values.filter ?? null, BY);
     return presentRecord((await findContract(db, contract.id))!);

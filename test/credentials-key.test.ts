@@ -16,10 +16,9 @@ import { loadConfig } from '../src/config.ts';
 import { currentSecretKey, forgetKeyFiles, generateSecretKey, encodeSecretKey, open, parseSecretKey, seal } from '../src/lib/secret-box.ts';
 import { saveMastodonApp } from '../src/store/connect.ts';
 import { serve } from '../src/server.ts';
-import { findInput } from '../src/store/inputs.ts';
 import { insertSubscription } from '../src/store/websub.ts';
 import { fakeApi, fixtureBytes } from './fake-api.ts';
-import { build, buildTenant, type TestContext } from './helper.ts';
+import { build, buildTenant, type TestContext, inputRow } from './helper.ts';
 
 const root = new URL('../', import.meta.url).pathname;
 const TOKENS = ['AAAAfirst-contract-token-1111', 'AAAAsecond-contract-token-2222'];
@@ -117,10 +116,10 @@ describe('rotating the secret key', { timeout: 90_000 }, () => {
       forgetKeyFiles();
       const resolver = createCredentialResolver(ctx.db, ctx.config);
       const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 2000 });
-      await refreshInput(ctx.db, (await findInput(ctx.db, inputId))!, { fetch: fetcher, services: ctx.config.services, credentials: resolver, pollInterval: 300 });
+      await refreshInput(ctx.db, (await inputRow(ctx.db, inputId))!, { fetch: fetcher, services: ctx.config.services, credentials: resolver, pollInterval: 300 });
       await fetcher.close();
       expect(api.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${TOKENS[0]}`]);
-      expect((await findInput(ctx.db, inputId))!.lastError).toBeNull();
+      expect((await inputRow(ctx.db, inputId))!.lastError).toBeNull();
     } finally {
       await api.close();
     }

@@ -19,6 +19,9 @@ import { hashSecret, randomToken } from '../src/auth/secrets.ts';
 import { issueTokens } from '../src/auth/tokens.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { createCollection } from '../src/store/collections.ts';
+import { findInput, updateInput } from '../src/store/inputs.ts';
+import { ownerOf } from '../src/store/records.ts';
+import type { InputRow, InputUpdate } from '../src/store/tables.ts';
 import type { ContentItem } from '../src/item.ts';
 import { createConsumer } from '../src/store/consumers.ts';
 import { createContract, grant } from '../src/store/contracts.ts';
@@ -222,4 +225,20 @@ export function expectError(
     expect(wanted, `no entry ${JSON.stringify({ propertyName, ...rest })} in ${JSON.stringify(body.errors)}`).toBeDefined();
   }
   return body;
+}
+
+/**
+ * The input row `id`, whichever contract owns it (undefined when there is none): what a test or
+ * bench reads back after the collector wrote it. Looks the owner up first, as `owned()` does, then
+ * reads through the store with that contract (docs/architecture.md#tenant-in-every-query).
+ */
+export async function inputRow(db: Db, id: string): Promise<InputRow | undefined> {
+  const contractId = await ownerOf(db, 'inputs', id);
+  return contractId === undefined ? undefined : findInput(db, contractId, id);
+}
+
+/** Changes the columns `changes` of input `id`, whichever contract owns it (a test setting up a state). */
+export async function changeInput(db: Db, id: string, changes: InputUpdate): Promise<void> {
+  const contractId = await ownerOf(db, 'inputs', id);
+  if (contractId !== undefined) await updateInput(db, contractId, id, changes);
 }

@@ -80,8 +80,8 @@ export function createCredentialResolver(db: Db, settings: CredentialSettings): 
       if (!row || Object.keys(row.credentials).length === 0) return { services: settings.services, missing: false };
       let credential: CredentialRow | undefined;
       if (input.credentialId) {
-        credential = await findCredential(db, input.credentialId);
-        if (!credential || credential.contractId !== input.contractId || credential.service !== service) {
+        credential = await findCredential(db, input.contractId, input.credentialId);
+        if (!credential || credential.service !== service) {
           throw new SourceError(`credential ${input.credentialId} named by the input no longer exists: name another in credentialId or remove it`, { permanent: true });
         }
         if (credential.active !== 1) throw new SourceError(`credential ${credential.id} (${credential.name}) is inactive: activate it or name another`, { permanent: true });

@@ -139,7 +139,7 @@ export async function ingestPushed(db: Db, input: InputRow, items: ContentItem[]
   const finished = Date.now();
   return db.transaction().execute(async (trx) => {
     const stored = await storeJudged(trx, input, judged, finished);
-    if (!(await recordPushed(trx, input.id, { added: stored.added, rejected: stored.rejected, at: finished }))) {
+    if (!(await recordPushed(trx, input.contractId, input.id, { added: stored.added, rejected: stored.rejected, at: finished }))) {
       // Gone or deactivated meanwhile: undo what this transaction stored.
       throw new InputGone();
     }

@@ -44,7 +44,7 @@ export function startKudosRefresh(deps: { db: Db; config: Config; log?: FastifyB
 
   async function refreshBatch(due: KudosDue[], now: number): Promise<void> {
     const [first] = due;
-    const input = await findInput(db, first!.inputId);
+    const input = await findInput(db, first!.contractId, first!.inputId);
     const lookup = connectorFor(first!.service)?.kudos;
     if (!input || !lookup) return;
     /** The hold of this batch's service and credential; known once the credential is resolved. */

@@ -47,7 +47,7 @@ export function createPollNow(deps: { db: Db; config: Config; log?: FastifyBaseL
       let claimed: Awaited<ReturnType<typeof claimInput>> = { busy: 'input' };
       for (let look = 0; look < SLOT_TRIES; look++) {
         if (look > 0) await new Promise((resolve) => setTimeout(resolve, SLOT_WAIT_MS / SLOT_TRIES));
-        claimed = await claimInput(db, input.id, Date.now(), leaseMs, config.collectHostConcurrency);
+        claimed = await claimInput(db, input.contractId, input.id, Date.now(), leaseMs, config.collectHostConcurrency);
         if (!('busy' in claimed)) break;
       }
       if ('busy' in claimed) return { polled: false, busy: claimed.busy, retryAfterSeconds: Math.ceil(SLOT_WAIT_MS / 1000) };
@@ -58,7 +58,7 @@ export function createPollNow(deps: { db: Db; config: Config; log?: FastifyBaseL
       } finally {
         await releaseSlot(db, claimed);
       }
-      return { polled: true, items, input: (await findInput(db, input.id)) ?? claimed };
+      return { polled: true, items, input: (await findInput(db, input.contractId, input.id)) ?? claimed };
     },
     close: () => fetcher.close(),
   };

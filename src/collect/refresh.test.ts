@@ -7,9 +7,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, buildItem, buildTenant, type TestContext } from '../../test/helper.ts';
+import { build, buildItem, buildTenant, type TestContext, inputRow } from '../../test/helper.ts';
 import { loadConfig } from '../config.ts';
-import { findInput } from '../store/inputs.ts';
 import { storeItems } from '../store/items/write.ts';
 import { createFetcher } from './fetch.ts';
 import { nextDelaySeconds, refreshInput } from './refresh.ts';
@@ -62,7 +61,7 @@ async function createInput(ctx: TestContext, tenant: Awaited<ReturnType<typeof b
     payload: { service: 'rss', type: 'feed', input: base + path, contractId: tenant.contract.id, collectionId: tenant.collection.id, ...extra },
   });
   expect(response.statusCode).toBe(201);
-  return (await findInput(ctx.db, response.json()._id))!;
+  return (await inputRow(ctx.db, response.json()._id))!;
 }
 
 async function queue(ctx: TestContext, tenant: Awaited<ReturnType<typeof buildTenant>>) {
@@ -118,7 +117,7 @@ describe('refreshInput', () => {
       payload: { service: 'rss', type: 'feed', input: `${base}/heise`, contractId: tenant.contract.id } });
     expect(put.statusCode, put.body).toBe(200);
     expect(put.json().status.warnings).toEqual([]);
-    await refreshInput(ctx.db, (await findInput(ctx.db, input.id))!, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 });
+    await refreshInput(ctx.db, (await inputRow(ctx.db, input.id))!, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 });
     expect(await status()).toMatchObject({ collected: 19, warnings: [] });
   });
 
@@ -128,12 +127,12 @@ describe('refreshInput', () => {
     changing = 'whole';
     const input = await createInput(ctx, tenant, '/changing');
     expect(await refreshInput(ctx.db, input, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 })).toBe(15);
-    const polled = (await findInput(ctx.db, input.id))!;
+    const polled = (await inputRow(ctx.db, input.id))!;
     expect(JSON.parse(polled.sourceState)).toEqual({ etag: '"v1"' });
 
     changing = 'truncated';
     expect(await refreshInput(ctx.db, polled, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 })).toBe(0);
-    const failed = (await findInput(ctx.db, input.id))!;
+    const failed = (await inputRow(ctx.db, input.id))!;
     expect(failed).toMatchObject({ failures: 1, collected: 15, sourceState: polled.sourceState, lastSuccess: polled.lastSuccess,
       lastError: 'not a feed: the document ends before its root element is closed (truncated?)' });
     expect((await queue(ctx, tenant)).length).toBe(15);
@@ -145,7 +144,7 @@ describe('refreshInput', () => {
     const input = await createInput(ctx, tenant, '/guardian');
     const before = Date.now();
     expect(await refreshInput(ctx.db, input, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 300 })).toBe(55);
-    const after = (await findInput(ctx.db, input.id))!;
+    const after = (await inputRow(ctx.db, input.id))!;
     expect(after).toMatchObject({ collected: 55, failures: 0, lastError: null });
     expect(after.lastSuccess).not.toBeNull();
     expect(after.nextRunAt).toBeGreaterThanOrEqual(before + 300_000);
@@ -153,7 +152,7 @@ describe('refreshInput', () => {
 
     // Polled again: the same entries are not stored again, nor counted.
     expect(await refreshInput(ctx.db, after, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 300 })).toBe(0);
-    expect((await findInput(ctx.db, input.id))!.collected).toBe(55);
+    expect((await inputRow(ctx.db, input.id))!.collected).toBe(55);
     expect((await queue(ctx, tenant)).length).toBe(55);
   });
 
@@ -167,13 +166,13 @@ describe('refreshInput', () => {
     const input = await createInput(ctx, tenant, path);
     const t0 = Date.now();
     await refreshInput(ctx.db, input, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 });
-    const once = (await findInput(ctx.db, input.id))!;
+    const once = (await inputRow(ctx.db, input.id))!;
     expect(once.lastError).toContain(message);
     expect(once).toMatchObject({ failures: 1, collected: 0, lastSuccess: null });
     expect(once.lastRun).not.toBeNull();
     expect(once.nextRunAt).toBeGreaterThanOrEqual(t0 + 120_000);
     await refreshInput(ctx.db, once, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 });
-    const twice = (await findInput(ctx.db, input.id))!;
+    const twice = (await inputRow(ctx.db, input.id))!;
     expect(twice.failures).toBe(2);
     expect(twice.nextRunAt).toBeGreaterThanOrEqual(t0 + 240_000);
     const response = await ctx.app.inject(`/collection/inputs/${input.id}?access_token=${tenant.token}`);
@@ -186,7 +185,7 @@ describe('refreshInput', () => {
     const input = await createInput(ctx, tenant, '/limited');
     const t0 = Date.now();
     await refreshInput(ctx.db, input, { fetch: fetcher, services: loadConfig({}).services, pollInterval: 60 });
-    const after = (await findInput(ctx.db, input.id))!;
+    const after = (await inputRow(ctx.db, input.id))!;
     expect(after.lastError).toContain('429');
     expect(after.nextRunAt).toBeGreaterThanOrEqual(t0 + 7_200_000);
   });
@@ -243,7 +242,7 @@ describe('refreshInput', () => {
     } finally {
       await guarded.close();
     }
-    expect((await findInput(ctx.db, input.id))!.lastError).toMatch(/not allowed|blocked|refused/i);
+    expect((await inputRow(ctx.db, input.id))!.lastError).toMatch(/not allowed|blocked|refused/i);
     expect(hits['/guardian?guarded']).toBeUndefined();
   });
 });
@@ -257,10 +256,10 @@ describe('the scheduler', () => {
       const failing = await createInput(ctx, tenant, '/missing-too');
       const good = await createInput(ctx, tenant, '/heise');
       const deadline = Date.now() + 5000;
-      while (Date.now() < deadline && !(await findInput(ctx.db, good.id))!.lastSuccess) await new Promise((r) => setTimeout(r, 50));
+      while (Date.now() < deadline && !(await inputRow(ctx.db, good.id))!.lastSuccess) await new Promise((r) => setTimeout(r, 50));
       await collector.idle();
-      expect((await findInput(ctx.db, good.id))!).toMatchObject({ collected: 15, lastError: null });
-      expect((await findInput(ctx.db, failing.id))!.lastError).toBe('HTTP 404');
+      expect((await inputRow(ctx.db, good.id))!).toMatchObject({ collected: 15, lastError: null });
+      expect((await inputRow(ctx.db, failing.id))!.lastError).toBe('HTTP 404');
       // Not due again for a while: another tick fetches nothing.
       const heiseHits = hits['/heise'];
       await collector.tick();

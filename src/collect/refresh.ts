@@ -84,7 +84,7 @@ export async function refreshInput(
       await gate?.settle();
     }
     const used = resolved?.credential;
-    if (used && (used.status !== 'ok' || !used.lastUsed || now - Date.parse(used.lastUsed) >= LAST_USED_EVERY_MS)) await markCredentialUsed(db, used.id, iso(now));
+    if (used && (used.status !== 'ok' || !used.lastUsed || now - Date.parse(used.lastUsed) >= LAST_USED_EVERY_MS)) await markCredentialUsed(db, used.contractId, used.id, iso(now));
     // Nothing new (a 304 Not Modified, an empty page) from an input that was working: no filter,
     // no transaction, one update of its schedule and status (a failing one also gets its
     // `input.recovered` event, below).
@@ -124,7 +124,7 @@ export async function refreshInput(
     const credential = permanent && resolved?.credential && isCredentialFailure(lastError) ? resolved.credential : undefined;
     await db.transaction().execute(async (trx) => {
       const events: NewEvent[] = [];
-      if (credential && (await markCredentialFailed(trx, credential.id, lastError))) {
+      if (credential && (await markCredentialFailed(trx, credential.contractId, credential.id, lastError))) {
         events.push({ type: 'credential.failed', subject: `credential:${credential.id}`, data: { contractId: input.contractId, credentialId: credential.id, name: credential.name, service: credential.service, error: lastError } });
       }
       const recorded = await recordPollFailure(trx, input, { lastRun: iso(now), lastError, failures, nextRunAt: Date.now() + delayMs });

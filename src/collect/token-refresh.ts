@@ -53,7 +53,7 @@ export function createTokenRefresher(db: Db, settings: RefreshSettings) {
     const endpoint = { authorizeUrl: app.authorizeUrl, tokenUrl: app.tokenUrl, clientId: app.clientId, clientSecret: app.clientSecret, clientAuth: flow.clientAuth };
     const key = currentSecretKey(settings);
     let refused: string | undefined;
-    const after = await changeCredentialLocked(db, row.id, async (locked) => {
+    const after = await changeCredentialLocked(db, row.contractId, row.id, async (locked) => {
       if (!refreshDue(locked, now)) return undefined; // another process refreshed it meanwhile
       const values = JSON.parse(open(key, locked.secret)) as Record<string, string>;
       if (!values.refreshToken) return undefined;

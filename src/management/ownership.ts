@@ -11,26 +11,30 @@
 import { forbiddenError, notFoundError } from '../errors.ts';
 import { findCollection } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
-import { findFilter } from '../store/filters.ts';
+import { filterOwner, findFilter } from '../store/filters.ts';
 import { findInput } from '../store/inputs.ts';
-import { findRecord, type RecordRow, type RecordTable } from '../store/records.ts';
+import { findRecord, ownerOf, type RecordRow, type RecordTable } from '../store/records.ts';
 import type { CollectionRow, CredentialRow, FilterListRow, FilterSetRow, InputRow, WebhookRow } from '../store/tables.ts';
 import { type Principal, requireContractAccess } from '../http/authenticate.ts';
 
-/** A kind of record: its human name (`filter list`) and how to find one by id. */
+/**
+ * A kind of record: its human name (`filter list`), how to learn which contract owns one (its
+ * contract id, or undefined when there is none) and how to read one of a contract by id.
+ */
 export interface Kind<Row extends { contractId: string }> {
   label: string;
-  find(db: Db, id: string): Promise<Row | undefined>;
+  owner(db: Db, id: string): Promise<string | undefined>;
+  find(db: Db, contractId: string, id: string): Promise<Row | undefined>;
 }
 
 /** The kind of the named records of `table` (store/records.ts). */
 export function recordKind<Row extends RecordRow>(table: RecordTable, label: string): Kind<Row> {
-  return { label, find: (db, id) => findRecord<Row>(db, table, id) };
+  return { label, owner: (db, id) => ownerOf(db, table, id), find: (db, contractId, id) => findRecord<Row>(db, table, contractId, id) };
 }
 
-export const COLLECTION: Kind<CollectionRow> = { label: 'collection', find: findCollection };
-export const INPUT: Kind<InputRow> = { label: 'input', find: findInput };
-export const FILTER: Kind<{ kind: 'set' | 'chain'; id: string; contractId: string }> = { label: 'filter set or chain', find: findFilter };
+export const COLLECTION: Kind<CollectionRow> = { label: 'collection', owner: (db, id) => ownerOf(db, 'collections', id), find: findCollection };
+export const INPUT: Kind<InputRow> = { label: 'input', owner: (db, id) => ownerOf(db, 'inputs', id), find: findInput };
+export const FILTER: Kind<{ kind: 'set' | 'chain'; id: string; contractId: string }> = { label: 'filter set or chain', owner: filterOwner, find: findFilter };
 export const FILTER_SET = recordKind<FilterSetRow>('filterSets', 'filter set');
 export const FILTER_LIST = recordKind<FilterListRow>('filterLists', 'filter list');
 export const CREDENTIAL = recordKind<CredentialRow>('credentials', 'credential');
@@ -42,12 +46,15 @@ export const WEBHOOK = recordKind<WebhookRow>('webhooks', 'webhook');
  * `propertyName`.
  */
 export async function owned<Row extends { contractId: string }>(db: Db, kind: Kind<Row>, id: string, owner: Principal | string, propertyName = 'id'): Promise<Row> {
-  const row = await kind.find(db, id);
-  if (!row) throw notFoundError(`No ${kind.label} ${id}.`, propertyName, id);
+  const contractId = await kind.owner(db, id);
+  if (contractId === undefined) throw notFoundError(`No ${kind.label} ${id}.`, propertyName, id);
   if (typeof owner === 'string') {
-    if (row.contractId !== owner) throw forbiddenError(`The ${kind.label} named by ${propertyName} belongs to another contract.`, propertyName);
+    if (contractId !== owner) throw forbiddenError(`The ${kind.label} named by ${propertyName} belongs to another contract.`, propertyName);
   } else {
-    await requireContractAccess(db, owner, row.contractId, propertyName, `the ${kind.label} named by ${propertyName}`);
+    await requireContractAccess(db, owner, contractId, propertyName, `the ${kind.label} named by ${propertyName}`);
   }
+  // Removed between the two reads: as unknown.
+  const row = await kind.find(db, contractId, id);
+  if (!row) throw notFoundError(`No ${kind.label} ${id}.`, propertyName, id);
   return row;
 }

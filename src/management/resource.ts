@@ -189,7 +189,7 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
       const now = Date.now();
       const row = { id: newId(now), contractId, name, active: body.active === false ? 0 : 1, ...spec.columns(body, principal.consumer), ...audit(principal.consumer.name, now) };
       let id = row.id;
-      const created = async (trx: Transaction<Database>, stored: string) => void (await record(trx, principal, 'create', contractId, stored, undefined, await findRecord<Row>(trx, spec.table, stored)));
+      const created = async (trx: Transaction<Database>, stored: string) => void (await record(trx, principal, 'create', contractId, stored, undefined, await findRecord<Row>(trx, spec.table, contractId, stored)));
       try {
         if (spec.insert) id = await spec.insert(db, row, principal.consumer.name, now, created);
         else {
@@ -201,7 +201,7 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
       } catch (error) {
         throw isUniqueViolation(error) ? duplicate(spec.label, name) : error;
       }
-      const stored = (await findRecord<Row>(db, spec.table, id))!;
+      const stored = (await findRecord<Row>(db, spec.table, contractId, id))!;
       return reply.code(201).send({ ...spec.present(stored), ...spec.created?.(stored) });
     },
 
@@ -236,12 +236,12 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
         await db.transaction().execute(async (trx) => {
           await spec.onUpdate?.(trx, current, principal.consumer.name, Date.now(), body);
           await updateRecord(trx, spec.table, current.contractId, current.id, changes);
-          await record(trx, principal, 'update', current.contractId, current.id, current, await findRecord<Row>(trx, spec.table, current.id));
+          await record(trx, principal, 'update', current.contractId, current.id, current, await findRecord<Row>(trx, spec.table, current.contractId, current.id));
         });
       } catch (error) {
         throw isUniqueViolation(error) ? duplicate(spec.label, name) : error;
       }
-      return spec.present((await findRecord<Row>(db, spec.table, current.id))!);
+      return spec.present((await findRecord<Row>(db, spec.table, current.contractId, current.id))!);
     },
 
     async remove(request: TypedRequest<Schemas['remove']>, reply: TypedReply<Schemas['remove']>) {

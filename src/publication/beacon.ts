@@ -144,10 +144,11 @@ class Tally {
     for (const [collectionId, items] of byCollection) {
       const key = (id: string) => `${collectionId}\n${id}`;
       const unchecked = [...new Set(items.map((row) => row.key))].filter((id) => !this.known.has(key(id)));
-      const found = await existingItems(this.db, collectionId, unchecked);
+      const contractId = items[0]!.contractId;
+      const found = await existingItems(this.db, contractId, collectionId, unchecked);
       for (const id of unchecked) this.known.set(key(id), found.has(id));
       const clicked = [...new Set(items.filter((row) => row.kind === 'click' && this.known.get(key(row.key))).map((row) => row.key))];
-      const named = await itemAuthors(this.db, collectionId, clicked.filter((id) => !this.authors.has(key(id))));
+      const named = await itemAuthors(this.db, contractId, collectionId, clicked.filter((id) => !this.authors.has(key(id))));
       for (const [id, author] of named) this.authors.set(key(id), author ?? '');
       for (const row of items) {
         if (!this.known.get(key(row.key))) continue;

@@ -145,7 +145,7 @@ export function publicationRoutes(app: App, { db, config, related, media }: { db
 
   app.get('/v1/publication/:contract/display', { schema: schemas.display }, async (request, reply) => {
     const { contract, collection } = await publicTarget(db, request.params.contract, request.query.q);
-    const row = await findCollection(db, collection.id);
+    const row = await findCollection(db, contract.id, collection.id);
     if (!row) throw notFoundError('No such collection.', 'q', request.query.q);
     const settings = publicationOf(row);
     const display = settings.display ?? {};
@@ -192,7 +192,7 @@ export function publicationRoutes(app: App, { db, config, related, media }: { db
     const { offset = 0, preview = false } = request.query;
     const consoleOrigin = new URL(config.apiUrl).origin;
     const { contract, collection } = await publicTarget(db, request.params.contract, request.query.q);
-    const settings = await findPublicationSettings(db, collection.id);
+    const settings = await findPublicationSettings(db, contract.id, collection.id);
     const layout = request.query.layout ?? settings.type ?? 'grid';
     const language = settings.language ?? 'en';
     // A related widget (docs/api.md#related-widget): the article's related items, one page, no paging.
@@ -236,9 +236,9 @@ export function publicationRoutes(app: App, { db, config, related, media }: { db
 
   app.get('/v1/publication/:contract/items', { schema: schemas.items }, async (request, reply) => {
     const { offset = 0, ids } = request.query;
-    const { collection } = await publicTarget(db, request.params.contract, request.query.q);
-    const language = (await findPublicationSettings(db, collection.id)).language ?? 'en';
-    const rows = ids !== undefined ? await findPublishedItems(db, collection.contractId, collection.id, ids.split(',').filter(Boolean)) : await page(collection, offset);
+    const { contract, collection } = await publicTarget(db, request.params.contract, request.query.q);
+    const language = (await findPublicationSettings(db, contract.id, collection.id)).language ?? 'en';
+    const rows = ids !== undefined ? await findPublishedItems(db, contract.id, collection.id, ids.split(',').filter(Boolean)) : await page(collection, offset);
     const now = Date.now();
     return reply
       .type('text/html; charset=utf-8')

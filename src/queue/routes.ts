@@ -155,7 +155,7 @@ export function queueRoutes(
     const contract = await activeContract(db, request.params.contract);
     await requireContractAccess(db, principal, contract.id, 'contract');
     const collection = await collectionOf(db, contract, q, { activeOnly: false });
-    const steps = await itemHistory(db, collection.id, id);
+    const steps = await itemHistory(db, contract.id, collection.id, id);
     if (!steps.length && !(await findItem(db, contract.id, collection.id, id))) throw notFoundError(`Unknown content item ${id}.`, 'id', id);
     return steps.map(presentHistoryStep);
   });

@@ -55,25 +55,25 @@ export async function addCounts(db: Db, rows: readonly CountRow[]): Promise<void
 }
 
 /**
- * Which of `ids` are items of collection `collectionId` (any state: an item seen, then unpublished
+ * Which of `ids` are items of the contract's collection `collectionId` (any state: an item seen, then unpublished
  * before the flush, was seen); read from the primary key alone. The beacon counts impressions and
  * clicks of these only: ids of another collection or contract, or unknown ones, were never on its
  * wall.
  */
-export async function existingItems(db: Db, collectionId: string, ids: readonly string[]): Promise<Set<string>> {
+export async function existingItems(db: Db, contractId: string, collectionId: string, ids: readonly string[]): Promise<Set<string>> {
   const found = new Set<string>();
   for (let i = 0; i < ids.length; i += 500) {
-    const rows = await db.selectFrom('items').select('id').where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + 500)).execute();
+    const rows = await db.selectFrom('items').select('id').where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + 500)).where('contractId', '=', contractId).execute();
     for (const row of rows) found.add(row.id);
   }
   return found;
 }
 
-/** The author's name (`author.name`, else `author.username`, else null) of each of `ids` found in collection `collectionId`. */
-export async function itemAuthors(db: Db, collectionId: string, ids: readonly string[]): Promise<Map<string, string | null>> {
+/** The author's name (`author.name`, else `author.username`, else null) of each of `ids` found in the contract's collection `collectionId`. */
+export async function itemAuthors(db: Db, contractId: string, collectionId: string, ids: readonly string[]): Promise<Map<string, string | null>> {
   const found = new Map<string, string | null>();
   for (let i = 0; i < ids.length; i += 100) {
-    const rows = await db.selectFrom('items').select(['id', 'body']).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + 100)).execute();
+    const rows = await db.selectFrom('items').select(['id', 'body']).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + 100)).where('contractId', '=', contractId).execute();
     for (const row of rows) {
       const item = itemBody(row.body);
       found.set(row.id, item.author?.name || item.author?.username || null);
@@ -109,10 +109,10 @@ export interface Analytics {
 export const TOP = 10;
 
 /**
- * The analytics of collection `collectionId` from bucket `fromMs` (a bucket start) to bucket
+ * The analytics of the contract's collection `collectionId` from bucket `fromMs` (a bucket start) to bucket
  * `toMs` (the last bucket's start), both included, in buckets of `interval` (module description).
  */
-export async function readAnalytics(db: Db, collectionId: string, fromMs: number, toMs: number, interval: Interval): Promise<Analytics> {
+export async function readAnalytics(db: Db, contractId: string, collectionId: string, fromMs: number, toMs: number, interval: Interval): Promise<Analytics> {
   const size = interval === 'day' ? DAY_MS : HOUR_MS;
   const endMs = toMs + size; // exclusive
   const buckets: Bucket[] = [];
@@ -125,6 +125,7 @@ export async function readAnalytics(db: Db, collectionId: string, fromMs: number
   const counts = await db
     .selectFrom('analyticsCounts')
     .select(['hour', 'kind', (eb) => eb.fn.sum<number>('count').as('total')])
+    .where('contractId', '=', contractId)
     .where('collectionId', '=', collectionId)
     .where('hour', '>=', fromMs)
     .where('hour', '<', endMs)
@@ -141,7 +142,8 @@ export async function readAnalytics(db: Db, collectionId: string, fromMs: number
     db
       .selectFrom('analyticsCounts')
       .select(['kind', 'key', (eb) => eb.fn.sum<number>('count').as('total')])
-      .where('collectionId', '=', collectionId)
+      .where('contractId', '=', contractId)
+    .where('collectionId', '=', collectionId)
       .where('hour', '>=', fromMs)
       .where('hour', '<', endMs)
       .where('kind', 'in', kinds)
@@ -165,7 +167,8 @@ export async function readAnalytics(db: Db, collectionId: string, fromMs: number
     const rows = await db
       .selectFrom('analyticsCounts')
       .select(['key', (eb) => eb.fn.sum<number>('count').as('total')])
-      .where('collectionId', '=', collectionId)
+      .where('contractId', '=', contractId)
+    .where('collectionId', '=', collectionId)
       .where('hour', '>=', fromMs)
       .where('hour', '<', endMs)
       .where('kind', '=', 'impression')
@@ -176,7 +179,7 @@ export async function readAnalytics(db: Db, collectionId: string, fromMs: number
   }
   const titles = new Map<string, { title: string | null; author: string | null }>();
   if (ids.length) {
-    const rows = await db.selectFrom('items').selectAll().where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
+    const rows = await db.selectFrom('items').selectAll().where('contractId', '=', contractId).where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
     for (const row of rows) {
       const item = rowToItem(row);
       titles.set(row.id, { title: item.title || item.text?.slice(0, 120) || null, author: item.author?.name || item.author?.username || null });
@@ -186,6 +189,7 @@ export async function readAnalytics(db: Db, collectionId: string, fromMs: number
   const collected = await db
     .selectFrom('items')
     .select(['inputId', hourBucket('created_at').as('hour'), (eb) => eb.fn.countAll<number>().as('total')])
+    .where('contractId', '=', contractId)
     .where('collectionId', '=', collectionId)
     .where('createdAt', '>=', fromMs)
     .where('createdAt', '<', endMs)
@@ -202,13 +206,14 @@ export async function readAnalytics(db: Db, collectionId: string, fromMs: number
     perInput.set(row.inputId, series);
   }
   const topInputs = [...perInput.entries()].map(([inputId, series]) => ({ inputId, series, total: series.reduce((a, b) => a + b, 0) })).sort((a, b) => b.total - a.total || a.inputId.localeCompare(b.inputId)).slice(0, TOP);
-  const inputs = topInputs.length ? await db.selectFrom('inputs').select(['id', 'service', 'input']).where('id', 'in', topInputs.map((i) => i.inputId)).execute() : [];
+  const inputs = topInputs.length ? await db.selectFrom('inputs').select(['id', 'service', 'input']).where('contractId', '=', contractId).where('id', 'in', topInputs.map((i) => i.inputId)).execute() : [];
   const inputById = new Map(inputs.map((input) => [input.id, input]));
 
   const moderated = await db
     .selectFrom('auditItems')
     .innerJoin('auditEntries', 'auditEntries.id', 'auditItems.entryId')
     .select(['auditItems.before', 'auditItems.after', hourBucket('audit_entries.at').as('hour'), (eb) => eb.fn.countAll<number>().as('total')])
+    .where('auditEntries.contractId', '=', contractId)
     .where('auditItems.collectionId', '=', collectionId)
     .where('auditEntries.at', '>=', fromMs)
     .where('auditEntries.at', '<', endMs)
@@ -226,6 +231,8 @@ export async function readAnalytics(db: Db, collectionId: string, fromMs: number
     .selectFrom('rejections')
     .innerJoin('inputs', 'inputs.id', 'rejections.inputId')
     .select([hourBucket('rejections.created_at').as('hour'), (eb) => eb.fn.countAll<number>().as('total')])
+    .where('rejections.contractId', '=', contractId)
+    .where('inputs.contractId', '=', contractId)
     .where('inputs.collectionId', '=', collectionId)
     .where('rejections.createdAt', '>=', fromMs)
     .where('rejections.createdAt', '<', endMs)

@@ -17,9 +17,9 @@ export async function findArticle(db: Db, contractId: string, url: string): Prom
   return db.selectFrom('articles').selectAll().where('contractId', '=', contractId).where('url', '=', url).executeTakeFirst();
 }
 
-/** The article `id`, whichever contract it belongs to (the caller checks access). */
-export async function findArticleById(db: Db, id: string): Promise<ArticleRow | undefined> {
-  return db.selectFrom('articles').selectAll().where('id', '=', id).executeTakeFirst();
+/** The contract's article `id`, or undefined (none, or another contract's). */
+export async function findArticleById(db: Db, contractId: string, id: string): Promise<ArticleRow | undefined> {
+  return db.selectFrom('articles').selectAll().where('contractId', '=', contractId).where('id', '=', id).executeTakeFirst();
 }
 
 /** The contract's article at `url`, added now when absent (concurrent adds of one address make one row). */
@@ -32,9 +32,9 @@ export async function ensureArticle(db: Db, contractId: string, url: string, now
   return (await findArticle(db, contractId, url))!;
 }
 
-/** Records what the latest related answer read of the article: its title, first words and how many items it had. */
-export async function recordArticleRead(db: Db, id: string, read: { title: string | null; text: string | null; count: number }, now = Date.now()): Promise<void> {
-  await db.updateTable('articles').set({ title: read.title, text: read.text, count: read.count, computedAt: now }).where('id', '=', id).execute();
+/** Records what the latest related answer read of the contract's article: its title, first words and how many items it had. */
+export async function recordArticleRead(db: Db, contractId: string, id: string, read: { title: string | null; text: string | null; count: number }, now = Date.now()): Promise<void> {
+  await db.updateTable('articles').set({ title: read.title, text: read.text, count: read.count, computedAt: now }).where('contractId', '=', contractId).where('id', '=', id).execute();
 }
 
 /** The contract's articles, newest first (ties by id), at most `count`. */
@@ -49,11 +49,12 @@ export async function listArticles(db: Db, contractId: string, count: number): P
     .execute();
 }
 
-/** Removes the article and its pins; false when there was none. */
-export async function removeArticle(db: Db, id: string): Promise<boolean> {
+/** Removes the contract's article and its pins; false when there was none (or it is another contract's). */
+export async function removeArticle(db: Db, contractId: string, id: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
+    const result = await trx.deleteFrom('articles').where('contractId', '=', contractId).where('id', '=', id).executeTakeFirst();
+    if (Number(result.numDeletedRows) !== 1) return false;
     await trx.deleteFrom('articlePins').where('articleId', '=', id).execute();
-    const result = await trx.deleteFrom('articles').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   });
 }

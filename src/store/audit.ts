@@ -16,7 +16,7 @@
  * or a filter application, however many items; the entry's own `before`/`after` show at most
  * `INLINE_ITEMS` of them (`itemCount` says how many there are).
  */
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { newId } from '../lib/ids.ts';
 import { insertAll } from './batch.ts';
 import type { Db } from './db.ts';
@@ -147,13 +147,14 @@ export interface ItemHistoryStep {
   after: string;
 }
 
-/** The moderation history of item `itemId` of the collection, newest first, at most `limit` steps. */
-export async function itemHistory(db: Db, collectionId: string, itemId: string, limit = 100): Promise<ItemHistoryStep[]> {
+/** The moderation history of item `itemId` of the contract's collection, newest first, at most `limit` steps. */
+export async function itemHistory(db: Db, contractId: string, collectionId: string, itemId: string, limit = 100): Promise<ItemHistoryStep[]> {
   const rows = await db
     .selectFrom('auditItems')
     .innerJoin('auditEntries', 'auditEntries.id', 'auditItems.entryId')
     .selectAll('auditEntries')
     .select(['auditItems.before as itemBefore', 'auditItems.after as itemAfter'])
+    .where('auditEntries.contractId', '=', contractId)
     .where('auditItems.collectionId', '=', collectionId)
     .where('auditItems.itemId', '=', itemId)
     .orderBy('auditItems.entryId', 'desc')
@@ -172,16 +173,16 @@ export async function auditItems(db: Db | Transaction<Database>, entryId: string
  * gone with their collection), at most `limit`.
  */
 export async function changedSince(db: Db | Transaction<Database>, entryId: string, limit = 10): Promise<string[]> {
-  const rows = await (db as unknown as Kysely<any>)
-    .selectFrom('audit_items as a')
-    .leftJoin('items as i', (join) => join.onRef('i.collection_id', '=', 'a.collection_id').onRef('i.id', '=', 'a.item_id'))
-    .select('a.item_id as itemId')
-    .where('a.entry_id', '=', entryId)
-    .where((eb) => eb.or([eb('i.id', 'is', null), eb('i.state', '<>', sql.ref('a.after'))]))
-    .orderBy('a.item_id')
+  const rows = await db
+    .selectFrom('auditItems as a')
+    .leftJoin('items as i', (join) => join.onRef('i.collectionId', '=', 'a.collectionId').onRef('i.id', '=', 'a.itemId'))
+    .select('a.itemId as itemId')
+    .where('a.entryId', '=', entryId)
+    .where((eb) => eb.or([eb('i.id', 'is', null), eb('i.state', '<>', eb.ref('a.after'))]))
+    .orderBy('a.itemId')
     .limit(limit)
     .execute();
-  return rows.map((row: { itemId: string }) => row.itemId);
+  return rows.map((row) => row.itemId);
 }
 
 /** Marks entry `entryId` reverted by `revertId`, unless it already was; returns whether it was marked. */

@@ -5,7 +5,7 @@
  * whatever the interleaving of writers, as ON CONFLICT DO NOTHING guarantees on both).
  */
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { Database } from './tables.ts';
+import type { Database, LooseDatabase } from './tables.ts';
 
 /**
  * Inserts `rows` into `table`, `batch` rows per statement (keep rows × columns under the
@@ -20,12 +20,12 @@ export async function insertNew<T extends keyof Database & string>(
   batch: number,
 ): Promise<number> {
   // Kysely cannot type an insert into a table chosen by a type parameter.
-  const db = trx as unknown as Kysely<any>;
+  const db = trx as unknown as Kysely<LooseDatabase>;
   let added = 0;
   for (let i = 0; i < rows.length; i += batch) {
     const result = await db
-      .insertInto(table)
-      .values(rows.slice(i, i + batch))
+      .insertInto(table as keyof LooseDatabase)
+      .values(rows.slice(i, i + batch) as Record<string, unknown>[])
       .onConflict((oc) => oc.columns([...key]).doNothing())
       .executeTakeFirst();
     added += Number(result.numInsertedOrUpdatedRows ?? 0);
@@ -46,12 +46,12 @@ export async function insertNewKeys<T extends keyof Database & string>(
   batch: number,
   column: keyof Database[T] & string,
 ): Promise<string[]> {
-  const db = trx as unknown as Kysely<any>;
+  const db = trx as unknown as Kysely<LooseDatabase>;
   const inserted: string[] = [];
   for (let i = 0; i < rows.length; i += batch) {
     const result = await db
-      .insertInto(table)
-      .values(rows.slice(i, i + batch))
+      .insertInto(table as keyof LooseDatabase)
+      .values(rows.slice(i, i + batch) as Record<string, unknown>[])
       .onConflict((oc) => oc.columns([...key]).doNothing())
       .returning(column)
       .execute();
@@ -70,7 +70,7 @@ export const MAX_PARAMETERS = 32_766;
  */
 export async function insertAll<T extends keyof Database & string>(trx: Transaction<Database>, table: T, rows: Insertable<Database[T]>[]): Promise<void> {
   if (rows.length === 0) return;
-  const db = trx as unknown as Kysely<any>;
+  const db = trx as unknown as Kysely<LooseDatabase>;
   const batch = Math.max(1, Math.floor(MAX_PARAMETERS / Math.max(1, Object.keys(rows[0]!).length)));
-  for (let i = 0; i < rows.length; i += batch) await db.insertInto(table).values(rows.slice(i, i + batch)).execute();
+  for (let i = 0; i < rows.length; i += batch) await db.insertInto(table as keyof LooseDatabase).values(rows.slice(i, i + batch) as Record<string, unknown>[]).execute();
 }

@@ -10,7 +10,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { type Db, isPostgres, preparedLookup, serializable } from './db.ts';
 import { bumpVersion } from './items/changes.ts';
 import type { User } from './filters.ts';
-import type { CollectionRow, Database } from './tables.ts';
+import type { CollectionRow, Database, LooseDatabase } from './tables.ts';
 
 export const COLLECTION_TYPES = ['realtime', 'ranked'] as const;
 
@@ -59,9 +59,9 @@ export async function createCollection(
   });
 }
 
-/** The collection with this id, or undefined (any contract: callers check ownership). */
-export async function findCollection(db: Db, id: string): Promise<CollectionRow | undefined> {
-  return db.selectFrom('collections').selectAll().where('id', '=', id).executeTakeFirst();
+/** The contract's collection with this id, or undefined (none, or another contract's). */
+export async function findCollection(db: Db, contractId: string, id: string): Promise<CollectionRow | undefined> {
+  return db.selectFrom('collections').selectAll().where('contractId', '=', contractId).where('id', '=', id).executeTakeFirst();
 }
 
 /** The contract's collection with this slug, or undefined (prepared: every queue request asks). */
@@ -101,21 +101,21 @@ export function publicationOf(row: { publication: string | null }): PublicationS
   return row.publication ? (JSON.parse(row.publication) as PublicationSettings) : {};
 }
 
-/** The publication settings of the collection with this id (`{}` when none or no such collection): one read by primary key. */
-export async function findPublicationSettings(db: Db, collectionId: string): Promise<PublicationSettings> {
-  const row = await db.selectFrom('collections').select('publication').where('id', '=', collectionId).executeTakeFirst();
+/** The publication settings of the contract's collection with this id (`{}` when none or no such collection): one read by primary key. */
+export async function findPublicationSettings(db: Db, contractId: string, collectionId: string): Promise<PublicationSettings> {
+  const row = await db.selectFrom('collections').select('publication').where('contractId', '=', contractId).where('id', '=', collectionId).executeTakeFirst();
   return row ? publicationOf(row) : {};
 }
 
 /**
  * Sets what the collection's event screens show (docs/api.md#display-controls), in `trx` (the
  * caller's transaction, with its audit entry); returns the state before, or undefined when there
- * is no such collection. The content stream reads it (`streamMarks`) and tells open screens.
+ * is no such collection of the contract. The content stream reads it (`streamMarks`) and tells open screens.
  */
-export async function setDisplayState(trx: Transaction<Database>, collectionId: string, state: DisplayState): Promise<DisplayState | undefined> {
-  const row = await trx.selectFrom('collections').select('displayState').where('id', '=', collectionId).executeTakeFirst();
+export async function setDisplayState(trx: Transaction<Database>, contractId: string, collectionId: string, state: DisplayState): Promise<DisplayState | undefined> {
+  const row = await trx.selectFrom('collections').select('displayState').where('contractId', '=', contractId).where('id', '=', collectionId).executeTakeFirst();
   if (!row) return undefined;
-  await trx.updateTable('collections').set({ displayState: state }).where('id', '=', collectionId).execute();
+  await trx.updateTable('collections').set({ displayState: state }).where('contractId', '=', contractId).where('id', '=', collectionId).execute();
   return row.displayState as DisplayState;
 }
 
@@ -200,10 +200,10 @@ export async function drainCollectionItems(db: Db, contractId: string, collectio
       // Bounded: each round deletes at least one row of a table that only shrinks (no input feeds the collection).
       for (;;) {
         // Kysely cannot type a column of a table chosen from a list.
-        const last = await (db as Kysely<any>).selectFrom(table).select(key).where('collectionId', '=', collectionId).orderBy(key).limit(1).offset(DRAIN_BATCH - 1).executeTakeFirst();
+        const last = await (db as unknown as Kysely<LooseDatabase>).selectFrom(table).select(key).where('collectionId', '=', collectionId).orderBy(key).limit(1).offset(DRAIN_BATCH - 1).executeTakeFirst();
         const started = performance.now();
         const count = await db.transaction().execute(async (trx) => {
-          let query = (trx as Kysely<any>).deleteFrom(table).where('collectionId', '=', collectionId);
+          let query = (trx as unknown as Kysely<LooseDatabase>).deleteFrom(table).where('collectionId', '=', collectionId);
           if (last) query = query.where(key, '<=', (last as Record<string, unknown>)[key]);
           const result = await query.executeTakeFirst();
           if (table === 'items' && Number(result.numDeletedRows) > 0) await bumpVersion(trx, contractId, collectionId);

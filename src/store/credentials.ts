@@ -10,9 +10,9 @@ import { type Db, isPostgres } from './db.ts';
 import { type Executor, insertRecord, type RecordRow } from './records.ts';
 import type { CredentialRow, Database } from './tables.ts';
 
-/** The credential with this id, of any contract (callers check the contract), or undefined. */
-export async function findCredential(db: Executor, id: string): Promise<CredentialRow | undefined> {
-  return db.selectFrom('credentials').selectAll().where('id', '=', id).executeTakeFirst();
+/** The contract's credential with this id, or undefined (none, or another contract's). */
+export async function findCredential(db: Executor, contractId: string, id: string): Promise<CredentialRow | undefined> {
+  return db.selectFrom('credentials').selectAll().where('contractId', '=', contractId).where('id', '=', id).executeTakeFirst();
 }
 
 /** The contract's active default credential for `service`, if any. */
@@ -125,25 +125,25 @@ export async function inputsUsingCredentials(db: Executor, contractId: string, i
   return db.selectFrom('inputs').select(['id', 'credentialId', 'service', 'input']).where('contractId', '=', contractId).where('credentialId', 'in', ids).execute();
 }
 
-/** Records a successful use at `at` (ISO 8601): status ok, no error. Leaves `lastModified` alone. */
-export async function markCredentialUsed(db: Db, id: string, at: string): Promise<void> {
-  await db.updateTable('credentials').set({ status: 'ok', lastError: null, lastUsed: at }).where('id', '=', id).execute();
+/** Records a successful use of the contract's credential `id` at `at` (ISO 8601): status ok, no error. Leaves `lastModified` alone. */
+export async function markCredentialUsed(db: Db, contractId: string, id: string, at: string): Promise<void> {
+  await db.updateTable('credentials').set({ status: 'ok', lastError: null, lastUsed: at }).where('contractId', '=', contractId).where('id', '=', id).execute();
 }
 
 /**
- * Records a permanent failure of the service with this credential (`message` as in the input's
+ * Records a permanent failure of the service with the contract's credential `id` (`message` as in the input's
  * status); returns whether it was ok until now (it just failed: `credential.failed`).
  */
-export async function markCredentialFailed(db: Executor, id: string, message: string): Promise<boolean> {
+export async function markCredentialFailed(db: Executor, contractId: string, id: string, message: string): Promise<boolean> {
   // One conditional update: of two polls failing at once, one sees the change (PostgreSQL re-checks the row).
-  const changed = await db.updateTable('credentials').set({ status: 'failed', lastError: message }).where('id', '=', id).where('status', '!=', 'failed').executeTakeFirst();
+  const changed = await db.updateTable('credentials').set({ status: 'failed', lastError: message }).where('contractId', '=', contractId).where('id', '=', id).where('status', '!=', 'failed').executeTakeFirst();
   if (Number(changed.numUpdatedRows) > 0) return true;
-  await db.updateTable('credentials').set({ lastError: message }).where('id', '=', id).execute();
+  await db.updateTable('credentials').set({ lastError: message }).where('contractId', '=', contractId).where('id', '=', id).execute();
   return false;
 }
 
 /**
- * Changes the credential `id` as `work` decides while no other process does (the refresh ahead
+ * Changes the contract's credential `id` as `work` decides while no other process does (the refresh ahead
  * of expiry, docs/api.md#connecting-an-account): on PostgreSQL in a transaction that holds the
  * row's lock (`select … for update`), so a second process waits and then sees the first one's
  * result; on SQLite, where one process owns the database, directly (the caller makes sure it
@@ -151,15 +151,15 @@ export async function markCredentialFailed(db: Executor, id: string, message: st
  * the columns to change, or undefined for none. Returns the row after it, or undefined when the
  * credential no longer exists. What `work` throws is thrown (nothing changed).
  */
-export async function changeCredentialLocked(db: Db, id: string, work: (row: CredentialRow) => Promise<Partial<CredentialRow> | undefined>): Promise<CredentialRow | undefined> {
+export async function changeCredentialLocked(db: Db, contractId: string, id: string, work: (row: CredentialRow) => Promise<Partial<CredentialRow> | undefined>): Promise<CredentialRow | undefined> {
   const run = async (trx: Executor, lock: boolean) => {
-    let query = trx.selectFrom('credentials').selectAll().where('id', '=', id);
+    let query = trx.selectFrom('credentials').selectAll().where('contractId', '=', contractId).where('id', '=', id);
     if (lock) query = query.forUpdate();
     const row = await query.executeTakeFirst();
     if (!row) return undefined;
     const changes = await work(row);
     if (!changes) return row;
-    await trx.updateTable('credentials').set(changes).where('id', '=', id).execute();
+    await trx.updateTable('credentials').set(changes).where('contractId', '=', contractId).where('id', '=', id).execute();
     return { ...row, ...changes };
   };
   return isPostgres(db) ? db.transaction().execute((trx) => run(trx, true)) : run(db, false);

@@ -106,7 +106,7 @@ describe('politeness across claimers (issue 31 point 5)', () => {
       expect(await claimDueInputs(other, now + 10, 50, 60_000, 2)).toEqual([]);
       // A poll ends: its slot is free for any process, for the next due input of that host only.
       const [done] = byKey.get('busy.example')!;
-      await updateInput(db, done!.id, { nextRunAt: now + 3000 }); // its outcome, as refresh.ts records it
+      await updateInput(db, done!.contractId, done!.id, { nextRunAt: now + 3000 }); // its outcome, as refresh.ts records it
       await releaseSlot(db, done!);
       const next = await claimDueInputs(other, now + 20, 50, 60_000, 2);
       expect(next.map((input) => input.input)).toEqual(['http://busy.example/feed/2']);

@@ -37,7 +37,7 @@ export function isPostgresUrl(databaseUrl: string): boolean {
 }
 
 /** Whether this Kysely instance talks to PostgreSQL (else SQLite). */
-export function isPostgres(db: Kysely<any>): boolean {
+export function isPostgres<DB>(db: Kysely<DB>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
@@ -60,8 +60,8 @@ const pgTypes = {
  * introspector lists those alone (names; columns are not needed and not read).
  */
 class OwnSchemaIntrospector implements DatabaseIntrospector {
-  readonly #db: Kysely<any>;
-  constructor(db: Kysely<any>) {
+  readonly #db: Kysely<unknown>;
+  constructor(db: Kysely<unknown>) {
     this.#db = db;
   }
   getSchemas() {
@@ -77,7 +77,7 @@ class OwnSchemaIntrospector implements DatabaseIntrospector {
 }
 
 class OwnSchemaPostgresDialect extends PostgresDialect {
-  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new OwnSchemaIntrospector(db);
   }
 }
@@ -193,7 +193,7 @@ export function preparedLookup<A extends string[], R>(build: (db: Db, ...values:
 }
 
 /** The PostgreSQL schema unqualified names resolve to (first of the search path); undefined on SQLite. */
-export async function currentSchema(db: Kysely<any>): Promise<string | undefined> {
+export async function currentSchema<DB>(db: Kysely<DB>): Promise<string | undefined> {
   if (!isPostgres(db)) return undefined;
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   return rows[0]?.schema;
@@ -213,7 +213,7 @@ export function bossSchema(schema: string | undefined): string {
  * once against one PostgreSQL do it one after the other (schema migration, first-start
  * bootstrap). On SQLite, where one process owns the file, it just runs `work`.
  */
-export async function withStartupLock<T>(db: Kysely<any>, key: string, work: () => Promise<T>): Promise<T> {
+export async function withStartupLock<DB, T>(db: Kysely<DB>, key: string, work: () => Promise<T>): Promise<T> {
   if (!isPostgres(db)) return work();
   return db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(hashtext(${key}))`.execute(conn);

@@ -66,8 +66,8 @@ export async function listBlockedAuthors(db: Db, contractId: string): Promise<Bl
   return db.selectFrom('blockedAuthors').selectAll().where('contractId', '=', contractId).orderBy('createdAt', 'desc').orderBy('id', 'desc').execute();
 }
 
-export async function findBlockedAuthor(db: Db, id: string): Promise<BlockedAuthorRow | undefined> {
-  return db.selectFrom('blockedAuthors').selectAll().where('id', '=', id).executeTakeFirst();
+export async function findBlockedAuthor(db: Db, contractId: string, id: string): Promise<BlockedAuthorRow | undefined> {
+  return db.selectFrom('blockedAuthors').selectAll().where('contractId', '=', contractId).where('id', '=', id).executeTakeFirst();
 }
 
 /**
@@ -148,9 +148,9 @@ export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, ac
 }
 
 /** Lifts block `row` on behalf of `actor` (audited: resource `author`, action `delete`): the author's new items are collected again. */
-export async function unblockAuthor(db: Db, row: BlockedAuthorRow, actor: Actor, now = Date.now()): Promise<void> {
+export async function unblockAuthor(db: Db, row: Pick<BlockedAuthorRow, 'id' | 'contractId' | 'service' | 'field' | 'value'>, actor: Actor, now = Date.now()): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('blockedAuthors').where('id', '=', row.id).execute();
+    await trx.deleteFrom('blockedAuthors').where('contractId', '=', row.contractId).where('id', '=', row.id).execute();
     await recordAudit(trx, { contractId: row.contractId, actor, resource: 'author', resourceId: row.id, action: 'delete', before: { service: row.service, field: row.field, value: row.value }, after: null }, now);
   });
 }

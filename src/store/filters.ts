@@ -5,7 +5,7 @@
  * users of a list or set are found by reading the contract's sets or chains; a contract holds
  * few of them.
  */
-import type { Executor } from './records.ts';
+import { type Executor, ownerOf } from './records.ts';
 import type { FilterChainRow, FilterSetRow } from './tables.ts';
 
 /** A resource that uses another: its kind (`set`, `chain`, `input`, `collection`, `contract`), id and name. */
@@ -17,12 +17,20 @@ export interface User {
   uses: string;
 }
 
-/** The filter (set or chain) with this id, whatever its contract, or undefined. */
-export async function findFilter(db: Executor, id: string): Promise<{ kind: 'set' | 'chain'; id: string; contractId: string } | undefined> {
-  const set = await db.selectFrom('filterSets').select(['id', 'contractId']).where('id', '=', id).executeTakeFirst();
+/** The contract's filter (set or chain) with this id, or undefined (none, or another contract's). */
+export async function findFilter(db: Executor, contractId: string, id: string): Promise<{ kind: 'set' | 'chain'; id: string; contractId: string } | undefined> {
+  const set = await db.selectFrom('filterSets').select(['id', 'contractId']).where('contractId', '=', contractId).where('id', '=', id).executeTakeFirst();
   if (set) return { kind: 'set', ...set };
-  const chain = await db.selectFrom('filterChains').select(['id', 'contractId']).where('id', '=', id).executeTakeFirst();
+  const chain = await db.selectFrom('filterChains').select(['id', 'contractId']).where('contractId', '=', contractId).where('id', '=', id).executeTakeFirst();
   return chain ? { kind: 'chain', ...chain } : undefined;
+}
+
+/**
+ * The contract owning the filter (set or chain) `id`, or undefined: what `owned()`
+ * (management/ownership.ts) needs to answer 404 or 403 before reading it with its contract.
+ */
+export async function filterOwner(db: Executor, id: string): Promise<string | undefined> {
+  return (await ownerOf(db, 'filterSets', id)) ?? (await ownerOf(db, 'filterChains', id));
 }
 
 /** The contract's sets whose rules or preCondition name one of the lists. */

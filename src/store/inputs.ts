@@ -1,7 +1,10 @@
 /**
  * Inputs (docs/api.md#inputs, docs/services.md#polling): what to collect, from which service, for
  * which collection; plus the collector's bookkeeping (schedule, errors, counters, source state).
- * Every read by id returns the row whatever its contract: callers check access.
+ * Every read or change of a contract's inputs carries the contract id
+ * (docs/architecture.md#tenant-in-every-query): as a parameter, or as the `contractId` of the
+ * input row the collector holds. The scheduling queries over every contract's inputs (due,
+ * claims, streams) are the installation's, listed in test/store-tenant.test.ts.
  */
 import { type RawBuilder, type Transaction, sql } from 'kysely';
 import { insertAll } from './batch.ts';
@@ -13,15 +16,15 @@ export async function insertInputs(trx: Transaction<Database>, rows: NewInput[])
   await insertAll(trx, 'inputs', rows);
 }
 
-/** The input with this id, of any contract (callers check the contract), or undefined. */
-export async function findInput(db: Db, id: string): Promise<InputRow | undefined> {
-  return db.selectFrom('inputs').selectAll().where('id', '=', id).executeTakeFirst();
+/** The contract's input with this id, or undefined (none, or another contract's). */
+export async function findInput(db: Db, contractId: string, id: string): Promise<InputRow | undefined> {
+  return db.selectFrom('inputs').selectAll().where('contractId', '=', contractId).where('id', '=', id).executeTakeFirst();
 }
 
-/** The inputs with these ids that exist, of any contract, in id order. */
-export async function findInputs(db: Db | Transaction<Database>, ids: string[]): Promise<InputRow[]> {
+/** The contract's inputs with these ids that exist, in id order (others' are left out). */
+export async function findInputs(db: Db | Transaction<Database>, contractId: string, ids: string[]): Promise<InputRow[]> {
   if (!ids.length) return [];
-  return db.selectFrom('inputs').selectAll().where('id', 'in', ids).orderBy('id').execute();
+  return db.selectFrom('inputs').selectAll().where('contractId', '=', contractId).where('id', 'in', ids).orderBy('id').execute();
 }
 
 /** The contract's inputs, optionally of one collection, oldest first. */
@@ -31,9 +34,9 @@ export async function listInputs(db: Db | Transaction<Database>, contractId: str
   return query.orderBy('id').execute();
 }
 
-/** Changes the columns `changes` of input `id` (nothing when it is gone). */
-export async function updateInput(db: Db | Transaction<Database>, id: string, changes: InputUpdate): Promise<void> {
-  await db.updateTable('inputs').set(changes).where('id', '=', id).execute();
+/** Changes the columns `changes` of the contract's input `id` (nothing when it is gone or another contract's). */
+export async function updateInput(db: Db | Transaction<Database>, contractId: string, id: string, changes: InputUpdate): Promise<void> {
+  await db.updateTable('inputs').set(changes).where('contractId', '=', contractId).where('id', '=', id).execute();
 }
 
 /**
@@ -177,16 +180,16 @@ export async function releaseClaims(db: Db, claimed: Pick<ClaimedInput, 'id' | '
  * politeness key's slot is free at once for any process (`claimDueInputs`). Nothing happens when
  * the claim is no longer this one.
  */
-export async function releaseSlot(db: Db, claimed: Pick<ClaimedInput, 'id' | 'claimedUntil'>): Promise<void> {
-  await db.updateTable('inputs').set({ claimedUntil: null }).where('id', '=', claimed.id).where('claimedUntil', '=', claimed.claimedUntil).execute();
+export async function releaseSlot(db: Db, claimed: Pick<ClaimedInput, 'id' | 'contractId' | 'claimedUntil'>): Promise<void> {
+  await db.updateTable('inputs').set({ claimedUntil: null }).where('contractId', '=', claimed.contractId).where('id', '=', claimed.id).where('claimedUntil', '=', claimed.claimedUntil).execute();
 }
 
 /**
  * Whether `input` is still as the collector read it (same `lastModified`), inside the poll's
  * transaction: a poll of an input changed meanwhile is dropped, as the change scheduled a new one.
  */
-export async function inputUnchanged(trx: Transaction<Database>, input: Pick<InputRow, 'id' | 'lastModified'>): Promise<boolean> {
-  const current = await trx.selectFrom('inputs').select('lastModified').where('id', '=', input.id).executeTakeFirst();
+export async function inputUnchanged(trx: Transaction<Database>, input: Pick<InputRow, 'id' | 'contractId' | 'lastModified'>): Promise<boolean> {
+  const current = await trx.selectFrom('inputs').select('lastModified').where('contractId', '=', input.contractId).where('id', '=', input.id).executeTakeFirst();
   return current?.lastModified === input.lastModified;
 }
 
@@ -201,7 +204,7 @@ export async function inputUnchanged(trx: Transaction<Database>, input: Pick<Inp
  */
 export async function recordPollSuccess(
   db: Db | Transaction<Database>,
-  input: Pick<InputRow, 'id' | 'lastModified'>,
+  input: Pick<InputRow, 'id' | 'contractId' | 'lastModified'>,
   poll: { sourceState: string; lastRun: string; lastSuccess: string; nextRunAt: number; collected: number; rejected: number; warnings: string; sourceTitle?: string | undefined },
 ): Promise<boolean> {
   const result = await db
@@ -218,6 +221,7 @@ export async function recordPollSuccess(
       rejected: sql<number>`rejected + ${poll.rejected}`,
       ...(poll.sourceTitle ? { sourceTitle: poll.sourceTitle } : {}),
     })
+    .where('contractId', '=', input.contractId)
     .where('id', '=', input.id)
     .where('lastModified', '=', input.lastModified)
     .executeTakeFirst();
@@ -231,15 +235,15 @@ export async function recordPollSuccess(
  */
 export async function recordPollFailure(
   db: Db | Transaction<Database>,
-  input: Pick<InputRow, 'id' | 'lastModified'>,
+  input: Pick<InputRow, 'id' | 'contractId' | 'lastModified'>,
   poll: { lastRun: string; lastError: string; failures: number; nextRunAt: number },
 ): Promise<boolean> {
-  const result = await db.updateTable('inputs').set(poll).where('id', '=', input.id).where('lastModified', '=', input.lastModified).executeTakeFirst();
+  const result = await db.updateTable('inputs').set(poll).where('contractId', '=', input.contractId).where('id', '=', input.id).where('lastModified', '=', input.lastModified).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
 /**
- * Marks inputs `ids` as fed by `mode` (docs/api.md#input-status): `feedSince` becomes `now` (ms)
+ * Marks inputs `ids` (of any contracts: one stream serves many) as fed by `mode` (docs/api.md#input-status): `feedSince` becomes `now` (ms)
  * for those whose mode changes; inputs already fed so keep their `feedSince`.
  */
 export async function setFeedMode(db: Db | Transaction<Database>, ids: string[], mode: FeedMode, now = Date.now()): Promise<void> {
@@ -248,14 +252,15 @@ export async function setFeedMode(db: Db | Transaction<Database>, ids: string[],
 }
 
 /**
- * Records items pushed or streamed to input `id` (not a poll: its schedule, source state and
+ * Records items pushed or streamed to the contract's input `id` (not a poll: its schedule, source state and
  * error stay as they are): `collected` and `rejected` grow by `added` and `rejected`, and
  * `lastEventAt` becomes `at` (ms). Answers false when the input is gone or inactive.
  */
-export async function recordPushed(trx: Transaction<Database>, id: string, pushed: { added: number; rejected: number; at: number }): Promise<boolean> {
+export async function recordPushed(trx: Transaction<Database>, contractId: string, id: string, pushed: { added: number; rejected: number; at: number }): Promise<boolean> {
   const result = await trx
     .updateTable('inputs')
     .set({ collected: sql<number>`collected + ${pushed.added}`, rejected: sql<number>`rejected + ${pushed.rejected}`, lastEventAt: pushed.at })
+    .where('contractId', '=', contractId)
     .where('id', '=', id)
     .where('active', '=', 1)
     .executeTakeFirst();
@@ -263,35 +268,36 @@ export async function recordPushed(trx: Transaction<Database>, id: string, pushe
 }
 
 /**
- * Takes input `id`'s turn for a poll now (docs/api.md#poll-now): when no poll now took it in the
+ * Takes the contract's input `id`'s turn for a poll now (docs/api.md#poll-now): when no poll now took it in the
  * last `everyMs` (ms) before `now`, records `now` (`pollNowAt`) and answers 0; else answers how
  * many ms until the next turn. One statement, so two requests at once cannot both take it.
  */
-export async function takePollNowTurn(db: Db, id: string, now: number, everyMs: number): Promise<number> {
+export async function takePollNowTurn(db: Db, contractId: string, id: string, now: number, everyMs: number): Promise<number> {
   const taken = await db
     .updateTable('inputs')
     .set({ pollNowAt: now })
+    .where('contractId', '=', contractId)
     .where('id', '=', id)
     .where((eb) => eb.or([eb('pollNowAt', 'is', null), eb('pollNowAt', '<=', now - everyMs)]))
     .executeTakeFirst();
   if (Number(taken.numUpdatedRows) > 0) return 0;
-  const row = await db.selectFrom('inputs').select('pollNowAt').where('id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('inputs').select('pollNowAt').where('contractId', '=', contractId).where('id', '=', id).executeTakeFirst();
   return Math.max(1, (row?.pollNowAt ?? now) + everyMs - now);
 }
 
 /**
- * Claims input `id` for a poll outside the schedule (docs/api.md#poll-now), as `claimDueInputs`
+ * Claims the contract's input `id` for a poll outside the schedule (docs/api.md#poll-now), as `claimDueInputs`
  * claims due ones: `claimedUntil` becomes `now + leaseMs` (ms) when the input is not claimed
  * already (`busy: 'input'`: a poll of it is under way) and its politeness key has fewer than
  * `perKey` (COLLECT_HOST_CONCURRENCY) claims whose lease runs (`busy: 'host'`). Taken under the
  * same lock as `claimDueInputs` on PostgreSQL, so the slots of a key are never over-counted;
  * release it with `releaseSlot`.
  */
-export async function claimInput(db: Db, id: string, now: number, leaseMs: number, perKey: number): Promise<ClaimedInput | { busy: 'input' | 'host' }> {
+export async function claimInput(db: Db, contractId: string, id: string, now: number, leaseMs: number, perKey: number): Promise<ClaimedInput | { busy: 'input' | 'host' }> {
   const until = now + leaseMs;
   const key = politenessKeySql(db);
   const claim = async (executor: Db | Transaction<Database>): Promise<ClaimedInput | { busy: 'input' | 'host' }> => {
-    const row = await executor.selectFrom('inputs').select(['inputs.claimedUntil']).select(key.as('politenessKey')).where('inputs.id', '=', id).executeTakeFirst();
+    const row = await executor.selectFrom('inputs').select(['inputs.claimedUntil']).select(key.as('politenessKey')).where('inputs.contractId', '=', contractId).where('inputs.id', '=', id).executeTakeFirst();
     if (!row) return { busy: 'input' };
     if (row.claimedUntil !== null && row.claimedUntil > now) return { busy: 'input' };
     const held = await executor
@@ -302,7 +308,7 @@ export async function claimInput(db: Db, id: string, now: number, leaseMs: numbe
       .where(key, '=', row.politenessKey)
       .executeTakeFirstOrThrow();
     if (Number(held.n) >= perKey) return { busy: 'host' };
-    const [claimed] = await sql<InputRow>`update inputs set claimed_until = ${until} where id = ${id} returning *`.execute(executor).then((result) => result.rows);
+    const [claimed] = await sql<InputRow>`update inputs set claimed_until = ${until} where contract_id = ${contractId} and id = ${id} returning *`.execute(executor).then((result) => result.rows);
     return claimed ? { ...claimed, claimedUntil: until } : { busy: 'input' };
   };
   return isPostgres(db)

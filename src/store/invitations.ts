@@ -91,26 +91,22 @@ export async function pendingInvitations(db: Db, contractId: string, now = Date.
     .execute();
 }
 
-/** The invitation with this id, or undefined. */
-export async function findInvitation(db: Db, id: string): Promise<InvitationRow | undefined> {
-  return db.selectFrom('invitations').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 /** The invitation whose link carries `token`, whatever its state, or undefined. */
 export async function findInvitationByToken(db: Db, token: string): Promise<InvitationRow | undefined> {
   return db.selectFrom('invitations').selectAll().where('tokenHash', '=', tokenHash(token)).executeTakeFirst();
 }
 
 /**
- * Withdraws invitation `id` at `now` (ms) if it is still pending, with its audit entry
+ * Withdraws the contract's invitation `id` at `now` (ms) if it is still pending, with its audit entry
  * (`invitation` `delete`); returns whether it was pending (an accepted, withdrawn or expired one is
  * left as it is).
  */
-export async function withdrawInvitation(db: Db, id: string, by: Actor, now = Date.now()): Promise<boolean> {
+export async function withdrawInvitation(db: Db, contractId: string, id: string, by: Actor, now = Date.now()): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const result = await trx
       .updateTable('invitations')
       .set({ withdrawnAt: now })
+      .where('contractId', '=', contractId)
       .where('id', '=', id)
       .where('acceptedAt', 'is', null)
       .where('withdrawnAt', 'is', null)

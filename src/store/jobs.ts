@@ -38,9 +38,9 @@ export async function createJob(db: Db, job: { contractId: string; kind: string;
   return id;
 }
 
-/** The job with this id, whatever its contract (callers check access), or undefined. */
-export async function findJob(db: Db, id: string): Promise<JobRow | undefined> {
-  return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+/** The contract's job with this id, or undefined (none, or another contract's). */
+export async function findJob(db: Db, contractId: string, id: string): Promise<JobRow | undefined> {
+  return db.selectFrom('jobs').selectAll().where('contractId', '=', contractId).where('id', '=', id).executeTakeFirst();
 }
 
 /**
@@ -49,7 +49,7 @@ export async function findJob(db: Db, id: string): Promise<JobRow | undefined> {
  */
 export async function claimJob(db: Db, id: string, now = Date.now()): Promise<JobRow | undefined> {
   const result = await db.updateTable('jobs').set({ state: 'running', startedAt: now, done: 0 }).where('id', '=', id).where('state', 'in', ['queued', 'running']).executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1 ? findJob(db, id) : undefined;
+  return Number(result.numUpdatedRows) === 1 ? db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
 }
 
 /** Records progress: `done` of `total` units. */

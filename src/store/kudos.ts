@@ -73,7 +73,7 @@ export async function updateKudos(db: Db, contractId: string, collectionId: stri
   const ids = [...kudos.keys()];
   if (!ids.length) return 0;
   return db.transaction().execute(async (trx) => {
-    const rows = await trx.selectFrom('items').select(['id', 'body', 'state', 'dateMs', 'score']).where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
+    const rows = await trx.selectFrom('items').select(['id', 'body', 'state', 'dateMs', 'score']).where('collectionId', '=', collectionId).where('id', 'in', ids).where('contractId', '=', contractId).execute();
     const cards = rows.filter((row) => (itemBody(row.body).kudos.duplicates ?? 0) !== 0).map((row) => row.id);
     const extra = new Map<string, number>();
     if (cards.length) {
@@ -95,7 +95,7 @@ export async function updateKudos(db: Db, contractId: string, collectionId: stri
         // Every change to a published item's document gets a new seq (queue/read-path.ts keys its JSON on it).
         if (row.state === 'published') set.seq = seq ??= await bumpVersion(trx, contractId, collectionId);
       }
-      await trx.updateTable('items').set(set).where('collectionId', '=', collectionId).where('id', '=', row.id).execute();
+      await trx.updateTable('items').set(set).where('contractId', '=', contractId).where('collectionId', '=', collectionId).where('id', '=', row.id).execute();
     }
     return changed;
   });

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { LooseDatabase } from './tables.ts';
 import { describe, expect, it } from 'vitest';
 import { buildItem, buildTenant, buildUser, freshDatabaseUrl, seedItems } from '../../test/helper.ts';
 import { SPACE_KEYS } from '../lib/simhash.ts';
@@ -138,12 +139,12 @@ describe('schema migrations', () => {
     expect(await migrateToLatest(db)).toEqual(since);
     const row = await db.selectFrom('collections').select(['name', 'publication']).where('id', '=', tenant.collection.id).executeTakeFirstOrThrow();
     expect(row).toEqual({ name: tenant.collection.name, publication: null });
-    expect(await findPublicationSettings(db, tenant.collection.id)).toEqual({});
+    expect(await findPublicationSettings(db, tenant.contract.id, tenant.collection.id)).toEqual({});
     await db.updateTable('collections').set({ publication: JSON.stringify({ language: 'nl' }) }).execute();
     // Again: nothing changes, the settings stay.
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     await migrateToLatest(db);
-    expect(await findPublicationSettings(db, tenant.collection.id)).toEqual({ language: 'nl' });
+    expect(await findPublicationSettings(db, tenant.contract.id, tenant.collection.id)).toEqual({ language: 'nl' });
     await db.destroy();
   });
 
@@ -262,7 +263,7 @@ describe('schema migrations', () => {
     const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-19-customization-collection'));
     const at = new Date().toISOString();
     const row = { id: 'c'.repeat(24), contractId: tenant.contract.id, name: 'Brand', type: 'css', data: '.a{}', version: '1', description: null, active: 1, created: at, createdBy: 'test', lastModified: at, lastModifiedBy: 'test' };
-    await (db as unknown as Kysely<any>).insertInto('customizations').values(row).execute();
+    await (db as unknown as Kysely<LooseDatabase>).insertInto('customizations').values(row).execute();
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     expect(await migrateToLatest(db)).toEqual(since);
     expect(await db.selectFrom('customizations').select(['name', 'collectionId']).executeTakeFirstOrThrow()).toEqual({ name: 'Brand', collectionId: null });

@@ -3,7 +3,7 @@
  * stands against the code, so `serve` can migrate an empty database itself and refuse one that
  * is older (run `sluice migrate`) or newer than the code.
  */
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import { currentSchema, withStartupLock } from './db.ts';
 import * as management from './migrations/2026-11-22-management.ts';
@@ -116,7 +116,7 @@ const TABLE = 'schema_migrations';
  * The Migrator; on PostgreSQL its bookkeeping tables live in the connection's current schema
  * (without naming it, Kysely would take a `schema_migrations` of any schema for ours).
  */
-async function migrator(db: Kysely<any>): Promise<Migrator> {
+async function migrator<DB>(db: Kysely<DB>): Promise<Migrator> {
   const schema = await currentSchema(db);
   return new Migrator({
     db,
@@ -130,13 +130,13 @@ async function migrator(db: Kysely<any>): Promise<Migrator> {
 export type SchemaState = 'empty' | 'current' | 'behind' | 'ahead';
 
 /** How the database's applied migrations compare with the code's. */
-export async function schemaState(db: Kysely<any>): Promise<{ state: SchemaState; applied: string[]; known: string[] }> {
+export async function schemaState<DB>(db: Kysely<DB>): Promise<{ state: SchemaState; applied: string[]; known: string[] }> {
   const known = Object.keys(migrations).sort();
   const list = await (await migrator(db)).getMigrations();
   const schema = await currentSchema(db);
   const tables = await db.introspection.getTables();
   const applied = tables.some((table) => table.name === TABLE && (!schema || table.schema === schema))
-    ? (await db.selectFrom(TABLE).select('name').execute()).map((row: { name: string }) => row.name).sort()
+    ? (await sql<{ name: string }>`select name from ${sql.table(TABLE)}`.execute(db)).rows.map((row) => row.name).sort()
     : [];
   if (applied.some((name) => !known.includes(name))) return { state: 'ahead', applied, known };
   if (applied.length === 0) return { state: 'empty', applied, known };
@@ -144,7 +144,7 @@ export async function schemaState(db: Kysely<any>): Promise<{ state: SchemaState
 }
 
 /** Applies every pending migration, each in its own transaction; returns their names. */
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+export async function migrateToLatest<DB>(db: Kysely<DB>): Promise<string[]> {
   const { state, applied } = await schemaState(db);
   if (state === 'ahead') throw new Error(`The database has migrations this version does not know (${applied.join(', ')}); upgrade Sluice.`);
   const { error, results } = await (await migrator(db)).migrateToLatest();
@@ -156,7 +156,7 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
  * Brings the database to the code's schema for `serve`: migrates an empty database, accepts a
  * current one, and throws for an older (run `sluice migrate`) or newer one.
  */
-export async function ensureSchema(db: Kysely<any>): Promise<void> {
+export async function ensureSchema<DB>(db: Kysely<DB>): Promise<void> {
   const { state } = await schemaState(db);
   if (state === 'empty') await migrateToLatest(db);
   else if (state === 'behind') throw new Error('The database schema is older than this version: run `sluice migrate` first.');
@@ -168,7 +168,7 @@ export async function ensureSchema(db: Kysely<any>): Promise<void> {
  * take turns (an advisory lock per schema), so one migrates and `then` runs (e.g. the first-start
  * bootstrap, given whether the database was empty) while the others wait and find it done.
  */
-export async function ensureSchemaOnce<T>(db: Kysely<any>, then: (wasEmpty: boolean) => Promise<T>): Promise<T> {
+export async function ensureSchemaOnce<DB, T>(db: Kysely<DB>, then: (wasEmpty: boolean) => Promise<T>): Promise<T> {
   const key = `sluice-startup:${(await currentSchema(db)) ?? ''}`;
   return withStartupLock(db, key, async () => {
     const { state } = await schemaState(db);

@@ -28,7 +28,7 @@ import { findContract } from './contracts.ts';
 import { itemBody } from './items/rows.ts';
 import { type Db, isPostgres } from './db.ts';
 import { MIGRATIONS } from './migrate.ts';
-import type { Database } from './tables.ts';
+import type { Database, LooseDatabase } from './tables.ts';
 
 export const EXPORT_FORMAT = 'sluice-export';
 export const EXPORT_VERSION = 1;
@@ -92,7 +92,7 @@ function portable(table: string, row: Record<string, unknown>): Record<string, u
 }
 
 /** Where the rows of `moved` that belong to the contract are: a query of them (untyped: generic over tables). */
-function scoped(db: Kysely<any>, moved: Moved, contractId: string, collectionIds: string[]) {
+function scoped(db: Kysely<LooseDatabase>, moved: Moved, contractId: string, collectionIds: string[]) {
   const query = db.selectFrom(moved.table).selectAll();
   switch (moved.scope) {
     case 'self':
@@ -115,11 +115,11 @@ function scoped(db: Kysely<any>, moved: Moved, contractId: string, collectionIds
 export async function exportContract(db: Db, idOrSlug: string, write: (line: string) => Promise<void>, progress?: Progress, now = new Date()): Promise<Record<string, number>> {
   const contract = await findContract(db, idOrSlug);
   if (!contract) throw notFoundError(`No contract ${idOrSlug}.`, '--contract', idOrSlug);
-  const any = db as unknown as Kysely<any>;
+  const loose = db as unknown as Kysely<LooseDatabase>;
   const collectionIds = (await db.selectFrom('collections').select('id').where('contractId', '=', contract.id).execute()).map((row) => row.id);
   let total = 0;
   for (const moved of MOVED) {
-    const row = await scoped(any, moved, contract.id, collectionIds).clearSelect().select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirst();
+    const row = await scoped(loose, moved, contract.id, collectionIds).clearSelect().select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
     total += Number((row as { n?: unknown } | undefined)?.n ?? 0);
   }
   const header = { format: EXPORT_FORMAT, version: EXPORT_VERSION, contract: { id: contract.id, slug: contract.slug, name: contract.name }, schema: MIGRATIONS.at(-1), exported: now.toISOString() };
@@ -131,8 +131,8 @@ export async function exportContract(db: Db, idOrSlug: string, write: (line: str
     counts[moved.table] = 0;
     let after: unknown[] | undefined;
     for (;;) {
-      let query = scoped(any, moved, contract.id, collectionIds);
-      if (after) query = query.where(sql`(${sql.join(moved.key.map((k) => sql.ref(k)))}) > (${sql.join(after)})` as any);
+      let query = scoped(loose, moved, contract.id, collectionIds);
+      if (after) query = query.where(sql<boolean>`(${sql.join(moved.key.map((k) => sql.ref(k)))}) > (${sql.join(after)})`);
       for (const k of moved.key) query = query.orderBy(k);
       const rows = (await query.limit(PAGE).execute()) as Record<string, unknown>[];
       for (const row of rows) await write(`${JSON.stringify({ table: moved.table, row: portable(moved.table, row) })}\n`);
@@ -210,8 +210,8 @@ export async function importContract(db: Db, lines: Readable, keys: ImportKeys, 
     const flush = async () => {
       if (!pending.rows.length) return;
       await checkConflicts(trx, pending.table, pending.rows, pending.lines);
-      const any = trx as unknown as Kysely<any>;
-      await any.insertInto(pending.table).values(pending.rows).execute();
+      const loose = trx as unknown as Kysely<LooseDatabase>;
+      await loose.insertInto(pending.table as keyof LooseDatabase).values(pending.rows).execute();
       rows[pending.table] = (rows[pending.table] ?? 0) + pending.rows.length;
       pending = { table: '', rows: [], lines: [] };
     };
@@ -295,10 +295,10 @@ function checkHeader(parsed: unknown, n: number): { contract: { id: string; slug
 /** 409 when a row of `rows` has the id of a record the installation already holds (or the contract's slug is taken). */
 async function checkConflicts(trx: Transaction<Database>, table: string, rows: Record<string, unknown>[], lines: number[]): Promise<void> {
   const moved = BY_NAME.get(table as keyof Database & string)!;
-  const any = trx as unknown as Kysely<any>;
+  const loose = trx as unknown as Kysely<LooseDatabase>;
   if (table === 'contracts') {
     const slug = rows[0]!.slug as string;
-    const taken = await any.selectFrom('contracts').select(['id', 'slug']).where((eb: any) => eb.or([eb('id', '=', rows[0]!.id), eb('slug', '=', slug)])).executeTakeFirst();
+    const taken = await loose.selectFrom('contracts').select(['id', 'slug']).where((eb) => eb.or([eb('id', '=', rows[0]!.id), eb('slug', '=', slug)])).executeTakeFirst();
     if (taken) {
       const what = taken.id === rows[0]!.id ? `id ${taken.id}` : `slug ${slug}`;
       throw conflictError(`line ${lines[0]}: this installation already has a contract with the ${what}; nothing was imported.`, '--from', `line ${lines[0]}`);
@@ -308,9 +308,10 @@ async function checkConflicts(trx: Transaction<Database>, table: string, rows: R
   // Rows keyed by a collection or an entry of the file cannot clash (those are new); records with an id of their own can.
   if (moved.key.length !== 1) return;
   const ids = rows.map((row) => row.id as string);
-  const clash = await any.selectFrom(table).select('id').where('id', 'in', ids).executeTakeFirst();
+  const clash = await loose.selectFrom(table as keyof LooseDatabase).select('id').where('id', 'in', ids).executeTakeFirst();
   if (clash) {
-    const line = lines[ids.indexOf(clash.id)];
-    throw conflictError(`line ${line}: this installation already has a row of ${table} with the id ${clash.id}; nothing was imported.`, '--from', `line ${line}`);
+    const id = String(clash.id);
+    const line = lines[ids.indexOf(id)];
+    throw conflictError(`line ${line}: this installation already has a row of ${table} with the id ${id}; nothing was imported.`, '--from', `line ${line}`);
   }
 }

@@ -273,21 +273,21 @@ async function disable(trx: Transaction<Database>, claimed: Claimed, outcome: Ou
   const hours = Math.round((policy.windowMs / 3_600_000) * 10) / 10;
   const last = outcome.statusCode !== null ? `HTTP ${outcome.statusCode}` : outcome.error;
   const reason = `deliveries failed for ${hours} h (the last: ${last}); event ${claimed.eventId} (${claimed.type}) was given up; set active to true to deliver again`;
-  const changed = await trx.updateTable('webhooks').set({ active: 0, disabledReason: reason, disabledAt: iso(outcome.at) }).where('id', '=', claimed.webhookId).where('active', '=', 1).executeTakeFirst();
-  await parkDeliveries(trx, claimed.webhookId, outcome.at);
+  const changed = await trx.updateTable('webhooks').set({ active: 0, disabledReason: reason, disabledAt: iso(outcome.at) }).where('contractId', '=', claimed.contractId).where('id', '=', claimed.webhookId).where('active', '=', 1).executeTakeFirst();
+  await parkDeliveries(trx, claimed.contractId, claimed.webhookId, outcome.at);
   if (Number(changed.numUpdatedRows) === 0) return;
   // The contract's audit trail says so, in this transaction (docs/api.md#audit-trail).
   await recordAudit(trx, { contractId: claimed.contractId, actor: SLUICE, resource: 'webhook', resourceId: claimed.webhookId, action: 'disable', before: { active: true }, after: { active: false, disabledReason: reason } }, outcome.at);
 }
 
-/** Parks the webhook's pending rows (it is inactive): claims no longer walk them. */
-export async function parkDeliveries(trx: Transaction<Database>, webhookId: string, now: number): Promise<void> {
-  await trx.updateTable('webhookOutbox').set({ nextAttemptAt: now + PARKED_MS }).where('webhookId', '=', webhookId).where('status', '=', 'pending').execute();
+/** Parks the pending rows of the contract's webhook (it is inactive): claims no longer walk them. */
+export async function parkDeliveries(trx: Transaction<Database>, contractId: string, webhookId: string, now: number): Promise<void> {
+  await trx.updateTable('webhookOutbox').set({ nextAttemptAt: now + PARKED_MS }).where('contractId', '=', contractId).where('webhookId', '=', webhookId).where('status', '=', 'pending').execute();
 }
 
-/** Makes the webhook's pending rows due at `now` (it is active again). */
-export async function wakeDeliveries(trx: Transaction<Database>, webhookId: string, now: number): Promise<void> {
-  await trx.updateTable('webhookOutbox').set({ nextAttemptAt: now }).where('webhookId', '=', webhookId).where('status', '=', 'pending').execute();
+/** Makes the pending rows of the contract's webhook due at `now` (it is active again). */
+export async function wakeDeliveries(trx: Transaction<Database>, contractId: string, webhookId: string, now: number): Promise<void> {
+  await trx.updateTable('webhookOutbox').set({ nextAttemptAt: now }).where('contractId', '=', contractId).where('webhookId', '=', webhookId).where('status', '=', 'pending').execute();
 }
 
 /** A delivery as `GET /collection/webhooks/{id}/deliveries` lists it, with its attempts. */
@@ -296,8 +296,8 @@ export interface DeliveryWithAttempts extends OutboxRow {
 }
 
 /** The webhook's deliveries, newest first, at most `limit`, each with its attempts (oldest first). */
-export async function listDeliveries(db: Db, webhookId: string, limit: number, status?: string): Promise<DeliveryWithAttempts[]> {
-  let query = db.selectFrom('webhookOutbox').selectAll().where('webhookId', '=', webhookId);
+export async function listDeliveries(db: Db, contractId: string, webhookId: string, limit: number, status?: string): Promise<DeliveryWithAttempts[]> {
+  let query = db.selectFrom('webhookOutbox').selectAll().where('contractId', '=', contractId).where('webhookId', '=', webhookId);
   if (status) query = query.where('status', '=', status);
   const rows = (await query.orderBy('seq', 'desc').limit(limit).execute()).map((row) => ({ ...row, seq: Number(row.seq) }));
   const attempts = rows.length ? await db.selectFrom('webhookAttempts').selectAll().where('deliverySeq', 'in', rows.map((row) => row.seq)).orderBy('attempt').execute() : [];
@@ -305,27 +305,28 @@ export async function listDeliveries(db: Db, webhookId: string, limit: number, s
   return rows.map((row) => ({ ...row, attemptRows: byDelivery.get(row.seq) ?? [] }));
 }
 
-/** The webhook's delivery with API id `id` (`deliveryIdOf`), or undefined. */
-export async function findDelivery(db: Db, webhookId: string, id: string): Promise<DeliveryWithAttempts | undefined> {
+/** The contract's webhook's delivery with API id `id` (`deliveryIdOf`), or undefined. */
+export async function findDelivery(db: Db, contractId: string, webhookId: string, id: string): Promise<DeliveryWithAttempts | undefined> {
   const seq = seqOf(id);
   if (seq === undefined) return undefined;
-  const row = await db.selectFrom('webhookOutbox').selectAll().where('webhookId', '=', webhookId).where('seq', '=', seq).executeTakeFirst();
+  const row = await db.selectFrom('webhookOutbox').selectAll().where('contractId', '=', contractId).where('webhookId', '=', webhookId).where('seq', '=', seq).executeTakeFirst();
   if (!row) return undefined;
   const attemptRows = await db.selectFrom('webhookAttempts').selectAll().where('deliverySeq', '=', seq).orderBy('attempt').execute();
   return { ...row, seq, attemptRows };
 }
 
 /**
- * Makes the webhook's delivery `id` pending again, due at `now`, with a new retry window (its
+ * Makes the contract's webhook's delivery `id` pending again, due at `now`, with a new retry window (its
  * attempts keep counting): `POST /collection/webhooks/{id}/deliveries/{deliveryId}/resend`.
  * Returns whether it exists.
  */
-export async function resendDelivery(db: Db, webhookId: string, id: string, now: number): Promise<boolean> {
+export async function resendDelivery(db: Db, contractId: string, webhookId: string, id: string, now: number): Promise<boolean> {
   const seq = seqOf(id);
   if (seq === undefined) return false;
   const result = await db
     .updateTable('webhookOutbox')
     .set({ status: 'pending', nextAttemptAt: now, firstAttemptAt: null, claimedUntil: 0 })
+    .where('contractId', '=', contractId)
     .where('webhookId', '=', webhookId)
     .where('seq', '=', seq)
     .executeTakeFirst();

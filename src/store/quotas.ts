@@ -142,6 +142,6 @@ export async function quotaOf(db: Executor, quota: CountedQuota | undefined, sub
  * until when, the next poll is at `nextRunAt` (ms, when it resets); `lastRun` and `failures` stay
  * as they were (nothing failed). Unless the input was changed since it was read.
  */
-export async function recordQuotaWait(db: Db, input: Pick<InputRow, 'id' | 'lastModified'>, wait: { lastError: string; nextRunAt: number }): Promise<void> {
-  await db.updateTable('inputs').set(wait).where('id', '=', input.id).where('lastModified', '=', input.lastModified).execute();
+export async function recordQuotaWait(db: Db, input: Pick<InputRow, 'id' | 'contractId' | 'lastModified'>, wait: { lastError: string; nextRunAt: number }): Promise<void> {
+  await db.updateTable('inputs').set(wait).where('contractId', '=', input.contractId).where('id', '=', input.id).where('lastModified', '=', input.lastModified).execute();
 }

@@ -730,6 +730,13 @@ export interface Database {
   websubSubscriptions: WebsubSubscriptionTable;
 }
 
+/**
+ * Every table of `Database` with its columns untyped: for the few queries over a table chosen at
+ * run time (batch inserts, contract export/import, draining a collection), which Kysely cannot
+ * type. Table names stay checked; column names and values are the caller's to get right.
+ */
+export type LooseDatabase = { [T in keyof Database]: Record<string, unknown> };
+
 export type ArticleRow = Selectable<ArticleTable>;
 export type BlockedAuthorRow = Selectable<BlockedAuthorTable>;
 export type ContractRow = Selectable<ContractTable>;

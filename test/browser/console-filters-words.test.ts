@@ -11,10 +11,9 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeItems } from '../../src/store/items/write.ts';
-import { findInput } from '../../src/store/inputs.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Db } from '../../src/store/db.ts';
-import { buildItem } from '../helper.ts';
+import { buildItem, inputRow } from '../helper.ts';
 import { type SourceServer, startSourceServer } from '../source-server.ts';
 import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
@@ -145,7 +144,7 @@ describe.skipIf(browserMissing)('console: filters in the editor’s words', () =
     const set = await api('POST', '/collection/sets', { name: 'No Trump', contractId: contract.id, preCondition: { operator: 'exists', field: 'id', not: false }, rules: [{ operator: 'pattern', field: 'title', value: '/trump/i', not: false }] });
     const url = `${feeds.base}/guardian`;
     const input = await api('POST', '/collection/inputs', { service: 'rss', type: 'feed', input: url, contractId: contract.id, collectionId: collection.id, filterId: set._id, active: false });
-    await refreshInput(sluice.db, await findInput(sluice.db, input._id), { fetch: fetcher, services: loadConfig({}).services, pollInterval: 300 });
+    await refreshInput(sluice.db, await inputRow(sluice.db, input._id), { fetch: fetcher, services: loadConfig({}).services, pollInterval: 300 });
     const [first] = await api('GET', `/collection/inputs/${input._id}/rejections`);
     expect(first.title).toMatch(/trump/i);
 

@@ -62,7 +62,7 @@ const description = (page: Page, label: string) =>
   );
 
 /** The collection's stored publication settings. */
-const storedPublication = () => findPublicationSettings(sluice.db, sluice.tenant.collection.id);
+const storedPublication = () => findPublicationSettings(sluice.db, sluice.tenant.contract.id, sluice.tenant.collection.id);
 
 describe.skipIf(browserMissing)('console: wall settings', () => {
   it('previews an unsaved card colour, saves the settings and reloads the preview with them', async () => {

@@ -11,8 +11,7 @@ import { createFetcher } from '../../src/collect/fetch.ts';
 import { refreshInput } from '../../src/collect/refresh.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { ContentItem } from '../../src/item.ts';
-import { findInput } from '../../src/store/inputs.ts';
-import { build, buildTenant } from '../helper.ts';
+import { build, buildTenant, inputRow } from '../helper.ts';
 import { fixtureJson, type SourceServer, startSourceServer } from '../source-server.ts';
 
 const TITLE = 'Scientists find a new species of deep sea octopus off the coast of Chile';
@@ -79,7 +78,7 @@ async function collection(dedupe: string) {
     return res.body._id as string;
   };
   const services = loadConfig({ TWITTER_API_URL: `${server.base}/twitter`, TWITTER_BEARER_TOKEN: 'test-token' }).services;
-  const poll = async (id: string) => refreshInput(ctx.db, (await findInput(ctx.db, id))!, { fetch: fetcher, services, pollInterval: 300 });
+  const poll = async (id: string) => refreshInput(ctx.db, (await inputRow(ctx.db, id))!, { fetch: fetcher, services, pollInterval: 300 });
   const queue = async () => (await call('GET', `/v1/queue/${tenant.contract.slug}?q=${col.slug}&since=0`)).body as ContentItem[];
   return { ...ctx, tenant, col, call, input, poll, queue };
 }
@@ -98,7 +97,7 @@ describe('one story through rss, X and Mastodon', () => {
     const x = await c.input('twitter', 'tag', 'octopus');
     const toot = await c.input('mastodon', 'tag', `${server.base}/tags/octopus`);
     for (const id of [feedA, feedB, x, toot]) expect(await c.poll(id)).toBe(1);
-    for (const id of [feedA, feedB, x, toot]) expect((await findInput(c.db, id))!.lastError).toBeNull();
+    for (const id of [feedA, feedB, x, toot]) expect((await inputRow(c.db, id))!.lastError).toBeNull();
 
     let queued = await c.queue();
     expect(queued).toHaveLength(1);

@@ -16,9 +16,8 @@ import { refreshInput } from '../../src/collect/refresh.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { ContentItem } from '../../src/item.ts';
 import { withLanguage } from '../../src/lib/language.ts';
-import { findInput } from '../../src/store/inputs.ts';
 import { storeItems } from '../../src/store/items/write.ts';
-import { build, buildItem, buildTenant, seedItems, type TestContext } from '../helper.ts';
+import { build, buildItem, buildTenant, seedItems, type TestContext, inputRow } from '../helper.ts';
 import { secondClient as readWhile } from '../second-client.ts';
 import { type SourceServer, startSourceServer } from '../source-server.ts';
 
@@ -115,7 +114,7 @@ describe('a feed of 300 000 entries and a collection of 100 000 items', () => {
     expect(input.status, JSON.stringify(input.body)).toBe(201);
     let stored = 0;
     const pollP99 = await measured('A polls a feed of 300 000 entries', async () => {}, async () => {
-      const row = await findInput(ctx.db, input.body._id);
+      const row = await inputRow(ctx.db, input.body._id);
       stored += await refreshInput(ctx.db, row!, { fetch: fetcher, services, pollInterval: 300 });
     });
     expect(pollP99).toBeLessThan(P99_BOUND_MS);

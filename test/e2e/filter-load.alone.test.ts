@@ -16,8 +16,7 @@ import { loadConfig } from '../../src/config.ts';
 import { MAX_COMPILED_SIZE } from '../../src/filter/limits.ts';
 import { filterPool } from '../../src/filter/pool.ts';
 import { withLanguage } from '../../src/lib/language.ts';
-import { findInput } from '../../src/store/inputs.ts';
-import { build, buildItem, buildTenant, seedItems } from '../helper.ts';
+import { build, buildItem, buildTenant, seedItems, inputRow } from '../helper.ts';
 import { secondClient as readWhile } from '../second-client.ts';
 import { ab } from '../filter-cost.ts';
 import { type SourceServer, startSourceServer } from '../source-server.ts';
@@ -103,7 +102,7 @@ describe('the worst filter the bounds allow', () => {
     const runA = async () => {
       const [dryRun, stored] = await Promise.all([
         call('POST', '/collection/filters/test', a.token, dryRunBody),
-        findInput(ctx.db, input.body._id).then((row) => refreshInput(ctx.db, row!, { fetch: fetcher, services, pollInterval: 300 })),
+        inputRow(ctx.db, input.body._id).then((row) => refreshInput(ctx.db, row!, { fetch: fetcher, services, pollInterval: 300 })),
       ]);
       expect(dryRun.status).toBe(400);
       expect(dryRun.body.errors[0]).toMatchObject({ name: 'ValidationError', propertyName: 'filterId', propertyValue: filterId, code: 1003 });

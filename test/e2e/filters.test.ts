@@ -15,8 +15,7 @@ import { refreshInput } from '../../src/collect/refresh.ts';
 import { filterPool, type JudgeJob } from '../../src/filter/pool.ts';
 import { loadConfig } from '../../src/config.ts';
 import { setContractFilter } from '../../src/store/contracts.ts';
-import { findInput } from '../../src/store/inputs.ts';
-import { build, buildTenant, expectError, type TestContext } from '../helper.ts';
+import { build, buildTenant, expectError, type TestContext, inputRow } from '../helper.ts';
 import { type SourceServer, startSourceServer } from '../source-server.ts';
 
 const feeds: Record<string, Buffer> = {
@@ -66,7 +65,7 @@ async function parsed(path: string): Promise<ContentItem[]> {
 }
 
 async function poll(id: string): Promise<number> {
-  return refreshInput(ctx.db, (await findInput(ctx.db, id))!, { fetch: fetcher, services, pollInterval: 300 });
+  return refreshInput(ctx.db, (await inputRow(ctx.db, id))!, { fetch: fetcher, services, pollInterval: 300 });
 }
 
 async function queue(slug: string): Promise<{ id: string; title?: string; state: string }[]> {
@@ -188,7 +187,7 @@ describe('filters at every level, end to end', () => {
     const input = await create('/collection/inputs', { service: 'rss', type: 'feed', input: `${server.base}/guardian`, collectionId: tenant.collection.id, filterId: noNba._id });
     const judged: string[][] = [];
     const pool = { ...filterPool(), judge: (job: JudgeJob, budgetMs: number) => (judged.push(job.items.map((item) => (item as { id: string }).id)), filterPool().judge(job, budgetMs)) };
-    const pollWith = async () => refreshInput(ctx.db, (await findInput(ctx.db, input._id))!, { fetch: fetcher, services, pollInterval: 300, pool });
+    const pollWith = async () => refreshInput(ctx.db, (await inputRow(ctx.db, input._id))!, { fetch: fetcher, services, pollInterval: 300, pool });
     const guardian = await parsed('/guardian');
     const nba = guardian.filter((item) => /\bNBA\b/.test(item.title ?? '')).map((item) => item.id);
     expect(await pollWith()).toBe(55 - nba.length);

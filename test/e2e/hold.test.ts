@@ -15,8 +15,7 @@ import { createFetcher } from '../../src/collect/fetch.ts';
 import { ingestPushed } from '../../src/collect/ingest.ts';
 import { refreshInput } from '../../src/collect/refresh.ts';
 import { loadConfig } from '../../src/config.ts';
-import { findInput } from '../../src/store/inputs.ts';
-import { build, buildItem, buildTenant, expectError, type TestContext } from '../helper.ts';
+import { build, buildItem, buildTenant, expectError, type TestContext, inputRow } from '../helper.ts';
 import { type SourceServer, startSourceServer } from '../source-server.ts';
 
 const feed = readFileSync(new URL('../fixtures/rss/guardian-rss2-media-content.rss', import.meta.url));
@@ -52,7 +51,7 @@ async function create(path: string, payload: Json): Promise<Json> {
   return body;
 }
 
-const poll = async (id: string) => refreshInput(ctx.db, (await findInput(ctx.db, id))!, { fetch: fetcher, services, pollInterval: 300 });
+const poll = async (id: string) => refreshInput(ctx.db, (await inputRow(ctx.db, id))!, { fetch: fetcher, services, pollInterval: 300 });
 const always = { operator: 'exists', field: 'id' };
 const trump = { operator: 'pattern', field: 'title', value: '/trump/i' };
 const queue = async (extra = '') => (await api('GET', `/v1/queue/${tenant.contract.slug}?q=${tenant.collection.slug}&since=0&count=200${extra}`)).body as Json[];
@@ -132,7 +131,7 @@ describe('spam score (docs/filters.md#spam-score)', () => {
   it('a burst of the same text from 30 authors scores high and is held by a set spam > 0.7 with action hold; other items pass', async () => {
     const set = await create('/collection/sets', { name: 'hold spam', preCondition: always, rules: [{ operator: 'gt', field: 'spam', value: 0.7 }], action: 'hold' });
     const created = await create('/collection/inputs', { service: 'rss', type: 'feed', input: `${server.base}/guardian`, collectionId: tenant.collection.id, filterId: set._id, display: true });
-    const input = (await findInput(ctx.db, created._id))!;
+    const input = (await inputRow(ctx.db, created._id))!;
     const text = 'Win a free cruise today, click the link in our profile now';
     const date = new Date().toISOString();
     const burst = Array.from({ length: 30 }, (_, i) => buildItem({ id: `rss_burst${i}`, title: '', text, date, author: { name: `Bot ${i}`, username: `bot${i}`, userid: `b${i}`, url: null } }));

@@ -14,8 +14,7 @@ import { createFetcher } from '../../src/collect/fetch.ts';
 import { refreshInput } from '../../src/collect/refresh.ts';
 import { loadConfig } from '../../src/config.ts';
 import { grant } from '../../src/store/contracts.ts';
-import { findInput } from '../../src/store/inputs.ts';
-import { build, buildClient, buildTenant, expectError, type TestContext } from '../helper.ts';
+import { build, buildClient, buildTenant, expectError, type TestContext, inputRow } from '../helper.ts';
 import { type SourceServer, startSourceServer } from '../source-server.ts';
 
 const feed = readFileSync(new URL('../fixtures/rss/guardian-rss2-media-content.rss', import.meta.url));
@@ -53,7 +52,7 @@ async function create(path: string, payload: Json, as = tenant): Promise<Json> {
   return body;
 }
 
-const poll = async (id: string) => refreshInput(ctx.db, (await findInput(ctx.db, id))!, { fetch: fetcher, services, pollInterval: 300 });
+const poll = async (id: string) => refreshInput(ctx.db, (await inputRow(ctx.db, id))!, { fetch: fetcher, services, pollInterval: 300 });
 const always = { operator: 'exists', field: 'id' };
 /** Rejects the feed's items whose title mentions Trump (rule 0). */
 const noTrump = { name: 'no Trump', preCondition: always, rules: [{ operator: 'pattern', field: 'title', value: '/trump/i' }] };

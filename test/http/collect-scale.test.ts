@@ -16,8 +16,7 @@ import { pollIntervalOf } from '../../src/collect/interval.ts';
 import { type Collector, startCollector } from '../../src/collect/scheduler.ts';
 import { startSharedCollector } from '../../src/collect/shared.ts';
 import { isPostgres } from '../../src/store/db.ts';
-import { updateInput } from '../../src/store/inputs.ts';
-import { build, buildTenant, expectError, type TestContext } from '../helper.ts';
+import { build, buildTenant, expectError, type TestContext, changeInput } from '../helper.ts';
 
 type Tenant = Awaited<ReturnType<typeof buildTenant>>;
 
@@ -247,7 +246,7 @@ describe('a 304 Not Modified', () => {
     const ids = (created.json() as { _id: string }[]).map((input) => input._id);
     const collector = await collectorOf(ctx);
     const pollAgain = async () => {
-      for (const id of ids) await updateInput(ctx.db, id, { nextRunAt: 0 });
+      for (const id of ids) await changeInput(ctx.db, id, { nextRunAt: 0 });
       await collector.tick();
       await collector.idle();
     };

@@ -15,10 +15,9 @@ import { refreshInput } from '../../src/collect/refresh.ts';
 import { startCollector } from '../../src/collect/scheduler.ts';
 import { pacificDay, utcMonth } from '../../src/lib/quota-windows.ts';
 import { isPostgres, openDb } from '../../src/store/db.ts';
-import { findInput } from '../../src/store/inputs.ts';
 import { reserveHashtag, reserveUnits, unitsUsed } from '../../src/store/quotas.ts';
 import { type FakeRequest, fakeApi, fixtureBytes } from '../fake-api.ts';
-import { build, buildTenant, expectError, type TestContext } from '../helper.ts';
+import { build, buildTenant, expectError, type TestContext, inputRow } from '../helper.ts';
 
 type Tenant = Awaited<ReturnType<typeof buildTenant>>;
 
@@ -217,7 +216,7 @@ describe('quotas: YouTube units', () => {
 
       // The next Pacific day (the poll's time given), the waiting input runs.
       api.requests.length = 0;
-      const row = (await findInput(ctx.db, waiting._id))!;
+      const row = (await inputRow(ctx.db, waiting._id))!;
       const fetcher = createFetcher({ allowPrivate: true });
       try {
         await refreshInput(ctx.db, row, { fetch: fetcher, services: ctx.config.services, credentials: credentialResolver(ctx.db, ctx.config), quotas: ctx.config.quotas, pollInterval: 300 }, Date.parse(used.resetsAt) + 1000);
@@ -225,7 +224,7 @@ describe('quotas: YouTube units', () => {
         await fetcher.close();
       }
       expect(api.requests.map((r) => r.path)).toEqual(['/search', '/videos']);
-      expect((await findInput(ctx.db, waiting._id))!.lastError).toBeNull();
+      expect((await inputRow(ctx.db, waiting._id))!.lastError).toBeNull();
       // Counted on that day: today's count is unchanged.
       expect((await quotaOf(ctx, tenant, credential)).used).toBe(207);
     } finally {

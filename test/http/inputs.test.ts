@@ -6,8 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { issueTokens } from '../../src/auth/tokens.ts';
 import { grant } from '../../src/store/contracts.ts';
 import { createCollection } from '../../src/store/collections.ts';
-import { updateInput } from '../../src/store/inputs.ts';
-import { build, buildClient, buildTenant, expectError } from '../helper.ts';
+import { build, buildClient, buildTenant, expectError, changeInput } from '../helper.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -338,7 +337,7 @@ describe('PUT /collection/inputs/{id}', () => {
     const created = (await post(inputBody(tenant, { filterId: FILTER_ID }))).json();
     expect(created.filterId).toBe(FILTER_ID);
     // Push the schedule far out so that the reset is visible.
-    await updateInput(db, created._id, { nextRunAt: Date.now() + 86_400_000 });
+    await changeInput(db, created._id, { nextRunAt: Date.now() + 86_400_000 });
     await new Promise((resolve) => setTimeout(resolve, 5));
 
     const res = await put(created._id, { service: 'youtube', type: 'keyword', input: 'cats', collectionId: second.id, display: false, active: true }, editor.token);

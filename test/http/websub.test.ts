@@ -16,9 +16,8 @@ import { refreshInput } from '../../src/collect/refresh.ts';
 import { startWebsub, type WebsubSubscriber } from '../../src/collect/websub/subscriber.ts';
 import { youtubeTopic } from '../../src/services/kit/websub-hub.ts';
 import { openDb } from '../../src/store/db.ts';
-import { findInput, updateInput } from '../../src/store/inputs.ts';
 import { listSubscriptions } from '../../src/store/websub.ts';
-import { build, buildTenant, type TestContext, testPostgresUrl } from '../helper.ts';
+import { build, buildTenant, type TestContext, testPostgresUrl, inputRow, changeInput } from '../helper.ts';
 import { type FakeHub, hubSignature, startFakeHub } from '../websub-hub.ts';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -79,7 +78,7 @@ async function createInput(ctx: TestContext, tenant: Awaited<ReturnType<typeof b
 async function poll(ctx: TestContext, id: string): Promise<void> {
   const fetch = createFetcher({ allowPrivate: true });
   try {
-    await refreshInput(ctx.db, (await findInput(ctx.db, id))!, { fetch, services: ctx.config.services, pollInterval: 300 });
+    await refreshInput(ctx.db, (await inputRow(ctx.db, id))!, { fetch, services: ctx.config.services, pollInterval: 300 });
   } finally {
     await fetch.close();
   }
@@ -101,7 +100,7 @@ describe('WebSub', () => {
     const id = await createInput(ctx, tenant, { service: 'rss', type: 'feed', input: feed.url });
     await poll(ctx, id);
     expect(await itemIds(ctx, tenant.collection.id)).toHaveLength(1);
-    expect(JSON.parse((await findInput(ctx.db, id))!.sourceState).websub).toEqual({ hub: fake.url, topic: feed.url });
+    expect(JSON.parse((await inputRow(ctx.db, id))!.sourceState).websub).toEqual({ hub: fake.url, topic: feed.url });
 
     const websub = subscriber(ctx);
     await websub.tick();
@@ -189,8 +188,8 @@ describe('WebSub', () => {
     const other = await buildTenant(ctx.db, 'Other Corp');
     const mine = await createInput(ctx, tenant, { service: 'rss', type: 'feed', input: 'http://127.0.0.1:9/a.xml' });
     const theirs = await createInput(ctx, other, { service: 'rss', type: 'feed', input: 'http://127.0.0.1:9/b.xml' });
-    await updateInput(ctx.db, mine, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/a.xml' } }) });
-    await updateInput(ctx.db, theirs, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/b.xml' } }) });
+    await changeInput(ctx.db, mine, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/a.xml' } }) });
+    await changeInput(ctx.db, theirs, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/b.xml' } }) });
     const websub = subscriber(ctx);
     await websub.tick();
     await fake.verified(2);
@@ -226,7 +225,7 @@ describe('WebSub', () => {
     const fake = await hub();
     const tenant = await buildTenant(ctx.db);
     const id = await createInput(ctx, tenant, { service: 'rss', type: 'feed', input: 'http://127.0.0.1:9/a.xml' });
-    await updateInput(ctx.db, id, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/a.xml' } }) });
+    await changeInput(ctx.db, id, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/a.xml' } }) });
     await subscriber(ctx).tick();
     await fake.verified(1);
     const huge = atom('https://example.org/a.xml', null, Array.from({ length: 12_000 }, (_, i) => `huge-${i}`));
@@ -241,7 +240,7 @@ describe('WebSub', () => {
     const fake = await hub();
     const tenant = await buildTenant(ctx.db);
     const ids = [await createInput(ctx, tenant, { service: 'rss', type: 'feed', input: 'http://127.0.0.1:9/a.xml' }), await createInput(ctx, tenant, { service: 'rss', type: 'feed', input: 'http://127.0.0.1:9/b.xml' })];
-    for (const [i, id] of ids.entries()) await updateInput(ctx.db, id, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: `https://example.org/${i}.xml` } }) });
+    for (const [i, id] of ids.entries()) await changeInput(ctx.db, id, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: `https://example.org/${i}.xml` } }) });
     const websub = subscriber(ctx);
     await websub.tick();
     await fake.verified(2);
@@ -266,7 +265,7 @@ describe('WebSub', () => {
     const fake = await hub();
     const tenant = await buildTenant(ctx.db);
     const id = await createInput(ctx, tenant, { service: 'rss', type: 'feed', input: 'http://127.0.0.1:9/a.xml' });
-    await updateInput(ctx.db, id, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/a.xml' } }) });
+    await changeInput(ctx.db, id, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/a.xml' } }) });
     // Two subscribers (two collector processes): one holds the websub lease and acts.
     const first = subscriber(ctx);
     const second = subscriber(ctx);
@@ -290,7 +289,7 @@ describe('WebSub', () => {
     const sent = await Promise.all([ctx.app, app2, ctx.app, app2].map((app) => app.inject({ method: 'POST', url: `/websub/${sub!.id}`, headers, payload: body })));
     expect(sent.map((r) => r.statusCode)).toEqual([204, 204, 204, 204]);
     expect(await itemIds(ctx, tenant.collection.id)).toHaveLength(2);
-    expect((await findInput(ctx.db, id))!.collected).toBe(2);
+    expect((await inputRow(ctx.db, id))!.collected).toBe(2);
   });
 
   it('puts the input back to polling when its lease runs out unrenewed, and retries the hub later', async () => {
@@ -298,7 +297,7 @@ describe('WebSub', () => {
     const fake = await hub(1);
     const tenant = await buildTenant(ctx.db);
     const id = await createInput(ctx, tenant, { service: 'rss', type: 'feed', input: 'http://127.0.0.1:9/a.xml' });
-    await updateInput(ctx.db, id, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/a.xml' } }) });
+    await changeInput(ctx.db, id, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/a.xml' } }) });
     const websub = subscriber(ctx);
     await websub.tick();
     await fake.verified(1);
@@ -323,7 +322,7 @@ describe('WebSub', () => {
     const fake = await hub();
     const tenant = await buildTenant(ctx.db);
     const id = await createInput(ctx, tenant, { service: 'rss', type: 'feed', input: 'https://example.org/a.xml' });
-    await updateInput(ctx.db, id, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/a.xml' } }) });
+    await changeInput(ctx.db, id, { sourceState: JSON.stringify({ websub: { hub: fake.url, topic: 'https://example.org/a.xml' } }) });
     await subscriber(ctx, false).tick();
     expect(fake.requests).toEqual([]);
     const [sub] = await listSubscriptions(ctx.db);

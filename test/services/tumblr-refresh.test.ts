@@ -2,9 +2,8 @@
 // missing credential and a rate limit land in the input's status.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeApi, fixtureJson } from '../fake-api.ts';
-import { build, buildTenant } from '../helper.ts';
+import { build, buildTenant, inputRow } from '../helper.ts';
 import { loadConfig } from '../../src/config.ts';
-import { findInput } from '../../src/store/inputs.ts';
 import { createFetcher } from '../../src/collect/fetch.ts';
 import { refreshInput } from '../../src/collect/refresh.ts';
 
@@ -27,7 +26,7 @@ async function setUp() {
     payload: { service: 'tumblr', type: 'user', input: 'sashalre', contractId: tenant.contract.id, collectionId: tenant.collection.id },
   });
   expect(res.statusCode).toBe(201);
-  return { ctx, tenant, input: (await findInput(ctx.db, res.json()._id))! };
+  return { ctx, tenant, input: (await inputRow(ctx.db, res.json()._id))! };
 }
 
 describe('tumblr through refreshInput', () => {
@@ -35,7 +34,7 @@ describe('tumblr through refreshInput', () => {
     const { ctx, tenant, input } = await setUp();
     const services = loadConfig({ TUMBLR_API_URL: api.base, TUMBLR_API_KEY: 'k' }).services;
     expect(await refreshInput(ctx.db, input, { fetch: fetcher, services, pollInterval: 60 })).toBe(19);
-    const after = (await findInput(ctx.db, input.id))!;
+    const after = (await inputRow(ctx.db, input.id))!;
     expect(after).toMatchObject({ collected: 19, lastError: null });
     expect(JSON.parse(after.sourceState)).toEqual({ since: 1445175093 });
     const queue = await ctx.app.inject(`/v1/queue/${tenant.contract.slug}?q=${tenant.collection.slug}&since=0&access_token=${tenant.token}`);
@@ -48,6 +47,6 @@ describe('tumblr through refreshInput', () => {
     await refreshInput(ctx.db, input, { fetch: fetcher, services: loadConfig({ TUMBLR_API_URL: api.base }).services, pollInterval: 60 });
     const res = await ctx.app.inject(`/collection/inputs/${input.id}?access_token=${tenant.token}`);
     expect(res.json().status.lastError).toBe('tumblr is not configured: set TUMBLR_API_KEY');
-    expect((await findInput(ctx.db, input.id))!.nextRunAt).toBeGreaterThan(t0 + 30 * 24 * 3600_000);
+    expect((await inputRow(ctx.db, input.id))!.nextRunAt).toBeGreaterThan(t0 + 30 * 24 * 3600_000);
   });
 });

@@ -145,7 +145,7 @@ export function websubRoutes(app: App, { db, config, bodyLimit }: { db: Db; conf
         if (!(error instanceof SourceError)) throw error;
         throw validationError([{ propertyName: 'body', message: error.message, code: VALIDATION_CODES.format }]);
       }
-      const input = await findInput(db, sub.inputId);
+      const input = await findInput(db, sub.contractId, sub.inputId);
       if (input && items.length) {
         try {
           await ingestPushed(db, input, items, { log: request.log }, now);

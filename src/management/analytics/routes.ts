@@ -95,7 +95,7 @@ export function analyticsRoutes(app: App, { db }: { db: Db; config: Config }): v
       throw validationError([{ propertyName: 'to', message: `the range has ${buckets} ${interval}s; at most ${MAX_BUCKETS[interval]} (narrow from..to or use a longer interval)`, propertyValue: query.to, code: VALIDATION_CODES.range }]);
     }
     const collection = await owned(db, COLLECTION, query.collection_id, principal, 'collection_id');
-    const result = await readAnalytics(db, collection.id, first, last, interval);
+    const result = await readAnalytics(db, collection.contractId, collection.id, first, last, interval);
     const iso = (ms: number) => new Date(ms).toISOString();
     return {
       collectionId: collection.id,

@@ -18,6 +18,7 @@ import { findContract } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { ContractQuery, Id, IdParams, TokenQuery } from '../docs.ts';
 import { type Kind, owned } from '../ownership.ts';
+import { ownerOf } from '../../store/records.ts';
 import type { ArticleRow } from '../../store/tables.ts';
 
 const ArticleCreate = Type.Object(
@@ -28,7 +29,7 @@ const ArticleCreate = Type.Object(
   { additionalProperties: false },
 );
 
-const ARTICLE: Kind<ArticleRow> = { label: 'article', find: findArticleById };
+const ARTICLE: Kind<ArticleRow> = { label: 'article', owner: (db, id) => ownerOf(db, 'articles', id), find: findArticleById };
 const tags = ['articles'];
 const security = TOKEN_SECURITY;
 
@@ -80,7 +81,7 @@ export function articleRoutes(app: App, { db, config }: { db: Db; config: Config
     async (request, reply) => {
       const principal = await authenticate(db, request);
       const row = await owned(db, ARTICLE, request.params.id, principal);
-      await removeArticle(db, row.id);
+      await removeArticle(db, row.contractId, row.id);
       return reply.code(204).send(null);
     },
   );

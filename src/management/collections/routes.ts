@@ -99,10 +99,10 @@ export function collectionRoutes(app: App, { db }: { db: Db; config: Config }): 
     const current = await owned(db, COLLECTION, request.params.id, principal);
     const { state } = check(DisplayControl, request.body) as { state: DisplayState };
     await db.transaction().execute(async (trx) => {
-      const before = await setDisplayState(trx, current.id, state);
+      const before = await setDisplayState(trx, current.contractId, current.id, state);
       const entry = { contractId: current.contractId, actor: actorOf(principal), resource: 'collection', resourceId: current.id, action: 'display' };
       await recordAudit(trx, { ...entry, before: { displayState: before }, after: { displayState: state } });
     });
-    return presentCollection((await findCollection(db, current.id))!) as Static<typeof Collection>;
+    return presentCollection((await findCollection(db, current.contractId, current.id))!) as Static<typeof Collection>;
   });
 }

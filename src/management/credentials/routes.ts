@@ -96,7 +96,7 @@ export function credentialRoutes(app: App, { db, config }: { db: Db; config: Con
       return (await inputsUsingCredentials(db, contractId, ids)).map((input) => ({ kind: 'input', id: input.id, name: `${input.service} ${input.input}`, uses: input.credentialId! }));
     },
     async onDelete(trx, contractId, ids) {
-      const rows = await findRecords<CredentialRow & RecordRow>(trx, 'credentials', ids);
+      const rows = await findRecords<CredentialRow & RecordRow>(trx, 'credentials', contractId, ids);
       for (const service of new Set(rows.map((row) => row.service))) await wakeInputs(trx, contractId, service, Date.now());
     },
   };

@@ -21,6 +21,7 @@ import { AUTHOR_FIELDS, type AuthorField, eraseAuthor, findBlockedAuthor, listBl
 import type { BlockedAuthorRow } from '../../store/tables.ts';
 import { ContractQuery, Id, IdParams, TokenQuery } from '../docs.ts';
 import { type Kind, owned } from '../ownership.ts';
+import { ownerOf } from '../../store/records.ts';
 import { actorOf } from '../resource.ts';
 
 const AuthorValue = (what: string) => Type.String({ minLength: 1, maxLength: 300, description: what });
@@ -67,7 +68,7 @@ const presentBlocked = (row: BlockedAuthorRow) => ({
   created: new Date(Number(row.createdAt)).toISOString(),
 });
 
-const BLOCKED: Kind<BlockedAuthorRow> = { label: 'blocked author', find: findBlockedAuthor };
+const BLOCKED: Kind<BlockedAuthorRow> = { label: 'blocked author', owner: (db, id) => ownerOf(db, 'blockedAuthors', id), find: findBlockedAuthor };
 const tags = ['erasure'];
 const security = TOKEN_SECURITY;
 

@@ -149,7 +149,7 @@ export function filterRoutes(app: App, { db, config }: { db: Db; config: Config 
     if (total <= APPLY_IN_REQUEST) return applyFilter(db, params, total, async () => {});
     const jobId = await createJob(db, { contractId: body.contractId, kind: APPLY_JOB, params, total, actor: params.actor });
     await runner.enqueue(jobId);
-    return reply.code(202).header('location', `/collection/jobs/${jobId}`).send(presentJob((await findJob(db, jobId))!));
+    return reply.code(202).header('location', `/collection/jobs/${jobId}`).send(presentJob((await findJob(db, body.contractId, jobId))!));
   });
 
   app.get('/collection/filters/operators', { schema: operatorsSchema }, async (request) => {

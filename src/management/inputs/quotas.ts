@@ -40,7 +40,7 @@ export async function countHashtags(trx: Transaction<Database>, config: Config, 
     if (!subject) continue;
     const refused = await reserveHashtag(trx, rule.name, subject, hashtag, now);
     if (!refused) continue;
-    const credential = subject === ENVIRONMENT ? undefined : await findCredential(trx, subject);
+    const credential = subject === ENVIRONMENT ? undefined : await findCredential(trx, input.contractId, subject);
     const account = credential ? `credential ${credential.name} (${credential.id})` : rule.installation;
     throw validationError([{
       propertyName,

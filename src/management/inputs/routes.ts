@@ -88,6 +88,13 @@ const schemas = {
   },
 };
 
+/** The inputs `rows` as stored, read contract by contract (a bulk create may name several). */
+async function storedInputs(db: Db | Transaction<Database>, rows: NewInput[]): Promise<InputRow[]> {
+  const found: InputRow[] = [];
+  for (const [contractId, group] of Map.groupBy(rows, (row) => row.contractId)) found.push(...(await findInputs(db, contractId, group.map((row) => row.id))));
+  return found;
+}
+
 /**
  * A poll of one input now (docs/api.md#poll-now), given by the composition (`app.ts`,
  * `collect/poll-now.ts`): `polled` with the input as the poll left it and the new items it
@@ -210,10 +217,10 @@ export function inputRoutes(app: App, { db, config, pollInput }: { db: Db; confi
         }
       }
       await insertInputs(trx, rows);
-      for (const row of await findInputs(trx, rows.map((row) => row.id))) await recordAudit(trx, inputChange(principal, 'create', row.contractId, row.id, undefined, row));
+      for (const row of await storedInputs(trx, rows)) await recordAudit(trx, inputChange(principal, 'create', row.contractId, row.id, undefined, row));
     });
     // In the order sent, whatever order the store returns them in.
-    const stored = new Map((await findInputs(db, rows.map((row) => row.id))).map((row) => [row.id, row]));
+    const stored = new Map((await storedInputs(db, rows)).map((row) => [row.id, row]));
     const created = rows.map((row) => presentInput(stored.get(row.id)!));
     return reply.code(201).send(bulk ? created : created[0]);
   });
@@ -240,7 +247,7 @@ export function inputRoutes(app: App, { db, config, pollInput }: { db: Db; confi
   app.post('/collection/inputs/:id/poll', { schema: schemas.poll }, async (request) => {
     const principal = await authenticate(db, request);
     const input = await owned(db, INPUT, request.params.id, principal);
-    const waitMs = await takePollNowTurn(db, input.id, Date.now(), POLL_NOW_EVERY_S * 1000);
+    const waitMs = await takePollNowTurn(db, input.contractId, input.id, Date.now(), POLL_NOW_EVERY_S * 1000);
     if (waitMs > 0) throw rateLimitError(Math.ceil(waitMs / 1000), `input ${input.id} was polled now less than ${POLL_NOW_EVERY_S} s ago; try again later`, 'id');
     const outcome = await pollInput(input);
     if (!outcome.polled) {
@@ -287,7 +294,7 @@ export function inputRoutes(app: App, { db, config, pollInput }: { db: Db; confi
       if (!request.query.force && (sourceChanged || circleChanged || collectionId !== current.collectionId)) {
         await refuseDuplicates(trx, current.contractId, collectionId, [{ source: body, propertyName: 'input', id: current.id }], current.id);
       }
-      await updateInput(trx, current.id, {
+      await updateInput(trx, current.contractId, current.id, {
         ...settingsOf(body),
         collectionId,
         lastModified: iso(now),
@@ -297,10 +304,10 @@ export function inputRoutes(app: App, { db, config, pollInput }: { db: Db; confi
         failures: 0,
         ...(sourceChanged ? { sourceState: '{}', lastError: null, warnings: '[]', sourceTitle: null } : {}),
       });
-      const [after] = await findInputs(trx, [current.id]);
+      const [after] = await findInputs(trx, current.contractId, [current.id]);
       await recordAudit(trx, inputChange(principal, 'update', current.contractId, current.id, current, after));
     });
-    return presentInput((await findInput(db, current.id))!);
+    return presentInput((await findInput(db, current.contractId, current.id))!);
   });
 
   app.delete('/collection/inputs/:id', { schema: schemas.remove }, async (request, reply) => {

@@ -14,6 +14,7 @@ import type { App } from '../../http/typed.ts';
 import { iso } from '../../lib/time.ts';
 import type { Db } from '../../store/db.ts';
 import { findJob } from '../../store/jobs.ts';
+import { ownerOf } from '../../store/records.ts';
 import type { JobRow } from '../../store/tables.ts';
 import { IdParams, TokenQuery } from '../docs.ts';
 import { type ApplyResult, Job } from '../filters/schema.ts';
@@ -49,9 +50,11 @@ export function jobRoutes(app: App, { db }: { db: Db; config: Config }): void {
   app.get('/collection/jobs/:id', { schema }, async (request) => {
     const principal = await authenticate(db, request);
     const { id } = request.params;
-    const job = await findJob(db, id);
+    const contractId = await ownerOf(db, 'jobs', id);
+    if (contractId === undefined) throw notFoundError(`No job ${id}.`, 'id', id);
+    await requireContractAccess(db, principal, contractId, 'id', 'the job named by id');
+    const job = await findJob(db, contractId, id);
     if (!job) throw notFoundError(`No job ${id}.`, 'id', id);
-    await requireContractAccess(db, principal, job.contractId, 'id', 'the job named by id');
     return presentJob(job);
   });
 }

@@ -97,9 +97,9 @@ export async function checkSet(db: Db, contractId: string, body: Record<string, 
       lists.push(builtIn);
       continue;
     }
-    const row = await findRecord<FilterListRow>(db, 'filterLists', id);
+    const row = await findRecord<FilterListRow>(db, 'filterLists', contractId, id);
     // A list gone since the set was saved (a database edited by hand): compiling names it.
-    if (row?.contractId === contractId) lists.push(toList(row));
+    if (row) lists.push(toList(row));
   }
   const set = { id: String(saved.id), name: String(saved.name), rules: saved.rules as Rule[], preCondition: saved.preCondition as Rule, active: true };
   const error = await filterPool().check(contractId, { kind: 'set', set }, lists.map((list) => ({ ...list, active: true })));

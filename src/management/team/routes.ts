@@ -33,7 +33,7 @@ import { iso } from '../../lib/time.ts';
 import { findConsumer } from '../../store/consumers.ts';
 import { changeMemberRole, findContract, findMember, type GrantRole, grant, grantedContracts, isGrantRole, listMembers, type Member, removeMember } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
-import { createInvitation, findInvitation, pendingInvitations, presentInvitation, withdrawInvitation } from '../../store/invitations.ts';
+import { createInvitation, pendingInvitations, presentInvitation, withdrawInvitation } from '../../store/invitations.ts';
 import { createPasswordReset, presentPasswordReset } from '../../store/password-resets.ts';
 import { actorOf } from '../resource.ts';
 import { mailFailure, type TeamMailer } from './mail.ts';
@@ -214,9 +214,8 @@ export function teamRoutes(app: App, { db, config, mailer }: { db: Db; config: C
     const principal = await authenticate(db, request);
     const { id, invitationId } = request.params;
     await access(principal, id);
-    const invitation = await findInvitation(db, invitationId);
     // Another contract's invitation is unknown here, as is one no longer pending.
-    if (!invitation || invitation.contractId !== id || !(await withdrawInvitation(db, invitationId, actorOf(principal)))) {
+    if (!(await withdrawInvitation(db, id, invitationId, actorOf(principal)))) {
       throw notFoundError(`No pending invitation ${invitationId} in this contract.`, 'invitationId', invitationId);
     }
     return reply.code(204).send(null);

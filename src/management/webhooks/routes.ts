@@ -66,8 +66,8 @@ export function webhookRoutes(app: App, { db, config }: { db: Db; config: Config
     },
     // An inactive webhook's pending deliveries are parked, and due again once it is active.
     async onUpdate(trx, current, _by, now, body) {
-      if (body.active === false && current.active === 1) await parkDeliveries(trx, current.id, now);
-      if (body.active === true && current.active === 0) await wakeDeliveries(trx, current.id, now);
+      if (body.active === false && current.active === 1) await parkDeliveries(trx, current.contractId, current.id, now);
+      if (body.active === true && current.active === 0) await wakeDeliveries(trx, current.contractId, current.id, now);
     },
     onDelete: deleteDeliveries,
   };
@@ -82,7 +82,7 @@ export function webhookRoutes(app: App, { db, config }: { db: Db; config: Config
     async (request) => {
       const principal = await authenticate(db, request);
       const webhook = await owned(db, WEBHOOK, request.params.id, principal);
-      return (await listDeliveries(db, webhook.id, request.query.count ?? 100, request.query.status)).map(presentDelivery);
+      return (await listDeliveries(db, webhook.contractId, webhook.id, request.query.count ?? 100, request.query.status)).map(presentDelivery);
     },
   );
 
@@ -93,10 +93,10 @@ export function webhookRoutes(app: App, { db, config }: { db: Db; config: Config
       const principal = await authenticate(db, request);
       const webhook = await owned(db, WEBHOOK, request.params.id, principal);
       const { deliveryId } = request.params;
-      if (!(await findDelivery(db, webhook.id, deliveryId))) throw notFoundError(`Webhook ${webhook.id} has no delivery ${deliveryId}.`, 'deliveryId', deliveryId);
+      if (!(await findDelivery(db, webhook.contractId, webhook.id, deliveryId))) throw notFoundError(`Webhook ${webhook.id} has no delivery ${deliveryId}.`, 'deliveryId', deliveryId);
       if (webhook.active !== 1) throw conflictError(`Webhook ${webhook.id} is inactive: set active to true first.`, 'id', webhook.id);
-      await resendDelivery(db, webhook.id, deliveryId, Date.now());
-      return reply.code(202).send(presentDelivery((await findDelivery(db, webhook.id, deliveryId))!));
+      await resendDelivery(db, webhook.contractId, webhook.id, deliveryId, Date.now());
+      return reply.code(202).send(presentDelivery((await findDelivery(db, webhook.contractId, webhook.id, deliveryId))!));
     },
   );
 }

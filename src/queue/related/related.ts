@@ -77,9 +77,9 @@ export function createRelated(db: Db, config: Pick<Config, 'relatedMaxAge' | 're
     }
     const collectionIds = (await listCollections(db, contract.id)).filter((c) => c.active).map((c) => c.id);
     const candidates = candidateTerms(read);
-    const [total, df] = await Promise.all([publishedCount(db, collectionIds), documentFrequencies(db, collectionIds, candidates.map((c) => c.term))]);
+    const [total, df] = await Promise.all([publishedCount(db, contract.id, collectionIds), documentFrequencies(db, contract.id, collectionIds, candidates.map((c) => c.term))]);
     const terms = keyTerms(candidates, df, total);
-    const keys = await relatedCandidates(db, collectionIds, terms.map((t) => t.term));
+    const keys = await relatedCandidates(db, contract.id, collectionIds, terms.map((t) => t.term));
     const pins = (await articlePins(db, article.id)).filter((pin) => collectionIds.includes(pin.collectionId));
     const rows = await loadRows(db, contract.id, [...keys, ...pins.map((pin) => ({ collectionId: pin.collectionId, id: pin.itemId }))]);
     const pinned = pins.map((pin) => rows.get(`${pin.collectionId} ${pin.itemId}`)).filter((row) => row !== undefined && row.state === 'published');
@@ -96,7 +96,7 @@ export function createRelated(db: Db, config: Pick<Config, 'relatedMaxAge' | 're
       .sort((a, b) => b.score - a.score || b.item.date.localeCompare(a.item.date) || a.item.id.localeCompare(b.item.id));
     const items = [...pinned.map((row) => rowToItem(row!)), ...scored.map((entry) => entry.item)].slice(0, MAX_RELATED);
     const words = read.text.split(' ');
-    await recordArticleRead(db, article.id, { title: read.title || null, text: words.slice(0, FIRST_WORDS).join(' ') + (words.length > FIRST_WORDS ? ' …' : ''), count: items.length }, now);
+    await recordArticleRead(db, article.contractId, article.id, { title: read.title || null, text: words.slice(0, FIRST_WORDS).join(' ') + (words.length > FIRST_WORDS ? ' …' : ''), count: items.length }, now);
     return { json: JSON.stringify(items) };
   }
 
