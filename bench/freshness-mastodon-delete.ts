@@ -61,7 +61,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
   const readTimes: number[] = [];
   const itemId = (status: FakeStatus) => `mastodon_${fake.host}:${status.id}`;
   try {
-    for (let waited = 0; (await findInput(db, inputId))!.feedMode !== 'stream'; waited += 100) {
+    for (let waited = 0; (await findInput(db, contract.id, inputId))!.feedMode !== 'stream'; waited += 100) {
       if (waited > 30_000) throw new Error('the stream did not connect');
       await new Promise((r) => setTimeout(r, 100));
     }
