@@ -49,6 +49,9 @@ export const ALLOWLIST: Record<string, string> = {
   'websub.ts:dueSubscriptions': 'the WebSub subscriber: due subscriptions of every contract',
   'websub.ts:pushableInputs': 'the WebSub subscriber: inputs of every contract that may be pushed',
   'kudos.ts:claimKudosDue': 'the kudos refresh claims due items of every contract (rows carry their contract, then updateKudos takes it)',
+  // Removed or edited at the source (issue 34 point 1): the source changed the post for everyone.
+  'removals.ts:removeItems': "a deletion at the source removes the item from every collection holding it, of every contract; each copy is then removed as its own collection's contract (ofContract)",
+  'removals.ts:updateFromSource': "an edit at the source updates every stored copy, of every contract; each through applyEdits with its own collection's contract",
   'retention.ts:expireItems': 'the retention sweep: every collection with a limit, installation-wide (docs/api.md#retention)',
   'retention.ts:expireItemsOnce': 'expireItems under the installation-wide lock',
   // Workers addressing their own claimed rows by a sequence or job id.
@@ -94,7 +97,6 @@ export const ALLOWLIST: Record<string, string> = {
 
 /** Store modules not read here, with why (the items modules, store/items/, have their own check: src/store/items/tenant.test.ts). */
 const SKIPPED_MODULES: Record<string, string> = {
-  'removals.ts': 'removals helper (issue 31 point 3)',
 };
 
 const camelToSnake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);

@@ -10,6 +10,8 @@
  *
  *   event: item          data: the content item (docs/api.md#content-item), newly published
  *   event: unpublished   data: {"id": "<item id>"}, moderated to unpublished
+ *   event: remove        data: {"id": "<item id>"}, a published item removed at the source
+ *                        (docs/api.md#removed-at-the-source): drop it
  *   event: reload        more changes at once than one read sends: re-read the content
  *   event: display       data: {"state": "live" | "paused" | "blank"}, only to subscribers that
  *                        asked (`display`, the display page): on subscribing, then whenever the
@@ -25,6 +27,7 @@
  * arrivals are news to a moderator) or was moderated since the stream opened:
  *
  *   event: item          data: the content item with its state
+ *   event: remove        data: {"id", "removedAt", "removedReason"}, removed at the source (any state before)
  *
  * Arrivals are read by `createdAt` (index items_arrivals), moderations by `seq`. It does not
  * resume from `Last-Event-ID` (a client re-reads the queue after reconnecting) and may send an
@@ -43,7 +46,7 @@ import type { Db } from '../store/db.ts';
 import type { DisplayState } from '../lib/publication-settings.ts';
 import { streamMarks } from '../store/collections.ts';
 import { arrivedItems, changedItems, collectionVersion, latestArrival } from '../store/items/changes.ts';
-import { rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
+import { removalOf, rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
 import type { ItemRow } from '../store/tables.ts';
 import { accessKey, type ContractAccess, liveAccess } from '../store/tokens.ts';
 
@@ -69,9 +72,23 @@ export interface StreamHub {
 /** Most items sent for one read of changes; more → `reload`. */
 const CHANGES_PER_READ = 500;
 
+/** The `remove` event of item `id` (`version`: the event's id), with more for moderators (`extra`). */
+const removeEvent = (version: number, id: string, extra: object = {}) => `id: ${version}\nevent: remove\ndata: ${JSON.stringify({ id, ...extra })}\n\n`;
+
+/** A moderator's `remove` event: the id, when and why (docs/api.md#queue-stream). */
+function moderatorRemoveEvent(version: number, row: ItemRow): string {
+  const removal = removalOf(row.removed);
+  return removeEvent(version, row.id, removal ? { removedAt: removal.at, removedReason: removal.reason } : {});
+}
+
 function events(rows: ItemRow[]): string {
   let out = '';
   for (const row of rows) {
+    if (row.state === 'removed') {
+      // Only what the public saw: an unpublished item's id stays private.
+      if (removalOf(row.removed)?.state === 'published') out += removeEvent(row.seq, row.id);
+      continue;
+    }
     out +=
       row.state === 'published'
         ? `id: ${row.seq}\nevent: item\ndata: ${JSON.stringify(rowToItem(row))}\n\n`
@@ -87,7 +104,7 @@ const displayEvent = (state: DisplayState) => `event: display\ndata: ${JSON.stri
 /** The moderators' events: every row as an `item` with its state. */
 function moderatorEvents(rows: ItemRow[], version: number): string {
   let out = '';
-  for (const row of rows) out += `id: ${version}\nevent: item\ndata: ${JSON.stringify(rowToModeratorItem(row))}\n\n`;
+  for (const row of rows) out += row.state === 'removed' ? moderatorRemoveEvent(version, row) : `id: ${version}\nevent: item\ndata: ${JSON.stringify(rowToModeratorItem(row))}\n\n`;
   if (rows.length >= CHANGES_PER_READ) out += `event: reload\ndata: {}\n\n`;
   return out;
 }

@@ -4,7 +4,8 @@
  *
  * An item is due when it is younger than the window (KUDOS_WINDOW, by its `date`) and its kudos
  * were last read (`kudos_at`, else when it was stored) longer ago than its age's interval
- * (`KUDOS_TIERS` of src/lib/ranking.ts × KUDOS_REFRESH). A claim marks the items read now before
+ * (`KUDOS_TIERS` of src/lib/ranking.ts × KUDOS_REFRESH); an item removed at the source
+ * (docs/api.md#removed-at-the-source) is never due. A claim marks the items read now before
  * they are looked up, in one statement (on PostgreSQL skipping rows another process is claiming),
  * so collector processes sharing a database never look the same item up twice; a lookup that
  * fails leaves them until their next interval.
@@ -49,6 +50,7 @@ export async function claimKudosDue(db: Db, now: number, options: { refreshS: nu
       where c.type = 'ranked' and c.active = 1
         and i.date_ms >= ${now - windowS * 1000}
         and i.service in (${sql.join(services)})
+        and i.state <> 'removed'
         and coalesce(i.kudos_at, i.created_at) + (case ${interval} end) <= ${now}
       order by coalesce(i.kudos_at, i.created_at)
       limit ${limit}

@@ -12,8 +12,9 @@
  * What moves: the contract, its collections, inputs, filter lists, sets and chains,
  * customizations and their versions, credentials and webhooks (their secrets still sealed with
  * the source installation's key: the file holds no readable secret), items with their
- * de-duplication keys and merged duplicates, rejections, the audit trail with its items, jobs,
- * blocked authors, and the items' image screening queue.
+ * de-duplication keys and merged duplicates (an item removed at the source without its content:
+ * `portable`), rejections, the audit trail with its items, jobs, blocked authors, and the items'
+ * image screening queue.
  * What does not: grants and consumers (people and clients are the installation's: grant them
  * again), tokens and sessions, connect flows under way, pending webhook deliveries and their
  * attempts, quota counters, rate-limit counters, the Mastodon apps Sluice registered.
@@ -23,7 +24,9 @@ import type { Readable } from 'node:stream';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { type ApiError, conflictError, notFoundError, validationError, VALIDATION_CODES } from '../errors.ts';
 import { open, seal, type SecretKey } from '../lib/secret-box.ts';
+import { inShape } from '../item.ts';
 import { findContract } from './contracts.ts';
+import { itemBody } from './items/rows.ts';
 import { type Db, isPostgres } from './db.ts';
 import { MIGRATIONS } from './migrate.ts';
 import type { Database, LooseDatabase } from './tables.ts';
@@ -76,8 +79,17 @@ export type Progress = (done: number, total: number) => void;
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-/** The stored row as the file holds it: an item's document as JSON text on both databases (jsonb on PostgreSQL). */
+/**
+ * The stored row as the file holds it: an item's document as JSON text on both databases (jsonb
+ * on PostgreSQL). An item removed at the source (docs/api.md#removed-at-the-source) moves without
+ * its content: its document keeps only `id`, `service`, `type` and `date`, enough for the target
+ * to know it and never collect it again.
+ */
 function portable(table: string, row: Record<string, unknown>): Record<string, unknown> {
+  if (table === 'items' && row.state === 'removed') {
+    const { id, service, type, date } = inShape(itemBody(row.body));
+    return { ...row, body: JSON.stringify(inShape({ id, service, type, date })) };
+  }
   if (table === 'items' && typeof row.body === 'object' && row.body !== null) return { ...row, body: JSON.stringify(row.body) };
   return row;
 }

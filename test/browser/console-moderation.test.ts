@@ -3,12 +3,14 @@
  * store (as the collector stores items), one item unpublished with the mouse and one with the
  * keyboard (j/k/u) and the public content API leaving both out, bulk publish of selected items, a
  * new item announced through the queue stream without moving the list, the state and text
- * filters, the shortcuts dialog, a card's duplicates and the split of one (issue 17), axe, and
+ * filters, the shortcuts dialog, a card's duplicates and the split of one (issue 17), an item
+ * removed at the source shown live without actions (issue 34), axe, and
  * 375 px. Role and label locators only.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollection } from '../../src/store/collections.ts';
+import { removeItems } from '../../src/store/removals.ts';
 import { buildItem, seedItems } from '../helper.ts';
 import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
 
@@ -172,6 +174,35 @@ describe.skipIf(browserMissing)('console: Moderation', () => {
     const items = (await res.json()) as { id: string; duplicates?: { id: string }[] }[];
     expect(Object.fromEntries(items.map((item) => [item.id, (item.duplicates ?? []).map((d) => d.id)]))).toEqual({ rss_ships: ['mastodon_m1'], twitter_1: [] });
     await expectAccessible(page);
+    expect(cspViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  it('follows a removal at the source live: the card says removed and why, loses its actions, and stays in the queue', { timeout: 60_000 }, async () => {
+    const removals = await createCollection(sluice.db, sluice.tenant.contract.id, { name: 'Removals', dedupe: 'off' }, 'test');
+    const target = { contract: sluice.tenant.contract, collection: removals };
+    await seedItems(sluice.db, target, [
+      buildItem({ id: 'rss_kept', title: 'Still online', date: at(2 * MIN) }),
+      buildItem({ id: 'rss_deleted', title: 'Deleted by its author', date: at(1 * MIN) }),
+    ]);
+    const page = await consolePage(browser);
+    await signIn(page, sluice, `/console/contracts/${sluice.tenant.contract.id}/moderation?collection=${removals.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Moderation of Removals' }).waitFor();
+    await page.getByRole('button', { name: 'Unpublish Deleted by its author', exact: true }).waitFor();
+    // As a pushed deletion does (docs/api.md#removed-at-the-source): the queue stream's remove event reaches the open screen.
+    expect(await removeItems(sluice.db, { service: 'rss', ids: ['rss_deleted'] }, { reason: 'deleted' })).toHaveLength(1);
+    const gone = card(page, 'Deleted by its author');
+    await gone.getByText('removed · deleted').waitFor({ timeout: 15_000 });
+    await expect(gone.getByRole('button', { name: 'Publish Deleted by its author', exact: true }).count()).resolves.toBe(0);
+    await expect(gone.getByRole('button', { name: 'Unpublish Deleted by its author', exact: true }).count()).resolves.toBe(0);
+    await page.getByText('1 published · 0 unpublished').waitFor();
+    await expectAccessible(page);
+    // Read again: it stays in the queue, as removed.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Moderation of Removals' }).waitFor();
+    await page.getByRole('button', { name: 'Unpublish Still online', exact: true }).waitFor();
+    await expect(page.getByRole('list', { name: 'Queue of Removals' }).getByRole('heading', { level: 3 }).allTextContents()).resolves.toEqual(['Deleted by its author', 'Still online']);
+    await card(page, 'Deleted by its author').getByText('removed · deleted').waitFor();
     expect(cspViolations(page)).toEqual([]);
     await page.context().close();
   });

@@ -27,7 +27,7 @@ export interface ItemChange {
 }
 
 /** `auditIds`: the entries the change recorded, in the order state, pin, edit (none for an aspect that changed nothing). */
-export type ItemChangeOutcome = { auditIds: string[] } | { missing: true } | { pinsFull: true } | { mediaCount: number };
+export type ItemChangeOutcome = { auditIds: string[] } | { missing: true } | { removed: true } | { pinsFull: true } | { mediaCount: number };
 
 /**
  * Changes item `id` of the collection as `change` asks, all in one transaction (serializable on
@@ -38,13 +38,15 @@ export type ItemChangeOutcome = { auditIds: string[] } | { missing: true } | { p
  * item whose pin or moderation changed is stamped with it (caches and streams see it).
  * Pinning publishes nothing: the state changes only by `state`. Returns `missing` for an unknown
  * item, `pinsFull` when a new pin would pass `MAX_PINNED`, `mediaCount` (the item's) when the edit
- * names more media than the item has; then nothing changed. Otherwise `auditIds`, the ids of the
+ * names more media than the item has, `removed` for an item removed at the source
+ * (docs/api.md#removed-at-the-source); then nothing changed. Otherwise `auditIds`, the ids of the
  * entries recorded (the answer's `Audit-Id`, docs/api.md#moderation).
  */
 export async function changeItem(db: Db, contractId: string, collectionId: string, id: string, change: ItemChange, audit: ModerationAudit): Promise<ItemChangeOutcome> {
   return serializable(db, async (trx) => {
     const row = await trx.selectFrom('items').select(['id', 'state', 'body', 'pinPosition', 'moderation']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', '=', id).executeTakeFirst();
     if (!row) return { missing: true };
+    if (row.state === 'removed') return { removed: true };
     if (change.edit) {
       const count = inShape(itemBody(row.body)).media?.length ?? 0;
       if ((change.edit.media?.length ?? 0) > count) return { mediaCount: count };

@@ -16,11 +16,17 @@ import type { Database } from '../tables.ts';
 import { itemRow, updateCard } from './cards.ts';
 import { BATCH, itemBody, ofContract, type StoreTarget } from './rows.ts';
 
-/** The ids among `ids` of the collection's items (cards; not the duplicates merged into them). */
-export async function cardIds(db: Db | Transaction<Database>, contractId: string, collectionId: string, ids: string[]): Promise<Set<string>> {
+/**
+ * The ids among `ids` of the collection's items (cards; not the duplicates merged into them).
+ * With `live`, only cards that can take duplicates: not those removed at the source
+ * (store/removals.ts), whose de-duplication keys a removal may not all find again.
+ */
+export async function cardIds(db: Db | Transaction<Database>, contractId: string, collectionId: string, ids: string[], live = false): Promise<Set<string>> {
   const known = new Set<string>();
   for (let i = 0; i < ids.length; i += BATCH) {
-    const rows = await db.selectFrom('items').select('id').where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', 'in', ids.slice(i, i + BATCH)).execute();
+    let query = db.selectFrom('items').select('id').where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', 'in', ids.slice(i, i + BATCH));
+    if (live) query = query.where('state', '!=', 'removed');
+    const rows = await query.execute();
     for (const row of rows) known.add(row.id);
   }
   return known;
@@ -137,7 +143,7 @@ async function urlOwners(trx: Transaction<Database>, contractId: string, collect
   for (let i = 0; i < hashes.length; i += BATCH) {
     rows.push(...(await trx.selectFrom('itemUrls').select(['urlHash', 'itemId']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('urlHash', 'in', hashes.slice(i, i + BATCH)).execute()));
   }
-  const live = await cardIds(trx, contractId, collectionId, [...new Set(rows.map((row) => row.itemId))]);
+  const live = await cardIds(trx, contractId, collectionId, [...new Set(rows.map((row) => row.itemId))], true);
   const stale = rows.filter((row) => !live.has(row.itemId)).map((row) => row.urlHash);
   for (let i = 0; i < stale.length; i += BATCH) await trx.deleteFrom('itemUrls').where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('urlHash', 'in', stale.slice(i, i + BATCH)).execute();
   return new Map(rows.filter((row) => live.has(row.itemId)).map((row) => [row.urlHash, row.itemId]));
@@ -259,7 +265,7 @@ async function nearCandidates(trx: Transaction<Database>, contractId: string, co
   }
   // Rows of cards that are gone (see `deleteCardKeys`) are skipped.
   const candidates = [...found.values()];
-  const live = await cardIds(trx, contractId, collectionId, [...new Set(candidates.map((c) => c.itemId))]);
+  const live = await cardIds(trx, contractId, collectionId, [...new Set(candidates.map((c) => c.itemId))], true);
   return candidates.filter((c) => live.has(c.itemId));
 }
 

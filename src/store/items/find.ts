@@ -21,7 +21,7 @@ export async function findItem(db: Db, contractId: string, collectionId: string,
  */
 export async function findItems(db: Db, contractId: string, collectionId: string, ids: string[]): Promise<(ItemKey & ItemDocument)[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('items').select(['collectionId', 'id', 'seq', 'state', 'body', 'pinPosition', 'moderation', 'held']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', 'in', ids).execute();
+  return db.selectFrom('items').select(['collectionId', 'id', 'seq', 'state', 'body', 'pinPosition', 'moderation', 'held', 'removed']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', 'in', ids).execute();
 }
 
 /** The published items of the collection among `ids` (at most 100), newest first. */

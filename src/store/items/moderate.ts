@@ -23,8 +23,9 @@ export interface ModerationAudit {
  * the collection's version once and stamping them with it; publishing clears an item's `held`. With `onlyFrom`, only items now in
  * that state change. With `all`, nothing changes unless every id is found (`missing` lists the
  * others). Each item whose state changed gets its `item.published` or `item.unpublished` event
- * in the outbox (docs/api.md#webhook-events). Returns each changed item's state before, and the
- * ids not found.
+ * in the outbox (docs/api.md#webhook-events). An item removed at the source (state `removed`,
+ * docs/api.md#removed-at-the-source) never changes: it is listed in `removed`, and with `all`
+ * nothing changes. Returns each changed item's state before, the ids not found and the removed.
  */
 export async function changeStates(
   trx: Transaction<Database>,
@@ -33,15 +34,20 @@ export async function changeStates(
   ids: string[],
   state: ItemState,
   options: { onlyFrom?: ItemState; all?: boolean } = {},
-): Promise<{ before: Map<string, ItemState>; missing: string[] }> {
+): Promise<{ before: Map<string, ItemState>; missing: string[]; removed: string[] }> {
   const before = new Map<string, ItemState>();
+  const removed: string[] = [];
   for (let i = 0; i < ids.length; i += BATCH) {
     let query = trx.selectFrom('items').select(['id', 'state']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', 'in', ids.slice(i, i + BATCH));
     if (options.onlyFrom) query = query.where('state', '=', options.onlyFrom);
-    for (const row of await query.execute()) before.set(row.id, row.state as ItemState);
+    for (const row of await query.execute()) {
+      if (row.state === 'removed') removed.push(row.id);
+      else before.set(row.id, row.state as ItemState);
+    }
   }
-  const missing = options.onlyFrom ? [] : ids.filter((id) => !before.has(id));
-  if ((options.all && missing.length) || before.size === 0) return { before: options.all && missing.length ? new Map() : before, missing };
+  const missing = options.onlyFrom ? [] : ids.filter((id) => !before.has(id) && !removed.includes(id));
+  if (options.all && (missing.length || removed.length)) return { before: new Map(), missing, removed };
+  if (before.size === 0) return { before, missing, removed };
   const seq = await bumpVersion(trx, contractId, collectionId);
   const found = [...before.keys()];
   for (let i = 0; i < found.length; i += BATCH) {
@@ -49,7 +55,7 @@ export async function changeStates(
     await trx.updateTable('items').set({ state, seq, ...(state === 'published' ? { held: null } : {}) }).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', 'in', found.slice(i, i + BATCH)).execute();
   }
   await emitEvents(trx, contractId, moderationEvents(contractId, collectionId, found.filter((id) => before.get(id) !== state), state));
-  return { before, missing };
+  return { before, missing, removed };
 }
 
 /**
@@ -58,12 +64,14 @@ export async function changeStates(
  * same transaction as one audit entry listing every item (docs/api.md#audit-trail), with an
  * `item.published` or `item.unpublished` event per item whose state changed. Returns the audit
  * entry's id (the `Audit-Id` of the answer, docs/api.md#moderation), or the ids the collection
- * does not hold, in which case nothing changed.
+ * does not hold, or those removed at the source (docs/api.md#removed-at-the-source), in which
+ * case nothing changed.
  */
-export async function setItemsState(db: Db, contractId: string, collectionId: string, ids: string[], state: ItemState, moderation: ModerationAudit): Promise<{ auditId: string } | { missing: string[] }> {
+export async function setItemsState(db: Db, contractId: string, collectionId: string, ids: string[], state: ItemState, moderation: ModerationAudit): Promise<{ auditId: string } | { missing: string[] } | { removed: string[] }> {
   return db.transaction().execute(async (trx) => {
-    const { before, missing } = await changeStates(trx, contractId, collectionId, ids, state, { all: true });
+    const { before, missing, removed } = await changeStates(trx, contractId, collectionId, ids, state, { all: true });
     if (missing.length) return { missing };
+    if (removed.length) return { removed };
     return { auditId: await recordModeration(trx, collectionId, ids.map((id) => ({ itemId: id, before: before.get(id)!, after: state })), moderation) };
   });
 }

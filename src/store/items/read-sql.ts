@@ -8,7 +8,7 @@
 import { CompiledQuery } from 'kysely';
 import { boundingBox, EARTH_RADIUS_M } from '../../lib/geo.ts';
 import { type Db, isPostgres } from '../db.ts';
-import { type ItemDocument, type ItemKey, type ItemState, ofContractSql } from './rows.ts';
+import { type ItemDocument, type ItemKey, ofContractSql, type StoredState } from './rows.ts';
 
 /** A circle on the Earth: centre in degrees, radius in meters. */
 export interface Circle {
@@ -22,8 +22,8 @@ export interface ItemQuery {
   /** The contract that holds the collection: a collection of another contract reads as empty (`ofContract`). */
   contractId: string;
   collectionId: string;
-  /** Only items in this state (content and count read `published`); all when omitted. */
-  state?: ItemState;
+  /** Only items in this state (content and count read `published`; the queue may ask `removed`); all when omitted. */
+  state?: StoredState;
   /** true: only items held for review; false: only the others; all when omitted (docs/filters.md#hold-for-review). */
   held?: boolean;
   sinceMs: number;
@@ -71,10 +71,10 @@ export function whereSql(p: ReadSql, query: ItemQuery, dateTerms: 'indexed' | 'f
   // `+date_ms` (SQLite): the date range filters the walk instead of choosing the index.
   const date = dateTerms === 'filtered' ? '+date_ms' : 'date_ms';
   const terms = [`collection_id = ${p.bind(query.collectionId)}`, `${date} > ${p.bind(query.sinceMs)}`, `${date} <= ${p.bind(query.untilMs)}`];
-  // An enum of two values, written as a literal: the planner then knows which index prefix it fixes.
   // The tenant's term: evaluated once, not per row (`ofContract`).
   terms.push(ofContractSql((value) => p.bind(value), query.contractId, query.collectionId));
-  if (query.state) terms.push(`state = '${query.state === 'published' ? 'published' : 'unpublished'}'`);
+  // An enum of three values, written as a literal: the planner then knows which index prefix it fixes.
+  if (query.state) terms.push(`state = '${query.state === 'published' ? 'published' : query.state === 'removed' ? 'removed' : 'unpublished'}'`);
   // Held for review or not (the queue's `held`): tested on the row, not an index.
   if (query.held !== undefined) terms.push(query.held ? 'held is not null' : 'held is null');
   if (query.services?.length) terms.push(`service in ${p.list(query.services)}`);
@@ -148,7 +148,7 @@ function pageSql<R>(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'docume
 }
 
 /** The columns of a documents read (`ItemDocument`). */
-const DOCUMENT_COLUMNS = 'items.body, items.state, items.pin_position, items.moderation, items.held';
+const DOCUMENT_COLUMNS = 'items.body, items.state, items.pin_position, items.moderation, items.held, items.removed';
 
 /**
  * The collection's pinned items that `query` selects, first pin first (at most `MAX_PINNED`):

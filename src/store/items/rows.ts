@@ -12,7 +12,10 @@ import { inertHtml, inertItem, plainTitle } from '../../lib/item-html.ts';
 import { parseModeration, withEdit } from '../item-moderation.ts';
 import type { ItemRow } from '../tables.ts';
 
+/** The states a moderator sets (docs/api.md#item-state). */
 export type ItemState = 'published' | 'unpublished';
+/** The states a stored item may be in: a moderator's, or `removed` at the source (store/removals.ts, docs/api.md#removed-at-the-source), which no moderation changes. */
+export type StoredState = ItemState | 'removed';
 
 /**
  * The tenant term every statement of store/items/ carries (issue 31, tenant in every query): true
@@ -63,7 +66,7 @@ export type ItemKey = Pick<ItemRow, 'collectionId' | 'id' | 'seq' | 'state'>;
  * other fifteen columns are left in the table: creating them cost a page of 20 items about 40 µs
  * of the 90 its read took on SQLite (bench:content).
  */
-export type ItemDocument = Pick<ItemRow, 'body' | 'state'> & Partial<Pick<ItemRow, 'pinPosition' | 'moderation' | 'held'>>;
+export type ItemDocument = Pick<ItemRow, 'body' | 'state'> & Partial<Pick<ItemRow, 'pinPosition' | 'moderation' | 'held' | 'removed'>>;
 
 /**
  * A stored item document: JSON text on SQLite, already parsed on PostgreSQL, where the column is
@@ -71,6 +74,24 @@ export type ItemDocument = Pick<ItemRow, 'body' | 'state'> & Partial<Pick<ItemRo
  */
 export function itemBody(body: unknown): ContentItem {
   return (typeof body === 'string' ? JSON.parse(body) : body) as ContentItem;
+}
+
+/** What `items.removed` holds (migration 2026-12-25-removed-state): when (ISO 8601), why, and the state before. */
+export interface Removal {
+  at: string;
+  reason: NonNullable<ContentItem['removedReason']>;
+  state: ItemState;
+}
+
+/** The stored `items.removed` text as a `Removal`, or undefined (null, or unreadable). */
+export function removalOf(text: string | null | undefined): Removal | undefined {
+  if (!text) return undefined;
+  try {
+    const value = JSON.parse(text) as Removal;
+    return typeof value?.at === 'string' && typeof value.reason === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Who reads an item: the public (content reads, the wall, the public stream) or a moderator (queue reads and stream). */
@@ -94,7 +115,7 @@ export function rowToModeratorItem(row: ItemDocument): ContentItem {
 }
 
 function served(row: ItemDocument, audience: Audience): ContentItem {
-  const source = inShape({ ...itemBody(row.body), state: row.state as ItemState });
+  const source = inShape({ ...itemBody(row.body), state: row.state as StoredState });
   const moderation = parseModeration(row.moderation);
   const item = inertItem(moderation.edit ? withEdit(source, moderation.edit) : source);
   const position = row.pinPosition == null ? undefined : Number(row.pinPosition);
@@ -102,6 +123,8 @@ function served(row: ItemDocument, audience: Audience): ContentItem {
   if (position !== undefined) item.position = position;
   if (moderation.spotlight) item.spotlight = true;
   if (audience === 'moderator') {
+    const removal = removalOf(row.removed);
+    if (removal) Object.assign(item, { removedAt: removal.at, removedReason: removal.reason });
     item.edited = moderation.edit !== undefined;
     if (row.held) item.held = JSON.parse(row.held) as Held;
     if (moderation.edit) item.original = { ...(source.title !== undefined && { title: plainTitle(source.title) }), text: inertHtml(source.text) };

@@ -19,7 +19,7 @@ import { findItem, findItems, findPublishedItems, recentItems, storedItemsPage, 
 import { changeStates, holdItems, setItemsState } from './moderate.ts';
 import { countItems, listItemKeys, listItems } from './read-sql.ts';
 import { revertModeration } from './revert.ts';
-import { storedItemIds, storeItems } from './write.ts';
+import { applyEdits, storedItemIds, storeItems } from './write.ts';
 
 const DIR = import.meta.dirname;
 
@@ -144,6 +144,7 @@ describe('a contract naming another contract\'s collection', () => {
       ['removeDuplicate', () => db.transaction().execute((trx) => removeDuplicate(trx, attacker, duplicate!, 1_000_000))],
       ['deleteCardKeys', () => db.transaction().execute(async (trx) => deleteCardKeys(trx, attacker, b.collection.id, await trx.selectFrom('items').select(['id', 'body', 'dateMs']).where('collectionId', '=', b.collection.id).execute(), [duplicate!]))],
       ['bumpVersion', () => db.transaction().execute((trx) => bumpVersion(trx, attacker, b.collection.id))],
+      ['applyEdits', () => db.transaction().execute((trx) => applyEdits(trx, attacker, b.collection.id, [buildItem({ id: 'rss_card', url: 'https://news.example/story', title: 'Hacked' })], version))],
       ['storeItems', () => db.transaction().execute((trx) => storeItems(trx, { ...target, inputId: '0'.repeat(24), state: 'published' }, [buildItem({ id: 'rss_planted', date: new Date(now).toISOString() })], now, undefined, [buildItem({ id: 'rss_card', title: 'Hacked' })]))],
       ['revertModeration', async () => expect(await revertModeration(db, attacker, auditId, audit.actor)).toEqual({ notRevertable: true })],
     ];

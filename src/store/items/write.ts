@@ -78,17 +78,28 @@ export async function storeNewItems(
 /**
  * An item's later version (same id) updates its card: title, text and media are replaced when
  * any of them changed at the source (a feed entry's edited title), and the collection version
- * is bumped so caches and streams see it. The rest — state, kudos, duplicates — stays. The
+ * is bumped so caches and streams see it. The rest — state, kudos, duplicates — stays; a card
+ * removed at the source (state `removed`, store/removals.ts) is left as it is. A moderator's edit
+ * (`moderation.edit`) is laid over the stored document when served, so it stays what the item
+ * shows and the update changes its `original` only (docs/api.md#edit-an-item). Returns the ids
+ * of the cards updated. The
  * edit is not judged again: the filter judged the item when it arrived. In mode `url+text` the
  * edited card is also indexed by the fingerprint of its new text, beside the old one: a later
  * near duplicate of either version meets it (docs/api.md#duplicates).
  */
-async function applyEdits(trx: Transaction<Database>, contractId: string, collectionId: string, seen: ContentItem[], version: () => Promise<number>): Promise<void> {
+export async function applyEdits(trx: Transaction<Database>, contractId: string, collectionId: string, seen: ContentItem[], version: () => Promise<number>): Promise<string[]> {
   const latest = new Map(seen.map((item) => [item.id, item]));
   const ids = [...latest.keys()];
   const edited: { card: ContentItem; dateMs: number }[] = [];
   for (let i = 0; i < ids.length; i += BATCH) {
-    const rows = await trx.selectFrom('items').select(['id', 'body', 'dateMs']).where('collectionId', '=', collectionId).where(ofContract(contractId, collectionId)).where('id', 'in', ids.slice(i, i + BATCH)).execute();
+    const rows = await trx
+      .selectFrom('items')
+      .select(['id', 'body', 'dateMs'])
+      .where('collectionId', '=', collectionId)
+      .where(ofContract(contractId, collectionId))
+      .where('id', 'in', ids.slice(i, i + BATCH))
+      .where('state', '!=', 'removed')
+      .execute();
     for (const row of rows) {
       const stored = inShape(itemBody(row.body));
       const now = latest.get(row.id)!;
@@ -107,6 +118,7 @@ async function applyEdits(trx: Transaction<Database>, contractId: string, collec
   if (edited.length && (await dedupeMode(trx, contractId, collectionId)) === 'url+text') {
     await insertPrints(trx, contractId, collectionId, edited.flatMap(({ card, dateMs }) => printRows(textKeys(card)).map(({ key, rest }) => ({ key, itemId: card.id, dateMs, rest }))));
   }
+  return edited.map(({ card }) => card.id);
 }
 
 /** `media` without the screening scores, to compare a source's version with the stored one. */
