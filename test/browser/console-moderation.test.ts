@@ -16,13 +16,20 @@ import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectA
 
 let browser: Browser;
 let sluice: ConsoleServer;
+const METRICS = 'metrics-token-of-the-moderation-tests';
+
+/** Open queue streams of this server (the `sluice_stream_connections` gauge, docs/operations.md#metrics). */
+async function moderatorStreams(): Promise<number> {
+  const res = await sluice.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS}` } });
+  return Number(/^sluice_stream_connections\{audience="moderator"\} (\d+)/m.exec(res.body)?.[1] ?? 0);
+}
 
 const MIN = 60_000;
 const at = (ms: number) => new Date(Date.now() - ms).toISOString();
 
 beforeAll(async () => {
   browser = await launch();
-  sluice = await startConsole();
+  sluice = await startConsole({ METRICS_TOKEN: METRICS });
   await seedItems(sluice.db, sluice.tenant, [
     buildItem({ id: 'rss_a', title: 'Harbour festival opens', text: '<p>Boats and <b>music</b> <img src=x onerror="document.title=\'pwned\'"></p>', date: at(1 * MIN) }),
     buildItem({ id: 'rss_b', title: 'Council vote', text: 'The budget passed', date: at(2 * MIN) }),
@@ -186,9 +193,12 @@ describe.skipIf(browserMissing)('console: Moderation', () => {
       buildItem({ id: 'rss_deleted', title: 'Deleted by its author', date: at(1 * MIN) }),
     ]);
     const page = await consolePage(browser);
+    const streams = await moderatorStreams();
     await signIn(page, sluice, `/console/contracts/${sluice.tenant.contract.id}/moderation?collection=${removals.id}`);
     await page.getByRole('heading', { level: 1, name: 'Moderation of Removals' }).waitFor();
     await page.getByRole('button', { name: 'Unpublish Deleted by its author', exact: true }).waitFor();
+    // The screen opens its stream after its first read: a change before that is the next read's, not the stream's.
+    await expect.poll(moderatorStreams, { timeout: 10_000 }).toBeGreaterThan(streams);
     // As a pushed deletion does (docs/api.md#removed-at-the-source): the queue stream's remove event reaches the open screen.
     expect(await removeItems(sluice.db, { service: 'rss', ids: ['rss_deleted'] }, { reason: 'deleted' })).toHaveLength(1);
     const gone = card(page, 'Deleted by its author');
