@@ -32,8 +32,16 @@ async function newPage(): Promise<Page> {
 }
 
 /** A served publication with the typed items, embedded by a site; returns the site page and the wall frame. */
+const METRICS_TOKEN = 'metrics-token-of-the-publication-tests';
+
+/** Open content streams of the process (the `sluice_stream_connections` gauge, docs/operations.md#metrics; one registry for every server of this file). */
+async function publicStreams(sluice: Awaited<ReturnType<typeof serve>>): Promise<number> {
+  const res = await sluice.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  return Number(/^sluice_stream_connections\{audience="public"\} (\d+)/m.exec(res.body)?.[1] ?? 0);
+}
+
 async function embedded(options: { layout?: string; setup?: (s: Awaited<ReturnType<typeof serve>>) => Promise<void> } = {}) {
-  const sluice = await serve({ CONTENT_MAX_AGE: '1' });
+  const sluice = await serve({ CONTENT_MAX_AGE: '1', METRICS_TOKEN });
   await seedItems(sluice.db, sluice.tenant, typedItems());
   await options.setup?.(sluice);
   const site = await embeddingSite(sluice.origin, sluice.tenant.contract.slug, sluice.tenant.collection.slug, options.layout);
@@ -195,9 +203,12 @@ describe.skipIf(browserMissing)('embedded publication', () => {
   });
 
   it('drops a card live when its item is removed at the source (the stream\'s remove event)', async () => {
-    const { frame, sluice, errors } = await embedded();
+    let streams = 0;
+    const { frame, sluice, errors } = await embedded({ setup: async (s) => void (streams = await publicStreams(s)) });
     await frame.waitForSelector('[data-id="rss_story"]');
     const before = await frame.$$eval('.card', (els) => els.length);
+    // The wall opens its stream after the page: a removal before that is the next page's, not the stream's.
+    await expect.poll(() => publicStreams(sluice), { timeout: 10_000 }).toBeGreaterThan(streams);
     // As a pushed deletion does (docs/api.md#removed-at-the-source), outside the queue routes.
     expect(await removeItems(sluice.db, { service: 'rss', ids: ['rss_story'] }, { reason: 'deleted' })).toHaveLength(1);
     await frame.waitForSelector('[data-id="rss_story"]', { state: 'detached', timeout: 15_000 });
