@@ -48,7 +48,7 @@ interface Entry {
 export const TOMBSTONES_NS = 'http://purl.org/atompub/tombstones/1.0';
 
 /** An `at:deleted-entry` of a feed (RFC 6721 §3): the `atom:id` (or RSS guid) of the deleted entry, and when. */
-interface Tombstone {
+export interface Tombstone {
   ref: string;
   when: Date | null;
 }
@@ -354,6 +354,20 @@ function entryText(item: XmlFeed['items'][number], atom: boolean): { text: strin
   return { text: media.getAttribute('type') === 'html' ? value : linkify(value.replace(/[ \t]*\n[ \t]*/g, '\n')), from: media };
 }
 
+/**
+ * The tombstones of a feed read by `readXmlFeed`: its `at:deleted-entry` children (RFC 6721 §3;
+ * of the channel in RSS) in the namespace TOMBSTONES_NS, with their `ref` trimmed (required: one
+ * without is skipped) and their `when` read as `parseDate` reads dates (null when unreadable).
+ */
+export function tombstonesOf(feed: XmlFeed): Tombstone[] {
+  return named(feed.element, 'deleted-entry')
+    .filter((e) => e.namespaceUri === TOMBSTONES_NS)
+    .flatMap((e): Tombstone[] => {
+      const ref = e.getAttribute('ref')?.trim();
+      return ref ? [{ ref, when: parseDate(e.getAttribute('when')) }] : [];
+    });
+}
+
 /** RSS/Atom entries via @rowanmanning/feed-parser, plus the feed's own date (the entries' fallback). */
 function xmlEntries(text: string): { entries: Entry[]; tombstones: Tombstone[]; feedDate: Date | null; links: FeedLinks; title: string | null } {
   const feed = readXmlFeed(text);
@@ -385,13 +399,7 @@ function xmlEntries(text: string): { entries: Entry[]; tombstones: Tombstone[]; 
       updated: atom ? firstDate(el, ['updated']) : null,
     };
   });
-  // RFC 6721 §3: `at:deleted-entry` children of the feed (of the channel in RSS), `ref` required.
-  const tombstones = named(feed.element, 'deleted-entry')
-    .filter((e) => e.namespaceUri === TOMBSTONES_NS)
-    .flatMap((e): Tombstone[] => {
-      const ref = e.getAttribute('ref')?.trim();
-      return ref ? [{ ref, when: parseDate(e.getAttribute('when')) }] : [];
-    });
+  const tombstones = tombstonesOf(feed);
   const feedDate = firstDate(feed.element, ['pubdate', 'published', 'date', 'lastbuilddate', 'updated', 'modified']);
   // WebSub discovery (W3C WebSub §4): `<link rel="hub">` and `rel="self"`, Atom's own or atom:link in an RSS channel.
   const linksWith = (rel: string) => named(feed.element, 'link')
