@@ -8,7 +8,9 @@
  * once a second, as in production) every 50 ms and notes when each item first appears. The time
  * from publish to visible is reported per item as p50 and p99 (goal: both under 2 s). The baseline
  * measured in the same run is the content read itself (its median time), so the figures can be
- * read as ratios on a loaded machine; `os.loadavg()` goes with them.
+ * read as ratios on a loaded machine; `os.loadavg()` goes with them. Then every status seen is
+ * deleted (the stream's `delete` event), as many over as long, and each one's time from deletion
+ * to gone from the content read is measured (`removal.ts`; goal: p99 ≤ 5 s).
  *
  * Run alone: `node bench/freshness-mastodon.ts [items] [seconds]` (default 1000 over 60).
  */
@@ -27,6 +29,7 @@ import { findInput, insertInputs } from '../src/store/inputs.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { startFakeMastodon } from '../test/fake-mastodon.ts';
 import { type Freshness, quantile } from './figures.ts';
+import { measureRemoval, type Removal } from './removal.ts';
 import { random } from './random.ts';
 
 const READ_EVERY_MS = 50;
@@ -57,6 +60,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
   const published = new Map<string, number>();
   const visible = new Map<string, number>();
   const readTimes: number[] = [];
+  let removal: Removal | undefined;
   try {
     for (let waited = 0; (await findInput(db, inputId))!.feedMode !== 'stream'; waited += 100) {
       if (waited > 30_000) throw new Error('the stream did not connect');
@@ -87,6 +91,21 @@ export async function measure(options: { items: number; seconds: number }): Prom
     while ([...published.keys()].some((id) => !visible.has(id)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     reading = false;
     await reader;
+    // Then each visible status is deleted (the stream's `delete` event: its id), as many over as long.
+    removal = await measureRemoval({
+      ids: [...published.keys()].filter((id) => visible.has(id)),
+      seconds: options.seconds,
+      remove: (id) => fake.raw(`event: delete\ndata: ${id.slice(id.lastIndexOf(':') + 1)}\n\n`),
+      async listed() {
+        const ids = new Set<string>();
+        for (let offset = 0; offset < 100_000; offset += 100) {
+          const page = (await app.inject({ method: 'GET', url: `/v1/content/${contract.slug}?q=${collection.slug}&count=100&offset=${offset}` })).json() as { id: string }[];
+          for (const item of page) ids.add(item.id);
+          if (page.length < 100) break;
+        }
+        return ids;
+      },
+    });
   } finally {
     await streams.stop();
     await fake.close();
@@ -110,6 +129,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
       p50PerContentRead: Math.round((p50Ms / readMs) * 10) / 10,
       loadavg: loadavg().map((l) => l.toFixed(2)).join(' '),
     },
+    ...(removal && { removal }),
   };
 }
 
