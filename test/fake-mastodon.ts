@@ -42,7 +42,7 @@ export interface FakeMastodon {
   status(fields: { id: string; tags?: string[]; accountId?: string; username?: string; text?: string; inReplyTo?: { id: string; accountId: string } }): FakeStatus;
   /** Publishes: kept for the REST timelines and, unless `streamed` is false, sent as `event: update` to the open streams it belongs to. */
   publish(status: FakeStatus, options?: { streamed?: boolean }): void;
-  /** Sends any event on the streams it belongs to (e.g. `status.update`, `delete`). */
+  /** Sends any event on the streams it belongs to (e.g. `status.update`; `delete` carries the status id as a string, as Mastodon sends it). */
   send(event: string, status: FakeStatus): void;
   /** Writes `text` as it is to every open stream (a hostile or broken instance). */
   raw(text: string): void;
@@ -140,7 +140,8 @@ export async function startFakeMastodon(): Promise<FakeMastodon> {
       if (streamed) fake.send('update', status);
     },
     send(event, status) {
-      for (const { path, res } of streams) if (belongs(path, status)) res.write(`event: ${event}\ndata: ${JSON.stringify(status.json)}\n\n`);
+      const data = event === 'delete' ? status.id : JSON.stringify(status.json);
+      for (const { path, res } of streams) if (belongs(path, status)) res.write(`event: ${event}\ndata: ${data}\n\n`);
     },
     raw(text) {
       for (const { res } of streams) res.write(text);

@@ -86,7 +86,11 @@ const ContentChild = Type.Object(
 const ContentItem = Type.Object(
   {
     ...itemFields,
-    state: Type.String({ enum: ['published', 'unpublished'] }),
+    state: Type.String({ enum: ['published', 'unpublished', 'removed'], description: 'removed: queue items only, removed at the source (docs/api.md#removed-at-the-source)' }),
+    removedAt: Type.Optional(Type.String({ format: 'date-time', description: 'Queue items removed at the source only: when Sluice learnt it (ISO 8601)' })),
+    removedReason: Type.Optional(
+      Type.String({ enum: ['deleted', 'protected', 'withheld', 'gone'], description: 'Queue items removed at the source only: why (docs/api.md#removed-at-the-source)' }),
+    ),
     children: Type.Array(ContentChild, { description: 'Related items such as comments; empty when none.' }),
     duplicates: Type.Optional(
       Type.Array(

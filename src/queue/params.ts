@@ -37,7 +37,9 @@ export const MAX_TEXT = 200;
  * as absent, like every optional query parameter.
  */
 const moderatorFilters = {
-  state: Type.Optional(Type.Unsafe<'published' | 'unpublished' | ''>({ type: 'string', enum: ['published', 'unpublished', ''] })),
+  state: Type.Optional(
+    Type.Unsafe<'published' | 'unpublished' | 'removed' | ''>({ type: 'string', enum: ['published', 'unpublished', 'removed', ''], description: 'removed: the items removed at the source (docs/api.md#removed-at-the-source)' }),
+  ),
   pinned: Type.Optional(Type.Unsafe<'true' | 'false' | ''>({ type: 'string', enum: ['true', 'false', ''], description: 'true: only the pinned items, in their order; false: only the others' })),
   text: Type.Optional(Type.String({ maxLength: MAX_TEXT })),
   held: Type.Optional(Type.Unsafe<'true' | 'false' | ''>({ type: 'string', enum: ['true', 'false', ''], description: 'true: only the items held for review (docs/filters.md#hold-for-review); false: only the others' })),

@@ -88,8 +88,9 @@ function withMedia<T extends { media: ContentItem['media'] }>(item: T, media: ((
 
 function serialize(row: ItemDocument, media: ((url: string) => string) | undefined): Serialized {
   const json = JSON.stringify(withMedia(rowToItem(row), media));
-  // An edited item, or one held for review (`held`, docs/filters.md#hold-for-review), reads differently for moderators.
-  return parseModeration(row.moderation).edit || row.held ? { json, moderator: JSON.stringify(withMedia(rowToModeratorItem(row), media)) } : { json };
+  // An edited item, one held for review (`held`, docs/filters.md#hold-for-review) or one removed at the source
+  // (`removed`, docs/api.md#removed-at-the-source) reads differently for moderators.
+  return parseModeration(row.moderation).edit || row.held || row.removed ? { json, moderator: JSON.stringify(withMedia(rowToModeratorItem(row), media)) } : { json };
 }
 
 /** The entry's JSON for `audience`: an unedited item's moderator JSON is the public one with `edited: false`, as `rowToModeratorItem` adds it last. */

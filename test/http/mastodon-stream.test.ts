@@ -2,7 +2,9 @@
  * Mastodon streaming through HTTP against a real database (docs/services.md#mastodon-streaming):
  * inputs created through the API on a fake instance (test/fake-mastodon.ts, a real server on
  * 127.0.0.1), statuses streamed to it visible in the content API, gaps after a disconnect filled
- * with `min_id` and nothing stored twice, one listener per stream among two holders, the private
+ * with `min_id` and nothing stored twice, edits (`status.update`) applied under a moderator's
+ * edit, deletions removing the status everywhere (docs/api.md#removed-at-the-source: content,
+ * count, streams, webhook, the queue, a later poll), one listener per stream among two holders, the private
  * address guard, deactivated inputs, other contracts' inputs, and the `http://host:port` form.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,7 +12,10 @@ import { startMastodonStreams, type MastodonStreams } from '../../src/services/m
 import { startCollector } from '../../src/collect/scheduler.ts';
 import { holdStream, saveStreamCursor } from '../../src/store/streams.ts';
 import type { ContentItem } from '../../src/item.ts';
+import { type DeliveryWorker, startDelivery } from '../../src/collect/deliver.ts';
 import { build, buildTenant, expectError, type TestContext } from '../helper.ts';
+import { type Receiver, startReceiver } from '../webhook-receiver.ts';
+import { connect } from './sse.ts';
 import { startFakeMastodon, type FakeMastodon } from '../fake-mastodon.ts';
 import { until } from '../processes.ts';
 
@@ -89,7 +94,7 @@ describe('mastodon streaming', () => {
     expect((await t.status(input._id)).collected).toBe(3);
   });
 
-  it('updates a stored card on status.update, brings in no old status by an edit, and ignores delete', async () => {
+  it('updates a stored card on status.update and brings in no old status by an edit', async () => {
     const t = await setup();
     const input = await t.addInput('tag', `${t.fake.base}/tags/hoot`);
     listen(t.ctx, 'one');
@@ -99,13 +104,109 @@ describe('mastodon streaming', () => {
     await until('the status', async () => ((await t.content()).includes(t.itemId('2501')) ? true : undefined), 10_000);
     t.fake.send('status.update', t.fake.status({ id: '2501', tags: ['hoot'], text: 'edited words' }));
     t.fake.send('status.update', t.fake.status({ id: '2400', tags: ['hoot'], text: 'an old status, edited' }));
-    t.fake.send('delete', first);
     t.fake.publish(t.fake.status({ id: '2502', tags: ['hoot'] })); // after the edits, on the same stream
     await until('the next status', async () => ((await t.content()).includes(t.itemId('2502')) ? true : undefined), 10_000);
     const res = await t.ctx.app.inject({ method: 'GET', url: `/v1/content/${t.tenant.contract.slug}?q=${t.tenant.collection.slug}` });
     const items = res.json() as ContentItem[];
     expect(items.map((item) => item.id).sort()).toEqual([t.itemId('2501'), t.itemId('2502')]);
     expect(items.find((item) => item.id === t.itemId('2501'))!.text).toBe('<p>edited words</p>');
+  });
+
+  it("keeps a moderator's edit over a status.update: the source's new text is the queue's original", async () => {
+    const t = await setup();
+    const input = await t.addInput('tag', `${t.fake.base}/tags/hoot`);
+    listen(t.ctx, 'one');
+    await t.streamed(input._id);
+    t.fake.publish(t.fake.status({ id: '2551', tags: ['hoot'], text: 'first words' }));
+    await until('the status', async () => ((await t.content()).includes(t.itemId('2551')) ? true : undefined), 10_000);
+    const queue = `/v1/queue/${t.tenant.contract.slug}?q=${t.tenant.collection.slug}`;
+    const moderated = await t.ctx.app.inject({ method: 'PATCH', url: `${queue}&id=${encodeURIComponent(t.itemId('2551'))}`, headers: { authorization: `Bearer ${t.tenant.token}` }, payload: { edit: { text: 'Moderator wording' } } });
+    expect(moderated.statusCode, moderated.body).toBe(200);
+    t.fake.send('status.update', t.fake.status({ id: '2551', tags: ['hoot'], text: 'second words' }));
+    const queued = async () => ((await t.call('GET', queue)).json() as ContentItem[]).find((item) => item.id === t.itemId('2551'))!;
+    await until('the edit applied', async () => ((await queued()).original?.text === '<p>second words</p>' ? true : undefined), 10_000);
+    expect((await queued()).text).toBe('Moderator wording');
+  });
+
+  it('removes a deleted status: gone from content, count and both streams, kept in the queue as removed, item.removed delivered, not brought back by a poll', { timeout: 60_000 }, async () => {
+    const t = await setup();
+    const other = await buildTenant(t.db, 'Other Paper');
+    const input = await t.addInput('tag', `${t.fake.base}/tags/hoot`);
+    await t.addInput('tag', `${t.fake.base}/tags/hoot`, other);
+    const to: Receiver = await startReceiver();
+    running.push({ stop: () => to.close() });
+    const hook = await t.call('POST', '/collection/webhooks', { name: 'Removals', contractId: t.tenant.contract.id, url: `${to.url}/removed`, events: ['item.removed'] });
+    expect(hook.statusCode, hook.body).toBe(201);
+    to.secrets.set('/removed', hook.json().secret);
+    await t.ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(t.ctx.app.server.address() as { port: number }).port}`;
+    listen(t.ctx, 'one');
+    await t.streamed(input._id);
+    const doomed = t.fake.status({ id: '2701', tags: ['hoot'] });
+    t.fake.publish(doomed);
+    t.fake.publish(t.fake.status({ id: '2702', tags: ['hoot'] }));
+    const both = [t.itemId('2701'), t.itemId('2702')];
+    for (const owner of [t.tenant, other]) await until('both statuses', async () => ((await t.content(owner)).length === 2 ? true : undefined), 10_000);
+    const q = `q=${t.tenant.collection.slug}`;
+    const publicStream = await connect(`${base}/v1/content/${t.tenant.contract.slug}/stream?${q}`);
+    const moderatorStream = await connect(`${base}/v1/queue/${t.tenant.contract.slug}/stream?${q}&access_token=${encodeURIComponent(t.tenant.token)}`);
+    running.push({ stop: publicStream.close }, { stop: moderatorStream.close });
+
+    // Hostile first: an unknown id, junk, another instance's form of the id; then the real delete.
+    t.fake.raw('event: delete\ndata: 999999\n\nevent: delete\ndata: {"id":"2702"}\n\nevent: delete\ndata: ../2702\n\n');
+    t.fake.send('delete', doomed);
+    for (const owner of [t.tenant, other]) await until('the status gone', async () => ((await t.content(owner)).length === 1 ? true : undefined), 10_000);
+    expect(await t.content()).toEqual([t.itemId('2702')]);
+    expect(await t.content(other)).toEqual([t.itemId('2702')]);
+    for (const stream of [publicStream, moderatorStream]) {
+      const [event] = await stream.until(1);
+      expect(event).toMatchObject({ event: 'remove', data: JSON.stringify({ id: t.itemId('2701') }) });
+    }
+    const count = await t.ctx.app.inject({ method: 'GET', url: `/v1/count/${t.tenant.contract.slug}?${q}` });
+    expect(count.json()).toEqual({ count: '1' });
+    const queueCount = await t.call('GET', `/v1/queue/${t.tenant.contract.slug}/count?${q}`);
+    expect(queueCount.json()).toEqual({ published: 1, unpublished: 0 });
+
+    // The queue keeps it, removed, and filters on it.
+    const queued = await t.call('GET', `/v1/queue/${t.tenant.contract.slug}?${q}&state=removed`);
+    expect(queued.statusCode, queued.body).toBe(200);
+    const [removed] = queued.json() as ContentItem[];
+    expect(queued.json()).toHaveLength(1);
+    expect(removed).toMatchObject({ id: t.itemId('2701'), state: 'removed', removedReason: 'deleted' });
+    expect(Date.parse(removed!.removedAt!)).toBeGreaterThan(Date.now() - 60_000);
+    expect(((await t.call('GET', `/v1/queue/${t.tenant.contract.slug}?${q}`)).json() as ContentItem[]).map((item) => item.id).sort()).toEqual(both);
+
+    // No moderator publishes it again, alone or in bulk; another contract's token does not see it.
+    const patch = (query: string, payload: object, token = t.tenant.token) =>
+      t.ctx.app.inject({ method: 'PATCH', url: `/v1/queue/${t.tenant.contract.slug}?${q}${query}`, headers: { authorization: `Bearer ${token}` }, payload });
+    expectError(await patch(`&id=${encodeURIComponent(t.itemId('2701'))}`, { state: 'published' }), 409, { name: 'ConflictError', code: 4091, propertyName: 'state' });
+    expectError(await patch('', { state: 'published', ids: both }), 409, { name: 'ConflictError', code: 4091, propertyName: 'state' });
+    expect((await t.content()).length).toBe(1);
+    const foreign = await t.call('GET', `/v1/queue/${t.tenant.contract.slug}?${q}&state=removed`, undefined, other.token);
+    expect(foreign.statusCode, foreign.body).toBe(403);
+
+    // The webhook event, once, for this contract's collection.
+    const delivery: DeliveryWorker = startDelivery({ db: t.db, config: t.config }, 3_600_000);
+    running.push(delivery);
+    await until('item.removed delivered', async () => {
+      await delivery.tick();
+      return to.delivered('/removed').length >= 1 ? true : undefined;
+    }, 15_000);
+    const [event] = to.delivered('/removed').map((r) => r.event!);
+    expect(event).toMatchObject({ type: 'item.removed', data: { contractId: t.tenant.contract.id, collectionId: t.tenant.collection.id, itemId: t.itemId('2701'), state: 'removed', reason: 'deleted' } });
+
+    // A poll of the timeline, which still lists it (a lagging instance), does not bring it back.
+    const collector = startCollector({ db: t.db, config: t.config }, 3_600_000);
+    running.push(collector);
+    await t.db.updateTable('inputs').set({ pollNowAt: null }).where('id', '=', input._id).execute();
+    const asked = t.fake.requests.length;
+    const polled = await t.call('POST', `/collection/inputs/${input._id}/poll`);
+    expect(polled.statusCode, polled.body).toBe(200);
+    expect(polled.json().status, polled.body).toBe('ok');
+    expect(t.fake.requests.slice(asked).some((path) => path.startsWith('/api/v1/timelines/tag/hoot'))).toBe(true);
+    expect(await t.content()).toEqual([t.itemId('2702')]);
+    const again = (await t.call('GET', `/v1/queue/${t.tenant.contract.slug}?${q}&state=removed`)).json() as ContentItem[];
+    expect(again.map((item) => [item.id, item.state])).toEqual([[t.itemId('2701'), 'removed']]);
   });
 
   it('survives a hostile instance: events that are not JSON are skipped, an event over 1 MiB ends the connection', async () => {

@@ -6584,7 +6584,18 @@ export interface ContentItem {
    * ISO 639-1
    */
   language?: string;
-  state: 'published' | 'unpublished';
+  /**
+   * removed: queue items only, removed at the source (docs/api.md#removed-at-the-source)
+   */
+  state: 'published' | 'unpublished' | 'removed';
+  /**
+   * Queue items removed at the source only: when Sluice learnt it (ISO 8601)
+   */
+  removedAt?: string;
+  /**
+   * Queue items removed at the source only: why (docs/api.md#removed-at-the-source)
+   */
+  removedReason?: 'deleted' | 'protected' | 'withheld' | 'gone';
   /**
    * Related items such as comments; empty when none.
    */

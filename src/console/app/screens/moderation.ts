@@ -66,7 +66,8 @@ import { useContractId, useSession } from '../session.ts';
 import type { Collection, Duplicate, Item, QueueCount } from '../resources.ts';
 import { auditIdsOf, CONFIRM_OVER, ConfirmBulk, History, type PendingBulk, UndoNotice, useUndo } from './moderation-undo.ts';
 
-type State = Item['state'];
+/** The states a moderator sets: an item removed at the source (docs/api.md#removed-at-the-source) is not moderated. */
+type State = Exclude<Item['state'], 'removed'>;
 
 interface Filters {
   state: string;
@@ -270,7 +271,7 @@ function Card(props: {
               <span class="visually-hidden">Select ${label}</span>
             </label>`
           : null}
-        <span class=${`moderation__state moderation__state--${item.state}`}>${item.state}</span>
+        <span class=${`moderation__state moderation__state--${item.state}`}>${item.state}${item.removedReason ? ` · ${item.removedReason}` : ''}</span>
         ${item.pinned ? html`<span class="moderation__badge">Pinned ${item.position}</span>` : null}
         ${item.spotlight ? html`<span class="moderation__badge">Spotlight</span>` : null}
         ${item.edited ? html`<span class="moderation__badge">Edited</span>` : null}
@@ -295,7 +296,7 @@ function Card(props: {
         <${Duplicates} item=${item} label=${label} busy=${props.busy} onSplit=${props.moderator ? props.onSplit : undefined} />
         <${History} base=${props.base} q=${props.q} item=${item} label=${label} when=${when} />
       </div>
-      ${props.moderator ? html`<div class="buttons moderation__actions">
+      ${props.moderator && item.state !== 'removed' ? html`<div class="buttons moderation__actions">
         <button type="button" class=${next === 'unpublished' ? 'secondary' : ''} disabled=${props.busy} onClick=${() => props.onModerate(next)}>
           ${next === 'published' ? 'Publish' : 'Unpublish'}<span class="visually-hidden"> ${label}</span>
         </button>
@@ -429,6 +430,12 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
         const { items: shown, applied: now } = latest.current;
         if (shown?.some((i) => i.id === item.id)) setItems((before) => before?.map((i) => (i.id === item.id ? item : i)));
         else if (matches(item, now)) setFresh((before) => new Set(before).add(item.id));
+        void loadCounts();
+      });
+      // Removed at the source: the card says so and loses its actions (the item stays in the queue).
+      source.addEventListener('remove', (event) => {
+        const { id } = JSON.parse((event as MessageEvent<string>).data) as { id: string };
+        setItems((before) => before?.map((i) => (i.id === id ? { ...i, state: 'removed' as const } : i)));
         void loadCounts();
       });
       source.addEventListener('reload', () => void loadCounts());
@@ -655,7 +662,7 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
     }}>
       <div class="row">
         <${Field} label="State" name="state" value=${filters.state} onInput=${set('state')} error=${filterError}
-          options=${[['', 'all'], ['published', 'published'], ['unpublished', 'unpublished']]} />
+          options=${[['', 'all'], ['published', 'published'], ['unpublished', 'unpublished'], ['removed', 'removed at the source']]} />
         <${Field} label="Service" name="service" value=${filters.service} onInput=${set('service')} error=${filterError} hint="e.g. rss,twitter" />
         <${Field} label="Type" name="type" value=${filters.type} onInput=${set('type')} error=${filterError} options=${[['', 'all'], ...TYPES.map((t) => [t, t])]} />
         <${Field} label="Language" name="language" value=${filters.language} onInput=${set('language')} error=${filterError} hint="e.g. en,de" />

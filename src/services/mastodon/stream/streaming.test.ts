@@ -1,6 +1,6 @@
 /**
  * The pure parts of Mastodon streaming (docs/services.md#mastodon-streaming), table-driven: which
- * stream an input listens to, which streamed statuses belong to an input, the reconnect delays,
+ * stream an input listens to, which streamed statuses belong to an input, a `delete` event's id, the reconnect delays,
  * the input forms the API accepts; and the guarded `open` the streams use, refusing private
  * addresses (directly and through a redirect) like every request of the collector.
  */
@@ -9,7 +9,26 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICES } from '../../table.ts';
 import { createFetcher, FetchError, isAllowedAddress } from '../../../collect/fetch.ts';
-import { accountIdOf, reconnectDelay, statusMatches, streamOf } from './streaming.ts';
+import { accountIdOf, deletedId, reconnectDelay, statusMatches, streamOf } from './streaming.ts';
+
+describe('deletedId (a delete event: the status id as a string)', () => {
+  it.each([
+    ['109876543210987654', '109876543210987654'],
+    ['123456789012345678901234567890', '123456789012345678901234567890'], // longer than a safe integer: kept as text
+    [' 42\n', '42'],
+    ['"42"', '42'],
+    ['AbC9', 'AbC9'],
+    ['', null],
+    ['"', null],
+    ['{"id":"42"}', null],
+    ['42 43', null],
+    ['../42', null],
+    ['"4/2"', null],
+    ['x'.repeat(65), null],
+  ])('%j → %j', (data, id) => {
+    expect(deletedId(data)).toBe(id);
+  });
+});
 
 describe('streamOf', () => {
   it.each([

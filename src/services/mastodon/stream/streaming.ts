@@ -23,10 +23,14 @@
  *   `mastodon:<host>:public:local`, `…:<credential id>` when authenticated) is held by one
  *   process at a time (`store/streams.ts`), renewed every tick; a process that fails to renew
  *   stops listening at once. The last status id seen is saved as the stream's cursor.
- * - **Events**: `update` and `status.update` (an edit, stored only for statuses the collection
- *   holds) become items through the connector's `mastodonItem` and are stored per matching input
- *   through `ingestPushed` (filters, de-duplication, rejections, events). `delete` is ignored, as
- *   polls ignore deletions.
+ * - **Events**: `update` becomes items through the connector's `mastodonItem`, stored per
+ *   matching input through `ingestPushed` (filters, de-duplication, rejections, events).
+ *   `status.update` (an edit; payload: the Status) updates every stored copy of the status
+ *   (store/removals.ts `updateFromSource`: it brings in no status not stored, and leaves removed
+ *   ones and a moderator's edit alone). `delete` (payload: the status id as a string) removes the
+ *   status `mastodon_<host>:<id>` wherever it is stored (`removeItems`, reason `deleted`;
+ *   docs/api.md#removed-at-the-source): only that instance's ids, so an instance removes only its
+ *   own statuses. Events are applied in the order received, one batch at a time.
  * - **Reconnects and gaps**: a lost connection (closed, failed, silent for `idleMs`) is opened
  *   again after a bounded exponential delay with jitter (`reconnectDelay`). On every connect each
  *   input's gap is filled from the REST timeline through the connector (`min_id` = the stream's
@@ -41,7 +45,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../../config.ts';
 import type { Db } from '../../../store/db.ts';
 import { activeInputsOf, setFeedMode } from '../../../store/inputs.ts';
-import { storedItemIds } from '../../../store/items.ts';
+import { removeItems, updateFromSource } from '../../../store/removals.ts';
 import { holdStream, releaseStream, saveStreamCursor } from '../../../store/streams.ts';
 import type { InputRow } from '../../../store/tables.ts';
 import { SourceError } from '../../connector.ts';
@@ -160,7 +164,8 @@ interface Held {
   streaming: boolean;
   /** The newest status id the stream delivered (the saved cursor). */
   lastId: string | null;
-  pending: { status: Json; edit: boolean }[];
+  /** Events received and not yet applied, in order: a status (`update`, or `status.update` with `edit`), or a deleted status's id. */
+  pending: ({ status: Json; edit: boolean } | { deleted: string })[];
   /** Gap fills and event batches, one after the other. */
   chain: Promise<void>;
   draining: boolean;
@@ -373,15 +378,20 @@ export function startMastodonStreams(deps: { db: Db; config: Config; log?: Fasti
   }
 
   function onMessage(stream: Held, message: EventSourceMessage): void {
-    if (message.event !== 'update' && message.event !== 'status.update') return;
-    let status: Json;
-    try {
-      status = obj(JSON.parse(message.data));
-    } catch {
-      log?.warn({ stream: stream.name }, 'mastodon stream sent an event that is not JSON');
-      return;
-    }
-    stream.pending.push({ status, edit: message.event === 'status.update' });
+    if (message.event === 'delete') {
+      const id = deletedId(message.data);
+      if (!id) return log?.warn({ stream: stream.name }, 'mastodon stream sent a delete without a status id');
+      stream.pending.push({ deleted: id });
+    } else if (message.event === 'update' || message.event === 'status.update') {
+      let status: Json;
+      try {
+        status = obj(JSON.parse(message.data));
+      } catch {
+        log?.warn({ stream: stream.name }, 'mastodon stream sent an event that is not JSON');
+        return;
+      }
+      stream.pending.push({ status, edit: message.event === 'status.update' });
+    } else return;
     if (!stream.draining) {
       stream.draining = true;
       enqueue(stream, () => drain(stream));
@@ -392,37 +402,58 @@ export function startMastodonStreams(deps: { db: Db; config: Config; log?: Fasti
     stream.chain = stream.chain.then(task).catch((err: unknown) => log?.error({ err, stream: stream.name }, 'mastodon stream: storing failed'));
   }
 
-  /** Stores the events received so far for every input they match, and saves the cursor. */
+  /**
+   * Applies the events received so far, in order, as runs of one kind: new statuses stored for
+   * every input they match, edits and deletions applied to every stored copy; then saves the cursor.
+   */
   async function drain(stream: Held): Promise<void> {
     stream.draining = false;
     const batch = stream.pending.splice(0);
     if (!batch.length) return;
     let newest = stream.lastId;
-    for (const { status, edit } of batch) {
-      const id = idOf(status.id);
-      if (id && !edit && (!newest || newerId(id, newest))) newest = id;
+    for (const event of batch) {
+      const id = 'status' in event && !event.edit ? idOf(event.status.id) : null;
+      if (id && (!newest || newerId(id, newest))) newest = id;
     }
+    const host = stream.stream.host;
+    for (let start = 0; start < batch.length; ) {
+      const kind = eventKind(batch[start]!);
+      let end = start + 1;
+      while (end < batch.length && eventKind(batch[end]!) === kind) end++;
+      const run = batch.slice(start, end);
+      start = end;
+      try {
+        if (kind === 'delete') {
+          const ids = run.map((event) => `mastodon_${host}:${(event as { deleted: string }).deleted}`);
+          await removeItems(db, { service: 'mastodon', ids }, { reason: 'deleted' });
+        } else if (kind === 'edit') {
+          // An edit updates what is stored; it does not bring in an old status.
+          for (const event of run) {
+            const item = mastodonItem((event as { status: Json }).status, host);
+            if (item) await updateFromSource(db, item);
+          }
+        } else await storeUpdates(stream, run as { status: Json; edit: boolean }[]);
+      } catch (error) {
+        log?.warn({ err: error, stream: stream.name, kind }, 'mastodon stream: events not applied');
+      }
+    }
+    if (newest && newest !== stream.lastId) {
+      stream.lastId = newest;
+      if (!(await saveStreamCursor(db, stream.name, holder, newest))) stream.abort.abort(); // taken over
+    }
+  }
+
+  /** Stores new statuses (`update` events) for every input of the stream they match. */
+  async function storeUpdates(stream: Held, updates: { status: Json }[]): Promise<void> {
     for (const member of stream.members.values()) {
       const who = { type: member.input.type, accountId: member.accountId };
-      const updates = batch.filter((event) => !event.edit && statusMatches(event.status, who));
-      const edits = batch.filter((event) => event.edit && statusMatches(event.status, who));
-      const items = updates.map((event) => mastodonItem(event.status, stream.stream.host)).filter((item) => item !== null);
-      const edited = edits.map((event) => mastodonItem(event.status, stream.stream.host)).filter((item) => item !== null);
-      if (edited.length) {
-        // An edit updates a card the collection holds; it does not bring in an old status.
-        const known = await storedItemIds(db, member.input.collectionId, edited.map((item) => item.id));
-        items.push(...edited.filter((item) => known.has(item.id)));
-      }
+      const items = updates.filter((event) => statusMatches(event.status, who)).map((event) => mastodonItem(event.status, stream.stream.host)).filter((item) => item !== null);
       if (!items.length) continue;
       try {
         await ingestPushed(db, member.input, items, { ...(log && { log }) });
       } catch (error) {
         log?.warn({ err: error, input: member.input.id }, 'mastodon stream: items not stored');
       }
-    }
-    if (newest && newest !== stream.lastId) {
-      stream.lastId = newest;
-      if (!(await saveStreamCursor(db, stream.name, holder, newest))) stream.abort.abort(); // taken over
     }
   }
 
@@ -474,6 +505,29 @@ export function startMastodonStreams(deps: { db: Db; config: Config; log?: Fasti
       return stopped;
     },
   };
+}
+
+/** What a pending event is: a new status, an edit or a deletion. */
+function eventKind(event: { status: Json; edit: boolean } | { deleted: string }): 'update' | 'edit' | 'delete' {
+  return 'deleted' in event ? 'delete' : event.edit ? 'edit' : 'update';
+}
+
+/**
+ * The status id of a `delete` event's payload (docs.joinmastodon.org/methods/streaming: the id
+ * as a string, digits kept as text whatever their length; a JSON string is read too), or null
+ * when it is not an id (digits and letters, at most 64).
+ */
+export function deletedId(data: string): string | null {
+  let id = data.trim();
+  if (id.startsWith('"')) {
+    try {
+      const value: unknown = JSON.parse(id);
+      id = typeof value === 'string' ? value.trim() : '';
+    } catch {
+      return null;
+    }
+  }
+  return /^[0-9A-Za-z]{1,64}$/.test(id) ? id : null;
 }
 
 function parseState(sourceState: string): Record<string, unknown> {
