@@ -27,7 +27,7 @@ import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
 import { findInput, insertInputs } from '../src/store/inputs.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
-import { startFakeMastodon } from '../test/fake-mastodon.ts';
+import { type FakeStatus, startFakeMastodon } from '../test/fake-mastodon.ts';
 import { type Freshness, quantile } from './figures.ts';
 import { measureRemoval, type Removal } from './removal.ts';
 import { random } from './random.ts';
@@ -61,6 +61,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
   const visible = new Map<string, number>();
   const readTimes: number[] = [];
   let removal: Removal | undefined;
+  const statuses = new Map<string, FakeStatus>();
   try {
     for (let waited = 0; (await findInput(db, inputId))!.feedMode !== 'stream'; waited += 100) {
       if (waited > 30_000) throw new Error('the stream did not connect');
@@ -85,6 +86,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const status = fake.status({ id: String(100_000_000 + i), tags: ['bench'], text: Array.from({ length: 12 }, word).join(' ') });
       published.set(`mastodon_${fake.host}:${status.id}`, performance.now());
+      statuses.set(`mastodon_${fake.host}:${status.id}`, status);
       fake.publish(status);
     }
     const deadline = performance.now() + 30_000;
@@ -95,7 +97,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
     removal = await measureRemoval({
       ids: [...published.keys()].filter((id) => visible.has(id)),
       seconds: options.seconds,
-      remove: (id) => fake.raw(`event: delete\ndata: ${id.slice(id.lastIndexOf(':') + 1)}\n\n`),
+      remove: (id) => fake.send('delete', statuses.get(id)!),
       async listed() {
         const ids = new Set<string>();
         for (let offset = 0; offset < 100_000; offset += 100) {
