@@ -6,13 +6,17 @@
  * runs them).
  */
 
-/** One push path's freshness: publication → visible in `GET /v1/content`, per item (ms). */
+/**
+ * One push path's freshness: publication → visible in `GET /v1/content`, per item (ms); and,
+ * when measured (`removal.ts`), deletion at the source → gone from it.
+ */
 export interface Freshness {
   path: string;
   items: number;
   p50Ms: number;
   p99Ms: number;
   notes?: Record<string, number | string>;
+  removal?: { items: number; p50Ms: number; p99Ms: number; notes?: Record<string, number | string> };
 }
 
 /** The nearest-rank `q`-quantile (0–1) of `values` (in any order); NaN when there are none. */

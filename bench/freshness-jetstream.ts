@@ -4,7 +4,9 @@
  * `seconds` into a real Sluice started in this process (`serve`, role `all`, SQLite, one keyword
  * input matching every post, JETSTREAM_URL at the fake); each post's time from publication to
  * being visible in `GET /v1/content/{contract}?q={collection}` (public, CONTENT_MAX_AGE=0, polled
- * every 100 ms) is measured. Goal: p50 and p99 under 2 s.
+ * every 100 ms) is measured. Goal: p50 and p99 under 2 s. Then every post seen is deleted (a
+ * delete commit), as many over as long, and each one's time from deletion to gone from that
+ * read is measured (`removal.ts`; goal: p99 ≤ 5 s).
  *
  * Run by `npm run bench:freshness` (bench/freshness.ts); alone: `node bench/freshness-jetstream.ts`
  * (BENCH_ITEMS, default 1000; BENCH_SECONDS, default 60).
@@ -20,8 +22,9 @@ import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
 import { insertInputs } from '../src/store/inputs.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
-import { startFakeJetstream } from '../test/fake-jetstream.ts';
+import { type JetstreamEvent, startFakeJetstream } from '../test/fake-jetstream.ts';
 import { type Freshness, quantile } from './figures.ts';
+import { measureRemoval } from './removal.ts';
 
 /** Publishes `items` posts over `seconds` and measures publish → visible (see the module). */
 export async function measure(options: { items: number; seconds: number }): Promise<Freshness> {
@@ -56,6 +59,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
 
     const publishedAt = new Map<string, number>();
     const visibleAt = new Map<string, number>();
+    const events = new Map<string, JetstreamEvent>();
     const start = Date.now();
     const gapMs = (options.seconds * 1000) / options.items;
     const publisher = (async () => {
@@ -64,6 +68,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
         if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
         const event = fake.post(`did:plc:bench${n % 50}`, `freshness check ${n}: the wall should show this within two seconds`);
         publishedAt.set(`bluesky_${event.did}_${event.commit.rkey}`, Date.now());
+        events.set(`bluesky_${event.did}_${event.commit.rkey}`, event);
       }
     })();
     // Poll the public content API: items dated from the oldest post not yet seen.
@@ -85,12 +90,32 @@ export async function measure(options: { items: number; seconds: number }): Prom
     }
     await publisher;
     const latencies = [...visibleAt].map(([id, at]) => at - publishedAt.get(id)!);
+    // Then each visible post is deleted (a delete commit), as many over as long.
+    const since = Math.floor(start / 1000) - 60;
+    const removal = await measureRemoval({
+      ids: [...publishedAt.keys()].filter((id) => visibleAt.has(id)),
+      seconds: options.seconds,
+      remove(id) {
+        const event = events.get(id)!;
+        fake.publish({ did: event.did, kind: 'commit', commit: { rev: `${event.commit.rev}d`, operation: 'delete', collection: 'app.bsky.feed.post', rkey: event.commit.rkey, cid: '' } });
+      },
+      async listed() {
+        const ids = new Set<string>();
+        for (let offset = 0; offset < 100_000; offset += 100) {
+          const page = (await (await fetch(`${base}/v1/content/${contract.slug}?q=${collection.slug}&since=${since}&count=100&offset=${offset}`)).json()) as { id: string }[];
+          for (const item of page) ids.add(item.id);
+          if (page.length < 100) break;
+        }
+        return ids;
+      },
+    });
     return {
       path: 'jetstream',
       items: options.items,
       p50Ms: quantile(latencies, 0.5),
       p99Ms: quantile(latencies, 0.99),
       notes: { visible: visibleAt.size, maxMs: Math.max(...latencies), connectMs, polls, profileLookups: fake.profileLookups },
+      removal,
     };
   } finally {
     await server.close();

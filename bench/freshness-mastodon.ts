@@ -8,7 +8,9 @@
  * once a second, as in production) every 50 ms and notes when each item first appears. The time
  * from publish to visible is reported per item as p50 and p99 (goal: both under 2 s). The baseline
  * measured in the same run is the content read itself (its median time), so the figures can be
- * read as ratios on a loaded machine; `os.loadavg()` goes with them.
+ * read as ratios on a loaded machine; `os.loadavg()` goes with them. Then every status seen is
+ * deleted (the stream's `delete` event), as many over as long, and each one's time from deletion
+ * to gone from the content read is measured (`removal.ts`; goal: p99 ≤ 5 s).
  *
  * Run alone: `node bench/freshness-mastodon.ts [items] [seconds]` (default 1000 over 60).
  */
@@ -26,8 +28,9 @@ import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
 import { findInput, insertInputs } from '../src/store/inputs.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
-import { startFakeMastodon } from '../test/fake-mastodon.ts';
+import { type FakeStatus, startFakeMastodon } from '../test/fake-mastodon.ts';
 import { type Freshness, quantile } from './figures.ts';
+import { measureRemoval, type Removal } from './removal.ts';
 import { random } from './random.ts';
 
 const READ_EVERY_MS = 50;
@@ -58,6 +61,8 @@ export async function measure(options: { items: number; seconds: number }): Prom
   const published = new Map<string, number>();
   const visible = new Map<string, number>();
   const readTimes: number[] = [];
+  let removal: Removal | undefined;
+  const statuses = new Map<string, FakeStatus>();
   try {
     for (let waited = 0; (await findInput(db, contract.id, inputId))!.feedMode !== 'stream'; waited += 100) {
       if (waited > 30_000) throw new Error('the stream did not connect');
@@ -82,12 +87,28 @@ export async function measure(options: { items: number; seconds: number }): Prom
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const status = fake.status({ id: String(100_000_000 + i), tags: ['bench'], text: Array.from({ length: 12 }, word).join(' ') });
       published.set(`mastodon_${fake.host}:${status.id}`, performance.now());
+      statuses.set(`mastodon_${fake.host}:${status.id}`, status);
       fake.publish(status);
     }
     const deadline = performance.now() + 30_000;
     while ([...published.keys()].some((id) => !visible.has(id)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     reading = false;
     await reader;
+    // Then each visible status is deleted (the stream's `delete` event: its id), as many over as long.
+    removal = await measureRemoval({
+      ids: [...published.keys()].filter((id) => visible.has(id)),
+      seconds: options.seconds,
+      remove: (id) => fake.send('delete', statuses.get(id)!),
+      async listed() {
+        const ids = new Set<string>();
+        for (let offset = 0; offset < 100_000; offset += 100) {
+          const page = (await app.inject({ method: 'GET', url: `/v1/content/${contract.slug}?q=${collection.slug}&count=100&offset=${offset}` })).json() as { id: string }[];
+          for (const item of page) ids.add(item.id);
+          if (page.length < 100) break;
+        }
+        return ids;
+      },
+    });
   } finally {
     await streams.stop();
     await fake.close();
@@ -111,6 +132,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
       p50PerContentRead: Math.round((p50Ms / readMs) * 10) / 10,
       loadavg: loadavg().map((l) => l.toFixed(2)).join(' '),
     },
+    ...(removal && { removal }),
   };
 }
 

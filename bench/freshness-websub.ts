@@ -5,7 +5,10 @@
  * hub publishes `items` entries spread evenly over `seconds`, one signed notification each, and a
  * reader polls the public content API (`GET /v1/content/{contract}?q=…&count=100`,
  * CONTENT_MAX_AGE=0) every 50 ms. Per item: publish (just before the hub sends it) → first read
- * that lists it. Goal: p50 and p99 under 2 s at 1 000 items over a minute.
+ * that lists it. Goal: p50 and p99 under 2 s at 1 000 items over a minute. Then every entry seen
+ * is deleted (a signed notification carrying its Atom tombstone, RFC 6721), as many over as long,
+ * and each one's time from the notification to gone from the content read is measured
+ * (`removal.ts`; goal: p99 ≤ 5 s).
  *
  * The machine is shared: `notes` carry the baseline measured in the same run (the p50 of a bare
  * content read, the reader's own cost and granularity), the ratios against it, and the load
@@ -28,16 +31,20 @@ import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
 import { findInput, insertInputs } from '../src/store/inputs.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { feedItemId, TOMBSTONES_NS } from '../src/services/kit/feed.ts';
 import { startFakeHub } from '../test/websub-hub.ts';
 import { type Freshness, quantile } from './figures.ts';
+import { measureRemoval } from './removal.ts';
 
 const READ_EVERY_MS = 50;
 
-/** One Atom entry document of entry `n`, dated `at` (ms). */
-function notification(topic: string, hub: string, n: number, at: number): string {
+/** One Atom entry document of entry `n`, dated `at` (ms); with `deleted`, a feed holding only the tombstone of that entry (RFC 6721). */
+function notification(topic: string, hub: string, n: number, at: number, deleted = false): string {
   const date = new Date(at).toISOString();
-  return `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Bench</title><id>urn:bench</id><link rel="hub" href="${hub}"/><link rel="self" href="${topic}"/><updated>${date}</updated>`
-    + `<entry><id>urn:bench:${n}</id><title>Bench entry ${n}</title><link href="https://example.com/bench/${n}"/><updated>${date}</updated><content type="html">Entry number ${n} of the freshness bench</content></entry></feed>`;
+  return `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom" xmlns:at="${TOMBSTONES_NS}"><title>Bench</title><id>urn:bench</id><link rel="hub" href="${hub}"/><link rel="self" href="${topic}"/><updated>${date}</updated>`
+    + (deleted ? `<at:deleted-entry ref="urn:bench:${n}" when="${date}"/>`
+      : `<entry><id>urn:bench:${n}</id><title>Bench entry ${n}</title><link href="https://example.com/bench/${n}"/><updated>${date}</updated><content type="html">Entry number ${n} of the freshness bench</content></entry>`)
+    + '</feed>';
 }
 
 export async function measure(options: { items: number; seconds: number }): Promise<Freshness> {
@@ -88,6 +95,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
 
     const published = new Map<string, number>();
     const seen = new Map<string, number>();
+    const byId = new Map(Array.from({ length: options.items }, (_, n) => [feedItemId(`urn:bench:${n}`), n]));
     const key = (url: string) => url.slice(url.lastIndexOf('/') + 1);
     let reading = true;
     const reader = (async () => {
@@ -119,6 +127,25 @@ export async function measure(options: { items: number; seconds: number }): Prom
     await reader;
 
     const latencies = [...published].map(([n, at]) => (seen.get(n) ?? Number.POSITIVE_INFINITY) - at);
+    // Then each entry seen is deleted (a signed notification carrying its tombstone), as many over as long.
+    let failedRemovals = 0;
+    const removal = await measureRemoval({
+      ids: [...published.keys()].filter((n) => seen.has(n)).map((n) => feedItemId(`urn:bench:${n}`)),
+      seconds: options.seconds,
+      remove: (id) => hub.publish(topic, notification(topic, hub.url, byId.get(id)!, Date.now(), true)).then((statuses) => {
+        if (statuses[0] !== 204) failedRemovals++;
+      }),
+      async listed() {
+        const ids = new Set<string>();
+        for (let offset = 0; offset < 100_000; offset += 100) {
+          const page = (await (await globalThis.fetch(`${content}&offset=${offset}`)).json()) as Array<{ id: string }>;
+          for (const item of page) ids.add(item.id);
+          if (page.length < 100) break;
+        }
+        return ids;
+      },
+    });
+    removal.notes = { ...removal.notes, failedNotifications: failedRemovals };
     const missing = latencies.filter((l) => !Number.isFinite(l)).length;
     const p50 = quantile(latencies, 0.5);
     const p99 = quantile(latencies, 0.99);
@@ -138,6 +165,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
         readEveryMs: READ_EVERY_MS,
         loadavg: loadavg().map((l) => l.toFixed(2)).join(' '),
       },
+      removal,
     };
   } finally {
     await websub?.stop();

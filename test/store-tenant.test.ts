@@ -86,6 +86,7 @@ export const ALLOWLIST: Record<string, string> = {
   'move.ts:exportContract': 'takes the contract itself (id or slug) and scopes every query by it (CLI export)',
   'analytics.ts:addCounts': 'an upsert of beacon counts: every row inserted carries its contractId; the conflict target is one row of its collection',
   'image-screenings.ts:claimScreenings': "the collector's screening job claims due rows of every contract, in turns between contracts (collect/screening.ts)",
+  'inputs.ts:inputIdsOfSource': "an Atom tombstone's ref means something only inside its feed, and a change at the source applies to every contract following that feed (docs/services.md, rss Deletions)",
   'collections.ts:streamMarks': "the content stream's shared poller (queue/stream.ts) reads one collection's version and display state by the id the caller resolved through its contract; no contract data",
   // store/items.ts callers: the items split (issue 31 point 3) adds the contract to item functions.
   'audit.ts:findAuditEntry': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the contract of the entry in code',

@@ -8,6 +8,7 @@
  * the poll (nothing stored, `lastError` says why) rather than letting anything through
  * unjudged. A poll that brings no item (a 304 Not Modified to a conditional request) of a
  * working input skips the filter and the transaction: one update of the schedule and status.
+ * Items the source says it deleted (a feed's Atom tombstones) are removed first (`removeDeleted`).
  * A failure is
  * recorded in the input's status (`lastError`) and pushes the next poll back exponentially, up
  * to 1 h (or the input's interval when that is longer), and never before a source's
@@ -24,7 +25,8 @@ import type { FilterPool } from '../filter/pool.ts';
 import { countCollectedItems, observeCollectionLag, observePoll } from '../lib/metrics.ts';
 import { iso } from '../lib/time.ts';
 import type { Db } from '../store/db.ts';
-import { inputUnchanged, recordPollFailure, recordPollSuccess } from '../store/inputs.ts';
+import { inputIdsOfSource, inputUnchanged, recordPollFailure, recordPollSuccess } from '../store/inputs.ts';
+import { removeItems } from '../store/removals.ts';
 import { emitEvents, type NewEvent } from '../store/outbox.ts';
 import type { InputRow } from '../store/tables.ts';
 import { type CollectContext, type CollectResult, SourceError } from '../services/connector.ts';
@@ -83,6 +85,9 @@ export async function refreshInput(
     } finally {
       await gate?.settle();
     }
+    // What the source says it deleted goes first: a failure here fails the poll before its state
+    // (the feed's validators) is saved, so the next poll reads the tombstones again.
+    await removeDeleted(db, input, result.deleted);
     const used = resolved?.credential;
     if (used && (used.status !== 'ok' || !used.lastUsed || now - Date.parse(used.lastUsed) >= LAST_USED_EVERY_MS)) await markCredentialUsed(db, used.contractId, used.id, iso(now));
     // Nothing new (a 304 Not Modified, an empty page) from an input that was working: no filter,
@@ -134,6 +139,18 @@ export async function refreshInput(
     });
     return 0;
   }
+}
+
+/**
+ * Removes the items the source says it deleted (`CollectResult.deleted`: a feed's Atom tombstones,
+ * RFC 6721) from what the inputs following this very source collected, in every contract
+ * (`inputIdsOfSource`): the same id collected from another source stays (docs/services.md#rss,
+ * "Deletions"). Reason `deleted` (docs/api.md#removed-at-the-source).
+ */
+async function removeDeleted(db: Db, input: InputRow, deleted: string[] | undefined): Promise<void> {
+  if (!deleted?.length) return;
+  const inputIds = await inputIdsOfSource(db, input.service, input.input);
+  await removeItems(db, { service: input.service, ids: deleted, inputIds }, { reason: 'deleted' });
 }
 
 /** The status a successful poll started at `now` and finished at `finished` (ms) records (`recordPollSuccess`). */

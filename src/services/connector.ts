@@ -113,6 +113,11 @@ export interface CollectResult {
   nextRunAt?: number;
   /** The source's own title (a feed's title), plain text, when the response told it; stored as the input's `title` (docs/api.md#inputs). */
   title?: string;
+  /**
+   * Ids of items the source says it deleted (a feed's Atom tombstones, RFC 6721): removed from
+   * what the inputs of this very source collected (`refresh.ts`, docs/services.md#rss); none when absent.
+   */
+  deleted?: string[];
 }
 
 /**

@@ -110,8 +110,23 @@ export interface PushRule {
   readonly inputs: { readonly types?: readonly string[]; readonly stateContains?: string };
   /** The hub and topic `input` (its source state parsed) should be subscribed to, or undefined. */
   targetOf(input: { type: string; input: string }, state: Record<string, unknown>, settings: WebsubSettings): WebsubTarget | undefined;
-  /** The items of a pushed body. @throws SourceError when the body is not what the topic serves. */
-  itemsOf(body: Uint8Array, contentType: string | undefined, topic: string, now: number): Promise<ContentItem[]>;
+  /**
+   * The items of a pushed body, and the ids of the items it says were deleted (Atom tombstones,
+   * RFC 6721: `deleted`, none when absent). @throws SourceError when the body is not what the topic serves.
+   */
+  itemsOf(body: Uint8Array, contentType: string | undefined, topic: string, now: number): Promise<PushedItems>;
+  /**
+   * How far the deletions a pushed body names reach: the items the inputs following this very
+   * source collected (`source`: a feed's tombstone `ref` means something only within its feed),
+   * or every item of the service with that id (`service`: a YouTube video id names the video).
+   */
+  readonly deletions: 'source' | 'service';
+}
+
+/** What a pushed body holds (`PushRule.itemsOf`). */
+export interface PushedItems {
+  items: ContentItem[];
+  deleted?: string[];
 }
 
 /** A connect flow that failed after its state was checked: the OAuth error code (RFC 6749 §4.1.2.1) or `connect_failed`, and why. */

@@ -27,6 +27,17 @@ export async function findInputs(db: Db | Transaction<Database>, contractId: str
   return db.selectFrom('inputs').selectAll().where('contractId', '=', contractId).where('id', 'in', ids).orderBy('id').execute();
 }
 
+/**
+ * The ids of the inputs of `service`, of every contract, active or not, that follow the source
+ * `input` (the text stored: a feed's URL in its canonical form, `sourceForm`): those whose items a
+ * deletion announced by that source concerns, and no other (an Atom tombstone's `ref` means
+ * something only within its feed: docs/services.md#rss, "Deletions").
+ */
+export async function inputIdsOfSource(db: Db | Transaction<Database>, service: string, input: string): Promise<string[]> {
+  const rows = await db.selectFrom('inputs').select('id').where('service', '=', service).where('input', '=', input).orderBy('id').execute();
+  return rows.map((row) => row.id);
+}
+
 /** The contract's inputs, optionally of one collection, oldest first. */
 export async function listInputs(db: Db | Transaction<Database>, contractId: string, collectionId?: string): Promise<InputRow[]> {
   let query = db.selectFrom('inputs').selectAll().where('contractId', '=', contractId);

@@ -144,6 +144,59 @@ describe('Jetstream listener', () => {
     expect((counted.json() as { status: { collected: number } }).status.collected).toBe(15);
   });
 
+  it('removes a deleted post wherever it is stored, applies an update, and changes nothing for a delete it does not know', async () => {
+    const { ctx, fake, create, listen } = await setup();
+    const acme = await buildTenant(ctx.db, 'Acme');
+    const other = await buildTenant(ctx.db, 'Other');
+    await create(acme, [{ type: 'keyword', input: 'news' }]);
+    await create(other, [{ type: 'keyword', input: 'news' }]);
+    const listener = listen();
+    await until('the connection', () => (listener.status().connected ? true : undefined), 10_000);
+    const cursorIs = (event: { time_us: number }) => async () => {
+      const row = await ctx.db.selectFrom('streams').select('cursor').where('name', '=', JETSTREAM).executeTakeFirst();
+      return row?.cursor === String(event.time_us) ? true : undefined;
+    };
+    const titles = async (tenant: Tenant) => {
+      const res = await ctx.app.inject({ method: 'GET', url: `/v1/content/${tenant.contract.slug}?q=${tenant.collection.slug}&since=0` });
+      return (res.json() as { id: string; text: string }[]).map((i) => [i.id, i.text] as const).sort();
+    };
+    const count = async (tenant: Tenant) => Number((await ctx.app.inject({ method: 'GET', url: `/v1/count/${tenant.contract.slug}?q=${tenant.collection.slug}&since=0` })).json().count);
+    const queued = async (tenant: Tenant) => {
+      const res = await ctx.app.inject({ method: 'GET', url: `/v1/queue/${tenant.contract.slug}?q=${tenant.collection.slug}&since=0&access_token=${encodeURIComponent(tenant.token)}` });
+      expect(res.statusCode, res.body).toBe(200);
+      return Object.fromEntries((res.json() as { id: string; state: string }[]).map((i) => [i.id, i.state]));
+    };
+
+    const gone = fake.post('did:plc:bob', 'news to be deleted');
+    const edited = fake.post('did:plc:bob', 'news to be edited');
+    const kept = fake.post('did:plc:bob', 'news that stays');
+    await until('the posts stored', cursorIs(kept), 10_000);
+    expect((await titles(acme)).map(([id]) => id)).toEqual([itemId(gone), itemId(edited), itemId(kept)].sort());
+
+    const post = (event: typeof gone, commit: Partial<typeof gone.commit>) => fake.publish({ did: event.did, kind: 'commit', commit: { ...event.commit, rev: `${event.commit.rev}x`, ...commit } });
+    post(edited, { operation: 'update', record: { ...edited.commit.record, text: 'news, edited at the source' } });
+    post(gone, { operation: 'delete', record: undefined, cid: '' });
+    // Deletes that name nothing stored: an unknown record key, another author's key, a like with the same key.
+    post(gone, { operation: 'delete', record: undefined, rkey: '3kunknown0000' });
+    fake.publish({ did: 'did:plc:carol', kind: 'commit', commit: { rev: 'c1', operation: 'delete', collection: 'app.bsky.feed.post', rkey: kept.commit.rkey, cid: '' } });
+    const last = post(kept, { operation: 'delete', record: undefined, collection: 'app.bsky.feed.like' });
+    await until('the deletes applied', cursorIs(last), 10_000);
+
+    for (const tenant of [acme, other]) {
+      expect(await titles(tenant)).toEqual([[itemId(edited), 'news, edited at the source'], [itemId(kept), 'news that stays']].sort());
+      expect(await count(tenant)).toBe(2);
+      expect(await queued(tenant)).toEqual({ [itemId(gone)]: 'removed', [itemId(edited)]: 'published', [itemId(kept)]: 'published' });
+    }
+
+    // A reconnect replays from 5 s before the cursor, the post's creation included: it stays removed.
+    fake.drop();
+    await until('the second connection', () => (fake.connections.length === 2 && fake.open() === 1 ? true : undefined), 10_000);
+    const after = fake.post('did:plc:bob', 'news after the replay');
+    await until('the replay stored', cursorIs(after), 10_000);
+    expect((await titles(acme)).map(([id]) => id)).toEqual([itemId(edited), itemId(kept), itemId(after)].sort());
+    expect((await queued(acme))[itemId(gone)]).toBe('removed');
+  });
+
   it('matches 500 keyword inputs in one matcher', async () => {
     const { ctx, fake, create, listen } = await setup();
     const acme = await buildTenant(ctx.db);

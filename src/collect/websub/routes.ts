@@ -16,7 +16,10 @@
  *        learns nothing of the secret). A signed body is read as a poll's response is (the `rss`
  *        connector's `readFeed`, in a worker thread with its bounds; YouTube's Atom through the
  *        youtube connector's `feedToItems`)
- *        and stored through `ingestPushed` (filters, de-duplication, rejections): 204. Unknown or
+ *        and stored through `ingestPushed` (filters, de-duplication, rejections); the entries its
+ *        Atom tombstones name (RFC 6721) are removed (`removeItems`, reason `deleted`): a feed's
+ *        from what the inputs following that feed collected, in every contract; a YouTube
+ *        video's wherever stored (`PushRule.deletions`): 204. Unknown or
  *        inactive subscription: 404; a signed body that is not a feed: 400 naming `body`.
  *
  * Several API processes may receive notifications for one subscription: items are stored once
@@ -32,7 +35,8 @@ import { handlerValidated } from '../../http/validate.ts';
 import type { ContentItem } from '../../item.ts';
 import { currentSecretKey, open } from '../../lib/secret-box.ts';
 import type { Db } from '../../store/db.ts';
-import { findInput, setFeedMode } from '../../store/inputs.ts';
+import { findInput, inputIdsOfSource, setFeedMode } from '../../store/inputs.ts';
+import { removeItems } from '../../store/removals.ts';
 import { deleteSubscription, findSubscription, updateSubscription } from '../../store/websub.ts';
 import { SourceError } from '../../services/connector.ts';
 import { serviceModule } from '../../services/index.ts';
@@ -137,15 +141,22 @@ export function websubRoutes(app: App, { db, config, bodyLimit }: { db: Db; conf
       }
       const now = Date.now();
       let items: ContentItem[];
+      let deleted: string[];
+      const push = serviceModule(sub.service)?.push;
       try {
-        const push = serviceModule(sub.service)?.push;
         if (!push) throw unknown();
-        items = await push.itemsOf(body, request.headers['content-type'], sub.topic, now);
+        ({ items, deleted = [] } = await push.itemsOf(body, request.headers['content-type'], sub.topic, now));
       } catch (error) {
         if (!(error instanceof SourceError)) throw error;
         throw validationError([{ propertyName: 'body', message: error.message, code: VALIDATION_CODES.format }]);
       }
       const input = await findInput(db, sub.contractId, sub.inputId);
+      // Tombstones (RFC 6721): removed from what the inputs following this source collected, of
+      // every contract, or wherever the service's id is stored (`PushRule.deletions`).
+      if (input && push && deleted.length) {
+        const inputIds = push.deletions === 'source' ? await inputIdsOfSource(db, input.service, input.input) : undefined;
+        await removeItems(db, { service: input.service, ids: deleted, ...(inputIds && { inputIds }) }, { reason: 'deleted' });
+      }
       if (input && items.length) {
         try {
           await ingestPushed(db, input, items, { log: request.log }, now);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { failureCases, fixtureJson, useSourceServer } from '../../../test/source-server.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { bluesky, blueskyItem, blueskyPostUri, facetsToHtml, jetstreamItem } from './connector.ts';
+import { bluesky, blueskyItem, blueskyPostUri, facetsToHtml, jetstreamDeletedId, jetstreamItem } from './connector.ts';
 
 // The postView is real (getPostThread_postView_recordWithMedia.json: `thread.post`); the
 // getAuthorFeed ({cursor, feed:[{post, reason?}]}) and searchPosts ({cursor, hitsTotal, posts})
@@ -216,5 +216,29 @@ describe('jetstreamItem', () => {
     expect(jetstreamItem(event({}), undefined)).toMatchObject({ url: 'https://bsky.app/profile/did%3Aplc%3Aabc/post/3kxyz', author: { userid: 'did:plc:abc' } });
     expect(jetstreamItem(event({}, 'delete'), undefined)).toBeNull();
     expect(jetstreamItem({ ...event({}), commit: { ...event({}).commit, collection: 'app.bsky.feed.like' } }, undefined)).toBeNull();
+  });
+});
+
+describe('jetstreamDeletedId', () => {
+  const commit = (commitPart: Record<string, unknown>, top: Record<string, unknown> = {}) => ({
+    did: 'did:plc:abc', time_us: 1_767_225_600_000_000, kind: 'commit',
+    commit: { rev: 'r1', operation: 'delete', collection: 'app.bsky.feed.post', rkey: '3kxyz', ...commitPart }, ...top,
+  });
+  it.each([
+    ['a post deleted: the id it was stored under', commit({}), 'bluesky_did:plc:abc_3kxyz'],
+    ['a did:web author', commit({}, { did: 'did:web:example.com' }), 'bluesky_did:web:example.com_3kxyz'],
+    ['a post created: not a deletion', commit({ operation: 'create', record: { text: 'x' } }), null],
+    ['a post updated: not a deletion', commit({ operation: 'update', record: { text: 'x' } }), null],
+    ['a like deleted: not a post', commit({ collection: 'app.bsky.feed.like' }), null],
+    ['a repost deleted: not a post', commit({ collection: 'app.bsky.feed.repost' }), null],
+    ['an identity event', { did: 'did:plc:abc', kind: 'identity', identity: { did: 'did:plc:abc' } }, null],
+    ['no rkey', commit({ rkey: undefined }), null],
+    ['an rkey with a slash', commit({ rkey: '../x' }), null],
+    ['no did', commit({}, { did: undefined }), null],
+  ])('%s', (_name, event, id) => expect(jetstreamDeletedId(event)).toBe(id));
+
+  it('names exactly the id jetstreamItem gave the created post', () => {
+    const created = commit({ operation: 'create', cid: 'bafyx', record: { text: 'hi', createdAt: '2026-01-01T00:00:00.000Z' } });
+    expect(jetstreamDeletedId(commit({}))).toBe(jetstreamItem(created, undefined)!.id);
   });
 });

@@ -189,6 +189,23 @@ export function jetstreamItem(event: Json, author: BlueskyAuthor | undefined): C
 }
 
 /**
+ * The Sluice item id of the post a Jetstream commit event deletes (`{did, kind: 'commit', commit:
+ * {operation: 'delete', collection: 'app.bsky.feed.post', rkey}}`: a delete carries no record):
+ * `bluesky_<did>_<rkey>`, the id `blueskyItem` gave the post when it was collected, by search,
+ * author feed or stream alike. Null for anything else. Bluesky's Developer Guidelines ask that
+ * deletions be honoured (docs/services.md#bluesky-jetstream, "Deletions and edits").
+ */
+export function jetstreamDeletedId(event: Json): string | null {
+  const commit = obj(event.commit);
+  const did = str(event.did);
+  const rkey = str(commit.rkey);
+  if (event.kind !== 'commit' || commit.operation !== 'delete' || commit.collection !== 'app.bsky.feed.post') return null;
+  // As `blueskyItem` reads an at:// URI: neither part may be empty or hold a `/`.
+  if (!did || !rkey || did.includes('/') || rkey.includes('/')) return null;
+  return `bluesky_${did}_${rkey}`;
+}
+
+/**
  * The handles and display names of `dids` (at most 25 a call: `app.bsky.actor.getProfiles` on
  * `BLUESKY_API_URL`, public, no auth); DIDs the AppView does not know are left out. Throws
  * `SourceError` as `getJson` does.

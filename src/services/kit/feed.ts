@@ -40,6 +40,25 @@ interface Entry {
   media: Array<{ url: string | null; kind: Kind; width?: number; height?: number; duration?: number }>;
   location?: ContentItem['location'];
   language: string | null;
+  /** Atom `updated` (RFC 4287 §4.2.15), to weigh the entry against a tombstone of it in the same feed. */
+  updated?: Date | null;
+}
+
+/** The namespace of Atom tombstones (RFC 6721 §3, `at:deleted-entry`). */
+export const TOMBSTONES_NS = 'http://purl.org/atompub/tombstones/1.0';
+
+/** An `at:deleted-entry` of a feed (RFC 6721 §3): the `atom:id` (or RSS guid) of the deleted entry, and when. */
+export interface Tombstone {
+  ref: string;
+  when: Date | null;
+}
+
+/**
+ * The item id of a feed entry whose identifying text is `key` (its guid or Atom id, else its link,
+ * else …: `toItem`): `rss_` + the first 32 hex digits of SHA-256(key) (docs/api.md#item-ids).
+ */
+export function feedItemId(key: string): string {
+  return `rss_${hash('sha256', key, 'hex').slice(0, 32)}`;
 }
 
 const MONTHS = ['jan ene gen', 'feb fev fév', 'mar mär mrz', 'apr abr avr', 'may mai mag', 'jun juin giu',
@@ -335,8 +354,22 @@ function entryText(item: XmlFeed['items'][number], atom: boolean): { text: strin
   return { text: media.getAttribute('type') === 'html' ? value : linkify(value.replace(/[ \t]*\n[ \t]*/g, '\n')), from: media };
 }
 
+/**
+ * The tombstones of a feed read by `readXmlFeed`: its `at:deleted-entry` children (RFC 6721 §3;
+ * of the channel in RSS) in the namespace TOMBSTONES_NS, with their `ref` trimmed (required: one
+ * without is skipped) and their `when` read as `parseDate` reads dates (null when unreadable).
+ */
+export function tombstonesOf(feed: XmlFeed): Tombstone[] {
+  return named(feed.element, 'deleted-entry')
+    .filter((e) => e.namespaceUri === TOMBSTONES_NS)
+    .flatMap((e): Tombstone[] => {
+      const ref = e.getAttribute('ref')?.trim();
+      return ref ? [{ ref, when: parseDate(e.getAttribute('when')) }] : [];
+    });
+}
+
 /** RSS/Atom entries via @rowanmanning/feed-parser, plus the feed's own date (the entries' fallback). */
-function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null; links: FeedLinks; title: string | null } {
+function xmlEntries(text: string): { entries: Entry[]; tombstones: Tombstone[]; feedDate: Date | null; links: FeedLinks; title: string | null } {
   const feed = readXmlFeed(text);
   // Each item's url, authors and categories getters read the feed's again, and each of those
   // scans every child of the channel (the items too): read once, kept on the feed object.
@@ -363,14 +396,16 @@ function xmlEntries(text: string): { entries: Entry[]; feedDate: Date | null; li
       media: xmlMedia(el),
       location: xmlLocation(el),
       language: feedLanguage,
+      updated: atom ? firstDate(el, ['updated']) : null,
     };
   });
+  const tombstones = tombstonesOf(feed);
   const feedDate = firstDate(feed.element, ['pubdate', 'published', 'date', 'lastbuilddate', 'updated', 'modified']);
   // WebSub discovery (W3C WebSub §4): `<link rel="hub">` and `rel="self"`, Atom's own or atom:link in an RSS channel.
   const linksWith = (rel: string) => named(feed.element, 'link')
     .filter((e) => e.getAttribute('rel')?.trim().toLowerCase().split(/\s+/).includes(rel))
     .map((e) => e.getAttributeAsUrl('href')).filter((u): u is string => !!u);
-  return { entries, feedDate, links: { hubs: linksWith('hub'), self: linksWith('self')[0] ?? null }, title: titleText(feed.element, atom) };
+  return { entries, tombstones, feedDate, links: { hubs: linksWith('hub'), self: linksWith('self')[0] ?? null }, title: titleText(feed.element, atom) };
 }
 
 /** JSON Feed 1.0/1.1 items (`author` of 1.0, `authors` and `language` of 1.1). */
@@ -510,6 +545,11 @@ export interface FeedLinks {
 /** What a feed gave: its items, what had to be dropped or made up (docs/api.md#input-status), its WebSub links. */
 export interface FeedResult {
   items: ContentItem[];
+  /**
+   * The item ids (`feedItemId` of each `ref`) of the entries the feed says were deleted (Atom
+   * tombstones, RFC 6721 §3), each once, at most `maxEntries`; none in JSON Feed.
+   */
+  deleted: string[];
   warnings: PollWarning[];
   links: FeedLinks;
   /** The feed's own title (RSS `channel/title`, Atom `feed/title`, JSON Feed `title`) as plain text, at most `MAX_FEED_TITLE` characters; null when it has none. */
@@ -534,6 +574,10 @@ export const MAX_FEED_TITLE = 200;
  *   is video, else `link` when there is a link, else `status`.
  * - `maxEntries`: at most this many entries are read, the newest by their own date (undated ones
  *   last), in document order (`feed-entries.ts`; an XML document is cut down before it is parsed).
+ * - Deletions: the `ref` of each Atom tombstone (`at:deleted-entry`, RFC 6721 §3) of the feed (of
+ *   the channel in RSS) as an item id (`deleted`). An entry with a tombstone in the same document
+ *   is left out unless its Atom `updated` is later than the tombstone's `when`. An entry that is
+ *   simply no longer in the feed is not a deletion (docs/services.md#rss).
  * - Warnings: entries left out past `maxEntries` are counted (`dropped`); so are entries with none
  *   of those (or an id seen before in the document); entries without a readable date of their own
  *   are counted (`undated`).
@@ -550,11 +594,12 @@ export function parseFeed(
   let links: FeedLinks;
   let title: string | null;
   let total: number;
+  let tombstones: Tombstone[] = [];
   try {
     if (text.startsWith('{')) ({ entries, links, title } = jsonEntries(text));
     else {
       const cut = cutXmlEntries(text, maxEntries, parseDate);
-      ({ entries, feedDate, links, title } = xmlEntries(cut.text));
+      ({ entries, tombstones, feedDate, links, title } = xmlEntries(cut.text));
       // The entries cut out, and those the tree parser read (an entry the cut did not count as one is capped below).
       total = cut.total - cut.kept + entries.length;
     }
@@ -564,6 +609,13 @@ export function parseFeed(
   }
   total ??= entries.length;
   entries = newestEntries(entries.map((e) => e.date?.getTime() ?? null), maxEntries).map((i) => entries[i]!);
+  // Each deleted entry once (the latest `when` of its tombstones; unreadable: no entry outweighs it), at most `maxEntries`.
+  const deletedAt = new Map<string, number>();
+  for (const { ref, when } of tombstones) {
+    const id = feedItemId(ref);
+    if (!deletedAt.has(id) && deletedAt.size >= maxEntries) continue;
+    deletedAt.set(id, Math.max(deletedAt.get(id) ?? -Infinity, when?.getTime() ?? Infinity));
+  }
   const seen = new Set<string>();
   let anonymous = 0;
   let repeated = 0;
@@ -574,6 +626,13 @@ export function parseFeed(
     else if (seen.has(item.id)) repeated++;
     if (!item || seen.has(item.id)) return [];
     seen.add(item.id);
+    // An entry and a tombstone of it in one feed (RFC 6721 §3): the entry stands only when
+    // updated after the deletion (published again); else it is left out, deleted.
+    const deletion = deletedAt.get(item.id);
+    if (deletion !== undefined) {
+      if ((entry.updated?.getTime() ?? -Infinity) <= deletion) return [];
+      deletedAt.delete(item.id);
+    }
     if (!entry.date) undated++;
     return [item];
   });
@@ -595,7 +654,7 @@ export function parseFeed(
     warnings.push({ code: 'undated', count: undated,
       message: `${undated} ${undated === 1 ? 'entry has' : 'entries have'} no readable date: dated ${feedDate ? "with the feed's date" : 'at the time of the poll'}` });
   }
-  return { items, warnings, links, title: plain(title)?.slice(0, MAX_FEED_TITLE) ?? null };
+  return { items, deleted: [...deletedAt.keys()], warnings, links, title: plain(title)?.slice(0, MAX_FEED_TITLE) ?? null };
 }
 
 /** One normalized item, or null when nothing identifies the entry (see `parseFeed`). */
@@ -620,7 +679,7 @@ function toItem(e: Entry, fallbackDate: Date, feedUrl: string): ContentItem | nu
   // Relative URLs in the HTML resolve as the item's link does: `xml:base`, else the channel's link, else the feed's URL.
   const base = httpUrl(e.base ?? e.page ?? feedUrl, feedUrl) ?? httpUrl(feedUrl);
   return {
-    id: `rss_${hash('sha256', key, 'hex').slice(0, 32)}`,
+    id: feedItemId(key),
     service: 'rss',
     type: media.some((m) => m.type === 'embed' && /^<(video|iframe)\b/.test(m.embed)) ? 'video' : link ? 'link' : 'status',
     ...(title && { title }),

@@ -131,6 +131,9 @@ const cases: FixtureCase[] = [
     fields: { type: 'video', title: 'A Vimeo film', date: '2025-06-12T08:00:00.000Z', url: 'https://vimeo.com/76979871' } },
   { file: 'issue34-xhtml-base.atom', count: 3, index: 0, language: undefined, author: null,
     fields: { type: 'link', title: 'A <b> tag as text', date: '2025-06-12T07:00:00.000Z', url: 'https://example.net/news/2025/prefixed.html' } },
+  // RFC 6721 tombstones (more in kit/feed-tombstones.test.ts): three entries, one left out as deleted beside its tombstone.
+  { file: 'rfc6721-tombstones.atom', count: 2, index: 0, language: undefined, author: 'John Doe',
+    fields: { type: 'link', title: 'Atom-Powered Robots Run Amok', text: 'Some text.', date: '2003-12-13T18:30:02.000Z', url: 'http://example.org/2003/12/13/atom03' } },
 ];
 
 describe('parseFeed: fixtures', () => {

@@ -14,7 +14,8 @@ import { retryAfterMs } from '../kit/http.ts';
  * state; 2xx gives the parsed items, the entries dropped or dated at the poll time (`warnings`)
  * and `{etag, lastModified}` from the response, with `websub: {hub, topic}` when the feed names a
  * WebSub hub (HTTP `Link` header or the document's links, `../kit/websub-hub.ts`; the subscriber
- * subscribes to it, docs/services.md#websub), and the feed's own `title` when it has one. Throws
+ * subscribes to it, docs/services.md#websub), the feed's own `title` when it has one, and the
+ * item ids of its Atom tombstones (`deleted`, RFC 6721; `refresh.ts` removes them). Throws
  * SourceError `HTTP <status>` otherwise (with `retryAfterMs` on 429 and 503), or from readFeed.
  */
 export const rss: Connector = {
@@ -32,12 +33,12 @@ export const rss: Connector = {
     }
     if (res.status < 200 || res.status > 299) throw new SourceError(`HTTP ${res.status}`);
     const url = res.url || input.input;
-    const { items, warnings, links, title } = await readFeed(res.body, res.headers['content-type'], url, new Date(ctx.now));
+    const { items, deleted, warnings, links, title } = await readFeed(res.body, res.headers['content-type'], url, new Date(ctx.now));
     const next: Record<string, unknown> = {};
     if (res.headers.etag) next.etag = res.headers.etag;
     if (res.headers['last-modified']) next.lastModified = res.headers['last-modified'];
     const websub = discoverTarget(linkHeaderLinks(res.headers.link, url), links, url);
     if (websub) next.websub = websub;
-    return { items, state: next, warnings, ...(title ? { title } : {}) };
+    return { items, state: next, warnings, ...(title ? { title } : {}), ...(deleted.length ? { deleted } : {}) };
   },
 };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useFakeApi, type FakeResponse, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { isoDuration, untilQuotaReset, youtube } from './connector.ts';
+import { isoDuration, pushedVideos, untilQuotaReset, youtube } from './connector.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const api = useFakeApi();
@@ -164,5 +164,22 @@ describe('youtube kudos lookup (docs/services.md#kudos-refresh)', () => {
     expect((await lookup.lookup(input('keyword', 'x'), ['youtube_', 'vimeo_42'], ctx())).kudos.size).toBe(0);
     expect(api.requests).toEqual([]);
     await expect(lookup.lookup(input('keyword', 'x'), ['youtube_ULBuIB9lHkc'], ctx({}))).rejects.toMatchObject({ permanent: true });
+  });
+});
+
+describe('youtube: WebSub notifications (pushedVideos)', () => {
+  // As YouTube's hub sends them (developers.google.com/youtube/v3/guides/push_notifications): a
+  // new or updated video as an entry, a deleted one as an Atom tombstone (RFC 6721).
+  const notification = (body: string) => new TextEncoder().encode(`<?xml version='1.0' encoding='UTF-8'?><feed xmlns:at="http://purl.org/atompub/tombstones/1.0" xmlns="http://www.w3.org/2005/Atom" xmlns:yt="http://www.youtube.com/xml/schemas/2015"><link rel="hub" href="https://pubsubhubbub.appspot.com"/><title>YouTube video feed</title><updated>2026-11-23T10:00:00Z</updated>${body}</feed>`);
+  const tombstone = (ref: string) => `<at:deleted-entry ref="${ref}" when="2026-11-23T10:00:00+00:00"><link href="https://www.youtube.com/watch?v=x"/><at:by><name>Channel</name><uri>https://www.youtube.com/channel/UCx</uri></at:by></at:deleted-entry>`;
+  it.each([
+    ['a deleted video: its item id', tombstone('yt:video:VIDEO000001'), [], ['youtube_VIDEO000001']],
+    ['twice: once', tombstone('yt:video:VIDEO000001') + tombstone('yt:video:VIDEO000001'), [], ['youtube_VIDEO000001']],
+    ['a ref that is not a video: nothing', tombstone('yt:channel:UCx') + tombstone('VIDEO000001') + tombstone('yt:video:../x'), [], []],
+    ['a new video: an item, nothing deleted', '<entry><id>yt:video:VIDEO000002</id><yt:videoId>VIDEO000002</yt:videoId><title>New</title><published>2026-11-23T09:59:00+00:00</published></entry>', ['youtube_VIDEO000002'], []],
+  ])('%s', (_name, body, items, deleted) => {
+    const read = pushedVideos(notification(body), Date.parse('2026-11-23T10:00:00Z'));
+    expect(read.items.map((i) => i.id)).toEqual(items);
+    expect(read.deleted).toEqual(deleted);
   });
 });

@@ -16,7 +16,7 @@
  */
 import { askedIds, askedKudos, SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
-import { readXmlFeed } from '../kit/feed.ts';
+import { readXmlFeed, tombstonesOf } from '../kit/feed.ts';
 import { getJson, type JsonResponse, rateLimitResetMs } from '../kit/http.ts';
 import { arr, embed, httpUrl, isoDate, type Json, kudos, language, linkify, num, obj, objs, str, unescapeHtml } from '../kit/normalize.ts';
 
@@ -110,7 +110,23 @@ export function videoToItem(v: Json, handle: string | null = null): ContentItem 
 
 /** The keyless Atom feed's entries, with yt:videoId, media:group and media:community read. @throws SourceError for a truncated or unreadable document (`readXmlFeed`). */
 export function feedToItems(body: Uint8Array, now: number): ContentItem[] {
+  return feedVideos(readXmlFeed(Buffer.from(body).toString('utf8')), now);
+}
+
+/**
+ * A WebSub notification of YouTube's hub: its entries as `feedToItems` reads them, and the item
+ * ids (`youtube_<video id>`) of the videos it says were deleted: YouTube notifies a deletion with
+ * an Atom tombstone, `<at:deleted-entry ref="yt:video:<video id>">` (RFC 6721;
+ * developers.google.com/youtube/v3/guides/push_notifications). Tombstones of other refs are
+ * skipped. @throws SourceError as `feedToItems`.
+ */
+export function pushedVideos(body: Uint8Array, now: number): { items: ContentItem[]; deleted: string[] } {
   const feed = readXmlFeed(Buffer.from(body).toString('utf8'));
+  const deleted = tombstonesOf(feed).map((t) => /^yt:video:([\w-]+)$/.exec(t.ref)?.[1]).filter((id) => id !== undefined).map((id) => `youtube_${id}`);
+  return { items: feedVideos(feed, now), deleted: [...new Set(deleted)] };
+}
+
+function feedVideos(feed: ReturnType<typeof readXmlFeed>, now: number): ContentItem[] {
   return feed.items.flatMap((entry): ContentItem[] => {
     const el = entry.element;
     const id = el.findElementWithName('videoid')?.textContent.trim();

@@ -8,7 +8,7 @@
 import { pacificDay } from '../../lib/quota-windows.ts';
 import { youtubeChannelId, youtubeTopic } from '../kit/websub-hub.ts';
 import { handleForm, type ServiceModule } from '../module.ts';
-import { feedToItems, youtube as connector } from './connector.ts';
+import { pushedVideos, youtube as connector } from './connector.ts';
 import { youtubePollUnits, youtubeUnits } from './quota.ts';
 import { row } from './row.ts';
 
@@ -42,6 +42,8 @@ export const youtube = {
       const channel = youtubeChannelId(input.input, state);
       return channel ? { hub: settings.youtubeHub, topic: youtubeTopic(channel) } : undefined;
     },
-    itemsOf: async (body, _contentType, _topic, now) => feedToItems(body, now),
+    // A video's id names it wherever it was collected: a deletion reaches every input.
+    deletions: 'service',
+    itemsOf: async (body, _contentType, _topic, now) => pushedVideos(body, now),
   },
 } as const satisfies ServiceModule<'youtube'>;

@@ -17,6 +17,12 @@
  *   forgets that author's) stored per input through `ingestPushed`, then the batch's last
  *   `time_us` is saved as the stream's cursor (`saveStreamCursor`). So the cursor never passes a
  *   post not stored.
+ * - **Deletions and edits** (Bluesky's Developer Guidelines: honour deletions): a commit deleting
+ *   an `app.bsky.feed.post` removes the item of that post (`jetstreamDeletedId`) wherever it is
+ *   stored, whichever input collected it, stream or poll (`removeItems`, reason `deleted`); a
+ *   commit updating one applies the new text and media to every stored copy (`updateFromSource`).
+ *   Both happen after the batch's posts are stored and before its cursor is saved: a failure
+ *   resumes from the cursor, so no deletion is lost.
  * - **Resume**: a new connection asks for `cursor` = the saved one minus 5 s (the rewind Jetstream
  *   recommends); posts seen again are stored once (same item id per collection, `store/items/write.ts`).
  * - **Feed mode**: the inputs served are `stream` while this process holds an open connection,
@@ -35,10 +41,11 @@ import { FilterError } from '../../../filter/engine.ts';
 import { FilterBudgetError } from '../../../filter/pool.ts';
 import type { ContentItem } from '../../../item.ts';
 import { activeInputsOf, setFeedMode } from '../../../store/inputs.ts';
+import { removeItems, updateFromSource } from '../../../store/removals.ts';
 import { holdStream, releaseStream, saveStreamCursor } from '../../../store/streams.ts';
 import type { InputRow } from '../../../store/tables.ts';
 import type { CollectContext, FetchError } from '../../connector.ts';
-import { type BlueskyAuthor, blueskyDid, blueskyProfiles, jetstreamItem } from '../connector.ts';
+import { type BlueskyAuthor, blueskyDid, blueskyProfiles, jetstreamDeletedId, jetstreamItem } from '../connector.ts';
 import { obj, str, type Json } from '../../kit/normalize.ts';
 import type { StreamDeps } from '../../kit/stream/collector.ts';
 import { compileMatcher, type Matcher, type MatchInput, matchPostOf } from './jetstream-match.ts';
@@ -250,16 +257,28 @@ export function startJetstream(options: JetstreamOptions): JetstreamListener {
     }
   }
 
-  /** Stores the batch's matched posts per input; answers the batch's last `time_us`, or null. */
+  /**
+   * Stores the batch's matched posts per input, then applies its post updates to every stored
+   * copy (`updateFromSource`) and removes its deleted posts wherever stored (`removeItems`, reason
+   * `deleted`); answers the batch's last `time_us`, or null.
+   */
   async function ingestBatch(events: Json[]): Promise<string | null> {
     let last: number | null = null;
     const matched: { event: Json; ids: string[] }[] = [];
+    const updated: Json[] = [];
+    const deleted = new Set<string>();
     for (const event of events) {
       if (typeof event.time_us === 'number') last = Math.max(last ?? 0, event.time_us);
       // A changed handle: the next post of that author looks its profile up again.
       if (event.kind === 'identity' && typeof event.did === 'string') profiles.delete(event.did);
+      const gone = jetstreamDeletedId(event);
+      if (gone) {
+        deleted.add(gone);
+        continue;
+      }
       const post = matchPostOf(event);
       if (!post) continue;
+      if (obj(event.commit).operation === 'update') updated.push(event);
       const ids = matcher.match(post);
       if (ids.length) matched.push({ event, ids });
     }
@@ -293,6 +312,13 @@ export function startJetstream(options: JetstreamOptions): JetstreamListener {
         }
       }
     }
+    // An edit reaches every stored copy, matched now or not (a moderator's edit stays what shows).
+    for (const event of updated) {
+      const item = jetstreamItem(event, profiles.get(String(event.did)));
+      if (item) await updateFromSource(db, item);
+    }
+    // After the batch's posts are stored: a post created and deleted in one batch ends removed.
+    if (deleted.size) await removeItems(db, { service: 'bluesky', ids: [...deleted] }, { reason: 'deleted' });
     return last === null ? null : String(last);
   }
 
