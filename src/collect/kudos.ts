@@ -2,7 +2,7 @@
  * Kudos that keep counting (docs/services.md#kudos-refresh): in every collector process, a beat
  * (every `tickMs`, default 30 s) claims the items of ranked collections due for a fresh read of
  * their engagement (`store/kudos.ts`), looks them up in batches with their service's batch
- * lookup (`Connector.kudos`), with the credential and within the quota a poll of their input
+ * lookup (`Connector.lookup`), with the credential and within the quota a poll of their input
  * would use (`credentials.ts`, `quotas.ts`; a lookup of a public API, `anonymous`, also without
  * one), and writes what it read (`updateKudos`: kudos,
  * score, trending score; state untouched). On PostgreSQL the claim hands each item to one process.
@@ -19,7 +19,7 @@ import type { Db } from '../store/db.ts';
 import { findInput } from '../store/inputs.ts';
 import { claimKudosDue, type KudosDue, updateKudos } from '../store/kudos.ts';
 import { SourceError } from '../services/connector.ts';
-import { connectorFor, kudosServices } from '../services/index.ts';
+import { connectorFor, lookupServices } from '../services/index.ts';
 import { credentialResolver } from './credentials.ts';
 import { createFetcher, FetchError } from './fetch.ts';
 import { openQuotaGate, QuotaWait } from './quotas.ts';
@@ -38,14 +38,14 @@ export interface KudosRefresher {
 export function startKudosRefresh(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, tickMs = 30_000): KudosRefresher {
   const { db, config, log } = deps;
   const fetcher = createFetcher({ allowPrivate: config.allowPrivateFetch });
-  const services = kudosServices();
+  const services = lookupServices();
   /** Service and credential (or `environment`, or `anonymous` for a lookup sending none) → no lookup before this time (ms). */
   const heldUntil = new Map<string, number>();
 
   async function refreshBatch(due: KudosDue[], now: number): Promise<void> {
     const [first] = due;
     const input = await findInput(db, first!.inputId);
-    const lookup = connectorFor(first!.service)?.kudos;
+    const lookup = connectorFor(first!.service)?.lookup;
     if (!input || !lookup) return;
     /** The hold of this batch's service and credential; known once the credential is resolved. */
     let key: string | undefined;
@@ -65,7 +65,7 @@ export function startKudosRefresh(deps: { db: Db; config: Config; log?: FastifyB
         await gate?.settle();
       }
       if (result.nextAt) heldUntil.set(key, result.nextAt);
-      await updateKudos(db, first!.collectionId, result.kudos, Date.now());
+      await updateKudos(db, first!.collectionId, new Map([...result.items].map(([id, item]) => [id, item.kudos])), Date.now());
     } catch (error) {
       if (error instanceof QuotaWait) return void (key && heldUntil.set(key, error.until));
       if (error instanceof SourceError && error.retryAfterMs !== undefined && key) heldUntil.set(key, now + error.retryAfterMs);
@@ -85,7 +85,7 @@ export function startKudosRefresh(deps: { db: Db; config: Config; log?: FastifyB
       else groups.set(key, [item]);
     }
     for (const group of groups.values()) {
-      const size = connectorFor(group[0]!.service)!.kudos!.batch;
+      const size = connectorFor(group[0]!.service)!.lookup!.batch;
       for (let i = 0; i < group.length; i += size) await refreshBatch(group.slice(i, i + size), now);
     }
   }
