@@ -273,9 +273,10 @@ describe('kudos refresh: YouTube', () => {
     const lookup = lookups(api, '/videos').at(-1)!;
     expect(lookup.query.get('part')).toBe('snippet,contentDetails,statistics,recordingDetails'); // 1 unit whatever the parts: the lookup reads whole videos
     expect(lookup.query.get('id')).toBe(video.id);
-    // Only a counter moved (the score did not): readers that keep items serialized see it too.
+    // Only counters moved (the score did not, and never does for YouTube): readers that keep items serialized see it too.
     const refreshed = (await queue(ctx, tenant, ranked.slug)).get(id)!.kudos;
-    expect(refreshed).toMatchObject({ youtube_views: 12000, youtube_likes: 400, youtube_comments: 32, score: 432, updated: expect.any(String) });
+    // YouTube API Services Developer Policies III.E.4.h: statistics shown as read, never a score.
+    expect(refreshed).toMatchObject({ youtube_views: 12000, youtube_likes: 400, youtube_comments: 32, score: 0, updated: expect.any(String) });
     expect(await content()).toEqual(refreshed);
     // Read again and found as they were: the item is left as it is.
     const reads = lookups(api, '/videos').length;

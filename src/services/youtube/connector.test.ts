@@ -27,7 +27,7 @@ describe('youtube: keyless feed', () => {
         { type: 'embed', embed: '<iframe width="640" height="360" src="https://www.youtube.com/embed/ULBuIB9lHkc" frameborder="0" allowfullscreen></iframe>' },
         { type: 'image', url: 'https://i2.ytimg.com/vi/ULBuIB9lHkc/hqdefault.jpg', width: 480, height: 360 },
       ],
-      kudos: { score: 247, youtube_views: 4689, youtube_likes: 247 },
+      kudos: { score: 0, youtube_views: 4689, youtube_likes: 247 }, // no score from YouTube statistics (III.E.4.h)
     });
     expect(items[0]!.text).toContain('<a href="https://kotlinlang.org/docs/whatsnew21.html#multi-dollar-string-interpolation" rel="nofollow noopener">');
     expect(items[0]!.text).toContain('<a href="https://www.youtube.com/hashtag/kotlin" rel="nofollow noopener">#kotlin</a>');
@@ -82,7 +82,8 @@ describe('youtube: Data API', () => {
     });
     const video = fixtureJson('youtube', 'videos_list_statistics_contentDetails.json').items[0];
     const [likes, comments] = [Number(video.statistics.likeCount), Number(video.statistics.commentCount)];
-    expect(first.items[0]!.kudos).toEqual({ score: likes + comments, youtube_views: Number(video.statistics.viewCount), youtube_likes: likes, youtube_comments: comments });
+    // YouTube API Services Developer Policies III.E.4.h: the statistics are shown, never made into a score.
+    expect(first.items[0]!.kudos).toEqual({ score: 0, youtube_views: Number(video.statistics.viewCount), youtube_likes: likes, youtube_comments: comments });
     expect((first.items[0]!.media![0] as { duration: number }).duration).toBe(isoDuration(video.contentDetails.duration));
     expect(first.items[0]!.tags).toContain('Actions on Google');
     expect(first.state).toMatchObject({ for: 'UCK8sQmJBp8GCxrOtXWBpyEA', playlist: 'UUK8sQmJBp8GCxrOtXWBpyEA', handle: '@google', seen: playlistIds });
@@ -156,8 +157,8 @@ describe('youtube lookup (docs/services.md#re-verification)', () => {
     expect(api.requests[0]!.query.get('part')).toBe('snippet,contentDetails,statistics,recordingDetails'); // 1 unit whatever the parts
     expect(api.requests[0]!.query.get('id')).toBe('ULBuIB9lHkc,a-b_c');
     expect(Object.fromEntries(kudos)).toEqual({
-      youtube_ULBuIB9lHkc: { score: 5, youtube_views: 100, youtube_likes: 4, youtube_comments: 1 },
-      'youtube_a-b_c': { score: 5, youtube_views: 7, youtube_likes: 4, youtube_comments: 1 },
+      youtube_ULBuIB9lHkc: { score: 0, youtube_views: 100, youtube_likes: 4, youtube_comments: 1 },
+      'youtube_a-b_c': { score: 0, youtube_views: 7, youtube_likes: 4, youtube_comments: 1 },
     });
   });
 

@@ -64,11 +64,15 @@ function apiGet(ctx: CollectContext, path: string, params: Record<string, string
 const player = (id: string, duration?: number): Media[] =>
   embed('iframe', `https://www.youtube.com/embed/${encodeURIComponent(id)}`, { url: `https://www.youtube.com/watch?v=${id}`, duration });
 
-/** A `videos.list` resource's statistics as kudos (docs/services.md#youtube). */
+/**
+ * A `videos.list` resource's statistics as kudos (docs/services.md#youtube): the counters as
+ * YouTube gives them, and a `score` of 0. YouTube API Services Developer Policies III.E.4.h forbids
+ * metrics derived from its statistics, so they never make the score the trending order ranks by
+ * (src/lib/ranking.ts): a YouTube item ranks by its date alone.
+ */
 function videoKudos(v: Json): ContentItem['kudos'] {
   const stats = obj(v.statistics);
-  const [views, likes, comments] = [num(stats.viewCount), num(stats.likeCount), num(stats.commentCount)];
-  return kudos('youtube', { likes, comments }, { views, likes, comments });
+  return kudos('youtube', {}, { views: num(stats.viewCount), likes: num(stats.likeCount), comments: num(stats.commentCount) });
 }
 
 /**
@@ -138,7 +142,7 @@ export function feedToItems(body: Uint8Array, now: number): ContentItem[] {
       date: isoDate(el.findElementWithName('published')?.textContent) ?? new Date(now).toISOString(),
       author: { name: author?.name ?? null, username: null, userid: channelId, url: httpUrl(author?.url) },
       media,
-      kudos: kudos('youtube', { likes }, { views, likes }),
+      kudos: kudos('youtube', {}, { views, likes }), // no score: YouTube API Services Developer Policies III.E.4.h (`videoKudos`)
     }];
   });
 }
