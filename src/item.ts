@@ -30,7 +30,11 @@ export interface ContentItem {
   location?: { latitude: number; longitude: number; name?: string };
   /** ISO 639-1. */
   language?: string;
-  state?: 'published' | 'unpublished';
+  /** `removed`: removed at the source (docs/api.md#removed-at-the-source), only in the queue. */
+  state?: 'published' | 'unpublished' | 'removed';
+  /** Queue items removed at the source only: when (ISO 8601) and why (docs/api.md#removed-at-the-source). */
+  removedAt?: string;
+  removedReason?: 'deleted' | 'protected' | 'withheld' | 'gone';
   /** Related items (comments); `inShape` makes it an array, empty when there are none. */
   children?: ContentItem[];
   /**
@@ -155,7 +159,7 @@ export function inShape(item: ContentItem | Loose, fallbackUrl = '', depth = 0):
       location: { latitude: location.latitude as number, longitude: location.longitude as number, ...(typeof location.name === 'string' && { name: location.name }) },
     }),
     ...(typeof it.language === 'string' && { language: it.language }),
-    ...((it.state === 'published' || it.state === 'unpublished') && { state: it.state }),
+    ...((it.state === 'published' || it.state === 'unpublished' || it.state === 'removed') && { state: it.state }),
     ...(duplicates.length > 0 && { duplicates }),
     children,
   };

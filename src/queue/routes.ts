@@ -107,6 +107,8 @@ export function queueRoutes(
       const one = target.ids[0]!;
       const outcome = await changeItem(db, collection.id, one, body, moderation);
       if ('missing' in outcome) throw notFoundError(`Unknown content item ${one}.`, 'id', one);
+      // Removed at the source (docs/api.md#removed-at-the-source): no moderation brings it back.
+      if ('removed' in outcome) throw conflictError(`Content item ${one} was removed at the source: it cannot be moderated. Nothing was changed.`, 'state', 'removed');
       if ('pinsFull' in outcome) throw conflictError(`The collection has ${MAX_PINNED} pinned items already: unpin one first. Nothing was changed.`, 'pinned', true);
       if ('mediaCount' in outcome) {
         const message = `edit.media names more media than the item has (${outcome.mediaCount}). Nothing was changed.`;
@@ -120,6 +122,7 @@ export function queueRoutes(
     const state = body.state!;
     const outcome = await setItemsState(db, collection.id, target.ids, state, moderation);
     if ('missing' in outcome) throw notFoundError(`Unknown content items: ${outcome.missing.join(', ')}. Nothing was moderated.`, 'ids', outcome.missing.join(','));
+    if ('removed' in outcome) throw conflictError(`Content items removed at the source cannot be moderated: ${outcome.removed.join(', ')}. Nothing was moderated.`, 'state', 'removed');
     reads.forget(contract.slug, q);
     void reply.header(AUDIT_ID_HEADER, outcome.auditId);
     const rows = new Map((await findItems(db, collection.id, target.ids)).map((row) => [row.id, row]));

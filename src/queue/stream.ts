@@ -10,6 +10,8 @@
  *
  *   event: item          data: the content item (docs/api.md#content-item), newly published
  *   event: unpublished   data: {"id": "<item id>"}, moderated to unpublished
+ *   event: remove        data: {"id": "<item id>"}, a published item removed at the source
+ *                        (docs/api.md#removed-at-the-source): drop it
  *   event: reload        more changes at once than one read sends: re-read the content
  *   event: display       data: {"state": "live" | "paused" | "blank"}, only to subscribers that
  *                        asked (`display`, the display page): on subscribing, then whenever the
@@ -25,6 +27,7 @@
  * arrivals are news to a moderator) or was moderated since the stream opened:
  *
  *   event: item          data: the content item with its state
+ *   event: remove        data: {"id": "<item id>"}, removed at the source (any state before)
  *
  * Arrivals are read by `createdAt` (index items_arrivals), moderations by `seq`. It does not
  * resume from `Last-Event-ID` (a client re-reads the queue after reconnecting) and may send an
@@ -42,7 +45,7 @@ import { countStream } from '../lib/metrics.ts';
 import type { Db } from '../store/db.ts';
 import type { DisplayState } from '../lib/publication-settings.ts';
 import { streamMarks } from '../store/collections.ts';
-import { arrivedItems, changedItems, collectionVersion, latestArrival, rowToItem, rowToModeratorItem } from '../store/items.ts';
+import { arrivedItems, changedItems, collectionVersion, latestArrival, removalOf, rowToItem, rowToModeratorItem } from '../store/items.ts';
 import type { ItemRow } from '../store/tables.ts';
 import { accessKey, type ContractAccess, liveAccess } from '../store/tokens.ts';
 
@@ -68,9 +71,17 @@ export interface StreamHub {
 /** Most items sent for one read of changes; more → `reload`. */
 const CHANGES_PER_READ = 500;
 
+/** The `remove` event of item `id` (`version`: the event's id). */
+const removeEvent = (version: number, id: string) => `id: ${version}\nevent: remove\ndata: ${JSON.stringify({ id })}\n\n`;
+
 function events(rows: ItemRow[]): string {
   let out = '';
   for (const row of rows) {
+    if (row.state === 'removed') {
+      // Only what the public saw: an unpublished item's id stays private.
+      if (removalOf(row.removed)?.state === 'published') out += removeEvent(row.seq, row.id);
+      continue;
+    }
     out +=
       row.state === 'published'
         ? `id: ${row.seq}\nevent: item\ndata: ${JSON.stringify(rowToItem(row))}\n\n`
@@ -86,7 +97,7 @@ const displayEvent = (state: DisplayState) => `event: display\ndata: ${JSON.stri
 /** The moderators' events: every row as an `item` with its state. */
 function moderatorEvents(rows: ItemRow[], version: number): string {
   let out = '';
-  for (const row of rows) out += `id: ${version}\nevent: item\ndata: ${JSON.stringify(rowToModeratorItem(row))}\n\n`;
+  for (const row of rows) out += row.state === 'removed' ? removeEvent(version, row.id) : `id: ${version}\nevent: item\ndata: ${JSON.stringify(rowToModeratorItem(row))}\n\n`;
   if (rows.length >= CHANGES_PER_READ) out += `event: reload\ndata: {}\n\n`;
   return out;
 }

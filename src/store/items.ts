@@ -23,7 +23,10 @@ import { type ItemEdit, type ItemModeration, moderationText, parseModeration, ty
 import { emitEvents, itemSubject } from './outbox.ts';
 import type { Database, ItemRow } from './tables.ts';
 
+/** The states a moderator sets (docs/api.md#item-state). */
 export type ItemState = 'published' | 'unpublished';
+/** The states a stored item may be in: a moderator's, or `removed` at the source (store/removals.ts, docs/api.md#removed-at-the-source), which no moderation changes. */
+export type StoredState = ItemState | 'removed';
 
 /** Rows per INSERT statement (well under the bound-parameter limits of SQLite and PostgreSQL). */
 const BATCH = 200;
@@ -53,11 +56,17 @@ export async function storedItemIds(db: Db | Transaction<Database>, collectionId
   return known;
 }
 
-/** The ids among `ids` of the collection's items (cards; not the duplicates merged into them). */
-async function cardIds(db: Db | Transaction<Database>, collectionId: string, ids: string[]): Promise<Set<string>> {
+/**
+ * The ids among `ids` of the collection's items (cards; not the duplicates merged into them).
+ * With `live`, only cards that can take duplicates: not those removed at the source
+ * (store/removals.ts), whose de-duplication keys a removal may not all find again.
+ */
+async function cardIds(db: Db | Transaction<Database>, collectionId: string, ids: string[], live = false): Promise<Set<string>> {
   const known = new Set<string>();
   for (let i = 0; i < ids.length; i += BATCH) {
-    const rows = await db.selectFrom('items').select('id').where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
+    let query = db.selectFrom('items').select('id').where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH));
+    if (live) query = query.where('state', '!=', 'removed');
+    const rows = await query.execute();
     for (const row of rows) known.add(row.id);
   }
   return known;
@@ -266,7 +275,7 @@ async function urlOwners(trx: Transaction<Database>, collectionId: string, hashe
   for (let i = 0; i < hashes.length; i += BATCH) {
     rows.push(...(await trx.selectFrom('itemUrls').select(['urlHash', 'itemId']).where('collectionId', '=', collectionId).where('urlHash', 'in', hashes.slice(i, i + BATCH)).execute()));
   }
-  const live = await cardIds(trx, collectionId, [...new Set(rows.map((row) => row.itemId))]);
+  const live = await cardIds(trx, collectionId, [...new Set(rows.map((row) => row.itemId))], true);
   const stale = rows.filter((row) => !live.has(row.itemId)).map((row) => row.urlHash);
   for (let i = 0; i < stale.length; i += BATCH) await trx.deleteFrom('itemUrls').where('collectionId', '=', collectionId).where('urlHash', 'in', stale.slice(i, i + BATCH)).execute();
   return new Map(rows.filter((row) => live.has(row.itemId)).map((row) => [row.urlHash, row.itemId]));
@@ -387,7 +396,7 @@ async function nearCandidates(trx: Transaction<Database>, collectionId: string, 
   }
   // Rows of cards that are gone (see `deleteCardKeys`) are skipped.
   const candidates = [...found.values()];
-  const live = await cardIds(trx, collectionId, [...new Set(candidates.map((c) => c.itemId))]);
+  const live = await cardIds(trx, collectionId, [...new Set(candidates.map((c) => c.itemId))], true);
   return candidates.filter((c) => live.has(c.itemId));
 }
 
@@ -437,17 +446,27 @@ async function updateCard(trx: Transaction<Database>, collectionId: string, card
 /**
  * An item's later version (same id) updates its card: title, text and media are replaced when
  * any of them changed at the source (a feed entry's edited title), and the collection version
- * is bumped so caches and streams see it. The rest — state, kudos, duplicates — stays. The
+ * is bumped so caches and streams see it. The rest — state, kudos, duplicates — stays; a card
+ * removed at the source (state `removed`, store/removals.ts) is left as it is. A moderator's edit
+ * (`moderation.edit`) is laid over the stored document when served, so it stays what the item
+ * shows and the update changes its `original` only (docs/api.md#edit-an-item). Returns the ids
+ * of the cards updated. The
  * edit is not judged again: the filter judged the item when it arrived. In mode `url+text` the
  * edited card is also indexed by the fingerprint of its new text, beside the old one: a later
  * near duplicate of either version meets it (docs/api.md#duplicates).
  */
-async function applyEdits(trx: Transaction<Database>, collectionId: string, seen: ContentItem[], version: () => Promise<number>): Promise<void> {
+export async function applyEdits(trx: Transaction<Database>, collectionId: string, seen: ContentItem[], version: () => Promise<number>): Promise<string[]> {
   const latest = new Map(seen.map((item) => [item.id, item]));
   const ids = [...latest.keys()];
   const edited: { card: ContentItem; dateMs: number }[] = [];
   for (let i = 0; i < ids.length; i += BATCH) {
-    const rows = await trx.selectFrom('items').select(['id', 'body', 'dateMs']).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH)).execute();
+    const rows = await trx
+      .selectFrom('items')
+      .select(['id', 'body', 'dateMs'])
+      .where('collectionId', '=', collectionId)
+      .where('id', 'in', ids.slice(i, i + BATCH))
+      .where('state', '!=', 'removed')
+      .execute();
     for (const row of rows) {
       const stored = inShape(itemBody(row.body));
       const now = latest.get(row.id)!;
@@ -465,6 +484,7 @@ async function applyEdits(trx: Transaction<Database>, collectionId: string, seen
   if (edited.length && (await dedupeMode(trx, collectionId)) === 'url+text') {
     await insertPrints(trx, collectionId, edited.flatMap(({ card, dateMs }) => printRows(textKeys(card)).map(({ key, rest }) => ({ key, itemId: card.id, dateMs, rest }))));
   }
+  return edited.map(({ card }) => card.id);
 }
 
 /**
@@ -538,8 +558,8 @@ export interface Circle {
 /** What a read selects: one collection, a time window in ms (after `sinceMs`, until `untilMs` inclusive). */
 export interface ItemQuery {
   collectionId: string;
-  /** Only items in this state (content and count read `published`); all when omitted. */
-  state?: ItemState;
+  /** Only items in this state (content and count read `published`; the queue may ask `removed`); all when omitted. */
+  state?: StoredState;
   /** true: only items held for review; false: only the others; all when omitted (docs/filters.md#hold-for-review). */
   held?: boolean;
   sinceMs: number;
@@ -586,8 +606,8 @@ export function whereSql(p: ReadSql, query: ItemQuery, dateTerms: 'indexed' | 'f
   // `+date_ms` (SQLite): the date range filters the walk instead of choosing the index.
   const date = dateTerms === 'filtered' ? '+date_ms' : 'date_ms';
   const terms = [`collection_id = ${p.bind(query.collectionId)}`, `${date} > ${p.bind(query.sinceMs)}`, `${date} <= ${p.bind(query.untilMs)}`];
-  // An enum of two values, written as a literal: the planner then knows which index prefix it fixes.
-  if (query.state) terms.push(`state = '${query.state === 'published' ? 'published' : 'unpublished'}'`);
+  // An enum of three values, written as a literal: the planner then knows which index prefix it fixes.
+  if (query.state) terms.push(`state = '${query.state === 'published' ? 'published' : query.state === 'removed' ? 'removed' : 'unpublished'}'`);
   // Held for review or not (the queue's `held`): tested on the row, not an index.
   if (query.held !== undefined) terms.push(query.held ? 'held is not null' : 'held is null');
   if (query.services?.length) terms.push(`service in ${p.list(query.services)}`);
@@ -661,7 +681,7 @@ function pageSql<R>(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'docume
 }
 
 /** The columns of a documents read (`ItemDocument`). */
-const DOCUMENT_COLUMNS = 'items.body, items.state, items.pin_position, items.moderation, items.held';
+const DOCUMENT_COLUMNS = 'items.body, items.state, items.pin_position, items.moderation, items.held, items.removed';
 
 /**
  * The collection's pinned items that `query` selects, first pin first (at most `MAX_PINNED`):
@@ -723,7 +743,7 @@ function countSql(db: Db, query: ItemQuery): CompiledQuery<{ n: number | string 
  * other fifteen columns are left in the table: creating them cost a page of 20 items about 40 µs
  * of the 90 its read took on SQLite (bench:content).
  */
-export type ItemDocument = Pick<ItemRow, 'body' | 'state'> & Partial<Pick<ItemRow, 'pinPosition' | 'moderation' | 'held'>>;
+export type ItemDocument = Pick<ItemRow, 'body' | 'state'> & Partial<Pick<ItemRow, 'pinPosition' | 'moderation' | 'held' | 'removed'>>;
 
 /**
  * One page of items, the pinned first (`pinnedFirst`), the others sorted by time (item date), kudos
@@ -789,8 +809,9 @@ export interface ModerationAudit {
  * the collection's version once and stamping them with it; publishing clears an item's `held`. With `onlyFrom`, only items now in
  * that state change. With `all`, nothing changes unless every id is found (`missing` lists the
  * others). Each item whose state changed gets its `item.published` or `item.unpublished` event
- * in the outbox (docs/api.md#webhook-events). Returns each changed item's state before, and the
- * ids not found.
+ * in the outbox (docs/api.md#webhook-events). An item removed at the source (state `removed`,
+ * docs/api.md#removed-at-the-source) never changes: it is listed in `removed`, and with `all`
+ * nothing changes. Returns each changed item's state before, the ids not found and the removed.
  */
 export async function changeStates(
   trx: Transaction<Database>,
@@ -799,15 +820,20 @@ export async function changeStates(
   ids: string[],
   state: ItemState,
   options: { onlyFrom?: ItemState; all?: boolean } = {},
-): Promise<{ before: Map<string, ItemState>; missing: string[] }> {
+): Promise<{ before: Map<string, ItemState>; missing: string[]; removed: string[] }> {
   const before = new Map<string, ItemState>();
+  const removed: string[] = [];
   for (let i = 0; i < ids.length; i += BATCH) {
     let query = trx.selectFrom('items').select(['id', 'state']).where('collectionId', '=', collectionId).where('id', 'in', ids.slice(i, i + BATCH));
     if (options.onlyFrom) query = query.where('state', '=', options.onlyFrom);
-    for (const row of await query.execute()) before.set(row.id, row.state as ItemState);
+    for (const row of await query.execute()) {
+      if (row.state === 'removed') removed.push(row.id);
+      else before.set(row.id, row.state as ItemState);
+    }
   }
-  const missing = options.onlyFrom ? [] : ids.filter((id) => !before.has(id));
-  if ((options.all && missing.length) || before.size === 0) return { before: options.all && missing.length ? new Map() : before, missing };
+  const missing = options.onlyFrom ? [] : ids.filter((id) => !before.has(id) && !removed.includes(id));
+  if (options.all && (missing.length || removed.length)) return { before: new Map(), missing, removed };
+  if (before.size === 0) return { before, missing, removed };
   const seq = await bumpVersion(trx, collectionId);
   const found = [...before.keys()];
   for (let i = 0; i < found.length; i += BATCH) {
@@ -815,7 +841,7 @@ export async function changeStates(
     await trx.updateTable('items').set({ state, seq, ...(state === 'published' ? { held: null } : {}) }).where('collectionId', '=', collectionId).where('id', 'in', found.slice(i, i + BATCH)).execute();
   }
   await emitEvents(trx, contractId, moderationEvents(contractId, collectionId, found.filter((id) => before.get(id) !== state), state));
-  return { before, missing };
+  return { before, missing, removed };
 }
 
 /**
@@ -824,12 +850,14 @@ export async function changeStates(
  * same transaction as one audit entry listing every item (docs/api.md#audit-trail), with an
  * `item.published` or `item.unpublished` event per item whose state changed. Returns the audit
  * entry's id (the `Audit-Id` of the answer, docs/api.md#moderation), or the ids the collection
- * does not hold, in which case nothing changed.
+ * does not hold, or those removed at the source (docs/api.md#removed-at-the-source), in which
+ * case nothing changed.
  */
-export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState, moderation: ModerationAudit): Promise<{ auditId: string } | { missing: string[] }> {
+export async function setItemsState(db: Db, collectionId: string, ids: string[], state: ItemState, moderation: ModerationAudit): Promise<{ auditId: string } | { missing: string[] } | { removed: string[] }> {
   return db.transaction().execute(async (trx) => {
-    const { before, missing } = await changeStates(trx, moderation.contractId, collectionId, ids, state, { all: true });
+    const { before, missing, removed } = await changeStates(trx, moderation.contractId, collectionId, ids, state, { all: true });
     if (missing.length) return { missing };
+    if (removed.length) return { removed };
     return { auditId: await recordModeration(trx, collectionId, ids.map((id) => ({ itemId: id, before: before.get(id)!, after: state })), moderation) };
   });
 }
@@ -852,7 +880,7 @@ export interface ItemChange {
 }
 
 /** `auditIds`: the entries the change recorded, in the order state, pin, edit (none for an aspect that changed nothing). */
-export type ItemChangeOutcome = { auditIds: string[] } | { missing: true } | { pinsFull: true } | { mediaCount: number };
+export type ItemChangeOutcome = { auditIds: string[] } | { missing: true } | { removed: true } | { pinsFull: true } | { mediaCount: number };
 
 /**
  * Changes item `id` of the collection as `change` asks, all in one transaction (serializable on
@@ -863,13 +891,15 @@ export type ItemChangeOutcome = { auditIds: string[] } | { missing: true } | { p
  * item whose pin or moderation changed is stamped with it (caches and streams see it).
  * Pinning publishes nothing: the state changes only by `state`. Returns `missing` for an unknown
  * item, `pinsFull` when a new pin would pass `MAX_PINNED`, `mediaCount` (the item's) when the edit
- * names more media than the item has; then nothing changed. Otherwise `auditIds`, the ids of the
+ * names more media than the item has, `removed` for an item removed at the source
+ * (docs/api.md#removed-at-the-source); then nothing changed. Otherwise `auditIds`, the ids of the
  * entries recorded (the answer's `Audit-Id`, docs/api.md#moderation).
  */
 export async function changeItem(db: Db, collectionId: string, id: string, change: ItemChange, audit: ModerationAudit): Promise<ItemChangeOutcome> {
   return serializable(db, async (trx) => {
     const row = await trx.selectFrom('items').select(['id', 'state', 'body', 'pinPosition', 'moderation']).where('collectionId', '=', collectionId).where('id', '=', id).executeTakeFirst();
     if (!row) return { missing: true };
+    if (row.state === 'removed') return { removed: true };
     if (change.edit) {
       const count = inShape(itemBody(row.body)).media?.length ?? 0;
       if ((change.edit.media?.length ?? 0) > count) return { mediaCount: count };
@@ -1050,7 +1080,7 @@ function moderationEvents(contractId: string, collectionId: string, ids: string[
  */
 export async function findItems(db: Db, collectionId: string, ids: string[]): Promise<(ItemKey & ItemDocument)[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('items').select(['collectionId', 'id', 'seq', 'state', 'body', 'pinPosition', 'moderation', 'held']).where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
+  return db.selectFrom('items').select(['collectionId', 'id', 'seq', 'state', 'body', 'pinPosition', 'moderation', 'held', 'removed']).where('collectionId', '=', collectionId).where('id', 'in', ids).execute();
 }
 
 /** When the collection's latest item arrived (`createdAt`, ms), or 0 before any (index items_arrivals). */
@@ -1104,6 +1134,24 @@ export function itemBody(body: unknown): ContentItem {
   return (typeof body === 'string' ? JSON.parse(body) : body) as ContentItem;
 }
 
+/** What `items.removed` holds (migration 2026-12-25-removed-state): when (ISO 8601), why, and the state before. */
+export interface Removal {
+  at: string;
+  reason: NonNullable<ContentItem['removedReason']>;
+  state: ItemState;
+}
+
+/** The stored `items.removed` text as a `Removal`, or undefined (null, or unreadable). */
+export function removalOf(text: string | null | undefined): Removal | undefined {
+  if (!text) return undefined;
+  try {
+    const value = JSON.parse(text) as Removal;
+    return typeof value?.at === 'string' && typeof value.reason === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Who reads an item: the public (content reads, the wall, the public stream) or a moderator (queue reads and stream). */
 export type Audience = 'public' | 'moderator';
 
@@ -1125,7 +1173,7 @@ export function rowToModeratorItem(row: ItemDocument): ContentItem {
 }
 
 function served(row: ItemDocument, audience: Audience): ContentItem {
-  const source = inShape({ ...itemBody(row.body), state: row.state as ItemState });
+  const source = inShape({ ...itemBody(row.body), state: row.state as StoredState });
   const moderation = parseModeration(row.moderation);
   const item = inertItem(moderation.edit ? withEdit(source, moderation.edit) : source);
   const position = row.pinPosition == null ? undefined : Number(row.pinPosition);
@@ -1133,6 +1181,8 @@ function served(row: ItemDocument, audience: Audience): ContentItem {
   if (position !== undefined) item.position = position;
   if (moderation.spotlight) item.spotlight = true;
   if (audience === 'moderator') {
+    const removal = removalOf(row.removed);
+    if (removal) Object.assign(item, { removedAt: removal.at, removedReason: removal.reason });
     item.edited = moderation.edit !== undefined;
     if (row.held) item.held = JSON.parse(row.held) as Held;
     if (moderation.edit) item.original = { ...(source.title !== undefined && { title: plainTitle(source.title) }), text: inertHtml(source.text) };

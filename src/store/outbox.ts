@@ -32,7 +32,7 @@ import { type Db, isPostgres } from './db.ts';
 import type { AttemptRow, Database, OutboxRow } from './tables.ts';
 
 /** The event types a webhook may subscribe to (docs/api.md#webhook-events). */
-export const EVENT_TYPES = ['item.collected', 'item.published', 'item.unpublished', 'item.pinned', 'item.unpinned', 'item.rejected', 'input.failed', 'input.recovered', 'credential.failed'] as const;
+export const EVENT_TYPES = ['item.collected', 'item.published', 'item.unpublished', 'item.pinned', 'item.unpinned', 'item.removed', 'item.rejected', 'input.failed', 'input.recovered', 'credential.failed'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** An event to emit: its type, what it is about (the ordering key) and its `data`. */

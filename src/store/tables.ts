@@ -463,6 +463,8 @@ export interface ItemTable {
   filterOverride: ColumnType<number | null, number | null | undefined, number | null>;
   /** JSON `{set: {id, name}, rule, reason}` of the set that held the item for review, or null (migration 2026-12-22-hold). */
   held: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON `{at, reason, state}` of an item removed at the source (state `removed`; store/removals.ts), or null (migration 2026-12-25-removed-state). */
+  removed: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface FilterListTable extends Audited {

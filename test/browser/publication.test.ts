@@ -2,12 +2,13 @@
  * The publication in real Chromium (docs/api.md#publication): a site on another local port embeds
  * it with embed.js; items render per type; the overlay works with mouse and keyboard;
  * customizations apply (CSS) and run only inside the iframe (JS); malicious item text does nothing;
- * moderation shows up live; a ranked wall re-orders as items rise; more items load on scroll.
+ * moderation and removals at the source show up live; a ranked wall re-orders as items rise; more items load on scroll.
  */
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCollection } from '../../src/store/collections.ts';
 import { updateKudos } from '../../src/store/kudos.ts';
+import { removeItems } from '../../src/store/removals.ts';
 import { buildItem, seedItems } from '../helper.ts';
 import { addCustomization, maliciousItem, typedItems } from '../publication-fixtures.ts';
 import { browserMissing, embeddingSite, launch, serve } from './harness.ts';
@@ -191,6 +192,17 @@ describe.skipIf(browserMissing)('embedded publication', () => {
     await moderate('rss_story', 'unpublished');
     await frame.waitForSelector('[data-id="rss_story"]', { state: 'detached', timeout: 15_000 });
     expect(await frame.$$eval('.card', (els) => els.length)).toBe(5);
+  });
+
+  it('drops a card live when its item is removed at the source (the stream\'s remove event)', async () => {
+    const { frame, sluice, errors } = await embedded();
+    await frame.waitForSelector('[data-id="rss_story"]');
+    const before = await frame.$$eval('.card', (els) => els.length);
+    // As a pushed deletion does (docs/api.md#removed-at-the-source), outside the queue routes.
+    expect(await removeItems(sluice.db, { service: 'rss', ids: ['rss_story'] }, { reason: 'deleted' })).toHaveLength(1);
+    await frame.waitForSelector('[data-id="rss_story"]', { state: 'detached', timeout: 15_000 });
+    expect(await frame.$$eval('.card', (els) => els.length)).toBe(before - 1);
+    expect(errors).toEqual([]);
   });
 });
 

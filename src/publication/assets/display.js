@@ -12,7 +12,8 @@
  *   moderation desk's pins): with `pinnedEvery` N, carousel and ticker show a pinned item again
  *   after every N other items, taking turns when there are several.
  * - New items (the content stream's `item` events) are shown next, faded in, and announced (a
- *   notice on the screen and the status region). `unpublished` removes an item everywhere.
+ *   notice on the screen and the status region). `unpublished` and `remove` (removed at
+ *   the source, docs/api.md#removed-at-the-source) remove an item everywhere.
  * - Display controls (the stream's `display` events, data {"state"}; the page opens in the stored
  *   state, data-state on <body>): `paused` holds what is shown (no movement, no new item; they
  *   wait), `blank` shows the holding card and no item (display.css), `live` plays again with what
@@ -306,6 +307,7 @@
     source.addEventListener('display', function (e) { try { apply(JSON.parse(e.data).state); } catch (err) { console.warn('sluice: bad display event', err); } });
     source.addEventListener('item', function (e) { try { add([JSON.parse(e.data)]); } catch (err) { console.warn('sluice: bad stream item', err); } });
     source.addEventListener('unpublished', function (e) { try { removeCard(JSON.parse(e.data).id); } catch (err) { console.warn('sluice: bad stream event', err); } });
+    source.addEventListener('remove', function (e) { try { removeCard(JSON.parse(e.data).id); } catch (err) { console.warn('sluice: bad stream event', err); } });
     source.addEventListener('reload', catchUp);
     source.onerror = function () {
       if (source.readyState !== EventSource.CLOSED) return; // reconnecting by itself

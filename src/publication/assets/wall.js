@@ -9,7 +9,8 @@
  *   HTML fragment from {base}/items?offset=N (rendered and sanitized by the server).
  * - Live updates: `connectStream` is the one adapter to the content stream
  *   GET /v1/content/{contract}/stream?q=… (Server-Sent Events: `event: item`, data = content
- *   item JSON; `event: unpublished`, data = {"id": …}; `event: reload`: re-read the first page;
+ *   item JSON; `event: unpublished` or `event: remove` (removed at the source), data = {"id": …},
+ *   drop the card; `event: reload`: re-read the first page;
  *   see src/queue/stream.ts). When the stream is unavailable (the
  *   EventSource closes, e.g. a 404), the wall polls the content API's first page
  *   (/v1/content/{contract}?q=…&since=0&count=PAGE) every CONTENT_MAX_AGE seconds instead: ids
@@ -389,6 +390,8 @@
     var source = new EventSource(url);
     source.addEventListener('item', function (e) { try { handlers.item(JSON.parse(e.data)); } catch (err) { console.warn('sluice: bad stream item', err); } });
     source.addEventListener('unpublished', function (e) { try { handlers.unpublish(JSON.parse(e.data).id); } catch (err) { console.warn('sluice: bad stream event', err); } });
+    // Removed at the source (docs/api.md#removed-at-the-source): the card goes as an unpublished one does.
+    source.addEventListener('remove', function (e) { try { handlers.unpublish(JSON.parse(e.data).id); } catch (err) { console.warn('sluice: bad stream event', err); } });
     source.addEventListener('reload', function () { handlers.reload(); });
     source.onerror = function () { if (source.readyState === EventSource.CLOSED) handlers.unavailable(); };
   }
