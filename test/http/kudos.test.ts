@@ -451,6 +451,8 @@ describe('kudos refresh: Facebook (Graph API)', () => {
     // The deleted post keeps what it had (docs/services.md#kudos-refresh).
     expect(after.get(`facebook_${deleted}`)!.kudos).toEqual(before.get(`facebook_${deleted}`)!.kudos);
     expect(after.get(`facebook_${deleted}`)!.kudos.updated).toBeUndefined();
+    // The same answer re-verifies (docs/services.md#re-verification): Meta says it does not exist, so it is removed.
+    expect(after.get(`facebook_${deleted}`)!.state).toBe('removed');
   });
 
   it('a throttling error (code 32) holds further lookups, and the posts keep their kudos', async () => {
