@@ -44,6 +44,35 @@ export interface ReverifyCounts {
 }
 
 /**
+ * The lookups of a beat's claimed copies: each item id once, asked through one of the inputs that
+ * collected it, preferring the input that collected the most of the service's ids (greedily), so
+ * that an item held by several collections costs one read and their items share batches.
+ */
+export function batchesOf(due: readonly Pick<VerifyDue, 'id' | 'inputId' | 'service'>[]): { service: string; inputId: string; ids: string[] }[] {
+  /** service → input → ids it collected (claimed in this beat). */
+  const byService = new Map<string, Map<string, Set<string>>>();
+  for (const { service, inputId, id } of due) {
+    const inputs = byService.get(service) ?? byService.set(service, new Map()).get(service)!;
+    (inputs.get(inputId) ?? inputs.set(inputId, new Set()).get(inputId)!).add(id);
+  }
+  const batches: { service: string; inputId: string; ids: string[] }[] = [];
+  for (const [service, inputs] of byService) {
+    const left = new Set([...inputs.values()].flatMap((ids) => [...ids]));
+    // At most one round per input: each round takes every id left of the input covering the most.
+    for (let round = 0; left.size && round < inputs.size; round++) {
+      let best: [string, string[]] | undefined;
+      for (const [inputId, ids] of inputs) {
+        const open = [...ids].filter((id) => left.has(id));
+        if (!best || open.length > best[1].length) best = [inputId, open];
+      }
+      for (const id of best![1]) left.delete(id);
+      batches.push({ service, inputId: best![0], ids: best![1].sort() });
+    }
+  }
+  return batches;
+}
+
+/**
  * Starts the re-verification of this process (docs/services.md#re-verification). `clock` gives
  * the time (ms; default `Date.now`); `counts`, when given, is added to as batches are looked up.
  */
@@ -71,18 +100,9 @@ export function startReverify(deps: { db: Db; config: Config; log?: FastifyBaseL
   async function beat(): Promise<void> {
     const now = clock();
     const due = await claimVerifyDue(db, now, { cadence: config.reverify, services, limit: CLAIM });
-    // One lookup per item id a beat: the first claimed copy's input asks for every copy.
-    const groups = new Map<string, { service: string; inputId: string; ids: string[] }>();
-    const seen = new Set<string>();
-    for (const item of due satisfies VerifyDue[]) {
-      if (seen.has(`${item.service} ${item.id}`)) continue;
-      seen.add(`${item.service} ${item.id}`);
-      const key = `${item.service} ${item.inputId}`;
-      const group = groups.get(key);
-      if (group) group.ids.push(item.id);
-      else groups.set(key, { service: item.service, inputId: item.inputId, ids: [item.id] });
-    }
-    for (const { service, inputId, ids } of groups.values()) {
+    // One lookup per item id a beat: its copies' inputs are all able to ask for it.
+    const groups = batchesOf(due);
+    for (const { service, inputId, ids } of groups) {
       const size = connectorFor(service)!.lookup!.batch;
       for (let i = 0; i < ids.length; i += size) await verifyBatch(service, inputId, ids.slice(i, i + size), now);
     }
