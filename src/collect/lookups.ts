@@ -26,7 +26,8 @@ import { openQuotaGate, QuotaWait } from './quotas.ts';
 
 /**
  * One batch's outcome: what the source answered; or that it failed and when it may be tried again
- * (ms; undefined: unknown); or `unusable`: no input, lookup or credential to ask with (nothing to retry soon).
+ * (ms; undefined: unknown); or `unusable`: no input, lookup or credential to ask with, or a permanent
+ * failure (`SourceError.permanent`): nothing to retry soon.
  */
 export type LookupOutcome = { result: LookupResult } | { failed: true; retryAt?: number } | { unusable: true };
 
@@ -74,6 +75,8 @@ export function lookupRunner(deps: { db: Db; config: Config; fetcher: ReturnType
         if (retryAt !== undefined && key) heldUntil.set(key, retryAt);
         if (error instanceof SourceError || error instanceof FetchError) log?.warn({ input: input.id, error: error.message }, `${job} failed`);
         else log?.error({ err: error, input: input.id }, `${job} failed`);
+        // A permanent failure (no key for the API, a refused credential) will not pass on a retry.
+        if (error instanceof SourceError && error.permanent) return { unusable: true };
         return { failed: true, ...(retryAt !== undefined && { retryAt }) };
       }
     },
