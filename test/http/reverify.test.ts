@@ -274,6 +274,34 @@ describe('re-verification: YouTube', () => {
   });
 });
 
+describe('re-verification: permanent failures', () => {
+  it('a refused key (YouTube 403 keyInvalid) removes nothing and waits for the next interval, not RETRY_MS', async () => {
+    const [video] = fixtureJson('youtube', 'videos_list_statistics_contentDetails.json').items;
+    let refused = false;
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/search') return { body: { items: [{ id: { kind: 'youtube#video', videoId: video.id } }] } };
+      if (req.path === '/videos') return refused ? { status: 403, body: { error: { code: 403, message: 'API key not valid.', errors: [{ reason: 'keyInvalid' }] } } } : { body: { items: [video] } };
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant } = await setUp(api);
+    await addInput(ctx, tenant, tenant.collection.id, { service: 'youtube', type: 'keyword', input: 'lisbon', display: true });
+    await collect(ctx);
+    refused = true;
+    const ahead = { ms: DAY + MINUTE };
+    const job = reverifier(ctx, ahead);
+    await job.tick();
+    expect(lookups(api, '/videos')).toHaveLength(2);
+    ahead.ms += RETRY_MS + MINUTE;
+    await job.tick();
+    expect(lookups(api, '/videos')).toHaveLength(2);
+    ahead.ms += DAY;
+    await job.tick();
+    expect(lookups(api, '/videos')).toHaveLength(3);
+    expect((await content(ctx, tenant, tenant.collection.slug)).ids).toEqual([`youtube_${video.id as string}`]);
+  });
+});
+
 describe('re-verification cadence', () => {
   it('an item checked by the lookup is not due again for a day, even with the clock a few hours on', async () => {
     const api = await fakeApi((req: FakeRequest) => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useFakeApi, type FakeResponse, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { twitter } from './connector.ts';
+import { goneTweets, twitter } from './connector.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const api = useFakeApi();
@@ -208,5 +208,22 @@ describe('twitter lookup (docs/services.md#re-verification)', () => {
     expect((await lookup.lookup(input('keyword', 'x'), ['twitter_1001'], ctx())).nextAt).toBe(NOW + 600_000);
     api.respond = () => ({ status: 429, headers: { 'retry-after': '60' }, body: { title: 'Too Many Requests' } });
     await expect(lookup.lookup(input('keyword', 'x'), ['twitter_1001'], ctx())).rejects.toMatchObject({ permanent: false, retryAfterMs: 60_000 });
+  });
+});
+
+// Hostile answers: only an error X documents as the post's own absence removes it.
+describe('goneTweets (docs/services.md#re-verification)', () => {
+  const asked = new Set(['twitter_1', 'twitter_2']);
+  const e = (fields: Record<string, unknown>) => ({ errors: [{ parameter: 'ids', resource_type: 'tweet', ...fields }] });
+  it.each([
+    ['Not Found Error → deleted', e({ resource_id: '1', value: '1', title: 'Not Found Error', type: 'https://api.twitter.com/2/problems/resource-not-found' }), { twitter_1: 'deleted' }],
+    ['Authorization Error → protected', e({ resource_id: '2', title: 'Authorization Error', type: 'https://api.twitter.com/2/problems/not-authorized-for-resource' }), { twitter_2: 'protected' }],
+    ['an id not asked for', e({ resource_id: '3', title: 'Not Found Error' }), {}],
+    ['another resource (the author, a media) not found', e({ resource_id: '1', resource_type: 'user', title: 'Not Found Error' }), {}],
+    ['a server-side problem', e({ resource_id: '1', title: 'Service Unavailable', type: 'https://api.twitter.com/2/problems/service-unavailable' }), {}],
+    ['no errors', {}, {}],
+    ['errors not a list', { errors: 'Not Found Error' }, {}],
+  ] as const)('%s', (_name, body, expected) => {
+    expect(Object.fromEntries(goneTweets(body as Record<string, unknown>, asked))).toEqual(expected);
   });
 });
