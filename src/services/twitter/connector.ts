@@ -28,7 +28,7 @@ const MAX_PAGES = 5;
 /**
  * A post's item id (`twitter_<post id>`): X's ids are numeric strings
  * (https://docs.x.com/x-api/fundamentals/consistency), and one that is not fails a whole
- * `GET /2/tweets?ids=` read with a 400, so the kudos lookup asks none other.
+ * `GET /2/tweets?ids=` read with a 400, so the lookup asks none other.
  */
 const TWEET_ID = /^twitter_(\d{1,19})$/;
 
