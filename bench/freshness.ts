@@ -21,9 +21,12 @@
  *              best of BENCH_CPU_ROUNDS (default 3) rounds of BENCH_CPU_SECONDS (default 10)
  *              stream-seconds.
  *
+ *   reverify   the re-verification's lookup requests per 1 000 stored items per service
+ *              (`reverify.ts`, docs/services.md#re-verification).
+ *
  * The machine is shared: `os.loadavg()` is printed with the figures. The last line is one JSON
  * object. BENCH_PATHS (a comma list, e.g. `jetstream`) runs only those paths; BENCH_CPU=false
- * skips the cpu part.
+ * skips the cpu part, BENCH_REVERIFY=false the reverify part.
  */
 import { readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -32,6 +35,7 @@ import { obj, type Json } from '../src/services/kit/normalize.ts';
 import { compileMatcher, type MatchInput, matchPostOf, words } from '../src/services/bluesky/stream/jetstream-match.ts';
 import type { Freshness } from './figures.ts';
 import { random } from './random.ts';
+import { measureReverify, reverifyLines } from './reverify.ts';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -171,8 +175,11 @@ if (matching) {
   const { cpuSecondsPerStreamSecond: c, ratioToParse: r } = matching;
   console.log(`cpu: ${POSTS_PER_S} posts/s against ${KEYWORD_INPUTS} keyword inputs, CPU s per stream s: JSON.parse alone ${c.parse}, + matcher ${c.matcher} (×${r.matcher}), + re2js alternation ${c.re2js} (×${r.re2js})`);
 }
+const reverify = process.env.BENCH_REVERIFY === 'false' ? undefined : await measureReverify();
+if (reverify) for (const line of reverifyLines(reverify)) console.log(line);
 console.log(JSON.stringify({
   loadavg: load, goalMs: GOAL_MS, removalGoalMs: REMOVAL_GOAL_MS,
   freshness: results.map((r) => ({ ...r, pass: r.p50Ms < GOAL_MS && r.p99Ms < GOAL_MS, ...(r.removal && { removal: { ...r.removal, pass: removalPass(r.removal) } }) })),
   ...(matching && { cpu: matching }),
+  ...(reverify && { reverify }),
 }));

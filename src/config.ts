@@ -41,6 +41,13 @@ export interface Config {
   /** Seconds after its date that an item's kudos are still refreshed (KUDOS_WINDOW, default 172 800: 48 h). */
   kudosWindow: number;
   /**
+   * Re-verification per service with a batch lookup (docs/services.md#re-verification):
+   * `hours` between two checks of an item (REVERIFY_<SERVICE>_HOURS; 0 turns the service's off),
+   * `days`: only items dated within that many days are checked (REVERIFY_<SERVICE>_DAYS; 0: every
+   * stored item).
+   */
+  reverify: Record<string, { hours: number; days: number }>;
+  /**
    * WebSub (docs/services.md#websub): subscribe to the hubs feeds name and YouTube channels to
    * YouTube's hub (WEBSUB, default true); the lease asked for, seconds (WEBSUB_LEASE_SECONDS,
    * default 864 000: 10 days; the hub decides); YouTube's hub (WEBSUB_YOUTUBE_HUB, default
@@ -269,6 +276,30 @@ function databaseUrl(env: Env, dataDir: string): string {
   throw new ConfigError('DATABASE_URL', 'must be sqlite:<path> or postgres://…');
 }
 
+/**
+ * Re-verification's defaults (docs/services.md#re-verification): X every item of the last 30 days
+ * once a day (X Developer Policy, content compliance: within 24 hours); YouTube every item, whatever
+ * its age, once a day (YouTube API Services Developer Policies III.E.4: data refreshed or deleted
+ * within 30 days); the others once a day over 30 days.
+ */
+export const REVERIFY_DEFAULTS: Readonly<Record<string, { hours: number; days: number }>> = Object.freeze({
+  twitter: { hours: 24, days: 30 },
+  youtube: { hours: 24, days: 0 },
+  facebook: { hours: 24, days: 30 },
+  mastodon: { hours: 24, days: 30 },
+  bluesky: { hours: 24, days: 30 },
+  vimeo: { hours: 24, days: 30 },
+  vk: { hours: 24, days: 30 },
+});
+
+/** REVERIFY_<SERVICE>_HOURS (0–720) and REVERIFY_<SERVICE>_DAYS (0–3650) over `REVERIFY_DEFAULTS`. */
+function reverify(env: Env): Config['reverify'] {
+  return Object.fromEntries(Object.entries(REVERIFY_DEFAULTS).map(([service, fallback]) => {
+    const name = `REVERIFY_${service.toUpperCase()}`;
+    return [service, { hours: integer(env, `${name}_HOURS`, fallback.hours, 0, 720), days: integer(env, `${name}_DAYS`, fallback.days, 0, 3650) }];
+  }));
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads and validates the configuration; throws `ConfigError` naming the first bad variable. */
@@ -290,6 +321,7 @@ export function loadConfig(env: Env): Config {
     pushPollInterval: integer(env, 'PUSH_POLL_INTERVAL', 3600, 1, 86_400),
     kudosRefresh: integer(env, 'KUDOS_REFRESH', 900, 1, 86_400),
     kudosWindow: integer(env, 'KUDOS_WINDOW', 172_800, 0, 2_592_000),
+    reverify: reverify(env),
     websub: {
       enabled: boolean(env, 'WEBSUB', true),
       leaseSeconds: integer(env, 'WEBSUB_LEASE_SECONDS', 864_000, 60, 31_536_000),

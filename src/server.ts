@@ -11,6 +11,7 @@ import { bootstrapDemo } from './bootstrap.ts';
 import { type Collector, startCollector } from './collect/scheduler.ts';
 import { type DeliveryWorker, startDelivery } from './collect/deliver.ts';
 import { type KudosRefresher, startKudosRefresh } from './collect/kudos.ts';
+import { type Reverifier, startReverify } from './collect/reverify.ts';
 import type { StreamListener } from './services/streams.ts';
 import { startSharedCollector } from './collect/shared.ts';
 import { startWebsub, type WebsubSubscriber } from './collect/websub/subscriber.ts';
@@ -63,6 +64,8 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
   let delivery: DeliveryWorker | undefined;
   // So do the kudos refreshes of ranked collections (collect/kudos.ts).
   let kudos: KudosRefresher | undefined;
+  // And the re-verification of polled services' stored items (collect/reverify.ts).
+  let reverify: Reverifier | undefined;
   // WebSub subscriptions are sent, renewed and ended by one collector process at a time (collect/websub).
   let websub: WebsubSubscriber | undefined;
   // The services' stream listeners (Mastodon streaming, Bluesky Jetstream; services/streams.ts, started by collect/streams.ts), each holding leases across the collecting processes.
@@ -73,6 +76,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
     collector = !collects ? undefined : isPostgres(db) ? await startSharedCollector({ db, config, log: app.log }) : startCollector({ db, config, log: app.log });
     delivery = collects ? startDelivery({ db, config, log: app.log }) : undefined;
     kudos = collects ? startKudosRefresh({ db, config, log: app.log }) : undefined;
+    reverify = collects ? startReverify({ db, config, log: app.log }) : undefined;
     websub = collects ? startWebsub({ db, config, log: app.log }) : undefined;
     if (collects) streams.push(...startStreams({ db, config, log: app.log }));
     retention = collects ? startRetention({ db, log: app.log }) : undefined;
@@ -102,6 +106,7 @@ export async function serve(config: Config, role: Role = 'all', options: { prett
         await collector?.stop();
         await delivery?.stop();
         await kudos?.stop();
+        await reverify?.stop();
         await websub?.stop();
         for (const stream of streams) await stream.stop();
         await retention?.stop();

@@ -87,6 +87,9 @@ export const ALLOWLIST: Record<string, string> = {
   'analytics.ts:addCounts': 'an upsert of beacon counts: every row inserted carries its contractId; the conflict target is one row of its collection',
   'image-screenings.ts:claimScreenings': "the collector's screening job claims due rows of every contract, in turns between contracts (collect/screening.ts)",
   'inputs.ts:inputIdsOfSource': "an Atom tombstone's ref means something only inside its feed, and a change at the source applies to every contract following that feed (docs/services.md, rss Deletions)",
+  'reverify.ts:claimVerifyDue': "the collector's re-verification claims due items of every contract; each claimed row carries its contract (collect/reverify.ts, docs/services.md#re-verification)",
+  'reverify.ts:markVerified': "a lookup's answer holds for every stored copy of a post, in every contract that collected it (docs/services.md#re-verification)",
+  'reverify.ts:releaseVerify': "a failed lookup makes every copy of its posts due again, in every contract that collected them (docs/services.md#re-verification)",
   'collections.ts:streamMarks': "the content stream's shared poller (queue/stream.ts) reads one collection's version and display state by the id the caller resolved through its contract; no contract data",
   // store/items.ts callers: the items split (issue 31 point 3) adds the contract to item functions.
   'audit.ts:findAuditEntry': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the contract of the entry in code',

@@ -4,7 +4,8 @@
  *
  * The score is Reddit's "hot" ranking: `log10(1 + engagement) + (date − epoch) / 45 000 s`,
  * engagement being the item's `kudos.score` (likes + 2 × shares + comments, duplicates' scores
- * included; below 0 counts as 0). Ten times the engagement is worth 12.5 hours of novelty, so
+ * included; below 0 counts as 0; always 0 for YouTube, whose statistics may not be made into a
+ * metric: YouTube API Services Developer Policies III.E.4.h, docs/services.md#youtube). Ten times the engagement is worth 12.5 hours of novelty, so
  * the order is the same as engagement × 10^(−age / 12.5 h): an exponential decay whose half-life
  * is 3.76 h. Unlike a score divided by a power of the age (Hacker News), the order of two items
  * never changes as time passes, only when their kudos change: the score is computed once, when

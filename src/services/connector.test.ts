@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { askedIds, askedKudos } from './connector.ts';
+import type { ContentItem } from '../item.ts';
+import { askedIds, askedItems, leftOut } from './connector.ts';
 
-const item = (id: string, score: number) => ({ id, kudos: { score } });
+const item = (id: string, score: number) => ({ id, kudos: { score } }) as ContentItem;
 
-describe('askedKudos (docs/services.md#kudos-refresh)', () => {
+describe('askedItems (docs/services.md#re-verification)', () => {
   it.each([
     ['every asked item answered', ['a', 'b'], [item('a', 1), item('b', 2)], { a: 1, b: 2 }],
     ['an item the source no longer has is left out', ['a', 'b'], [item('a', 1)], { a: 1 }],
@@ -11,8 +12,8 @@ describe('askedKudos (docs/services.md#kudos-refresh)', () => {
     ['answers the connector could not read are skipped', ['a', 'b'], [null, item('b', 2)], { b: 2 }],
     ['nothing asked, nothing kept', [], [item('a', 1)], {}],
   ] as const)('%s', (_name, asked, read, expected) => {
-    const found = askedKudos([...asked], read);
-    expect(Object.fromEntries([...found].map(([id, kudos]) => [id, kudos.score]))).toEqual(expected);
+    const found = askedItems([...asked], read);
+    expect(Object.fromEntries([...found].map(([id, found]) => [id, found.kudos.score]))).toEqual(expected);
   });
 });
 
@@ -23,5 +24,16 @@ describe('askedIds', () => {
     ['none asked', [], []],
   ] as const)('%s', (_name, itemIds, expected) => {
     expect(askedIds([...itemIds], /^twitter_(\d+)$/)).toEqual(expected);
+  });
+});
+
+// Only for answers that list every asked item that exists (YouTube videos.list, Bluesky getPosts).
+describe('leftOut (docs/services.md#re-verification)', () => {
+  it.each([
+    ['an asked item the answer left out is gone', ['a', 'b'], [item('a', 1)], { b: 'gone' }],
+    ['every asked item answered: none gone', ['a'], [item('a', 1)], {}],
+    ['nothing asked, nothing gone', [], [], {}],
+  ] as const)('%s', (_name, asked, read, expected) => {
+    expect(Object.fromEntries(leftOut([...asked], askedItems([...asked], read)))).toEqual(expected);
   });
 });

@@ -121,10 +121,12 @@ export interface CollectResult {
 }
 
 /**
- * Reads the current engagement of items already collected (docs/services.md#kudos-refresh), in
- * batches of at most `batch` items of one input, with the service's batch lookup.
+ * Reads items already collected again, in batches of at most `batch` items of one input, with the
+ * service's batch lookup: the kudos refresh (docs/services.md#kudos-refresh) keeps their counters,
+ * the re-verification (docs/services.md#re-verification) removes those the source says are gone
+ * and updates those whose content changed.
  */
-export interface KudosLookup {
+export interface Lookup {
   batch: number;
   /**
    * The lookup reads a public API and needs no credential (Bluesky's AppView): it runs for an
@@ -132,22 +134,35 @@ export interface KudosLookup {
    */
   anonymous?: boolean;
   /**
-   * The kudos (as `collect` would make them) of those of `itemIds` (Sluice item ids of `input`'s
-   * service) the source still has; items it no longer shows are left out. Throws `SourceError`
-   * (with `retryAfterMs` for a rate limit) like `collect`.
+   * The items (whole, as `collect` would make them) of those of `itemIds` (Sluice item ids of
+   * `input`'s service) the source still shows, and those it positively says are gone. An item in
+   * neither is unknown (asked for nothing, or the source was silent). Throws `SourceError` (with
+   * `retryAfterMs` for a rate limit) like `collect`: a failed request says nothing is gone.
    */
-  lookup(input: SourceInput, itemIds: string[], ctx: CollectContext): Promise<KudosResult>;
+  lookup(input: SourceInput, itemIds: string[], ctx: CollectContext): Promise<LookupResult>;
 }
 
-/** What a kudos lookup read: kudos by item id, and the earliest next lookup when the source's rate limit is spent. */
-export interface KudosResult {
-  kudos: Map<string, ContentItem['kudos']>;
+/**
+ * Why the source says an item is gone (docs/services.md#re-verification): `deleted` (X's "Not Found
+ * Error", Meta's missing ids), `protected` (X's "Authorization Error": the author made their posts
+ * private, or is suspended), `withheld` (X's `withheld`), `gone` (asked for and left out of an
+ * answer that lists what exists: YouTube's `videos.list`, Bluesky's `getPosts`).
+ */
+export type GoneReason = 'deleted' | 'protected' | 'withheld' | 'gone';
+
+/** What a lookup read: the items by id, the gone ones by id, and the earliest next lookup when the source's rate limit is spent. */
+export interface LookupResult {
+  items: Map<string, ContentItem>;
+  gone: Map<string, GoneReason>;
   /** Earliest next lookup of this service with this credential, ms since the epoch. */
   nextAt?: number;
 }
 
+/** A lookup's result that read nothing (nothing asked, or a partial answer's rest). */
+export const nothingLooked = (): LookupResult => ({ items: new Map(), gone: new Map() });
+
 /**
- * What a kudos lookup asks its source for: the source's own ids (`pattern`'s first group) of those
+ * What a lookup asks its source for: the source's own ids (`pattern`'s first group) of those
  * `itemIds` that `pattern` matches. Ids of other kinds are left out: one the source cannot read
  * could fail the whole batch.
  */
@@ -156,23 +171,32 @@ export function askedIds(itemIds: string[], pattern: RegExp): string[] {
 }
 
 /**
- * The kudos of a lookup's answer (docs/services.md#kudos-refresh): of `read`, the items the
- * source answered as the connector's `collect` reads them (null where it could not), those whose
- * id `itemIds` asked for; anything else the source sent along is ignored.
+ * The items of a lookup's answer: of `read`, the items the source answered as the connector's
+ * `collect` reads them (null where it could not), those whose id `itemIds` asked for; anything
+ * else the source sent along is ignored.
  */
-export function askedKudos(itemIds: string[], read: Iterable<Pick<ContentItem, 'id' | 'kudos'> | null>): KudosResult['kudos'] {
+export function askedItems(itemIds: string[], read: Iterable<ContentItem | null>): LookupResult['items'] {
   const asked = new Set(itemIds);
-  const found: KudosResult['kudos'] = new Map();
-  for (const item of read) if (item && asked.has(item.id)) found.set(item.id, item.kudos);
+  const found: LookupResult['items'] = new Map();
+  for (const item of read) if (item && asked.has(item.id)) found.set(item.id, item);
   return found;
+}
+
+/**
+ * The items of `asked` (item ids the request named) that an answer listing every one that exists
+ * left out: `gone` (docs/services.md#re-verification). Only for lookups whose source documents
+ * that it omits what no longer exists (YouTube `videos.list`, Bluesky `getPosts`).
+ */
+export function leftOut(asked: string[], found: LookupResult['items']): LookupResult['gone'] {
+  return new Map(asked.filter((id) => !found.has(id)).map((id) => [id, 'gone' as const]));
 }
 
 /** A connector collects for every input type its row in the service table lists. */
 export interface Connector {
   service: Service;
   collect(input: SourceInput, state: Record<string, unknown>, ctx: CollectContext): Promise<CollectResult>;
-  /** Present where the service's API reads many items' counters at once (docs/services.md#kudos-refresh). */
-  kudos?: KudosLookup;
+  /** Present where the service's API reads many items at once by id (docs/services.md#re-verification). */
+  lookup?: Lookup;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
 import { SERVICE_NAMES, SERVICES } from './table.ts';
-import { connectorFor, kudosServices } from './index.ts';
+import { connectorFor, lookupServices } from './index.ts';
 
 describe('the service table and the connectors', () => {
   it.each(SERVICE_NAMES)('%s has a connector for its service', (service) => {
@@ -27,13 +27,13 @@ describe('the service table and the connectors', () => {
     for (const key of Object.keys(credentials)) expect(defaults[key]).toBeUndefined();
   });
 
-  // docs/services.md#kudos-refresh: the services whose API reads many items' counters at once, with
+  // docs/services.md#re-verification: the services whose API reads many items by id at once, with
   // the most items one request reads. Instagram (media by id only for their owner), Tumblr (posts
   // per blog), Flickr (counts per photo) and feeds have none and are never claimed.
-  it('claims for the kudos refresh exactly the services with a batch lookup, each with its batch size', () => {
-    expect(Object.fromEntries(kudosServices().map((service) => [service, connectorFor(service)!.kudos!.batch]))).toEqual({
+  it('claims for the kudos refresh and re-verification exactly the services with a batch lookup, each with its batch size', () => {
+    expect(Object.fromEntries(lookupServices().map((service) => [service, connectorFor(service)!.lookup!.batch]))).toEqual({
       twitter: 100, facebook: 50, youtube: 50, vimeo: 100, vk: 100, mastodon: 20, bluesky: 25,
     });
-    for (const service of ['rss', 'instagram', 'tumblr', 'flickr']) expect(connectorFor(service)!.kudos).toBeUndefined();
+    for (const service of ['rss', 'instagram', 'tumblr', 'flickr']) expect(connectorFor(service)!.lookup).toBeUndefined();
   });
 });

@@ -32,14 +32,24 @@ export function serviceModule(service: string): ServiceModule<Service> | undefin
   return Object.hasOwn(MODULES, service) ? MODULES[service as Service] : undefined;
 }
 
-/** `connector` with every item it collects put in shape (`inShape`). */
+/** `connector` with every item it collects or looks up put in shape (`inShape`). */
 function shaped(connector: Connector): Connector {
+  const { lookup } = connector;
   return {
     ...connector,
     async collect(input, state, ctx) {
       const result = await connector.collect(input, state, ctx);
       return { ...result, items: result.items.map((item) => inShape(item)) };
     },
+    ...(lookup && {
+      lookup: {
+        ...lookup,
+        async lookup(input, itemIds, ctx) {
+          const result = await lookup.lookup(input, itemIds, ctx);
+          return { ...result, items: new Map([...result.items].map(([id, item]) => [id, inShape(item)])) };
+        },
+      },
+    }),
   };
 }
 
@@ -50,7 +60,7 @@ export function connectorFor(service: string): Connector | undefined {
   return serviceModule(service) && connectors.get(service as Service);
 }
 
-/** The services whose connector reads many items' kudos at once (docs/services.md#kudos-refresh). */
-export function kudosServices(): Service[] {
-  return SERVICE_MODULES.filter((module) => module.connector.kudos).map((module) => module.name);
+/** The services whose connector reads many items at once by id (docs/services.md#re-verification). */
+export function lookupServices(): Service[] {
+  return SERVICE_MODULES.filter((module) => module.connector.lookup).map((module) => module.name);
 }

@@ -55,6 +55,7 @@ import * as hold from './migrations/2026-12-22-hold.ts';
 import * as itemSearchScoped from './migrations/2026-12-23-item-search-scoped.ts';
 import * as imageScreening from './migrations/2026-12-24-image-screening.ts';
 import * as removedState from './migrations/2026-12-25-removed-state.ts';
+import * as reverify from './migrations/2026-12-26-reverify.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -107,6 +108,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-23-item-search-scoped': itemSearchScoped,
   '2026-12-24-image-screening': imageScreening,
   '2026-12-25-removed-state': removedState,
+  '2026-12-26-reverify': reverify,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

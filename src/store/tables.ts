@@ -446,6 +446,8 @@ export interface ItemTable {
   trend: ColumnType<number, number | undefined, number>;
   /** When the kudos were last read from the source (ms), or null: as collected (docs/api.md#kudos). */
   kudosAt: ColumnType<number | null, number | null | undefined, number | null>;
+  /** When the item was last looked up to check it still exists (ms), or null: not since collected (store/reverify.ts, migration 2026-12-26-reverify). */
+  verifiedAt: ColumnType<number | null, number | null | undefined, number | null>;
   language: string | null;
   /** The item's location in degrees, or null (filter `location`, docs/api.md#location-parameter). */
   latitude: number | null;

@@ -127,22 +127,24 @@ describe('vimeo', () => {
   });
 });
 
-describe('vimeo kudos lookup (docs/services.md#kudos-refresh)', () => {
-  const lookup = vimeo.kudos!;
+describe('vimeo lookup (docs/services.md#re-verification)', () => {
+  const lookup = vimeo.lookup!;
   /** A video as the lookup's `fields` ask for it: its uri and counters only. */
   const counters = (v: Record<string, unknown>, plays: number, likes: number, comments: number) =>
     ({ uri: v.uri, stats: { plays }, metadata: { connections: { likes: { total: likes }, comments: { total: comments } } } });
 
   it('reads up to 100 videos by uri in one page, and maps them as collect does', async () => {
     server.handle(() => ({ body: page([counters(video, 6000, 40, 12), counters(newer, 1, 0, 0), counters(newest, 9, 9, 9)]) }));
-    const { kudos, nextAt } = await lookup.lookup(input('user', 'x'), ['vimeo_29433509', 'vimeo_900000001', 'vimeo_gone', 'youtube_29433509'], ctx());
+    const { items, nextAt } = await lookup.lookup(input('user', 'x'), ['vimeo_29433509', 'vimeo_900000001', 'vimeo_gone', 'youtube_29433509'], ctx());
+    const kudos = new Map([...items].map(([id, item]) => [id, item.kudos]));
     expect(lookup.batch).toBe(100);
     expect(server.requests).toHaveLength(1);
     const [req] = server.requests;
     expect(req!.parsed.pathname).toBe('/videos');
     expect(Object.fromEntries(req!.parsed.searchParams)).toEqual({
       uris: '/videos/29433509,/videos/900000001', per_page: '100',
-      fields: 'uri,stats.plays,metadata.connections.likes.total,metadata.connections.comments.total',
+      // A poll's fields: the lookup reads the whole video (docs/services.md#re-verification).
+      fields: 'uri,name,description,link,duration,created_time,release_time,language,pictures.sizes,embed.html,tags,stats.plays,metadata.connections.likes.total,metadata.connections.comments.total,user.name,user.link,user.uri',
     });
     expect(req!.headers.authorization).toBe('Bearer vimeo-token');
     expect(req!.headers.accept).toBe('application/vnd.vimeo.*+json;version=3.4');
@@ -153,12 +155,12 @@ describe('vimeo kudos lookup (docs/services.md#kudos-refresh)', () => {
     });
     // The recorded video object gives the same kudos through the lookup as through collect.
     server.handle(() => ({ body: page([video]) }));
-    expect((await lookup.lookup(input('user', 'x'), ['vimeo_29433509'], ctx())).kudos.get('vimeo_29433509')).toEqual(vimeoItem(video)!.kudos);
+    expect((await lookup.lookup(input('user', 'x'), ['vimeo_29433509'], ctx())).items.get('vimeo_29433509')).toEqual(vimeoItem(video));
     expect(nextAt).toBeUndefined();
   });
 
   it('asks nothing for ids that are not Vimeo videos', async () => {
-    expect((await lookup.lookup(input('user', 'x'), ['vimeo_', 'vimeo_1/2', 'vk_1_2'], ctx())).kudos.size).toBe(0);
+    expect((await lookup.lookup(input('user', 'x'), ['vimeo_', 'vimeo_1/2', 'vk_1_2'], ctx())).items.size).toBe(0);
     expect(server.requests).toHaveLength(0);
   });
 

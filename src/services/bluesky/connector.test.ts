@@ -135,8 +135,8 @@ describe('bluesky', () => {
   });
 });
 
-describe('bluesky kudos lookup (docs/services.md#kudos-refresh)', () => {
-  const lookup = bluesky.kudos!;
+describe('bluesky lookup (docs/services.md#re-verification)', () => {
+  const lookup = bluesky.lookup!;
   const id = (p: Record<string, unknown>) => blueskyItem(p)!.id;
 
   it.each([
@@ -156,7 +156,8 @@ describe('bluesky kudos lookup (docs/services.md#kudos-refresh)', () => {
     const stranger = { ...post, uri: 'at://did:plc:other/app.bsky.feed.post/3kstranger', likeCount: 99 };
     server.handle(() => ({ body: { posts: [bumped, newer, stranger] } }));
     const asked = [id(post), id(newer), 'twitter_1001', 'bluesky_did:plc:gone_3kgone'];
-    const { kudos, nextAt } = await lookup.lookup(input('keyword', 'python sdk'), asked, ctx(creds));
+    const { items, gone, nextAt } = await lookup.lookup(input('keyword', 'python sdk'), asked, ctx(creds));
+    const kudos = new Map([...items].map(([id, item]) => [id, item.kudos]));
     expect(lookup.batch).toBe(25);
     expect(server.requests).toHaveLength(1);
     const [req] = server.requests;
@@ -168,17 +169,20 @@ describe('bluesky kudos lookup (docs/services.md#kudos-refresh)', () => {
       [id(post)]: { score: 7 + 2 * 3 + 1, bluesky_likes: 7, bluesky_reposts: 3, bluesky_replies: 1, bluesky_quotes: 2 },
       [id(newer)]: blueskyItem(newer)!.kudos,
     });
+    // getPosts leaves out posts that no longer exist (https://docs.bsky.app/docs/api/app-bsky-feed-get-posts): gone.
+    expect(Object.fromEntries(gone)).toEqual({ 'bluesky_did:plc:gone_3kgone': 'gone' });
     expect(nextAt).toBeUndefined();
   });
 
   it('asks nothing for ids that are not Bluesky posts', async () => {
-    expect((await lookup.lookup(input('user', 'x'), ['twitter_1', 'bluesky_nope'], ctx())).kudos.size).toBe(0);
+    expect((await lookup.lookup(input('user', 'x'), ['twitter_1', 'bluesky_nope'], ctx())).items.size).toBe(0);
     expect(server.requests).toHaveLength(0);
   });
 
   it('holds further lookups until ratelimit-reset when ratelimit-remaining is 0', async () => {
     server.handle(() => ({ headers: { 'ratelimit-remaining': '0', 'ratelimit-reset': String(NOW / 1000 + 300) }, body: { posts: [post] } }));
-    const { kudos, nextAt } = await lookup.lookup(input('user', 'x'), [id(post)], ctx());
+    const { items, nextAt } = await lookup.lookup(input('user', 'x'), [id(post)], ctx());
+    const kudos = new Map([...items].map(([id, item]) => [id, item.kudos]));
     expect(kudos.size).toBe(1);
     expect(nextAt).toBe(NOW + 300_000);
   });

@@ -12,7 +12,7 @@
  *   the credential collects nothing instead of failing.
  * - `jetstreamItem`, `blueskyProfiles`, `blueskyDid`: what the Jetstream listener needs of this
  *   connector (a streamed record as an item, authors' handles, a user input's DID).
- * - kudos refresh (docs/services.md#kudos-refresh): `app.bsky.feed.getPosts?uris=…` on
+ * - lookup (kudos refresh and re-verification, docs/services.md#re-verification): `app.bsky.feed.getPosts?uris=…` on
  *   `BLUESKY_API_URL` (public, no auth, whatever the input type; at most 25 uris,
  *   https://docs.bsky.app/docs/api/app-bsky-feed-get-posts), each post read by `blueskyItem`.
  *
@@ -21,7 +21,7 @@
  * (`createdAt`, unless later than `indexedAt`).
  */
 import { createHash } from 'node:crypto';
-import { askedKudos, SourceError, type CollectContext, type Connector } from '../connector.ts';
+import { askedItems, leftOut, nothingLooked, SourceError, type CollectContext, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { anchor, arr, embed, escapeHtml, httpUrl, image, isoDate, kudos, language, linkify, num, obj, str, type Json } from '../kit/normalize.ts';
 import { newestFirst, type Seen } from '../kit/paging.ts';
@@ -261,20 +261,22 @@ async function session(ctx: CollectContext, renew: boolean): Promise<string> {
 /** The Bluesky connector; see the module docstring. State: `Seen`. */
 export const bluesky: Connector = {
   service: 'bluesky',
-  // app.bsky.feed.getPosts reads up to 25 posts at once (docs/services.md#kudos-refresh); a spent
-  // limit (`ratelimit-remaining: 0`) holds further lookups until `ratelimit-reset`.
-  kudos: {
+  // app.bsky.feed.getPosts reads up to 25 posts at once (docs/services.md#re-verification); a
+  // spent limit (`ratelimit-remaining: 0`) holds further lookups until `ratelimit-reset`. The
+  // AppView leaves out posts that no longer exist (deleted, or their author's account gone): gone.
+  lookup: {
     batch: 25,
     anonymous: true,
     async lookup(_input, itemIds, ctx) {
       const uris = itemIds.map(blueskyPostUri).filter((uri) => uri !== null);
-      if (!uris.length) return { kudos: new Map() };
+      if (!uris.length) return nothingLooked();
       const query = new URLSearchParams(uris.map((uri): [string, string] => ['uris', uri]));
       const res = await getJson(ctx, `${ctx.services.bluesky.apiUrl}/xrpc/app.bsky.feed.getPosts?${query}`);
       const posts = obj(res.body).posts;
       if (!Array.isArray(posts)) throw new SourceError('bluesky answered without a list of posts');
       const nextAt = quotaExhaustedUntil(res.headers, ctx.now);
-      return { kudos: askedKudos(itemIds, posts.map((post) => blueskyItem(obj(post)))), ...(nextAt && { nextAt }) };
+      const items = askedItems(itemIds, posts.map((post) => blueskyItem(obj(post))));
+      return { items, gone: leftOut(itemIds.filter((id) => blueskyPostUri(id) !== null), items), ...(nextAt && { nextAt }) };
     },
   },
   async collect(input, state, ctx) {

@@ -9,15 +9,16 @@
  * poll reads one page of 25, later polls follow `paging.cursors.after` for at most 5 pages. Rate
  * limits and throttling errors: see `graph.ts`.
  *
- * Kudos refresh (docs/services.md#kudos-refresh): the Graph API's multiple-id read,
- * `GET /?ids=<post>,<post>&fields=…` (at most 50 ids,
- * https://developers.facebook.com/docs/graph-api/advanced#multiidlookup), asks only the counters
- * and reads each post with `postToItem`. Meta fails the whole read when one id no longer exists
- * (a deleted post: code 803, or 100 "does not exist"); when the error names ids that were asked
- * (`GraphMissingIds`), the read is asked once more without them, and those posts keep their last
- * kudos; an error naming none of them fails the batch, never one request per post (quota).
+ * Lookup (kudos refresh and re-verification, docs/services.md#re-verification): the Graph API's
+ * multiple-id read, `GET /?ids=<post>,<post>&fields=…` (at most 50 ids,
+ * https://developers.facebook.com/docs/graph-api/advanced#multiidlookup), with a poll's fields,
+ * each post read with `postToItem`. Meta fails the whole read when one id no longer exists
+ * (a deleted post: code 803, or 100 "does not exist, cannot be loaded due to missing
+ * permissions"); when the error names ids that were asked (`GraphMissingIds`), the read is asked
+ * once more without them, and those named by 803 are `deleted` (100 may be permissions); an
+ * error naming none of them fails the batch, never one request per post (quota).
  */
-import { askedIds, askedKudos, SourceError, type Connector } from '../connector.ts';
+import { askedIds, askedItems, nothingLooked, SourceError, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { graphGet, GraphMissingIds, graphNextRunAt } from '../kit/graph.ts';
 import { requireSetting } from '../kit/http.ts';
@@ -31,8 +32,6 @@ const FIELDS = [
   `comments.summary(total_count).limit(25){${COMMENT_FIELDS}}`,
 ].join(',');
 const MAX_PAGES = 5;
-/** What `postToItem` reads its kudos from (reactions, shares, comments), without the comments themselves. */
-const KUDOS_FIELDS = 'id,shares,reactions.summary(total_count).limit(0),comments.summary(total_count).limit(0)';
 /** A post's item id (`facebook_<page id>_<post id>`); comments, children of their post, are not looked up. */
 const POST_ID = /^facebook_(\d+_\d+)$/;
 
@@ -118,33 +117,37 @@ export function postToItem(post: Json, now: number): ContentItem {
 
 export const facebook: Connector = {
   service: 'facebook',
-  // A multiple-id read of up to 50 posts (docs/services.md#kudos-refresh); usage headers at 90 %
-  // or more hold further lookups as they delay polls (`graphNextRunAt`), throttling errors throw
-  // with the time to wait (`graphGet`); posts the error names as missing are left out of a second
-  // read (module docstring).
-  kudos: {
+  // A multiple-id read of up to 50 posts with the fields of a poll (docs/services.md#re-verification);
+  // usage headers at 90 % or more hold further lookups as they delay polls (`graphNextRunAt`),
+  // throttling errors throw with the time to wait (`graphGet`); posts the error names as missing
+  // are `deleted` and left out of a second read (module docstring).
+  lookup: {
     batch: 50,
     async lookup(_input, itemIds, ctx) {
       const { apiUrl, accessToken } = ctx.services.facebook;
       const token = requireSetting(accessToken, 'FACEBOOK_ACCESS_TOKEN', 'facebook');
       const ids = askedIds(itemIds, POST_ID);
-      if (!ids.length) return { kudos: new Map() };
-      const read = (asked: string[]) => graphGet(ctx, `${apiUrl}/?${new URLSearchParams({ ids: asked.join(','), fields: KUDOS_FIELDS })}`, token, 'facebook');
+      if (!ids.length) return nothingLooked();
+      const read = (asked: string[]) => graphGet(ctx, `${apiUrl}/?${new URLSearchParams({ ids: asked.join(','), fields: FIELDS })}`, token, 'facebook');
       let response;
+      const missing = new Set<string>();
+      let deleted = false;
       try {
         response = await read(ids);
       } catch (error) {
-        const gone = error instanceof GraphMissingIds ? new Set(error.ids.filter((id) => ids.includes(id))) : new Set<string>();
-        if (!gone.size) throw error;
-        const rest = ids.filter((id) => !gone.has(id));
-        if (!rest.length) return { kudos: new Map() };
-        response = await read(rest);
+        for (const id of error instanceof GraphMissingIds ? error.ids : []) if (ids.includes(id)) missing.add(id);
+        if (!missing.size) throw error;
+        deleted = (error as GraphMissingIds).code === 803;
+        const rest = ids.filter((id) => !missing.has(id));
+        if (rest.length) response = await read(rest);
       }
+      const gone = new Map(deleted ? [...missing].map((id) => [`facebook_${id}`, 'deleted' as const]) : []);
+      if (!response) return { items: new Map(), gone };
       const { body, headers } = response;
       if (!body || typeof body !== 'object' || Array.isArray(body)) throw new SourceError('facebook answered without posts by id');
       const posts = Object.values(body).map(obj);
       const nextAt = graphNextRunAt(headers, ctx.now);
-      return { kudos: askedKudos(itemIds, posts.map((post) => (str(post.id) ? postToItem(post, ctx.now) : null))), ...(nextAt !== undefined && { nextAt }) };
+      return { items: askedItems(itemIds, posts.map((post) => (str(post.id) ? postToItem(post, ctx.now) : null))), gone, ...(nextAt !== undefined && { nextAt }) };
     },
   },
   async collect(input, state, ctx) {

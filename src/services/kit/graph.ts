@@ -29,14 +29,17 @@ const detail = (body: unknown) => str(obj(obj(body).error).message) ?? undefined
 /**
  * A Graph API error naming ids that do not exist (see the module docstring): the same permanent
  * SourceError as any other 4xx, with `ids` as the message names them (not checked against what
- * was asked).
+ * was asked) and the error's `code`: 803 says they do not exist; 100 says they do not exist *or*
+ * cannot be read (permissions), so only 803 is taken as a deletion (docs/services.md#re-verification).
  */
 export class GraphMissingIds extends SourceError {
   readonly ids: string[];
-  constructor(message: string, ids: string[]) {
+  readonly code: number;
+  constructor(message: string, ids: string[], code: number) {
     super(message, { permanent: true });
     this.name = 'GraphMissingIds';
     this.ids = ids;
+    this.code = code;
   }
 }
 
@@ -98,7 +101,7 @@ export function graphGet(ctx: CollectContext, url: string, token: string, servic
     const code = num(error.code);
     if (status < 400 || code === undefined) return undefined;
     const missing = status < 500 ? graphMissingIds(body) : [];
-    if (missing.length) return new GraphMissingIds(`HTTP ${status}: ${str(error.message)}`, missing);
+    if (missing.length) return new GraphMissingIds(`HTTP ${status}: ${str(error.message)}`, missing, code);
     if (!(THROTTLED.has(code) || (code >= 80001 && code <= 80014))) return undefined;
     const regain = graphUsage(headers).regainMs;
     return new SourceError(`${service} rate limit (code ${code}): ${str(error.message) ?? `HTTP ${status}`}`, { retryAfterMs: regain || HOUR_MS });

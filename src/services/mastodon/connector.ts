@@ -16,7 +16,7 @@
  * while pages are full. Status ids are kept as strings (they exceed 2^53); item ids are
  * `mastodon_<host>:<status id>` because status ids are per instance.
  */
-import { askedKudos, SourceError, type CollectContext, type Connector } from '../connector.ts';
+import { askedItems, nothingLooked, SourceError, type CollectContext, type Connector } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
 import { arr, embed, idOf, image, isoDate, itemUrl, kudos, language, num, obj, str, type Json } from '../kit/normalize.ts';
 import { getJson, quotaExhaustedUntil } from '../kit/http.ts';
@@ -126,19 +126,20 @@ async function lookup(ctx: CollectContext, origin: string, acct: string): Promis
 export const mastodon: Connector = {
   service: 'mastodon',
   // GET /api/v1/statuses?id[]= (Mastodon 4.3) reads up to 20 statuses of the input's instance at
-  // once (docs/services.md#kudos-refresh).
-  kudos: {
+  // once (docs/services.md#re-verification). The answer leaves out statuses that are deleted and
+  // those this caller may not see alike: nothing is taken as gone.
+  lookup: {
     batch: 20,
     async lookup(input, itemIds, ctx) {
       const { origin, host } = parseMastodonInput(input.type, input.input);
       const prefix = `mastodon_${host}:`;
       const ids = itemIds.filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
-      if (!ids.length) return { kudos: new Map() };
+      if (!ids.length) return nothingLooked();
       const query = ids.map((id) => `id[]=${encodeURIComponent(id)}`).join('&');
       const res = await getJson(ctx, `${origin}/api/v1/statuses?${query}`, authorizationFor(ctx.services.mastodon, origin));
       if (!Array.isArray(res.body)) throw new SourceError(`mastodon ${host} answered without a list of statuses`);
       const nextAt = quotaExhaustedUntil(res.headers, ctx.now);
-      return { kudos: askedKudos(itemIds, res.body.map((status) => mastodonItem(obj(status), host))), ...(nextAt && { nextAt }) };
+      return { items: askedItems(itemIds, res.body.map((status) => mastodonItem(obj(status), host))), gone: new Map(), ...(nextAt && { nextAt }) };
     },
   },
   async collect(input, state, ctx) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useFakeApi, type FakeResponse, fixtureBytes, fixtureJson } from '../../../test/fake-api.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { twitter } from './connector.ts';
+import { goneTweets, twitter } from './connector.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const api = useFakeApi();
@@ -154,13 +154,14 @@ describe('twitter: failures', () => {
   });
 });
 
-describe('twitter kudos lookup (docs/services.md#kudos-refresh)', () => {
-  const lookup = twitter.kudos!;
+describe('twitter lookup (docs/services.md#re-verification)', () => {
+  const lookup = twitter.lookup!;
   const metrics = (id: string, likes: number) => ({ id, text: 'post', public_metrics: { like_count: likes, retweet_count: 1, reply_count: 2, quote_count: 0, impression_count: 10 } });
 
   it('asks only the posts among the ids, up to 100 at once, and takes only posts asked', async () => {
     api.respond = () => ({ body: { data: [metrics('1001', 5), metrics('9007199254740993', 7), metrics('555', 1)] } });
-    const { kudos, nextAt } = await lookup.lookup(input('keyword', 'x'), ['twitter_1001', 'twitter_9007199254740993', 'twitter_abc', 'twitter_', 'youtube_ULBuIB9lHkc', 'mastodon_mastodon.social:1002'], ctx());
+    const { items, nextAt } = await lookup.lookup(input('keyword', 'x'), ['twitter_1001', 'twitter_9007199254740993', 'twitter_abc', 'twitter_', 'youtube_ULBuIB9lHkc', 'mastodon_mastodon.social:1002'], ctx());
+    const kudos = new Map([...items].map(([id, item]) => [id, item.kudos]));
     expect(lookup.batch).toBe(100);
     expect(api.requests).toHaveLength(1);
     expect(api.requests[0]!.path).toBe('/2/tweets');
@@ -174,8 +175,31 @@ describe('twitter kudos lookup (docs/services.md#kudos-refresh)', () => {
     expect(nextAt).toBeUndefined();
   });
 
+  // X answers 200 with the posts it has in `data` and one entry per other id in `errors`
+  // (https://docs.x.com/x-api/fundamentals/response-codes-and-errors#partial-errors); the error
+  // objects below are hand-made in that documented shape (no recorded fixture holds them).
+  it('says which posts X reports gone: Not Found Error deleted, Authorization Error protected, withheld; other errors say nothing', async () => {
+    const error = (id: string, title: string, type: string) => ({ value: id, detail: `${title} for ${id}`, title, resource_type: 'tweet', parameter: 'ids', resource_id: id, type: `https://api.twitter.com/2/problems/${type}` });
+    api.respond = () => ({ body: {
+      data: [metrics('1001', 5), { ...metrics('1004', 1), withheld: { copyright: false, country_codes: ['DE'] } }],
+      errors: [
+        error('1002', 'Not Found Error', 'resource-not-found'),
+        error('1003', 'Authorization Error', 'not-authorized-for-resource'),
+        error('1005', 'Service Unavailable', 'service-unavailable'),
+        error('9999', 'Not Found Error', 'resource-not-found'), // not asked
+      ],
+    } });
+    const { items, gone } = await lookup.lookup(input('keyword', 'x'), ['twitter_1001', 'twitter_1002', 'twitter_1003', 'twitter_1004', 'twitter_1005'], ctx());
+    expect([...items.keys()]).toEqual(['twitter_1001']);
+    expect(items.get('twitter_1001')).toMatchObject({ text: 'post', service: 'twitter' });
+    expect(Object.fromEntries(gone)).toEqual({ twitter_1002: 'deleted', twitter_1003: 'protected', twitter_1004: 'withheld' });
+    // The lookup reads whole posts: a poll's fields, and `withheld`.
+    expect(api.requests[0]!.query.get('tweet.fields')).toContain('withheld');
+    expect(api.requests[0]!.query.get('expansions')).toBe('author_id,attachments.media_keys,geo.place_id');
+  });
+
   it('asks nothing when no id is a post', async () => {
-    expect((await lookup.lookup(input('keyword', 'x'), ['twitter_abc', 'twitter_1_2', 'bluesky_did:plc:x_3k'], ctx())).kudos.size).toBe(0);
+    expect((await lookup.lookup(input('keyword', 'x'), ['twitter_abc', 'twitter_1_2', 'bluesky_did:plc:x_3k'], ctx())).items.size).toBe(0);
     expect(api.requests).toEqual([]);
   });
 
@@ -184,5 +208,22 @@ describe('twitter kudos lookup (docs/services.md#kudos-refresh)', () => {
     expect((await lookup.lookup(input('keyword', 'x'), ['twitter_1001'], ctx())).nextAt).toBe(NOW + 600_000);
     api.respond = () => ({ status: 429, headers: { 'retry-after': '60' }, body: { title: 'Too Many Requests' } });
     await expect(lookup.lookup(input('keyword', 'x'), ['twitter_1001'], ctx())).rejects.toMatchObject({ permanent: false, retryAfterMs: 60_000 });
+  });
+});
+
+// Hostile answers: only an error X documents as the post's own absence removes it.
+describe('goneTweets (docs/services.md#re-verification)', () => {
+  const asked = new Set(['twitter_1', 'twitter_2']);
+  const e = (fields: Record<string, unknown>) => ({ errors: [{ parameter: 'ids', resource_type: 'tweet', ...fields }] });
+  it.each([
+    ['Not Found Error → deleted', e({ resource_id: '1', value: '1', title: 'Not Found Error', type: 'https://api.twitter.com/2/problems/resource-not-found' }), { twitter_1: 'deleted' }],
+    ['Authorization Error → protected', e({ resource_id: '2', title: 'Authorization Error', type: 'https://api.twitter.com/2/problems/not-authorized-for-resource' }), { twitter_2: 'protected' }],
+    ['an id not asked for', e({ resource_id: '3', title: 'Not Found Error' }), {}],
+    ['another resource (the author, a media) not found', e({ resource_id: '1', resource_type: 'user', title: 'Not Found Error' }), {}],
+    ['a server-side problem', e({ resource_id: '1', title: 'Service Unavailable', type: 'https://api.twitter.com/2/problems/service-unavailable' }), {}],
+    ['no errors', {}, {}],
+    ['errors not a list', { errors: 'Not Found Error' }, {}],
+  ] as const)('%s', (_name, body, expected) => {
+    expect(Object.fromEntries(goneTweets(body as Record<string, unknown>, asked))).toEqual(expected);
   });
 });

@@ -12,7 +12,7 @@
  * one page, later polls follow `next_token` for at most 5 pages. Rate limits: 429 waits until
  * `x-rate-limit-reset`; a success with `x-rate-limit-remaining: 0` sets the next run there.
  */
-import { askedIds, askedKudos, SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
+import { askedIds, askedItems, type GoneReason, nothingLooked, SourceError, type CollectContext, type Connector, type LookupResult, type SourceInput } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { getJson, rateLimitResetMs, requireSetting } from '../kit/http.ts';
 import { arr, embed, escapeHtml, hashtags, isoDate, type Json, kudos, language, linkify, num, obj, objs, str } from '../kit/normalize.ts';
@@ -28,7 +28,7 @@ const MAX_PAGES = 5;
 /**
  * A post's item id (`twitter_<post id>`): X's ids are numeric strings
  * (https://docs.x.com/x-api/fundamentals/consistency), and one that is not fails a whole
- * `GET /2/tweets?ids=` read with a 400, so the kudos lookup asks none other.
+ * `GET /2/tweets?ids=` read with a 400, so the lookup asks none other.
  */
 const TWEET_ID = /^twitter_(\d{1,19})$/;
 
@@ -92,6 +92,32 @@ export function tweetToItem(tweet: Json, includes: Json, now: number, owner?: Js
   };
 }
 
+/** Whether X withholds the tweet (its `withheld` object: copyright, or a list of countries). */
+const withheld = (tweet: Json) => {
+  const w = obj(tweet.withheld);
+  return w.copyright === true || arr(w.country_codes).length > 0;
+};
+
+/**
+ * The posts of a `GET /2/tweets?ids=` answer's `errors` that X says are gone
+ * (docs/services.md#re-verification): a "Not Found Error" (`…/problems/resource-not-found`) is
+ * `deleted`, an "Authorization Error" (`…/problems/not-authorized-for-resource`: protected, or its
+ * author suspended) `protected`, each for a `tweet` whose `resource_id` (else `value`) is one of
+ * `asked` (item ids). Any other error says nothing.
+ */
+export function goneTweets(body: Json, asked: Set<string>): LookupResult['gone'] {
+  const gone: LookupResult['gone'] = new Map();
+  for (const error of objs(body.errors)) {
+    const id = `twitter_${str(error.resource_id) ?? str(error.value) ?? ''}`;
+    if (!asked.has(id) || (error.resource_type !== undefined && error.resource_type !== 'tweet')) continue;
+    const type = str(error.type) ?? '';
+    const reason: GoneReason | undefined = error.title === 'Not Found Error' || type.endsWith('/resource-not-found') ? 'deleted'
+      : error.title === 'Authorization Error' || type.endsWith('/not-authorized-for-resource') ? 'protected' : undefined;
+    if (reason) gone.set(id, reason);
+  }
+  return gone;
+}
+
 /** A tweet's `public_metrics` as kudos (docs/services.md#twitter). */
 function tweetKudos(tweet: Json): ContentItem['kudos'] {
   const metrics = obj(tweet.public_metrics);
@@ -136,20 +162,25 @@ async function lookUp(ctx: CollectContext, api: string, auth: Record<string, str
 
 export const twitter: Connector = {
   service: 'twitter',
-  // GET /2/tweets?ids= reads up to 100 tweets (docs/services.md#kudos-refresh); a spent rate limit
-  // (`x-rate-limit-remaining: 0`) holds further lookups until `x-rate-limit-reset`. Only ids of
-  // posts (`TWEET_ID`) are asked, and only posts asked are taken, as the other lookups do.
-  kudos: {
+  // GET /2/tweets?ids= reads up to 100 tweets whole, with the fields of a poll
+  // (docs/services.md#re-verification); a spent rate limit (`x-rate-limit-remaining: 0`) holds
+  // further lookups until `x-rate-limit-reset`. Only ids of posts (`TWEET_ID`) are asked, and only
+  // posts asked are taken, as the other lookups do.
+  lookup: {
     batch: 100,
     async lookup(_input, itemIds, ctx) {
       const { apiUrl, bearerToken } = ctx.services.twitter;
       const auth = { authorization: `Bearer ${requireSetting(bearerToken, 'TWITTER_BEARER_TOKEN', 'twitter')}` };
       const ids = askedIds(itemIds, TWEET_ID);
-      if (!ids.length) return { kudos: new Map() };
-      const { body, headers } = await getJson(ctx, `${apiUrl}/2/tweets?${new URLSearchParams({ ids: ids.join(','), 'tweet.fields': 'public_metrics' })}`, auth, detail);
-      const found = askedKudos(itemIds, objs(obj(body).data).map((tweet) => ({ id: `twitter_${String(tweet.id)}`, kudos: tweetKudos(tweet) })));
+      if (!ids.length) return nothingLooked();
+      const { body, headers } = await getJson(ctx, `${apiUrl}/2/tweets?${new URLSearchParams({ ids: ids.join(','), ...FIELDS, 'tweet.fields': `${FIELDS['tweet.fields']},withheld` })}`, auth, detail);
+      const b = obj(body);
+      const data = objs(b.data);
+      const found = askedItems(itemIds, data.filter((tweet) => !withheld(tweet)).map((tweet) => tweetToItem(tweet, obj(b.includes), ctx.now)));
+      const gone = goneTweets(b, new Set(itemIds));
+      for (const tweet of data) if (withheld(tweet) && itemIds.includes(`twitter_${String(tweet.id)}`)) gone.set(`twitter_${String(tweet.id)}`, 'withheld');
       const spent = headers['x-rate-limit-remaining'] === '0';
-      return { kudos: found, ...(spent && { nextAt: ctx.now + (rateLimitResetMs(headers, ctx.now) ?? 15 * 60_000) }) };
+      return { items: found, gone, ...(spent && { nextAt: ctx.now + (rateLimitResetMs(headers, ctx.now) ?? 15 * 60_000) }) };
     },
   },
   async collect(input, state, ctx) {

@@ -2,7 +2,7 @@
 
 /**
  * Posts an X API v2 response at `path` (below TWITTER_API_URL) read: the entries of `data` of a
- * search, a timeline or a lookup by ids (the kudos refresh, docs/services.md#kudos-refresh); a
+ * search, a timeline or a lookup by ids (kudos refresh and re-verification, docs/services.md#re-verification); a
  * user lookup reads none.
  */
 export function twitterPostsRead(path: string, body: unknown): number {

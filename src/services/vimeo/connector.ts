@@ -5,11 +5,11 @@
  * `/users/{user}/albums/{id}/videos`. Needs `VIMEO_ACCESS_TOKEN` (docs/services.md#vimeo), sent as
  * a Bearer token. Newest first (`sort=date`); the cursor is the newest `release_time` seen.
  *
- * Kudos refresh (docs/services.md#kudos-refresh): `GET /videos?uris=/videos/1,/videos/2` (up to
- * 100 a page, https://developer.vimeo.com/api/reference/videos#search_videos) with only the fields
- * `vimeoItem` reads kudos from.
+ * Lookup (kudos refresh and re-verification, docs/services.md#re-verification):
+ * `GET /videos?uris=/videos/1,/videos/2` (up to 100 a page,
+ * https://developer.vimeo.com/api/reference/videos#search_videos) with a poll's fields.
  */
-import { askedIds, askedKudos, SourceError, type Connector } from '../connector.ts';
+import { askedIds, askedItems, nothingLooked, SourceError, type Connector } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
 import { arr, embed, image, isoDate, itemUrl, kudos, language, linkify, num, obj, str, type Json } from '../kit/normalize.ts';
 import { newestFirst, type Seen } from '../kit/paging.ts';
@@ -20,9 +20,7 @@ const MAX_PAGES = 5;
 const FIELDS = 'uri,name,description,link,duration,created_time,release_time,language,pictures.sizes,embed.html,tags,stats.plays,'
   + 'metadata.connections.likes.total,metadata.connections.comments.total,user.name,user.link,user.uri';
 
-/** What `vimeoItem` reads its kudos from: plays, likes, comments. */
-const KUDOS_FIELDS = 'uri,stats.plays,metadata.connections.likes.total,metadata.connections.comments.total';
-/** Videos per kudos lookup: the most Vimeo returns in one page. */
+/** Videos per lookup: the most Vimeo returns in one page. */
 const KUDOS_BATCH = 100;
 
 const lastSegment = (path: unknown) => str(path)?.replace(/\/+$/, '').split('/').pop() ?? null;
@@ -80,19 +78,20 @@ export function vimeoItem(video: Json): ContentItem | null {
 /** The Vimeo connector; see the module docstring. State: `Seen` (newest date and ids). */
 export const vimeo: Connector = {
   service: 'vimeo',
-  // A page of up to 100 videos by uri (docs/services.md#kudos-refresh); a spent limit
-  // (`x-ratelimit-remaining: 0`) holds further lookups until `x-ratelimit-reset`.
-  kudos: {
+  // A page of up to 100 videos by uri, with the fields of a poll (docs/services.md#re-verification);
+  // a spent limit (`x-ratelimit-remaining: 0`) holds further lookups until `x-ratelimit-reset`.
+  // Videos left out are not taken as gone (Vimeo does not say why).
+  lookup: {
     batch: KUDOS_BATCH,
     async lookup(_input, itemIds, ctx) {
       const ids = askedIds(itemIds, /^vimeo_(\d+)$/);
-      if (!ids.length) return { kudos: new Map() };
-      const query = new URLSearchParams({ uris: ids.map((id) => `/videos/${id}`).join(','), per_page: String(KUDOS_BATCH), fields: KUDOS_FIELDS });
+      if (!ids.length) return nothingLooked();
+      const query = new URLSearchParams({ uris: ids.map((id) => `/videos/${id}`).join(','), per_page: String(KUDOS_BATCH), fields: FIELDS });
       const res = await getJson(ctx, `${ctx.services.vimeo.apiUrl}/videos?${query}`, vimeoHeaders(ctx.services.vimeo.accessToken), vimeoDetail);
       const data = obj(res.body).data;
       if (!Array.isArray(data)) throw new SourceError('vimeo answered without a data list');
       const nextAt = quotaExhaustedUntil(res.headers, ctx.now);
-      return { kudos: askedKudos(itemIds, data.map((video) => vimeoItem(obj(video)))), ...(nextAt && { nextAt }) };
+      return { items: askedItems(itemIds, data.map((video) => vimeoItem(obj(video)))), gone: new Map(), ...(nextAt && { nextAt }) };
     },
   },
   async collect(input, state, ctx) {

@@ -126,15 +126,16 @@ describe('vk', () => {
 
 // wall.getById with extended=1 answers {response:{items, profiles, groups}}
 // (https://dev.vk.com/en/method/wall.getById), built here like the wall.get pages above.
-describe('vk kudos lookup (docs/services.md#kudos-refresh)', () => {
-  const lookup = vk.kudos!;
+describe('vk lookup (docs/services.md#re-verification)', () => {
+  const lookup = vk.lookup!;
   const byId = (items: unknown[]) => ({ response: { items, profiles: wall([]).response.profiles, groups: wall([]).response.groups } });
 
   it('reads up to 100 posts of any walls with wall.getById, and maps them as collect does', async () => {
     const liked = { ...photoPost, likes: { count: 50 }, reposts: { count: 5 }, comments: { count: 7 }, views: { count: 4000 } };
     const stranger = { ...videoPost, id: 9999 };
     server.handle(() => ({ body: byId([liked, videoPost, stranger]) }));
-    const { kudos, nextAt } = await lookup.lookup(input('tag', 'VK'), ['vk_-1_2170', 'vk_-1_2171', 'vk_100_3', 'vk_abc_1', 'twitter_1'], ctx());
+    const { items, nextAt } = await lookup.lookup(input('tag', 'VK'), ['vk_-1_2170', 'vk_-1_2171', 'vk_100_3', 'vk_abc_1', 'twitter_1'], ctx());
+    const kudos = new Map([...items].map(([id, item]) => [id, item.kudos]));
     expect(lookup.batch).toBe(100);
     expect(server.requests).toHaveLength(1);
     const [req] = server.requests;
@@ -149,7 +150,7 @@ describe('vk kudos lookup (docs/services.md#kudos-refresh)', () => {
   });
 
   it('asks nothing for ids that are not wall posts', async () => {
-    expect((await lookup.lookup(input('user', '1'), ['vk_1', 'vk_-1_x', 'bluesky_did:plc:a_b'], ctx())).kudos.size).toBe(0);
+    expect((await lookup.lookup(input('user', '1'), ['vk_1', 'vk_-1_x', 'bluesky_did:plc:a_b'], ctx())).items.size).toBe(0);
     expect(server.requests).toHaveLength(0);
   });
 

@@ -13,11 +13,11 @@
  * denied), 18 (page deleted or banned), 30 (private profile), 100/113 (bad parameter or user id)
  * — is permanent. Ids are `vk_<owner_id>_<post id>` (strings).
  *
- * Kudos refresh (docs/services.md#kudos-refresh): `wall.getById?posts=<owner>_<post>,…` (up to
+ * Lookup (kudos refresh, re-verification; docs/services.md#re-verification): `wall.getById?posts=<owner>_<post>,…` (up to
  * 100 posts, https://dev.vk.com/en/method/wall.getById), each post read by `vkItem`; the error
  * codes above hold further lookups as they delay polls.
  */
-import { askedIds, askedKudos, SourceError, type CollectContext, type Connector } from '../connector.ts';
+import { askedIds, askedItems, nothingLooked, SourceError, type CollectContext, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { anchor, arr, embed, hashtags, idOf, image, isoDate, kudos, linkify, num, obj, str, type Json } from '../kit/normalize.ts';
 import { newestFirst, type Seen } from '../kit/paging.ts';
@@ -128,15 +128,16 @@ export const vk: Connector = {
   service: 'vk',
   // wall.getById reads up to 100 posts of any walls at once (docs/services.md#kudos-refresh), the
   // posts of tag inputs (newsfeed.search) too.
-  kudos: {
+  lookup: {
     batch: 100,
     async lookup(_input, itemIds, ctx) {
       const token = requireSetting(ctx.services.vk.accessToken, 'VK_ACCESS_TOKEN', 'vk');
       const posts = askedIds(itemIds, /^vk_(-?\d+_\d+)$/);
-      if (!posts.length) return { kudos: new Map() };
+      if (!posts.length) return nothingLooked();
       const response = await call(ctx, token, 'wall.getById', { posts: posts.join(','), extended: '1' });
       const [profiles, groups] = [arr(response.profiles).map(obj), arr(response.groups).map(obj)];
-      return { kudos: askedKudos(itemIds, arr(response.items).map((post) => vkItem(obj(post), profiles, groups))) };
+      // Posts left out are deleted or made private alike: not taken as gone.
+      return { items: askedItems(itemIds, arr(response.items).map((post) => vkItem(obj(post), profiles, groups))), gone: new Map() };
     },
   },
   async collect(input, state, ctx) {

@@ -27,7 +27,7 @@ describe('youtube: keyless feed', () => {
         { type: 'embed', embed: '<iframe width="640" height="360" src="https://www.youtube.com/embed/ULBuIB9lHkc" frameborder="0" allowfullscreen></iframe>' },
         { type: 'image', url: 'https://i2.ytimg.com/vi/ULBuIB9lHkc/hqdefault.jpg', width: 480, height: 360 },
       ],
-      kudos: { score: 247, youtube_views: 4689, youtube_likes: 247 },
+      kudos: { score: 0, youtube_views: 4689, youtube_likes: 247 }, // no score from YouTube statistics (III.E.4.h)
     });
     expect(items[0]!.text).toContain('<a href="https://kotlinlang.org/docs/whatsnew21.html#multi-dollar-string-interpolation" rel="nofollow noopener">');
     expect(items[0]!.text).toContain('<a href="https://www.youtube.com/hashtag/kotlin" rel="nofollow noopener">#kotlin</a>');
@@ -82,7 +82,8 @@ describe('youtube: Data API', () => {
     });
     const video = fixtureJson('youtube', 'videos_list_statistics_contentDetails.json').items[0];
     const [likes, comments] = [Number(video.statistics.likeCount), Number(video.statistics.commentCount)];
-    expect(first.items[0]!.kudos).toEqual({ score: likes + comments, youtube_views: Number(video.statistics.viewCount), youtube_likes: likes, youtube_comments: comments });
+    // YouTube API Services Developer Policies III.E.4.h: the statistics are shown, never made into a score.
+    expect(first.items[0]!.kudos).toEqual({ score: 0, youtube_views: Number(video.statistics.viewCount), youtube_likes: likes, youtube_comments: comments });
     expect((first.items[0]!.media![0] as { duration: number }).duration).toBe(isoDuration(video.contentDetails.duration));
     expect(first.items[0]!.tags).toContain('Actions on Google');
     expect(first.state).toMatchObject({ for: 'UCK8sQmJBp8GCxrOtXWBpyEA', playlist: 'UUK8sQmJBp8GCxrOtXWBpyEA', handle: '@google', seen: playlistIds });
@@ -142,26 +143,43 @@ describe("youtube: a connected account's OAuth token", () => {
   });
 });
 
-describe('youtube kudos lookup (docs/services.md#kudos-refresh)', () => {
-  const lookup = youtube.kudos!;
+describe('youtube lookup (docs/services.md#re-verification)', () => {
+  const lookup = youtube.lookup!;
   const stats = (id: string, views: number) => ({ id, statistics: { viewCount: String(views), likeCount: '4', commentCount: '1' } });
 
   it('asks videos.list only for the videos among the ids, and takes only videos asked', async () => {
     api.respond = () => ({ body: { items: [stats('ULBuIB9lHkc', 100), stats('a-b_c', 7), stats('other', 1)] } });
-    const { kudos } = await lookup.lookup(input('keyword', 'x'), ['youtube_ULBuIB9lHkc', 'youtube_a-b_c', 'youtube_', 'youtube_a,b', 'twitter_1001'], ctx());
+    const { items } = await lookup.lookup(input('keyword', 'x'), ['youtube_ULBuIB9lHkc', 'youtube_a-b_c', 'youtube_', 'youtube_a,b', 'twitter_1001'], ctx());
+    const kudos = new Map([...items].map(([id, item]) => [id, item.kudos]));
     expect(lookup.batch).toBe(50);
     expect(api.requests).toHaveLength(1);
     expect(api.requests[0]!.path).toBe('/youtube/v3/videos');
-    expect(api.requests[0]!.query.get('part')).toBe('statistics');
+    expect(api.requests[0]!.query.get('part')).toBe('snippet,contentDetails,statistics,recordingDetails'); // 1 unit whatever the parts
     expect(api.requests[0]!.query.get('id')).toBe('ULBuIB9lHkc,a-b_c');
     expect(Object.fromEntries(kudos)).toEqual({
-      youtube_ULBuIB9lHkc: { score: 5, youtube_views: 100, youtube_likes: 4, youtube_comments: 1 },
-      'youtube_a-b_c': { score: 5, youtube_views: 7, youtube_likes: 4, youtube_comments: 1 },
+      youtube_ULBuIB9lHkc: { score: 0, youtube_views: 100, youtube_likes: 4, youtube_comments: 1 },
+      'youtube_a-b_c': { score: 0, youtube_views: 7, youtube_likes: 4, youtube_comments: 1 },
     });
   });
 
+  // videos.list answers only the videos that exist and are visible
+  // (https://developers.google.com/youtube/v3/docs/videos/list): an id asked and not answered is gone.
+  it('takes a video left out of the answer as gone, and reads the rest whole', async () => {
+    api.respond = () => raw('videos_list_statistics_contentDetails.json');
+    const listed = (fixtureJson('youtube', 'videos_list_statistics_contentDetails.json') as { items: { id: string }[] }).items.map((v) => `youtube_${v.id}`);
+    const { items, gone } = await lookup.lookup(input('keyword', 'x'), [...listed, 'youtube_deletedVid1'], ctx());
+    expect([...items.keys()].sort()).toEqual([...listed].sort());
+    expect(items.get(listed[0]!)!.title).toBeTruthy();
+    expect(Object.fromEntries(gone)).toEqual({ youtube_deletedVid1: 'gone' });
+  });
+
+  it('a failed request says nothing is gone', async () => {
+    api.respond = () => ({ status: 500, body: { error: { code: 500, message: 'backendError' } } });
+    await expect(lookup.lookup(input('keyword', 'x'), ['youtube_ULBuIB9lHkc'], ctx())).rejects.toBeInstanceOf(SourceError);
+  });
+
   it('spends no unit when no id is a video, and needs a key or an account', async () => {
-    expect((await lookup.lookup(input('keyword', 'x'), ['youtube_', 'vimeo_42'], ctx())).kudos.size).toBe(0);
+    expect((await lookup.lookup(input('keyword', 'x'), ['youtube_', 'vimeo_42'], ctx())).items.size).toBe(0);
     expect(api.requests).toEqual([]);
     await expect(lookup.lookup(input('keyword', 'x'), ['youtube_ULBuIB9lHkc'], ctx({}))).rejects.toMatchObject({ permanent: true });
   });

@@ -14,7 +14,7 @@
  * Errors: 403 `quotaExceeded` (and the other rate reasons) are transient until the daily reset at
  * midnight Pacific (08:00 UTC is used: never early); `keyInvalid` and other 4xx are permanent.
  */
-import { askedIds, askedKudos, SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
+import { askedIds, askedItems, leftOut, nothingLooked, SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { readXmlFeed, tombstonesOf } from '../kit/feed.ts';
 import { getJson, type JsonResponse, rateLimitResetMs } from '../kit/http.ts';
@@ -64,11 +64,15 @@ function apiGet(ctx: CollectContext, path: string, params: Record<string, string
 const player = (id: string, duration?: number): Media[] =>
   embed('iframe', `https://www.youtube.com/embed/${encodeURIComponent(id)}`, { url: `https://www.youtube.com/watch?v=${id}`, duration });
 
-/** A `videos.list` resource's statistics as kudos (docs/services.md#youtube). */
+/**
+ * A `videos.list` resource's statistics as kudos (docs/services.md#youtube): the counters as
+ * YouTube gives them, and a `score` of 0. YouTube API Services Developer Policies III.E.4.h forbids
+ * metrics derived from its statistics, so they never make the score the trending order ranks by
+ * (src/lib/ranking.ts): a YouTube item ranks by its date alone.
+ */
 function videoKudos(v: Json): ContentItem['kudos'] {
   const stats = obj(v.statistics);
-  const [views, likes, comments] = [num(stats.viewCount), num(stats.likeCount), num(stats.commentCount)];
-  return kudos('youtube', { likes, comments }, { views, likes, comments });
+  return kudos('youtube', {}, { views: num(stats.viewCount), likes: num(stats.likeCount), comments: num(stats.commentCount) });
 }
 
 /**
@@ -154,7 +158,7 @@ function feedVideos(feed: ReturnType<typeof readXmlFeed>, now: number): ContentI
       date: isoDate(el.findElementWithName('published')?.textContent) ?? new Date(now).toISOString(),
       author: { name: author?.name ?? null, username: null, userid: channelId, url: httpUrl(author?.url) },
       media,
-      kudos: kudos('youtube', { likes }, { views, likes }),
+      kudos: kudos('youtube', {}, { views, likes }), // no score: YouTube API Services Developer Policies III.E.4.h (`videoKudos`)
     }];
   });
 }
@@ -178,17 +182,23 @@ async function videos(ctx: CollectContext, ids: string[], handle: string | null)
 
 export const youtube: Connector = {
   service: 'youtube',
-  // videos.list of up to 50 ids, 1 quota unit a call (docs/services.md#kudos-refresh); only ids of
-  // videos (`VIDEO_ID`) are asked, none when there are none, and only videos asked are taken.
-  kudos: {
+  // videos.list of up to 50 ids with the parts of a poll, 1 quota unit a call whatever the parts
+  // (docs/services.md#re-verification); only ids of videos (`VIDEO_ID`) are asked, none when there
+  // are none, and only videos asked are taken. videos.list leaves out the ids of videos that no
+  // longer exist or are private: those are gone. The item keeps the channel's @handle it was
+  // collected with only through the update's merge (videos.list does not name it).
+  lookup: {
     batch: 50,
     async lookup(_input, itemIds, ctx) {
       const { apiKey, accessToken } = ctx.services.youtube;
-      if (!apiKey && !accessToken) throw new SourceError('youtube: kudos need YOUTUBE_API_KEY or a connected account', { permanent: true });
+      if (!apiKey && !accessToken) throw new SourceError('youtube: lookups need YOUTUBE_API_KEY or a connected account', { permanent: true });
       const ids = askedIds(itemIds, VIDEO_ID);
-      if (!ids.length) return { kudos: new Map() };
-      const { body } = await apiGet(ctx, 'videos', { part: 'statistics', id: ids.join(','), maxResults: '50' });
-      return { kudos: askedKudos(itemIds, objs(obj(body).items).map((video) => ({ id: `youtube_${String(video.id)}`, kudos: videoKudos(video) }))) };
+      if (!ids.length) return nothingLooked();
+      const { body } = await apiGet(ctx, 'videos', { part: 'snippet,contentDetails,statistics,recordingDetails', id: ids.join(','), maxResults: '50' });
+      const listed = obj(body).items;
+      if (!Array.isArray(listed)) throw new SourceError('youtube answered without a list of videos');
+      const items = askedItems(itemIds, objs(listed).map((video) => videoToItem(video)));
+      return { items, gone: leftOut(itemIds.filter((id) => VIDEO_ID.test(id)), items) };
     },
   },
   async collect(input, state, ctx) {
