@@ -39,9 +39,9 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.ts';
 import { startCollector } from '../src/collect/scheduler.ts';
-import { startSharedCollector } from '../src/collect/shared.ts';
+import { startSharedCollector } from '../src/collect/postgres-collector.ts';
 import type { ContentItem } from '../src/item.ts';
-import { audit } from '../src/lib/time.ts';
+import { newRecordFields } from '../src/lib/time.ts';
 import { newId } from '../src/lib/ids.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { createContract, setContractFilter } from '../src/store/contracts.ts';
@@ -88,7 +88,7 @@ export async function tenant(db: Db) {
   // Collection's own cost: the bench's look-alike entries kept apart (bench:dedupe measures de-duplication).
   const collection = await createCollection(db, contract.id, { name: 'wall', dedupe: 'off' }, 'bench');
   const other = await createCollection(db, contract.id, { name: 'raw', dedupe: 'off' }, 'bench');
-  const row = (id: string) => ({ id, contractId: contract.id, ...audit('bench', now) });
+  const row = (id: string) => ({ id, contractId: contract.id, ...newRecordFields('bench', now) });
   const patterns = Array.from({ length: 200 }, (_, n) => `/\\bspamword${n}\\b/i`);
   await db.insertInto('filterLists').values([
     { ...row(newId(now)), name: 'words', type: 'patterns', entries: JSON.stringify(patterns), active: 1 },
@@ -112,7 +112,7 @@ export function inputRow(target: { contractId: string; collectionId: string }, u
   return {
     id: newId(now), contractId: target.contractId, collectionId: target.collectionId, service: 'rss', type: 'feed', input: url,
     filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState, lastRun: null, lastSuccess: null, lastError: null,
-    nextRunAt, failures: 0, collected: 0, rejected: 0, ...audit('bench', now),
+    nextRunAt, failures: 0, collected: 0, rejected: 0, ...newRecordFields('bench', now),
   };
 }
 

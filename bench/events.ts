@@ -25,7 +25,7 @@ import { createFetcher } from '../src/collect/fetch.ts';
 import { loadConfig } from '../src/config.ts';
 import type { ContentItem } from '../src/item.ts';
 import { currentSecretKey, seal } from '../src/lib/secret-box.ts';
-import { audit } from '../src/lib/time.ts';
+import { newRecordFields } from '../src/lib/time.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { findInput } from '../src/store/inputs.ts';
 import { createContract } from '../src/store/contracts.ts';
@@ -93,7 +93,7 @@ async function main() {
     .insertInto('webhooks')
     .values({
       id: webhookId, contractId: contract.id, name: 'bench', url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: JSON.stringify(EVENT_TYPES),
-      secret: seal(key, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'), keyId: key.id, active: 0, ...audit('bench', now),
+      secret: seal(key, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'), keyId: key.id, active: 0, ...newRecordFields('bench', now),
     })
     .execute();
   const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 10_000 });

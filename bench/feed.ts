@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { refreshInput } from '../src/collect/refresh.ts';
 import type { ContentItem } from '../src/item.ts';
-import { audit } from '../src/lib/time.ts';
+import { newRecordFields } from '../src/lib/time.ts';
 import type { Db } from '../src/store/db.ts';
 import { findInput, insertInputs } from '../src/store/inputs.ts';
 
@@ -40,7 +40,7 @@ export async function startBenchFeed(db: Db, target: { contractId: string; colle
       {
         id: inputId, contractId, collectionId, service: 'rss', type: 'feed', input: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed`,
         filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null,
-        nextRunAt: 0, failures: 0, collected: 0, rejected: 0, ...audit('bench', now),
+        nextRunAt: 0, failures: 0, collected: 0, rejected: 0, ...newRecordFields('bench', now),
       },
     ]),
   );

@@ -16,7 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { serve } from '../src/server.ts';
-import { audit } from '../src/lib/time.ts';
+import { newRecordFields } from '../src/lib/time.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
@@ -43,7 +43,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
     insertInputs(trx, [{
       id: 'bench-jetstream-input', contractId: contract.id, collectionId: collection.id, service: 'bluesky', type: 'keyword', input: 'freshness',
       filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null,
-      nextRunAt: Date.now() + 3_600_000, failures: 0, collected: 0, rejected: 0, ...audit('bench', Date.now()),
+      nextRunAt: Date.now() + 3_600_000, failures: 0, collected: 0, rejected: 0, ...newRecordFields('bench', Date.now()),
     }]),
   );
   await setup.destroy();

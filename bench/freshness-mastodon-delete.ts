@@ -21,7 +21,7 @@ import { buildApp } from '../src/app.ts';
 import { streamDeps } from '../src/collect/streams.ts';
 import { startMastodonStreams } from '../src/services/mastodon/stream/streaming.ts';
 import { loadConfig } from '../src/config.ts';
-import { audit } from '../src/lib/time.ts';
+import { newRecordFields } from '../src/lib/time.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
@@ -50,7 +50,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
     insertInputs(trx, [{
       id: inputId, contractId: contract.id, collectionId: collection.id, service: 'mastodon', type: 'tag', input: `${fake.base}/tags/bench`,
       filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null,
-      nextRunAt: now + 3_600_000, failures: 0, collected: 0, rejected: 0, ...audit('bench', now),
+      nextRunAt: now + 3_600_000, failures: 0, collected: 0, rejected: 0, ...newRecordFields('bench', now),
     }]),
   );
   const streams = startMastodonStreams(streamDeps({ db, config }));

@@ -25,7 +25,7 @@ import { refreshInput } from '../src/collect/refresh.ts';
 import { startWebsub } from '../src/collect/websub/subscriber.ts';
 import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/lib/ids.ts';
-import { audit } from '../src/lib/time.ts';
+import { newRecordFields } from '../src/lib/time.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
@@ -74,7 +74,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
     await db.transaction().execute((trx) => insertInputs(trx, [{
       id: inputId, contractId: contract.id, collectionId: collection.id, service: 'rss', type: 'feed', input: topic,
       filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null,
-      nextRunAt: 0, failures: 0, collected: 0, rejected: 0, ...audit('bench', now),
+      nextRunAt: 0, failures: 0, collected: 0, rejected: 0, ...newRecordFields('bench', now),
     }]));
     // The poll finds the hub; the subscriber subscribes; the hub verifies.
     await refreshInput(db, (await findInput(db, contract.id, inputId))!, { fetch, services: config.services, pollInterval: 300 });

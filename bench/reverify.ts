@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { type ReverifyCounts, startReverify } from '../src/collect/reverify.ts';
 import { loadConfig } from '../src/config.ts';
 import type { ContentItem } from '../src/item.ts';
-import { audit } from '../src/lib/time.ts';
+import { newRecordFields } from '../src/lib/time.ts';
 import { createCollection } from '../src/store/collections.ts';
 import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
@@ -108,7 +108,7 @@ export async function measureReverify(items = Number(process.env.BENCH_REVERIFY_
         await insertInputs(trx, [{
           id: inputId, contractId: contract.id, collectionId: collection.id, service, type: shape.type, input: shape.input(host),
           filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null,
-          nextRunAt: now + DAY_MS, failures: 0, collected: 0, rejected: 0, ...audit('bench', now),
+          nextRunAt: now + DAY_MS, failures: 0, collected: 0, rejected: 0, ...newRecordFields('bench', now),
         }]);
         const stored: ContentItem[] = Array.from({ length: items }, (_, i) => ({
           id: shape.id(i, host), service, type: 'status', text: `post ${i}`, tags: [], url: `https://example.com/${service}/${i}`,

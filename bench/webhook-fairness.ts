@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { startDelivery } from '../src/collect/deliver.ts';
 import { loadConfig } from '../src/config.ts';
 import { currentSecretKey, seal } from '../src/lib/secret-box.ts';
-import { audit } from '../src/lib/time.ts';
+import { newRecordFields } from '../src/lib/time.ts';
 import { createContract } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
@@ -75,7 +75,7 @@ async function main() {
       .insertInto('webhooks')
       .values({
         id: name.repeat(24), contractId: contracts[name].id, name, url: urls[name], events: JSON.stringify(['item.published']),
-        secret: seal(key, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'), keyId: key.id, active: 1, ...audit('bench', now),
+        secret: seal(key, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'), keyId: key.id, active: 1, ...newRecordFields('bench', now),
       })
       .execute();
   }

@@ -34,7 +34,7 @@ import { forgetKeyFiles, generateSecretKey, KEY_FILE, keyFilePath, parseSecretKe
 import { DEDUPE_MODES } from './lib/item-keys.ts';
 import { ensureSchema, migrateToLatest, schemaState } from './store/migrate.ts';
 import { backupSqlite, restoreSqlite } from './store/backup.ts';
-import { exportContract, importContract, type Progress } from './store/move.ts';
+import { exportContract, importContract, type Progress } from './store/contract-transfer.ts';
 import type { ConsumerRow, ContractRow } from './store/tables.ts';
 
 const BY = 'operator';

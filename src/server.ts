@@ -13,7 +13,7 @@ import { type DeliveryWorker, startDelivery } from './collect/deliver.ts';
 import { type KudosRefresher, startKudosRefresh } from './collect/kudos.ts';
 import { type Reverifier, startReverify } from './collect/reverify.ts';
 import type { StreamListener } from './services/streams.ts';
-import { startSharedCollector } from './collect/shared.ts';
+import { startSharedCollector } from './collect/postgres-collector.ts';
 import { startWebsub, type WebsubSubscriber } from './collect/websub/subscriber.ts';
 import { startRetention } from './collect/retention.ts';
 import { startStreams } from './collect/streams.ts';

@@ -11,7 +11,7 @@ import { synopses } from '../src/cli.ts';
 import { issueTokens } from '../src/auth/tokens.ts';
 import { lookupAccessToken } from '../src/store/tokens.ts';
 import { loadConfig } from '../src/config.ts';
-import { audit } from '../src/lib/time.ts';
+import { newRecordFields } from '../src/lib/time.ts';
 import { openDb } from '../src/store/db.ts';
 import { MIGRATIONS } from '../src/store/migrate.ts';
 import { insertRecord } from '../src/store/records.ts';
@@ -220,7 +220,7 @@ describe('sluice CLI', { timeout: 90_000 }, () => {
     const other = sluice(dir, ['admin', 'contract', 'create', '--name', 'Other']).out;
     const db = openDb(loadConfig({ DATA_DIR: dir.dir, ...dir.env }).databaseUrl);
     const set = (id: string, contractId: string) =>
-      insertRecord(db, 'filterSets', { id, contractId, name: 'Spam', active: 1, rules: '[]', preCondition: '{"operator":"exists","field":"text","not":false}', anyRule: 0, ...audit('test') });
+      insertRecord(db, 'filterSets', { id, contractId, name: 'Spam', active: 1, rules: '[]', preCondition: '{"operator":"exists","field":"text","not":false}', anyRule: 0, ...newRecordFields('test') });
     await set('a'.repeat(24), contract._id);
     await set('b'.repeat(24), other._id);
     await db.destroy();

@@ -28,7 +28,7 @@ interface Unit {
   rank: number;
 }
 
-/** The layer unit of a module path below src/ (`store/items.ts`), or undefined for an unplaced folder. */
+/** The layer unit of a module path below src/ (`store/inputs.ts`), or undefined for an unplaced folder. */
 function unitOf(path: string): Unit | undefined {
   const [top, ...rest] = path.split('/');
   if (!rest.length) return { name: top!, rank: COMPOSITION.has(top!) ? COMPOSITION_RANK : 0 };
@@ -117,13 +117,13 @@ describe('the layer rule', () => {
     ['filter/rules.ts', 'store/db.ts', 'filter (a lower layer) imports store (a higher one)'],
     ['errors.ts', 'http/errors.ts', 'errors.ts (a lower layer) imports http (a higher one)'],
     ['lib/time.ts', 'app.ts', 'lib (a lower layer) imports app.ts (a higher one)'],
-    ['publication/routes.ts', 'management/docs.ts', 'area publication imports area management'],
+    ['publication/routes.ts', 'management/schemas.ts', 'area publication imports area management'],
     ['auth/schema.ts', 'queue/schema.ts', 'area auth imports area queue'],
     ['worker/x.ts', 'store/db.ts', 'worker/x.ts is in a folder with no layer: add it to docs/architecture.md and this test'],
     ['http/authenticate.ts', 'store/tokens.ts', undefined],
     ['store/filter-sources.ts', 'filter/engine.ts', undefined],
     ['filter/rules.ts', 'errors.ts', undefined],
-    ['management/resource.ts', 'management/docs.ts', undefined],
+    ['management/resource.ts', 'management/schemas.ts', undefined],
     ['collect/refresh.ts', 'lib/language.ts', undefined],
     ['app.ts', 'queue/routes.ts', undefined],
     ['cli.ts', 'server.ts', undefined],
@@ -261,7 +261,7 @@ describe('import cycles', () => {
 
 /**
  * Imports that still close a loop of folders, `from -> to`: may only shrink. lib/item-keys.ts
- * reads the feeds' `ownEntries` from the service table; the store's de-duplication (store/items.ts)
+ * reads the feeds' `ownEntries` from the service table; the store's de-duplication (store/items/dedupe.ts)
  * calls it, so the fix is the store given that fact by its callers.
  */
 const FOLDER_LOOP_ALLOWANCE = new Set(['lib/item-keys.ts -> services/table.ts']);

@@ -4,7 +4,7 @@
  */
 import type { ContentItem } from '../src/item.ts';
 import { newId } from '../src/lib/ids.ts';
-import { audit } from '../src/lib/time.ts';
+import { newRecordFields } from '../src/lib/time.ts';
 import type { Db } from '../src/store/db.ts';
 import { buildItem } from './helper.ts';
 
@@ -118,7 +118,7 @@ export async function addCustomization(
       version: '1',
       description: null,
       active: fields.active === false ? 0 : 1,
-      ...audit('test', fields.at ?? Date.now()),
+      ...newRecordFields('test', fields.at ?? Date.now()),
     })
     .execute();
   return id;

@@ -83,7 +83,7 @@ export const ALLOWLIST: Record<string, string> = {
   'contracts.ts:grantedContracts': "a consumer's grants: the contracts it may use, read by consumer id",
   // Reads whose subject names the contract another way.
   'collections.ts:findActiveCollectionBySlugs': "public reads: the contract is named by its public slug in the same query (contracts.slug), the path's own contract",
-  'move.ts:exportContract': 'takes the contract itself (id or slug) and scopes every query by it (CLI export)',
+  'contract-transfer.ts:exportContract': 'takes the contract itself (id or slug) and scopes every query by it (CLI export)',
   'analytics.ts:addCounts': 'an upsert of beacon counts: every row inserted carries its contractId; the conflict target is one row of its collection',
   'image-screenings.ts:claimScreenings': "the collector's screening job claims due rows of every contract, in turns between contracts (collect/screening.ts)",
   'inputs.ts:inputIdsOfSource': "an Atom tombstone's ref means something only inside its feed, and a change at the source applies to every contract following that feed (docs/services.md, rss Deletions)",
@@ -91,7 +91,7 @@ export const ALLOWLIST: Record<string, string> = {
   'reverify.ts:markVerified': "a lookup's answer holds for every stored copy of a post, in every contract that collected it (docs/services.md#re-verification)",
   'reverify.ts:releaseVerify': "a failed lookup makes every copy of its posts due again, in every contract that collected them (docs/services.md#re-verification)",
   'collections.ts:streamMarks': "the content stream's shared poller (queue/stream.ts) reads one collection's version and display state by the id the caller resolved through its contract; no contract data",
-  // store/items.ts callers: the items split (issue 31 point 3) adds the contract to item functions.
+  // Called by the items modules by an id the caller resolved through its contract (issue 31 point 3).
   'audit.ts:findAuditEntry': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the contract of the entry in code',
   'audit.ts:changedSince': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the contract of the entry in code',
   'audit.ts:markReverted': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the contract of the entry in code',

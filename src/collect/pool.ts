@@ -1,6 +1,6 @@
 /**
  * The pool of polls both collectors run (docs/services.md#polling): in-process on SQLite
- * (`scheduler.ts`) and per process on PostgreSQL (`shared.ts`); they differ only in how they take
+ * (`scheduler.ts`) and per process on PostgreSQL (`postgres-collector.ts`); they differ only in how they take
  * due inputs from the database (on PostgreSQL only those whose politeness key has a free slot
  * across the installation) and give them back.
  *
@@ -16,7 +16,7 @@
  *   is busy waits in the list while inputs of other hosts start, and batches keep coming while
  *   nothing else can start, so a thousand due feeds on one host do not hold up the others (the
  *   list holds at most `MAX_WAITING` inputs); on PostgreSQL the take itself leaves such inputs
- *   in the database, for any process (`shared.ts`). The fetcher bounds the requests
+ *   in the database, for any process (`postgres-collector.ts`). The fetcher bounds the requests
  *   themselves per origin (`fetch.ts`), which also covers redirects and API calls to other hosts.
  * - An input taken but not started within `maxWaitMs` (a busy host) is dropped from the list and
  *   handed to `release`: it is still due and is taken again.

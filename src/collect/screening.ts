@@ -15,7 +15,7 @@
  *    screened by the screener (filter/images/screener.ts) in the contract's share; a refusal
  *    (`busy`: the contract's share is full) gives the item back for a later round;
  * 2. in one transaction: the scores are written into the stored item's `media[].moderation`
- *    (the collection version bumped, store/items.ts `setImageScores`); an item held with
+ *    (the collection version bumped, store/items/cards.ts `setImageScores`); an item held with
  *    AWAITING_SCREENING is judged again by its governing filter (the item with `media.nsfw` and
  *    its spam score, in the filter pool): accepted → released (published when its input
  *    publishes at once, `item.published`), held → held with the rule's reason, rejected → stays

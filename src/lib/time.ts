@@ -4,7 +4,7 @@ export function iso(ms: number = Date.now()): string {
 }
 
 /** The common record fields (docs/api.md#common-record-fields) for a record created by `by` at `now` (ms). */
-export function audit(by: string, now: number = Date.now()) {
+export function newRecordFields(by: string, now: number = Date.now()) {
   const at = iso(now);
   return { created: at, createdBy: by, lastModified: at, lastModifiedBy: by };
 }

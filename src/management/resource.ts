@@ -24,13 +24,13 @@ import { authenticate, type Principal, requireContractAccess } from '../http/aut
 import type { App, TypedReply, TypedRequest } from '../http/typed.ts';
 import { check, problems } from '../http/validate.ts';
 import { newId } from '../lib/ids.ts';
-import { audit, iso } from '../lib/time.ts';
+import { newRecordFields, iso } from '../lib/time.ts';
 import { type Actor, recordAudit } from '../store/audit.ts';
 import type { Db } from '../store/db.ts';
 import type { User } from '../store/filters.ts';
 import { deleteRecords, type Executor, findRecord, insertRecord, listRecords, nameTaken, type RecordRow, type RecordTable, updateRecord } from '../store/records.ts';
 import type { Database } from '../store/tables.ts';
-import { BulkDelete as BulkDeleteSchema, type recordRoutes } from './docs.ts';
+import { BulkDelete as BulkDeleteSchema, type recordRoutes } from './schemas.ts';
 import { owned, recordKind } from './ownership.ts';
 
 /** What a resource adds to the shared operations. `Body` bodies are schema-valid. */
@@ -87,7 +87,7 @@ function duplicate(label: string, name: string): ApiError {
   return conflictError(`A ${label} named ${name} already exists in this contract.`, 'name', name);
 }
 
-/** The route schemas of the six operations (docs.ts), which type their handlers' requests. */
+/** The route schemas of the six operations (schemas.ts), which type their handlers' requests. */
 type Schemas = ReturnType<typeof recordRoutes>;
 
 /** The audit trail's name of each record table's resource (docs/api.md#audit-trail). */
@@ -187,7 +187,7 @@ export function resource<Row extends RecordRow>(db: Db, spec: Spec<Row>) {
       await spec.references?.(db, contractId, body);
       if (await nameTaken(db, spec.table, contractId, name)) throw duplicate(spec.label, name);
       const now = Date.now();
-      const row = { id: newId(now), contractId, name, active: body.active === false ? 0 : 1, ...spec.columns(body, principal.consumer), ...audit(principal.consumer.name, now) };
+      const row = { id: newId(now), contractId, name, active: body.active === false ? 0 : 1, ...spec.columns(body, principal.consumer), ...newRecordFields(principal.consumer.name, now) };
       let id = row.id;
       const created = async (trx: Transaction<Database>, stored: string) => void (await record(trx, principal, 'create', contractId, stored, undefined, await findRecord<Row>(trx, spec.table, contractId, stored)));
       try {
@@ -267,7 +267,7 @@ export interface RecordRouteOptions {
 /**
  * Registers the six operations of `handlers` (`resource`) on `app` under `path`: POST and GET
  * `path`, GET, PATCH and DELETE `path/:id`, DELETE `path` (docs/api.md#record-operations), with
- * the route schemas `schema` (docs.ts `recordRoutes`, or that with one operation's response
+ * the route schemas `schema` (schemas.ts `recordRoutes`, or that with one operation's response
  * changed); `options` go to the operations that answer with records.
  */
 export function recordOperations(app: App, path: string, handlers: ReturnType<typeof resource>, schema: Schemas, options: RecordRouteOptions = {}): void {

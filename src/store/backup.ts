@@ -13,7 +13,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import { conflictError, validationError, VALIDATION_CODES } from '../errors.ts';
 import { isPostgresUrl } from './db.ts';
-import type { Progress } from './move.ts';
+import type { Progress } from './contract-transfer.ts';
 
 /** The file of a `sqlite:<path>` URL; throws ApiError naming DATABASE_URL for PostgreSQL. */
 export function sqlitePath(databaseUrl: string, command: 'backup' | 'restore'): string {

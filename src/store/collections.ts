@@ -5,7 +5,7 @@
 import { newId } from '../lib/ids.ts';
 import type { DisplayState, PublicationSettings } from '../lib/publication-settings.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
-import { audit } from '../lib/time.ts';
+import { newRecordFields } from '../lib/time.ts';
 import type { Kysely, Transaction } from 'kysely';
 import { type Db, isPostgres, preparedLookup, serializable } from './db.ts';
 import { bumpVersion } from './items/changes.ts';
@@ -51,7 +51,7 @@ export async function createCollection(
       retentionMaxItems: fields.retentionMaxItems ?? null,
       publication: fields.publication ?? null,
       displayState: 'live',
-      ...audit(by, now),
+      ...newRecordFields(by, now),
     };
     await trx.insertInto('collections').values(row).execute();
     await within?.(trx, row.id);

@@ -4,7 +4,7 @@
  */
 import { newId } from '../lib/ids.ts';
 import { slugify, uniqueSlug } from '../lib/slug.ts';
-import { audit, iso } from '../lib/time.ts';
+import { newRecordFields, iso } from '../lib/time.ts';
 import type { Transaction } from 'kysely';
 import { type Actor, recordAudit } from './audit.ts';
 import { type Db, preparedLookup, serializable } from './db.ts';
@@ -23,7 +23,7 @@ export async function createContract(db: Db, name: string, by: string): Promise<
       filterId: null,
       active: 1,
       requireTwoFactor: 0,
-      ...audit(by),
+      ...newRecordFields(by),
     };
     await trx.insertInto('contracts').values(row).execute();
     return row;

@@ -9,7 +9,7 @@ import { build, buildTenant } from '../../test/helper.ts';
 import { createCollection } from './collections.ts';
 import { createContract, findContract } from './contracts.ts';
 import { type Db, isPostgres, openDb, preparedLookup } from './db.ts';
-import { audit } from '../lib/time.ts';
+import { newRecordFields } from '../lib/time.ts';
 import { newId } from '../lib/ids.ts';
 import { politenessKey } from '../lib/politeness.ts';
 import { claimDueInputs, insertInputs, politenessKeySql, releaseClaims, releaseSlot, updateInput } from './inputs.ts';
@@ -71,7 +71,7 @@ function dueRow(tenant: { contract: { id: string }; collection: { id: string } }
   return {
     id: newId(), contractId: tenant.contract.id, collectionId: tenant.collection.id, service, type: service === 'rss' ? 'feed' : 'user', input,
     filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null,
-    nextRunAt, failures: 0, collected: 0, rejected: 0, credentialId, ...audit('test'),
+    nextRunAt, failures: 0, collected: 0, rejected: 0, credentialId, ...newRecordFields('test'),
   };
 }
 

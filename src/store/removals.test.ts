@@ -19,7 +19,7 @@ import { countItems } from './items/read-sql.ts';
 import { rowToItem, rowToModeratorItem } from './items/rows.ts';
 import { storedItemIds, storeItems } from './items/write.ts';
 import { claimKudosDue } from './kudos.ts';
-import { exportContract } from './move.ts';
+import { exportContract } from './contract-transfer.ts';
 import { removeItems, updateFromSource } from './removals.ts';
 
 const INPUT_A = 'a'.repeat(24);

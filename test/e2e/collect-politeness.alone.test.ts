@@ -18,7 +18,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { audit } from '../../src/lib/time.ts';
+import { newRecordFields } from '../../src/lib/time.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { createCollection } from '../../src/store/collections.ts';
 import { createContract } from '../../src/store/contracts.ts';
@@ -95,7 +95,7 @@ beforeAll(async () => {
       feeds.map((_, i) => ({
         id: newId(now), contractId: contract.id, collectionId: collection.id, service: 'rss', type: 'feed', input: `${base}${i}`,
         filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null,
-        nextRunAt: now, failures: 0, collected: 0, rejected: 0, ...audit('test', now),
+        nextRunAt: now, failures: 0, collected: 0, rejected: 0, ...newRecordFields('test', now),
       })),
     ),
   );

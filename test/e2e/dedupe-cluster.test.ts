@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/item.ts';
-import { audit } from '../../src/lib/time.ts';
+import { newRecordFields } from '../../src/lib/time.ts';
 import { createCollection } from '../../src/store/collections.ts';
 import { createContract } from '../../src/store/contracts.ts';
 import { type Db, openDb } from '../../src/store/db.ts';
@@ -95,7 +95,7 @@ describe('de-duplication across processes on PostgreSQL', () => {
           inputIds.map((id, i) => ({
             id, contractId: contract.id, collectionId: collection.id, service: 'rss', type: 'feed', input: `${base}${i + 1}`,
             filterId: null, latitude: null, longitude: null, radius: null, display: 1, active: 1, sourceState: '{}', lastRun: null, lastSuccess: null, lastError: null,
-            nextRunAt: 0, failures: 0, collected: 0, rejected: 0, ...audit('test', now),
+            nextRunAt: 0, failures: 0, collected: 0, rejected: 0, ...newRecordFields('test', now),
           })),
         ),
       );

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFetcher } from '../../src/collect/fetch.ts';
 import { pollIntervalOf } from '../../src/collect/interval.ts';
 import { type Collector, startCollector } from '../../src/collect/scheduler.ts';
-import { startSharedCollector } from '../../src/collect/shared.ts';
+import { startSharedCollector } from '../../src/collect/postgres-collector.ts';
 import { isPostgres } from '../../src/store/db.ts';
 import { build, buildTenant, expectError, type TestContext, changeInput } from '../helper.ts';
 

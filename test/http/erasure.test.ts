@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCollector } from '../../src/collect/scheduler.ts';
 import { grant } from '../../src/store/contracts.ts';
-import { exportContract } from '../../src/store/move.ts';
+import { exportContract } from '../../src/store/contract-transfer.ts';
 import type { LightMyRequestResponse } from 'fastify';
 import { build, buildItem, buildTenant, buildUser, seedItems } from '../helper.ts';
 import { startSourceServer } from '../source-server.ts';

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDelivery } from '../../src/collect/deliver.ts';
 import { startCollector } from '../../src/collect/scheduler.ts';
-import { startSharedCollector } from '../../src/collect/shared.ts';
+import { startSharedCollector } from '../../src/collect/postgres-collector.ts';
 import { loadConfig } from '../../src/config.ts';
 import { registry } from '../../src/lib/metrics.ts';
 import { serve } from '../../src/server.ts';

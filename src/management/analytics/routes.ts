@@ -21,7 +21,7 @@ import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { DAY_MS, HOUR_MS, readAnalytics } from '../../store/analytics.ts';
 import type { Db } from '../../store/db.ts';
-import { Id } from '../docs.ts';
+import { Id } from '../schemas.ts';
 import { COLLECTION, owned } from '../ownership.ts';
 
 /** The most buckets one answer has, per interval: 92 days of hours, two years of days. */

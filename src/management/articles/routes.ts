@@ -16,7 +16,7 @@ import { check, handlerValidated } from '../../http/validate.ts';
 import { ensureArticle, findArticle, findArticleById, listArticles, MAX_ARTICLES_LISTED, removeArticle } from '../../store/articles.ts';
 import { findContract } from '../../store/contracts.ts';
 import type { Db } from '../../store/db.ts';
-import { ContractQuery, Id, IdParams, TokenQuery } from '../docs.ts';
+import { ContractQuery, Id, IdParams, TokenQuery } from '../schemas.ts';
 import { type Kind, owned } from '../ownership.ts';
 import { ownerOf } from '../../store/records.ts';
 import type { ArticleRow } from '../../store/tables.ts';

@@ -24,7 +24,7 @@ import type { App } from '../../http/typed.ts';
 import { findAuditEntry, listAudit } from '../../store/audit.ts';
 import type { Db } from '../../store/db.ts';
 import { REVERTABLE, revertModeration } from '../../store/items/revert.ts';
-import { Id, IdParams, TokenQuery } from '../docs.ts';
+import { Id, IdParams, TokenQuery } from '../schemas.ts';
 import { actorOf } from '../resource.ts';
 
 export const AUDIT_RESOURCES = ['collection', 'input', 'list', 'set', 'chain', 'customization', 'credential', 'contract', 'grant', 'invitation', 'password-reset', 'item', 'account', 'author'] as const;

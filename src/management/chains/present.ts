@@ -1,6 +1,6 @@
 /** Filter chain row → the filter chain (docs/api.md#filter-chains) with the common record fields. */
 import type { FilterChainRow } from '../../store/tables.ts';
-import { recordFields } from '../docs.ts';
+import { recordFields } from '../schemas.ts';
 
 /** The row as the API presents it (see the module's description). */
 export function presentChain(row: FilterChainRow): Record<string, unknown> {

@@ -13,7 +13,7 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
 import { usersOfFilters } from '../../store/filters.ts';
 import type { FilterChainRow } from '../../store/tables.ts';
-import { recordRoutes } from '../docs.ts';
+import { recordRoutes } from '../schemas.ts';
 import { recordOperations, resource, type Spec } from '../resource.ts';
 import { presentChain } from './present.ts';
 import { Chain, ChainCreate, ChainUpdate, checkSetIds } from './schema.ts';

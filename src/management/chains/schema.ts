@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox';
 import type { Db } from '../../store/db.ts';
-import { common, Id } from '../docs.ts';
+import { common, Id } from '../schemas.ts';
 import { FILTER_SET, owned } from '../ownership.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });

@@ -1,7 +1,7 @@
 /** Collection row → the collection (docs/api.md#collections) with the common fields; `filterId` only when set; `dedupe`, `retention`, `publication` and `displayState` always. */
 import { publicationOf } from '../../store/collections.ts';
 import type { CollectionRow } from '../../store/tables.ts';
-import { recordFields } from '../docs.ts';
+import { recordFields } from '../schemas.ts';
 
 /** The row as the API presents it (see the module's description). */
 export function presentCollection(row: CollectionRow): Record<string, unknown> {

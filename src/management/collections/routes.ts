@@ -30,7 +30,7 @@ import { recordAudit } from '../../store/audit.ts';
 import { createCollection, DEFAULT_DEDUPE, deleteCollectionItems, drainCollectionItems, findCollection, usersOfCollections, setDisplayState } from '../../store/collections.ts';
 import type { Db } from '../../store/db.ts';
 import type { CollectionRow } from '../../store/tables.ts';
-import { IdParams, recordRoutes, TokenQuery } from '../docs.ts';
+import { IdParams, recordRoutes, TokenQuery } from '../schemas.ts';
 import { COLLECTION, FILTER, owned } from '../ownership.ts';
 import { actorOf, recordOperations, resource, type Spec } from '../resource.ts';
 import { presentCollection } from './present.ts';

@@ -7,7 +7,7 @@ import { HEX_COLOUR } from '../../lib/contrast.ts';
 import { DEDUPE_MODES } from '../../lib/item-keys.ts';
 import { CARD_STYLES, DISPLAY_LIMITS, DISPLAY_MODES, DISPLAY_STATES, PUBLICATION_TYPES, RADIUS_RANGE, THEME_COLOURS, THEME_FONTS } from '../../lib/publication-settings.ts';
 import { COLLECTION_TYPES } from '../../store/collections.ts';
-import { common, Id } from '../docs.ts';
+import { common, Id } from '../schemas.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Kind = Type.Unsafe<string>({ type: 'string', enum: [...COLLECTION_TYPES] });

@@ -31,7 +31,7 @@ import { recordAudit } from '../../store/audit.ts';
 import type { Db } from '../../store/db.ts';
 import { findTwoFactor, setRequireTwoFactor } from '../../store/two-factor.ts';
 import type { ContractRow } from '../../store/tables.ts';
-import { common, Id, IdParams, recordFields, TokenQuery } from '../docs.ts';
+import { common, Id, IdParams, recordFields, TokenQuery } from '../schemas.ts';
 import { FILTER, owned } from '../ownership.ts';
 import { actorOf } from '../resource.ts';
 import { Role } from '../team/schema.ts';

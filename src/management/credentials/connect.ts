@@ -40,7 +40,7 @@ import type { App } from '../../http/typed.ts';
 import { newId } from '../../lib/ids.ts';
 import { authorizationUrl, exchangeCode, type HttpFetch, newState, type OAuthEndpoint, OAuthRefusal, pkcePair, type TokenSet } from '../../lib/oauth-client.ts';
 import { currentSecretKey, open, seal } from '../../lib/secret-box.ts';
-import { audit, iso } from '../../lib/time.ts';
+import { newRecordFields, iso } from '../../lib/time.ts';
 import { serviceModule, SERVICE_MODULES } from '../../services/index.ts';
 import { ConnectFailure, type ConnectedCredential } from '../../services/module.ts';
 import { OAUTH, type OAuthService, type Service } from '../../services/table.ts';
@@ -53,7 +53,7 @@ import { insertCredential, reconnectCredential, sealedColumns } from '../../stor
 import type { Db } from '../../store/db.ts';
 import { nameTaken } from '../../store/records.ts';
 import type { ConnectStateRow, CredentialRow, Database } from '../../store/tables.ts';
-import { Id } from '../docs.ts';
+import { Id } from '../schemas.ts';
 import { CREDENTIAL, owned } from '../ownership.ts';
 import { presentCredential } from './present.ts';
 
@@ -336,7 +336,7 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
             status: 'ok',
             lastUsed: null,
             lastError: null,
-            ...audit(consumer.name, now),
+            ...newRecordFields(consumer.name, now),
           },
           now,
           async (trx, created) => {

@@ -8,7 +8,7 @@ import { serviceModule } from '../../services/index.ts';
 import { quotaAt, type QuotaSettings } from '../../services/module.ts';
 import { quotaOf } from '../../store/quotas.ts';
 import type { CredentialRow } from '../../store/tables.ts';
-import { recordFields } from '../docs.ts';
+import { recordFields } from '../schemas.ts';
 
 /** The row as the API presents it (see the module's description). */
 export function presentCredential(row: CredentialRow): Record<string, unknown> {

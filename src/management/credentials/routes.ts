@@ -26,7 +26,7 @@ import type { Db } from '../../store/db.ts';
 import type { User } from '../../store/filters.ts';
 import { type Executor, findRecords, type RecordRow } from '../../store/records.ts';
 import type { CredentialRow, Database } from '../../store/tables.ts';
-import { recordRoutes } from '../docs.ts';
+import { recordRoutes } from '../schemas.ts';
 import { recordOperations, resource, type Spec } from '../resource.ts';
 import { presentCredential, withQuota } from './present.ts';
 import { Credential, CredentialCreate, credentialFields, credentialRules, CredentialUpdate, hintOf } from './schema.ts';

@@ -7,7 +7,7 @@
 import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
 import { SERVICE_NAMES, serviceRow } from '../../services/table.ts';
-import { common, Id } from '../docs.ts';
+import { common, Id } from '../schemas.ts';
 
 /** The services that read credentials (rss needs none). */
 export const CREDENTIAL_SERVICES = SERVICE_NAMES.filter((service) => Object.keys(serviceRow(service)!.credentials).length > 0);

@@ -1,7 +1,7 @@
 /** Customization row → the customization (docs/api.md#customizations) with the common record fields; `description` and `collectionId` only when set. */
 import type { CustomizationRow, CustomizationVersionRow } from '../../store/tables.ts';
 import type { Static } from 'typebox';
-import { recordFields } from '../docs.ts';
+import { recordFields } from '../schemas.ts';
 import type { CustomizationVersion } from './schema.ts';
 
 /** The row as the API presents it (see the module's description). */

@@ -28,7 +28,7 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
 import { keepVersion, listVersions } from '../../store/customization-versions.ts';
 import type { CustomizationRow } from '../../store/tables.ts';
-import { IdParams, recordRoutes } from '../docs.ts';
+import { IdParams, recordRoutes } from '../schemas.ts';
 import { COLLECTION, owned, recordKind } from '../ownership.ts';
 import { recordOperations, resource, type Spec } from '../resource.ts';
 import { presentCustomization, presentVersion } from './present.ts';

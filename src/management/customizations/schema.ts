@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
-import { common, ContractQuery, Id, ID_PATTERN, TokenQuery } from '../docs.ts';
+import { common, ContractQuery, Id, ID_PATTERN, TokenQuery } from '../schemas.ts';
 
 /** Largest `data`, in UTF-8 bytes (docs/api.md#limits). */
 export const MAX_DATA_BYTES = 256 * 1024;

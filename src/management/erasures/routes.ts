@@ -19,7 +19,7 @@ import { NAME_ONLY_SERVICES, SERVICE_NAMES } from '../../services/table.ts';
 import type { Db } from '../../store/db.ts';
 import { AUTHOR_FIELDS, type AuthorField, eraseAuthor, findBlockedAuthor, listBlockedAuthors, unblockAuthor } from '../../store/erasures.ts';
 import type { BlockedAuthorRow } from '../../store/tables.ts';
-import { ContractQuery, Id, IdParams, TokenQuery } from '../docs.ts';
+import { ContractQuery, Id, IdParams, TokenQuery } from '../schemas.ts';
 import { type Kind, owned } from '../ownership.ts';
 import { ownerOf } from '../../store/records.ts';
 import { actorOf } from '../resource.ts';

@@ -35,7 +35,7 @@ import { storedItemsSince } from '../../store/items/find.ts';
 import { countItems } from '../../store/items/read-sql.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
-import { TokenQuery } from '../docs.ts';
+import { TokenQuery } from '../schemas.ts';
 import { COLLECTION, FILTER, owned } from '../ownership.ts';
 import { hitsOf, judgeDryRun, presentDecision, storyOf, unsavedFilter } from './dry-run.ts';
 import { APPLY_IN_REQUEST, ApplyResult, FilterApply, FilterTest, FilterTestResult, Job, MAX_ITEMS, RuleTable } from './schema.ts';

@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { LIST_TYPES, type ListType, VALUE_KINDS, type ValueKind } from '../../filter/rules.ts';
-import { Id } from '../docs.ts';
+import { Id } from '../schemas.ts';
 import { UnsavedSet } from '../sets/schema.ts';
 
 /** Items per dry run (docs/api.md#limits: a bound on one request's work). */

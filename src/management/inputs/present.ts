@@ -5,7 +5,7 @@
 import { type Static, Type } from 'typebox';
 import { iso } from '../../lib/time.ts';
 import type { InputRow, RejectionRow } from '../../store/tables.ts';
-import { recordFields } from '../docs.ts';
+import { recordFields } from '../schemas.ts';
 import type { Input } from './schema.ts';
 
 /** The row as the API presents it (see the module's description). */

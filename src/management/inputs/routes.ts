@@ -42,7 +42,7 @@ import { ApiError, conflictError, displayValue, type Invalid, notFoundError, rat
 import { authenticate, type Principal, requireContractAccess } from '../../http/authenticate.ts';
 import { check, handlerValidated, isValid } from '../../http/validate.ts';
 import { newId } from '../../lib/ids.ts';
-import { audit, iso } from '../../lib/time.ts';
+import { newRecordFields, iso } from '../../lib/time.ts';
 import { type NewAuditEntry, recordAudit } from '../../store/audit.ts';
 import type { Transaction } from 'kysely';
 import type { Db } from '../../store/db.ts';
@@ -51,7 +51,7 @@ import { deleteInputs, findInput, findInputs, insertInputs, listInputs, takePoll
 import type { Database, InputRow, NewInput } from '../../store/tables.ts';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
-import { BulkDelete, TokenQuery } from '../docs.ts';
+import { BulkDelete, TokenQuery } from '../schemas.ts';
 import { COLLECTION, CREDENTIAL, FILTER, INPUT, owned } from '../ownership.ts';
 import { actorOf } from '../resource.ts';
 import { PublishAnyway, PublishedAnyway, presentInput, presentRejection, Rejection } from './present.ts';
@@ -196,7 +196,7 @@ export function inputRoutes(app: App, { db, config, pollInput }: { db: Db; confi
         contractId: body.contractId,
         collectionId: body.collectionId,
         ...settingsOf(body),
-        ...audit(principal.consumer.name, now),
+        ...newRecordFields(principal.consumer.name, now),
         sourceState: '{}',
         lastRun: null,
         lastSuccess: null,

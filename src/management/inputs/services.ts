@@ -23,7 +23,7 @@ import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { SERVICE_NAMES, SERVICES, type ServiceRow } from '../../services/table.ts';
 import type { Db } from '../../store/db.ts';
-import { TokenQuery } from '../docs.ts';
+import { TokenQuery } from '../schemas.ts';
 import { ENVIRONMENT, quotaOf } from '../../store/quotas.ts';
 import { serviceModule } from '../../services/index.ts';
 import { quotaAt } from '../../services/module.ts';

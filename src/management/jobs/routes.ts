@@ -16,7 +16,7 @@ import type { Db } from '../../store/db.ts';
 import { findJob } from '../../store/jobs.ts';
 import { ownerOf } from '../../store/records.ts';
 import type { JobRow } from '../../store/tables.ts';
-import { IdParams, TokenQuery } from '../docs.ts';
+import { IdParams, TokenQuery } from '../schemas.ts';
 import { type ApplyResult, Job } from '../filters/schema.ts';
 
 /** A job as the API answers it. */

@@ -5,7 +5,7 @@
  *   When the app is ready, jobs left unfinished by a previous process (queued, or running when it
  *   died) are run again.
  * - PostgreSQL (any number of processes): through pg-boss (queue `sluice-jobs`, as the
- *   collector's polls, collect/shared.ts), so whichever process takes a job runs it, and no job
+ *   collector's polls, collect/postgres-collector.ts), so whichever process takes a job runs it, and no job
  *   runs in two processes at once; a job whose process died expires after `JOB_EXPIRE_SECONDS`
  *   and is retried by another. A process starts its pg-boss worker when it queues a job, or when
  *   it is ready and finds unfinished jobs (queued ones are queued again: the process that made one

@@ -17,7 +17,7 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
 import { setsUsingLists } from '../../store/filters.ts';
 import type { FilterListRow } from '../../store/tables.ts';
-import { recordRoutes } from '../docs.ts';
+import { recordRoutes } from '../schemas.ts';
 import { forbiddenError } from '../../errors.ts';
 import { BUILT_IN_LISTS, type BuiltInList, builtInList } from '../../filter/builtin-lists.ts';
 import { authenticate, noContractToCheck } from '../../http/authenticate.ts';

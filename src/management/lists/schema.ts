@@ -11,7 +11,7 @@ import { filterPool } from '../../filter/pool.ts';
 import { type ListType, LIST_TYPES } from '../../filter/rules.ts';
 import type { Db } from '../../store/db.ts';
 import type { FilterListRow } from '../../store/tables.ts';
-import { common, Id } from '../docs.ts';
+import { common, Id } from '../schemas.ts';
 import { invalidOf } from '../filters/problems.ts';
 
 /** Entries per list (docs/api.md#limits). */

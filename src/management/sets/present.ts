@@ -1,6 +1,6 @@
 /** Filter set row → the filter set (docs/api.md#filter-sets) with the common record fields. */
 import type { FilterSetRow } from '../../store/tables.ts';
-import { recordFields } from '../docs.ts';
+import { recordFields } from '../schemas.ts';
 
 /** The row as the API presents it (see the module's description). */
 export function presentSet(row: FilterSetRow): Record<string, unknown> {

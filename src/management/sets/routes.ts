@@ -14,7 +14,7 @@ import type { Db } from '../../store/db.ts';
 import { chainsUsingSets, usersOfFilters } from '../../store/filters.ts';
 import type { Executor } from '../../store/records.ts';
 import type { FilterSetRow } from '../../store/tables.ts';
-import { recordRoutes } from '../docs.ts';
+import { recordRoutes } from '../schemas.ts';
 import { recordOperations, resource, type Spec } from '../resource.ts';
 import { presentSet } from './present.ts';
 import { checkSet, FilterSet, SetCreate, SetUpdate } from './schema.ts';

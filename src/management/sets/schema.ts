@@ -16,7 +16,7 @@ import type { Db } from '../../store/db.ts';
 import { findRecord } from '../../store/records.ts';
 import type { FilterListRow, FilterSetRow } from '../../store/tables.ts';
 import { toList, toSet } from '../../store/filter-sources.ts';
-import { common, Id } from '../docs.ts';
+import { common, Id } from '../schemas.ts';
 import { invalidOf } from '../filters/problems.ts';
 import { FILTER_LIST, owned } from '../ownership.ts';
 

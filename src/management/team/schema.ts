@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import { handlerValidated } from '../../http/validate.ts';
 import { GRANT_ROLES } from '../../store/contracts.ts';
-import { Id, IdParams, TokenQuery } from '../docs.ts';
+import { Id, IdParams, TokenQuery } from '../schemas.ts';
 
 const tags = ['team'];
 const security = TOKEN_SECURITY;

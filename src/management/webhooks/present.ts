@@ -6,7 +6,7 @@ import type { Static } from 'typebox';
 import { iso } from '../../lib/time.ts';
 import { deliveryIdOf, type DeliveryWithAttempts } from '../../store/outbox.ts';
 import type { WebhookRow } from '../../store/tables.ts';
-import { recordFields } from '../docs.ts';
+import { recordFields } from '../schemas.ts';
 import type { Delivery } from './schema.ts';
 
 /** The row as the API presents it (see the module's description). */

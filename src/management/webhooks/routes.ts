@@ -28,7 +28,7 @@ import { currentSecretKey, open, seal } from '../../lib/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import { deleteDeliveries, findDelivery, listDeliveries, parkDeliveries, resendDelivery, wakeDeliveries } from '../../store/outbox.ts';
 import type { WebhookRow } from '../../store/tables.ts';
-import { recordRoutes } from '../docs.ts';
+import { recordRoutes } from '../schemas.ts';
 import { owned, WEBHOOK } from '../ownership.ts';
 import { recordOperations, resource, type Spec } from '../resource.ts';
 import { presentDelivery, presentWebhook } from './present.ts';

@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import { type Invalid, VALIDATION_CODES } from '../../errors.ts';
 import { isAllowedAddress } from '../../lib/addresses.ts';
 import { EVENT_TYPES } from '../../store/outbox.ts';
-import { common, Id } from '../docs.ts';
+import { common, Id } from '../schemas.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL the events are POSTed to' });
