@@ -25,7 +25,7 @@ afterAll(async () => {
   await fake.close();
 });
 
-const input = (id: string, type: string, query: string, lastModified = 1): JetstreamInput => ({ id, type, input: query, lastModified, filterId: null, display: null }) as JetstreamInput;
+const input = (id: string, type: string, query: string, lastModified = '1'): JetstreamInput => ({ id, type, input: query, lastModified, filterId: null, display: 0 });
 
 describe('jetstreamInputs', () => {
   it('compiles the inputs once, again when one changes, and resolves a user once', async () => {
@@ -39,7 +39,7 @@ describe('jetstreamInputs', () => {
     expect(inputs.rows.get('t')?.type).toBe('tag');
     fake.handles.delete('alice.test'); // resolved already: not asked again
     expect(await inputs.update(read, 1)).toBe(false);
-    expect(await inputs.update([read[0]!, input('u', 'user', '@alice.test', 2)], 2)).toBe(true);
+    expect(await inputs.update([read[0]!, input('u', 'user', '@alice.test', '2')], 2)).toBe(true);
     expect(inputs.matcher.ids).toEqual(new Set(['k', 'u']));
     expect(errors).toEqual([]);
   });
