@@ -31,39 +31,39 @@
  * - **Bounds**: the connection goes through the collector's private-address guard
  *   (`createGuardedAgent`, ALLOW_PRIVATE_FETCH); reconnects back off from 1 s to 30 s; more than
  *   20 000 events waiting → the connection is dropped and resumed from the cursor.
+ *
+ * Its units, each testable alone: the connection and its back-off (`jetstream-socket.ts`), the
+ * cursor (`jetstream-cursor.ts`), the lease (`store/streams.ts`), the inputs and their matcher
+ * (`jetstream-inputs.ts`, `jetstream-match.ts`), the authors (`jetstream-authors.ts`) and the
+ * batches of creates, updates and deletes (`jetstream-batch.ts`). This module holds them together:
+ * the lease's renewal, the feed modes, the queue between the connection and the store.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import { LRUCache } from 'lru-cache';
-import { WebSocket } from 'undici';
-import { FilterError } from '../../../filter/engine.ts';
-import { FilterBudgetError } from '../../../filter/pool.ts';
-import type { ContentItem } from '../../../item.ts';
+import type { Agent } from 'undici';
 import { activeInputsOf, setFeedMode } from '../../../store/inputs.ts';
-import { removeItems, updateFromSource } from '../../../store/removals.ts';
 import { holdStream, releaseStream, saveStreamCursor } from '../../../store/streams.ts';
-import type { InputRow } from '../../../store/tables.ts';
 import type { CollectContext, FetchError } from '../../connector.ts';
-import { type BlueskyAuthor, blueskyDid, blueskyProfiles, jetstreamDeletedId, jetstreamItem } from '../connector.ts';
-import { obj, str, type Json } from '../../kit/normalize.ts';
-import type { StreamDeps } from '../../kit/stream/collector.ts';
-import { compileMatcher, type Matcher, type MatchInput, matchPostOf } from './jetstream-match.ts';
+import { blueskyDid, blueskyProfiles } from '../connector.ts';
+import type { Json } from '../../kit/normalize.ts';
+import type { CollectorTools, StreamDeps } from '../../kit/stream/collector.ts';
+import { type AuthorCache, authorCache } from './jetstream-authors.ts';
+import { sortBatch, storeBatch } from './jetstream-batch.ts';
+import { advancedCursor, resumeUrl } from './jetstream-cursor.ts';
+import { type JetstreamInputs, jetstreamInputs } from './jetstream-inputs.ts';
+import { backoffMs, type JetstreamSocket, openJetstreamSocket } from './jetstream-socket.ts';
+
+export { REWIND_US } from './jetstream-cursor.ts';
 
 /** The stream's name in the `streams` table. */
 export const JETSTREAM = 'jetstream';
-/** How far before the saved cursor a new connection resumes, µs (Jetstream's advice: a few seconds). */
-export const REWIND_US = 5_000_000;
+/** Disconnected longer than this, ms, the inputs go back to polling. */
 const GRACE_MS = 15_000;
+/** Events waiting, at most; past it the connection is dropped and resumed from the cursor. */
 const MAX_QUEUE = 20_000;
+/** Events stored per batch, at most. */
 const BATCH = 500;
-const BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
-/** A handle that failed to resolve is tried again after this long, ms. */
-const RETRY_RESOLVE_MS = 60_000;
-/** Handles resolved per reading of the inputs, at most (the others wait for the next). */
-const RESOLVE_PER_REFRESH = 20;
-/** After a failed profiles lookup, items are stored with DIDs for this long, ms. */
-const PROFILES_PAUSE_MS = 30_000;
 
 /** `tools`: the collector's (`collect/streams.ts`). */
 export interface JetstreamOptions extends StreamDeps {
@@ -89,307 +89,240 @@ export interface JetstreamListener {
   stop(): Promise<void>;
 }
 
-interface Queued {
-  generation: number;
-  event: Json;
-}
-
 /** Starts the listener (see the module); a no-op listener when JETSTREAM_URL is `off`. */
 export function startJetstream(options: JetstreamOptions): JetstreamListener {
-  const { db, config, log, tools: { createFetcher, createGuardedAgent, ingestPushed } } = options;
   const holder = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
-  const state: JetstreamStatus = { holder, connected: false, connections: 0, lastError: null };
-  if (!config.jetstreamUrl) return { status: () => ({ ...state }), stop: async () => {} };
-  const url = config.jetstreamUrl;
-  const leaseMs = config.jetstreamLease * 1000;
-  const refreshMs = options.refreshMs ?? 3000;
-  let refused: FetchError | undefined;
-  const agent = createGuardedAgent({ allowPrivate: config.allowPrivateFetch, onBlocked: (error) => (refused = error) });
-  const fetcher = createFetcher({ allowPrivate: config.allowPrivateFetch, timeoutMs: 5000 });
-  const context = (): CollectContext => ({ fetch: fetcher, services: config.services, now: Date.now() });
-  const profiles = new LRUCache<string, BlueskyAuthor>({ max: 10_000, ttl: 3_600_000 });
-  const dids = new LRUCache<string, string>({ max: 100_000 });
-  const unresolved = new LRUCache<string, number>({ max: 100_000 });
-  let profilesDownUntil = 0;
+  if (!options.config.jetstreamUrl) {
+    const state: JetstreamStatus = { holder, connected: false, connections: 0, lastError: null };
+    return { status: () => ({ ...state }), stop: async () => {} };
+  }
+  const listener = new Listener(options, options.config.jetstreamUrl, holder);
+  listener.start();
+  return { status: () => ({ ...listener.state }), stop: () => listener.stop() };
+}
 
-  let rows = new Map<string, InputRow>();
-  let matcher: Matcher = compileMatcher([]);
-  let signature = '';
-  let lastRefresh = 0;
+/** One listener's state and steps (see the module); driven by `startJetstream`. */
+class Listener {
+  readonly state: JetstreamStatus;
+  private readonly db: JetstreamOptions['db'];
+  private readonly log: FastifyBaseLogger;
+  private readonly ingestPushed: CollectorTools['ingestPushed'];
+  private readonly leaseMs: number;
+  private readonly refreshMs: number;
+  private readonly agent: Agent;
+  private readonly fetcher: ReturnType<CollectorTools['createFetcher']>;
+  private readonly inputs: JetstreamInputs;
+  private readonly authors: AuthorCache;
+  /** The last address the guard refused, for the connection's error. */
+  private refused: FetchError | undefined;
+  private lastRefresh = 0;
+  private refreshing: Promise<void> | undefined;
   /** Inputs this process has set to `stream`. */
-  let streamed = new Set<string>();
-  let socket: WebSocket | undefined;
-  let generation = 0;
-  let holding = false;
-  let savedCursor: string | null = null;
-  let failures = 0;
-  let retryAt = 0;
-  let disconnectedAt = Date.now();
-  const queue: Queued[] = [];
-  let pumping: Promise<void> | undefined;
-  let stopped = false;
-  let ticking: Promise<void> = Promise.resolve();
+  private streamed = new Set<string>();
+  private socket: JetstreamSocket | undefined;
+  /** Bumped at each connection and disconnection: events of an older one are dropped. */
+  private generation = 0;
+  private holding = false;
+  private savedCursor: string | null = null;
+  private failures = 0;
+  private retryAt = 0;
+  private disconnectedAt = Date.now();
+  private readonly queue: { generation: number; event: Json }[] = [];
+  private pumping: Promise<void> | undefined;
+  private stopped = false;
+  private ticking: Promise<void> = Promise.resolve();
+  private timer: ReturnType<typeof setInterval> | undefined;
 
-  const fail = (message: string) => {
-    state.lastError = message;
-    log.warn({ stream: JETSTREAM }, `jetstream: ${message}`);
-  };
+  private readonly url: string;
 
-  async function setMode(ids: string[], mode: 'stream' | 'poll') {
+  constructor(options: JetstreamOptions, url: string, holder: string) {
+    const { db, config, log, tools } = options;
+    this.url = url;
+    this.state = { holder, connected: false, connections: 0, lastError: null };
+    this.db = db;
+    this.log = log;
+    this.ingestPushed = tools.ingestPushed;
+    this.leaseMs = config.jetstreamLease * 1000;
+    this.refreshMs = options.refreshMs ?? 3000;
+    this.agent = tools.createGuardedAgent({ allowPrivate: config.allowPrivateFetch, onBlocked: (error) => (this.refused = error) });
+    this.fetcher = tools.createFetcher({ allowPrivate: config.allowPrivateFetch, timeoutMs: 5000 });
+    const context = (): CollectContext => ({ fetch: this.fetcher, services: config.services, now: Date.now() });
+    this.inputs = jetstreamInputs(
+      (handle) => blueskyDid(context(), handle),
+      (handle, error) => this.fail(`could not resolve the user ${handle}: ${error instanceof Error ? error.message : String(error)}`),
+    );
+    this.authors = authorCache(
+      (dids) => blueskyProfiles(context(), dids),
+      (error) => this.fail(`profiles lookup failed, storing with DIDs: ${describe(error)}`),
+    );
+  }
+
+  /** Ticks now and every third of the lease (at most every `refreshMs`, at least every 200 ms). */
+  start() {
+    const every = Math.max(200, Math.min(this.refreshMs, Math.floor(this.leaseMs / 3)));
+    const run = () => (this.stopped ? undefined : this.tick());
+    this.timer = setInterval(() => {
+      this.ticking = this.ticking.then(run).catch((error: unknown) => this.fail(describe(error)));
+    }, every);
+    this.ticking = this.ticking.then(run).catch((error: unknown) => this.fail(describe(error)));
+  }
+
+  async stop() {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.ticking;
+    await this.giveUp();
+    await this.agent.close().catch(() => {});
+    await this.fetcher.close().catch(() => {});
+    this.streamed = new Set();
+  }
+
+  private fail(message: string) {
+    this.state.lastError = message;
+    this.log.warn({ stream: JETSTREAM }, `jetstream: ${message}`);
+  }
+
+  /** Sets the feed mode of `ids` and remembers which this process streams. */
+  private async setMode(ids: string[], mode: 'stream' | 'poll') {
     if (!ids.length) return;
-    await setFeedMode(db, ids, mode).catch((error: unknown) => fail(`could not set the feed mode: ${String(error)}`));
-    for (const id of ids) (mode === 'stream' ? streamed.add(id) : streamed.delete(id));
+    await setFeedMode(this.db, ids, mode).catch((error: unknown) => this.fail(`could not set the feed mode: ${String(error)}`));
+    for (const id of ids) (mode === 'stream' ? this.streamed.add(id) : this.streamed.delete(id));
   }
 
-  /** Reads the inputs; recompiles the matcher when they changed. */
-  async function refresh(now: number) {
-    const inputs = await activeInputsOf(db, 'bluesky');
-    const pending = inputs.some((i) => i.type === 'user' && !dids.has(i.input) && (unresolved.get(i.input) ?? 0) <= now);
-    const next = inputs.map((i) => `${i.id}\t${i.type}\t${i.input}\t${i.lastModified}\t${i.filterId}\t${i.display}`).join('\n');
-    rows = new Map(inputs.map((i) => [i.id, i]));
-    if (next === signature && !pending) return;
-    signature = next;
-    const compiled: MatchInput[] = [];
-    let resolving = 0;
-    for (const input of inputs) {
-      if (input.type === 'keyword') compiled.push({ id: input.id, type: 'keyword', query: input.input });
-      else if (input.type === 'user') {
-        let did = dids.get(input.input);
-        if (!did && (unresolved.get(input.input) ?? 0) <= now && resolving++ < RESOLVE_PER_REFRESH) {
-          try {
-            did = await blueskyDid(context(), input.input);
-            dids.set(input.input, did);
-          } catch (error) {
-            unresolved.set(input.input, now + RETRY_RESOLVE_MS);
-            fail(`could not resolve the user ${input.input}: ${error instanceof Error ? error.message : String(error)}`);
-          }
-        }
-        if (did) compiled.push({ id: input.id, type: 'user', query: did });
-      }
+  /** The served inputs not yet set to `stream` by this process. */
+  private unstreamed(): string[] {
+    return [...this.inputs.matcher.ids].filter((id) => !this.streamed.has(id));
+  }
+
+  /** Reads the inputs; when the matcher changed, inputs no longer served go back to polling and new ones stream if connected. */
+  private async refresh(now: number) {
+    if (!(await this.inputs.update(await activeInputsOf(this.db, 'bluesky'), now))) return;
+    await this.setMode([...this.streamed].filter((id) => !this.inputs.matcher.ids.has(id)), 'poll');
+    if (this.state.connected) await this.setMode(this.unstreamed(), 'stream');
+  }
+
+  /** One step: reads the inputs beside, renews the lease, (re)connects, and hands the inputs back to polling after the grace. */
+  private async tick() {
+    const now = Date.now();
+    // The inputs are read beside, never in the way of the lease's renewal (a handle to resolve may take seconds).
+    if (now - this.lastRefresh >= this.refreshMs && !this.refreshing) {
+      this.lastRefresh = now;
+      this.refreshing = this.refresh(now)
+        .catch((error: unknown) => this.fail(`could not read the inputs: ${describe(error)}`))
+        .finally(() => (this.refreshing = undefined));
     }
-    matcher = compileMatcher(compiled);
-    // Inputs no longer served go back to polling; new ones stream if connected.
-    await setMode([...streamed].filter((id) => !matcher.ids.has(id)), 'poll');
-    if (state.connected) await setMode([...matcher.ids].filter((id) => !streamed.has(id)), 'stream');
-  }
-
-  function disconnect() {
-    generation += 1;
-    queue.length = 0;
-    if (socket) {
-      const closing = socket;
-      socket = undefined;
-      try {
-        closing.close();
-      } catch {
-        // Already closed.
-      }
+    if (this.inputs.matcher.ids.size === 0) {
+      if (this.holding) await this.giveUp();
+      return;
     }
-    if (state.connected) disconnectedAt = Date.now();
-    state.connected = false;
+    if (!(await this.renewLease())) return;
+    if (!this.socket && now >= this.retryAt) this.connect();
+    if (!this.state.connected && this.streamed.size && now - this.disconnectedAt > GRACE_MS) await this.setMode([...this.streamed], 'poll');
   }
 
-  function connect() {
-    const mine = ++generation;
-    refused = undefined;
-    const target = new URL(url);
-    target.searchParams.set('wantedCollections', 'app.bsky.feed.post');
-    if (savedCursor && /^\d+$/.test(savedCursor)) target.searchParams.set('cursor', String(Math.max(0, Number(savedCursor) - REWIND_US)));
-    const ws = new WebSocket(target.href, { dispatcher: agent });
-    socket = ws;
-    ws.addEventListener('open', () => {
-      if (mine !== generation) return;
-      state.connected = true;
-      state.connections += 1;
-      failures = 0;
-      void setMode([...matcher.ids].filter((id) => !streamed.has(id)), 'stream');
-    });
-    ws.addEventListener('message', (message) => {
-      if (mine !== generation || typeof message.data !== 'string') return;
-      let event: Json;
-      try {
-        event = obj(JSON.parse(message.data));
-      } catch {
-        return;
+  /** Takes or renews the lease (`holdStream`); answers whether this process holds it. Losing it disconnects. */
+  private async renewLease(): Promise<boolean> {
+    let lease;
+    try {
+      lease = await holdStream(this.db, JETSTREAM, this.state.holder, this.leaseMs);
+    } catch (error) {
+      lease = { held: false, cursor: null };
+      this.fail(`could not renew the lease: ${describe(error)}`);
+    }
+    if (!lease.held) {
+      if (this.holding) {
+        this.holding = false;
+        this.disconnect();
+        // The feed modes are the new holder's to set now.
+        this.streamed = new Set();
       }
-      queue.push({ generation: mine, event });
-      if (queue.length > MAX_QUEUE) {
-        fail(`more than ${MAX_QUEUE} events waiting: reconnecting from the cursor`);
-        return dropped();
-      }
-      pumping ??= pump().finally(() => (pumping = undefined));
-    });
+      return false;
+    }
+    if (!this.holding) {
+      this.holding = true;
+      this.savedCursor = lease.cursor;
+    }
+    return true;
+  }
+
+  private connect() {
+    const mine = ++this.generation;
+    this.refused = undefined;
     const dropped = () => {
-      if (mine !== generation) return;
-      disconnect();
-      retryAt = Date.now() + BACKOFF_MS[Math.min(failures, BACKOFF_MS.length - 1)]!;
-      failures += 1;
+      if (mine !== this.generation) return;
+      this.disconnect();
+      this.retryAt = Date.now() + backoffMs(this.failures);
+      this.failures += 1;
     };
-    ws.addEventListener('error', (event) => {
-      if (mine !== generation) return;
-      fail(`connection failed: ${describe(refused ?? (event as unknown as { error?: unknown }).error)}`);
-      dropped();
+    this.socket = openJetstreamSocket(resumeUrl(this.url, this.savedCursor), this.agent, {
+      onOpen: () => {
+        if (mine !== this.generation) return;
+        this.state.connected = true;
+        this.state.connections += 1;
+        this.failures = 0;
+        void this.setMode(this.unstreamed(), 'stream');
+      },
+      onEvent: (event) => {
+        if (mine !== this.generation) return;
+        this.queue.push({ generation: mine, event });
+        if (this.queue.length > MAX_QUEUE) {
+          this.fail(`more than ${MAX_QUEUE} events waiting: reconnecting from the cursor`);
+          return dropped();
+        }
+        this.pumping ??= this.pump().finally(() => (this.pumping = undefined));
+      },
+      onDrop: (failure) => {
+        if (mine !== this.generation) return;
+        if (failure) this.fail(`connection failed: ${describe(this.refused ?? failure.error)}`);
+        dropped();
+      },
     });
-    ws.addEventListener('close', () => dropped());
   }
 
-  /** Matches, stores and checkpoints the queued events, in order (see the module). */
-  async function pump() {
-    while (queue.length && !stopped) {
-      const batch = queue.splice(0, BATCH);
-      const current = batch.filter((q) => q.generation === generation);
+  private disconnect() {
+    this.generation += 1;
+    this.queue.length = 0;
+    this.socket?.close();
+    this.socket = undefined;
+    if (this.state.connected) this.disconnectedAt = Date.now();
+    this.state.connected = false;
+  }
+
+  /** Sorts, stores and checkpoints the queued events, in order (see the module). */
+  private async pump() {
+    while (this.queue.length && !this.stopped) {
+      const current = this.queue.splice(0, BATCH).filter((q) => q.generation === this.generation);
       if (!current.length) continue;
       try {
-        const cursor = await ingestBatch(current.map((q) => q.event));
-        // A replay after a reconnect may end before the cursor saved: it never moves back.
-        if (cursor === null || !holding || (savedCursor !== null && Number(cursor) <= Number(savedCursor))) continue;
-        if (await saveStreamCursor(db, JETSTREAM, holder, cursor)) savedCursor = cursor;
+        const batch = sortBatch(current.map((q) => q.event), this.inputs.matcher);
+        const store = { db: this.db, log: this.log, rows: this.inputs.rows, authors: this.authors, ingestPushed: this.ingestPushed, fail: (m: string) => this.fail(m) };
+        await storeBatch(batch, store, Date.now());
+        const cursor = advancedCursor(this.savedCursor, batch.last);
+        if (cursor === null || !this.holding) continue;
+        if (await saveStreamCursor(this.db, JETSTREAM, this.state.holder, cursor)) this.savedCursor = cursor;
         else {
-          holding = false;
-          fail('lost the lease while storing: disconnecting');
-          disconnect();
+          this.holding = false;
+          this.fail('lost the lease while storing: disconnecting');
+          this.disconnect();
         }
       } catch (error) {
         // Not stored: resume from the saved cursor on a new connection.
-        fail(`storing failed, resuming from the cursor: ${describe(error)}`);
-        disconnect();
+        this.fail(`storing failed, resuming from the cursor: ${describe(error)}`);
+        this.disconnect();
       }
     }
   }
 
-  /**
-   * Stores the batch's matched posts per input, then applies its post updates to every stored
-   * copy (`updateFromSource`) and removes its deleted posts wherever stored (`removeItems`, reason
-   * `deleted`); answers the batch's last `time_us`, or null.
-   */
-  async function ingestBatch(events: Json[]): Promise<string | null> {
-    let last: number | null = null;
-    const matched: { event: Json; ids: string[] }[] = [];
-    const updated: Json[] = [];
-    const deleted = new Set<string>();
-    for (const event of events) {
-      if (typeof event.time_us === 'number') last = Math.max(last ?? 0, event.time_us);
-      // A changed handle: the next post of that author looks its profile up again.
-      if (event.kind === 'identity' && typeof event.did === 'string') profiles.delete(event.did);
-      const gone = jetstreamDeletedId(event);
-      if (gone) {
-        deleted.add(gone);
-        continue;
-      }
-      const post = matchPostOf(event);
-      if (!post) continue;
-      if (obj(event.commit).operation === 'update') updated.push(event);
-      const ids = matcher.match(post);
-      if (ids.length) matched.push({ event, ids });
-    }
-    if (matched.length) {
-      const missing = [...new Set(matched.map((m) => String(m.event.did)))].filter((did) => !profiles.has(did));
-      if (missing.length && Date.now() >= profilesDownUntil) {
-        try {
-          const found = await blueskyProfiles(context(), missing);
-          for (const did of missing) profiles.set(did, found.get(did) ?? {});
-        } catch (error) {
-          // The AppView is not answering: items go with DIDs for a while rather than wait.
-          profilesDownUntil = Date.now() + PROFILES_PAUSE_MS;
-          fail(`profiles lookup failed, storing with DIDs: ${describe(error)}`);
-        }
-      }
-      const perInput = new Map<string, ContentItem[]>();
-      for (const { event, ids } of matched) {
-        const item = jetstreamItem(event, profiles.get(String(event.did)));
-        if (!item) continue;
-        for (const id of ids) perInput.set(id, [...(perInput.get(id) ?? []), item]);
-      }
-      for (const [id, items] of perInput) {
-        const row = rows.get(id);
-        if (!row) continue;
-        try {
-          await ingestPushed(db, row, items, { log });
-        } catch (error) {
-          // A filter that cannot judge them: what a poll would do too (nothing stored, said).
-          if (error instanceof FilterError || error instanceof FilterBudgetError) fail(`input ${id}: ${error.message}`);
-          else throw error;
-        }
-      }
-    }
-    // An edit reaches every stored copy, matched now or not (a moderator's edit stays what shows).
-    for (const event of updated) {
-      const item = jetstreamItem(event, profiles.get(String(event.did)));
-      if (item) await updateFromSource(db, item);
-    }
-    // After the batch's posts are stored: a post created and deleted in one batch ends removed.
-    if (deleted.size) await removeItems(db, { service: 'bluesky', ids: [...deleted] }, { reason: 'deleted' });
-    return last === null ? null : String(last);
+  /** Disconnects, waits for the reading and storing under way, hands the inputs back to polling and releases the lease. */
+  private async giveUp() {
+    this.disconnect();
+    await this.refreshing;
+    await this.pumping;
+    await this.setMode([...this.streamed], 'poll');
+    if (this.holding) await releaseStream(this.db, JETSTREAM, this.state.holder).catch(() => {});
+    this.holding = false;
   }
-
-  let refreshing: Promise<void> | undefined;
-
-  async function tick() {
-    const now = Date.now();
-    // The inputs are read beside, never in the way of the lease's renewal (a handle to resolve
-    // may take seconds).
-    if (now - lastRefresh >= refreshMs && !refreshing) {
-      lastRefresh = now;
-      refreshing = refresh(now)
-        .catch((error: unknown) => fail(`could not read the inputs: ${describe(error)}`))
-        .finally(() => (refreshing = undefined));
-    }
-    if (matcher.ids.size === 0) {
-      if (holding) await giveUp();
-      return;
-    }
-    let lease;
-    try {
-      lease = await holdStream(db, JETSTREAM, holder, leaseMs);
-    } catch (error) {
-      lease = { held: false, cursor: null };
-      fail(`could not renew the lease: ${describe(error)}`);
-    }
-    if (!lease.held) {
-      if (holding) {
-        holding = false;
-        disconnect();
-        // The feed modes are the new holder's to set now.
-        streamed = new Set();
-      }
-      return;
-    }
-    if (!holding) {
-      holding = true;
-      savedCursor = lease.cursor;
-    }
-    if (!socket && now >= retryAt) connect();
-    if (!state.connected && streamed.size && now - disconnectedAt > GRACE_MS) await setMode([...streamed], 'poll');
-  }
-
-  async function giveUp() {
-    disconnect();
-    await refreshing;
-    await pumping;
-    await setMode([...streamed], 'poll');
-    if (holding) await releaseStream(db, JETSTREAM, holder).catch(() => {});
-    holding = false;
-  }
-
-  const every = Math.max(200, Math.min(refreshMs, Math.floor(leaseMs / 3)));
-  const timer = setInterval(() => {
-    ticking = ticking.then(() => (stopped ? undefined : tick())).catch((error: unknown) => fail(describe(error)));
-  }, every);
-  ticking = ticking.then(tick).catch((error: unknown) => fail(describe(error)));
-
-  return {
-    status: () => ({ ...state }),
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      clearInterval(timer);
-      await ticking;
-      await giveUp();
-      await agent.close().catch(() => {});
-      await fetcher.close().catch(() => {});
-      streamed = new Set();
-    },
-  };
 }
 
 /** An error's message and, for a wrapped one, its causes' (the guard's "not a public address"). */
