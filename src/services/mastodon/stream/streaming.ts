@@ -41,7 +41,8 @@
  *
  * This module holds the leases and ties the units together: `routing.ts` (which stream an input
  * wants, which statuses match it), `connection.ts` (SSE connection and reconnects), `events.ts`
- * (`update`, `status.update`, `delete`), `gap.ts` (cursor and gap-fill).
+ * (`update`, `status.update`, `delete`), `gap.ts` (cursor and gap-fill), `lease.ts` (the
+ * holder's decisions).
  */
 import { randomBytes } from 'node:crypto';
 import type { EventSourceMessage } from 'eventsource-parser';
@@ -51,6 +52,7 @@ import type { CollectorTools, StreamDeps } from '../../kit/stream/collector.ts';
 import { keepConnected } from './connection.ts';
 import { applyEvents, eventOf, newestStatusId, type StreamEvent } from './events.ts';
 import { fillGap } from './gap.ts';
+import { afterDrop, expiryDelay, renewal, type DropReason } from './lease.ts';
 import { wantedStreams, type MastodonStream, type Member, type WantedStream } from './routing.ts';
 
 /** Options of {@link startMastodonStreams}; the defaults suit production, tests shorten them. */
@@ -174,22 +176,21 @@ class Listener {
   }
 
   /**
-   * Renews the lease of a held stream still wanted (`next`) and brings its inputs up to date:
-   * those that left go back to `poll`, new ones join (`stream` when connected), and all of them
-   * go back to `poll` once the stream has been lost for longer than graceMs. A stream no longer
-   * wanted is released; one whose lease was taken over is dropped without releasing it.
+   * Renews the lease of a held stream still wanted (`next`) and brings its inputs up to date
+   * (`lease.ts` `renewal`); a stream no longer wanted is released, one whose lease was taken over
+   * is dropped without releasing it.
    */
   private async renew(current: Held, next: WantedStream | undefined, now: number): Promise<void> {
     const { db } = this.deps;
     const renewed = next ? (await holdStream(db, current.name, this.settings.holder, this.settings.leaseMs, now)).held : false;
-    if (!renewed) return void (await this.drop(current, next !== undefined ? 'lost' : 'unwanted'));
+    const state = { members: [...current.members.keys()], connected: current.connected, streaming: current.streaming, lostAt: current.lostAt };
+    const plan = renewal(state, next?.members.map((m) => m.input.id), renewed, now, this.settings.graceMs);
+    if ('drop' in plan) return void (await this.drop(current, plan.drop));
     this.watch(current, now);
-    const left = [...current.members.keys()].filter((id) => !next!.members.some((m) => m.input.id === id));
-    const joined = next!.members.filter((m) => !current.members.has(m.input.id)).map((m) => m.input.id);
     current.members = new Map(next!.members.map((m) => [m.input.id, m]));
-    if (left.length) await setFeedMode(db, left, 'poll');
-    if (current.connected && joined.length) await setFeedMode(db, joined, 'stream');
-    if (!current.connected && current.streaming && current.lostAt !== null && now - current.lostAt > this.settings.graceMs) {
+    if (plan.left.length) await setFeedMode(db, plan.left, 'poll');
+    if (plan.joined.length) await setFeedMode(db, plan.joined, 'stream');
+    if (plan.backToPoll) {
       current.streaming = false;
       await setFeedMode(db, [...current.members.keys()], 'poll');
     }
@@ -230,20 +231,20 @@ class Listener {
       if (this.held.get(stream.name) !== stream) return;
       this.deps.log?.warn({ stream: stream.name }, 'mastodon stream lease not renewed: listening stops');
       this.dropLogged(stream, 'lost');
-    }, Math.max(0, now + Math.floor(this.settings.leaseMs * 0.9) - Date.now()));
+    }, expiryDelay(now, this.settings.leaseMs, Date.now()));
   }
 
   /** Stops listening to `stream`; `why` says whether its lease is still ours to give up. */
-  private drop(stream: Held, why: 'lost' | 'unwanted' | 'stopping'): Promise<void> {
+  private drop(stream: Held, why: DropReason): Promise<void> {
     clearTimeout(stream.expiry);
     stream.abort.abort();
     if (this.held.get(stream.name) === stream) this.held.delete(stream.name);
     stream.dropped ??= (async () => {
       await stream.done;
       await stream.chain;
-      if (why !== 'lost') await releaseStream(this.deps.db, stream.name, this.settings.holder);
-      // Taken over: the new holder says how they are fed. Otherwise nobody streams them now.
-      if (why !== 'lost' && stream.streaming) await setFeedMode(this.deps.db, [...stream.members.keys()], 'poll');
+      const { release, toPoll } = afterDrop(why, stream.streaming);
+      if (release) await releaseStream(this.deps.db, stream.name, this.settings.holder);
+      if (toPoll) await setFeedMode(this.deps.db, [...stream.members.keys()], 'poll');
     })();
     const dropped = stream.dropped;
     this.dropping.add(dropped);
@@ -252,7 +253,7 @@ class Listener {
   }
 
   /** {@link drop} without waiting, a failure logged. */
-  private dropLogged(stream: Held, why: 'lost' | 'unwanted'): void {
+  private dropLogged(stream: Held, why: DropReason): void {
     this.drop(stream, why).catch((err: unknown) => this.deps.log?.error({ err, stream: stream.name }, 'mastodon stream: stopping failed'));
   }
 
