@@ -9,7 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICES } from '../../table.ts';
 import { createFetcher, FetchError, isAllowedAddress } from '../../../collect/fetch.ts';
-import { accountIdOf, deletedId, reconnectDelay, statusMatches, streamOf } from './streaming.ts';
+import { reconnectDelay } from './connection.ts';
+import { deletedId } from './events.ts';
+import { accountIdOf, statusMatches, streamOf } from './routing.ts';
 
 describe('deletedId (a delete event: the status id as a string)', () => {
   it.each([
