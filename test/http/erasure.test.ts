@@ -204,6 +204,14 @@ describe('POST /collection/erasures', () => {
     expect(lines.join('\n')).not.toContain('Quokkasecret');
     expect(lines.join('\n')).not.toContain('rss_m1');
 
+    // A wall reconnecting with the Last-Event-ID it had before the erasure is told too.
+    const resumed = await connect(`${base}/v1/content/${tenant.contract.slug}/stream?q=${tenant.collection.slug}`, { 'last-event-id': String(Number(shown[0]!.id) - 1) });
+    closers.push(resumed.close);
+    expect((await resumed.until(2)).map((e) => [e.event, JSON.parse(e.data).id])).toEqual([
+      ['remove', 'rss_m1'],
+      ['item', 'rss_after'],
+    ]);
+
     // Pruned after the bound, not before.
     expect(await pruneErasedItems(db, Date.now() - ERASED_KEEP_MS)).toBe(0);
     expect(await pruneErasedItems(db, Date.now() + 1)).toBe(2);
