@@ -11,7 +11,8 @@
  *   event: item          data: the content item (docs/api.md#content-item), newly published
  *   event: unpublished   data: {"id": "<item id>"}, moderated to unpublished
  *   event: remove        data: {"id": "<item id>"}, a published item removed at the source
- *                        (docs/api.md#removed-at-the-source): drop it
+ *                        (docs/api.md#removed-at-the-source) or erased (docs/api.md#erasure,
+ *                        read from `erased_items`: the row is gone): drop it
  *   event: reload        more changes at once than one read sends: re-read the content
  *   event: display       data: {"state": "live" | "paused" | "blank"}, only to subscribers that
  *                        asked (`display`, the display page): on subscribing, then whenever the
@@ -27,7 +28,8 @@
  * arrivals are news to a moderator) or was moderated since the stream opened:
  *
  *   event: item          data: the content item with its state
- *   event: remove        data: {"id", "removedAt", "removedReason"}, removed at the source (any state before)
+ *   event: remove        data: {"id", "removedAt", "removedReason"}, removed at the source (any state
+ *                        before), or erased (`removedReason: "erased"`, docs/api.md#erasure)
  *
  * Arrivals are read by `createdAt` (index items_arrivals), moderations by `seq`. It does not
  * resume from `Last-Event-ID` (a client re-reads the queue after reconnecting) and may send an
@@ -47,7 +49,9 @@ import type { DisplayState } from '../lib/publication-settings.ts';
 import { streamMarks } from '../store/collections.ts';
 import { arrivedItems, changedItems, collectionVersion, latestArrival } from '../store/items/changes.ts';
 import { removalOf, rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
-import type { ItemRow } from '../store/tables.ts';
+import { ERASED_REASON, erasedItems } from '../store/erasures.ts';
+import type { ErasedItemRow, ItemRow } from '../store/tables.ts';
+import { iso } from '../lib/time.ts';
 import { accessKey, type ContractAccess, liveAccess } from '../store/tokens.ts';
 
 export interface Subscriber {
@@ -81,31 +85,42 @@ function moderatorRemoveEvent(version: number, row: ItemRow): string {
   return removeEvent(version, row.id, removal ? { removedAt: removal.at, removedReason: removal.reason } : {});
 }
 
-function events(rows: ItemRow[]): string {
+/** The public event of a changed row: `item`, `unpublished`, or `remove` (only for what the public saw: an unpublished item's id stays private). */
+function publicEvent(row: ItemRow): string {
+  if (row.state === 'removed') return removalOf(row.removed)?.state === 'published' ? removeEvent(row.seq, row.id) : '';
+  return row.state === 'published'
+    ? `id: ${row.seq}\nevent: item\ndata: ${JSON.stringify(rowToItem(row))}\n\n`
+    : `id: ${row.seq}\nevent: unpublished\ndata: ${JSON.stringify({ id: row.id })}\n\n`;
+}
+
+/** The public events of `rows` and `erased` (docs/api.md#erasure: `remove` for an erased item that was published), in version order. */
+function events(rows: ItemRow[], erased: ErasedItemRow[] = []): string {
   let out = '';
+  let e = 0;
   for (const row of rows) {
-    if (row.state === 'removed') {
-      // Only what the public saw: an unpublished item's id stays private.
-      if (removalOf(row.removed)?.state === 'published') out += removeEvent(row.seq, row.id);
-      continue;
-    }
-    out +=
-      row.state === 'published'
-        ? `id: ${row.seq}\nevent: item\ndata: ${JSON.stringify(rowToItem(row))}\n\n`
-        : `id: ${row.seq}\nevent: unpublished\ndata: ${JSON.stringify({ id: row.id })}\n\n`;
+    for (; e < erased.length && Number(erased[e]!.seq) <= Number(row.seq); e++) out += publicErasedEvent(erased[e]!);
+    out += publicEvent(row);
   }
-  if (rows.length >= CHANGES_PER_READ) out += `event: reload\ndata: {}\n\n`;
+  for (; e < erased.length; e++) out += publicErasedEvent(erased[e]!);
+  if (rows.length >= CHANGES_PER_READ || erased.length >= CHANGES_PER_READ) out += `event: reload\ndata: {}\n\n`;
   return out;
 }
+
+const publicErasedEvent = (erased: ErasedItemRow) => (erased.state === 'published' ? removeEvent(Number(erased.seq), erased.itemId) : '');
 
 /** The `display` event of a display state (no `id`: it does not move a client's Last-Event-ID). */
 const displayEvent = (state: DisplayState) => `event: display\ndata: ${JSON.stringify({ state })}\n\n`;
 
-/** The moderators' events: every row as an `item` with its state. */
-function moderatorEvents(rows: ItemRow[], version: number): string {
+/**
+ * The moderators' events: each erased item as `remove` (`removedReason: "erased"`; first: a row
+ * of the same id in this read arrived after the erasure), then every row as an `item` with its
+ * state, or `remove` when removed at the source.
+ */
+function moderatorEvents(rows: ItemRow[], version: number, erased: ErasedItemRow[] = []): string {
   let out = '';
+  for (const row of erased) out += removeEvent(version, row.itemId, { removedAt: iso(Number(row.erasedAt)), removedReason: ERASED_REASON });
   for (const row of rows) out += row.state === 'removed' ? moderatorRemoveEvent(version, row) : `id: ${version}\nevent: item\ndata: ${JSON.stringify(rowToModeratorItem(row))}\n\n`;
-  if (rows.length >= CHANGES_PER_READ) out += `event: reload\ndata: {}\n\n`;
+  if (rows.length >= CHANGES_PER_READ || erased.length >= CHANGES_PER_READ) out += `event: reload\ndata: {}\n\n`;
   return out;
 }
 
@@ -180,7 +195,8 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
       const version = marks.version;
       if (version <= poller.cursor) return;
       const changed = await changedItems(db, poller.contractId, collectionId, poller.cursor, version, CHANGES_PER_READ);
-      const text = moderator ? moderatorEvents(await withArrivals(collectionId, poller, changed), version) : events(changed);
+      const erased = await erasedItems(db, poller.contractId, collectionId, poller.cursor, version, CHANGES_PER_READ);
+      const text = moderator ? moderatorEvents(await withArrivals(collectionId, poller, changed), version, erased) : events(changed, erased);
       // Access checked after the read: what changed after a stream's access ended never reaches it.
       if (text && poller.access.size) await keepAccess([poller]);
       poller.cursor = version;
@@ -250,7 +266,9 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
       poller.leave.set(subscriber, unsubscribe);
       if (access) poller.access.set(subscriber, access);
       countStream(moderator ? 'moderator' : 'public', 1);
-      if (!moderator && lastEventId !== undefined && lastEventId < upTo) subscriber.write(events(await changedItems(db, contractId, collectionId, lastEventId, upTo, CHANGES_PER_READ)));
+      if (!moderator && lastEventId !== undefined && lastEventId < upTo) {
+        subscriber.write(events(await changedItems(db, contractId, collectionId, lastEventId, upTo, CHANGES_PER_READ), await erasedItems(db, contractId, collectionId, lastEventId, upTo, CHANGES_PER_READ)));
+      }
       if (display) {
         // The state now (a screen opened or reconnecting must not wait for a change), then each change.
         poller.displays.add(subscriber);

@@ -17,7 +17,8 @@
  * image screening queue.
  * What does not: grants and consumers (people and clients are the installation's: grant them
  * again), tokens and sessions, connect flows under way, pending webhook deliveries and their
- * attempts, quota counters, rate-limit counters, the Mastodon apps Sluice registered.
+ * attempts, the erased items' ids kept an hour for the streams (`erasedItems`, store/erasures.ts),
+ * quota counters, rate-limit counters, the Mastodon apps Sluice registered.
  */
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';

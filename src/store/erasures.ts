@@ -13,6 +13,17 @@
  * author key and the counts, never the items' content. Since the rows are deleted, exports and
  * backups taken afterwards hold none of it.
  *
+ * Walls and consoles open at that moment are told too, without keeping content: each deleted
+ * item row is recorded in `erased_items` (migration 2026-12-27-erased-items: collection, contract,
+ * item id, the erasure's collection version `seq`, the state before, when) that the content and
+ * queue streams read with their changes and send as `event: remove` (queue/stream.ts: the public
+ * stream only for an item that was published; a moderator's with `removedReason: "erased"`).
+ * Those rows are pruned after `ERASED_KEEP_MS` (an hour, by the retention job,
+ * `pruneErasedItems`). Every item removed (cards, duplicates merged into them, the author's
+ * duplicates merged into other cards) is announced by the webhook event `item.removed` with
+ * `reason: "erased"` — data ids only, never content — written to the outbox in the erasure's
+ * transaction (docs/api.md#webhook-events).
+ *
  * An author is named by one field of the content item's `author` (src/item.ts): `userid`,
  * `username` or `name`, compared exactly. `name` only for services whose items carry no author
  * id (`NAME_ONLY_SERVICES` of src/services/table.ts: feeds), which the caller checks: elsewhere a
@@ -26,7 +37,9 @@ import { type Db, isPostgres } from './db.ts';
 import { removeDuplicate } from './items/cards.ts';
 import { bumpVersion } from './items/changes.ts';
 import { deleteCardKeys } from './items/dedupe.ts';
-import type { BlockedAuthorRow, Database } from './tables.ts';
+import { emitEvents, itemSubject } from './outbox.ts';
+import type { BlockedAuthorRow, Database, ErasedItemRow } from './tables.ts';
+import { iso } from '../lib/time.ts';
 
 export const AUTHOR_FIELDS = ['userid', 'username', 'name'] as const;
 export type AuthorField = (typeof AUTHOR_FIELDS)[number];
@@ -47,6 +60,43 @@ export interface Erasure {
 }
 
 const BATCH = 200;
+
+/** How long an erased item's id is kept for the streams (ms): an hour (see the module; docs/api.md#erasure). */
+export const ERASED_KEEP_MS = 3600_000;
+
+/** The removal reason of an erasure in `remove` events and `item.removed` webhooks (beside store/removals.ts `REMOVAL_REASONS`). */
+export const ERASED_REASON = 'erased';
+
+/** Items erased from contract `contractId`'s collection after version `afterSeq`, up to `untilSeq`, oldest erasure first (index erased_items_changes). */
+export async function erasedItems(db: Db, contractId: string, collectionId: string, afterSeq: number, untilSeq: number, limit = 500): Promise<ErasedItemRow[]> {
+  return db
+    .selectFrom('erasedItems')
+    .selectAll()
+    .where('collectionId', '=', collectionId)
+    .where('contractId', '=', contractId)
+    .where('seq', '>', afterSeq)
+    .where('seq', '<=', untilSeq)
+    .orderBy('seq')
+    .orderBy('itemId')
+    .limit(limit)
+    .execute();
+}
+
+/** Deletes erased items' rows recorded before `before` (ms), at most `limit`; resolves to how many (the retention job calls it). */
+export async function pruneErasedItems(db: Db, before: number, limit = 1000): Promise<number> {
+  const old = db.selectFrom('erasedItems').select(['collectionId', 'itemId']).where('erasedAt', '<', before).limit(limit);
+  const rows = await old.execute();
+  let pruned = 0;
+  for (let i = 0; i < rows.length; i += BATCH) {
+    const batch = rows.slice(i, i + BATCH);
+    for (const collectionId of new Set(batch.map((row) => row.collectionId))) {
+      const ids = batch.filter((row) => row.collectionId === collectionId).map((row) => row.itemId);
+      const result = await db.deleteFrom('erasedItems').where('collectionId', '=', collectionId).where('itemId', 'in', ids).where('erasedAt', '<', before).executeTakeFirst();
+      pruned += Number(result.numDeletedRows);
+    }
+  }
+  return pruned;
+}
 
 /** SQL of the `author.<field>` (or `service` when `field` is undefined) of a JSON column `column`. */
 function jsonField(trx: Db | Transaction<Database>, column: string, field: AuthorField | undefined, jsonb: boolean): RawBuilder<string> {
@@ -102,15 +152,26 @@ export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, ac
         .where('collectionId', '=', collectionId)
         .where('service', '=', key.service)
         .where(jsonField(trx, 'body', key.field, true), '=', key.value)
-        .returning(['id', 'body', 'dateMs'])
+        .returning(['id', 'body', 'dateMs', 'state'])
         .execute();
+      const announced: string[] = [];
       if (gone.length) {
-        await version();
+        const seq = await version();
+        // The ids alone, for the streams (see the module); a re-collected and erased again item takes the new version.
+        const erased = gone.map((row) => ({ collectionId, itemId: row.id, contractId, seq, state: row.state, erasedAt: now }));
+        for (let i = 0; i < erased.length; i += BATCH) {
+          await trx
+            .insertInto('erasedItems')
+            .values(erased.slice(i, i + BATCH))
+            .onConflict((oc) => oc.columns(['collectionId', 'itemId']).doUpdateSet((eb) => ({ seq: eb.ref('excluded.seq'), state: eb.ref('excluded.state'), erasedAt: eb.ref('excluded.erasedAt') })))
+            .execute();
+        }
         const ids = gone.map((row) => row.id);
         for (let i = 0; i < ids.length; i += BATCH) {
           const batch = ids.slice(i, i + BATCH);
-          const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('cardId', 'in', batch).returning(['cardId', 'body']).execute();
+          const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('cardId', 'in', batch).returning(['id', 'cardId', 'body']).execute();
           duplicates += merged.length;
+          announced.push(...batch, ...merged.map((row) => row.id));
           await deleteCardKeys(trx, contractId, collectionId, gone.slice(i, i + BATCH), merged);
           await trx.deleteFrom('articlePins').where('collectionId', '=', collectionId).where('itemId', 'in', batch).execute();
           await trx.deleteFrom('auditItems').where('collectionId', '=', collectionId).where('itemId', 'in', batch).execute();
@@ -127,6 +188,9 @@ export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, ac
         .execute();
       for (const duplicate of theirs) await removeDuplicate(trx, contractId, duplicate, await version());
       duplicates += theirs.length;
+      announced.push(...theirs.map((row) => row.id));
+      const data = (itemId: string) => ({ contractId, collectionId, itemId, state: 'removed', reason: ERASED_REASON, removedAt: iso(now) });
+      await emitEvents(trx, contractId, announced.map((itemId) => ({ type: 'item.removed' as const, subject: itemSubject(collectionId, itemId), data: data(itemId) })), now);
     }
     const inputs = trx.selectFrom('inputs').select('id').where('contractId', '=', contractId).where('service', '=', key.service);
     const rejections = await trx

@@ -56,6 +56,7 @@ import * as itemSearchScoped from './migrations/2026-12-23-item-search-scoped.ts
 import * as imageScreening from './migrations/2026-12-24-image-screening.ts';
 import * as removedState from './migrations/2026-12-25-removed-state.ts';
 import * as reverify from './migrations/2026-12-26-reverify.ts';
+import * as erasedItems from './migrations/2026-12-27-erased-items.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -109,6 +110,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-24-image-screening': imageScreening,
   '2026-12-25-removed-state': removedState,
   '2026-12-26-reverify': reverify,
+  '2026-12-27-erased-items': erasedItems,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

@@ -33,7 +33,8 @@
  * as the queue's `original` while the moderator's title or text stays what is served
  * (docs/api.md#edit-an-item).
  *
- * Erasure on request (store/erasures.ts) deletes rows outright instead, by design.
+ * Erasure on request (store/erasures.ts) deletes rows outright instead, by design, and tells the
+ * streams from the ids it keeps an hour without content (`erased_items`).
  *
  * Tenancy (issue 31, tenant in every query): a removal and a pushed edit reach across contracts by
  * design — the source deleted the post for everyone, so every collection holding it loses it.

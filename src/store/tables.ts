@@ -687,6 +687,22 @@ export interface BlockedAuthorTable {
   createdAt: number;
 }
 
+/**
+ * An item an erasure deleted, kept an hour without content so that the content and queue streams
+ * send `remove` for it (migration 2026-12-27-erased-items, docs/api.md#erasure, store/erasures.ts).
+ */
+export interface ErasedItemTable {
+  collectionId: string;
+  itemId: string;
+  contractId: string;
+  /** The collection version the erasure stamped. */
+  seq: number;
+  /** The item's state before: `published` or `unpublished`. */
+  state: string;
+  /** ms since the epoch. */
+  erasedAt: number;
+}
+
 /** The image screening job's queue (migration 2026-12-24-image-screening, docs/filters.md#image-screening). */
 export interface ImageScreeningTable {
   collectionId: string;
@@ -740,6 +756,7 @@ export interface Database {
   articles: ArticleTable;
   articlePins: ArticlePinTable;
   blockedAuthors: BlockedAuthorTable;
+  erasedItems: ErasedItemTable;
   imageScreenings: ImageScreeningTable;
   webhooks: WebhookTable;
   webhookOutbox: WebhookOutboxTable;
@@ -757,6 +774,7 @@ export type LooseDatabase = { [T in keyof Database]: Record<string, unknown> };
 
 export type ArticleRow = Selectable<ArticleTable>;
 export type BlockedAuthorRow = Selectable<BlockedAuthorTable>;
+export type ErasedItemRow = Selectable<ErasedItemTable>;
 export type ContractRow = Selectable<ContractTable>;
 export type CollectionRow = Selectable<CollectionTable>;
 export type ConsumerRow = Selectable<ConsumerTable>;

@@ -4,12 +4,15 @@
  * keyboard (j/k/u) and the public content API leaving both out, bulk publish of selected items, a
  * new item announced through the queue stream without moving the list, the state and text
  * filters, the shortcuts dialog, a card's duplicates and the split of one (issue 17), an item
- * removed at the source shown live without actions (issue 34), axe, and
+ * removed at the source shown live without actions (issue 34), an erased author's card dropped
+ * live (issue 34 point 3), axe, and
  * 375 px. Role and label locators only.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollection } from '../../src/store/collections.ts';
+import { OPERATOR } from '../../src/store/audit.ts';
+import { eraseAuthor } from '../../src/store/erasures.ts';
 import { removeItems } from '../../src/store/removals.ts';
 import { buildItem, seedItems } from '../helper.ts';
 import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
@@ -213,6 +216,30 @@ describe.skipIf(browserMissing)('console: Moderation', () => {
     await page.getByRole('button', { name: 'Unpublish Still online', exact: true }).waitFor();
     await expect(page.getByRole('list', { name: 'Queue of Removals' }).getByRole('heading', { level: 3 }).allTextContents()).resolves.toEqual(['Deleted by its author', 'Still online']);
     await card(page, 'Deleted by its author').getByText('removed · deleted').waitFor();
+    expect(cspViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  it("drops an erased author's card live: the item left the queue", { timeout: 60_000 }, async () => {
+    const erasures = await createCollection(sluice.db, sluice.tenant.contract.id, { name: 'Erasures', dedupe: 'off' }, 'test');
+    const target = { contract: sluice.tenant.contract, collection: erasures };
+    const mallory = { name: 'Mallory', username: null, userid: null, url: null };
+    await seedItems(sluice.db, target, [
+      buildItem({ id: 'rss_stays', title: 'Another author stays', date: at(2 * MIN) }),
+      buildItem({ id: 'rss_erased', title: 'Quokkasecret post', author: mallory, date: at(1 * MIN) }),
+    ]);
+    const page = await consolePage(browser);
+    const streams = await moderatorStreams();
+    await signIn(page, sluice, `/console/contracts/${sluice.tenant.contract.id}/moderation?collection=${erasures.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Moderation of Erasures' }).waitFor();
+    await page.getByRole('button', { name: 'Unpublish Quokkasecret post', exact: true }).waitFor();
+    await expect.poll(moderatorStreams, { timeout: 10_000 }).toBeGreaterThan(streams);
+    // As POST /collection/erasures does (docs/api.md#erasure): the queue stream's remove event, reason erased, reaches the open screen.
+    expect((await eraseAuthor(sluice.db, sluice.tenant.contract.id, { service: 'rss', field: 'name', value: 'Mallory' }, OPERATOR)).removed).toBe(1);
+    await card(page, 'Quokkasecret post').waitFor({ state: 'detached', timeout: 15_000 });
+    await expect(page.getByRole('list', { name: 'Queue of Erasures' }).getByRole('heading', { level: 3 }).allTextContents()).resolves.toEqual(['Another author stays']);
+    await expect(page.content()).resolves.not.toContain('Quokkasecret');
+    await page.getByText('1 published · 0 unpublished').waitFor();
     expect(cspViolations(page)).toEqual([]);
     await page.context().close();
   });

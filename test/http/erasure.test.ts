@@ -3,8 +3,11 @@
  * every stored item of one author in the contract — gone from the content read, the count, the
  * queue, the wall, search and a later export — blocks the author so that a new poll of the real
  * local feed does not bring them back, and leaves another contract's items of the same author
- * name alone. Lifting the block lets new items in. Refusals: another contract's token, a
- * moderator, bad bodies naming the property. Both databases (TEST_DATABASE_URL).
+ * name alone. Lifting the block lets new items in. Walls and consoles open at that moment are
+ * told: the content stream and the queue stream send `remove` for the erased items (the public
+ * one only for what was published), and `item.removed` (reason `erased`, ids only) is delivered;
+ * another contract's streams get nothing. Refusals: another contract's token, a moderator, bad
+ * bodies naming the property. Both databases (TEST_DATABASE_URL).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCollector } from '../../src/collect/scheduler.ts';
@@ -13,6 +16,11 @@ import { exportContract } from '../../src/store/contract-transfer.ts';
 import type { LightMyRequestResponse } from 'fastify';
 import { build, buildItem, buildTenant, buildUser, seedItems } from '../helper.ts';
 import { startSourceServer } from '../source-server.ts';
+import { type DeliveryWorker, startDelivery } from '../../src/collect/deliver.ts';
+import { ERASED_KEEP_MS, pruneErasedItems } from '../../src/store/erasures.ts';
+import { until } from '../processes.ts';
+import { type Receiver, startReceiver } from '../webhook-receiver.ts';
+import { connect } from './sse.ts';
 
 const closers: (() => Promise<void>)[] = [];
 
@@ -121,6 +129,94 @@ describe('POST /collection/erasures', () => {
     await poll();
     expect((await content()).map((item) => item.title)).toContain('Pelican title');
   }, 60_000);
+
+  it("tells the open wall and console streams and the webhook, with ids only; another contract's streams get nothing", { timeout: 60_000 }, async () => {
+    const ctx = await build({ ALLOW_PRIVATE_FETCH: 'true' });
+    const { app, db } = ctx;
+    const tenant = await buildTenant(db, 'Harbour Gazette');
+    const other = await buildTenant(db, 'Other Paper');
+    const mallory = { name: 'Mallory', username: null, userid: null, url: null };
+    await seedItems(db, tenant, [buildItem({ id: 'rss_m1', title: 'Quokkasecret one', text: 'Quokkasecret body', author: mallory }), buildItem({ id: 'rss_a1', title: 'Harbour' })]);
+    await seedItems(db, tenant, [buildItem({ id: 'rss_m2', title: 'Quokkasecret held', author: mallory })], 'unpublished');
+    await seedItems(db, other, [buildItem({ id: 'rss_m1', title: 'Quokkasecret elsewhere', author: mallory })]);
+    const to: Receiver = await startReceiver();
+    closers.push(() => to.close());
+    const hook = await app.inject({ method: 'POST', url: '/collection/webhooks', headers: { authorization: `Bearer ${tenant.token}` }, payload: { name: 'Removals', contractId: tenant.contract.id, url: `${to.url}/removed`, events: ['item.removed'] } });
+    expect(hook.statusCode, hook.body).toBe(201);
+    to.secrets.set('/removed', hook.json().secret);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const streams = (owner: typeof tenant) => {
+      const q = `q=${owner.collection.slug}`;
+      return Promise.all([connect(`${base}/v1/content/${owner.contract.slug}/stream?${q}`), connect(`${base}/v1/queue/${owner.contract.slug}/stream?${q}&access_token=${encodeURIComponent(owner.token)}`)]);
+    };
+    const [wall, queue] = await streams(tenant);
+    const [otherWall, otherQueue] = await streams(other);
+    for (const stream of [wall, queue, otherWall, otherQueue]) closers.push(stream.close);
+
+    const erase = await app.inject({ method: 'POST', url: '/collection/erasures', headers: { authorization: `Bearer ${tenant.token}` }, payload: { contractId: tenant.contract.id, service: 'rss', author: { name: 'Mallory' } } });
+    expect(erase.statusCode, erase.body).toBe(201);
+    expect(erase.json().removed).toBe(2);
+
+    // The console: both erased items, with when and why.
+    const told = await queue.until(2);
+    expect(told.map((e) => e.event)).toEqual(['remove', 'remove']);
+    expect(told.map((e) => JSON.parse(e.data)).sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+      { id: 'rss_m1', removedAt: expect.any(String), removedReason: 'erased' },
+      { id: 'rss_m2', removedAt: expect.any(String), removedReason: 'erased' },
+    ]);
+    // The wall: the published one only (an unpublished item's id stays private). A later item marks the end of what the erasure sent.
+    await seedItems(db, tenant, [buildItem({ id: 'rss_after' })]);
+    const shown = await wall.until(2);
+    expect(shown.map((e) => [e.event, JSON.parse(e.data).id])).toEqual([
+      ['remove', 'rss_m1'],
+      ['item', 'rss_after'],
+    ]);
+    expect(shown[0]!.data).toBe(JSON.stringify({ id: 'rss_m1' }));
+
+    // Another contract's streams, open all along, get nothing of it (its own later item only).
+    await seedItems(db, other, [buildItem({ id: 'rss_other_after' })]);
+    expect((await otherWall.until(1)).map((e) => [e.event, JSON.parse(e.data).id])).toEqual([['item', 'rss_other_after']]);
+    expect((await otherQueue.until(1)).map((e) => [e.event, JSON.parse(e.data).id])).toEqual([['item', 'rss_other_after']]);
+    expect((await app.inject({ method: 'GET', url: `/v1/content/${other.contract.slug}?q=${other.collection.slug}` })).json().map((item: { id: string }) => item.id).sort()).toEqual(['rss_m1', 'rss_other_after']);
+
+    // item.removed, reason erased, for each, with ids only.
+    const delivery: DeliveryWorker = startDelivery({ db, config: ctx.config }, 3_600_000);
+    closers.push(async () => delivery.stop());
+    await until('item.removed delivered', async () => {
+      await delivery.tick();
+      return to.delivered('/removed').length >= 2 ? true : undefined;
+    }, 15_000);
+    const delivered = to.delivered('/removed');
+    expect(delivered.map((r) => r.event!.data).sort((a, b) => a.itemId.localeCompare(b.itemId))).toEqual(
+      ['rss_m1', 'rss_m2'].map((itemId) => ({ contractId: tenant.contract.id, collectionId: tenant.collection.id, itemId, state: 'removed', reason: 'erased', removedAt: expect.any(String) })),
+    );
+    expect(delivered.map((r) => r.body).join('')).not.toContain('Quokkasecret');
+
+    // What is kept for the streams holds no text, and an export holds none of it.
+    const kept = await db.selectFrom('erasedItems').selectAll().where('contractId', '=', tenant.contract.id).orderBy('itemId').execute();
+    expect(kept.map((row) => [row.itemId, row.state])).toEqual([['rss_m1', 'published'], ['rss_m2', 'unpublished']]);
+    expect(Object.keys(kept[0]!).sort()).toEqual(['collectionId', 'contractId', 'erasedAt', 'itemId', 'seq', 'state']);
+    expect(JSON.stringify(kept)).not.toMatch(/Quokkasecret|Mallory/);
+    const lines: string[] = [];
+    await exportContract(db, tenant.contract.id, async (line) => void lines.push(line));
+    expect(lines.join('\n')).toContain('Harbour');
+    expect(lines.join('\n')).not.toContain('Quokkasecret');
+    expect(lines.join('\n')).not.toContain('rss_m1');
+
+    // A wall reconnecting with the Last-Event-ID it had before the erasure is told too.
+    const resumed = await connect(`${base}/v1/content/${tenant.contract.slug}/stream?q=${tenant.collection.slug}`, { 'last-event-id': String(Number(shown[0]!.id) - 1) });
+    closers.push(resumed.close);
+    expect((await resumed.until(2)).map((e) => [e.event, JSON.parse(e.data).id])).toEqual([
+      ['remove', 'rss_m1'],
+      ['item', 'rss_after'],
+    ]);
+
+    // Pruned after the bound, not before.
+    expect(await pruneErasedItems(db, Date.now() - ERASED_KEEP_MS)).toBe(0);
+    expect(await pruneErasedItems(db, Date.now() + 1)).toBe(2);
+    expect(await db.selectFrom('erasedItems').selectAll().execute()).toEqual([]);
+  });
 
   it('refuses another contract, a moderator and bad bodies, erasing nothing', async () => {
     const { app, db } = await build();

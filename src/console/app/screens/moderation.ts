@@ -453,9 +453,13 @@ function Queue({ contractSlug, collection, moderator }: { contractSlug: string; 
         void loadCounts();
       });
       // Removed at the source: the card says so and loses its actions (the item stays in the queue).
+      // Erased (docs/api.md#erasure): the item left the queue, and its card goes.
       source.addEventListener('remove', (event) => {
-        const { id, removedAt, removedReason } = JSON.parse((event as MessageEvent<string>).data) as Pick<Item, 'id' | 'removedAt' | 'removedReason'>;
-        setItems((before) => before?.map((i) => (i.id === id ? { ...i, state: 'removed' as const, removedAt, removedReason } : i)));
+        const { id, removedAt, removedReason } = JSON.parse((event as MessageEvent<string>).data) as Pick<Item, 'id' | 'removedAt'> & { removedReason?: Item['removedReason'] | 'erased' };
+        if (removedReason === 'erased') {
+          setItems((before) => before?.filter((i) => i.id !== id));
+          setFresh((before) => (before.has(id) ? new Set([...before].filter((fresh) => fresh !== id)) : before));
+        } else setItems((before) => before?.map((i) => (i.id === id ? { ...i, state: 'removed' as const, removedAt, removedReason } : i)));
         void loadCounts();
       });
       source.addEventListener('reload', () => void loadCounts());
