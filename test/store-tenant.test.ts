@@ -90,6 +90,7 @@ export const ALLOWLIST: Record<string, string> = {
   'reverify.ts:claimVerifyDue': "the collector's re-verification claims due items of every contract; each claimed row carries its contract (collect/reverify.ts, docs/services.md#re-verification)",
   'reverify.ts:markVerified': "a lookup's answer holds for every stored copy of a post, in every contract that collected it (docs/services.md#re-verification)",
   'reverify.ts:releaseVerify': "a failed lookup makes every copy of its posts due again, in every contract that collected them (docs/services.md#re-verification)",
+  'erasures.ts:pruneErasedItems': "the retention job prunes erased ids older than the bound in every contract (docs/operations.md, ERASED_KEEP_MS)",
   'collections.ts:streamMarks': "the content stream's shared poller (queue/stream.ts) reads one collection's version and display state by the id the caller resolved through its contract; no contract data",
   // Called by the items modules by an id the caller resolved through its contract (issue 31 point 3).
   'audit.ts:findAuditEntry': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the contract of the entry in code',
