@@ -17,26 +17,10 @@ import { useCallback, useState } from 'preact/hooks';
 import { api, request } from '../../api.ts';
 import type { Duplicate, Item } from '../../resources.ts';
 import { auditIdsOf, CONFIRM_OVER, type PendingBulk, type useUndo } from '../moderation-undo.ts';
+import { changeMessage, type ItemChange, moderationNotice, type State } from './changes.ts';
 import { duplicateLabel, labelOf } from './text.ts';
 import type { useCardOnceShown } from './use-current-card.ts';
 import type { useQueueRead } from './use-queue-read.ts';
-
-/** The states a moderator sets: an item removed at the source (docs/api.md#removed-at-the-source) is not moderated. */
-export type State = Exclude<Item['state'], 'removed'>;
-
-/** What a moderator sets on one item beside its state (`PATCH …&id=`). */
-export type ItemChange = { pinned?: boolean; position?: number; spotlight?: boolean; edit?: { title?: string; text?: string; media?: ({ alt?: string } | null)[] } | null };
-
-/** The notice after a pin, move, spotlight or edit of `item` (as it was) answered by `changed`. */
-export function changeMessage(item: Pick<Item, 'pinned'>, body: ItemChange, changed: Item): string {
-  const name = `“${labelOf(changed)}”`;
-  if (body.pinned !== undefined) {
-    if (!changed.pinned) return `Unpinned ${name}.`;
-    return body.position !== undefined && item.pinned ? `Moved ${name} to ${changed.position}.` : `Pinned ${name} at ${changed.position}.`;
-  }
-  if (body.spotlight !== undefined) return `${changed.spotlight ? 'Put' : 'Took'} ${name} ${changed.spotlight ? 'in' : 'out of'} the spotlight.`;
-  return body.edit ? `Edited ${name}.` : `Restored the original of ${name}.`;
-}
 
 /** The actions of the module's description on the queue at `base` and collection slug `q`. */
 export function useQueueActions(options: {
@@ -75,12 +59,7 @@ export function useQueueActions(options: {
             : await request<Item[]>('PATCH', base, { body: { state, ids }, query: { q }, onHeaders });
         const byId = new Map(changed.map((item) => [item.id, item]));
         setItems((before) => before?.map((item) => byId.get(item.id) ?? item));
-        const verb = state === 'published' ? 'Published' : 'Unpublished';
-        show(
-          changed.length === 1
-            ? { message: `${verb} “${labelOf(changed[0]!)}”.`, undone: `Undone: “${labelOf(changed[0]!)}” is as before.`, auditIds }
-            : { message: `${verb} ${changed.length} items.`, undone: `Undone: the ${changed.length} items are as before.`, auditIds },
-        );
+        show({ ...moderationNotice(state, changed), auditIds });
         if (ids.length > 1) clearSelection();
         void loadCounts();
       } catch (caught) {

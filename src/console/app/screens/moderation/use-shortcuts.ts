@@ -8,7 +8,7 @@
 import { useEffect } from 'preact/hooks';
 import type { Item } from '../../resources.ts';
 import type { useUndo } from '../moderation-undo.ts';
-import type { State } from './use-queue-actions.ts';
+import type { State } from './changes.ts';
 
 /** Each key and what it does, as the shortcuts dialog lists them. */
 export const SHORTCUTS: [string, string][] = [
