@@ -13,6 +13,7 @@ import { createCollection } from '../../src/store/collections.ts';
 import { removeItems } from '../../src/store/removals.ts';
 import { buildItem, seedItems } from '../helper.ts';
 import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { ownsEntries } from '../../src/services/table.ts';
 
 let browser: Browser;
 let sluice: ConsoleServer;
@@ -200,7 +201,7 @@ describe.skipIf(browserMissing)('console: Moderation', () => {
     // The screen opens its stream after its first read: a change before that is the next read's, not the stream's.
     await expect.poll(moderatorStreams, { timeout: 10_000 }).toBeGreaterThan(streams);
     // As a pushed deletion does (docs/api.md#removed-at-the-source): the queue stream's remove event reaches the open screen.
-    expect(await removeItems(sluice.db, { service: 'rss', ids: ['rss_deleted'] }, { reason: 'deleted' })).toHaveLength(1);
+    expect(await removeItems(sluice.db, { service: 'rss', ids: ['rss_deleted'] }, { reason: 'deleted' }, ownsEntries)).toHaveLength(1);
     const gone = card(page, 'Deleted by its author');
     await gone.getByText('removed · deleted').waitFor({ timeout: 15_000 });
     await expect(gone.getByRole('button', { name: 'Publish Deleted by its author', exact: true }).count()).resolves.toBe(0);

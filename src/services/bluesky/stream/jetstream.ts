@@ -49,6 +49,7 @@ import { type BlueskyAuthor, blueskyDid, blueskyProfiles, jetstreamDeletedId, je
 import { obj, str, type Json } from '../../kit/normalize.ts';
 import type { StreamDeps } from '../../kit/stream/collector.ts';
 import { compileMatcher, type Matcher, type MatchInput, matchPostOf } from './jetstream-match.ts';
+import { ownsEntries } from '../../table.ts';
 
 /** The stream's name in the `streams` table. */
 export const JETSTREAM = 'jetstream';
@@ -318,7 +319,7 @@ export function startJetstream(options: JetstreamOptions): JetstreamListener {
       if (item) await updateFromSource(db, item);
     }
     // After the batch's posts are stored: a post created and deleted in one batch ends removed.
-    if (deleted.size) await removeItems(db, { service: 'bluesky', ids: [...deleted] }, { reason: 'deleted' });
+    if (deleted.size) await removeItems(db, { service: 'bluesky', ids: [...deleted] }, { reason: 'deleted' }, ownsEntries);
     return last === null ? null : String(last);
   }
 

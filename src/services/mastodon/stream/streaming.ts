@@ -49,6 +49,7 @@ import { SourceError } from '../../connector.ts';
 import { authorizationFor, mastodon, mastodonItem, newerId, parseMastodonInput } from '../connector.ts';
 import { idOf, obj, type Json } from '../../kit/normalize.ts';
 import type { StreamDeps } from '../../kit/stream/collector.ts';
+import { ownsEntries } from '../../table.ts';
 
 /** The stream an input listens to (before authentication): lease name, instance, request path. */
 export interface MastodonStream {
@@ -419,7 +420,7 @@ export function startMastodonStreams(deps: StreamDeps, options: MastodonStreamOp
       try {
         if (kind === 'delete') {
           const ids = run.map((event) => `mastodon_${host}:${(event as { deleted: string }).deleted}`);
-          await removeItems(db, { service: 'mastodon', ids }, { reason: 'deleted' });
+          await removeItems(db, { service: 'mastodon', ids }, { reason: 'deleted' }, ownsEntries);
         } else if (kind === 'edit') {
           // An edit updates what is stored; it does not bring in an old status.
           for (const event of run) {
