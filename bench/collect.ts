@@ -50,6 +50,7 @@ import { insertInputs } from '../src/store/inputs.ts';
 import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import type { NewInput } from '../src/store/tables.ts';
+import { ownsEntries } from '../src/services/table.ts';
 
 const INTERVAL_S = Number(process.env.BENCH_INTERVAL ?? 300);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? INTERVAL_S + 30);
@@ -319,7 +320,7 @@ async function throughput(kind: 'sqlite' | 'postgres', dir: string) {
   const items = (await db.selectFrom('items').select('body').where('collectionId', '=', collection.id).execute()).map((row) => (typeof row.body === 'string' ? JSON.parse(row.body) : row.body) as ContentItem);
   const t1 = performance.now();
   for (let i = 0; i < items.length; i += 1000) {
-    await db.transaction().execute((trx) => storeItems(trx, { collectionId: other.id, contractId: contract.id, inputId: 'raw', state: 'published' }, items.slice(i, i + 1000)));
+    await db.transaction().execute((trx) => storeItems(trx, { collectionId: other.id, contractId: contract.id, inputId: 'raw', state: 'published' }, items.slice(i, i + 1000), ownsEntries));
   }
   const rawMs = performance.now() - t1;
   await db.destroy();

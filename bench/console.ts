@@ -40,6 +40,7 @@ import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { resolveChromium } from '../test/browser/chromium.ts';
 import { quantile } from './figures.ts';
+import { ownsEntries } from '../src/services/table.ts';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
@@ -156,7 +157,7 @@ async function main(): Promise<void> {
     for (let done = 0; done < ITEMS; done += 1000) {
       const batch = Array.from({ length: Math.min(1000, ITEMS - done) }, (_, k) => makeItem(done + k, now));
       await db.transaction().execute((trx) =>
-        storeItems(trx, { collectionId: collection.id, contractId: contract.id, inputId: '0'.repeat(24), state: done % 3000 ? 'published' : 'unpublished' }, batch, now),
+        storeItems(trx, { collectionId: collection.id, contractId: contract.id, inputId: '0'.repeat(24), state: done % 3000 ? 'published' : 'unpublished' }, batch, ownsEntries, now),
       );
     }
     for (const feed of ['world', 'city', 'sport']) {

@@ -61,6 +61,7 @@ import { migrateToLatest } from '../src/store/migrate.ts';
 import { histogramQuantile } from './figures.ts';
 import { random } from './random.ts';
 import { serverRuntime } from './runtime.ts';
+import { ownsEntries } from '../src/services/table.ts';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1_000_000);
 const COLLECTIONS = 100;
@@ -138,7 +139,7 @@ async function fill(db: Db, now: number) {
     for (let done = 0; done < perCollection; done += 2000) {
       const batch = Array.from({ length: Math.min(2000, perCollection - done) }, () => makeItem(rnd, n++, now));
       await db.transaction().execute((trx) =>
-        storeItems(trx, { collectionId: collection.id, contractId: contract.id, inputId: '0'.repeat(24), state: rnd() < 0.9 ? 'published' : 'unpublished' }, batch, now),
+        storeItems(trx, { collectionId: collection.id, contractId: contract.id, inputId: '0'.repeat(24), state: rnd() < 0.9 ? 'published' : 'unpublished' }, batch, ownsEntries, now),
       );
     }
   }

@@ -40,6 +40,7 @@ import { migrateToLatest } from '../src/store/migrate.ts';
 import { searchText } from '../src/lib/search-query.ts';
 import { startBenchFeed } from './feed.ts';
 import { random } from './random.ts';
+import { ownsEntries } from '../src/services/table.ts';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -117,7 +118,7 @@ async function main() {
       const { state: _s, ...body } = item;
       const dateMs = Date.parse(item.date);
       insertItem.run(collection.id, item.id, contract.id, '0'.repeat(24), item.service, item.type, 'published', dateMs, item.kudos.score, 'en', JSON.stringify(body), now);
-      const keys = itemKeys(item, 'url+text');
+      const keys = itemKeys(item, 'url+text', ownsEntries);
       for (const hash of keys.urlHashes) insertUrl.run(collection.id, hash, item.id);
       for (const { key, rest } of printRows(keys)) insertPrint.run(collection.id, key, item.id, dateMs, rest);
     }
@@ -185,7 +186,7 @@ async function main() {
     const fresh = round();
     started = performance.now();
     for (let i = 0; i < fresh.length; i += POLL) {
-      await db.transaction().execute((trx) => storeItems(trx, target, fresh.slice(i, i + POLL), now));
+      await db.transaction().execute((trx) => storeItems(trx, target, fresh.slice(i, i + POLL), ownsEntries, now));
     }
     if (measured) timings.store[mode].ms += performance.now() - started;
     if (measured) timings.store[mode].items += fresh.length;

@@ -35,6 +35,7 @@ import { createContract, grant } from '../src/store/contracts.ts';
 import { openDb } from '../src/store/db.ts';
 import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { ownsEntries } from '../src/services/table.ts';
 
 const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -161,7 +162,7 @@ for (let from = 0; from < 100_000; from += 5_000) {
     const i = from + k;
     return { id: `rss_a${i}`, service: 'rss', type: 'link', url: `https://archive.example/${i}`, text: `Story number ${i} of the archive, told at length ${i * 7}.`, tags: [], language: 'en', date: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(), author: { name: null, username: null, userid: null, url: null }, media: null, kudos: { score: 0 } };
   });
-  await db.transaction().execute((trx) => storeItems(trx, { collectionId: archive, contractId: contract.id, inputId: '0'.repeat(24), state: 'published' }, items));
+  await db.transaction().execute((trx) => storeItems(trx, { collectionId: archive, contractId: contract.id, inputId: '0'.repeat(24), state: 'published' }, items, ownsEntries));
 }
 console.log(`filled 100 000 items in ${Math.round(performance.now() - fillStarted)} ms`);
 steps.push(await measure('delete 100k', async () => {

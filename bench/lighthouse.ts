@@ -46,6 +46,7 @@ import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { resolveChromium } from '../test/browser/chromium.ts';
 import { quantile } from './figures.ts';
+import { ownsEntries } from '../src/services/table.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CARDS = 20;
@@ -159,7 +160,7 @@ async function main(): Promise<void> {
     const collection = await createCollection(db, contract.id, { name: 'World News', dedupe: 'off' }, 'bench');
     const now = Date.now();
     await db.transaction().execute((trx) =>
-      storeItems(trx, { collectionId: collection.id, contractId: contract.id, inputId: '0'.repeat(24), state: 'published' }, Array.from({ length: CARDS }, (_, n) => makeItem(n, now)), now),
+      storeItems(trx, { collectionId: collection.id, contractId: contract.id, inputId: '0'.repeat(24), state: 'published' }, Array.from({ length: CARDS }, (_, n) => makeItem(n, now)), ownsEntries, now),
     );
     const wallUrl = `${origin}/v1/publication/${contract.slug}?q=${collection.slug}`;
     const displayUrl = `${origin}/v1/publication/${contract.slug}/display?q=${collection.slug}`;

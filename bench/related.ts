@@ -27,6 +27,7 @@ import { openDb } from '../src/store/db.ts';
 import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { relatedCandidates } from '../src/store/related.ts';
+import { ownsEntries } from '../src/services/table.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'test', 'fixtures', 'related');
 const items = JSON.parse(readFileSync(join(FIXTURES, 'items.json'), 'utf8')) as { id: string; title: string; text: string; tags: string[]; ageHours: number }[];
@@ -61,7 +62,7 @@ const content: ContentItem[] = items.map((item) => ({
   kudos: { score: 0 },
 }));
 const detected = await Promise.all(content.map(withLanguage));
-await db.transaction().execute((trx) => storeItems(trx, { collectionId: collection.id, contractId: contract.id, inputId: '0'.repeat(24), state: 'published' }, detected));
+await db.transaction().execute((trx) => storeItems(trx, { collectionId: collection.id, contractId: contract.id, inputId: '0'.repeat(24), state: 'published' }, detected, ownsEntries));
 const app = await buildApp(config, { db });
 
 const precisionAt = (ids: string[], judged: Set<string>, k: number) => ids.slice(0, k).filter((id) => judged.has(id)).length / k;

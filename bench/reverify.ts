@@ -27,6 +27,7 @@ import { openDb } from '../src/store/db.ts';
 import { insertInputs } from '../src/store/inputs.ts';
 import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { ownsEntries } from '../src/services/table.ts';
 
 /** One service's figures. */
 export interface ReverifyFigure {
@@ -114,7 +115,7 @@ export async function measureReverify(items = Number(process.env.BENCH_REVERIFY_
           id: shape.id(i, host), service, type: 'status', text: `post ${i}`, tags: [], url: `https://example.com/${service}/${i}`,
           date: new Date(now - DAY_MS).toISOString(), author: { name: 'Bench', username: 'bench', userid: '1', url: null }, media: null, kudos: { score: 0 },
         }));
-        await storeItems(trx, { collectionId: collection.id, contractId: contract.id, inputId, state: 'published' }, stored, now);
+        await storeItems(trx, { collectionId: collection.id, contractId: contract.id, inputId, state: 'published' }, stored, ownsEntries, now);
       });
     }
     const job = startReverify({ db, config, clock: () => Date.now() + DAY_MS + 3_600_000, counts }, 3_600_000);

@@ -31,6 +31,7 @@ import type { ItemState } from '../src/store/items/rows.ts';
 import { storeItems } from '../src/store/items/write.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { SCOPES } from '../src/store/tokens.ts';
+import { ownsEntries } from '../src/services/table.ts';
 
 /** Every scope, as a token response or token info writes it (docs/api.md#roles-and-scopes): the default of a client and its tokens. */
 export const ALL_SCOPES = SCOPES.join(' ');
@@ -183,7 +184,7 @@ export async function seedItems(
 ): Promise<number> {
   const detected = await Promise.all(items.map(withLanguage));
   return db.transaction().execute((trx) =>
-    storeItems(trx, { collectionId: target.collection.id, contractId: target.contract.id, inputId: '0'.repeat(24), state }, detected),
+    storeItems(trx, { collectionId: target.collection.id, contractId: target.contract.id, inputId: '0'.repeat(24), state }, detected, ownsEntries),
   );
 }
 

@@ -3,7 +3,7 @@
  * every exported function of `src/store/` that reads, changes or deletes rows of a tenant table (a
  * table whose rows carry `contractId`) takes the contract id, as its parameter `contractId` (first
  * after the executor) or as the `contractId` of the target row it is given (a parameter whose type
- * names `contractId`, or is an interface of the module with that member), and names `contractId`/`contract_id` in its body's queries. Functions whose
+ * names `contractId`, or is an interface of a store module with that member), and names `contractId`/`contract_id` in its body's queries. Functions whose
  * work is installation-wide are listed in ALLOWLIST with the reason. `Kysely<any>` appears only in
  * migrations (the Kysely convention for them): everywhere else queries are typed by `Database`.
  *
@@ -15,7 +15,9 @@
  * `selectFrom`, `updateTable`, `deleteFrom` and the joins, `'table.column'` references, raw `sql`
  * text after `from`/`update`/`join`), its module's unexported helpers it calls included, and the
  * tables of any store function it calls that takes no contract (`withCallees`). Inserts alone are
- * not counted: a row inserted carries its contract in its values.
+ * not counted: a row inserted carries its contract in its values. A function taking the contract
+ * that calls a store function taking and naming it (store/items/ included) names it through that callee
+ * (`withScopedCallees`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -91,13 +93,6 @@ export const ALLOWLIST: Record<string, string> = {
   'reverify.ts:markVerified': "a lookup's answer holds for every stored copy of a post, in every contract that collected it (docs/services.md#re-verification)",
   'reverify.ts:releaseVerify': "a failed lookup makes every copy of its posts due again, in every contract that collected them (docs/services.md#re-verification)",
   'erasures.ts:pruneErasedItems': "the retention job prunes erased ids older than the bound in every contract (docs/operations.md, ERASED_KEEP_MS)",
-  'collections.ts:streamMarks': "the content stream's shared poller (queue/stream.ts) reads one collection's version and display state by the id the caller resolved through its contract; no contract data",
-  // Called by the items modules by an id the caller resolved through its contract (issue 31 point 3).
-  'audit.ts:findAuditEntry': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the contract of the entry in code',
-  'audit.ts:changedSince': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the contract of the entry in code',
-  'audit.ts:markReverted': 'items-split (issue 31 point 3): called by store/items/revert.ts by entry id; the revert checks the contract of the entry in code',
-  'item-search.ts:searchItemKeys': "items-split (issue 31 point 3): reads through store/items/read-sql.ts's ItemQuery, which carries contractId",
-  'item-search.ts:compileSearch': "items-split (issue 31 point 3): reads through store/items/read-sql.ts's ItemQuery, which carries contractId",
 };
 
 /** Store modules not read here, with why (the items modules, store/items/, have their own check: src/store/items/tenant.test.ts). */
@@ -188,10 +183,10 @@ function queriedTables(code: string, tables: Set<string>): Set<string> {
 const DECLARATION = /^(export )?(?:async )?(?:function\*? (\w+)|const (\w+)\b)/;
 
 /** The exported functions of one store module, with what they query and whether they carry the contract. */
-export function storeFunctions(module: string, source: string, tables: Set<string>): StoreFunction[] {
+export function storeFunctions(module: string, source: string, tables: Set<string>, shared: readonly string[] = []): StoreFunction[] {
   const lines = withoutComments(source).split('\n');
-  // The module's own interfaces that carry the contract (`AuditQuery`): a parameter of one takes it.
-  const carrying = [...interfaces(source)].filter(([, members]) => members.has('contractId')).map(([name]) => name);
+  // The interfaces that carry the contract (`AuditQuery`, store/items/read-sql.ts `ItemQuery`): a parameter of one takes it.
+  const carrying = [...shared, ...[...interfaces(source)].filter(([, members]) => members.has('contractId')).map(([name]) => name)];
   const declarations: { name: string; exported: boolean; text: string; after: number }[] = [];
   let current: { name: string; exported: boolean; lines: string[]; after: number } | undefined;
   const close = () => current && declarations.push({ name: current.name, exported: current.exported, text: current.lines.join('\n'), after: current.after });
@@ -244,7 +239,31 @@ const tables = tenantTables(readFileSync(join(STORE, 'tables.ts'), 'utf8'));
 const modules = readdirSync(STORE)
   .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !(name in SKIPPED_MODULES))
   .sort();
-const functions = withCallees(modules.flatMap((module) => storeFunctions(module, readFileSync(join(STORE, module), 'utf8'), tables)));
+/** Every store module's source (store/items/ included), for the interfaces that carry the contract and the functions that scope by it. */
+const sources = readdirSync(STORE, { recursive: true, encoding: 'utf8' })
+  .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.startsWith('migrations'))
+  .map((name) => ({ module: name, source: readFileSync(join(STORE, name), 'utf8') }));
+// Not the row interfaces of tables.ts: a parameter of one (`Updateable<WebsubSubscriptionTable>`) is a change, not the contract.
+const carrying = sources.filter(({ module }) => module !== 'tables.ts').flatMap(({ source }) => [...interfaces(source)].filter(([, members]) => members.has('contractId')).map(([name]) => name));
+const scoped = new Set(
+  sources
+    .flatMap(({ module, source }) => storeFunctions(module, source, tables, carrying))
+    .filter((fn) => fn.takesContract && fn.namesContract)
+    .map((fn) => fn.name),
+);
+const functions = withScopedCallees(
+  withCallees(modules.flatMap((module) => storeFunctions(module, readFileSync(join(STORE, module), 'utf8'), tables, carrying))),
+  scoped,
+);
+
+/**
+ * `found` with `namesContract` set for a function that takes the contract and calls a store
+ * function that takes and names it (`searchItemKeys` through store/items/read-sql.ts `whereSql`,
+ * whose `ItemQuery` carries the contract): its tenant term is written once, in the callee.
+ */
+export function withScopedCallees(found: StoreFunction[], scoped: ReadonlySet<string>): StoreFunction[] {
+  return found.map((fn) => (fn.takesContract && !fn.namesContract && fn.calls.some((name) => scoped.has(name)) ? { ...fn, namesContract: true } : fn));
+}
 
 /**
  * `found` with the tables of the store functions each one calls that take no contract: a function
@@ -298,6 +317,19 @@ describe('following calls', () => {
       { module: 'b.ts', name: 'viaFind', takesContract: false, namesContract: false, tables: [], calls: ['find'] },
     ]);
     expect(found.map((fn) => fn.tables)).toEqual([['inputs'], ['jobs'], ['inputs'], []]);
+  });
+});
+
+describe('following calls into scoped functions', () => {
+  it('a function taking the contract names it through a callee that takes and names it; not one without the contract', () => {
+    const fn = (name: string, takesContract: boolean, calls: string[]): StoreFunction => ({ module: 'a.ts', name, takesContract, namesContract: false, tables: ['items'], calls });
+    const found = withScopedCallees([fn('search', true, ['whereSql']), fn('unscoped', false, ['whereSql']), fn('other', true, ['format'])], new Set(['whereSql']));
+    expect(found.map((f) => f.namesContract)).toEqual([true, false, false]);
+  });
+
+  it('an interface of another store module that carries the contract is taken', () => {
+    const [found] = storeFunctions('x.ts', "export async function f(db: Db, query: ItemQuery) { return db.selectFrom('items').execute(); }", tables, ['ItemQuery']);
+    expect(found).toMatchObject({ takesContract: true, namesContract: false });
   });
 });
 

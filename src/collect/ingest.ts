@@ -45,6 +45,7 @@ import { type NewRejection, recordRejections } from '../store/rejections.ts';
 import type { InputRow } from '../store/tables.ts';
 import { type FilterCache, filterCache } from './filter-cache.ts';
 import type { Transaction } from 'kysely';
+import { ownsEntries } from '../services/table.ts';
 
 // Where the collector's callers have always found it.
 export { FilterBudgetError };
@@ -141,7 +142,7 @@ export async function storeJudged(trx: Transaction<Database>, input: InputRow, j
   const state = input.display ? 'published' : 'unpublished';
   // Items stored before go along too: a changed title, text or media updates the card.
   const again = judged.all.filter((item) => judged.stored.has(item.id));
-  const { added, cards } = await storeNewItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state, held: judged.held }, judged.accepted, finished, known, again);
+  const { added, cards } = await storeNewItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state, held: judged.held }, judged.accepted, ownsEntries, finished, known, again);
   // New cards with images wait for screening (collect/screening.ts) in a queue kept in the database.
   const byId = new Map(judged.accepted.map((item) => [item.id, item]));
   const toScreen = cards.filter((id) => hasUnscreened(byId.get(id) ?? { media: null }));

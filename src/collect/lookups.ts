@@ -23,6 +23,7 @@ import { connectorFor } from '../services/index.ts';
 import { credentialResolver } from './credentials.ts';
 import { type createFetcher, FetchError } from './fetch.ts';
 import { openQuotaGate, QuotaWait } from './quotas.ts';
+import { ownsEntries } from '../services/table.ts';
 
 /**
  * One batch's outcome: what the source answered; or that it failed and when it may be tried again
@@ -94,7 +95,7 @@ export async function applyLookup(db: Db, service: string, result: LookupResult,
   const byReason = new Map<LookupResult['gone'] extends Map<string, infer R> ? R : never, string[]>();
   for (const [id, reason] of result.gone) byReason.set(reason, [...(byReason.get(reason) ?? []), id]);
   for (const [reason, ids] of byReason) {
-    for (const lost of await removeItems(db, { service, ids }, { reason, at: now })) for (const id of lost.ids) removed.add(id);
+    for (const lost of await removeItems(db, { service, ids }, { reason, at: now }, ownsEntries)) for (const id of lost.ids) removed.add(id);
   }
   let updated = 0;
   for (const item of result.items.values()) if ((await updateFromSource(db, item)).length) updated++;

@@ -13,6 +13,7 @@ import { storeItems } from '../store/items/write.ts';
 import { createFetcher } from './fetch.ts';
 import { nextDelaySeconds, refreshInput } from './refresh.ts';
 import { startCollector } from './scheduler.ts';
+import { ownsEntries } from '../services/table.ts';
 
 const guardian = readFileSync(new URL('../../test/fixtures/rss/guardian-rss2-media-content.rss', import.meta.url));
 const heise = readFileSync(new URL('../../test/fixtures/rss/heise-atom.atom', import.meta.url));
@@ -201,7 +202,7 @@ describe('refreshInput', () => {
     // The store itself detects nothing: an item written straight through it keeps no language.
     const german = buildItem({ id: 'rss_direct', text: 'Die Stadt hat heute beschlossen, dass die alte Brücke im nächsten Jahr ersetzt wird.' });
     await ctx.db.transaction().execute((trx) =>
-      storeItems(trx, { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: input.id, state: 'published' }, [german]));
+      storeItems(trx, { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: input.id, state: 'published' }, [german], ownsEntries));
     expect((await queue(ctx, tenant)).find((item) => item.id === 'rss_direct')).not.toHaveProperty('language');
   });
 

@@ -40,6 +40,7 @@ import { markCredentialFailed, markCredentialUsed } from '../store/credentials.t
 import type { QuotaSettings } from '../services/module.ts';
 import { recordQuotaWait } from '../store/quotas.ts';
 import { openQuotaGate, QuotaWait } from './quotas.ts';
+import { ownsEntries } from '../services/table.ts';
 
 const MAX_BACKOFF_S = 3600;
 /** A permanent failure parks the input this long; changing the input makes it due at once. */
@@ -150,7 +151,7 @@ export async function refreshInput(
 async function removeDeleted(db: Db, input: InputRow, deleted: string[] | undefined): Promise<void> {
   if (!deleted?.length) return;
   const inputIds = await inputIdsOfSource(db, input.service, input.input);
-  await removeItems(db, { service: input.service, ids: deleted, inputIds }, { reason: 'deleted' });
+  await removeItems(db, { service: input.service, ids: deleted, inputIds }, { reason: 'deleted' }, ownsEntries);
 }
 
 /** The status a successful poll started at `now` and finished at `finished` (ms) records (`recordPollSuccess`). */

@@ -10,6 +10,7 @@ import type { Db } from '../store/db.ts';
 import { ERASED_KEEP_MS, pruneErasedItems } from '../store/erasures.ts';
 import { expireItemsOnce, RETENTION_LIMITS } from '../store/retention.ts';
 import { startTicker, type Ticker } from './ticker.ts';
+import { ownsEntries } from '../services/table.ts';
 
 export const RETENTION_EVERY_MS = 60_000;
 
@@ -17,7 +18,7 @@ export const RETENTION_EVERY_MS = 60_000;
 export function startRetention(deps: { db: Db; log?: FastifyBaseLogger }, everyMs = RETENTION_EVERY_MS): Ticker {
   const { db, log } = deps;
   return startTicker(async () => {
-    const run = await expireItemsOnce(db, Date.now(), RETENTION_LIMITS);
+    const run = await expireItemsOnce(db, ownsEntries, Date.now(), RETENTION_LIMITS);
     if (run?.deleted) log?.info({ deleted: run.deleted, more: run.more }, 'retention deleted expired items');
     await pruneErasedItems(db, Date.now() - ERASED_KEEP_MS);
   }, everyMs, log);

@@ -1,8 +1,11 @@
 /** What de-duplication compares of an item (item-keys.ts): its target, its URLs and its fingerprints. */
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../item.ts';
-import { itemKeys, itemTarget, PRINT_SPACES, printRows, probeRows, textKeys, titlePrinted, urlHash } from './item-keys.ts';
+import { itemKeys, itemTarget, type OwnsEntries, PRINT_SPACES, printRows, probeRows, textKeys, titlePrinted, urlHash } from './item-keys.ts';
 import { fromBandRow, spaceOf } from './simhash.ts';
+
+/** What services/table.ts `ownsEntries` answers (a pure test: only the feed service, rss, owns its entries). */
+const ownsEntries: OwnsEntries = (service) => service === 'rss';
 
 const item = (over: Partial<ContentItem>): ContentItem => ({
   id: 'rss_1',
@@ -47,7 +50,7 @@ describe('itemKeys', () => {
       ['https://scripting.com/mp3s/weatherReportDicksPicsVol7.mp3'],
     ],
   ] as [ContentItem, string[]][])('%#: %j', (it_, urls) => {
-    const keys = itemKeys(it_, 'url');
+    const keys = itemKeys(it_, 'url', ownsEntries);
     expect(keys.urls).toEqual(urls);
     expect(keys.urlHashes).toEqual(urls.map(urlHash));
     expect(keys.signatures).toEqual([]);
@@ -55,19 +58,19 @@ describe('itemKeys', () => {
 
   it('looks for the text among cards indexed by text and the title among all, and is indexed by the title; nothing in mode off', () => {
     const { title, text } = PRINT_SPACES;
-    const keys = itemKeys(item({}), 'url+text');
+    const keys = itemKeys(item({}), 'url+text', ownsEntries);
     expect(keys.signatures.map((s) => s.spaces)).toEqual([[text], [title, text]]);
     expect(keys.indexed).toEqual({ simhash: keys.signatures[1]!.simhash, space: title });
     // Untitled (or a title too short for a fingerprint): its whole text, among all cards, and indexed by it.
-    for (const untitled of [itemKeys(item({ title: undefined }), 'url+text'), itemKeys(item({ title: 'Octopus found' }), 'url+text')]) {
+    for (const untitled of [itemKeys(item({ title: undefined }), 'url+text', ownsEntries), itemKeys(item({ title: 'Octopus found' }), 'url+text', ownsEntries)]) {
       expect(untitled.signatures.map((s) => s.spaces)).toEqual([[title, text]]);
       expect(untitled.indexed).toEqual({ simhash: untitled.signatures[0]!.simhash, space: text });
     }
     // A title without more text is one fingerprint, looked for among all cards.
-    const bare = itemKeys(item({ text: '' }), 'url+text');
+    const bare = itemKeys(item({ text: '' }), 'url+text', ownsEntries);
     expect(bare.signatures.map((s) => s.spaces)).toEqual([[title, text]]);
-    expect(itemKeys(item({ title: undefined, text: 'Too short' }), 'url+text')).toMatchObject({ signatures: [] });
-    expect(itemKeys(item({}), 'off')).toEqual({ urls: [], urlHashes: [], signatures: [] });
+    expect(itemKeys(item({ title: undefined, text: 'Too short' }), 'url+text', ownsEntries)).toMatchObject({ signatures: [] });
+    expect(itemKeys(item({}), 'off', ownsEntries)).toEqual({ urls: [], urlHashes: [], signatures: [] });
   });
 
   it('fingerprints a titled item\'s whole text only when cards are indexed by whole text', () => {
@@ -91,7 +94,7 @@ describe('itemKeys', () => {
   });
 
   it('indexes a card by four rows in its space and probes four rows per space of each signature', () => {
-    const keys = itemKeys(item({}), 'url+text');
+    const keys = itemKeys(item({}), 'url+text', ownsEntries);
     const rows = printRows(keys);
     expect(rows.map((row) => spaceOf(row.key))).toEqual([0, 0, 0, 0]);
     expect(rows.map((row) => fromBandRow(row.key, row.rest))).toEqual(Array(4).fill(keys.indexed!.simhash));
@@ -99,7 +102,7 @@ describe('itemKeys', () => {
     expect(probeRows(keys.signatures[1]!).map((row) => spaceOf(row.key))).toEqual([0, 0, 0, 0, 1, 1, 1, 1]);
     // The title's rows in space 0 are what the same title's probe finds there.
     expect(probeRows(keys.signatures[1]!).slice(0, 4)).toEqual(rows);
-    const untitled = itemKeys(item({ title: undefined }), 'url+text');
+    const untitled = itemKeys(item({ title: undefined }), 'url+text', ownsEntries);
     expect(printRows(untitled).map((row) => spaceOf(row.key))).toEqual([1, 1, 1, 1]);
     expect(printRows({})).toEqual([]);
   });
@@ -107,6 +110,13 @@ describe('itemKeys', () => {
   it('hashes a URL to 22 base64url characters', () => {
     expect(urlHash('https://example.com/a')).toMatch(/^[\w-]{22}$/);
     expect(urlHash('https://example.com/a')).not.toBe(urlHash('https://example.com/b'));
-    expect(itemTarget(item({ service: 'rss' }))).toBe('https://www.example.com/octopus?utm_source=rss');
+    expect(itemTarget(item({ service: 'rss' }), ownsEntries)).toBe('https://www.example.com/octopus?utm_source=rss');
+  });
+
+  it.each([
+    ['a feed entry (its service owns its entries) is its own link', ownsEntries, 'https://www.example.com/octopus?utm_source=rss'],
+    ["the same item of a service that shares links is the link of its text", (() => false) as OwnsEntries, 'https://other.example.org/source'],
+  ])('the caller tells which items are entries: %s', (_name, owns, target) => {
+    expect(itemTarget(item({}), owns)).toBe(target);
   });
 });

@@ -2,7 +2,8 @@
  * What de-duplication compares of a content item (docs/api.md#duplicates): the hashes of its
  * canonical URLs and its SimHash fingerprints. Pure.
  *
- * - URLs: the item's target first — for a status or link of a social service (any whose row has no `ownEntries`: not a feed),
+ * - URLs: the item's target first — for a status or link of a social service (one whose entries
+ *   are not its own, `ownsEntries`: not a feed),
  *   the first external link of its text (a shared article: `firstExternalLink`, leaving out links
  *   to the item's own page, its author and its media); else its own `url` — then its own `url`.
  *   A video or image is its own target: the links of its description are credits and
@@ -25,7 +26,13 @@ import { hash } from 'node:crypto';
 import type { ContentItem } from '../item.ts';
 import { canonicalUrl, firstExternalLink } from './canonical-url.ts';
 import { bandRows, MIN_WORDS, type SimHash, simhash, words } from './simhash.ts';
-import { serviceRow } from '../services/table.ts';
+
+/**
+ * Whether the items of `service` are its own entries (a feed's: the `ownEntries` of its row,
+ * services/table.ts `ownsEntries`), so that their links are not what they share. Given by the
+ * callers: this lowest layer knows no service.
+ */
+export type OwnsEntries = (service: string) => boolean;
 
 export type DedupeMode = 'off' | 'url' | 'url+text';
 export const DEDUPE_MODES: readonly DedupeMode[] = ['off', 'url', 'url+text'];
@@ -56,8 +63,8 @@ export interface ItemKeys {
 export const urlHash = (canonical: string) => hash('sha256', canonical, 'buffer').subarray(0, 16).toString('base64url');
 
 /** The target of an item: the article a status shares, else the item's own URL. */
-export function itemTarget(item: ContentItem): string {
-  if (!serviceRow(item.service)?.ownEntries && (item.type === 'status' || item.type === 'link')) {
+export function itemTarget(item: ContentItem, ownsEntries: OwnsEntries): string {
+  if (!ownsEntries(item.service) && (item.type === 'status' || item.type === 'link')) {
     const own = [item.url, item.author.url ?? '', ...(item.media ?? []).map((m) => m.url ?? '')].filter(Boolean);
     const link = firstExternalLink(item.text, own);
     if (link) return link;
@@ -66,9 +73,9 @@ export function itemTarget(item: ContentItem): string {
 }
 
 /** The keys of `item` for `mode`: its URL keys (`urlKeys`) and, in mode `url+text`, its text keys (`textKeys`). */
-export function itemKeys(item: ContentItem, mode: DedupeMode): ItemKeys {
+export function itemKeys(item: ContentItem, mode: DedupeMode, ownsEntries: OwnsEntries): ItemKeys {
   if (mode === 'off') return { urls: [], urlHashes: [], signatures: [] };
-  const keys = urlKeys(item);
+  const keys = urlKeys(item, ownsEntries);
   return mode === 'url+text' ? { ...keys, ...textKeys(item) } : keys;
 }
 
@@ -76,11 +83,11 @@ export function itemKeys(item: ContentItem, mode: DedupeMode): ItemKeys {
 const SITE_ROOT = /^https:\/\/[^/?]+(?:\?|$)/;
 
 /** The URL keys of `item` (mode `url`): its canonical URLs and their hashes, without fingerprints. */
-export function urlKeys(item: ContentItem): ItemKeys {
+export function urlKeys(item: ContentItem, ownsEntries: OwnsEntries): ItemKeys {
   const urls: string[] = [];
-  const fallback = Boolean(serviceRow(item.service)?.ownEntries) && item.type === 'status' && !(item.media ?? []).some((m) => m.url === item.url);
+  const fallback = ownsEntries(item.service) && item.type === 'status' && !(item.media ?? []).some((m) => m.url === item.url);
   if (!fallback) {
-    const target = itemTarget(item);
+    const target = itemTarget(item, ownsEntries);
     const author = item.author.url ? canonicalUrl(item.author.url) : undefined;
     for (const raw of target === item.url ? [target] : [target, item.url]) {
       const canonical = canonicalUrl(raw);

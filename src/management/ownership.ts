@@ -9,12 +9,13 @@
  * contract: a record a body references, or a query narrows to).
  */
 import { forbiddenError, notFoundError } from '../errors.ts';
+import { findAuditEntry } from '../store/audit.ts';
 import { findCollection } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
 import { filterOwner, findFilter } from '../store/filters.ts';
 import { findInput } from '../store/inputs.ts';
 import { findRecord, ownerOf, type RecordRow, type RecordTable } from '../store/records.ts';
-import type { CollectionRow, CredentialRow, FilterListRow, FilterSetRow, InputRow, WebhookRow } from '../store/tables.ts';
+import type { AuditEntryRow, CollectionRow, CredentialRow, FilterListRow, FilterSetRow, InputRow, WebhookRow } from '../store/tables.ts';
 import { type Principal, requireContractAccess } from '../http/authenticate.ts';
 
 /**
@@ -39,6 +40,7 @@ export const FILTER_SET = recordKind<FilterSetRow>('filterSets', 'filter set');
 export const FILTER_LIST = recordKind<FilterListRow>('filterLists', 'filter list');
 export const CREDENTIAL = recordKind<CredentialRow>('credentials', 'credential');
 export const WEBHOOK = recordKind<WebhookRow>('webhooks', 'webhook');
+export const AUDIT_ENTRY: Kind<AuditEntryRow> = { label: 'audit entry', owner: (db, id) => ownerOf(db, 'auditEntries', id), find: findAuditEntry };
 
 /**
  * The record `id` of `kind` if `owner` may use it: a principal that was granted its contract, or

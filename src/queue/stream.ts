@@ -186,7 +186,7 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
     if (poller.busy) return;
     poller.busy = true;
     try {
-      const marks = await streamMarks(db, collectionId);
+      const marks = await streamMarks(db, poller.contractId, collectionId);
       if (marks === undefined) return;
       if (marks.displayState !== poller.display) {
         poller.display = marks.displayState;
@@ -227,7 +227,7 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
   async function pollerFor(contractId: string, collectionId: string): Promise<Poller> {
     const existing = pollers.get(collectionId);
     if (existing) return existing;
-    const marks = await streamMarks(db, collectionId);
+    const marks = await streamMarks(db, contractId, collectionId);
     const cursor = marks?.version ?? 0;
     // Arrivals before the stream opened are not news; one past the latest is the first to send.
     const arrivedFrom = moderator ? (await latestArrival(db, contractId, collectionId)) + 1 : 0;
@@ -272,7 +272,7 @@ export function createStreamHub(db: Db, options: { pollMs?: number; heartbeatMs?
       if (display) {
         // The state now (a screen opened or reconnecting must not wait for a change), then each change.
         poller.displays.add(subscriber);
-        subscriber.write(displayEvent((await streamMarks(db, collectionId))?.displayState ?? poller.display));
+        subscriber.write(displayEvent((await streamMarks(db, contractId, collectionId))?.displayState ?? poller.display));
       }
       return unsubscribe;
     },

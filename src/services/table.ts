@@ -8,6 +8,7 @@
  *
  * This module and the rows import nothing of Sluice above them, so every layer may use them.
  */
+import type { OwnsEntries } from '../lib/item-keys.ts';
 import type { ServiceRow, Url } from './kit/row.ts';
 import { row as twitter } from './twitter/row.ts';
 import { row as facebook } from './facebook/row.ts';
@@ -38,6 +39,9 @@ export const SERVICE_NAMES = Object.keys(SERVICES) as Service[];
 export function serviceRow(name: string): ServiceRow | undefined {
   return Object.hasOwn(SERVICES, name) ? SERVICES[name as Service] : undefined;
 }
+
+/** Whether `service`'s items are its own entries (its row's `ownEntries`: feeds), for de-duplication's URL keys (lib/item-keys.ts `OwnsEntries`). */
+export const ownsEntries: OwnsEntries = (service) => Boolean(serviceRow(service)?.ownEntries);
 
 /** Services whose items carry no author id or username: their authors are named by `name` (the row's `authorsByName`; docs/api.md#erasure). */
 export const NAME_ONLY_SERVICES: readonly string[] = SERVICE_NAMES.filter((name) => (SERVICES[name] as ServiceRow).authorsByName);

@@ -135,9 +135,9 @@ export async function listAudit(db: Db, query: AuditQuery): Promise<AuditEntryRo
   return q.orderBy('id', 'desc').limit(query.count).execute();
 }
 
-/** The entry with this id, whatever its contract (callers check access), or undefined. */
-export async function findAuditEntry(db: Db | Transaction<Database>, id: string): Promise<AuditEntryRow | undefined> {
-  return db.selectFrom('auditEntries').selectAll().where('id', '=', id).executeTakeFirst();
+/** The contract's entry with this id, or undefined (none, or another contract's: `owned()` with management/ownership.ts `AUDIT_ENTRY` tells 404 from 403). */
+export async function findAuditEntry(db: Db | Transaction<Database>, contractId: string, id: string): Promise<AuditEntryRow | undefined> {
+  return db.selectFrom('auditEntries').selectAll().where('contractId', '=', contractId).where('id', '=', id).executeTakeFirst();
 }
 
 /** One step of an item's history: the entry and the item's state before and after it. */
@@ -169,14 +169,17 @@ export async function auditItems(db: Db | Transaction<Database>, entryId: string
 }
 
 /**
- * The items of entry `entryId` whose state is no longer what the entry set (moderated since, or
- * gone with their collection), at most `limit`.
+ * The items of the contract's entry `entryId` whose state is no longer what the entry set
+ * (moderated since, or gone with their collection), at most `limit`; none for an entry of another
+ * contract.
  */
-export async function changedSince(db: Db | Transaction<Database>, entryId: string, limit = 10): Promise<string[]> {
+export async function changedSince(db: Db | Transaction<Database>, contractId: string, entryId: string, limit = 10): Promise<string[]> {
   const rows = await db
     .selectFrom('auditItems as a')
+    .innerJoin('auditEntries as e', 'e.id', 'a.entryId')
     .leftJoin('items as i', (join) => join.onRef('i.collectionId', '=', 'a.collectionId').onRef('i.id', '=', 'a.itemId'))
     .select('a.itemId as itemId')
+    .where('e.contractId', '=', contractId)
     .where('a.entryId', '=', entryId)
     .where((eb) => eb.or([eb('i.id', 'is', null), eb('i.state', '<>', eb.ref('a.after'))]))
     .orderBy('a.itemId')
@@ -185,8 +188,8 @@ export async function changedSince(db: Db | Transaction<Database>, entryId: stri
   return rows.map((row) => row.itemId);
 }
 
-/** Marks entry `entryId` reverted by `revertId`, unless it already was; returns whether it was marked. */
-export async function markReverted(trx: Transaction<Database>, entryId: string, revertId: string): Promise<boolean> {
-  const result = await trx.updateTable('auditEntries').set({ revertedBy: revertId }).where('id', '=', entryId).where('revertedBy', 'is', null).executeTakeFirst();
+/** Marks the contract's entry `entryId` reverted by `revertId`, unless it already was; returns whether it was marked (false for another contract's). */
+export async function markReverted(trx: Transaction<Database>, contractId: string, entryId: string, revertId: string): Promise<boolean> {
+  const result = await trx.updateTable('auditEntries').set({ revertedBy: revertId }).where('contractId', '=', contractId).where('id', '=', entryId).where('revertedBy', 'is', null).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }

@@ -122,10 +122,10 @@ export async function setDisplayState(trx: Transaction<Database>, contractId: st
 /**
  * What the content stream polls (src/queue/stream.ts), in one read by primary key: the
  * collection's `version` (bumped by every item insert and moderation) and its display state;
- * undefined when the collection is gone.
+ * undefined when the collection is gone (or is another contract's).
  */
-export async function streamMarks(db: Db, collectionId: string): Promise<{ version: number; displayState: DisplayState } | undefined> {
-  const row = await db.selectFrom('collections').select(['version', 'displayState']).where('id', '=', collectionId).executeTakeFirst();
+export async function streamMarks(db: Db, contractId: string, collectionId: string): Promise<{ version: number; displayState: DisplayState } | undefined> {
+  const row = await db.selectFrom('collections').select(['version', 'displayState']).where('contractId', '=', contractId).where('id', '=', collectionId).executeTakeFirst();
   return row ? { version: Number(row.version), displayState: row.displayState as DisplayState } : undefined;
 }
 

@@ -37,6 +37,7 @@ import { type Db, isPostgres } from './db.ts';
 import { removeDuplicate } from './items/cards.ts';
 import { bumpVersion } from './items/changes.ts';
 import { deleteCardKeys } from './items/dedupe.ts';
+import type { OwnsEntries } from '../lib/item-keys.ts';
 import { emitEvents, itemSubject } from './outbox.ts';
 import type { BlockedAuthorRow, Database, ErasedItemRow } from './tables.ts';
 import { iso } from '../lib/time.ts';
@@ -134,9 +135,10 @@ export async function withoutBlocked<T extends Pick<ContentItem, 'author'>>(db: 
 /**
  * Erases author `key` from contract `contractId` at `now` (ms) on behalf of `actor` (see the
  * module); resolves to what it did. Erasing an author already blocked erases what arrived
- * since (nothing, as collection skips them) and keeps the block.
+ * since (nothing, as collection skips them) and keeps the block. `ownsEntries` (services/table.ts)
+ * tells the feeds' items, for the URL keys the erased items give up.
  */
-export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, actor: Actor, now = Date.now()): Promise<Erasure> {
+export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, actor: Actor, ownsEntries: OwnsEntries, now = Date.now()): Promise<Erasure> {
   return db.transaction().execute(async (trx) => {
     const existing = await trx.selectFrom('blockedAuthors').select('id').where('contractId', '=', contractId).where('service', '=', key.service).where('field', '=', key.field).where('value', '=', key.value).executeTakeFirst();
     const blockedAuthorId = existing?.id ?? newId(now);
@@ -172,7 +174,7 @@ export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, ac
           const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where('cardId', 'in', batch).returning(['id', 'cardId', 'body']).execute();
           duplicates += merged.length;
           announced.push(...batch, ...merged.map((row) => row.id));
-          await deleteCardKeys(trx, contractId, collectionId, gone.slice(i, i + BATCH), merged);
+          await deleteCardKeys(trx, contractId, collectionId, gone.slice(i, i + BATCH), merged, ownsEntries);
           await trx.deleteFrom('articlePins').where('collectionId', '=', collectionId).where('itemId', 'in', batch).execute();
           await trx.deleteFrom('auditItems').where('collectionId', '=', collectionId).where('itemId', 'in', batch).execute();
         }
@@ -186,7 +188,7 @@ export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, ac
         .where(jsonField(trx, 'body', undefined, false), '=', key.service)
         .where(jsonField(trx, 'body', key.field, false), '=', key.value)
         .execute();
-      for (const duplicate of theirs) await removeDuplicate(trx, contractId, duplicate, await version());
+      for (const duplicate of theirs) await removeDuplicate(trx, contractId, duplicate, await version(), ownsEntries);
       duplicates += theirs.length;
       announced.push(...theirs.map((row) => row.id));
       const data = (itemId: string) => ({ contractId, collectionId, itemId, state: 'removed', reason: ERASED_REASON, removedAt: iso(now) });

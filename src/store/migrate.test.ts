@@ -180,11 +180,11 @@ describe('schema migrations', () => {
     const since = MIGRATIONS.slice(MIGRATIONS.indexOf('2026-12-06-display-state'));
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     expect(await migrateToLatest(db)).toEqual(since);
-    expect(await streamMarks(db, tenant.collection.id)).toEqual({ version: 0, displayState: 'live' });
+    expect(await streamMarks(db, tenant.contract.id, tenant.collection.id)).toEqual({ version: 0, displayState: 'live' });
     await db.updateTable('collections').set({ displayState: 'blank' }).execute();
     await db.deleteFrom('schema_migrations' as never).where('name' as never, 'in', since as never).execute();
     await migrateToLatest(db);
-    expect((await streamMarks(db, tenant.collection.id))?.displayState).toBe('blank');
+    expect((await streamMarks(db, tenant.contract.id, tenant.collection.id))?.displayState).toBe('blank');
     await db.destroy();
   });
 

@@ -8,6 +8,7 @@ import { type ContentItem, inShape } from '../item.ts';
 import { type Actor, recordAudit } from './audit.ts';
 import { insertNewKeys } from './batch.ts';
 import type { Db } from './db.ts';
+import type { OwnsEntries } from '../lib/item-keys.ts';
 import { storedItemIds, storeNewItems } from './items/write.ts';
 import { emitEvents, itemSubject } from './outbox.ts';
 import type { Database, RejectionRow } from './tables.ts';
@@ -56,13 +57,15 @@ export type PublishRefusal = 'unknown' | 'not-kept' | 'stored';
  * an audit entry (resource `item`, action `publish-anyway`, `before` the rejection) is recorded
  * and the event `item.published` emitted. Answers the entry's id, or why nothing was done:
  * `unknown` (no such rejection of this input), `not-kept` (recorded before the item was kept),
- * `stored` (the collection holds the item already: moderate it in the queue).
+ * `stored` (the collection holds the item already: moderate it in the queue). `ownsEntries`
+ * (services/table.ts) tells the feeds' items, for de-duplication.
  */
 export async function publishRejected(
   db: Db,
   input: { id: string; contractId: string; collectionId: string },
   itemId: string,
   actor: Actor,
+  ownsEntries: OwnsEntries,
   now = Date.now(),
 ): Promise<{ auditId: string } | { refused: PublishRefusal }> {
   return db.transaction().execute(async (trx) => {
@@ -71,7 +74,7 @@ export async function publishRejected(
     if (!row.item) return { refused: 'not-kept' as const };
     if ((await storedItemIds(trx, input.contractId, input.collectionId, [itemId])).size) return { refused: 'stored' as const };
     const item: ContentItem = inShape(JSON.parse(row.item));
-    await storeNewItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state: 'published' }, [item], now, new Set());
+    await storeNewItems(trx, { collectionId: input.collectionId, contractId: input.contractId, inputId: input.id, state: 'published' }, [item], ownsEntries, now, new Set());
     await trx.updateTable('items').set({ filterOverride: now }).where('collectionId', '=', input.collectionId).where('id', '=', itemId).execute();
     await trx.deleteFrom('rejections').where('inputId', '=', input.id).where('itemId', '=', itemId).execute();
     const auditId = await recordAudit(

@@ -21,6 +21,7 @@ import { storedItemIds, storeItems } from './items/write.ts';
 import { claimKudosDue } from './kudos.ts';
 import { exportContract } from './contract-transfer.ts';
 import { removeItems, updateFromSource } from './removals.ts';
+import { ownsEntries } from '../services/table.ts';
 
 const INPUT_A = 'a'.repeat(24);
 const INPUT_B = 'b'.repeat(24);
@@ -28,7 +29,7 @@ const actor = { id: 'tester', name: 'Tester' };
 
 /** Stores `items` (published) in the collection as collected by `inputId`; `seen` as a re-poll's items already stored. */
 async function store(db: Db, at: { contractId: string; collectionId: string }, inputId: string, items: ContentItem[], seen: ContentItem[] = []) {
-  return db.transaction().execute((trx) => storeItems(trx, { ...at, inputId, state: 'published' }, items, Date.now(), undefined, seen));
+  return db.transaction().execute((trx) => storeItems(trx, { ...at, inputId, state: 'published' }, items, ownsEntries, Date.now(), undefined, seen));
 }
 
 const published = (db: Db, at: { contractId: string; collectionId: string }) => countItems(db, { ...at, state: 'published', sinceMs: 0, untilMs: Date.now() + 60_000 });
@@ -55,7 +56,7 @@ describe('removeItems', () => {
     const versionBefore = await collectionVersion(db, a.contractId, a.collectionId);
     const at = Date.parse('2026-11-27T10:00:00.000Z');
 
-    const removed = await removeItems(db, { service: 'mastodon', ids: [gone.id] }, { reason: 'deleted', at });
+    const removed = await removeItems(db, { service: 'mastodon', ids: [gone.id] }, { reason: 'deleted', at }, ownsEntries);
 
     expect(removed.sort((x, y) => x.contractId.localeCompare(y.contractId))).toEqual(
       [
@@ -83,7 +84,7 @@ describe('removeItems', () => {
     expect(await published(db, a)).toBe(1);
 
     // Removing it again changes nothing.
-    expect(await removeItems(db, { service: 'mastodon', ids: [gone.id] }, { reason: 'deleted' })).toEqual([]);
+    expect(await removeItems(db, { service: 'mastodon', ids: [gone.id] }, { reason: 'deleted' }, ownsEntries)).toEqual([]);
   });
 
   it('leaves a removed item out of kudos refreshes, and its content out of a contract export', async () => {
@@ -95,7 +96,7 @@ describe('removeItems', () => {
     const gone = buildItem({ id: 'twitter_1', service: 'twitter', type: 'status', text: 'Quokkadeleted words', date: minutes(5) });
     const stays = buildItem({ id: 'twitter_2', service: 'twitter', type: 'status', text: 'Kept words', date: minutes(5) });
     await store(db, at, INPUT_A, [gone, stays]);
-    await removeItems(db, { service: 'twitter', ids: [gone.id] }, { reason: 'gone' });
+    await removeItems(db, { service: 'twitter', ids: [gone.id] }, { reason: 'gone' }, ownsEntries);
     const due = await claimKudosDue(db, Date.now() + 3_600_000, { refreshS: 1, windowS: 86_400, services: ['twitter'], limit: 10 });
     expect(due.map((item) => item.id)).toEqual([stays.id]);
     const lines: string[] = [];
@@ -116,7 +117,7 @@ describe('removeItems', () => {
     const other = openDb(config.databaseUrl);
     try {
       const target = { service: 'mastodon', ids: items.map((item) => item.id) };
-      const [one, two] = await Promise.all([removeItems(db, target, { reason: 'deleted' }), removeItems(other, target, { reason: 'deleted' })]);
+      const [one, two] = await Promise.all([removeItems(db, target, { reason: 'deleted' }, ownsEntries), removeItems(other, target, { reason: 'deleted' }, ownsEntries)]);
       expect([...one, ...two].flatMap((removed) => removed.ids).sort()).toEqual(items.map((item) => item.id).sort());
     } finally {
       await other.destroy();
@@ -129,10 +130,10 @@ describe('removeItems', () => {
     const entry = buildItem({ id: 'rss_abc', date: new Date(Date.now() - 60_000).toISOString() });
     await store(db, a, INPUT_A, [entry]);
     await store(db, b, INPUT_B, [entry]);
-    const removed = await removeItems(db, { service: 'rss', ids: [entry.id], inputIds: [INPUT_A] }, { reason: 'deleted' });
+    const removed = await removeItems(db, { service: 'rss', ids: [entry.id], inputIds: [INPUT_A] }, { reason: 'deleted' }, ownsEntries);
     expect(removed).toEqual([{ ...a, ids: [entry.id] }]);
     expect((await findItem(db, b.contractId, b.collectionId, entry.id))!.state).toBe('published');
-    expect(await removeItems(db, { service: 'rss', ids: [entry.id], inputIds: [] }, { reason: 'deleted' })).toEqual([]);
+    expect(await removeItems(db, { service: 'rss', ids: [entry.id], inputIds: [] }, { reason: 'deleted' }, ownsEntries)).toEqual([]);
   });
 
   it("changes nothing for an unknown id, another service's id, or an id naming another service", async () => {
@@ -147,9 +148,9 @@ describe('removeItems', () => {
       { service: 'mastodon', ids: ['mastodon_', 'bluesky_social.example:7'] },
       { service: 'mastodon', ids: [] },
     ]) {
-      expect(await removeItems(db, target, { reason: 'deleted' }), JSON.stringify(target)).toEqual([]);
+      expect(await removeItems(db, target, { reason: 'deleted' }, ownsEntries), JSON.stringify(target)).toEqual([]);
     }
-    await expect(removeItems(db, { service: 'mastodon', ids: [item.id] }, { reason: 'spam' as 'deleted' })).rejects.toThrow(TypeError);
+    await expect(removeItems(db, { service: 'mastodon', ids: [item.id] }, { reason: 'spam' as 'deleted' }, ownsEntries)).rejects.toThrow(TypeError);
     expect((await findItem(db, a.contractId, a.collectionId, item.id))!.state).toBe('published');
     expect(await collectionVersion(db, a.contractId, a.collectionId)).toBe(version);
   });
@@ -159,7 +160,7 @@ describe('removeItems', () => {
     const { a } = await twoContracts(db);
     const item = post('mastodon_social.example:9');
     await store(db, a, INPUT_A, [item]);
-    await removeItems(db, { service: 'mastodon', ids: [item.id] }, { reason: 'withheld' });
+    await removeItems(db, { service: 'mastodon', ids: [item.id] }, { reason: 'withheld' }, ownsEntries);
     const audit = { contractId: a.contractId, actor };
     expect(await setItemsState(db, a.contractId, a.collectionId, [item.id], 'published', audit)).toEqual({ removed: [item.id] });
     expect(await changeItem(db, a.contractId, a.collectionId, item.id, { state: 'published' }, audit)).toEqual({ removed: true });
@@ -179,7 +180,7 @@ describe('removeItems', () => {
     await store(db, at, INPUT_A, [card]);
     // Edited at the source: the card is indexed by both texts; the removal finds only the second again.
     expect(await updateFromSource(db, { ...card, text: 'Completely different words about a mountain railway opening its new summit station soon' })).toHaveLength(1);
-    await removeItems(db, { service: 'mastodon', ids: [card.id] }, { reason: 'deleted' });
+    await removeItems(db, { service: 'mastodon', ids: [card.id] }, { reason: 'deleted' }, ownsEntries);
     // Another author's post of the first text: a card of its own, not merged into the removed one.
     const later = { ...status('mastodon_social.example:51', first), url: 'https://other.example/@y/51' };
     await store(db, at, INPUT_A, [later]);
@@ -202,14 +203,14 @@ describe('removeItems', () => {
     expect(rowToItem((await findItem(db, at.contractId, collection.id, card.id))!).duplicates?.map((d) => d.id)).toEqual([copy.id, third.id]);
 
     // The removed duplicate leaves its card: entry and score.
-    await removeItems(db, { service: 'mastodon', ids: [third.id] }, { reason: 'deleted' });
+    await removeItems(db, { service: 'mastodon', ids: [third.id] }, { reason: 'deleted' }, ownsEntries);
     const kept = rowToItem((await findItem(db, at.contractId, collection.id, card.id))!);
     expect(kept.duplicates?.map((d) => d.id)).toEqual([copy.id]);
     expect(kept.kudos.score).toBe(5);
     expect((await findItem(db, at.contractId, collection.id, third.id))!.state).toBe('removed');
 
     // The removed card: its other copy becomes a published card, and takes the next copy of the story.
-    await removeItems(db, { service: 'mastodon', ids: [card.id] }, { reason: 'deleted' });
+    await removeItems(db, { service: 'mastodon', ids: [card.id] }, { reason: 'deleted' }, ownsEntries);
     expect((await findItem(db, at.contractId, collection.id, copy.id))!.state).toBe('published');
     expect(await published(db, at)).toBe(1);
     const later = { ...post('mastodon_social.example:13'), url: story };
@@ -228,7 +229,7 @@ describe('removeItems', () => {
     const audit = { contractId: a.contractId, actor };
     for (const item of items) await changeItem(db, a.contractId, a.collectionId, item.id, { pinned: true }, audit);
     const first = (await findItem(db, a.contractId, a.collectionId, items[0]!.id))!.pinPosition;
-    await removeItems(db, { service: 'mastodon', ids: [items[1]!.id] }, { reason: 'protected' });
+    await removeItems(db, { service: 'mastodon', ids: [items[1]!.id] }, { reason: 'protected' }, ownsEntries);
     const positions = await Promise.all(items.map(async (item) => (await findItem(db, a.contractId, a.collectionId, item.id))!.pinPosition));
     expect(positions[1]).toBeNull();
     expect([positions[0], positions[2]].map(Number).sort()).toEqual([1, 2]);
@@ -257,7 +258,7 @@ describe('updateFromSource', () => {
     expect(await updateFromSource(db, { ...item, text: 'Second version' })).toEqual([]);
     expect(await updateFromSource(db, { ...item, service: 'bluesky', text: 'Hostile' })).toEqual([]);
 
-    await removeItems(db, { service: 'mastodon', ids: [other.id] }, { reason: 'deleted' });
+    await removeItems(db, { service: 'mastodon', ids: [other.id] }, { reason: 'deleted' }, ownsEntries);
     expect(await updateFromSource(db, { ...other, text: 'After removal' })).toEqual([]);
     expect(rowToModeratorItem((await findItem(db, a.contractId, a.collectionId, other.id))!).text).toBe(other.text);
   });

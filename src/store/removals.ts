@@ -45,7 +45,7 @@
  */
 import type { Transaction } from 'kysely';
 import { type ContentItem, inShape } from '../item.ts';
-import { urlKeys } from '../lib/item-keys.ts';
+import { type OwnsEntries, urlKeys } from '../lib/item-keys.ts';
 import { trendingScore } from '../lib/ranking.ts';
 import { iso } from '../lib/time.ts';
 import { insertNew } from './batch.ts';
@@ -101,9 +101,10 @@ interface CardRow {
  * `removal.reason`, in every collection holding them, in one transaction (see the module).
  * Items already removed, unknown ids and ids of another service change nothing. Resolves to what
  * each collection lost (empty when nothing changed); throws a TypeError for a reason not in
- * `REMOVAL_REASONS`, and what the database throws (nothing changed then).
+ * `REMOVAL_REASONS`, and what the database throws (nothing changed then). `ownsEntries`
+ * (services/table.ts) tells the feeds' items, for the URL keys cards give up and take.
  */
-export async function removeItems(db: Db, target: RemovalTarget, removal: { reason: RemovalReason; at?: number }): Promise<RemovedItems[]> {
+export async function removeItems(db: Db, target: RemovalTarget, removal: { reason: RemovalReason; at?: number }, ownsEntries: OwnsEntries): Promise<RemovedItems[]> {
   if (!(REMOVAL_REASONS as readonly string[]).includes(removal.reason)) throw new TypeError(`Unknown removal reason ${JSON.stringify(removal.reason)}`);
   const prefix = `${target.service}_`;
   const ids = [...new Set(target.ids)].filter((id) => id.startsWith(prefix) && id.length > prefix.length);
@@ -142,6 +143,7 @@ export async function removeItems(db: Db, target: RemovalTarget, removal: { reas
         cards.filter((c) => c.collectionId === collectionId),
         duplicates.filter((d) => d.collectionId === collectionId),
         { at, reason: removal.reason },
+        ownsEntries,
       );
       if (!ids.length) continue;
       removed.push({ contractId, collectionId, ids });
@@ -159,6 +161,7 @@ async function removeIn(
   cards: CardRow[],
   duplicates: ItemDuplicateRow[],
   why: { at: string; reason: RemovalReason },
+  ownsEntries: OwnsEntries,
 ): Promise<string[]> {
   const { collectionId, contractId } = where;
   const tenant = ofContract(contractId, collectionId);
@@ -180,7 +183,7 @@ async function removeIn(
       .execute();
     if (!claimed.length) continue;
     const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collectionId).where(tenant).where('cardId', '=', card.id).returningAll().execute();
-    await deleteCardKeys(trx, contractId, collectionId, [card], merged);
+    await deleteCardKeys(trx, contractId, collectionId, [card], merged, ownsEntries);
     done.push(card.id);
     for (const duplicate of merged) {
       const item = inShape(JSON.parse(duplicate.body) as ContentItem);
@@ -193,7 +196,7 @@ async function removeIn(
       }
       // Another post of the same story: a card of its own in the removed card's state, with its URL keys.
       await insertRow(trx, { ...where, inputId: duplicate.inputId }, item, before, before === 'published' ? seq : 0, duplicate.createdAt, null);
-      const claims = urlKeys(item).urlHashes.map((urlHash) => ({ collectionId, urlHash, itemId: item.id }));
+      const claims = urlKeys(item, ownsEntries).urlHashes.map((urlHash) => ({ collectionId, urlHash, itemId: item.id }));
       await insertNew(trx, 'itemUrls', claims, ['collectionId', 'urlHash'], BATCH);
     }
   }
@@ -205,7 +208,7 @@ async function removeIn(
     if (!claimed.length) continue;
     const card = await trx.selectFrom('items').select('state').where('collectionId', '=', collectionId).where(tenant).where('id', '=', duplicate.cardId).executeTakeFirst();
     const before = (card?.state === 'published' ? 'published' : 'unpublished') as ItemState;
-    await removeDuplicate(trx, contractId, duplicate, seq);
+    await removeDuplicate(trx, contractId, duplicate, seq, ownsEntries);
     const item = inShape(JSON.parse(duplicate.body) as ContentItem);
     await insertRow(trx, { ...where, inputId: duplicate.inputId }, item, 'removed', seq, duplicate.createdAt, removalText({ ...why, state: before }));
     done.push(duplicate.id);

@@ -25,6 +25,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Db } from './db.ts';
 import { isPostgres } from './db.ts';
 import { bumpVersion } from './items/changes.ts';
+import type { OwnsEntries } from '../lib/item-keys.ts';
 import { deleteCardKeys } from './items/dedupe.ts';
 import type { Database } from './tables.ts';
 
@@ -90,7 +91,7 @@ function expired(collection: Collection, now: number, past: { dateMs: number; id
 }
 
 /** Deletes one batch of the collection's expired items and what depends on them; returns how many. */
-async function deleteBatch(db: Kysely<Database>, collection: Collection, now: number, past: { dateMs: number; id: string } | undefined, size: number): Promise<number> {
+async function deleteBatch(db: Kysely<Database>, ownsEntries: OwnsEntries, collection: Collection, now: number, past: { dateMs: number; id: string } | undefined, size: number): Promise<number> {
   const where = expired(collection, now, past);
   const ids = (await db.selectFrom('items').select('id').where(where).orderBy('dateMs').orderBy('id').limit(size).execute()).map((row) => row.id);
   if (!ids.length) return 0;
@@ -99,7 +100,7 @@ async function deleteBatch(db: Kysely<Database>, collection: Collection, now: nu
     const gone = await trx.deleteFrom('items').where(where).where('items.id', 'in', ids).returning(['items.id', 'items.body', 'items.dateMs']).execute();
     if (!gone.length) return 0;
     const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collection.id).where('cardId', 'in', gone.map((row) => row.id)).returning(['cardId', 'body']).execute();
-    await deleteCardKeys(trx, collection.contractId, collection.id, gone, merged);
+    await deleteCardKeys(trx, collection.contractId, collection.id, gone, merged, ownsEntries);
     await bumpVersion(trx, collection.contractId, collection.id);
     return gone.length;
   });
@@ -108,8 +109,9 @@ async function deleteBatch(db: Kysely<Database>, collection: Collection, now: nu
 /**
  * One retention run at `now` (ms) over every collection with a retention, within `limits`.
  * Resolves to how many items it deleted and whether some expired ones are left for the next run.
+ * `ownsEntries` (services/table.ts) tells the feeds' items, for the URL keys the cards give up.
  */
-export async function expireItems(db: Kysely<Database>, now = Date.now(), limits: RetentionLimits = RETENTION_LIMITS): Promise<RetentionRun> {
+export async function expireItems(db: Kysely<Database>, ownsEntries: OwnsEntries, now = Date.now(), limits: RetentionLimits = RETENTION_LIMITS): Promise<RetentionRun> {
   const collections = await db
     .selectFrom('collections')
     .select(['id', 'contractId', 'retentionDays', 'retentionMaxItems'])
@@ -123,7 +125,7 @@ export async function expireItems(db: Kysely<Database>, now = Date.now(), limits
     for (;;) {
       const room = limits.perRun - deleted;
       if (room <= 0) return { deleted, more: true };
-      const count = await deleteBatch(db, collection, now, past, Math.min(limits.batchSize, room));
+      const count = await deleteBatch(db, ownsEntries, collection, now, past, Math.min(limits.batchSize, room));
       deleted += count;
       if (count === 0) break;
       // Reads and polls run between two batches (better-sqlite3 holds the event loop during a statement).
@@ -140,13 +142,13 @@ const LOCK = 'sluice-retention';
  * process takes only when free (another process's run under way: this one skips, resolving to
  * undefined); on SQLite (one process) directly.
  */
-export async function expireItemsOnce(db: Db, now = Date.now(), limits: RetentionLimits = RETENTION_LIMITS): Promise<RetentionRun | undefined> {
-  if (!isPostgres(db)) return expireItems(db, now, limits);
+export async function expireItemsOnce(db: Db, ownsEntries: OwnsEntries, now = Date.now(), limits: RetentionLimits = RETENTION_LIMITS): Promise<RetentionRun | undefined> {
+  if (!isPostgres(db)) return expireItems(db, ownsEntries, now, limits);
   return db.connection().execute(async (conn) => {
     const { rows } = await sql<{ got: boolean }>`select pg_try_advisory_lock(hashtext(${LOCK})) as got`.execute(conn);
     if (!rows[0]?.got) return undefined;
     try {
-      return await expireItems(conn, now, limits);
+      return await expireItems(conn, ownsEntries, now, limits);
     } finally {
       await sql`select pg_advisory_unlock(hashtext(${LOCK}))`.execute(conn);
     }

@@ -16,6 +16,7 @@ import type { Db } from '../../src/store/db.ts';
 import { buildItem, inputRow } from '../helper.ts';
 import { type SourceServer, startSourceServer } from '../source-server.ts';
 import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { ownsEntries } from '../../src/services/table.ts';
 
 // Loaded by computed specifiers so that this program (DOM library) does not type-check the
 // collector's Node code, which the service's own program checks (as console-sources.test.ts does).
@@ -73,7 +74,7 @@ describe.skipIf(browserMissing)('console: filters in the editor’s words', () =
         buildItem({ id: 'rss_spam', title: 'Cheap pills offer', text: 'Buy VIAGRA now' }),
         buildItem({ id: 'rss_news', title: 'Council meets', text: 'The council met today' }),
         buildItem({ id: 'rss_casino', title: '', text: 'Casino night in town, with music and dancing until late' }),
-      ]),
+      ], ownsEntries),
     );
     await api('POST', '/collection/lists', { name: 'Spam words', type: 'patterns', entries: ['/viagra/i', '/casino/i'], contractId: contract.id });
 

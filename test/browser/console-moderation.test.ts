@@ -16,6 +16,7 @@ import { eraseAuthor } from '../../src/store/erasures.ts';
 import { removeItems } from '../../src/store/removals.ts';
 import { buildItem, seedItems } from '../helper.ts';
 import { browserMissing, consolePage, type ConsoleServer, cspViolations, expectAccessible, launch, PHONE, signIn, startConsole } from './console-harness.ts';
+import { ownsEntries } from '../../src/services/table.ts';
 
 let browser: Browser;
 let sluice: ConsoleServer;
@@ -203,7 +204,7 @@ describe.skipIf(browserMissing)('console: Moderation', () => {
     // The screen opens its stream after its first read: a change before that is the next read's, not the stream's.
     await expect.poll(moderatorStreams, { timeout: 10_000 }).toBeGreaterThan(streams);
     // As a pushed deletion does (docs/api.md#removed-at-the-source): the queue stream's remove event reaches the open screen.
-    expect(await removeItems(sluice.db, { service: 'rss', ids: ['rss_deleted'] }, { reason: 'deleted' })).toHaveLength(1);
+    expect(await removeItems(sluice.db, { service: 'rss', ids: ['rss_deleted'] }, { reason: 'deleted' }, ownsEntries)).toHaveLength(1);
     const gone = card(page, 'Deleted by its author');
     await gone.getByText('removed · deleted').waitFor({ timeout: 15_000 });
     await expect(gone.getByRole('button', { name: 'Publish Deleted by its author', exact: true }).count()).resolves.toBe(0);
@@ -235,7 +236,7 @@ describe.skipIf(browserMissing)('console: Moderation', () => {
     await page.getByRole('button', { name: 'Unpublish Quokkasecret post', exact: true }).waitFor();
     await expect.poll(moderatorStreams, { timeout: 10_000 }).toBeGreaterThan(streams);
     // As POST /collection/erasures does (docs/api.md#erasure): the queue stream's remove event, reason erased, reaches the open screen.
-    expect((await eraseAuthor(sluice.db, sluice.tenant.contract.id, { service: 'rss', field: 'name', value: 'Mallory' }, OPERATOR)).removed).toBe(1);
+    expect((await eraseAuthor(sluice.db, sluice.tenant.contract.id, { service: 'rss', field: 'name', value: 'Mallory' }, OPERATOR, ownsEntries)).removed).toBe(1);
     await card(page, 'Quokkasecret post').waitFor({ state: 'detached', timeout: 15_000 });
     await expect(page.getByRole('list', { name: 'Queue of Erasures' }).getByRole('heading', { level: 3 }).allTextContents()).resolves.toEqual(['Another author stays']);
     await expect(page.content()).resolves.not.toContain('Quokkasecret');

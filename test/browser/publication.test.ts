@@ -12,6 +12,7 @@ import { removeItems } from '../../src/store/removals.ts';
 import { buildItem, seedItems } from '../helper.ts';
 import { addCustomization, maliciousItem, typedItems } from '../publication-fixtures.ts';
 import { browserMissing, embeddingSite, launch, serve } from './harness.ts';
+import { ownsEntries } from '../../src/services/table.ts';
 
 let browser: Browser;
 const closers: (() => Promise<void>)[] = [];
@@ -210,7 +211,7 @@ describe.skipIf(browserMissing)('embedded publication', () => {
     // The wall opens its stream after the page: a removal before that is the next page's, not the stream's.
     await expect.poll(() => publicStreams(sluice), { timeout: 10_000 }).toBeGreaterThan(streams);
     // As a pushed deletion does (docs/api.md#removed-at-the-source), outside the queue routes.
-    expect(await removeItems(sluice.db, { service: 'rss', ids: ['rss_story'] }, { reason: 'deleted' })).toHaveLength(1);
+    expect(await removeItems(sluice.db, { service: 'rss', ids: ['rss_story'] }, { reason: 'deleted' }, ownsEntries)).toHaveLength(1);
     await frame.waitForSelector('[data-id="rss_story"]', { state: 'detached', timeout: 15_000 });
     expect(await frame.$$eval('.card', (els) => els.length)).toBe(before - 1);
     expect(errors).toEqual([]);

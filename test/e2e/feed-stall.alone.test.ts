@@ -20,6 +20,7 @@ import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildItem, buildTenant, seedItems, type TestContext, inputRow } from '../helper.ts';
 import { secondClient as readWhile } from '../second-client.ts';
 import { type SourceServer, startSourceServer } from '../source-server.ts';
+import { ownsEntries } from '../../src/services/table.ts';
 
 const services = loadConfig({}).services;
 /** The second client's pace: one request due every 10 ms. */
@@ -55,7 +56,7 @@ async function fill(ctx: TestContext, target: { contractId: string; collectionId
       const i = from + k;
       return buildItem({ id: `rss_${prefix}${i}`, url: `https://archive.example/${prefix}/${i}`, text: `Story number ${i} of the archive, told at length ${i * 7}.`, language: 'en', date: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString() });
     });
-    await ctx.db.transaction().execute((trx) => storeItems(trx, { ...target, inputId: '0'.repeat(24), state: 'published' }, items));
+    await ctx.db.transaction().execute((trx) => storeItems(trx, { ...target, inputId: '0'.repeat(24), state: 'published' }, items, ownsEntries));
   }
 }
 

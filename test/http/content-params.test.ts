@@ -15,6 +15,7 @@ import { compileCount, compilePage, compilePinned, type ItemQuery, type Page } f
 import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { testPostgresUrl } from '../helper.ts';
+import { ownsEntries } from '../../src/services/table.ts';
 
 const MIN = 60_000;
 const ids = (res: { json: () => unknown }) => (res.json() as { id: string }[]).map((item) => item.id);
@@ -309,7 +310,7 @@ describe('caching', () => {
     expect(await titles('count=5')).toEqual(['Before']);
     // As the collector does when the source changed a stored item (store/items/write.ts applyEdits).
     const target = { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' as const };
-    await db.transaction().execute((trx) => storeItems(trx, target, [], Date.now(), new Set(), [{ ...item, title: 'After' }]));
+    await db.transaction().execute((trx) => storeItems(trx, target, [], ownsEntries, Date.now(), new Set(), [{ ...item, title: 'After' }]));
     let seen: (string | undefined)[] = [];
     for (let i = 0; i < 50 && seen[0] !== 'After'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -8,6 +8,7 @@ import type { ContentItem } from '../../src/item.ts';
 import { collectionVersion } from '../../src/store/items/changes.ts';
 import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
+import { ownsEntries } from '../../src/services/table.ts';
 
 const HOUR = 3600_000;
 const TITLE = 'Scientists find a new species of deep sea octopus off the coast of Chile';
@@ -139,13 +140,13 @@ describe('one story, one card', () => {
     const before = await collectionVersion(db, tenant.contract.id, tenant.collection.id);
     const edited = { ...article, title: `${TITLE} (updated)` };
     const target = { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' as const };
-    expect(await db.transaction().execute((trx) => storeItems(trx, target, [], now, new Set([article.id]), [edited]))).toBe(0);
+    expect(await db.transaction().execute((trx) => storeItems(trx, target, [], ownsEntries, now, new Set([article.id]), [edited]))).toBe(0);
     const queued = items(await queue());
     expect(queued.map((i) => [i.id, i.title])).toEqual([[article.id, `${TITLE} (updated)`]]);
     expect(await collectionVersion(db, tenant.contract.id, tenant.collection.id)).toBeGreaterThan(before!);
     // Unchanged: no new version.
     const same = await collectionVersion(db, tenant.contract.id, tenant.collection.id);
-    await db.transaction().execute((trx) => storeItems(trx, target, [], now, new Set([article.id]), [edited]));
+    await db.transaction().execute((trx) => storeItems(trx, target, [], ownsEntries, now, new Set([article.id]), [edited]));
     expect(await collectionVersion(db, tenant.contract.id, tenant.collection.id)).toBe(same);
   });
   it('indexes a title edit: a later post quoting the new title (and one quoting the old) meets the card', async () => {
@@ -154,7 +155,7 @@ describe('one story, one card', () => {
     await seedItems(db, tenant, [article]);
     const rewritten = 'Marine biologists film a ghostly purple octopus near the Chilean seamounts';
     const target = { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' as const };
-    await db.transaction().execute((trx) => storeItems(trx, target, [], now, new Set([article.id]), [{ ...article, title: rewritten }]));
+    await db.transaction().execute((trx) => storeItems(trx, target, [], ownsEntries, now, new Set([article.id]), [{ ...article, title: rewritten }]));
     const quote = (id: string, title: string) => ({ ...toot, id, url: `https://mastodon.social/@marine/${id.slice(-3)}`, text: `<p>${title}</p>` });
     expect(await seedItems(db, tenant, [quote('mastodon_mastodon.social:101', rewritten), quote('mastodon_mastodon.social:102', TITLE)])).toBe(2);
     const queued = items(await queue());
@@ -218,7 +219,7 @@ describe('one story, one card', () => {
     const { article, other } = story(now);
     await seedItems(db, tenant, [article]);
     const target = { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' as const };
-    await db.transaction().execute((trx) => storeItems(trx, target, [], now, new Set([article.id]), [{ ...article, title: `${TITLE} (updated)` }]));
+    await db.transaction().execute((trx) => storeItems(trx, target, [], ownsEntries, now, new Set([article.id]), [{ ...article, title: `${TITLE} (updated)` }]));
     await seedItems(db, tenant, [other]);
     expect(items(await queue()).map((i) => i.id).sort()).toEqual([article.id, other.id].sort());
   });

@@ -14,6 +14,7 @@ import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildClient, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
 import { connect } from './sse.ts';
+import { ownsEntries } from '../../src/services/table.ts';
 
 const MIN = 60_000;
 const closers: (() => Promise<void>)[] = [];
@@ -199,7 +200,7 @@ describe('edit an item', () => {
     const { db, tenant, moderate, content, queue } = await setup();
     await moderate('rss_b', { edit: { title: 'Corrected' } });
     const later = buildItem({ id: 'rss_b', title: 'Changed at the source', text: 'New text', date: new Date(Date.now() - 2 * MIN).toISOString() });
-    await db.transaction().execute((trx) => storeItems(trx, { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' }, [], Date.now(), undefined, [later]));
+    await db.transaction().execute((trx) => storeItems(trx, { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' }, [], ownsEntries, Date.now(), undefined, [later]));
     expect(items(await content()).find((item) => item.id === 'rss_b')).toMatchObject({ title: 'Corrected', text: 'New text' });
     expect(items(await queue()).find((item) => item.id === 'rss_b')).toMatchObject({ title: 'Corrected', original: { title: 'Changed at the source' } });
   });

@@ -11,6 +11,7 @@ import { isPostgres } from '../../src/store/db.ts';
 import { DAY_MS, expireItems, expireItemsOnce } from '../../src/store/retention.ts';
 import { buildItem, expectError, seedItems } from '../helper.ts';
 import { setupRecords } from './records.ts';
+import { ownsEntries } from '../../src/services/table.ts';
 
 const v = (code: number, propertyName: string) => ({ name: 'ValidationError', code, propertyName });
 
@@ -112,11 +113,11 @@ describe('collection retention', () => {
     expect((await s.keys(c, 'itemPrints')).has('rss_old_00')).toBe(true);
 
     // A run stops at its bound, in batches smaller than the expired items.
-    const first = await expireItems(s.db, Date.now(), { batchSize: 4, perRun: 10 });
+    const first = await expireItems(s.db, ownsEntries, Date.now(), { batchSize: 4, perRun: 10 });
     expect(first).toEqual({ deleted: 10, more: true });
-    const second = await expireItems(s.db, Date.now(), { batchSize: 4, perRun: 1000 });
+    const second = await expireItems(s.db, ownsEntries, Date.now(), { batchSize: 4, perRun: 1000 });
     expect(second).toEqual({ deleted: 13, more: false });
-    expect(await expireItems(s.db, Date.now(), { batchSize: 4, perRun: 1000 })).toEqual({ deleted: 0, more: false });
+    expect(await expireItems(s.db, ownsEntries, Date.now(), { batchSize: 4, perRun: 1000 })).toEqual({ deleted: 0, more: false });
 
     const kept = ['rss_late', 'rss_old_03', 'rss_old_07', ...recent].sort();
     expect(await s.queueIds(c)).toEqual(kept);
@@ -128,7 +129,7 @@ describe('collection retention', () => {
     expect(urls.has('rss_old_03') && prints.has('rss_old_03')).toBe(true);
 
     // A day later the moderator's publication no longer protects them.
-    expect(await expireItems(s.db, Date.now() + DAY_MS + 60_000)).toEqual({ deleted: 2, more: false });
+    expect(await expireItems(s.db, ownsEntries, Date.now() + DAY_MS + 60_000)).toEqual({ deleted: 2, more: false });
     // (The queue: the content API may serve its cached page a moment longer, docs/api.md#caching.)
     expect(await s.queueIds(c)).toEqual(['rss_late', ...recent].sort());
   });
@@ -142,10 +143,10 @@ describe('collection retention', () => {
     const items = ids.map((id, i) => buildItem({ id, title: title(id), text: `${title(id)} ${title(`x${id}`)}`, date: ago((i === 5 ? 4 : i) * 3_600_000) }));
     await seedItems(s.db, s.target(capped), items);
     await seedItems(s.db, s.target(open), items);
-    expect(await expireItems(s.db, Date.now(), { batchSize: 3, perRun: 1000 })).toEqual({ deleted: 7, more: false });
+    expect(await expireItems(s.db, ownsEntries, Date.now(), { batchSize: 3, perRun: 1000 })).toEqual({ deleted: 7, more: false });
     expect(await s.contentIds(capped)).toEqual(['rss_00', 'rss_01', 'rss_02', 'rss_03', 'rss_05']);
     expect(await s.contentIds(open)).toEqual(ids);
-    expect(await expireItems(s.db)).toEqual({ deleted: 0, more: false });
+    expect(await expireItems(s.db, ownsEntries)).toEqual({ deleted: 0, more: false });
   });
 
   it('runs in one process at a time: a run finding another under way (its lock taken) skips', async () => {
@@ -155,11 +156,11 @@ describe('collection retention', () => {
     if (isPostgres(s.db)) {
       await s.db.connection().execute(async (other) => {
         await sql`select pg_advisory_lock(hashtext('sluice-retention'))`.execute(other);
-        expect(await expireItemsOnce(s.db)).toBeUndefined();
+        expect(await expireItemsOnce(s.db, ownsEntries)).toBeUndefined();
         await sql`select pg_advisory_unlock(hashtext('sluice-retention'))`.execute(other);
       });
     }
-    expect(await expireItemsOnce(s.db)).toEqual({ deleted: 2, more: false });
+    expect(await expireItemsOnce(s.db, ownsEntries)).toEqual({ deleted: 2, more: false });
     expect(await s.queueIds(capped)).toEqual(['rss_02']);
   });
 });

@@ -12,6 +12,7 @@ import { createCollection } from '../../src/store/collections.ts';
 import { expireItems } from '../../src/store/retention.ts';
 import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildItem, buildTenant, expectError, seedItems, testPostgresUrl } from '../helper.ts';
+import { ownsEntries } from '../../src/services/table.ts';
 
 const MIN = 60_000;
 const at = (ms: number) => new Date(Date.now() - ms).toISOString();
@@ -128,13 +129,13 @@ describe('GET /v1/content/{contract}?search=', () => {
     const { db, tenant, search } = await setup();
     const target = { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' as const };
     const edited = buildItem({ id: 'rss_market', title: 'Market day moved', text: 'Fresh oysters at the quay', date: at(5 * MIN) });
-    await db.transaction().execute((trx) => storeItems(trx, target, [], Date.now(), new Set(['rss_market']), [edited]));
+    await db.transaction().execute((trx) => storeItems(trx, target, [], ownsEntries, Date.now(), new Set(['rss_market']), [edited]));
     expect(await search('oysters quay')).toEqual(['rss_market']);
     expect(await search('flavours')).toEqual([]);
     expect(await search('"market day"')).toEqual(['rss_market']);
     // Retention keeps the newest item only: the others leave the index with the table.
     await db.updateTable('collections').set({ retentionMaxItems: 1 }).where('id', '=', tenant.collection.id).execute();
-    await expireItems(db);
+    await expireItems(db, ownsEntries);
     expect(await search('café')).toEqual([]);
     expect(await search('harbour')).toEqual(['rss_harbour']);
   });
@@ -244,7 +245,7 @@ describe('the index in step with every write (issue 36 Show)', () => {
     await expectIndexInStep(db);
     expect(await search('walrus')).toEqual(['mastodon_dup']);
     await db.updateTable('collections').set({ retentionMaxItems: 2 }).where('id', '=', tenant.collection.id).execute();
-    await expireItems(db);
+    await expireItems(db, ownsEntries);
     await expectIndexInStep(db);
     expect(await indexed(db, 'council')).toBe(0);
     expect(await indexed(db, 'flavours')).toBe(0);

@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { findArticleById, recordArticleRead, removeArticle, ensureArticle } from '../../src/store/articles.ts';
-import { findCollection, findPublicationSettings, setDisplayState } from '../../src/store/collections.ts';
+import { changedSince, findAuditEntry, markReverted } from '../../src/store/audit.ts';
+import { findCollection, findPublicationSettings, setDisplayState, streamMarks } from '../../src/store/collections.ts';
 import { changeCredentialLocked, findCredential, markCredentialFailed, markCredentialUsed } from '../../src/store/credentials.ts';
 import type { Db } from '../../src/store/db.ts';
 import { findFilter } from '../../src/store/filters.ts';
@@ -39,7 +40,10 @@ async function setup() {
   const credential = await create('/collection/credentials', { contractId: mine, name: 'X account', service: 'twitter', bearerToken: 'secret-bearer' });
   const webhook = await create('/collection/webhooks', { name: 'CRM', contractId: mine, url: 'http://127.0.0.1:9/hook', events: ['item.published'] });
   const article = await ensureArticle(ctx.db, mine, 'https://news.example/story');
-  const ids = { collection: collection._id, input: input._id, list: list._id, set: set._id, chain: chain._id, customization: customization._id, credential: credential._id, webhook: webhook._id, article: article.id };
+  // An audit entry of A (the collection's creation) that lists an item gone since: A's own changedSince names it.
+  const audit = await ctx.db.selectFrom('auditEntries').select('id').where('contractId', '=', mine).where('resourceId', '=', collection._id).executeTakeFirstOrThrow();
+  await ctx.db.insertInto('auditItems').values({ entryId: audit.id, collectionId: collection._id, itemId: 'gone-item', before: 'unpublished', after: 'published' }).execute();
+  const ids = { collection: collection._id, input: input._id, list: list._id, set: set._id, chain: chain._id, customization: customization._id, credential: credential._id, webhook: webhook._id, article: article.id, audit: audit.id };
   return { db: ctx.db, mine, theirs: b.contract.id, ids };
 }
 
@@ -57,6 +61,7 @@ async function snapshot(db: Db, mine: string, ids: Ids) {
     credential: await findCredential(db, mine, ids.credential),
     webhook: await findRecord(db, 'webhooks', mine, ids.webhook),
     article: await findArticleById(db, mine, ids.article),
+    audit: await findAuditEntry(db, mine, ids.audit),
   };
 }
 
@@ -101,6 +106,10 @@ const ATTACKS: Attack[] = [
   ['findArticleById', (db, theirs, ids) => findArticleById(db, theirs, ids.article), undefined],
   ['recordArticleRead', (db, theirs, ids) => recordArticleRead(db, theirs, ids.article, { title: 'Forged', text: 'forged', count: 99 }), undefined],
   ['removeArticle', (db, theirs, ids) => removeArticle(db, theirs, ids.article), false],
+  ['findAuditEntry', (db, theirs, ids) => findAuditEntry(db, theirs, ids.audit), undefined],
+  ['changedSince', (db, theirs, ids) => changedSince(db, theirs, ids.audit), []],
+  ['markReverted', (db, theirs, ids) => db.transaction().execute((trx) => markReverted(trx, theirs, ids.audit, ids.audit)), false],
+  ['streamMarks', (db, theirs, ids) => streamMarks(db, theirs, ids.collection), undefined],
   ['findJob (a record id of another kind: none)', (db, theirs, ids) => findJob(db, theirs, ids.input), undefined],
 ];
 
@@ -127,5 +136,8 @@ describe("a store call with another contract's id reads and changes nothing", ()
     expect(await markCredentialFailed(db, mine, ids.credential, 'revoked')).toBe(true);
     expect(await db.transaction().execute((trx) => setDisplayState(trx, mine, ids.collection, 'blank'))).toBe('live');
     expect(await removeArticle(db, mine, ids.article)).toBe(true);
+    expect(await changedSince(db, mine, ids.audit)).toEqual(['gone-item']);
+    expect(await streamMarks(db, mine, ids.collection)).toEqual({ version: 0, displayState: 'blank' });
+    expect(await db.transaction().execute((trx) => markReverted(trx, mine, ids.audit, ids.audit))).toBe(true);
   });
 });

@@ -42,6 +42,7 @@ import { SourceError } from '../../services/connector.ts';
 import { serviceModule } from '../../services/index.ts';
 import { FilterBudgetError, ingestPushed } from '../ingest.ts';
 import { verifySignature } from '../../services/kit/websub-hub.ts';
+import { ownsEntries } from '../../services/table.ts';
 
 /** A denied subscription is asked for again after this long (ms). */
 export const DENIED_RETRY_MS = 24 * 3600 * 1000;
@@ -155,7 +156,7 @@ export function websubRoutes(app: App, { db, config, bodyLimit }: { db: Db; conf
       // every contract, or wherever the service's id is stored (`PushRule.deletions`).
       if (input && push && deleted.length) {
         const inputIds = push.deletions === 'source' ? await inputIdsOfSource(db, input.service, input.input) : undefined;
-        await removeItems(db, { service: input.service, ids: deleted, ...(inputIds && { inputIds }) }, { reason: 'deleted' });
+        await removeItems(db, { service: input.service, ids: deleted, ...(inputIds && { inputIds }) }, { reason: 'deleted' }, ownsEntries);
       }
       if (input && items.length) {
         try {

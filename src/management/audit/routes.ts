@@ -24,6 +24,7 @@ import type { App } from '../../http/typed.ts';
 import { findAuditEntry, listAudit } from '../../store/audit.ts';
 import type { Db } from '../../store/db.ts';
 import { REVERTABLE, revertModeration } from '../../store/items/revert.ts';
+import { AUDIT_ENTRY, owned } from '../ownership.ts';
 import { Id, IdParams, TokenQuery } from '../schemas.ts';
 import { actorOf } from '../resource.ts';
 
@@ -92,9 +93,7 @@ export function auditRoutes(app: App, { db }: { db: Db; config: Config }): void 
   app.post('/collection/audit/:id/revert', { schema: revertSchema }, async (request, reply) => {
     const principal = await authenticate(db, request);
     const { id } = request.params;
-    const entry = await findAuditEntry(db, id);
-    if (!entry) throw notFoundError(`No audit entry ${id}.`, 'id', id);
-    await requireContractAccess(db, principal, entry.contractId, 'id', 'the audit entry named by id');
+    const entry = await owned(db, AUDIT_ENTRY, id, principal);
     if (!(REVERTABLE as readonly string[]).includes(entry.action) || Number(entry.itemCount) === 0) {
       throw validationError([
         {
@@ -121,6 +120,6 @@ export function auditRoutes(app: App, { db }: { db: Db; config: Config }): void 
       );
     }
     if ('notRevertable' in outcome) throw notFoundError(`No audit entry ${id}.`, 'id', id);
-    return reply.code(201).send(presentAuditEntry((await findAuditEntry(db, outcome.revertId))!));
+    return reply.code(201).send(presentAuditEntry((await findAuditEntry(db, entry.contractId, outcome.revertId))!));
   });
 }

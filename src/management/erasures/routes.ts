@@ -15,7 +15,7 @@ import { errorResponses, TOKEN_SECURITY } from '../../http/openapi.ts';
 import type { App } from '../../http/typed.ts';
 import { check, handlerValidated } from '../../http/validate.ts';
 import { validationError, VALIDATION_CODES } from '../../errors.ts';
-import { NAME_ONLY_SERVICES, SERVICE_NAMES } from '../../services/table.ts';
+import { NAME_ONLY_SERVICES, ownsEntries, SERVICE_NAMES } from '../../services/table.ts';
 import type { Db } from '../../store/db.ts';
 import { AUTHOR_FIELDS, type AuthorField, eraseAuthor, findBlockedAuthor, listBlockedAuthors, unblockAuthor } from '../../store/erasures.ts';
 import type { BlockedAuthorRow } from '../../store/tables.ts';
@@ -104,7 +104,7 @@ export function erasureRoutes(app: App, { db }: { db: Db }): void {
       const body = check(ErasureCreate, request.body) as Static<typeof ErasureCreate>;
       await requireContractAccess(db, principal, body.contractId);
       const key = authorKey(body.service, body.author);
-      const erasure = await eraseAuthor(db, body.contractId, { service: body.service, ...key }, actorOf(principal));
+      const erasure = await eraseAuthor(db, body.contractId, { service: body.service, ...key }, actorOf(principal), ownsEntries);
       return reply.code(201).send(erasure);
     },
   );

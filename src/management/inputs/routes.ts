@@ -59,6 +59,7 @@ import { ForceQuery, IdParams, Input, InputCreate, InputListQuery, InputReplace,
 import { sourceKey, type SourceOf } from './sources.ts';
 import { serviceRoutes } from './services.ts';
 import { countHashtags } from './quotas.ts';
+import { ownsEntries } from '../../services/table.ts';
 
 const tags = ['inputs'];
 const security = TOKEN_SECURITY;
@@ -263,7 +264,7 @@ export function inputRoutes(app: App, { db, config, pollInput }: { db: Db; confi
     const principal = await authenticate(db, request);
     const input = await owned(db, INPUT, request.params.id, principal);
     const { itemId } = check(PublishAnyway, request.body);
-    const outcome = await publishRejected(db, input, itemId, actorOf(principal));
+    const outcome = await publishRejected(db, input, itemId, actorOf(principal), ownsEntries);
     if ('refused' in outcome) {
       if (outcome.refused === 'unknown') throw notFoundError(`Input ${input.id} has no rejection of item ${itemId}.`, 'itemId', itemId);
       if (outcome.refused === 'not-kept') throw conflictError(`Item ${itemId} was rejected before rejected items were kept; it cannot be published from its rejection.`, 'itemId', itemId);

@@ -5,7 +5,7 @@
  */
 import { type Transaction } from 'kysely';
 import { type ContentItem, type ImageModeration, inShape } from '../../item.ts';
-import { urlKeys } from '../../lib/item-keys.ts';
+import { type OwnsEntries, urlKeys } from '../../lib/item-keys.ts';
 import { trendingScore } from '../../lib/ranking.ts';
 import { recordAudit } from '../audit.ts';
 import type { Db } from '../db.ts';
@@ -103,16 +103,17 @@ function withoutDuplicate(duplicateId: string, score: number): (card: ContentIte
 /**
  * Deletes duplicate `duplicate` (a row of `item_duplicates`) for good, inside `trx` (an erasure,
  * docs/api.md#erasure): its row, its entry, score and count on its card (stamped `seq`), and the
- * URL hashes of it that point to the card (those the card's own URL shares stay).
+ * URL hashes of it that point to the card (those the card's own URL shares stay; `ownsEntries`,
+ * services/table.ts, tells the feeds' items for their URL keys).
  */
-export async function removeDuplicate(trx: Transaction<Database>, contractId: string, duplicate: { collectionId: string; id: string; cardId: string; body: string }, seq: number): Promise<void> {
+export async function removeDuplicate(trx: Transaction<Database>, contractId: string, duplicate: { collectionId: string; id: string; cardId: string; body: string }, seq: number, ownsEntries: OwnsEntries): Promise<void> {
   const item = inShape(JSON.parse(duplicate.body) as ContentItem);
   await trx.deleteFrom('itemDuplicates').where('collectionId', '=', duplicate.collectionId).where(ofContract(contractId, duplicate.collectionId)).where('id', '=', duplicate.id).execute();
   await updateCard(trx, contractId, duplicate.collectionId, duplicate.cardId, seq, withoutDuplicate(duplicate.id, item.kudos.score));
   // Only its own: a hash the card shares (the same canonical URL, what made it a duplicate) stays the card's.
   const card = await trx.selectFrom('items').select('body').where('collectionId', '=', duplicate.collectionId).where(ofContract(contractId, duplicate.collectionId)).where('id', '=', duplicate.cardId).executeTakeFirst();
-  const kept = new Set(card ? urlKeys(itemBody(card.body)).urlHashes : []);
-  const hashes = urlKeys(item).urlHashes.filter((hash) => !kept.has(hash));
+  const kept = new Set(card ? urlKeys(itemBody(card.body), ownsEntries).urlHashes : []);
+  const hashes = urlKeys(item, ownsEntries).urlHashes.filter((hash) => !kept.has(hash));
   if (hashes.length) await trx.deleteFrom('itemUrls').where('collectionId', '=', duplicate.collectionId).where(ofContract(contractId, duplicate.collectionId)).where('itemId', '=', duplicate.cardId).where('urlHash', 'in', hashes).execute();
 }
 

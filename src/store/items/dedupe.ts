@@ -8,7 +8,7 @@
 import { type Transaction, sql } from 'kysely';
 import type { ContentItem, Duplicate } from '../../item.ts';
 import { inShape } from '../../item.ts';
-import { DEDUPE_MODES, type DedupeMode, type ItemKeys, PRINT_SPACES, printRows, probeRows, type Signature, TEXT_WINDOW_MS, textKeys, titlePrinted, urlKeys } from '../../lib/item-keys.ts';
+import { DEDUPE_MODES, type DedupeMode, type ItemKeys, PRINT_SPACES, printRows, probeRows, type OwnsEntries, type Signature, TEXT_WINDOW_MS, textKeys, titlePrinted, urlKeys } from '../../lib/item-keys.ts';
 import { bandRows, fromBandRow, hamming, NEAR_BITS, type SimHash, SPACE_KEYS, spaceOf } from '../../lib/simhash.ts';
 import { insertNew, insertNewKeys } from '../batch.ts';
 import { type Db, isPostgres } from '../db.ts';
@@ -57,7 +57,8 @@ interface Candidate {
  * A new card claims its URL hashes before it is inserted (ON CONFLICT DO NOTHING): when another
  * transaction claimed one first (two collectors storing the same story at once; PostgreSQL waits
  * for that transaction), the item is merged into that card instead. Returns how many items were
- * stored or merged, and the ids of the new cards.
+ * stored or merged, and the ids of the new cards. `ownsEntries` tells the feeds' items (their URL
+ * keys, lib/item-keys.ts), given by the caller from services/table.ts.
  */
 export async function storeDeduplicated(
   trx: Transaction<Database>,
@@ -66,9 +67,10 @@ export async function storeDeduplicated(
   mode: DedupeMode,
   version: () => Promise<number>,
   now: number,
+  ownsEntries: OwnsEntries,
 ): Promise<{ added: number; cards: string[] }> {
   const { collectionId, contractId } = target;
-  const keyed = fresh.map((item) => ({ item, keys: urlKeys(item), dateMs: Date.parse(item.date) }));
+  const keyed = fresh.map((item) => ({ item, keys: urlKeys(item, ownsEntries), dateMs: Date.parse(item.date) }));
   const owners = await urlOwners(trx, contractId, collectionId, [...new Set(keyed.flatMap((k) => k.keys.urlHashes))]);
   // An item whose URL a card already owns is merged whatever its text: its fingerprints are not computed.
   const printed = mode === 'url+text' ? keyed.filter((k) => !k.keys.urlHashes.some((hash) => owners.has(hash))) : [];
@@ -155,7 +157,7 @@ async function urlOwners(trx: Transaction<Database>, contractId: string, collect
  * `item_duplicates`), and the band rows of their fingerprints, all computed again from the
  * documents and deleted by primary key. What cannot be found again so (the fingerprint of a card's
  * earlier version, keys of an older canonical form) stays; lookups skip keys of cards that are
- * gone (`urlOwners`, `nearCandidates`).
+ * gone (`urlOwners`, `nearCandidates`). `ownsEntries` as for `storeDeduplicated`.
  */
 export async function deleteCardKeys(
   trx: Transaction<Database>,
@@ -163,11 +165,12 @@ export async function deleteCardKeys(
   collectionId: string,
   cards: { id: string; body: unknown; dateMs: number | string }[],
   duplicates: { cardId: string; body: string }[],
+  ownsEntries: OwnsEntries,
 ): Promise<void> {
   const ids = cards.map((card) => card.id);
   const hashes = new Set<string>();
-  for (const card of cards) for (const hash of urlKeys(itemBody(card.body)).urlHashes) hashes.add(hash);
-  for (const duplicate of duplicates) for (const hash of urlKeys(JSON.parse(duplicate.body) as ContentItem).urlHashes) hashes.add(hash);
+  for (const card of cards) for (const hash of urlKeys(itemBody(card.body), ownsEntries).urlHashes) hashes.add(hash);
+  for (const duplicate of duplicates) for (const hash of urlKeys(JSON.parse(duplicate.body) as ContentItem, ownsEntries).urlHashes) hashes.add(hash);
   const list = [...hashes];
   for (let i = 0; i < list.length; i += BATCH) {
     // Only rows these cards own: a hash computed here may belong to another card.

@@ -62,8 +62,8 @@ function itemChangeOf(text: string | null): Record<string, unknown> | undefined 
  */
 export async function revertModeration(db: Db, contractId: string, entryId: string, actor: Actor, now = Date.now()): Promise<RevertOutcome> {
   return serializable(db, async (trx) => {
-    const entry = await findAuditEntry(trx, entryId);
-    if (!entry || entry.contractId !== contractId || !entry.collectionId || !(REVERTABLE as readonly string[]).includes(entry.action) || Number(entry.itemCount) === 0) return { notRevertable: true };
+    const entry = await findAuditEntry(trx, contractId, entryId);
+    if (!entry || !entry.collectionId || !(REVERTABLE as readonly string[]).includes(entry.action) || Number(entry.itemCount) === 0) return { notRevertable: true };
     if (entry.revertedBy) return { alreadyRevertedBy: entry.revertedBy };
     const itemChange = itemChangeOf(entry.after);
     if (itemChange) {
@@ -72,10 +72,10 @@ export async function revertModeration(db: Db, contractId: string, entryId: stri
       const revert = { contractId: entry.contractId, actor, resource: 'item', resourceId: entry.resourceId, action: 'revert', collectionId: entry.collectionId };
       const items = [{ itemId: entry.resourceId, before: outcome.state, after: outcome.state }];
       const revertId = await recordAudit(trx, { ...revert, items, before: outcome.before, after: outcome.after, reverts: entry.id }, now);
-      await markReverted(trx, entry.id, revertId);
+      await markReverted(trx, contractId, entry.id, revertId);
       return { revertId };
     }
-    const changed = await changedSince(trx, entry.id);
+    const changed = await changedSince(trx, contractId, entry.id);
     if (changed.length) return { changed };
     const reverted: AuditItem[] = [];
     for (const [state, group] of Map.groupBy(await auditItems(trx, entry.id), (item) => item.before)) {
@@ -84,7 +84,7 @@ export async function revertModeration(db: Db, contractId: string, entryId: stri
     }
     const revert = { contractId: entry.contractId, actor, resource: 'item', resourceId: entry.resourceId, action: 'revert', collectionId: entry.collectionId };
     const revertId = await recordAudit(trx, { ...revert, items: reverted, reverts: entry.id }, now);
-    await markReverted(trx, entry.id, revertId);
+    await markReverted(trx, contractId, entry.id, revertId);
     return { revertId };
   });
 }

@@ -20,6 +20,7 @@ import { changeStates, holdItems, setItemsState } from './moderate.ts';
 import { countItems, listItemKeys, listItems } from './read-sql.ts';
 import { revertModeration } from './revert.ts';
 import { applyEdits, storedItemIds, storeItems } from './write.ts';
+import { ownsEntries } from '../../services/table.ts';
 
 const DIR = import.meta.dirname;
 
@@ -141,11 +142,11 @@ describe('a contract naming another contract\'s collection', () => {
       ['setEdit', () => db.transaction().execute((trx) => setEdit(trx, attacker, b.collection.id, 'rss_card', { title: 'Hacked' }, version))],
       ['updateCard', () => db.transaction().execute((trx) => updateCard(trx, attacker, b.collection.id, 'rss_card', 1_000_000, (card) => ({ ...card, title: 'Hacked' })))],
       ['splitDuplicate', async () => expect(await splitDuplicate(db, target, 'rss_card', 'rss_copy', audit)).toBeUndefined()],
-      ['removeDuplicate', () => db.transaction().execute((trx) => removeDuplicate(trx, attacker, duplicate!, 1_000_000))],
-      ['deleteCardKeys', () => db.transaction().execute(async (trx) => deleteCardKeys(trx, attacker, b.collection.id, await trx.selectFrom('items').select(['id', 'body', 'dateMs']).where('collectionId', '=', b.collection.id).execute(), [duplicate!]))],
+      ['removeDuplicate', () => db.transaction().execute((trx) => removeDuplicate(trx, attacker, duplicate!, 1_000_000, ownsEntries))],
+      ['deleteCardKeys', () => db.transaction().execute(async (trx) => deleteCardKeys(trx, attacker, b.collection.id, await trx.selectFrom('items').select(['id', 'body', 'dateMs']).where('collectionId', '=', b.collection.id).execute(), [duplicate!], ownsEntries))],
       ['bumpVersion', () => db.transaction().execute((trx) => bumpVersion(trx, attacker, b.collection.id))],
       ['applyEdits', () => db.transaction().execute((trx) => applyEdits(trx, attacker, b.collection.id, [buildItem({ id: 'rss_card', url: 'https://news.example/story', title: 'Hacked' })], version))],
-      ['storeItems', () => db.transaction().execute((trx) => storeItems(trx, { ...target, inputId: '0'.repeat(24), state: 'published' }, [buildItem({ id: 'rss_planted', date: new Date(now).toISOString() })], now, undefined, [buildItem({ id: 'rss_card', title: 'Hacked' })]))],
+      ['storeItems', () => db.transaction().execute((trx) => storeItems(trx, { ...target, inputId: '0'.repeat(24), state: 'published' }, [buildItem({ id: 'rss_planted', date: new Date(now).toISOString() })], ownsEntries, now, undefined, [buildItem({ id: 'rss_card', title: 'Hacked' })]))],
       ['revertModeration', async () => expect(await revertModeration(db, attacker, auditId, audit.actor)).toEqual({ notRevertable: true })],
     ];
     const outcomes: string[] = [];

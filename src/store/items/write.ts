@@ -6,7 +6,7 @@
  */
 import { type Transaction } from 'kysely';
 import { type ContentItem, inShape, type Media } from '../../item.ts';
-import { printRows, textKeys } from '../../lib/item-keys.ts';
+import { type OwnsEntries, printRows, textKeys } from '../../lib/item-keys.ts';
 import { insertNewKeys } from '../batch.ts';
 import type { Db } from '../db.ts';
 import type { Database } from '../tables.ts';
@@ -36,11 +36,11 @@ export async function storedItemIds(db: Db | Transaction<Database>, contractId: 
  * (`storedItemIds`), else they are asked here. An item is stored with the language it has: the
  * collector detects a missing one before filtering (`lib/language.ts`), so the queue shows what
  * the filter saw. With the collection's `dedupe` on, a duplicate of a card is merged into it
- * (`storeDeduplicated`). `seen` are items the caller found already stored: a card among them
+ * (`storeDeduplicated`; `ownsEntries`, services/table.ts, tells the feeds' items). `seen` are items the caller found already stored: a card among them
  * whose title, text or media changed at the source is updated (`applyEdits`).
  */
-export async function storeItems(trx: Transaction<Database>, target: StoreTarget, items: ContentItem[], now = Date.now(), known?: Set<string>, seen: ContentItem[] = []): Promise<number> {
-  return (await storeNewItems(trx, target, items, now, known, seen)).added;
+export async function storeItems(trx: Transaction<Database>, target: StoreTarget, items: ContentItem[], ownsEntries: OwnsEntries, now = Date.now(), known?: Set<string>, seen: ContentItem[] = []): Promise<number> {
+  return (await storeNewItems(trx, target, items, ownsEntries, now, known, seen)).added;
 }
 
 /**
@@ -52,6 +52,7 @@ export async function storeNewItems(
   trx: Transaction<Database>,
   target: StoreTarget,
   items: ContentItem[],
+  ownsEntries: OwnsEntries,
   now = Date.now(),
   known?: Set<string>,
   seen: ContentItem[] = [],
@@ -68,7 +69,7 @@ export async function storeNewItems(
       const cards = await insertNewKeys(trx, 'items', fresh.map((item) => itemRow(target, item, at, now)), ['collectionId', 'id'], BATCH, 'id');
       result = { added: cards.length, cards };
     } else {
-      result = await storeDeduplicated(trx, target, fresh, mode, version, now);
+      result = await storeDeduplicated(trx, target, fresh, mode, version, now, ownsEntries);
     }
   }
   if (seen.length) await applyEdits(trx, target.contractId, target.collectionId, seen, version);

@@ -14,6 +14,7 @@
  * removed; the listener saves the cursor only after `storeBatch` resolves, so a failure resumes
  * from the cursor and no post or deletion is lost.
  */
+import { ownsEntries } from '../../table.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { FilterError } from '../../../filter/engine.ts';
 import { FilterBudgetError } from '../../../filter/pool.ts';
@@ -107,5 +108,5 @@ export async function storeBatch(batch: SortedBatch, store: BatchStore, now: num
     const item = jetstreamItem(event, authors.get(String(event.did)));
     if (item) await updateFromSource(db, item);
   }
-  if (batch.deleted.length) await removeItems(db, { service: 'bluesky', ids: batch.deleted }, { reason: 'deleted' });
+  if (batch.deleted.length) await removeItems(db, { service: 'bluesky', ids: batch.deleted }, { reason: 'deleted' }, ownsEntries);
 }

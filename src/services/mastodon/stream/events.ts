@@ -8,6 +8,7 @@
  * reason `deleted`, docs/api.md#removed-at-the-source): only that instance's ids, so an instance
  * removes only its own statuses. Other events are ignored.
  */
+import { ownsEntries } from '../../table.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Db } from '../../../store/db.ts';
@@ -106,7 +107,7 @@ export async function applyEvents(target: EventTarget, batch: readonly StreamEve
     try {
       if (kind === 'delete') {
         const ids = events.map((event) => `mastodon_${host}:${(event as { deleted: string }).deleted}`);
-        await removeItems(db, { service: 'mastodon', ids }, { reason: 'deleted' });
+        await removeItems(db, { service: 'mastodon', ids }, { reason: 'deleted' }, ownsEntries);
       } else if (kind === 'edit') {
         // An edit updates what is stored; it does not bring in an old status.
         for (const event of events) {
