@@ -16,7 +16,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
 import { claimKudosDue, type KudosDue, updateKudos } from '../store/kudos.ts';
-import { connectorFor, lookupServices } from '../services/index.ts';
+import { connectorFor, kudosServices } from '../services/index.ts';
 import { createFetcher } from './fetch.ts';
 import { applyLookup, lookupRunner } from './lookups.ts';
 import { startTicker, type Ticker } from './ticker.ts';
@@ -34,7 +34,7 @@ export interface KudosRefresher {
 export function startKudosRefresh(deps: { db: Db; config: Config; log?: FastifyBaseLogger }, tickMs = 30_000): KudosRefresher {
   const { db, config, log } = deps;
   const fetcher = createFetcher({ allowPrivate: config.allowPrivateFetch });
-  const services = lookupServices();
+  const services = kudosServices();
   const runner = lookupRunner({ db, config, fetcher, log }, 'kudos refresh');
 
   async function refreshBatch(due: KudosDue[], now: number): Promise<void> {

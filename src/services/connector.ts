@@ -134,6 +134,12 @@ export interface Lookup {
    */
   anonymous?: boolean;
   /**
+   * The lookup reads one item a request (Tumblr, Flickr): used by the re-verification only, never by
+   * the kudos refresh, whose ~50 reads of an item over its first 48 hours would spend the source's
+   * daily limit (docs/services.md#kudos-refresh).
+   */
+  reverifyOnly?: boolean;
+  /**
    * The items (whole, as `collect` would make them) of those of `itemIds` (Sluice item ids of
    * `input`'s service) the source still shows, and those it positively says are gone. An item in
    * neither is unknown (asked for nothing, or the source was silent). Throws `SourceError` (with

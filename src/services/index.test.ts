@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
 import { SERVICE_NAMES, SERVICES } from './table.ts';
-import { connectorFor, lookupServices } from './index.ts';
+import { connectorFor, kudosServices, lookupServices } from './index.ts';
 
 describe('the service table and the connectors', () => {
   it.each(SERVICE_NAMES)('%s has a connector for its service', (service) => {
@@ -27,13 +27,15 @@ describe('the service table and the connectors', () => {
     for (const key of Object.keys(credentials)) expect(defaults[key]).toBeUndefined();
   });
 
-  // docs/services.md#re-verification: the services whose API reads many items by id at once, with
-  // the most items one request reads. Instagram (media by id only for their owner), Tumblr (posts
-  // per blog), Flickr (counts per photo) and feeds have none and are never claimed.
-  it('claims for the kudos refresh and re-verification exactly the services with a batch lookup, each with its batch size', () => {
+  // docs/services.md#re-verification: the services whose API reads items by id, with the most
+  // items one request reads. Instagram (media by id only for their owner) and feeds have none and
+  // are never claimed; Tumblr and Flickr read one item a request, for the re-verification only
+  // (docs/services.md#kudos-refresh: the refresh's ~50 reads an item would spend their daily limits).
+  it('claims for the kudos refresh and re-verification exactly the services with a lookup, each with its batch size', () => {
     expect(Object.fromEntries(lookupServices().map((service) => [service, connectorFor(service)!.lookup!.batch]))).toEqual({
-      twitter: 100, facebook: 50, youtube: 50, vimeo: 100, vk: 100, mastodon: 20, bluesky: 25,
+      twitter: 100, facebook: 50, youtube: 50, vimeo: 100, vk: 100, mastodon: 20, bluesky: 25, tumblr: 1, flickr: 1,
     });
-    for (const service of ['rss', 'instagram', 'tumblr', 'flickr']) expect(connectorFor(service)!.lookup).toBeUndefined();
+    expect(kudosServices().sort()).toEqual(['bluesky', 'facebook', 'mastodon', 'twitter', 'vimeo', 'vk', 'youtube']);
+    for (const service of ['rss', 'instagram']) expect(connectorFor(service)!.lookup).toBeUndefined();
   });
 });

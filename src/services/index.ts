@@ -64,3 +64,8 @@ export function connectorFor(service: string): Connector | undefined {
 export function lookupServices(): Service[] {
   return SERVICE_MODULES.filter((module) => module.connector.lookup).map((module) => module.name);
 }
+
+/** The services whose lookup the kudos refresh uses (docs/services.md#kudos-refresh): those of `lookupServices` not `reverifyOnly`. */
+export function kudosServices(): Service[] {
+  return SERVICE_MODULES.filter((module) => module.connector.lookup && !module.connector.lookup.reverifyOnly).map((module) => module.name);
+}

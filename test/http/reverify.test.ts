@@ -324,3 +324,69 @@ describe('re-verification cadence', () => {
     expect(lookups(api, '/2/tweets')).toHaveLength(2);
   });
 });
+
+// Tumblr and Flickr read one item a request (docs/services.md#re-verification). Payloads hand-made
+// in the vendors' documented shapes: Tumblr's legacy posts in its `meta`/`response` envelope with a
+// 404 "Not Found" (https://www.tumblr.com/docs/en/api/v2#response-format), Flickr's
+// `{"stat":"fail","code":1}` of flickr.photos.getInfo
+// (https://www.flickr.com/services/api/flickr.photos.getInfo.html).
+describe('re-verification: one item a request (Tumblr, Flickr)', () => {
+  const seconds = (minutes: number) => Math.floor((Date.now() - minutes * MINUTE) / 1000);
+
+  it('Tumblr: the post its blog answers "Not Found" for is removed as deleted, the other stays; one request a post', async () => {
+    const post = (id: string) => ({ id: Number(id), id_string: id, type: 'text', blog_name: 'sashalre', timestamp: seconds(30), body: `<p>post ${id}</p>`, note_count: 1, post_url: `https://sashalre.tumblr.com/post/${id}` });
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path !== '/v2/blog/sashalre.tumblr.com/posts') return { status: 404, body: {} };
+      const id = req.query.get('id');
+      if (!id) return { body: { meta: { status: 200, msg: 'OK' }, response: { posts: [post('5001'), post('5002')] } } };
+      return id === '5002' ? { status: 404, body: { meta: { status: 404, msg: 'Not Found' }, response: [] } } : { body: { meta: { status: 200, msg: 'OK' }, response: { posts: [post(id)] } } };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant } = await setUp(api, { TUMBLR_API_URL: `${api.base}/v2`, TUMBLR_API_KEY: 'consumer-key' });
+    await addInput(ctx, tenant, tenant.collection.id, { service: 'tumblr', type: 'user', input: 'sashalre', display: true });
+    await collect(ctx);
+    expect((await content(ctx, tenant, tenant.collection.slug)).ids).toEqual(['tumblr_5001', 'tumblr_5002']);
+
+    const job = reverifier(ctx, { ms: 24 * HOUR + MINUTE });
+    await job.tick();
+    const asked = api.requests.filter((req) => req.query.has('id')).map((req) => req.query.get('id')).sort();
+    expect(asked).toEqual(['5001', '5002']);
+    expect((await content(ctx, tenant, tenant.collection.slug)).ids).toEqual(['tumblr_5001']);
+    const all = await queue(ctx, tenant, tenant.collection.slug);
+    expect(all.get('tumblr_5002')!.state).toBe('removed');
+    expect(all.get('tumblr_5001')!.state).toBe('published');
+    expect(await removedReason(ctx, tenant.collection.id, 'tumblr_5002')).toBe('deleted');
+    expect(job.counts.requests).toEqual({ tumblr: 2 });
+  });
+
+  it('Flickr: the photo getInfo answers code 1 for is removed as deleted, the found one is kept as collected', async () => {
+    const photo = (id: string) => ({ id, owner: '35034346050@N01', secret: 'abcd123456', server: '1576', title: `photo ${id}`, description: { _content: 'as collected' },
+      dateupload: String(seconds(30)), ownername: 'Phil Gyford', pathalias: 'philgyford', media: 'photo', url_l: `https://live.staticflickr.com/1576/${id}_abcd123456_b.jpg`, width_l: 1024, height_l: 768 });
+    const api = await fakeApi((req: FakeRequest) => {
+      const method = req.query.get('method');
+      if (method === 'flickr.people.getPhotos') return { body: { stat: 'ok', photos: { page: 1, pages: 1, perpage: 100, total: '2', photo: [photo('7001'), photo('7002')] } } };
+      if (method === 'flickr.photos.getInfo') {
+        return req.query.get('photo_id') === '7002'
+          ? { body: { stat: 'fail', code: 1, message: 'Photo "7002" not found (invalid ID)' } }
+          : { body: { stat: 'ok', photo: { id: req.query.get('photo_id'), title: { _content: 'renamed' }, description: { _content: 'changed' } } } };
+      }
+      return { status: 404, body: {} };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant } = await setUp(api, { FLICKR_API_URL: `${api.base}/services/rest`, FLICKR_API_KEY: 'flickr-key' });
+    await addInput(ctx, tenant, tenant.collection.id, { service: 'flickr', type: 'user', input: '35034346050@N01', display: true });
+    await collect(ctx);
+    expect((await content(ctx, tenant, tenant.collection.slug)).ids).toEqual(['flickr_7001', 'flickr_7002']);
+
+    const job = reverifier(ctx, { ms: 24 * HOUR + MINUTE });
+    await job.tick();
+    expect(api.requests.filter((req) => req.query.get('method') === 'flickr.photos.getInfo').map((req) => req.query.get('photo_id')).sort()).toEqual(['7001', '7002']);
+    const read = await content(ctx, tenant, tenant.collection.slug);
+    expect(read.ids).toEqual(['flickr_7001']);
+    // Gone only: the found photo keeps what the poll collected (getInfo has no sizes to update it with).
+    expect(read.items[0]).toMatchObject({ title: 'photo 7001', text: 'as collected' });
+    expect((await queue(ctx, tenant, tenant.collection.slug)).get('flickr_7002')!.state).toBe('removed');
+    expect(await removedReason(ctx, tenant.collection.id, 'flickr_7002')).toBe('deleted');
+    expect(job.counts).toMatchObject({ removed: 1, updated: 0 });
+  });
+});

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { failureCases, fixtureJson, useSourceServer } from '../../../test/source-server.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { flickr, flickrItem } from './connector.ts';
+import { flickr, flickrItem, flickrLookupAnswer } from './connector.ts';
 
 const getInfo = fixtureJson('flickr/photos_getInfo.json') as { photo: Record<string, unknown> };
 const getPhotos = fixtureJson('flickr/people_getPhotos.json');
@@ -152,5 +152,65 @@ describe('flickr', () => {
     const error = await flickr.collect(input('tag', 'x'), {}, ctx()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceError);
     expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+});
+
+// Re-verification lookup (docs/services.md#re-verification): flickr.photos.getInfo, one photo a
+// request. Failures hand-made in the shape Flickr documents
+// (https://www.flickr.com/services/api/flickr.photos.getInfo.html: `{"stat":"fail","code":1,
+// "message":"Photo not found"}`); the found photo is the recorded getInfo answer.
+describe('flickr lookup', () => {
+  const asked = 'flickr_26069027966';
+  const notFound = { stat: 'fail', code: 1, message: 'Photo "26069027966" not found (invalid ID)' };
+
+  it.each([
+    // Found: gone only, no item (getInfo lacks a poll's sizes; an update would lose them).
+    { name: 'a found photo', body: { ...getInfo, stat: 'ok' }, gone: [] },
+    { name: 'code 1 "Photo not found"', body: notFound, gone: [[asked, 'deleted']] },
+  ])('maps $name', ({ body, gone }) => {
+    const result = flickrLookupAnswer(asked, body);
+    expect(result.items.size).toBe(0);
+    expect([...result.gone]).toEqual(gone);
+  });
+
+  it.each([
+    { name: 'code 2 (permission denied)', body: { stat: 'fail', code: 2, message: 'Permission denied' }, permanent: true },
+    { name: 'code 100 (invalid key)', body: { stat: 'fail', code: 100, message: 'Invalid API Key' }, permanent: true },
+    { name: 'code 105 (service unavailable)', body: { stat: 'fail', code: 105, message: 'Service currently unavailable' }, permanent: false },
+    { name: 'a fail without a code', body: { stat: 'fail' }, permanent: true },
+  ])('$name throws and removes nothing', ({ body, permanent }) => {
+    const thrown = (() => {
+      try {
+        return flickrLookupAnswer(asked, body);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(thrown).toBeInstanceOf(SourceError);
+    expect(thrown).toMatchObject({ permanent });
+  });
+
+  it('asks photos.getInfo for the photo; code 1 → deleted', async () => {
+    server.handle(() => ({ body: notFound }));
+    const result = await flickr.lookup!.lookup(input('user', '35034346050@N01'), [asked], ctx());
+    expect(Object.fromEntries(server.requests[0]!.parsed.searchParams)).toMatchObject({ method: 'flickr.photos.getInfo', photo_id: '26069027966', api_key: 'flickr-key' });
+    expect([...result.gone]).toEqual([[asked, 'deleted']]);
+  });
+
+  // Hostile: HTTP failures and rate limits throw (the runner removes nothing and retries).
+  it.each(failureCases(NOW))('$name throws and removes nothing', async ({ reply, permanent, retryAfterMs }) => {
+    server.handle(() => reply);
+    const error = await flickr.lookup!.lookup(input('tag', 'x'), [asked], ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+
+  it('asks nothing for an id of another service, and needs the key', async () => {
+    server.handle(() => ({ body: notFound }));
+    const result = await flickr.lookup!.lookup(input('tag', 'x'), ['tumblr_26069027966'], ctx());
+    expect(server.requests).toHaveLength(0);
+    expect(result.gone.size + result.items.size).toBe(0);
+    await expect(flickr.lookup!.lookup(input('tag', 'x'), [asked], ctx({}))).rejects.toMatchObject({ permanent: true, message: expect.stringContaining('FLICKR_API_KEY') });
+    expect(server.requests).toHaveLength(0);
   });
 });

@@ -11,12 +11,18 @@
  * - Without a key: both types use the keyless public feed (`FLICKR_FEED_URL`, Atom, the latest
  *   ~20 photos; `tags=` for a tag, `id=` for a user NSID) with `If-None-Match`/`If-Modified-Since`.
  *   A user input that is not an NSID needs the key (permanent error naming FLICKR_API_KEY).
+ * - Lookup (re-verification, docs/services.md#re-verification; needs the key): one photo a request,
+ *   `flickr.photos.getInfo` (https://www.flickr.com/services/api/flickr.photos.getInfo.html).
+ *   `stat: fail` with code 1 ("Photo not found": deleted, or no longer visible to the key) → gone
+ *   (`deleted`). A found photo is not updated: getInfo's record has none of the sizes a poll reads,
+ *   so an item built from it would lose its image's size; it answers with no items (gone only).
+ *   Other failures throw as a poll's do and remove nothing.
  */
-import { SourceError, type CollectContext, type Connector } from '../connector.ts';
+import { askedIds, type LookupResult, nothingLooked, SourceError, type CollectContext, type Connector } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
 import { arr, embed, idOf, image, isoDate, kudos, num, obj, str, type Json } from '../kit/normalize.ts';
 import { newestFirst, type Seen } from '../kit/paging.ts';
-import { getJson, rateLimitResetMs } from '../kit/http.ts';
+import { getJson, rateLimitResetMs, requireSetting } from '../kit/http.ts';
 import { readFeed } from '../kit/feed-pool.ts';
 
 const PER_PAGE = 100;
@@ -75,15 +81,33 @@ export function flickrItem(photo: Json, now: number): ContentItem | null {
   };
 }
 
+/** The SourceError of a `stat: fail` body (codes 10, 105, 106 transient, others permanent). */
+function failure(body: Json): SourceError {
+  const code = num(body.code);
+  return new SourceError(`flickr error ${code ?? '?'}: ${str(body.message) ?? 'unknown'}`, { permanent: code === undefined || !TRANSIENT_CODES.has(code) });
+}
+
 /** Calls a REST method; throws SourceError for an HTTP failure or a `stat: fail` body. */
 async function rest(ctx: CollectContext, key: string, method: string, params: Record<string, string>): Promise<Json> {
   const query = new URLSearchParams({ method, api_key: key, ...params, format: 'json', nojsoncallback: '1' });
   const body = obj((await getJson(ctx, `${ctx.services.flickr.apiUrl}/?${query}`)).body);
-  if (body.stat !== 'ok') {
-    const code = num(body.code);
-    throw new SourceError(`flickr error ${code ?? '?'}: ${str(body.message) ?? 'unknown'}`, { permanent: code === undefined || !TRANSIENT_CODES.has(code) });
-  }
+  if (body.stat !== 'ok') throw failure(body);
   return body;
+}
+
+/** Photos per lookup: `flickr.photos.getInfo` reads one. */
+const LOOKUP_BATCH = 1;
+
+/**
+ * What `flickr.photos.getInfo` answered for `itemId` (`flickr_<id>`), as a lookup result: code 1
+ * ("Photo not found") → gone (`deleted`); a found photo → nothing (gone only, see the module
+ * docstring); any other `stat: fail` throws its SourceError. Pure mapping, for the table tests.
+ */
+export function flickrLookupAnswer(itemId: string, answer: unknown): LookupResult {
+  const body = obj(answer);
+  if (body.stat === 'ok') return nothingLooked();
+  if (body.stat === 'fail' && num(body.code) === 1) return { items: new Map(), gone: new Map([[itemId, 'deleted']]) };
+  throw failure(body);
 }
 
 /** The NSID of a user input: as given, else resolved from the path alias or photostream URL. */
@@ -122,6 +146,17 @@ async function fromFeed(ctx: CollectContext, query: Record<string, string>, stat
 /** The Flickr connector; see the module docstring. State: `Seen` (+ `nsid`, `nsidOf`) or feed validators. */
 export const flickr: Connector = {
   service: 'flickr',
+  lookup: {
+    batch: LOOKUP_BATCH,
+    reverifyOnly: true,
+    async lookup(_input, itemIds, ctx) {
+      const [id] = askedIds(itemIds, /^flickr_(\d+)$/);
+      if (!id) return nothingLooked();
+      const key = requireSetting(ctx.services.flickr.apiKey, 'FLICKR_API_KEY', 'flickr');
+      const query = new URLSearchParams({ method: 'flickr.photos.getInfo', api_key: key, photo_id: id, format: 'json', nojsoncallback: '1' });
+      return flickrLookupAnswer(`flickr_${id}`, (await getJson(ctx, `${ctx.services.flickr.apiUrl}/?${query}`)).body);
+    },
+  },
   async collect(input, state, ctx) {
     const value = input.input.trim().replace(/^#/, '');
     const key = ctx.services.flickr.apiKey;

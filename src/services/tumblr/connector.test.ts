@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useFakeApi, fixtureJson } from '../../../test/fake-api.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { tumblr } from './connector.ts';
+import { tumblr, tumblrLookupAnswer } from './connector.ts';
 
 const api = useFakeApi();
 const fetcher = api.fetcher;
@@ -68,5 +68,64 @@ describe("tumblr: a connected account's OAuth 2.0 token", () => {
     expect(api.requests).toHaveLength(1);
     expect(api.requests[0]!.headers.authorization).toBe('Bearer tumblr-oauth2-token');
     expect(api.requests[0]!.query.get('api_key')).toBeNull();
+  });
+});
+
+// Re-verification lookup (docs/services.md#re-verification). Payloads hand-made in the envelope
+// Tumblr documents (https://www.tumblr.com/docs/en/api/v2#response-format: `meta.status`,
+// `meta.msg`, "Not Found" for a 404), with a recorded post for the found one.
+describe('tumblr lookup', () => {
+  const post = posts[0] as { id: number; id_string?: string };
+  const asked = `tumblr_${post.id_string ?? post.id}`;
+  const notFound = { meta: { status: 404, msg: 'Not Found' }, response: [], errors: [{ title: 'Not Found', code: 0, detail: 'Not Found' }] };
+
+  it.each([
+    { name: 'the post found', answer: { body: { meta: { status: 200, msg: 'OK' }, response: { posts: [post] } } }, items: [asked], gone: [] },
+    { name: 'an answer without the post', answer: { body: { meta: { status: 200, msg: 'OK' }, response: { posts: [] } } }, items: [], gone: [] },
+    { name: 'another post than the one asked', answer: { body: { meta: { status: 200 }, response: { posts: [{ ...post, id: 1, id_string: '1' }] } } }, items: [], gone: [] },
+    { name: 'a 404 "Not Found"', answer: { notFound: true as const }, items: [], gone: [[asked, 'deleted']] },
+  ])('maps $name', ({ answer, items, gone }) => {
+    const result = tumblrLookupAnswer(asked, answer);
+    expect([...result.items.keys()]).toEqual(items);
+    expect([...result.gone]).toEqual(gone);
+  });
+
+  it('asks the user input\'s blog for the post by id; a 404 "Not Found" → deleted', async () => {
+    api.respond = () => ({ status: 404, body: notFound });
+    const result = await tumblr.lookup!.lookup(input('user', 'sashalre'), [asked], ctx());
+    expect(api.requests[0]!.path).toBe('/v2/blog/sashalre.tumblr.com/posts');
+    expect(Object.fromEntries(api.requests[0]!.query)).toEqual({ api_key: 'consumer-key', id: asked.slice('tumblr_'.length) });
+    expect([...result.gone]).toEqual([[asked, 'deleted']]);
+    expect(result.items.size).toBe(0);
+  });
+
+  it('reads a found post as a poll would', async () => {
+    api.respond = () => ({ body: { meta: { status: 200, msg: 'OK' }, response: { posts: [post] } } });
+    const result = await tumblr.lookup!.lookup(input('user', 'sashalre'), [asked], ctx());
+    expect(result.items.get(asked)).toEqual((await tumblr.collect(input('user', 'sashalre'), {}, ctx())).items[0]);
+    expect(result.gone.size).toBe(0);
+  });
+
+  // Hostile: nothing but Tumblr's "Not Found" 404 removes anything.
+  it.each([
+    { name: 'a 429 with Retry-After', reply: { status: 429, headers: { 'retry-after': '120' }, body: { meta: { status: 429, msg: 'Limit Exceeded' } } }, permanent: false, retryAfterMs: 120_000 },
+    { name: 'a 500', reply: { status: 500, body: 'oops' }, permanent: false, retryAfterMs: undefined },
+    { name: 'a 401', reply: { status: 401, body: { meta: { status: 401, msg: 'Unauthorized' } } }, permanent: true, retryAfterMs: undefined },
+    { name: 'a 404 without Tumblr\'s meta (a proxy\'s page)', reply: { status: 404, body: '<html>not here</html>' }, permanent: true, retryAfterMs: undefined },
+  ])('$name throws and removes nothing', async ({ reply, permanent, retryAfterMs }) => {
+    api.respond = () => reply;
+    const error = await tumblr.lookup!.lookup(input('user', 'sashalre'), [asked], ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error).toMatchObject({ permanent, retryAfterMs });
+  });
+
+  it.each([
+    { name: 'an id of another service', type: 'user', ids: ['twitter_123'] },
+    { name: 'a tag input (its ids do not name their blog)', type: 'tag', ids: [asked] },
+  ])('asks nothing for $name', async ({ type, ids }) => {
+    api.respond = () => ({ status: 404, body: notFound });
+    const result = await tumblr.lookup!.lookup(input(type, 'sashalre'), ids, ctx());
+    expect(api.requests).toHaveLength(0);
+    expect(result.gone.size + result.items.size).toBe(0);
   });
 });

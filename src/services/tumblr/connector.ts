@@ -5,8 +5,14 @@
  * - `tag`: GET /tagged?tag=….
  * One page of 20 per poll; only posts newer than `state.since` (Unix seconds of the newest post
  * seen) are returned. 429 waits for `Retry-After` when given; 401/403/404 are permanent.
+ *
+ * Lookup (re-verification, docs/services.md#re-verification): one post a request,
+ * GET /blog/{blog}/posts?id=… (https://www.tumblr.com/docs/en/api/v2#posts--retrieve-published-posts),
+ * for the items of a `user` input (its blog); a `tag` input's item ids do not name their blog, so
+ * its items are not asked. A 404 whose `meta.msg` is "Not Found" → gone (`deleted`); any other
+ * failure throws as a poll's does and removes nothing.
  */
-import type { Connector } from '../connector.ts';
+import { askedIds, askedItems, type Connector, type LookupResult, nothingLooked, SourceError } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { getJson, requireSetting } from '../kit/http.ts';
 import { arr, httpUrl, idOf, isoDate, itemUrl, type Json, kudos, num, obj, objs, str } from '../kit/normalize.ts';
@@ -51,17 +57,63 @@ export function postToItem(post: Json): ContentItem {
   };
 }
 
+/** Posts per lookup: Tumblr reads one post by id a request. */
+const LOOKUP_BATCH = 1;
+
+/** A 404 whose `meta.msg` is Tumblr's "Not Found": the post (or its blog) no longer exists. */
+class PostNotFound extends SourceError {}
+
+/**
+ * What one post lookup answered, as a lookup result for `itemId` (`tumblr_<id>`): the posts of a
+ * 200 answer (`response.posts`, legacy format) as items; `notFound` (a 404 with "Not Found" meta)
+ * → `deleted`. Pure mapping of the answer, for the lookup and its table tests.
+ */
+export function tumblrLookupAnswer(itemId: string, answer: { notFound: true } | { body: unknown }): LookupResult {
+  if ('notFound' in answer) return { items: new Map(), gone: new Map([[itemId, 'deleted']]) };
+  const posts = objs(obj(obj(answer.body).response).posts);
+  return { items: askedItems([itemId], posts.map(postToItem)), gone: new Map() };
+}
+
+/** The key or token parameters and headers of every request (a connected account's OAuth 2.0 token, docs/api.md#connecting-an-account, instead of the key). */
+function tumblrAuth(settings: { apiKey?: string | undefined; accessToken?: string | undefined }) {
+  const { apiKey, accessToken } = settings;
+  return {
+    auth: accessToken ? {} : { api_key: requireSetting(apiKey, 'TUMBLR_API_KEY', 'tumblr') } as Record<string, string>,
+    headers: accessToken ? { authorization: `Bearer ${accessToken}` } : {} as Record<string, string>,
+  };
+}
+
+/** The blog identifier of a `user` input (a name with a dot is the blog's host). */
+const blogOf = (value: string) => encodeURIComponent(value.includes('.') ? value : `${value}.tumblr.com`);
+
 export const tumblr: Connector = {
   service: 'tumblr',
+  lookup: {
+    batch: LOOKUP_BATCH,
+    reverifyOnly: true,
+    async lookup(input, itemIds, ctx) {
+      const [id] = askedIds(itemIds, /^tumblr_(\d+)$/);
+      if (input.type !== 'user' || !id) return nothingLooked();
+      const { auth, headers } = tumblrAuth(ctx.services.tumblr);
+      const url = `${ctx.services.tumblr.apiUrl}/blog/${blogOf(input.input.trim().replace(/^[#@]/, ''))}/posts?${new URLSearchParams({ ...auth, id })}`;
+      try {
+        const { body } = await getJson(ctx, url, headers, detail, {
+          classify: ({ status, body: answer }) => (status === 404 && detail(answer) === 'Not Found' ? new PostNotFound('tumblr post not found', { permanent: true }) : undefined),
+        });
+        return tumblrLookupAnswer(`tumblr_${id}`, { body });
+      } catch (error) {
+        if (error instanceof PostNotFound) return tumblrLookupAnswer(`tumblr_${id}`, { notFound: true });
+        throw error;
+      }
+    },
+  },
   async collect(input, state, ctx) {
-    const { apiUrl, apiKey, accessToken } = ctx.services.tumblr;
-    // A connected account's OAuth 2.0 token (docs/api.md#connecting-an-account) instead of the key.
-    const auth: Record<string, string> = accessToken ? {} : { api_key: requireSetting(apiKey, 'TUMBLR_API_KEY', 'tumblr') };
-    const headers: Record<string, string> = accessToken ? { authorization: `Bearer ${accessToken}` } : {};
+    const { apiUrl } = ctx.services.tumblr;
+    const { auth, headers } = tumblrAuth(ctx.services.tumblr);
     const value = input.input.trim().replace(/^[#@]/, '');
     const url = input.type === 'tag'
       ? `${apiUrl}/tagged?${new URLSearchParams({ tag: value, ...auth, limit: '20' })}`
-      : `${apiUrl}/blog/${encodeURIComponent(value.includes('.') ? value : `${value}.tumblr.com`)}/posts?${new URLSearchParams({ ...auth, limit: '20' })}`;
+      : `${apiUrl}/blog/${blogOf(value)}/posts?${new URLSearchParams({ ...auth, limit: '20' })}`;
     const { body } = await getJson(ctx, url, headers, detail);
     const response = obj(body).response;
     const posts = Array.isArray(response) ? objs(response) : objs(obj(response).posts);
