@@ -3,7 +3,7 @@
  * (`kudos.ts`) and the re-verification (`reverify.ts`) both do: one batch of one input's items
  * through its service's `Connector.lookup`, with the credential and within the quota a poll of the
  * input would use (`credentials.ts`, `quotas.ts`; a lookup of a public API, `anonymous`, also
- * without one). What the source answered is applied by `applyLookup`: items it says are gone are
+ * without one; with the stored items asked, for a lookup that `readsStored`). What the source answered is applied by `applyLookup`: items it says are gone are
  * removed (`removeItems`), items whose title, text or media changed are updated
  * (`updateFromSource`), and every copy of the items it answered for is stamped as verified.
  *
@@ -16,6 +16,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
 import { findInput } from '../store/inputs.ts';
+import { storedOfInput } from '../store/items/find.ts';
 import { removeItems, updateFromSource } from '../store/removals.ts';
 import { markVerified } from '../store/reverify.ts';
 import { type LookupResult, SourceError } from '../services/connector.ts';
@@ -61,7 +62,8 @@ export function lookupRunner(deps: { db: Db; config: Config; fetcher: ReturnType
         const gate = config.quotas ? await openQuotaGate(db, config.quotas, { input, services: resolved.services, credential: resolved.credential, fetch: fetcher, now }) : undefined;
         let result;
         try {
-          result = await lookup.lookup(input, ids, { fetch: gate?.fetch ?? fetcher, services: resolved.services, now });
+          const stored = lookup.readsStored ? await storedOfInput(db, contractId, inputId, service, ids) : undefined;
+          result = await lookup.lookup(input, ids, { fetch: gate?.fetch ?? fetcher, services: resolved.services, now }, stored);
         } finally {
           await gate?.settle();
         }

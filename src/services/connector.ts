@@ -140,12 +140,19 @@ export interface Lookup {
    */
   reverifyOnly?: boolean;
   /**
+   * The lookup needs the stored items of the ids it is asked (Tumblr: a `tag` input's item ids do
+   * not name their blog, the stored item's `url` and `author` do): the runner reads them (the
+   * input's, in its contract) and passes them as `stored`. Other lookups are given none.
+   */
+  readsStored?: boolean;
+  /**
    * The items (whole, as `collect` would make them) of those of `itemIds` (Sluice item ids of
    * `input`'s service) the source still shows, and those it positively says are gone. An item in
    * neither is unknown (asked for nothing, or the source was silent). Throws `SourceError` (with
    * `retryAfterMs` for a rate limit) like `collect`: a failed request says nothing is gone.
+   * `stored` (only with `readsStored`): item id → the item as stored, for those of `itemIds` found.
    */
-  lookup(input: SourceInput, itemIds: string[], ctx: CollectContext): Promise<LookupResult>;
+  lookup(input: SourceInput, itemIds: string[], ctx: CollectContext, stored?: ReadonlyMap<string, ContentItem>): Promise<LookupResult>;
 }
 
 /**

@@ -44,8 +44,8 @@ function shaped(connector: Connector): Connector {
     ...(lookup && {
       lookup: {
         ...lookup,
-        async lookup(input, itemIds, ctx) {
-          const result = await lookup.lookup(input, itemIds, ctx);
+        async lookup(input, itemIds, ctx, stored) {
+          const result = await lookup.lookup(input, itemIds, ctx, stored);
           return { ...result, items: new Map([...result.items].map(([id, item]) => [id, inShape(item)])) };
         },
       },

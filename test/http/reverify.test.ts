@@ -359,6 +359,34 @@ describe('re-verification: one item a request (Tumblr, Flickr)', () => {
     expect(job.counts.requests).toEqual({ tumblr: 2 });
   });
 
+  it('Tumblr: a tag input\'s gone post is removed, asked of the blog its stored item names; one whose URL is of another host and names no blog is not asked', async () => {
+    const post = (id: string, blog: string | undefined, url: string) => ({ id: Number(id), id_string: id, type: 'text', ...(blog && { blog_name: blog }), timestamp: seconds(30), body: `<p>post ${id}</p>`, note_count: 1, post_url: url });
+    const tagged = [
+      post('5101', 'sashalre', 'https://sashalre.tumblr.com/post/5101/gone'),
+      post('5102', 'otherblog', 'https://www.tumblr.com/otherblog/5102'),
+      post('5103', undefined, 'https://evil.example/post/5103'),
+    ];
+    const api = await fakeApi((req: FakeRequest) => {
+      if (req.path === '/v2/tagged') return { body: { meta: { status: 200, msg: 'OK' }, response: tagged } };
+      const id = req.query.get('id');
+      if (req.path === '/v2/blog/sashalre.tumblr.com/posts' && id === '5101') return { status: 404, body: { meta: { status: 404, msg: 'Not Found' }, response: [] } };
+      if (req.path === '/v2/blog/otherblog.tumblr.com/posts' && id === '5102') return { body: { meta: { status: 200, msg: 'OK' }, response: { posts: [tagged[1]] } } };
+      return { status: 404, body: { meta: { status: 404, msg: 'Not Found' }, response: [] } };
+    });
+    stops.push(() => api.close());
+    const { ctx, tenant } = await setUp(api, { TUMBLR_API_URL: `${api.base}/v2`, TUMBLR_API_KEY: 'consumer-key' });
+    await addInput(ctx, tenant, tenant.collection.id, { service: 'tumblr', type: 'tag', input: 'cats', display: true });
+    await collect(ctx);
+    expect((await content(ctx, tenant, tenant.collection.slug)).ids.sort()).toEqual(['tumblr_5101', 'tumblr_5102', 'tumblr_5103']);
+
+    const job = reverifier(ctx, { ms: 24 * HOUR + MINUTE });
+    await job.tick();
+    const asked = api.requests.filter((req) => req.query.has('id')).map((req) => `${req.path} ${req.query.get('id')}`).sort();
+    expect(asked).toEqual(['/v2/blog/otherblog.tumblr.com/posts 5102', '/v2/blog/sashalre.tumblr.com/posts 5101']);
+    expect((await content(ctx, tenant, tenant.collection.slug)).ids.sort()).toEqual(['tumblr_5102', 'tumblr_5103']);
+    expect(await removedReason(ctx, tenant.collection.id, 'tumblr_5101')).toBe('deleted');
+  });
+
   it('Flickr: the photo getInfo answers code 1 for is removed as deleted, the found one is kept as collected', async () => {
     const photo = (id: string) => ({ id, owner: '35034346050@N01', secret: 'abcd123456', server: '1576', title: `photo ${id}`, description: { _content: 'as collected' },
       dateupload: String(seconds(30)), ownername: 'Phil Gyford', pathalias: 'philgyford', media: 'photo', url_l: `https://live.staticflickr.com/1576/${id}_abcd123456_b.jpg`, width_l: 1024, height_l: 768 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useFakeApi, fixtureJson } from '../../../test/fake-api.ts';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
-import { tumblr, tumblrLookupAnswer } from './connector.ts';
+import { postToItem, storedBlog, tumblr, tumblrLookupAnswer } from './connector.ts';
 
 const api = useFakeApi();
 const fetcher = api.fetcher;
@@ -121,10 +121,47 @@ describe('tumblr lookup', () => {
 
   it.each([
     { name: 'an id of another service', type: 'user', ids: ['twitter_123'] },
-    { name: 'a tag input (its ids do not name their blog)', type: 'tag', ids: [asked] },
+    { name: 'a tag input\'s item without its stored item (its id does not name its blog)', type: 'tag', ids: [asked] },
   ])('asks nothing for $name', async ({ type, ids }) => {
     api.respond = () => ({ status: 404, body: notFound });
     const result = await tumblr.lookup!.lookup(input(type, 'sashalre'), ids, ctx());
+    expect(api.requests).toHaveLength(0);
+    expect(result.gone.size + result.items.size).toBe(0);
+  });
+
+  // A tag input's items: the blog comes from the stored item (docs/services.md#re-verification).
+  const postItem = () => postToItem(post as unknown as Parameters<typeof postToItem>[0]);
+  const by = (username: string | null) => ({ name: null, username, userid: null, url: null });
+  it.each([
+    { name: 'a post URL on <blog>.tumblr.com', url: 'https://Sashalre.tumblr.com/post/123/a-slug', author: by(null), blog: 'sashalre' },
+    { name: 'a post URL on www.tumblr.com/<blog>/<id>', url: 'https://www.tumblr.com/sashalre/123', author: by(null), blog: 'sashalre' },
+    { name: 'the author\'s username when the URL names no post', url: 'https://sashalre.tumblr.com/', author: by('other-blog'), blog: 'other-blog' },
+    // Hostile: a URL of another host never picks the blog.
+    { name: 'a URL of another host', url: 'https://evil.example/post/123', author: by(null), blog: undefined },
+    { name: 'a look-alike host', url: 'https://sashalre.tumblr.com.evil.example/post/123', author: by(null), blog: undefined },
+    { name: 'a custom domain', url: 'https://blog.example.com/post/123', author: by(null), blog: undefined },
+    { name: 'a URL of another post', url: 'https://sashalre.tumblr.com/post/999', author: by(null), blog: undefined },
+    { name: 'a URL with a port', url: 'https://sashalre.tumblr.com:8443/post/123', author: by(null), blog: undefined },
+    { name: 'www as a blog', url: 'https://www.tumblr.com/post/123', author: by(null), blog: undefined },
+    { name: 'a username that is no blog name', url: 'https://evil.example/post/123', author: by('a.b/../x'), blog: undefined },
+    { name: 'not a URL', url: 'not a url', author: by(null), blog: undefined },
+  ])('takes a stored item\'s blog from $name', ({ url, author, blog }) => {
+    expect(storedBlog('tumblr_123', { url, author })).toBe(blog);
+  });
+
+  it('asks the blog of a tag input\'s stored item; a 404 "Not Found" → deleted', async () => {
+    api.respond = () => ({ status: 404, body: notFound });
+    const stored = new Map([[asked, { ...postItem(), url: `https://sashalre.tumblr.com/post/${asked.slice('tumblr_'.length)}/slug` }]]);
+    const result = await tumblr.lookup!.lookup(input('tag', 'cats'), [asked], ctx(), stored);
+    expect(api.requests[0]!.path).toBe('/v2/blog/sashalre.tumblr.com/posts');
+    expect(api.requests[0]!.query.get('id')).toBe(asked.slice('tumblr_'.length));
+    expect([...result.gone]).toEqual([[asked, 'deleted']]);
+  });
+
+  it('asks nothing for a tag input\'s stored item whose URL is of another host and whose author names no blog', async () => {
+    api.respond = () => ({ status: 404, body: notFound });
+    const stored = new Map([[asked, { ...postItem(), url: `https://evil.example/post/${asked.slice('tumblr_'.length)}`, author: by(null) }]]);
+    const result = await tumblr.lookup!.lookup(input('tag', 'cats'), [asked], ctx(), stored);
     expect(api.requests).toHaveLength(0);
     expect(result.gone.size + result.items.size).toBe(0);
   });

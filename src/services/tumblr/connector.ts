@@ -9,7 +9,8 @@
  * Lookup (re-verification, docs/services.md#re-verification): one post a request,
  * GET /blog/{blog}/posts?id=… (https://www.tumblr.com/docs/en/api/v2#posts--retrieve-published-posts),
  * for the items of a `user` input (its blog); a `tag` input's item ids do not name their blog, so
- * its items are not asked. A 404 whose `meta.msg` is "Not Found" → gone (`deleted`); any other
+ * its items are asked of the blog their stored item names (`storedBlog`: its `url` on tumblr.com,
+ * else its `author.username`), and not asked when it names none. A 404 whose `meta.msg` is "Not Found" → gone (`deleted`); any other
  * failure throws as a poll's does and removes nothing.
  */
 import { askedIds, askedItems, type Connector, type LookupResult, nothingLooked, SourceError } from '../connector.ts';
@@ -86,16 +87,49 @@ function tumblrAuth(settings: { apiKey?: string | undefined; accessToken?: strin
 /** The blog identifier of a `user` input (a name with a dot is the blog's host). */
 const blogOf = (value: string) => encodeURIComponent(value.includes('.') ? value : `${value}.tumblr.com`);
 
+/** A Tumblr blog name (the `<name>` of `<name>.tumblr.com`): letters, digits and hyphens. */
+const BLOG_NAME = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/i;
+
+/**
+ * The blog (its name) of a stored Tumblr item `itemId` (`tumblr_<post id>`), for the lookup of a
+ * `tag` input's items: from its `url` when it is a post of that id on Tumblr's own host
+ * (`https://<blog>.tumblr.com/post/<id>[/…]` or `https://www.tumblr.com/<blog>/<id>[/…]`), else its
+ * `author.username` (the post's `blog_name`) when it is a blog name; undefined otherwise. A URL of
+ * any other host (a custom domain, or anything a source could put there) never picks the blog.
+ */
+export function storedBlog(itemId: string, stored: Pick<ContentItem, 'url' | 'author'> | undefined): string | undefined {
+  const id = /^tumblr_(\d+)$/.exec(itemId)?.[1];
+  if (!id || !stored) return undefined;
+  let url: URL | undefined;
+  try {
+    url = stored.url ? new URL(stored.url) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (url && (url.protocol === 'https:' || url.protocol === 'http:') && !url.port && !url.username && !url.password) {
+    const host = url.hostname.toLowerCase();
+    const path = url.pathname.split('/').filter(Boolean);
+    const sub = host.endsWith('.tumblr.com') ? host.slice(0, -'.tumblr.com'.length) : undefined;
+    if (sub && sub !== 'www' && BLOG_NAME.test(sub) && path[0] === 'post' && path[1] === id) return sub;
+    if ((host === 'www.tumblr.com' || host === 'tumblr.com') && path[0] && path[0] !== 'post' && BLOG_NAME.test(path[0]) && path[1] === id) return path[0].toLowerCase();
+  }
+  const username = stored.author?.username?.trim();
+  return username && BLOG_NAME.test(username) ? username.toLowerCase() : undefined;
+}
+
 export const tumblr: Connector = {
   service: 'tumblr',
   lookup: {
     batch: LOOKUP_BATCH,
     reverifyOnly: true,
-    async lookup(input, itemIds, ctx) {
+    readsStored: true,
+    async lookup(input, itemIds, ctx, stored) {
       const [id] = askedIds(itemIds, /^tumblr_(\d+)$/);
-      if (input.type !== 'user' || !id) return nothingLooked();
+      if (!id) return nothingLooked();
+      const blog = input.type === 'user' ? input.input.trim().replace(/^[#@]/, '') : storedBlog(`tumblr_${id}`, stored?.get(`tumblr_${id}`));
+      if (!blog) return nothingLooked();
       const { auth, headers } = tumblrAuth(ctx.services.tumblr);
-      const url = `${ctx.services.tumblr.apiUrl}/blog/${blogOf(input.input.trim().replace(/^[#@]/, ''))}/posts?${new URLSearchParams({ ...auth, id })}`;
+      const url = `${ctx.services.tumblr.apiUrl}/blog/${blogOf(blog)}/posts?${new URLSearchParams({ ...auth, id })}`;
       try {
         const { body } = await getJson(ctx, url, headers, detail, {
           classify: ({ status, body: answer }) => (status === 404 && detail(answer) === 'Not Found' ? new PostNotFound('tumblr post not found', { permanent: true }) : undefined),

@@ -99,3 +99,17 @@ export async function storedItemsSince(db: Db, contractId: string, collectionId:
     .execute();
   return rows.map((row) => ({ item: inShape(itemBody(row.body)), inputId: row.inputId }));
 }
+
+/**
+ * The stored documents (any state, any of the contract's collections) of `ids` of `service`
+ * collected by input `inputId` of contract `contractId`: item id → the item as stored (the first
+ * copy found). For a lookup that needs what the item id does not say, such as a Tumblr post's blog
+ * (collect/lookups.ts, docs/services.md#re-verification). At most 200 ids are read.
+ */
+export async function storedOfInput(db: Db, contractId: string, inputId: string, service: string, ids: string[]): Promise<Map<string, ContentItem>> {
+  const found = new Map<string, ContentItem>();
+  if (ids.length === 0) return found;
+  const rows = await db.selectFrom('items').select(['id', 'body']).where('contractId', '=', contractId).where('inputId', '=', inputId).where('service', '=', service).where('id', 'in', ids.slice(0, 200)).execute();
+  for (const row of rows) if (!found.has(row.id)) found.set(row.id, itemBody(row.body));
+  return found;
+}
