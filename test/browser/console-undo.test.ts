@@ -169,6 +169,8 @@ describe.skipIf(browserMissing)('console: undo, history, confirmation', () => {
     await page.keyboard.press('z');
     await notice(page).getByText('Undone: “Story 01” is as before.').waitFor();
     await expect.poll(published).toContain('Story 01');
+    // The list is read again after an undo: the card shows it published before the next key acts on it.
+    await card(page, 'Story 01').getByRole('button', { name: 'Unpublish Story 01', exact: true }).waitFor();
 
     // From the card, back to the notice's Undo, Enter.
     await page.keyboard.press('u');
