@@ -57,7 +57,7 @@ export async function measure(options: { items: number; seconds: number }): Prom
   const streams = startMastodonStreams(streamDeps({ db, config }));
   const rand = random(18);
   const word = () => Array.from({ length: 3 + Math.floor(rand() * 6) }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('');
-  const url = `/v1/content/${contract.slug}?q=${collection.slug}&limit=100`;
+  const url = `/v1/content/${contract.slug}?q=${collection.slug}&count=100`;
   const published = new Map<string, number>();
   const visible = new Map<string, number>();
   const readTimes: number[] = [];
