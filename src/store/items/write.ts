@@ -6,6 +6,7 @@
  */
 import { type Transaction } from 'kysely';
 import { type ContentItem, inShape, type Media } from '../../item.ts';
+import { withoutScores } from '../../filter/images/nsfw.ts';
 import { type OwnsEntries, printRows, textKeys } from '../../lib/item-keys.ts';
 import { insertNewKeys } from '../batch.ts';
 import type { Db } from '../db.ts';
@@ -122,10 +123,8 @@ export async function applyEdits(trx: Transaction<Database>, contractId: string,
   return edited.map(({ card }) => card.id);
 }
 
-/** `media` without the screening scores, to compare a source's version with the stored one. */
-function unscored(media: Media[] | null | undefined): Media[] | null {
-  return media ? media.map((m) => (m.type === 'image' ? (({ moderation: _scores, ...rest }) => rest)(m) : m)) : null;
-}
+/** `media` without the screening scores (filter/images/nsfw.ts `withoutScores`), to compare a source's version with the stored one. */
+const unscored = (media: Media[] | null | undefined): Media[] | null => withoutScores({ media: media ?? null }).media;
 
 /** The new `media`, each image keeping the scores the stored version had for the same URL. */
 function keepScores(stored: Media[] | null, media: Media[] | null): Media[] | null {
