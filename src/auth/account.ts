@@ -46,6 +46,7 @@ export function accountRoutes(app: App, { db, failures }: { db: Db; config: Conf
       throw error;
     }
     // A wrong password: the claimed check stands as the failure (as a failed sign-in).
+    if (!matches) await attempt.failed();
     if (!matches) throw validationError([{ propertyName: 'currentPassword', message: 'the current password is not correct', code: VALIDATION_CODES.format }]);
     await attempt.succeeded();
     if (newPassword === currentPassword) throw validationError([{ propertyName: 'newPassword', message: 'the new password must differ from the current one', code: VALIDATION_CODES.range }]);

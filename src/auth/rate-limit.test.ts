@@ -23,13 +23,16 @@ describe('failureWait', () => {
     ['an address over its own free failures waits, whatever the identity (no secret)', { count: 11, last: T0 }, undefined, T0 + 500, 1500],
     ['an address under them does not', { count: 9, last: T0 }, undefined, T0, 0],
     ['without a secret the identity is not read', { count: 1, last: T0 }, undefined, T0, 0],
+    ['under the free failures, claims stamped after now (simultaneous attempts) hold nothing back', { count: 9, last: T0 + 40 }, { count: 4, last: T0 + 40 }, T0, 0],
   ])('%s', (_name, pair, identity, now, expected) => expect(failureWait(pair, identity, now)).toBe(expected));
 });
 
 describe('failureLimiter over memory records', () => {
   const setup = () => {
     const counts = memoryFailureCounts({ entries: 100, forgetMs: FAILURE_POLICY.forgetMs });
-    const limiter = failureLimiter(counts, 'failure:test:');
+    // The attempts below are left unsettled (as a wrong secret before `failed`): a short queue
+    // keeps a refusal that only this process's own claims cause from waiting long for them.
+    const limiter = failureLimiter(counts, 'failure:test:', { ...FAILURE_POLICY, queueMs: 50 });
     let now = T0;
     limiter.now = () => now;
     return { counts, limiter, at: (ms: number) => (now = T0 + ms) };
@@ -77,5 +80,40 @@ describe('failureLimiter over memory records', () => {
     const keys = await counts.keys();
     expect(keys).toHaveLength(100);
     for (const key of keys) expect(key).toMatch(/^failure:test:[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('simultaneous right secrets of one client all pass: an attempt held back only by its own process’s unsettled claims queues for them', async () => {
+    const limiter = failureLimiter(memoryFailureCounts({ entries: 100, forgetMs: FAILURE_POLICY.forgetMs }), 'failure:test:');
+    const results = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const attempt = await limiter.attempt('website', `10.0.0.${i % 3}`, { secret: true });
+        if ('retryAfter' in attempt) return attempt;
+        await new Promise((resolve) => setTimeout(resolve, 5)); // the secret being compared
+        await attempt.succeeded();
+        return 'checked';
+      }),
+    );
+    expect(results).toEqual(Array(12).fill('checked'));
+  });
+
+  it('simultaneous wrong secrets still get five checks: the queued ones look again once those failed, and are refused', async () => {
+    const limiter = failureLimiter(memoryFailureCounts({ entries: 100, forgetMs: FAILURE_POLICY.forgetMs }), 'failure:test:');
+    const results = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const attempt = await limiter.attempt('website', `10.0.0.${i}`, { secret: true });
+        if ('retryAfter' in attempt) return attempt;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await attempt.failed();
+        return 'checked';
+      }),
+    );
+    expect(results.filter((result) => result === 'checked')).toHaveLength(5);
+    expect(results.filter((result) => result !== 'checked')).toEqual(Array(7).fill({ retryAfter: 1 }));
+  });
+
+  it('an attempt never settled holds the queue for queueMs at most, then the others are refused', async () => {
+    const limiter = failureLimiter(memoryFailureCounts({ entries: 100, forgetMs: FAILURE_POLICY.forgetMs }), 'failure:test:', { ...FAILURE_POLICY, queueMs: 30 });
+    for (let i = 0; i < 5; i++) expect(await limiter.attempt('website', '10.0.0.1', { secret: true })).not.toHaveProperty('retryAfter');
+    expect(await limiter.attempt('website', '10.0.0.2', { secret: true })).toEqual({ retryAfter: 1 });
   });
 });

@@ -74,6 +74,7 @@ export function authRoutes(app: App, { db, config }: { db: Db; config: Config })
     } catch (error) {
       if (!(error instanceof ApiError && (error.status === 400 || error.status === 401))) await attempt.cancelled();
       else if (!wrongSecret) await attempt.failedHere();
+      else await attempt.failed();
       throw error;
     }
   }

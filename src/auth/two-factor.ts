@@ -139,6 +139,7 @@ export function twoFactorRoutes(app: App, { db, config, failures, clock }: { db:
       await attempt.cancelled();
       throw error;
     }
+    if (!matched) await attempt.failed();
     if (!matched) throw wrongCode(recovery ? 'the code is not correct, or was used already: enter the current code of your authenticator app or an unused recovery code' : undefined);
     await attempt.succeeded();
     return matched;
@@ -175,6 +176,7 @@ export function twoFactorRoutes(app: App, { db, config, failures, clock }: { db:
       await attempt.cancelled();
       throw error;
     }
+    if (!matched) await attempt.failed();
     if (!matched) throw wrongCode();
     await attempt.succeeded();
     const { codes, hashes } = await newRecoveryCodes();

@@ -46,6 +46,17 @@ describe('token endpoint', () => {
     expectError(await token(app, clientId, clientSecret, '10.4.0.1'), 429, { name: 'RateLimitError', code: 4291 });
   });
 
+  it('a client asking for many tokens at once with its right secret gets every one; as many wrong guesses at once get five checks', async () => {
+    const { app, db } = await build();
+    const { clientId, clientSecret } = await buildClient(db);
+    const right = await Promise.all(Array.from({ length: 16 }, () => token(app, clientId, clientSecret, '10.6.0.1')));
+    expect(right.map((res) => res.statusCode)).toEqual(Array(16).fill(200));
+    const other = await buildClient(db, 'other');
+    const wrong = await Promise.all(Array.from({ length: 16 }, (_, i) => token(app, other.clientId, `guess-${i}`, `10.6.1.${i}`)));
+    expect(wrong.filter((res) => res.statusCode === 401)).toHaveLength(5);
+    for (const res of wrong.filter((res) => res.statusCode !== 401)) expectError(res, 429, { name: 'RateLimitError', code: 4291 });
+  });
+
   it('failures with client ids as long as a body may hold leave fixed-length keys: two per client id and address', async () => {
     const { app, db } = await build();
     const { clientId, clientSecret } = await buildClient(db);

@@ -171,7 +171,8 @@ export function oidcRoutes(
         throw error;
       }
       if (error.status === 502) await attempt.cancelled(); // the provider's trouble, not a failed sign-in
-      return refusalPage(reply, error); // otherwise the claim stands as the failure
+      else await attempt.failed(); // otherwise the claim stands as the failure
+      return refusalPage(reply, error);
     }
     await attempt.succeeded();
     const authorization = await checked(Object.fromEntries(new URLSearchParams(authorizationRequest)), reply, 303);

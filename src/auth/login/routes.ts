@@ -214,7 +214,10 @@ export async function loginRoutes(app: FastifyInstance, { db, config, failures, 
       await attempt.cancelled();
       throw error;
     }
-    if (!user) return loginPage(reply, 400, authorization, { username, error: 'The user name or password is not correct.' }); // the claim stands as the failure
+    if (!user) {
+      await attempt.failed(); // the claim stands as the failure
+      return loginPage(reply, 400, authorization, { username, error: 'The user name or password is not correct.' });
+    }
     await attempt.succeeded();
     // Two-factor sign-in on: the password alone yields no session (two-factor.ts).
     if (await needsSecondStep(db, user)) return startSecondStep(db, config, request, reply, user, authorization);

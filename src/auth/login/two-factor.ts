@@ -114,6 +114,7 @@ export function secondStepRoutes(app: FastifyInstance, { db, config, failures, c
     }
     if (!matched) {
       // The claim stands as the failure (rate-limit.ts); the step itself takes a few only.
+      await attempt.failed();
       if ((await countChallengeFailure(db, hash)) >= CHALLENGE_FAILURES) {
         await deleteChallenge(db, hash);
         reply.clearCookie(CHALLENGE_COOKIE, cookieOptions(config, request));
