@@ -5,8 +5,8 @@
  * rule that a credential's token goes to its own instance only.
  *
  * The guard has two layers, as for Mastodon since its first version:
- * - the management API (`checkInput` of each row, built from {@link INSTANCE_HOST} and
- *   {@link LOCAL_ORIGIN}) accepts a host name with a letter TLD in the handle and https forms, so
+ * - the management API (`checkInput` of each row, built from `INSTANCE_HOST` and
+ *   `LOCAL_ORIGIN` of `row.ts`) accepts a host name with a letter TLD in the handle and https forms, so
  *   IP literals in any notation (`127.0.0.1`, `2130706433`, `0x7f.1`, `[::1]`) and `localhost` are
  *   refused; `http://host:port/…` only with ALLOW_PRIVATE_FETCH;
  * - every request goes through the collector's guarded fetcher (`collect/fetch.ts`,
@@ -16,11 +16,7 @@ import { SourceError, type CollectContext } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
 import { getJson, quotaExhaustedUntil } from './http.ts';
 import { idOf, obj, type Json } from './normalize.ts';
-
-/** A host name with a letter TLD, as the rows' input patterns write it (no IP literal, no `localhost`). */
-export const INSTANCE_HOST = '[a-z0-9.-]+\\.[a-z]{2,}';
-/** A local instance's origin, `http://host:port` (the rows accept it only with ALLOW_PRIVATE_FETCH). */
-export const LOCAL_ORIGIN = 'http:\\/\\/(?:[a-z0-9.-]+|\\[[0-9a-f:.]+\\]):\\d{1,5}';
+import { INSTANCE_HOST } from './row.ts';
 
 /** An instance input read: the origin requests go to, its host (keys item ids), and the name (tag, account, community, query). */
 export interface InstanceInput {
