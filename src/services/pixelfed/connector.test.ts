@@ -3,6 +3,7 @@ import { failureCases, fixtureJson, useSourceServer } from '../../../test/source
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
 import { row } from './row.ts';
+import { pixelfed as module } from './index.ts';
 import { parsePixelfedInput, pixelfed, pixelfedItem } from './connector.ts';
 
 type Json = Record<string, unknown>;
@@ -57,6 +58,15 @@ describe('pixelfed input forms', () => {
   ])('the row refuses %j without ALLOW_PRIVATE_FETCH', (value) => {
     expect(row.checkInput(value, { allowPrivateFetch: false })).toMatch(/^input must be/);
   });
+  it('names one source by its forms (duplicates)', () => {
+    const form = module.sourceForm;
+    expect(form('tag', '#Seascape@pixelfed.social')).toBe(form('tag', 'https://pixelfed.social/discover/tags/seascape'));
+    expect(form('tag', 'seascape@pixelfed.social')).toBe(form('tag', 'https://Pixelfed.social/tags/Seascape'));
+    expect(form('user', '@ann_shore@pixelfed.social')).toBe(form('user', 'https://pixelfed.social/ann_shore'));
+    expect(form('user', 'ann_shore@pixelfed.social')).toBe(form('user', 'https://pixelfed.social/@ann_shore'));
+    expect(form('user', 'ann_shore@pixelfed.social')).not.toBe(form('user', 'ann_shore@pixelfed.de'));
+  });
+
   it('the row takes a local instance only with ALLOW_PRIVATE_FETCH, and the public forms always', () => {
     expect(row.checkInput('http://127.0.0.1:8080/discover/tags/seascape', { allowPrivateFetch: true })).toBeNull();
     for (const ok of ['seascape@pixelfed.social', '#seascape@pixelfed.social', '@ann_shore@pixelfed.social', 'https://pixelfed.social/discover/tags/seascape', 'https://pixelfed.social/ann_shore']) {
