@@ -128,6 +128,18 @@ describe('every connector makes items in the content item shape', () => {
     expectInShape(await collect({ service: 'mastodon', type: 'tag', input: `${api.base}/tags/hoot` }));
   });
 
+  it.each(readdirSync(new URL('../fixtures/pixelfed/', import.meta.url)).filter((file) => file !== 'account_lookup.json'))('pixelfed %s', async (file) => {
+    api.respond = (req) => (req.path === '/api/v1/accounts/lookup' ? json('pixelfed', 'account_lookup.json') : json('pixelfed', file));
+    expectInShape(await collect({ service: 'pixelfed', type: 'tag', input: `${api.base}/discover/tags/seascape` }));
+    expectInShape(await collect({ service: 'pixelfed', type: 'user', input: `${api.base}/ann_shore` }));
+  });
+
+  it.each(readdirSync(new URL('../fixtures/lemmy/', import.meta.url)))('lemmy %s', async (file) => {
+    api.respond = () => json('lemmy', file);
+    expectInShape(await collect({ service: 'lemmy', type: 'community', input: `${api.base}/c/technology` }));
+    expectInShape(await collect({ service: 'lemmy', type: 'search', input: `${api.base}/search?q=laptop` }));
+  });
+
   const feeds = readdirSync(new URL('../fixtures/rss/', import.meta.url));
   it.each(feeds)('rss %s', async (file) => {
     api.respond = () => xml('rss', file);

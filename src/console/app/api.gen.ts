@@ -361,7 +361,8 @@ export interface Paths {
         '201':
           | {
               _id: string;
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service:
+                'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
               type: string;
               input: string;
               contractId: string;
@@ -421,7 +422,8 @@ export interface Paths {
             }
           | {
               _id: string;
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service:
+                'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
               type: string;
               input: string;
               contractId: string;
@@ -482,7 +484,8 @@ export interface Paths {
       };
       requestBody:
         | {
-            service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+            service:
+              'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
             type: string;
             input: string;
             contractId: string;
@@ -501,7 +504,8 @@ export interface Paths {
           }
         | [
             {
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service:
+                'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
               type: string;
               input: string;
               contractId: string;
@@ -519,7 +523,8 @@ export interface Paths {
               interval?: number;
             },
             ...{
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service:
+                'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
               type: string;
               input: string;
               contractId: string;
@@ -542,7 +547,8 @@ export interface Paths {
       responses: {
         '200': {
           _id: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+          service:
+            'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
           type: string;
           input: string;
           contractId: string;
@@ -622,7 +628,8 @@ export interface Paths {
       responses: {
         '200': {
           _id: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+          service:
+            'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
           type: string;
           input: string;
           contractId: string;
@@ -686,7 +693,8 @@ export interface Paths {
       responses: {
         '200': {
           _id: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+          service:
+            'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
           type: string;
           input: string;
           contractId: string;
@@ -746,7 +754,8 @@ export interface Paths {
         };
       };
       requestBody: {
-        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+        service:
+          'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
         type: string;
         input: string;
         contractId?: string;
@@ -823,7 +832,8 @@ export interface Paths {
           error: string | null;
           input: {
             _id: string;
-            service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+            service:
+              'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
             type: string;
             input: string;
             contractId: string;
@@ -3125,7 +3135,7 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3174,11 +3184,24 @@ export interface Paths {
          * 24 lower-case hex characters
          */
         contractId: string;
-        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed';
         default?: boolean;
         active?: boolean;
         [k: string]:
-          string | 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | boolean | undefined;
+          | string
+          | 'twitter'
+          | 'facebook'
+          | 'instagram'
+          | 'youtube'
+          | 'tumblr'
+          | 'vimeo'
+          | 'flickr'
+          | 'vk'
+          | 'mastodon'
+          | 'bluesky'
+          | 'pixelfed'
+          | boolean
+          | undefined;
       };
     };
     get: {
@@ -3198,7 +3221,7 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3272,7 +3295,7 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3330,7 +3353,7 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3376,11 +3399,24 @@ export interface Paths {
          * 24 lower-case hex characters
          */
         contractId?: string;
-        service?: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+        service?: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed';
         default?: boolean;
         active?: boolean;
         [k: string]:
-          string | 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | boolean | undefined;
+          | string
+          | 'twitter'
+          | 'facebook'
+          | 'instagram'
+          | 'youtube'
+          | 'tumblr'
+          | 'vimeo'
+          | 'flickr'
+          | 'vk'
+          | 'mastodon'
+          | 'bluesky'
+          | 'pixelfed'
+          | boolean
+          | undefined;
       };
     };
     delete: {
@@ -5674,7 +5710,8 @@ export interface Paths {
         /**
          * The service the author publishes on
          */
-        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+        service:
+          'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
         /**
          * Exactly one of userid, username, name
          */

@@ -9,6 +9,9 @@
  * - Mastodon: `tag@host`, `#tag@host`, `https://host/tags/tag` are one tag; `user@host`,
  *   `@user@host`, `https://host/@user` one account; hosts and names without case (Mastodon
  *   matches usernames and hashtags case-insensitively).
+ * - Pixelfed: as Mastodon, with `https://host/discover/tags/tag` and `https://host/user` too.
+ * - Lemmy: `!name@host`, `name@host`, `https://host/c/name` are one community; `words@host` and
+ *   `https://host/search?q=words` one search; without case, runs of spaces as one.
  * - YouTube `channel` and `playlist` ids are case-sensitive (YouTube Data API ids): compared as
  *   sent, trimmed.
  * - Every other service's handles, tags, page names and keywords: without case, a leading `@`

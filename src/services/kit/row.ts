@@ -57,3 +57,11 @@ export function isHttpUrl(value: string): boolean {
     return false;
   }
 }
+
+/**
+ * A host name with a letter TLD, as the input patterns of the services that read any instance
+ * write it (`kit/instance.ts`): no IP literal in any notation, no `localhost`.
+ */
+export const INSTANCE_HOST = '[a-z0-9.-]+\\.[a-z]{2,}';
+/** A local instance's origin, `http://host:port` (the rows accept it only with ALLOW_PRIVATE_FETCH). */
+export const LOCAL_ORIGIN = 'http:\\/\\/(?:[a-z0-9.-]+|\\[[0-9a-f:.]+\\]):\\d{1,5}';

@@ -41,6 +41,7 @@ describe('mastodon input forms', () => {
     ['tag', 'http://mastodon.social/tags/hoot'],
     ['tag', 'https://mastodon.social/@Gargron'],
     ['user', 'Gargron'],
+    ['tag', 'https://mastodon.social/tags/%E0%A4%A'], // a broken escape: a bad input, not a URIError
   ])('refuses %s %s for good', (type, value) => {
     expect(() => parseMastodonInput(type, value)).toThrow(expect.objectContaining({ permanent: true }));
   });

@@ -20,43 +20,21 @@ import { askedItems, nothingLooked, SourceError, type CollectContext, type Conne
 import type { ContentItem } from '../../item.ts';
 import { arr, embed, idOf, image, isoDate, itemUrl, kudos, language, num, obj, str, type Json } from '../kit/normalize.ts';
 import { getJson, quotaExhaustedUntil } from '../kit/http.ts';
+import { authorizationFor, linkRel, newerId, parseInstanceInput, readStatusPages, STATUS_PAGE, type InstanceInput } from '../kit/instance.ts';
 
-const LIMIT = 40;
-const MAX_PAGES = 5;
 
-/** The instance origin and the tag or account of a mastodon input; throws a permanent SourceError otherwise. */
-export function parseMastodonInput(type: string, input: string): { origin: string; host: string; name: string } {
-  const value = input.trim();
-  const bad = () => new SourceError(`mastodon ${type} input must be ${type}@instance.host or an instance URL, got "${input}"`, { permanent: true });
-  if (/^https?:\/\//i.test(value)) {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      throw bad();
-    }
-    const loopback = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(url.hostname);
-    if (url.protocol === 'http:' && !loopback && url.port === '') throw bad();
-    const m = type === 'tag' ? /^\/tags\/([^/]+)\/?$/.exec(url.pathname) : /^\/@([^/@]+)\/?$/.exec(url.pathname);
-    if (!m) throw bad();
-    return { origin: url.origin, host: url.host, name: decodeURIComponent(m[1]!) };
-  }
-  const m = /^[#@]?([^@\s/]+)@([a-z0-9.-]+\.[a-z]{2,})$/i.exec(value);
-  if (!m) throw bad();
-  return { origin: `https://${m[2]!.toLowerCase()}`, host: m[2]!.toLowerCase(), name: m[1]! };
+/** The instance origin and the tag or account of a mastodon input (`kit/instance.ts`); throws a permanent SourceError otherwise. */
+export function parseMastodonInput(type: string, input: string): InstanceInput {
+  return parseInstanceInput(input, {
+    url: (url) => {
+      const m = type === 'tag' ? /^\/tags\/([^/]+)\/?$/.exec(url.pathname) : /^\/@([^/@]+)\/?$/.exec(url.pathname);
+      return m ? decodeURIComponent(m[1]!) : null;
+    },
+    handle: /^[#@]?([^@\s/]+)@([a-z0-9.-]+\.[a-z]{2,})$/i,
+  }, () => new SourceError(`mastodon ${type} input must be ${type}@instance.host or an instance URL, got "${input}"`, { permanent: true }));
 }
 
-/** The URL of `rel` in an RFC 8288 `Link` header, or null. */
-export function linkRel(header: string | undefined, rel: string): string | null {
-  for (const part of (header ?? '').split(/,\s*(?=<)/)) {
-    const m = /^<([^>]*)>(.*)$/.exec(part.trim());
-    if (m && new RegExp(`;\\s*rel="?[^"]*\\b${rel}\\b`).test(m[2]!)) return m[1]!;
-  }
-  return null;
-}
-
-/** Compares two decimal id strings numerically (no precision lost). */
-export const newerId = (a: string, b: string) => (a.length !== b.length ? a.length > b.length : a > b);
+export { authorizationFor, linkRel, newerId };
 
 /** One status as a content item; a reblog becomes the status it shares. `host` keys the id. */
 export function mastodonItem(raw: Json, host: string): ContentItem | null {
@@ -98,22 +76,6 @@ export function mastodonItem(raw: Json, host: string): ContentItem | null {
   };
 }
 
-/**
- * The `Authorization` header for requests to `origin`: the connected account's token
- * (docs/api.md#connecting-an-account) when the credential is of that very instance, else none (a
- * token is never sent to another instance).
- */
-export function authorizationFor(settings: { accessToken: string | undefined; instance: string | undefined }, origin: string): Record<string, string> {
-  if (!settings.accessToken || !settings.instance) return {};
-  let own: string;
-  try {
-    own = new URL(/^https?:\/\//i.test(settings.instance) ? settings.instance : `https://${settings.instance}`).origin;
-  } catch {
-    return {};
-  }
-  return own === origin ? { authorization: `Bearer ${settings.accessToken}` } : {};
-}
-
 /** The account id for `acct` on the instance. */
 async function lookup(ctx: CollectContext, origin: string, acct: string): Promise<string> {
   const { body } = await getJson(ctx, `${origin}/api/v1/accounts/lookup?${new URLSearchParams({ acct })}`, authorizationFor(ctx.services.mastodon, origin));
@@ -148,28 +110,14 @@ export const mastodon: Connector = {
     let list: string;
     if (input.type === 'user') {
       accountId = state.accountOf === input.input && typeof state.accountId === 'string' ? state.accountId : await lookup(ctx, origin, name);
-      list = `${origin}/api/v1/accounts/${accountId}/statuses?limit=${LIMIT}&exclude_replies=true`;
+      list = `${origin}/api/v1/accounts/${accountId}/statuses?limit=${STATUS_PAGE}&exclude_replies=true`;
     } else {
-      list = `${origin}/api/v1/timelines/tag/${encodeURIComponent(name)}?limit=${LIMIT}`;
+      list = `${origin}/api/v1/timelines/tag/${encodeURIComponent(name)}?limit=${STATUS_PAGE}`;
     }
-    let minId = typeof state.minId === 'string' ? state.minId : null;
-    let url: string | null = minId ? `${list}&min_id=${minId}` : list;
-    const items: ContentItem[] = [];
-    let nextRunAt: number | undefined;
-    for (let page = 0; url && page < (minId ? MAX_PAGES : 1); page++) {
-      const res = await getJson(ctx, url, authorizationFor(ctx.services.mastodon, origin));
-      nextRunAt = quotaExhaustedUntil(res.headers, ctx.now);
-      if (!Array.isArray(res.body)) throw new SourceError(`mastodon ${host} answered without a list of statuses`);
-      const statuses = res.body.map(obj);
-      items.push(...statuses.map((s) => mastodonItem(s, host)).filter((i) => i !== null));
-      const prev = linkRel(res.headers.link, 'prev');
-      const prevMin = prev ? new URL(prev, origin).searchParams.get('min_id') : null;
-      const newest = statuses.map((s) => idOf(s.id)).filter((i) => i !== null).reduce<string | null>((a, b) => (!a || newerId(b, a) ? b : a), null);
-      const cursor = prevMin ?? newest;
-      if (cursor && (!minId || newerId(cursor, minId))) minId = cursor;
-      // A full page after min_id may leave newer statuses: ask again from the new cursor.
-      url = statuses.length >= LIMIT && minId ? `${list}&min_id=${minId}` : null;
-    }
+    const read = await readStatusPages(ctx, {
+      list, origin, host, service: 'mastodon', headers: authorizationFor(ctx.services.mastodon, origin), minId: typeof state.minId === 'string' ? state.minId : null,
+    }, (s) => mastodonItem(s, host));
+    const { items, minId, nextRunAt } = read;
     const next = { ...(minId && { minId }), ...(accountId && { accountId, accountOf: input.input }) };
     return { items, state: next, ...(nextRunAt && { nextRunAt }) };
   },

@@ -2,12 +2,12 @@
  * The service table's row of mastodon (Mastodon instances' public API; docs/services.md): its input types, base URLs
  * and credentials read from the environment, and the check of an input. Listed in `../table.ts`.
  */
-import { type ServiceRow, secret, plain, optional } from '../kit/row.ts';
+import { INSTANCE_HOST, LOCAL_ORIGIN, type ServiceRow, secret, plain, optional } from '../kit/row.ts';
 
 /** `tag@host`, `user@host` (optionally `#`/`@` first), or an https tag or profile URL of an instance. */
-const MASTODON_INPUT = /^(?:[#@]?[\w.-]+@[a-z0-9.-]+\.[a-z]{2,}|https:\/\/[a-z0-9.-]+\.[a-z]{2,}\/(?:tags\/[\w.-]+|@[\w.-]+))$/i;
+const MASTODON_INPUT = new RegExp(`^(?:[#@]?[\\w.-]+@${INSTANCE_HOST}|https:\\/\\/${INSTANCE_HOST}\\/(?:tags\\/[\\w.-]+|@[\\w.-]+))$`, 'i');
 /** A tag or profile URL of an instance named by `http://` with a port (a local instance; only with ALLOW_PRIVATE_FETCH). */
-const MASTODON_LOCAL_INPUT = /^http:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\]):\d{1,5}\/(?:tags\/[\w.-]+|@[\w.-]+)$/i;
+const MASTODON_LOCAL_INPUT = new RegExp(`^${LOCAL_ORIGIN}\\/(?:tags\\/[\\w.-]+|@[\\w.-]+)$`, 'i');
 
 export const row = {
   types: ['tag', 'user'],

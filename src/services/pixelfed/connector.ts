@@ -1,0 +1,118 @@
+/**
+ * The `pixelfed` connector (docs/services.md#pixelfed): Pixelfed instances through their
+ * Mastodon-compatible API (docs.pixelfed.org/technical-documentation/api/ — "Pixelfed implements
+ * the Mastodon API"), the instance named in the input as for Mastodon (`kit/instance.ts`):
+ * `tag@host`, `#tag@host`, `user@host`, `@user@host` (https://host), or a URL
+ * `https://host/discover/tags/x`, `https://host/tags/x`, `https://host/user`, `https://host/@user`
+ * (`http://` with a port for a local instance, only with ALLOW_PRIVATE_FETCH). Requests go
+ * through the guarded fetcher, which refuses private addresses.
+ *
+ * - tag → `GET /api/v1/timelines/tag/:tag?limit=40`
+ * - user → `GET /api/v1/accounts/lookup?acct=user` once (the id kept in the state), then
+ *   `GET /api/v1/accounts/:id/statuses?limit=40&exclude_replies=true`
+ *
+ * Paging as Mastodon's (`readStatusPages`): the newest page first, then `min_id=` from the `Link`
+ * header's `rel="prev"` or the newest id. Some instances read timelines only with a token: the
+ * credential's `accessToken` is sent to its own `instance` only (`authorizationFor`). Item ids are
+ * `pixelfed_<host>:<status id>`: status ids are per instance.
+ */
+import { SourceError, type CollectContext, type Connector } from '../connector.ts';
+import type { ContentItem, Media } from '../../item.ts';
+import { arr, embed, idOf, isoDate, itemUrl, kudos, language, num, obj, str, httpUrl, type Json } from '../kit/normalize.ts';
+import { getJson } from '../kit/http.ts';
+import { authorizationFor, parseInstanceInput, readStatusPages, STATUS_PAGE, type InstanceInput } from '../kit/instance.ts';
+
+/**
+ * The instance and the tag or account of a pixelfed input (see the module docstring).
+ * @throws {SourceError} permanent for any other text.
+ */
+export function parsePixelfedInput(type: string, input: string): InstanceInput {
+  return parseInstanceInput(input, {
+    url: (url) => {
+      const m = type === 'tag' ? /^\/(?:discover\/)?tags\/([^/]+)\/?$/.exec(url.pathname) : /^\/@?([\w.-]+)\/?$/.exec(url.pathname);
+      return m ? decodeURIComponent(m[1]!) : null;
+    },
+    handle: /^[#@]?([^@\s/]+)@([a-z0-9.-]+\.[a-z]{2,})$/i,
+  }, () => new SourceError(`pixelfed ${type} input must be ${type}@instance.host or an instance URL, got "${input}"`, { permanent: true }));
+}
+
+/**
+ * One media attachment as media: `image` (a photo; each photo of an album) → an image with its
+ * size (`meta.original`) and `description` as `alt`; `video` and `gifv` → a `<video>` embed with
+ * its preview as poster; other types (audio, unknown) → none.
+ */
+function mediaOf(a: Json): Media[] {
+  const original = obj(obj(a.meta).original);
+  const alt = str(a.description);
+  if (a.type === 'image') {
+    const src = httpUrl(a.url);
+    if (!src) return [];
+    const width = num(original.width);
+    const height = num(original.height);
+    return [{ type: 'image', url: src, ...(width && { width }), ...(height && { height }), ...(alt && { alt }) }];
+  }
+  if (a.type === 'video' || a.type === 'gifv') {
+    return embed('video', a.url, { poster: a.preview_url, duration: num(original.duration) }).map((m) => ({ ...m, ...(alt && { alt }) }));
+  }
+  return [];
+}
+
+/**
+ * One Pixelfed status as a content item (docs/services.md#pixelfed): a photo or album is an
+ * `image` item, a video a `video` item, a status without media a `status`; a reblog becomes the
+ * status it shares. `host` keys the id. Null without an id.
+ */
+export function pixelfedItem(raw: Json, host: string): ContentItem | null {
+  const status = raw.reblog ? obj(raw.reblog) : raw;
+  const id = idOf(status.id);
+  if (!id) return null;
+  const account = obj(status.account);
+  const media = arr(status.media_attachments).map(obj).flatMap(mediaOf);
+  const type = media[0]?.type === 'image' ? 'image' : media[0] ? 'video' : 'status';
+  const favourites = num(status.favourites_count);
+  const reblogs = num(status.reblogs_count);
+  const replies = num(status.replies_count);
+  const lang = language(status.language);
+  return {
+    id: `pixelfed_${host}:${id}`,
+    service: 'pixelfed',
+    type,
+    text: str(status.content) ?? '',
+    tags: arr(status.tags).map((t) => str(obj(t).name)).filter((t) => t !== null),
+    url: itemUrl(status.url, status.uri, account.url),
+    date: isoDate(status.created_at) ?? new Date(0).toISOString(),
+    author: { name: str(account.display_name) ?? str(account.username), username: str(account.acct), userid: idOf(account.id), url: str(account.url) },
+    media: media.length ? media : null,
+    kudos: kudos('pixelfed', { likes: favourites, shares: reblogs, comments: replies }, { favourites, reblogs, replies }),
+    ...(lang && { language: lang }),
+  };
+}
+
+/** The account id of `acct` on the instance. @throws {SourceError} permanent when the instance answers without one. */
+async function lookup(ctx: CollectContext, origin: string, acct: string): Promise<string> {
+  const { body } = await getJson(ctx, `${origin}/api/v1/accounts/lookup?${new URLSearchParams({ acct })}`, authorizationFor(ctx.services.pixelfed, origin));
+  const id = idOf(obj(body).id);
+  if (!id) throw new SourceError(`pixelfed account ${acct} not found`, { permanent: true });
+  return id;
+}
+
+/** The Pixelfed connector; see the module docstring. State: `{minId, accountId, accountOf}`. */
+export const pixelfed: Connector = {
+  service: 'pixelfed',
+  async collect(input, state, ctx) {
+    const { origin, host, name } = parsePixelfedInput(input.type, input.input);
+    let accountId: string | null = null;
+    let list: string;
+    if (input.type === 'user') {
+      accountId = state.accountOf === input.input && typeof state.accountId === 'string' ? state.accountId : await lookup(ctx, origin, name);
+      list = `${origin}/api/v1/accounts/${encodeURIComponent(accountId)}/statuses?limit=${STATUS_PAGE}&exclude_replies=true`;
+    } else {
+      list = `${origin}/api/v1/timelines/tag/${encodeURIComponent(name)}?limit=${STATUS_PAGE}`;
+    }
+    const { items, minId, nextRunAt } = await readStatusPages(ctx, {
+      list, origin, host, service: 'pixelfed', headers: authorizationFor(ctx.services.pixelfed, origin), minId: typeof state.minId === 'string' ? state.minId : null,
+    }, (status) => pixelfedItem(status, host));
+    const next = { ...(minId && { minId }), ...(accountId && { accountId, accountOf: input.input }) };
+    return { items, state: next, ...(nextRunAt && { nextRunAt }) };
+  },
+};
