@@ -107,7 +107,8 @@ describe('lemmy', () => {
       type: 'status',
       title: 'Which e-reader lets you sideload EPUB without an account?',
       // Markdown shown as written, escaped (the script is text), links made links.
-      text: "<p>I&#39;m looking for an e-reader that works **offline**.</p>\n<p>I tried a few; see <a href=\"https://wiki.example.net/e-readers\" rel=\"nofollow noopener\">https://wiki.example.net/e-readers</a> for my notes.<br>\nAny tips? &lt;script&gt;alert(1)&lt;/script&gt;</p>",
+      // Markdown rendered (lib/markdown.ts): emphasis, the bare URL a link, the raw HTML text.
+      text: "<p>I'm looking for an e-reader that works <strong>offline</strong>.</p>\n<p>I tried a few; see <a href=\"https://wiki.example.net/e-readers\">https://wiki.example.net/e-readers</a> for my notes.\nAny tips? &lt;script&gt;alert(1)&lt;/script&gt;</p>",
       tags: ['technology'],
       url: 'https://lemmy.world/post/31876511',
       date: '2026-08-01T07:40:58.770Z',

@@ -21,7 +21,8 @@
  */
 import { SourceError, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
-import { escapeHtml, httpUrl, idOf, image, isoDate, itemUrl, kudos, linkify, num, obj, objs, str, type Json } from '../kit/normalize.ts';
+import { markdownHtml } from '../../lib/markdown.ts';
+import { escapeHtml, httpUrl, idOf, image, isoDate, itemUrl, kudos, num, obj, objs, str, type Json } from '../kit/normalize.ts';
 import { getJson, rateLimitResetMs, type JsonResponse } from '../kit/http.ts';
 import { parseInstanceInput, type InstanceInput } from '../kit/instance.ts';
 
@@ -53,12 +54,9 @@ export function parseLemmyInput(type: string, input: string): InstanceInput {
 /** Whether `url` names an image file by its extension (Lemmy's own test of an image post, lemmy-ui `isImage`). */
 const isImageUrl = (url: string) => /\.(jpe?g|png|gif|webp|avif|bmp|svg)$/i.test(new URL(url).pathname);
 
-/**
- * A post's Markdown body as HTML: escaped text with its links (`linkify`), paragraphs at blank
- * lines. Markdown markup is shown as written (no Markdown renderer is a dependency yet).
- */
+/** A post's Markdown body as item HTML (lib/markdown.ts: CommonMark, raw HTML off, the item allow-list). */
 export function bodyHtml(markdown: string): string {
-  return markdown.trim().split(/\r?\n\s*\r?\n/).map((para) => `<p>${linkify(para.trim())}</p>`).join('\n');
+  return markdownHtml(markdown);
 }
 
 /**
