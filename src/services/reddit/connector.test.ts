@@ -243,9 +243,10 @@ describe('reddit: items field by field', () => {
 describe('reddit: failures', () => {
   const failing = (answer: FakeResponse) => serve(() => answer);
   it.each([
-    { name: 'private subreddit (403, reason private)', answer: { status: 403, body: fixtureJson('reddit', 'private_403.json') }, message: 'HTTP 403: Forbidden (private)', permanent: true },
-    { name: 'quarantined subreddit (403)', answer: reply(cassette('quarantined_403_cassette.json')[0]!), message: 'HTTP 403: Forbidden', permanent: true },
-    { name: 'not found (404)', answer: reply(cassette('not_found_404_cassette.json')[1]!), message: 'HTTP 404: Not Found', permanent: true },
+    { name: 'private subreddit (403, reason private)', answer: { status: 403, body: fixtureJson('reddit', 'private_403.json') }, message: 'reddit r/all is not readable: private (status 403)', permanent: true },
+    { name: 'quarantined subreddit (403)', answer: reply(cassette('quarantined_403_cassette.json')[0]!), message: 'reddit r/all is not readable (status 403)', permanent: true },
+    { name: 'not found (404)', answer: reply(cassette('not_found_404_cassette.json')[1]!), message: 'reddit r/all was not found (status 404)', permanent: true },
+    { name: 'banned subreddit (404, reason banned)', answer: { status: 404, body: { reason: 'banned', message: 'Not Found', error: 404 } }, message: 'reddit r/all was not found: banned (status 404)', permanent: true },
     { name: 'an answer that is no listing', answer: { body: { kind: 't5', data: {} } }, message: 'reddit answered without a listing', permanent: false },
     { name: 'a 500', answer: { status: 500, body: 'oops' }, message: 'HTTP 500', permanent: false },
   ])('$name', async ({ answer, message, permanent }) => {

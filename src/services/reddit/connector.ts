@@ -20,8 +20,8 @@
  *   with less than one request remaining sets the input's next poll to the reset and holds every
  *   poll with that app in this process until then (a SourceError with `retryAfterMs`, nothing
  *   asked); a 429 waits for the reset the same way.
- * - 401 (after a new token), 403 (private, quarantined, banned) and 404 are permanent, with
- *   Reddit's `message` and `reason` in the error.
+ * - 401 (after a new token) is permanent, and the credential's fault; 403 (private, quarantined,
+ *   banned) and 404 are permanent and the input's (`listingRefused`), with Reddit's `reason`.
  * - Every request sends a User-Agent as Reddit's API rules ask
  *   (`<platform>:<app ID>:<version> (by /u/<username>)`, https://github.com/reddit-archive/reddit/wiki/API).
  *
@@ -123,7 +123,7 @@ function spend(app: App, until: number): void {
  * rate limit throws before asking; a 429 or a success with nothing left spends it until the reset.
  * Returns the response and the earliest next poll when the limit is spent.
  */
-async function read(ctx: CollectContext, app: App, path: string): Promise<{ response: JsonResponse; nextRunAt?: number }> {
+async function read(ctx: CollectContext, app: App, path: string, label: string): Promise<{ response: JsonResponse; nextRunAt?: number }> {
   const spentUntil = apps.get(app.key)?.spentUntil ?? 0;
   if (spentUntil > ctx.now) {
     throw new SourceError(`reddit rate limit spent until ${new Date(spentUntil).toISOString()}`, { retryAfterMs: spentUntil - ctx.now });
@@ -132,6 +132,7 @@ async function read(ctx: CollectContext, app: App, path: string): Promise<{ resp
   const once = async (token: string) => getJson(ctx, url, { authorization: `Bearer ${token}`, 'user-agent': app.userAgent }, detail, {
     classify: ({ status, headers, body }) => {
       if (status === 401) return new TokenRefused(`HTTP 401${detail(body) ? `: ${detail(body)}` : ''}`, { permanent: true });
+      if (status === 403 || status === 404) return listingRefused(label, status, body);
       if (status !== 429) return undefined;
       const wait = rateLimitResetMs(headers, ctx.now);
       if (wait !== undefined) spend(app, ctx.now + wait);
@@ -151,6 +152,18 @@ async function read(ctx: CollectContext, app: App, path: string): Promise<{ resp
   const nextRunAt = quotaExhaustedUntil(response.headers, ctx.now);
   if (nextRunAt !== undefined) spend(app, nextRunAt);
   return { response, ...(nextRunAt !== undefined && { nextRunAt }) };
+}
+
+/**
+ * A listing Reddit will not show (403: a private, quarantined or banned subreddit, a suspended
+ * user; 404: none of that name) as the input's permanent failure, with Reddit's `reason`. Worded
+ * without `HTTP 403` or `Forbidden`: the collector takes those for a refused credential
+ * (`collect/credentials.ts` `isCredentialFailure`), and the app's token is not at fault here.
+ */
+function listingRefused(label: string, status: number, body: unknown): SourceError {
+  const reason = str(obj(body).reason)?.toLowerCase().replace(/[^a-z0-9_ -]/g, '').slice(0, 60);
+  const what = status === 404 ? 'was not found' : 'is not readable';
+  return new SourceError(`reddit ${label} ${what}${reason ? `: ${reason}` : ''} (status ${status})`, { permanent: true });
 }
 
 /** The `t3` posts of a listing answer, and its `before` (a fullname when there is more newer than its first post). @throws SourceError when the answer is no listing. */
@@ -175,6 +188,13 @@ function listingPath(input: { type: string; input: string }, params: Record<stri
     if (q) return `/search?${query({ q, sort: 'new', type: 'link' })}`;
   }
   throw new SourceError(`reddit cannot read ${input.type} input ${JSON.stringify(input.input.slice(0, 100))}`, { permanent: true });
+}
+
+/** How an input's listing is named in its failures: `r/<name>`, `u/<name>`, `search "<words>"`. */
+function labelOf(input: { type: string; input: string }): string {
+  if (input.type === 'subreddit') return `r/${subredditOf(input.input) ?? '?'}`;
+  if (input.type === 'user') return `u/${userOf(input.input) ?? '?'}`;
+  return `search ${JSON.stringify((queryOf(input.input) ?? '').slice(0, 100))}`;
 }
 
 const permalinkOf = (post: Json) => {
@@ -294,7 +314,7 @@ export const reddit: Connector = {
       const ids = askedIds(itemIds, ITEM_ID);
       if (!ids.length) return nothingLooked();
       const app = appOf(ctx);
-      const { response, nextRunAt } = await read(ctx, app, `/api/info?${new URLSearchParams({ id: ids.map((id) => `t3_${id}`).join(','), raw_json: '1' })}`);
+      const { response, nextRunAt } = await read(ctx, app, `/api/info?${new URLSearchParams({ id: ids.map((id) => `t3_${id}`).join(','), raw_json: '1' })}`, 'posts');
       const { posts } = listingOf(response.body);
       const gone: LookupResult['gone'] = new Map();
       for (const post of posts) {
@@ -310,7 +330,7 @@ export const reddit: Connector = {
     const app = appOf(ctx);
     let nextRunAt: number | undefined;
     const page = async (params: Record<string, string>) => {
-      const result = await read(ctx, app, listingPath(input, params));
+      const result = await read(ctx, app, listingPath(input, params), labelOf(input));
       if (result.nextRunAt !== undefined) nextRunAt = result.nextRunAt;
       return listingOf(result.response.body);
     };
