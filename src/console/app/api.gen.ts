@@ -361,7 +361,7 @@ export interface Paths {
         '201':
           | {
               _id: string;
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'reddit';
               type: string;
               input: string;
               contractId: string;
@@ -421,7 +421,7 @@ export interface Paths {
             }
           | {
               _id: string;
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'reddit';
               type: string;
               input: string;
               contractId: string;
@@ -482,7 +482,7 @@ export interface Paths {
       };
       requestBody:
         | {
-            service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+            service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'reddit';
             type: string;
             input: string;
             contractId: string;
@@ -501,7 +501,7 @@ export interface Paths {
           }
         | [
             {
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'reddit';
               type: string;
               input: string;
               contractId: string;
@@ -519,7 +519,7 @@ export interface Paths {
               interval?: number;
             },
             ...{
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'reddit';
               type: string;
               input: string;
               contractId: string;
@@ -542,7 +542,7 @@ export interface Paths {
       responses: {
         '200': {
           _id: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'reddit';
           type: string;
           input: string;
           contractId: string;
@@ -622,7 +622,7 @@ export interface Paths {
       responses: {
         '200': {
           _id: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'reddit';
           type: string;
           input: string;
           contractId: string;
@@ -686,7 +686,7 @@ export interface Paths {
       responses: {
         '200': {
           _id: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'reddit';
           type: string;
           input: string;
           contractId: string;
@@ -746,7 +746,7 @@ export interface Paths {
         };
       };
       requestBody: {
-        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'reddit';
         type: string;
         input: string;
         contractId?: string;
@@ -823,7 +823,7 @@ export interface Paths {
           error: string | null;
           input: {
             _id: string;
-            service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+            service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'reddit';
             type: string;
             input: string;
             contractId: string;
@@ -3125,12 +3125,14 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'reddit';
           default: boolean;
           expiresAt?: string;
           userId?: string;
           instance?: string;
           identifier?: string;
+          clientId?: string;
+          username?: string;
           /**
            * per secret field, a masked hint: its last 4 characters when it is long enough
            */
@@ -3174,11 +3176,24 @@ export interface Paths {
          * 24 lower-case hex characters
          */
         contractId: string;
-        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'reddit';
         default?: boolean;
         active?: boolean;
         [k: string]:
-          string | 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | boolean | undefined;
+          | string
+          | 'twitter'
+          | 'facebook'
+          | 'instagram'
+          | 'youtube'
+          | 'tumblr'
+          | 'vimeo'
+          | 'flickr'
+          | 'vk'
+          | 'mastodon'
+          | 'bluesky'
+          | 'reddit'
+          | boolean
+          | undefined;
       };
     };
     get: {
@@ -3198,12 +3213,14 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'reddit';
           default: boolean;
           expiresAt?: string;
           userId?: string;
           instance?: string;
           identifier?: string;
+          clientId?: string;
+          username?: string;
           /**
            * per secret field, a masked hint: its last 4 characters when it is long enough
            */
@@ -3272,12 +3289,14 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'reddit';
           default: boolean;
           expiresAt?: string;
           userId?: string;
           instance?: string;
           identifier?: string;
+          clientId?: string;
+          username?: string;
           /**
            * per secret field, a masked hint: its last 4 characters when it is long enough
            */
@@ -3330,12 +3349,14 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'reddit';
           default: boolean;
           expiresAt?: string;
           userId?: string;
           instance?: string;
           identifier?: string;
+          clientId?: string;
+          username?: string;
           /**
            * per secret field, a masked hint: its last 4 characters when it is long enough
            */
@@ -3376,11 +3397,24 @@ export interface Paths {
          * 24 lower-case hex characters
          */
         contractId?: string;
-        service?: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+        service?: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'reddit';
         default?: boolean;
         active?: boolean;
         [k: string]:
-          string | 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | boolean | undefined;
+          | string
+          | 'twitter'
+          | 'facebook'
+          | 'instagram'
+          | 'youtube'
+          | 'tumblr'
+          | 'vimeo'
+          | 'flickr'
+          | 'vk'
+          | 'mastodon'
+          | 'bluesky'
+          | 'reddit'
+          | boolean
+          | undefined;
       };
     };
     delete: {
@@ -5674,7 +5708,7 @@ export interface Paths {
         /**
          * The service the author publishes on
          */
-        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'reddit';
         /**
          * Exactly one of userid, username, name
          */
