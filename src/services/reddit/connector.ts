@@ -109,13 +109,23 @@ async function tokenOf(ctx: CollectContext, app: App, renew: boolean): Promise<s
   const token = str(obj(body).access_token);
   if (!token) throw new SourceError(`reddit app token refused: ${str(obj(body).error) ?? 'no access_token in the answer'}`, { permanent: true });
   const expiresIn = num(obj(body).expires_in) ?? 3600;
-  apps.set(app.key, { ...apps.get(app.key), token, until: ctx.now + Math.max(0, expiresIn * 1000 - TOKEN_MARGIN_MS) });
+  remember(app.key, { ...apps.get(app.key), token, until: ctx.now + Math.max(0, expiresIn * 1000 - TOKEN_MARGIN_MS) });
   return token;
+}
+
+/** At most this many apps are remembered (the oldest forgotten first: it asks a new token). */
+const MAX_APPS = 1000;
+
+/** Remembers `entry` for the app `key`, as the newest. */
+function remember(key: string, entry: { token?: string; until?: number; spentUntil?: number }): void {
+  apps.delete(key);
+  apps.set(key, entry);
+  if (apps.size > MAX_APPS) apps.delete(apps.keys().next().value!);
 }
 
 /** Holds the app's polls until `until` (ms) in this process. */
 function spend(app: App, until: number): void {
-  apps.set(app.key, { ...apps.get(app.key), spentUntil: Math.max(until, apps.get(app.key)?.spentUntil ?? 0) });
+  remember(app.key, { ...apps.get(app.key), spentUntil: Math.max(until, apps.get(app.key)?.spentUntil ?? 0) });
 }
 
 /**
