@@ -65,7 +65,6 @@ export function userOf(text: string): string | undefined {
 /** The search words of an input: trimmed, 1–512 characters without control characters; undefined otherwise. */
 export function queryOf(text: string): string | undefined {
   const value = text.trim();
-  // eslint-disable-next-line no-control-regex
   return value && value.length <= MAX_QUERY && !/[\u0000-\u001f\u007f]/.test(value) ? value : undefined;
 }
 
