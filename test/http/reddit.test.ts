@@ -3,10 +3,11 @@
  * created through HTTP, polled by the real collector against a local fake Reddit (real HTTP on
  * 127.0.0.1 serving the recorded PRAW cassettes) and a real database: the before cursor across two
  * polls, the app token kept between polls and asked again when revoked, the rate-limit headers
- * setting the next poll, and a private subreddit recorded on the input without failing the app's
- * credential.
+ * setting the next poll, a private subreddit recorded on the input without failing the app's
+ * credential, and the re-verification removing what Reddit says was removed.
  */
 import { describe, expect, it } from 'vitest';
+import { type ReverifyCounts, startReverify } from '../../src/collect/reverify.ts';
 import { startCollector } from '../../src/collect/scheduler.ts';
 import { type FakeRequest, type FakeResponse, fakeApi, fixtureJson } from '../fake-api.ts';
 import { build, buildTenant, changeInput, inputRow, type TestContext } from '../helper.ts';
@@ -40,9 +41,9 @@ async function fakeReddit(listing: (req: FakeRequest) => FakeResponse) {
 }
 
 let apps = 0;
-async function setUp(listing: (req: FakeRequest) => FakeResponse) {
+async function setUp(listing: (req: FakeRequest) => FakeResponse, env: Record<string, string> = {}) {
   const reddit = await fakeReddit(listing);
-  const ctx = await build({ REDDIT_API_URL: reddit.base, REDDIT_TOKEN_URL: `${reddit.base}/api/v1/access_token`, ALLOW_PRIVATE_FETCH: 'true' });
+  const ctx = await build({ REDDIT_API_URL: reddit.base, REDDIT_TOKEN_URL: `${reddit.base}/api/v1/access_token`, ALLOW_PRIVATE_FETCH: 'true', ...env });
   const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
   const tenant = await buildTenant(ctx.db);
   // Each test its own app: the token and a spent rate limit are kept per app in the process.
@@ -176,6 +177,38 @@ describe('reddit through the collector', () => {
       expect((await t.status(id)).lastError).toBe('reddit app token refused: HTTP 401: Unauthorized');
       expect(await t.health()).toMatchObject({ status: 'failed', lastError: 'reddit app token refused: HTTP 401: Unauthorized' });
     } finally {
+      await t.close();
+    }
+  });
+
+  it('re-verification reads the posts by fullname and removes those Reddit removed, with their reason', async () => {
+    const posts = (newPage!.body as { data: { children: { kind: string; data: Record<string, unknown> }[] } }).data.children;
+    const t = await setUp((req) => {
+      if (req.path !== '/api/info') return reply(newPage!);
+      const asked = req.query.get('id')!.split(',');
+      const answer = posts.filter((p) => asked.includes(`t3_${p.data.id as string}`)).map((p) => ({
+        kind: 't3', data: { ...p.data, ...(p.data.id === '5jo13y' && { removed_by_category: 'deleted' }), ...(p.data.id === '5jo13x' && { removed_by_category: 'moderator' }) },
+      }));
+      return { body: { kind: 'Listing', data: { children: answer } } };
+    }, { REVERIFY_REDDIT_DAYS: '0' });
+    const counts: ReverifyCounts = { requests: {}, checked: {}, removed: 0, updated: 0 };
+    const job = startReverify({ db: t.ctx.db, config: t.ctx.config, clock: () => Date.now() + 25 * 3600_000, counts }, 3_600_000);
+    try {
+      await t.create('subreddit', 'all');
+      await t.poll();
+      expect(await t.queue()).toHaveLength(10);
+      await job.tick();
+      const lookups = t.reddit.requests.filter((r) => r.path === '/api/info');
+      expect(lookups).toHaveLength(1);
+      expect(lookups[0]!.query.get('id')!.split(',').sort()).toEqual(posts.map((p) => `t3_${p.data.id as string}`).sort());
+      const queue = (await t.ctx.app.inject(`/v1/queue/${t.tenant.contract.slug}?q=${t.tenant.collection.slug}&since=0&count=100&access_token=${t.tenant.token}`)).json() as { id: string; state: string; removedReason?: string }[];
+      const byId = new Map(queue.map((item) => [item.id, item]));
+      expect(byId.get('reddit_5jo13y')).toMatchObject({ state: 'removed', removedReason: 'deleted' });
+      expect(byId.get('reddit_5jo13x')).toMatchObject({ state: 'removed', removedReason: 'gone' });
+      expect(queue.filter((item) => item.state === 'removed')).toHaveLength(2);
+      expect(counts.removed).toBe(2);
+    } finally {
+      await job.stop();
       await t.close();
     }
   });
