@@ -4,10 +4,10 @@
  * and the check of an input, with the parsing of an input's text that the connector shares.
  * Listed in `../table.ts`.
  *
- * Names: a subreddit is 2–21 letters, digits or `_` (reddit's `subreddit_name` rule, r2
- * `validate.py` `chkuser`/`VSubredditName`), a user 3–20 letters, digits, `_` or `-`
- * (https://www.reddit.com/register rules); a search query at most 512 characters (the `q` limit of
- * `GET /search`, https://www.reddit.com/dev/api#GET_search).
+ * Names (reddit's open-source r2, `r2/lib/validator`): a subreddit is letters, digits or `_`,
+ * not starting with `_`, 3–21 characters for new ones (`subreddit_rx`) and 2 for a few old ones
+ * (r/tv, r/de), so 2–21 are taken; a user 3–20 letters, digits, `_` or `-` (`user_rx`); a search
+ * query at most 512 characters (the `q` of `GET /search`, https://www.reddit.com/dev/api#GET_search).
  */
 import { type ServiceRow, secret, plain, optional } from '../kit/row.ts';
 
