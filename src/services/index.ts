@@ -22,9 +22,10 @@ import { vk } from './vk/index.ts';
 import { youtube } from './youtube/index.ts';
 import { pixelfed } from './pixelfed/index.ts';
 import { lemmy } from './lemmy/index.ts';
+import { reddit } from './reddit/index.ts';
 
 /** The modules, by service name. */
-const MODULES: { readonly [S in Service]: ServiceModule<S> } = Object.freeze({ twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy });
+const MODULES: { readonly [S in Service]: ServiceModule<S> } = Object.freeze({ twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy, reddit });
 
 /** The modules in the table's order. */
 export const SERVICE_MODULES: readonly ServiceModule<Service>[] = Object.values(MODULES);

@@ -23,6 +23,7 @@ import { row as mastodon } from './mastodon/row.ts';
 import { row as bluesky } from './bluesky/row.ts';
 import { row as pixelfed } from './pixelfed/row.ts';
 import { row as lemmy } from './lemmy/row.ts';
+import { row as reddit } from './reddit/row.ts';
 
 export type { ServiceRow } from './kit/row.ts';
 
@@ -30,7 +31,7 @@ export type { ServiceRow } from './kit/row.ts';
  * The service table: each service's row, from its folder. Base URL defaults are the vendors'
  * public API addresses (see each connector's docstring for the vendor document).
  */
-export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy } as const satisfies Record<string, ServiceRow>;
+export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy, reddit } as const satisfies Record<string, ServiceRow>;
 
 export type Service = keyof typeof SERVICES;
 

@@ -52,6 +52,10 @@ const mastodonMedia = fixtureJson('mastodon', 'status_with_media_cassette.json')
 const album = fixtureJson('facebook', 'post_album_attachments.json');
 const channels = fixtureJson('youtube', 'channels_list_contentDetails.json');
 const tumblrPosts = fixtureJson('tumblr', 'blog_likes_legacy_posts.json').liked_posts;
+const reddit = (file: string, at = 1) => fixtureJson('reddit', file)[at];
+/** A fake Reddit: its recorded app token, and `listing` (a recorded interaction's body; a comments answer's first listing) for the rest. */
+const redditListing = (interaction: { body: unknown }) => (req: FakeRequest): FakeResponse =>
+  req.path === '/api/v1/access_token' ? { body: reddit('r_all_new_before_cassette.json', 0).body } : { body: Array.isArray(interaction.body) ? interaction.body[0] : interaction.body };
 
 const cases: Case[] = [
   { name: 'twitter keyword search', input: { service: 'twitter', type: 'keyword', input: 'snowman' }, respond: () => json('twitter', 'search_recent_with_includes_docs_sample.json') },
@@ -95,6 +99,12 @@ const cases: Case[] = [
   { name: 'tumblr user', input: { service: 'tumblr', type: 'user', input: 'sashalre' }, respond: () => ({ body: { meta: { status: 200, msg: 'OK' }, response: { posts: tumblrPosts } } }) },
   { name: 'vimeo user', input: { service: 'vimeo', type: 'user', input: 'stevieeatsworms' }, respond: () => ({ body: { total: 1, page: 1, per_page: 50, paging: { next: null, previous: null }, data: [vimeoVideo] } }) },
   { name: 'flickr user', input: { service: 'flickr', type: 'user', input: '35034346050@N01' }, respond: () => json('flickr', 'people_getPhotos.json') },
+  { name: 'reddit subreddit new', input: { service: 'reddit', type: 'subreddit', input: 'all' }, respond: redditListing(reddit('r_all_new_before_cassette.json')) },
+  { name: 'reddit subreddit new (before page)', input: { service: 'reddit', type: 'subreddit', input: 'all' }, respond: redditListing(reddit('r_all_new_before_cassette.json', 2)) },
+  { name: 'reddit search', input: { service: 'reddit', type: 'search', input: 'praw oauth search' }, respond: redditListing(reddit('search_cassette.json')) },
+  { name: 'reddit user submitted', input: { service: 'reddit', type: 'user', input: 'spez' }, respond: redditListing(reddit('user_submitted_new_cassette.json')) },
+  { name: 'reddit gallery', input: { service: 'reddit', type: 'subreddit', input: 'pics' }, respond: redditListing(reddit('gallery_submission_cassette.json', 0)) },
+  { name: 'reddit video', input: { service: 'reddit', type: 'subreddit', input: 'videos' }, respond: redditListing(reddit('video_submission_cassette.json', 0)) },
   { name: 'bluesky author feed', input: { service: 'bluesky', type: 'user', input: 'test.marshal.dev' }, respond: () => ({ body: { feed: [{ post: blueskyPost }] } }) },
 ];
 
@@ -107,6 +117,7 @@ const env = (base: string) => ({
   VIMEO_API_URL: base, VIMEO_ACCESS_TOKEN: 't',
   FLICKR_API_URL: `${base}/services/rest`, FLICKR_FEED_URL: `${base}/feed.gne`, FLICKR_API_KEY: 't',
   BLUESKY_API_URL: `${base}/appview`, BLUESKY_PDS_URL: `${base}/pds`,
+  REDDIT_API_URL: base, REDDIT_TOKEN_URL: `${base}/api/v1/access_token`, REDDIT_CLIENT_ID: 'c', REDDIT_CLIENT_SECRET: 's',
 });
 
 async function collect(input: Omit<SourceInput, 'id'>, withEnv: Record<string, string> = {}): Promise<ContentItem[]> {

@@ -362,7 +362,20 @@ export interface Paths {
           | {
               _id: string;
               service:
-                'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
+                | 'twitter'
+                | 'facebook'
+                | 'instagram'
+                | 'youtube'
+                | 'tumblr'
+                | 'vimeo'
+                | 'flickr'
+                | 'vk'
+                | 'rss'
+                | 'mastodon'
+                | 'bluesky'
+                | 'pixelfed'
+                | 'lemmy'
+                | 'reddit';
               type: string;
               input: string;
               contractId: string;
@@ -423,7 +436,20 @@ export interface Paths {
           | {
               _id: string;
               service:
-                'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
+                | 'twitter'
+                | 'facebook'
+                | 'instagram'
+                | 'youtube'
+                | 'tumblr'
+                | 'vimeo'
+                | 'flickr'
+                | 'vk'
+                | 'rss'
+                | 'mastodon'
+                | 'bluesky'
+                | 'pixelfed'
+                | 'lemmy'
+                | 'reddit';
               type: string;
               input: string;
               contractId: string;
@@ -485,7 +511,20 @@ export interface Paths {
       requestBody:
         | {
             service:
-              'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
+              | 'twitter'
+              | 'facebook'
+              | 'instagram'
+              | 'youtube'
+              | 'tumblr'
+              | 'vimeo'
+              | 'flickr'
+              | 'vk'
+              | 'rss'
+              | 'mastodon'
+              | 'bluesky'
+              | 'pixelfed'
+              | 'lemmy'
+              | 'reddit';
             type: string;
             input: string;
             contractId: string;
@@ -505,7 +544,20 @@ export interface Paths {
         | [
             {
               service:
-                'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
+                | 'twitter'
+                | 'facebook'
+                | 'instagram'
+                | 'youtube'
+                | 'tumblr'
+                | 'vimeo'
+                | 'flickr'
+                | 'vk'
+                | 'rss'
+                | 'mastodon'
+                | 'bluesky'
+                | 'pixelfed'
+                | 'lemmy'
+                | 'reddit';
               type: string;
               input: string;
               contractId: string;
@@ -524,7 +576,20 @@ export interface Paths {
             },
             ...{
               service:
-                'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
+                | 'twitter'
+                | 'facebook'
+                | 'instagram'
+                | 'youtube'
+                | 'tumblr'
+                | 'vimeo'
+                | 'flickr'
+                | 'vk'
+                | 'rss'
+                | 'mastodon'
+                | 'bluesky'
+                | 'pixelfed'
+                | 'lemmy'
+                | 'reddit';
               type: string;
               input: string;
               contractId: string;
@@ -548,7 +613,20 @@ export interface Paths {
         '200': {
           _id: string;
           service:
-            'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
+            | 'twitter'
+            | 'facebook'
+            | 'instagram'
+            | 'youtube'
+            | 'tumblr'
+            | 'vimeo'
+            | 'flickr'
+            | 'vk'
+            | 'rss'
+            | 'mastodon'
+            | 'bluesky'
+            | 'pixelfed'
+            | 'lemmy'
+            | 'reddit';
           type: string;
           input: string;
           contractId: string;
@@ -629,7 +707,20 @@ export interface Paths {
         '200': {
           _id: string;
           service:
-            'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
+            | 'twitter'
+            | 'facebook'
+            | 'instagram'
+            | 'youtube'
+            | 'tumblr'
+            | 'vimeo'
+            | 'flickr'
+            | 'vk'
+            | 'rss'
+            | 'mastodon'
+            | 'bluesky'
+            | 'pixelfed'
+            | 'lemmy'
+            | 'reddit';
           type: string;
           input: string;
           contractId: string;
@@ -694,7 +785,20 @@ export interface Paths {
         '200': {
           _id: string;
           service:
-            'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
+            | 'twitter'
+            | 'facebook'
+            | 'instagram'
+            | 'youtube'
+            | 'tumblr'
+            | 'vimeo'
+            | 'flickr'
+            | 'vk'
+            | 'rss'
+            | 'mastodon'
+            | 'bluesky'
+            | 'pixelfed'
+            | 'lemmy'
+            | 'reddit';
           type: string;
           input: string;
           contractId: string;
@@ -755,7 +859,20 @@ export interface Paths {
       };
       requestBody: {
         service:
-          'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
+          | 'twitter'
+          | 'facebook'
+          | 'instagram'
+          | 'youtube'
+          | 'tumblr'
+          | 'vimeo'
+          | 'flickr'
+          | 'vk'
+          | 'rss'
+          | 'mastodon'
+          | 'bluesky'
+          | 'pixelfed'
+          | 'lemmy'
+          | 'reddit';
         type: string;
         input: string;
         contractId?: string;
@@ -833,7 +950,20 @@ export interface Paths {
           input: {
             _id: string;
             service:
-              'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
+              | 'twitter'
+              | 'facebook'
+              | 'instagram'
+              | 'youtube'
+              | 'tumblr'
+              | 'vimeo'
+              | 'flickr'
+              | 'vk'
+              | 'rss'
+              | 'mastodon'
+              | 'bluesky'
+              | 'pixelfed'
+              | 'lemmy'
+              | 'reddit';
             type: string;
             input: string;
             contractId: string;
@@ -3135,12 +3265,14 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed' | 'reddit';
           default: boolean;
           expiresAt?: string;
           userId?: string;
           instance?: string;
           identifier?: string;
+          clientId?: string;
+          username?: string;
           /**
            * per secret field, a masked hint: its last 4 characters when it is long enough
            */
@@ -3184,7 +3316,7 @@ export interface Paths {
          * 24 lower-case hex characters
          */
         contractId: string;
-        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed';
+        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed' | 'reddit';
         default?: boolean;
         active?: boolean;
         [k: string]:
@@ -3200,6 +3332,7 @@ export interface Paths {
           | 'mastodon'
           | 'bluesky'
           | 'pixelfed'
+          | 'reddit'
           | boolean
           | undefined;
       };
@@ -3221,12 +3354,14 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed' | 'reddit';
           default: boolean;
           expiresAt?: string;
           userId?: string;
           instance?: string;
           identifier?: string;
+          clientId?: string;
+          username?: string;
           /**
            * per secret field, a masked hint: its last 4 characters when it is long enough
            */
@@ -3295,12 +3430,14 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed' | 'reddit';
           default: boolean;
           expiresAt?: string;
           userId?: string;
           instance?: string;
           identifier?: string;
+          clientId?: string;
+          username?: string;
           /**
            * per secret field, a masked hint: its last 4 characters when it is long enough
            */
@@ -3353,12 +3490,14 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed' | 'reddit';
           default: boolean;
           expiresAt?: string;
           userId?: string;
           instance?: string;
           identifier?: string;
+          clientId?: string;
+          username?: string;
           /**
            * per secret field, a masked hint: its last 4 characters when it is long enough
            */
@@ -3399,7 +3538,7 @@ export interface Paths {
          * 24 lower-case hex characters
          */
         contractId?: string;
-        service?: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed';
+        service?: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed' | 'reddit';
         default?: boolean;
         active?: boolean;
         [k: string]:
@@ -3415,6 +3554,7 @@ export interface Paths {
           | 'mastodon'
           | 'bluesky'
           | 'pixelfed'
+          | 'reddit'
           | boolean
           | undefined;
       };
@@ -5711,7 +5851,20 @@ export interface Paths {
          * The service the author publishes on
          */
         service:
-          'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'pixelfed' | 'lemmy';
+          | 'twitter'
+          | 'facebook'
+          | 'instagram'
+          | 'youtube'
+          | 'tumblr'
+          | 'vimeo'
+          | 'flickr'
+          | 'vk'
+          | 'rss'
+          | 'mastodon'
+          | 'bluesky'
+          | 'pixelfed'
+          | 'lemmy'
+          | 'reddit';
         /**
          * Exactly one of userid, username, name
          */

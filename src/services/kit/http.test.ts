@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceResponse } from '../connector.ts';
-import { getJson, parseJson, rateLimitResetMs, requireSetting, retryAfterMs } from './http.ts';
+import { getJson, parseJson, quotaExhaustedUntil, rateLimitResetMs, requireSetting, retryAfterMs } from './http.ts';
 
 describe('retryAfterMs', () => {
   const now = Date.parse('Wed, 21 Oct 2015 07:26:00 GMT');
@@ -27,6 +27,22 @@ describe('rateLimitResetMs', () => {
     [{ 'x-ratelimit-reset': String(now / 1000 - 5) }, 0],
     [{}, undefined],
   ])('%j → %j', (headers, expected) => expect(rateLimitResetMs(headers as Record<string, string>, now)).toBe(expected));
+});
+
+describe('quotaExhaustedUntil', () => {
+  const now = 1_700_000_000_000;
+  it.each([
+    [{ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' }, now + 60_000],
+    // Reddit sends the remaining requests as a decimal (`0.0`, `598.0`): nothing left is less than one.
+    [{ 'x-ratelimit-remaining': '0.0', 'x-ratelimit-reset': '412' }, now + 412_000],
+    [{ 'x-ratelimit-remaining': '0.4', 'x-ratelimit-reset': '30' }, now + 30_000],
+    [{ 'x-ratelimit-remaining': '598.0', 'x-ratelimit-reset': '412' }, undefined],
+    [{ 'ratelimit-remaining': '0', 'ratelimit-reset': '5' }, now + 5_000],
+    [{ 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '60' }, undefined],
+    [{ 'x-ratelimit-remaining': '', 'x-ratelimit-reset': '60' }, undefined],
+    [{ 'x-ratelimit-remaining': 'none', 'x-ratelimit-reset': '60' }, undefined],
+    [{ 'x-ratelimit-remaining': '0.0' }, undefined],
+  ])('%j → %j', (headers, expected) => expect(quotaExhaustedUntil(headers as Record<string, string>, now)).toBe(expected));
 });
 
 describe('getJson', () => {

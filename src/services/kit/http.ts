@@ -41,11 +41,12 @@ export function rateLimitResetMs(headers: Record<string, string>, now: number): 
 
 /**
  * The earliest next poll (epoch ms) when a successful response says the quota is used up
- * (`x-ratelimit-remaining` or `ratelimit-remaining` is 0) and names its reset; else undefined.
+ * (`x-ratelimit-remaining` or `ratelimit-remaining` less than one: `0`, or Reddit's decimal `0.0`)
+ * and names its reset; else undefined.
  */
 export function quotaExhaustedUntil(headers: Record<string, string>, now: number): number | undefined {
   const remaining = (headers['x-ratelimit-remaining'] ?? headers['x-rate-limit-remaining'] ?? headers['ratelimit-remaining'])?.trim();
-  if (remaining !== '0') return undefined;
+  if (!remaining || !/^\d+(\.\d+)?$/.test(remaining) || Number(remaining) >= 1) return undefined;
   const wait = rateLimitResetMs(headers, now);
   return wait === undefined ? undefined : now + wait;
 }
