@@ -6,7 +6,9 @@
  * - `playlist`: playlistItems.list (one page of 25, `If-None-Match` with the last ETag), then
  *   videos.list for the ids not seen on the previous poll (tags, duration, statistics, location);
  * - `keyword`: search.list `q` by date; `location`: search.list `location`/`locationRadius`; both
- *   send `publishedAfter` = the newest date seen, then videos.list.
+ *   send `publishedAfter` = the newest date seen, then videos.list;
+ * - `live` (a video id, or a channel's current broadcast): liveChatMessages.list page after page at
+ *   the API's `pollingIntervalMillis` (`liveChat`, docs/services.md#youtube-live-chat).
  * Without a key, `channel` and `playlist` read the keyless Atom feed (YOUTUBE_FEED_URL with
  * `channel_id` / `playlist_id`: the latest 15 videos, views and likes from media:statistics and
  * media:starRating); `keyword`, `user` and `location` report "not configured" naming the key.

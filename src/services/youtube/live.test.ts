@@ -10,6 +10,8 @@ import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
 import { untilQuotaReset, youtube } from './connector.ts';
 import { row } from './row.ts';
+import { urlKeys } from '../../lib/item-keys.ts';
+import { ownsEntries } from '../table.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const api = useFakeApi();
@@ -94,6 +96,11 @@ describe('youtube live: the chat', () => {
     expect(first.pollAfterMs).toBe(8000);
     expect(first.title).toBe('lofi hip hop radio - beats to relax/study to');
     expect(first.deleted).toBeUndefined();
+    // Hostile: the messages of one chat must not be merged as duplicates by a shared URL (the
+    // video's watch page would make them all one card): their URL is their author's page, which
+    // de-duplication leaves out; a link in the text is still what a message shares.
+    expect(urlKeys(text!, ownsEntries).urls).toEqual([]);
+    expect(urlKeys(superChat!, ownsEntries).urls).toEqual(['https://example.org/tips']);
 
     // The next poll reads only the chat, from the page token; a deleted message is named as deleted.
     api.requests.length = 0;
