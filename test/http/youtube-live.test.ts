@@ -163,6 +163,22 @@ describe('youtube live chat through the collector', () => {
     expect(Date.parse(missing.input.status.nextRun!)).toBeGreaterThan(missing.after + 300 * 24 * 3600_000); // parked until changed
   });
 
+  it('an expired or revoked token (401): the input is parked saying so and the credential marked failed; a members-only chat leaves the credential alone', async () => {
+    const expired = { error: { code: 401, message: 'Request had invalid authentication credentials.', errors: [{ reason: 'authError', domain: 'global' }] } };
+    const { ctx, tenant, credential } = await setUp(youtubeLive(() => ({ status: 401, body: expired })));
+    const id = await createLive(ctx, tenant, VIDEO);
+    const failed = await poll(ctx, tenant, id);
+    expect(failed).toMatchObject({ status: 'error', error: 'HTTP 401: authError: Request had invalid authentication credentials.' });
+    expect(Date.parse(failed.input.status.nextRun!)).toBeGreaterThan(failed.after + 300 * 24 * 3600_000);
+    expect((await call(ctx, tenant, 'GET', `/collection/credentials/${credential}`)).json().health).toMatchObject({ status: 'failed' });
+
+    const members = { error: { code: 403, message: 'forbidden', errors: [{ reason: 'forbidden', domain: 'youtube.liveChat' }] } };
+    const fresh = await setUp(youtubeLive(() => ({ status: 403, body: members })));
+    const other = await createLive(fresh.ctx, fresh.tenant, VIDEO);
+    expect(await poll(fresh.ctx, fresh.tenant, other)).toMatchObject({ status: 'error', error: `the live chat of youtube video ${VIDEO} is closed to this reader (members only or private)` });
+    expect((await call(fresh.ctx, fresh.tenant, 'GET', `/collection/credentials/${fresh.credential}`)).json().health).toMatchObject({ status: 'ok' });
+  });
+
   it("a channel: its current broadcast found by search (100 units), none now said in the status and looked for again", async () => {
     const { api, ctx, tenant, credential } = await setUp(youtubeLive());
     const id = await createLive(ctx, tenant, 'UCSJ4gkVC6NrvII8umztf0Ow');
