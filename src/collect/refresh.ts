@@ -49,6 +49,8 @@ const MAX_BACKOFF_S = 3600;
  * poll it back to back, each poll spending quota.
  */
 export const SOURCE_POLL_MIN_MS = 5_000;
+/** The longest a source's own wait is taken (ms): a day, POLL_INTERVAL_MAX's ceiling, so that no answer parks an input. */
+const SOURCE_POLL_MAX_MS = 86_400_000;
 /** A permanent failure parks the input this long; changing the input makes it due at once. */
 const PARKED_MS = 365 * 24 * 3600 * 1000;
 
@@ -162,12 +164,12 @@ async function removeDeleted(db: Db, input: InputRow, deleted: string[] | undefi
 
 /**
  * Ms from the end of a successful poll to the next: the source's own wait (`pollAfterMs`, YouTube
- * live chat's `pollingIntervalMillis`) when it gave one, held at `SOURCE_POLL_MIN_MS` or more;
- * else the input's interval (`pollInterval`, s).
+ * live chat's `pollingIntervalMillis`) when it gave one, held within `SOURCE_POLL_MIN_MS` and a
+ * day; else the input's interval (`pollInterval`, s).
  */
 export function nextPollDelayMs(pollInterval: number, pollAfterMs?: number): number {
   if (pollAfterMs === undefined || !Number.isFinite(pollAfterMs)) return nextDelaySeconds(pollInterval, 0) * 1000;
-  return Math.max(SOURCE_POLL_MIN_MS, Math.ceil(pollAfterMs));
+  return Math.min(SOURCE_POLL_MAX_MS, Math.max(SOURCE_POLL_MIN_MS, Math.ceil(pollAfterMs)));
 }
 
 /** The status a successful poll started at `now` and finished at `finished` (ms) records (`recordPollSuccess`). */
