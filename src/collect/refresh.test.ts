@@ -11,7 +11,7 @@ import { build, buildItem, buildTenant, type TestContext, inputRow } from '../..
 import { loadConfig } from '../config.ts';
 import { storeItems } from '../store/items/write.ts';
 import { createFetcher } from './fetch.ts';
-import { nextDelaySeconds, refreshInput } from './refresh.ts';
+import { nextDelaySeconds, nextPollDelayMs, refreshInput, SOURCE_POLL_MIN_MS } from './refresh.ts';
 import { startCollector } from './scheduler.ts';
 import { ownsEntries } from '../services/table.ts';
 
@@ -84,6 +84,20 @@ describe('nextDelaySeconds', () => {
   ])('poll every %i s, %i failures, Retry-After %i ms → %i s', (interval, failures, retryAfter, expected) => {
     expect(nextDelaySeconds(interval, failures, retryAfter)).toBe(expected);
   });
+});
+
+describe('nextPollDelayMs: a source\'s own wait (CollectResult.pollAfterMs) replaces the interval, held between 5 s and a day', () => {
+  it.each<[string, number | undefined, number]>([
+    ['none: the interval', undefined, 300_000],
+    ['8 s (YouTube live chat)', 8000, 8000],
+    ['longer than the interval: as the source says', 600_000, 600_000],
+    ['0: the minimum', 0, SOURCE_POLL_MIN_MS],
+    ['negative: the minimum', -1000, SOURCE_POLL_MIN_MS],
+    ['a fraction: rounded up', 5000.2, 5001],
+    ['not a number: the interval', Number.NaN, 300_000],
+    ['infinite: the interval', Number.POSITIVE_INFINITY, 300_000],
+    ['ten years: a day at most', 10 * 365 * 86_400_000, 86_400_000],
+  ])('%s', (_name, pollAfterMs, delay) => expect(nextPollDelayMs(300, pollAfterMs)).toBe(delay));
 });
 
 describe('refreshInput', () => {

@@ -43,6 +43,14 @@ import { openQuotaGate, QuotaWait } from './quotas.ts';
 import { ownsEntries } from '../services/table.ts';
 
 const MAX_BACKOFF_S = 3600;
+/**
+ * The soonest a source may ask to be polled again after a poll ends (`CollectResult.pollAfterMs`,
+ * ms; docs/services.md#polling): a source answering 0 (or a tiny wait) cannot make the collector
+ * poll it back to back, each poll spending quota.
+ */
+export const SOURCE_POLL_MIN_MS = 5_000;
+/** The longest a source's own wait is taken (ms): a day, POLL_INTERVAL_MAX's ceiling, so that no answer parks an input. */
+const SOURCE_POLL_MAX_MS = 86_400_000;
 /** A permanent failure parks the input this long; changing the input makes it due at once. */
 const PARKED_MS = 365 * 24 * 3600 * 1000;
 
@@ -154,13 +162,23 @@ async function removeDeleted(db: Db, input: InputRow, deleted: string[] | undefi
   await removeItems(db, { service: input.service, ids: deleted, inputIds }, { reason: 'deleted' }, ownsEntries);
 }
 
+/**
+ * Ms from the end of a successful poll to the next: the source's own wait (`pollAfterMs`, YouTube
+ * live chat's `pollingIntervalMillis`) when it gave one, held within `SOURCE_POLL_MIN_MS` and a
+ * day; else the input's interval (`pollInterval`, s).
+ */
+export function nextPollDelayMs(pollInterval: number, pollAfterMs?: number): number {
+  if (pollAfterMs === undefined || !Number.isFinite(pollAfterMs)) return nextDelaySeconds(pollInterval, 0) * 1000;
+  return Math.min(SOURCE_POLL_MAX_MS, Math.max(SOURCE_POLL_MIN_MS, Math.ceil(pollAfterMs)));
+}
+
 /** The status a successful poll started at `now` and finished at `finished` (ms) records (`recordPollSuccess`). */
 function success(input: InputRow, result: CollectResult, pollInterval: number, now: number, finished: number, collected: number, rejected: number) {
   return {
     sourceState: JSON.stringify(result.state),
     lastRun: iso(now),
     lastSuccess: iso(finished),
-    nextRunAt: Math.max(finished + nextDelaySeconds(pollInterval, 0) * 1000, result.nextRunAt ?? 0),
+    nextRunAt: Math.max(finished + nextPollDelayMs(pollInterval, result.pollAfterMs), result.nextRunAt ?? 0),
     collected,
     rejected,
     warnings: JSON.stringify(result.warnings ?? []),

@@ -111,6 +111,12 @@ export interface CollectResult {
   state: Record<string, unknown>;
   /** Earliest next poll, ms since the epoch (e.g. a rate-limit reset); the interval applies otherwise. */
   nextRunAt?: number;
+  /**
+   * The source's own wait before the next poll, ms after this poll ends (YouTube live chat's
+   * `pollingIntervalMillis`): it replaces the input's interval, no sooner than
+   * `SOURCE_POLL_MIN_MS` (docs/services.md#polling); `nextRunAt` still holds it back. None: the interval.
+   */
+  pollAfterMs?: number;
   /** The source's own title (a feed's title), plain text, when the response told it; stored as the input's `title` (docs/api.md#inputs). */
   title?: string;
   /**

@@ -51,8 +51,8 @@ export interface UnitQuota {
   limit(settings: QuotaSettings): number;
   /** The window holding `now` (ms). */
   period(now: number): Period;
-  /** The units a poll of `input` takes before it runs, or undefined when its calls cost nothing (YouTube's keyless feed). */
-  take(input: { type: string }, services: ServiceSettings): number | undefined;
+  /** The units a poll of `input` (its source state as JSON) takes before it runs, or undefined when its calls cost nothing (YouTube's keyless feed). */
+  take(input: { type: string; input: string; sourceState: string }, services: ServiceSettings): number | undefined;
   /** What one call to `url` answered with `body` costs (0: not metered). */
   cost(url: string, body: Uint8Array, services: ServiceSettings): number;
   /** Whether a call that failed on the way is counted too (Google counts it). */

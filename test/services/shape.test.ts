@@ -96,6 +96,11 @@ const cases: Case[] = [
       return json('youtube', 'videos_list_statistics_contentDetails.json');
     },
   },
+  {
+    name: 'youtube live chat',
+    input: { service: 'youtube', type: 'live', input: '9ywjjWAkeL0' },
+    respond: (req) => (req.path.endsWith('/videos') ? json('youtube', 'videos_list_liveStreamingDetails.json') : json('youtube', 'liveChatMessages_list_p1.json')),
+  },
   { name: 'tumblr user', input: { service: 'tumblr', type: 'user', input: 'sashalre' }, respond: () => ({ body: { meta: { status: 200, msg: 'OK' }, response: { posts: tumblrPosts } } }) },
   { name: 'vimeo user', input: { service: 'vimeo', type: 'user', input: 'stevieeatsworms' }, respond: () => ({ body: { total: 1, page: 1, per_page: 50, paging: { next: null, previous: null }, data: [vimeoVideo] } }) },
   { name: 'flickr user', input: { service: 'flickr', type: 'user', input: '35034346050@N01' }, respond: () => json('flickr', 'people_getPhotos.json') },

@@ -24,7 +24,7 @@ export interface ServiceRow {
    * The problem with an input's `input` text for this service, or null when it is well formed.
    * `allowPrivateFetch`: ALLOW_PRIVATE_FETCH is on (local instances, tests), so forms naming a
    * local server (Mastodon's `http://host:port/…`) are accepted too. `type`: the input's type
-   * (a service whose types read `input` differently, e.g. Reddit's subreddit, user and search).
+   * (a service whose types take different forms: Reddit's subreddit, user and search; YouTube's `live`).
    */
   readonly checkInput?: (input: string, options: { allowPrivateFetch: boolean; type?: string }) => string | null;
   /** Its access tokens expire (Graph API user and page tokens): its credentials also take `expiresAt` (docs/api.md#credentials). */

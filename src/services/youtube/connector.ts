@@ -6,7 +6,9 @@
  * - `playlist`: playlistItems.list (one page of 25, `If-None-Match` with the last ETag), then
  *   videos.list for the ids not seen on the previous poll (tags, duration, statistics, location);
  * - `keyword`: search.list `q` by date; `location`: search.list `location`/`locationRadius`; both
- *   send `publishedAfter` = the newest date seen, then videos.list.
+ *   send `publishedAfter` = the newest date seen, then videos.list;
+ * - `live` (a video id, or a channel's current broadcast): liveChatMessages.list page after page at
+ *   the API's `pollingIntervalMillis` (`liveChat`, docs/services.md#youtube-live-chat).
  * Without a key, `channel` and `playlist` read the keyless Atom feed (YOUTUBE_FEED_URL with
  * `channel_id` / `playlist_id`: the latest 15 videos, views and likes from media:statistics and
  * media:starRating); `keyword`, `user` and `location` report "not configured" naming the key.
@@ -14,11 +16,12 @@
  * Errors: 403 `quotaExceeded` (and the other rate reasons) are transient until the daily reset at
  * midnight Pacific (08:00 UTC is used: never early); `keyInvalid` and other 4xx are permanent.
  */
-import { askedIds, askedItems, leftOut, nothingLooked, SourceError, type CollectContext, type Connector, type SourceInput } from '../connector.ts';
+import { askedIds, askedItems, leftOut, nothingLooked, SourceError, type CollectContext, type CollectResult, type Connector, type SourceInput } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
 import { readXmlFeed, tombstonesOf } from '../kit/feed.ts';
 import { getJson, type JsonResponse, rateLimitResetMs } from '../kit/http.ts';
 import { arr, embed, httpUrl, isoDate, type Json, kudos, language, linkify, num, obj, objs, str, unescapeHtml } from '../kit/normalize.ts';
+import { LIVE_CHANNEL, LIVE_VIDEO } from './row.ts';
 
 const RATE_REASONS = new Set(['quotaExceeded', 'rateLimitExceeded', 'userRateLimitExceeded', 'dailyLimitExceeded']);
 const PAGE = '25';
@@ -46,10 +49,13 @@ const detail = (body: unknown) => {
   return [reasonOf(body), str(error.message)].filter(Boolean).join(': ') || undefined;
 };
 
-function apiGet(ctx: CollectContext, path: string, params: Record<string, string>, headers: Record<string, string> = {}): Promise<JsonResponse> {
+/** `own`: a call's own reading of an error answer (the live chat's reasons), before the quota's and the default. */
+function apiGet(ctx: CollectContext, path: string, params: Record<string, string>, headers: Record<string, string> = {}, own?: (reason: string | undefined, status: number) => SourceError | undefined): Promise<JsonResponse> {
   const { apiUrl, apiKey, accessToken } = ctx.services.youtube;
   const classify = ({ status, body }: JsonResponse) => {
     const reason = reasonOf(body);
+    const mine = status >= 400 ? own?.(reason ?? undefined, status) : undefined;
+    if (mine) return mine;
     if (status >= 400 && reason && RATE_REASONS.has(reason)) {
       return new SourceError(`youtube quota: ${detail(body)}`, { retryAfterMs: untilQuotaReset(ctx.now) });
     }
@@ -180,6 +186,165 @@ async function videos(ctx: CollectContext, ids: string[], handle: string | null)
   return objs(obj(body).items).map((v) => videoToItem(v, handle));
 }
 
+/**
+ * A live chat ended or gone (`liveChatEnded`, `liveChatNotFound`, an answer with `offlineAt`): a
+ * `live` input of a video stops there; one of a channel looks for the channel's next broadcast.
+ */
+class ChatEnded extends Error {}
+
+/** The live chat's own error reasons (developers.google.com/youtube/v3/live/docs/liveChatMessages/list#errors). */
+const chatErrors = (video: string) => (reason: string | undefined, status: number) => {
+  if (reason === 'liveChatEnded' || (status === 404 && reason === 'liveChatNotFound')) return new ChatEnded(reason) as unknown as SourceError;
+  if (reason === 'liveChatDisabled') return new SourceError(`youtube video ${video} has its live chat turned off`, { permanent: true });
+  // Members-only or private chats: the reader's account may not read it; the credential itself works.
+  if (reason === 'forbidden') return new SourceError(`the live chat of youtube video ${video} is closed to this reader (members only or private)`, { permanent: true });
+  return undefined;
+};
+
+/** The content item of a live chat message (`textMessageEvent`, `superChatEvent`), or null for other events; `video` is the broadcast's id. */
+export function chatMessageToItem(message: Json, now: number): ContentItem | null {
+  const id = str(message.id);
+  const snippet = obj(message.snippet);
+  const type = str(snippet.type);
+  let text: string | null = null;
+  if (type === 'textMessageEvent') text = str(obj(snippet.textMessageDetails).messageText) ?? str(snippet.displayMessage);
+  else if (type === 'superChatEvent') {
+    const paid = obj(snippet.superChatDetails);
+    const amount = str(paid.amountDisplayString);
+    const comment = str(paid.userComment);
+    text = [amount, comment].filter(Boolean).join(': ') || str(snippet.displayMessage);
+  }
+  if (!id || text === null) return null;
+  const author = obj(message.authorDetails);
+  const channelId = str(author.channelId) ?? str(snippet.authorChannelId) ?? null;
+  // A chat message has no page of its own: its URL is its author's channel, which de-duplication
+  // leaves out (lib/item-keys.ts), so that messages of one chat are not taken for one another.
+  const channelUrl = channelId ? `https://www.youtube.com/channel/${channelId}` : 'https://www.youtube.com/';
+  return {
+    id: `youtube_${id}`,
+    service: 'youtube',
+    type: 'status',
+    title: '',
+    text: linkify(text),
+    tags: [],
+    url: channelUrl,
+    date: isoDate(snippet.publishedAt) ?? new Date(now).toISOString(),
+    author: { name: str(author.displayName), username: null, userid: channelId, url: channelId ? channelUrl : null },
+    media: null,
+    kudos: kudos('youtube', {}, {}),
+  };
+}
+
+/** The channel id of a `live` input naming a channel (`UC…` as it is; an @handle through channels.list `forHandle`, 1 unit). */
+async function liveChannelId(ctx: CollectContext, value: string): Promise<string> {
+  if (LIVE_CHANNEL.test(value)) return value;
+  const { body } = await apiGet(ctx, 'channels', { part: 'id', forHandle: value });
+  const id = str(objs(obj(body).items)[0]?.id);
+  if (!id) throw new SourceError(`youtube channel ${value} not found`, { permanent: true });
+  return id;
+}
+
+/**
+ * The chat of a `live` input: for a video, videos.list `liveStreamingDetails.activeLiveChatId` (1
+ * unit); for a channel, its live video first (search.list `eventType=live`, 100 units).
+ * @throws SourceError: a video that is not a broadcast, or whose chat ended (permanent); a channel
+ * with no broadcast now (transient: it is looked for again at the next poll).
+ */
+async function resolveChat(ctx: CollectContext, value: string, known: { channelId?: string }): Promise<{ videoId: string; liveChatId: string; channelId?: string; title?: string }> {
+  let videoId = value;
+  let channelId: string | undefined;
+  if (!LIVE_VIDEO.test(value)) {
+    channelId = known.channelId ?? (await liveChannelId(ctx, value));
+    const { body } = await apiGet(ctx, 'search', { part: 'id', channelId, eventType: 'live', type: 'video', maxResults: '1' });
+    const found = str(obj(objs(obj(body).items)[0]?.id).videoId);
+    if (!found) throw new SourceError(`youtube channel ${value} has no live broadcast now`);
+    videoId = found;
+  }
+  const { body } = await apiGet(ctx, 'videos', { part: 'snippet,liveStreamingDetails', id: videoId });
+  const video = objs(obj(body).items)[0];
+  if (!video) {
+    if (channelId) throw new SourceError(`youtube channel ${value} has no live broadcast now`);
+    throw new SourceError(`youtube video ${value} not found`, { permanent: true });
+  }
+  const details = obj(video.liveStreamingDetails);
+  const liveChatId = str(details.activeLiveChatId);
+  if (!liveChatId) {
+    if (channelId) throw new SourceError(`youtube channel ${value} has no live broadcast now`);
+    if (!video.liveStreamingDetails) throw new SourceError(`youtube video ${value} is not a live broadcast`, { permanent: true });
+    const ended = isoDate(details.actualEndTime);
+    throw new SourceError(ended ? `the live chat of youtube video ${value} has ended (the broadcast ended at ${ended})` : `youtube video ${value} has no live chat`, { permanent: true });
+  }
+  const title = str(obj(video.snippet).title);
+  return { videoId, liveChatId, ...(channelId && { channelId }), ...(title && { title: unescapeHtml(title).slice(0, 200) }) };
+}
+
+/**
+ * A `live` input (docs/services.md#youtube-live-chat): its chat resolved once and kept in state
+ * (`for`, `videoId`, `liveChatId`, a channel's `channelId`), then liveChatMessages.list
+ * (`liveChat/messages`, 5 units) from the `pageToken` the previous answer gave, the next poll at
+ * its `pollingIntervalMillis` (`pollAfterMs`). Text messages and Super Chats become `status`
+ * items; a `messageDeletedEvent` removes the message (`deleted`). When the chat ends (`offlineAt`,
+ * `liveChatEnded`, `liveChatNotFound`), a video's input fails for good saying so; a channel's
+ * looks for its next broadcast (search.list again).
+ */
+async function liveChat(input: SourceInput, state: Record<string, unknown>, ctx: CollectContext): Promise<CollectResult> {
+  const value = input.input.trim();
+  const video = LIVE_VIDEO.test(value);
+  const mine = state.for === value ? state : {};
+  if (video && typeof mine.ended === 'string') throw new SourceError(`the live chat of youtube video ${value} has ended (offline at ${mine.ended})`, { permanent: true });
+  const channel = typeof mine.channelId === 'string' ? { channelId: mine.channelId } : {};
+  let chat: { videoId: string; liveChatId: string; channelId?: string } | undefined = typeof mine.liveChatId === 'string' && typeof mine.videoId === 'string'
+    ? { videoId: mine.videoId, liveChatId: mine.liveChatId, ...channel }
+    : undefined;
+  let title: string | undefined;
+  let pageToken = chat && typeof mine.pageToken === 'string' ? mine.pageToken : undefined;
+  let res: JsonResponse | undefined;
+  for (let attempt = 0; attempt < 2 && !res; attempt++) {
+    if (!chat) {
+      const resolved = await resolveChat(ctx, value, channel);
+      ({ title } = resolved);
+      chat = { videoId: resolved.videoId, liveChatId: resolved.liveChatId, ...(resolved.channelId && { channelId: resolved.channelId }) };
+      pageToken = undefined;
+    }
+    const { liveChatId, videoId }: { liveChatId: string; videoId: string } = chat;
+    const params: Record<string, string> = { liveChatId, part: 'snippet,authorDetails', ...(pageToken && { pageToken }) };
+    try {
+      res = await apiGet(ctx, 'liveChat/messages', params, {}, chatErrors(videoId));
+    } catch (err) {
+      if (!(err instanceof ChatEnded)) throw err;
+      if (video) throw new SourceError(`the live chat of youtube video ${value} has ended`, { permanent: true });
+      // A channel's broadcast ended: its next one is looked for once in this poll (search.list).
+      chat = undefined;
+    }
+  }
+  if (!res || !chat) throw new SourceError(`youtube channel ${value} has no live broadcast now`);
+  const body = obj(res.body);
+  const items: ContentItem[] = [];
+  const deleted: string[] = [];
+  for (const message of objs(body.items)) {
+    const snippet = obj(message.snippet);
+    if (str(snippet.type) === 'messageDeletedEvent') {
+      const gone = str(obj(snippet.messageDeletedDetails).deletedMessageId);
+      if (gone) deleted.push(`youtube_${gone}`);
+      continue;
+    }
+    const item = chatMessageToItem(message, ctx.now);
+    if (item) items.push(item);
+  }
+  const offlineAt = isoDate(body.offlineAt);
+  const next: Record<string, unknown> = offlineAt
+    ? { for: value, ...(chat.channelId && { channelId: chat.channelId }), videoId: chat.videoId, ended: offlineAt }
+    : { for: value, ...chat, pageToken: str(body.nextPageToken) ?? pageToken };
+  const wait = num(body.pollingIntervalMillis);
+  return {
+    items,
+    state: next,
+    ...(deleted.length && { deleted: [...new Set(deleted)] }),
+    ...(!offlineAt && wait !== undefined && { pollAfterMs: wait }),
+    ...(title && { title }),
+  };
+}
+
 export const youtube: Connector = {
   service: 'youtube',
   // videos.list of up to 50 ids with the parts of a poll, 1 quota unit a call whatever the parts
@@ -222,6 +387,7 @@ export const youtube: Connector = {
       }
       return { items, state: res.headers.etag ? { feedEtag: res.headers.etag } : {} };
     }
+    if (input.type === 'live') return liveChat(input, state, ctx);
     if (input.type === 'keyword' || input.type === 'location') {
       const params: Record<string, string> = { part: 'snippet', type: 'video', order: 'date', maxResults: PAGE };
       if (input.type === 'keyword') params.q = value;

@@ -16,8 +16,8 @@ export const youtube = {
   name: 'youtube',
   row,
   connector,
-  // Channel and playlist ids are case-sensitive (YouTube Data API ids): as sent.
-  sourceForm: (type, text) => (type === 'channel' || type === 'playlist' ? text : handleForm(text)),
+  // Channel, playlist and video ids are case-sensitive (YouTube Data API ids): as sent; a `live` @handle is matched without case.
+  sourceForm: (type, text) => (type === 'channel' || type === 'playlist' || (type === 'live' && !text.startsWith('@')) ? text : handleForm(text)),
   quota: {
     kind: 'units',
     name: 'youtube-units',
@@ -26,7 +26,7 @@ export const youtube = {
     variable: 'YOUTUBE_API_KEY',
     limit: (settings) => settings.youtubeDailyUnits,
     period: pacificDay,
-    take: (input, services) => (services.youtube.apiKey ? youtubePollUnits(input.type) : undefined),
+    take: (input, services) => (services.youtube.apiKey ? youtubePollUnits(input.type, input) : undefined),
     cost(url, _body, services) {
       const { apiUrl } = services.youtube;
       return url.startsWith(`${apiUrl}/`) ? youtubeUnits(url.slice(apiUrl.length)) : 0;
