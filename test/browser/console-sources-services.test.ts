@@ -15,6 +15,7 @@ const CASES: [service: string, type: string, input: string, refused: string][] =
   ['reddit', 'subreddit', 'r/worldnews', 'r/world news'],
   ['pixelfed', 'tag', 'photography@pixelfed.social', 'photography@127.0.0.1'],
   ['lemmy', 'community', '!technology@lemmy.world', '!technology@localhost'],
+  ['youtube', 'live', 'jfKfPfyJRdk', 'https://www.youtube.com/live'],
 ];
 
 let browser: Browser;
