@@ -31,6 +31,12 @@ export interface OAuthEndpoint {
   clientSecret: string;
   /** RFC 6749 §2.3.1: the secret in an HTTP Basic header, or in the form body. */
   clientAuth: 'basic' | 'post';
+  /**
+   * The name of the client identifier parameter in the authorization request and (with `post`)
+   * the token request body, where the vendor renames RFC 6749's `client_id` (TikTok Login Kit:
+   * `client_key`, developers.tiktok.com/doc/oauth-user-access-token-management); default `client_id`.
+   */
+  clientIdParameter?: string;
 }
 
 /** The tokens a grant returned. `expiresAt`: ISO 8601 from `expires_in`, undefined when the token does not expire. */
@@ -65,18 +71,19 @@ export async function pkcePair(): Promise<{ verifier: string; challenge: string 
 }
 
 /**
- * The authorization request URL (RFC 6749 §4.1.1): `response_type=code`, `client_id`,
+ * The authorization request URL (RFC 6749 §4.1.1): `response_type=code`, `client_id` (or the
+ * endpoint's `clientIdParameter`),
  * `redirect_uri`, `scope` (joined by `scopeSeparator`, default a space), `state`, the PKCE
  * challenge when given, and `extra` parameters. Parameters already in `authorizeUrl` are kept.
  */
 export function authorizationUrl(
-  endpoint: Pick<OAuthEndpoint, 'authorizeUrl' | 'clientId'>,
+  endpoint: Pick<OAuthEndpoint, 'authorizeUrl' | 'clientId' | 'clientIdParameter'>,
   request: { redirectUri: string; state: string; scopes: readonly string[]; scopeSeparator?: string; challenge?: string; extra?: Readonly<Record<string, string>> },
 ): string {
   const url = new URL(endpoint.authorizeUrl);
   const params = url.searchParams;
   params.set('response_type', 'code');
-  params.set('client_id', endpoint.clientId);
+  params.set(endpoint.clientIdParameter ?? 'client_id', endpoint.clientId);
   params.set('redirect_uri', request.redirectUri);
   params.set('scope', request.scopes.join(request.scopeSeparator ?? ' '));
   params.set('state', request.state);
@@ -93,7 +100,8 @@ function parts(endpoint: OAuthEndpoint, fetch: HttpFetch) {
   // callback (`iss`, RFC 9207; Google sends https://accounts.google.com) must name that one.
   const as: oauth.AuthorizationServer = { issuer: new URL(endpoint.authorizeUrl).origin, authorization_endpoint: endpoint.authorizeUrl, token_endpoint: endpoint.tokenUrl };
   const client: oauth.Client = { client_id: endpoint.clientId };
-  const auth = endpoint.clientAuth === 'basic' ? plainBasic(endpoint.clientSecret) : oauth.ClientSecretPost(endpoint.clientSecret);
+  const auth = endpoint.clientAuth === 'basic' ? plainBasic(endpoint.clientSecret)
+    : endpoint.clientIdParameter ? renamedPost(endpoint.clientIdParameter, endpoint.clientSecret) : oauth.ClientSecretPost(endpoint.clientSecret);
   const options = {
     [oauth.customFetch]: adapt(fetch),
     // The operator's configured URL (a local fake in tests) or an instance the caller checked.
@@ -112,6 +120,18 @@ function parts(endpoint: OAuthEndpoint, fetch: HttpFetch) {
 function plainBasic(clientSecret: string): oauth.ClientAuth {
   return (_as, client, _body, headers) => {
     headers.set('authorization', `Basic ${Buffer.from(`${client.client_id}:${clientSecret}`).toString('base64')}`);
+  };
+}
+
+/**
+ * Client authentication in the form body (RFC 6749 §2.3.1) with the identifier under the vendor's
+ * own name: TikTok takes `client_key` and `client_secret` in the body of every token request
+ * (developers.tiktok.com/doc/oauth-user-access-token-management).
+ */
+function renamedPost(parameter: string, clientSecret: string): oauth.ClientAuth {
+  return (_as, client, body) => {
+    body.set(parameter, client.client_id);
+    body.set('client_secret', clientSecret);
   };
 }
 

@@ -20,9 +20,11 @@ import { twitter } from './twitter/index.ts';
 import { vimeo } from './vimeo/index.ts';
 import { vk } from './vk/index.ts';
 import { youtube } from './youtube/index.ts';
+import { tiktok } from './tiktok/index.ts';
+import { linkedin } from './linkedin/index.ts';
 
 /** The modules, by service name. */
-const MODULES: { readonly [S in Service]: ServiceModule<S> } = Object.freeze({ twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky });
+const MODULES: { readonly [S in Service]: ServiceModule<S> } = Object.freeze({ twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, tiktok, linkedin });
 
 /** The modules in the table's order. */
 export const SERVICE_MODULES: readonly ServiceModule<Service>[] = Object.values(MODULES);
