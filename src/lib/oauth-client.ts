@@ -135,13 +135,32 @@ function renamedPost(parameter: string, clientSecret: string): oauth.ClientAuth 
   };
 }
 
+/**
+ * A token response body with `token_type` added as `Bearer` where it has an `access_token` and no
+ * `token_type`: LinkedIn's token endpoint leaves it out (learn.microsoft.com/linkedin/shared/authentication/authorization-code-flow,
+ * step 3's response), which RFC 6749 §5.1 requires and oauth4webapi checks. Any other body as it is.
+ */
+function withTokenType(body: Uint8Array): Buffer {
+  const bytes = Buffer.from(body);
+  try {
+    const json = JSON.parse(bytes.toString('utf8')) as unknown;
+    if (json && typeof json === 'object' && !Array.isArray(json) && 'access_token' in json && !('token_type' in json)) {
+      return Buffer.from(JSON.stringify({ ...json, token_type: 'Bearer' }));
+    }
+  } catch {
+    // not JSON: oauth4webapi says so
+  }
+  return bytes;
+}
+
 /** oauth4webapi's fetch, through `fetch`. */
 function adapt(fetch: HttpFetch) {
   return async (url: string, init: oauth.CustomFetchOptions<string, unknown>): Promise<Response> => {
     const body = init.body === undefined || init.body === null ? undefined : String(init.body);
     const res = await fetch(url, init.headers, { method: init.method === 'POST' ? 'POST' : 'GET', ...(body === undefined ? {} : { body }) });
     const empty = res.status === 204 || res.status === 304;
-    return new Response(empty ? null : Buffer.from(res.body), { status: res.status, headers: res.headers });
+    const { 'content-length': _length, ...headers } = res.headers;
+    return new Response(empty ? null : withTokenType(res.body), { status: res.status, headers });
   };
 }
 

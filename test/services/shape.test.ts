@@ -95,6 +95,12 @@ const cases: Case[] = [
   { name: 'tumblr user', input: { service: 'tumblr', type: 'user', input: 'sashalre' }, respond: () => ({ body: { meta: { status: 200, msg: 'OK' }, response: { posts: tumblrPosts } } }) },
   { name: 'vimeo user', input: { service: 'vimeo', type: 'user', input: 'stevieeatsworms' }, respond: () => ({ body: { total: 1, page: 1, per_page: 50, paging: { next: null, previous: null }, data: [vimeoVideo] } }) },
   { name: 'flickr user', input: { service: 'flickr', type: 'user', input: '35034346050@N01' }, respond: () => json('flickr', 'people_getPhotos.json') },
+  { name: 'tiktok user (connected account)', input: { service: 'tiktok', type: 'user', input: 'scout2015' }, respond: () => json('tiktok', 'video_list_p1.json') },
+  {
+    name: 'linkedin organization',
+    input: { service: 'linkedin', type: 'organization', input: 'urn:li:organization:2414183' },
+    respond: (req) => (req.path.endsWith('/images') ? json('linkedin', 'images_batch_get.json') : json('linkedin', 'posts_by_author_p1.json')),
+  },
   { name: 'bluesky author feed', input: { service: 'bluesky', type: 'user', input: 'test.marshal.dev' }, respond: () => ({ body: { feed: [{ post: blueskyPost }] } }) },
 ];
 
@@ -107,6 +113,8 @@ const env = (base: string) => ({
   VIMEO_API_URL: base, VIMEO_ACCESS_TOKEN: 't',
   FLICKR_API_URL: `${base}/services/rest`, FLICKR_FEED_URL: `${base}/feed.gne`, FLICKR_API_KEY: 't',
   BLUESKY_API_URL: `${base}/appview`, BLUESKY_PDS_URL: `${base}/pds`,
+  TIKTOK_API_URL: base, TIKTOK_ACCESS_TOKEN: 't',
+  LINKEDIN_API_URL: `${base}/rest`, LINKEDIN_ACCESS_TOKEN: 't',
 });
 
 async function collect(input: Omit<SourceInput, 'id'>, withEnv: Record<string, string> = {}): Promise<ContentItem[]> {
