@@ -153,7 +153,9 @@ export const OAUTH = {
     tokenUrl: ['TIKTOK_TOKEN_URL', 'https://open.tiktokapis.com/v2/oauth/token/'],
     scopes: ['user.info.basic', 'video.list'],
     scopeSeparator: ',',
-    pkce: true,
+    // Login Kit for Web documents no PKCE: the token request's code_verifier is "for mobile and
+    // desktop apps only", whose challenge is a hex SHA-256, not RFC 7636's base64url.
+    pkce: false,
     clientAuth: 'post',
     field: 'accessToken',
     clientIdParameter: 'client_key',
