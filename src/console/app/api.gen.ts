@@ -361,7 +361,20 @@ export interface Paths {
         '201':
           | {
               _id: string;
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service:
+                | 'twitter'
+                | 'facebook'
+                | 'instagram'
+                | 'youtube'
+                | 'tumblr'
+                | 'vimeo'
+                | 'flickr'
+                | 'vk'
+                | 'rss'
+                | 'mastodon'
+                | 'bluesky'
+                | 'tiktok'
+                | 'linkedin';
               type: string;
               input: string;
               contractId: string;
@@ -421,7 +434,20 @@ export interface Paths {
             }
           | {
               _id: string;
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service:
+                | 'twitter'
+                | 'facebook'
+                | 'instagram'
+                | 'youtube'
+                | 'tumblr'
+                | 'vimeo'
+                | 'flickr'
+                | 'vk'
+                | 'rss'
+                | 'mastodon'
+                | 'bluesky'
+                | 'tiktok'
+                | 'linkedin';
               type: string;
               input: string;
               contractId: string;
@@ -482,7 +508,8 @@ export interface Paths {
       };
       requestBody:
         | {
-            service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+            service:
+              'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'tiktok' | 'linkedin';
             type: string;
             input: string;
             contractId: string;
@@ -501,7 +528,20 @@ export interface Paths {
           }
         | [
             {
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service:
+                | 'twitter'
+                | 'facebook'
+                | 'instagram'
+                | 'youtube'
+                | 'tumblr'
+                | 'vimeo'
+                | 'flickr'
+                | 'vk'
+                | 'rss'
+                | 'mastodon'
+                | 'bluesky'
+                | 'tiktok'
+                | 'linkedin';
               type: string;
               input: string;
               contractId: string;
@@ -519,7 +559,20 @@ export interface Paths {
               interval?: number;
             },
             ...{
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service:
+                | 'twitter'
+                | 'facebook'
+                | 'instagram'
+                | 'youtube'
+                | 'tumblr'
+                | 'vimeo'
+                | 'flickr'
+                | 'vk'
+                | 'rss'
+                | 'mastodon'
+                | 'bluesky'
+                | 'tiktok'
+                | 'linkedin';
               type: string;
               input: string;
               contractId: string;
@@ -542,7 +595,8 @@ export interface Paths {
       responses: {
         '200': {
           _id: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+          service:
+            'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'tiktok' | 'linkedin';
           type: string;
           input: string;
           contractId: string;
@@ -622,7 +676,8 @@ export interface Paths {
       responses: {
         '200': {
           _id: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+          service:
+            'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'tiktok' | 'linkedin';
           type: string;
           input: string;
           contractId: string;
@@ -686,7 +741,8 @@ export interface Paths {
       responses: {
         '200': {
           _id: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+          service:
+            'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'tiktok' | 'linkedin';
           type: string;
           input: string;
           contractId: string;
@@ -746,7 +802,8 @@ export interface Paths {
         };
       };
       requestBody: {
-        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+        service:
+          'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'tiktok' | 'linkedin';
         type: string;
         input: string;
         contractId?: string;
@@ -823,7 +880,8 @@ export interface Paths {
           error: string | null;
           input: {
             _id: string;
-            service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+            service:
+              'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'tiktok' | 'linkedin';
             type: string;
             input: string;
             contractId: string;
@@ -3125,7 +3183,7 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'tiktok' | 'linkedin';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3174,11 +3232,25 @@ export interface Paths {
          * 24 lower-case hex characters
          */
         contractId: string;
-        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'tiktok' | 'linkedin';
         default?: boolean;
         active?: boolean;
         [k: string]:
-          string | 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | boolean | undefined;
+          | string
+          | 'twitter'
+          | 'facebook'
+          | 'instagram'
+          | 'youtube'
+          | 'tumblr'
+          | 'vimeo'
+          | 'flickr'
+          | 'vk'
+          | 'mastodon'
+          | 'bluesky'
+          | 'tiktok'
+          | 'linkedin'
+          | boolean
+          | undefined;
       };
     };
     get: {
@@ -3198,7 +3270,7 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'tiktok' | 'linkedin';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3272,7 +3344,7 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'tiktok' | 'linkedin';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3330,7 +3402,7 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'tiktok' | 'linkedin';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3376,11 +3448,25 @@ export interface Paths {
          * 24 lower-case hex characters
          */
         contractId?: string;
-        service?: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky';
+        service?: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'tiktok' | 'linkedin';
         default?: boolean;
         active?: boolean;
         [k: string]:
-          string | 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | boolean | undefined;
+          | string
+          | 'twitter'
+          | 'facebook'
+          | 'instagram'
+          | 'youtube'
+          | 'tumblr'
+          | 'vimeo'
+          | 'flickr'
+          | 'vk'
+          | 'mastodon'
+          | 'bluesky'
+          | 'tiktok'
+          | 'linkedin'
+          | boolean
+          | undefined;
       };
     };
     delete: {
@@ -5674,7 +5760,8 @@ export interface Paths {
         /**
          * The service the author publishes on
          */
-        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+        service:
+          'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'tiktok' | 'linkedin';
         /**
          * Exactly one of userid, username, name
          */
