@@ -87,6 +87,21 @@ describe('linkedin', () => {
     expect(state).toEqual({ latest: '2022-08-29T17:48:31.246Z', ids: ['urn:li:share:6969368474853031936'] });
   });
 
+  it('reads the images of many posts in batches of 50 URNs', async () => {
+    const many = { paging: { start: 0, count: 50 }, elements: Array.from({ length: 6 }, (_, n) => ({
+      ...posts.elements[2], id: `urn:li:share:${2000 + n}`,
+      content: { multiImage: { images: Array.from({ length: 10 }, (_, k) => ({ id: `urn:li:image:P${n}I${k}`, altText: `${n}/${k}` })) } },
+    })) };
+    server.handle((req) => (req.parsed.pathname === '/rest/images'
+      ? { body: { results: Object.fromEntries(req.parsed.searchParams.get('ids')!.replace(/^List\(|\)$/g, '').split(',').map((urn) => [urn, { downloadUrl: `https://media.licdn.com/${urn}` }])) } }
+      : { body: many }));
+    const { items } = await linkedin.collect(input(), {}, ctx());
+    const batches = server.requests.filter((r) => r.parsed.pathname === '/rest/images').map((r) => r.parsed.searchParams.get('ids')!.split(',').length);
+    expect(batches).toEqual([50, 10]);
+    expect(items.flatMap((i) => i.media ?? [])).toHaveLength(60);
+    expect(items[5]!.media![9]).toEqual({ type: 'image', url: 'https://media.licdn.com/urn:li:image:P5I9', alt: '5/9' });
+  });
+
   it('pages on by start while every post is new, and reads nothing new after', async () => {
     const full = (start: number) => ({ paging: { start, count: 50, total: 53 }, elements: Array.from({ length: start === 0 ? 50 : 3 }, (_, n) => ({
       ...posts.elements[3], id: `urn:li:share:${1000 + start + n}`, lastModifiedAt: 1_700_000_000_000 - (start + n) * 1000, publishedAt: 1_700_000_000_000 - (start + n) * 1000,

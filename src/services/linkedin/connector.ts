@@ -30,6 +30,8 @@ import { LINKEDIN_ORGANIZATION } from './row.ts';
 export const LINKEDIN_VERSION = '202511';
 const COUNT = 50;
 const MAX_PAGES = 5;
+/** Image URNs per Images API batch request. */
+const IMAGE_BATCH = 50;
 
 /** Epoch milliseconds as ISO 8601, or null. */
 const msDate = (v: unknown): string | null => {
@@ -167,8 +169,11 @@ export const linkedin: Connector = {
     const published = entries.filter((p) => (str(p.lifecycleState) ?? 'PUBLISHED') === 'PUBLISHED');
     const urns = [...new Set(published.flatMap(imageUrns))];
     const images = new Map<string, string>();
-    if (urns.length) {
-      const res = await getJson(ctx, `${settings.apiUrl}/images?ids=List(${urns.map(encodeURIComponent).join(',')})`, headers, linkedinDetail, options);
+    // At most IMAGE_BATCH URNs a request (the URL stays short); a poll names at most
+    // MAX_PAGES × COUNT posts of at most 20 images each, so the loop is bounded.
+    for (let at = 0; at < urns.length; at += IMAGE_BATCH) {
+      const ids = urns.slice(at, at + IMAGE_BATCH).map(encodeURIComponent).join(',');
+      const res = await getJson(ctx, `${settings.apiUrl}/images?ids=List(${ids})`, headers, linkedinDetail, options);
       for (const [urn, image] of Object.entries(obj(obj(res.body).results))) {
         const url = str(obj(image).downloadUrl);
         if (url) images.set(urn, url);
