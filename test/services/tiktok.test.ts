@@ -126,3 +126,37 @@ describe('tiktok', () => {
     },
   );
 });
+
+describe('tiktok lookup (docs/services.md#re-verification)', () => {
+  const lookup = tiktok.lookup!;
+
+  it('queries up to 20 videos by id with a poll fields and maps them as collect does; a video left out is not gone', async () => {
+    const counted = { ...(p1 as { data: { videos: Record<string, unknown>[] } }).data.videos[0], like_count: 2000, cover_image_url: 'https://p16-sign.tiktokcdn-us.com/fresh.jpeg' };
+    server.handle(() => ({ body: { data: { videos: [counted] }, error: { code: 'ok', message: '', log_id: 'x' } } }));
+    const { items, gone } = await lookup.lookup(input, ['tiktok_7380080137682881835', 'tiktok_7379990000000000001', 'vimeo_1'], ctx());
+    expect(lookup.batch).toBe(20);
+    const [req] = server.requests;
+    expect(req!.method).toBe('POST');
+    expect(req!.parsed.pathname).toBe('/v2/video/query/');
+    expect(req!.parsed.searchParams.get('fields')).toBe(TIKTOK_FIELDS);
+    expect(req!.headers.authorization).toBe('Bearer act.tiktok-token');
+    expect(JSON.parse(req!.body)).toEqual({ filters: { video_ids: ['7380080137682881835', '7379990000000000001'] } });
+    expect([...items.keys()]).toEqual(['tiktok_7380080137682881835']);
+    const item = items.get('tiktok_7380080137682881835')!;
+    expect(item.kudos).toMatchObject({ tiktok_likes: 2000 });
+    expect(item.media![1]).toEqual({ type: 'image', url: 'https://p16-sign.tiktokcdn-us.com/fresh.jpeg' });
+    expect(gone.size).toBe(0);
+  });
+
+  it('asks nothing for ids of another kind', async () => {
+    expect(await lookup.lookup(input, ['vimeo_1'], ctx())).toEqual({ items: new Map(), gone: new Map() });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('an expired token and a rate limit fail the lookup as they fail a poll', async () => {
+    server.handle(() => ({ status: 401, body: fixtureJson('tiktok/error_access_token_invalid.json') }));
+    await expect(lookup.lookup(input, ['tiktok_1'], ctx())).rejects.toMatchObject({ permanent: true });
+    server.handle(() => ({ status: 429, body: fixtureJson('tiktok/error_rate_limit_exceeded.json') }));
+    await expect(lookup.lookup(input, ['tiktok_1'], ctx())).rejects.toMatchObject({ permanent: false, retryAfterMs: 60_000 });
+  });
+});

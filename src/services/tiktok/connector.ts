@@ -11,8 +11,14 @@
  * `access_token_invalid` and `scope_not_authorized` are permanent (connect again);
  * `rate_limit_exceeded` (HTTP 429) is transient, retried after `Retry-After` or the rate-limit reset
  * header when TikTok sends one, else after its one-minute window; other 4xx permanent, 5xx transient.
+ *
+ * Lookup (kudos refresh and re-verification, docs/services.md#re-verification):
+ * `POST /v2/video/query/` with `{filters: {video_ids}}`, up to 20 ids, with a poll's fields
+ * (developers.tiktok.com/doc/tiktok-api-v2-video-query): fresh counters, and a fresh cover URL
+ * (TikTok's expire after 6 hours). A video left out is not taken as gone: the endpoint leaves out
+ * deleted videos and those no longer the account's alike.
  */
-import { SourceError, type Connector } from '../connector.ts';
+import { askedIds, askedItems, nothingLooked, SourceError, type Connector, type CollectContext } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
 import { embed, hashtags, image, isoDate, itemUrl, kudos, linkify, num, obj, objs, str, idOf, type Json } from '../kit/normalize.ts';
 import { newestFirst, type Seen } from '../kit/paging.ts';
@@ -26,6 +32,9 @@ const MAX_COUNT = 20;
 const MAX_PAGES = 5;
 /** TikTok's rate limits are counted per one-minute window (developers.tiktok.com/doc/tiktok-api-v2-rate-limit). */
 const RATE_WINDOW_MS = 60_000;
+
+/** Videos per lookup: the most `video_ids` TikTok's query takes. */
+const QUERY_BATCH = 20;
 
 /** Error codes that will not pass by waiting: the token or the grant must change. */
 const PERMANENT = new Set(['access_token_invalid', 'scope_not_authorized', 'scope_permission_missed', 'invalid_params']);
@@ -91,16 +100,41 @@ function classify(response: JsonResponse, now: number): SourceError | undefined 
   return new SourceError(message, { permanent: true });
 }
 
+/** The username an input names; a permanent SourceError for another text. */
+function usernameOf(text: string): string {
+  const username = TIKTOK_USERNAME.exec(text.trim())?.[1];
+  if (!username) throw new SourceError(`tiktok user input must be a TikTok username, got "${text}"`, { permanent: true });
+  return username;
+}
+
+/** The Bearer token and JSON body type of every call; a permanent error without `TIKTOK_ACCESS_TOKEN`. */
+function tiktokHeaders(ctx: CollectContext): Record<string, string> {
+  const token = requireSetting(ctx.services.tiktok.accessToken, 'TIKTOK_ACCESS_TOKEN', 'tiktok');
+  return { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+}
+
 /** The TikTok connector; see the module docstring. State: `Seen` (newest date and ids). */
 export const tiktok: Connector = {
   service: 'tiktok',
+  lookup: {
+    batch: QUERY_BATCH,
+    async lookup(input, itemIds, ctx) {
+      const ids = askedIds(itemIds, /^tiktok_(\d+)$/);
+      if (!ids.length) return nothingLooked();
+      const username = usernameOf(input.input);
+      const url = `${ctx.services.tiktok.apiUrl}/v2/video/query/?${new URLSearchParams({ fields: TIKTOK_FIELDS })}`;
+      const body = JSON.stringify({ filters: { video_ids: ids.slice(0, QUERY_BATCH) } });
+      const res = await getJson(ctx, url, tiktokHeaders(ctx), undefined, { request: { method: 'POST', body }, classify: (r) => classify(r, ctx.now) });
+      const videos = obj(obj(res.body).data).videos;
+      if (!Array.isArray(videos)) throw new SourceError('tiktok answered without a videos list');
+      return { items: askedItems(itemIds, objs(videos).map((v) => tiktokItem(v, username))), gone: new Map() };
+    },
+  },
   async collect(input, state, ctx) {
     const settings = ctx.services.tiktok;
-    const username = TIKTOK_USERNAME.exec(input.input.trim())?.[1];
-    if (!username) throw new SourceError(`tiktok user input must be a TikTok username, got "${input.input}"`, { permanent: true });
-    const token = requireSetting(settings.accessToken, 'TIKTOK_ACCESS_TOKEN', 'tiktok');
+    const username = usernameOf(input.input);
+    const headers = tiktokHeaders(ctx);
     const url = `${settings.apiUrl}/v2/video/list/?${new URLSearchParams({ fields: TIKTOK_FIELDS })}`;
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const { entries, seen } = await newestFirst<Json>({
       seen: state as Seen,
       maxPages: MAX_PAGES,
