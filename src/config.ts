@@ -293,6 +293,7 @@ export const REVERIFY_DEFAULTS: Readonly<Record<string, { hours: number; days: n
   tumblr: { hours: 24, days: 30 },
   flickr: { hours: 24, days: 30 },
   reddit: { hours: 24, days: 30 },
+  tiktok: { hours: 24, days: 30 },
 });
 
 /** REVERIFY_<SERVICE>_HOURS (0–720) and REVERIFY_<SERVICE>_DAYS (0–3650) over `REVERIFY_DEFAULTS`. */

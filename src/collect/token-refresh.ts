@@ -17,7 +17,7 @@
 import type { OAuthAppSettings } from '../config.ts';
 import { OAuthRefusal, refreshTokens } from '../lib/oauth-client.ts';
 import { currentSecretKey, open } from '../lib/secret-box.ts';
-import { OAUTH, type OAuthService } from '../services/table.ts';
+import { idParameter, OAUTH, type OAuthService } from '../services/table.ts';
 import { changeCredentialLocked, sealedColumns } from '../store/credentials.ts';
 import type { Db } from '../store/db.ts';
 import type { CredentialRow } from '../store/tables.ts';
@@ -50,7 +50,7 @@ export function createTokenRefresher(db: Db, settings: RefreshSettings) {
     const flow = Object.hasOwn(OAUTH, service) ? OAUTH[service] : undefined;
     const app = settings.oauth?.[service];
     if (!flow || !app?.clientId || !app.clientSecret) return row;
-    const endpoint = { authorizeUrl: app.authorizeUrl, tokenUrl: app.tokenUrl, clientId: app.clientId, clientSecret: app.clientSecret, clientAuth: flow.clientAuth };
+    const endpoint = { authorizeUrl: app.authorizeUrl, tokenUrl: app.tokenUrl, clientId: app.clientId, clientSecret: app.clientSecret, clientAuth: flow.clientAuth, ...idParameter(flow) };
     const key = currentSecretKey(settings);
     let refused: string | undefined;
     const after = await changeCredentialLocked(db, row.contractId, row.id, async (locked) => {

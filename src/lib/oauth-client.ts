@@ -31,6 +31,12 @@ export interface OAuthEndpoint {
   clientSecret: string;
   /** RFC 6749 §2.3.1: the secret in an HTTP Basic header, or in the form body. */
   clientAuth: 'basic' | 'post';
+  /**
+   * The name of the client identifier parameter in the authorization request and (with `post`)
+   * the token request body, where the vendor renames RFC 6749's `client_id` (TikTok Login Kit:
+   * `client_key`, developers.tiktok.com/doc/oauth-user-access-token-management); default `client_id`.
+   */
+  clientIdParameter?: string;
 }
 
 /** The tokens a grant returned. `expiresAt`: ISO 8601 from `expires_in`, undefined when the token does not expire. */
@@ -65,18 +71,19 @@ export async function pkcePair(): Promise<{ verifier: string; challenge: string 
 }
 
 /**
- * The authorization request URL (RFC 6749 §4.1.1): `response_type=code`, `client_id`,
+ * The authorization request URL (RFC 6749 §4.1.1): `response_type=code`, `client_id` (or the
+ * endpoint's `clientIdParameter`),
  * `redirect_uri`, `scope` (joined by `scopeSeparator`, default a space), `state`, the PKCE
  * challenge when given, and `extra` parameters. Parameters already in `authorizeUrl` are kept.
  */
 export function authorizationUrl(
-  endpoint: Pick<OAuthEndpoint, 'authorizeUrl' | 'clientId'>,
+  endpoint: Pick<OAuthEndpoint, 'authorizeUrl' | 'clientId' | 'clientIdParameter'>,
   request: { redirectUri: string; state: string; scopes: readonly string[]; scopeSeparator?: string; challenge?: string; extra?: Readonly<Record<string, string>> },
 ): string {
   const url = new URL(endpoint.authorizeUrl);
   const params = url.searchParams;
   params.set('response_type', 'code');
-  params.set('client_id', endpoint.clientId);
+  params.set(endpoint.clientIdParameter ?? 'client_id', endpoint.clientId);
   params.set('redirect_uri', request.redirectUri);
   params.set('scope', request.scopes.join(request.scopeSeparator ?? ' '));
   params.set('state', request.state);
@@ -93,7 +100,8 @@ function parts(endpoint: OAuthEndpoint, fetch: HttpFetch) {
   // callback (`iss`, RFC 9207; Google sends https://accounts.google.com) must name that one.
   const as: oauth.AuthorizationServer = { issuer: new URL(endpoint.authorizeUrl).origin, authorization_endpoint: endpoint.authorizeUrl, token_endpoint: endpoint.tokenUrl };
   const client: oauth.Client = { client_id: endpoint.clientId };
-  const auth = endpoint.clientAuth === 'basic' ? plainBasic(endpoint.clientSecret) : oauth.ClientSecretPost(endpoint.clientSecret);
+  const auth = endpoint.clientAuth === 'basic' ? plainBasic(endpoint.clientSecret)
+    : endpoint.clientIdParameter ? renamedPost(endpoint.clientIdParameter, endpoint.clientSecret) : oauth.ClientSecretPost(endpoint.clientSecret);
   const options = {
     [oauth.customFetch]: adapt(fetch),
     // The operator's configured URL (a local fake in tests) or an instance the caller checked.
@@ -115,13 +123,44 @@ function plainBasic(clientSecret: string): oauth.ClientAuth {
   };
 }
 
+/**
+ * Client authentication in the form body (RFC 6749 §2.3.1) with the identifier under the vendor's
+ * own name: TikTok takes `client_key` and `client_secret` in the body of every token request
+ * (developers.tiktok.com/doc/oauth-user-access-token-management).
+ */
+function renamedPost(parameter: string, clientSecret: string): oauth.ClientAuth {
+  return (_as, client, body) => {
+    body.set(parameter, client.client_id);
+    body.set('client_secret', clientSecret);
+  };
+}
+
+/**
+ * A token response body with `token_type` added as `Bearer` where it has an `access_token` and no
+ * `token_type`: LinkedIn's token endpoint leaves it out (learn.microsoft.com/linkedin/shared/authentication/authorization-code-flow,
+ * step 3's response), which RFC 6749 §5.1 requires and oauth4webapi checks. Any other body as it is.
+ */
+function withTokenType(body: Uint8Array): Buffer {
+  const bytes = Buffer.from(body);
+  try {
+    const json = JSON.parse(bytes.toString('utf8')) as unknown;
+    if (json && typeof json === 'object' && !Array.isArray(json) && 'access_token' in json && !('token_type' in json)) {
+      return Buffer.from(JSON.stringify({ ...json, token_type: 'Bearer' }));
+    }
+  } catch {
+    // not JSON: oauth4webapi says so
+  }
+  return bytes;
+}
+
 /** oauth4webapi's fetch, through `fetch`. */
 function adapt(fetch: HttpFetch) {
   return async (url: string, init: oauth.CustomFetchOptions<string, unknown>): Promise<Response> => {
     const body = init.body === undefined || init.body === null ? undefined : String(init.body);
     const res = await fetch(url, init.headers, { method: init.method === 'POST' ? 'POST' : 'GET', ...(body === undefined ? {} : { body }) });
     const empty = res.status === 204 || res.status === 304;
-    return new Response(empty ? null : Buffer.from(res.body), { status: res.status, headers: res.headers });
+    const { 'content-length': _length, ...headers } = res.headers;
+    return new Response(empty ? null : withTokenType(res.body), { status: res.status, headers });
   };
 }
 

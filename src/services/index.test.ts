@@ -33,9 +33,9 @@ describe('the service table and the connectors', () => {
   // (docs/services.md#kudos-refresh: the refresh's ~50 reads an item would spend their daily limits).
   it('claims for the kudos refresh and re-verification exactly the services with a lookup, each with its batch size', () => {
     expect(Object.fromEntries(lookupServices().map((service) => [service, connectorFor(service)!.lookup!.batch]))).toEqual({
-      twitter: 100, facebook: 50, youtube: 50, vimeo: 100, vk: 100, mastodon: 20, bluesky: 25, tumblr: 1, flickr: 1, reddit: 100,
+      twitter: 100, facebook: 50, youtube: 50, vimeo: 100, vk: 100, mastodon: 20, bluesky: 25, tumblr: 1, flickr: 1, reddit: 100, tiktok: 20,
     });
-    expect(kudosServices().sort()).toEqual(['bluesky', 'facebook', 'mastodon', 'reddit', 'twitter', 'vimeo', 'vk', 'youtube']);
+    expect(kudosServices().sort()).toEqual(['bluesky', 'facebook', 'mastodon', 'reddit', 'tiktok', 'twitter', 'vimeo', 'vk', 'youtube']);
     for (const service of ['rss', 'instagram']) expect(connectorFor(service)!.lookup).toBeUndefined();
   });
 });

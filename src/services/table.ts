@@ -24,6 +24,8 @@ import { row as bluesky } from './bluesky/row.ts';
 import { row as pixelfed } from './pixelfed/row.ts';
 import { row as lemmy } from './lemmy/row.ts';
 import { row as reddit } from './reddit/row.ts';
+import { row as tiktok } from './tiktok/row.ts';
+import { row as linkedin } from './linkedin/row.ts';
 
 export type { ServiceRow } from './kit/row.ts';
 
@@ -31,7 +33,7 @@ export type { ServiceRow } from './kit/row.ts';
  * The service table: each service's row, from its folder. Base URL defaults are the vendors'
  * public API addresses (see each connector's docstring for the vendor document).
  */
-export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy, reddit } as const satisfies Record<string, ServiceRow>;
+export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy, reddit, tiktok, linkedin } as const satisfies Record<string, ServiceRow>;
 
 export type Service = keyof typeof SERVICES;
 
@@ -72,11 +74,15 @@ export type ServiceSettings = {
  *   or `post` body), as the vendor documents it.
  * - `field`: the credential field the access token is stored in.
  * - `extra`: more authorization request parameters.
+ * - `clientIdParameter`: the vendor's name for `client_id` (TikTok's `client_key`).
  *
  * Vendor documents: X "OAuth 2.0 Authorization Code Flow with PKCE"; Facebook "Manually Build a
  * Login Flow" and "Long-Lived Access Tokens"; Google "Using OAuth 2.0 for Web Server
  * Applications"; Vimeo "Authentication" (developer.vimeo.com/api/authentication); Tumblr API
- * "OAuth 2.0" (github.com/tumblr/docs/blob/master/api.md).
+ * "OAuth 2.0" (github.com/tumblr/docs/blob/master/api.md); TikTok "Login Kit for Web" and "Manage
+ * User Access Tokens" (developers.tiktok.com/doc/login-kit-web,
+ * developers.tiktok.com/doc/oauth-user-access-token-management); LinkedIn "Authorization Code
+ * Flow" and "Refresh Tokens with OAuth 2.0" (learn.microsoft.com/linkedin/shared/authentication).
  */
 export interface OAuthRow {
   readonly app: Service;
@@ -89,6 +95,8 @@ export interface OAuthRow {
   readonly clientAuth: 'basic' | 'post';
   readonly field: string;
   readonly extra?: Readonly<Record<string, string>>;
+  /** The vendor's name of `client_id` in the authorization and token requests (TikTok: `client_key`). */
+  readonly clientIdParameter?: string;
 }
 
 const FACEBOOK_LOGIN = {
@@ -142,7 +150,34 @@ export const OAUTH = {
     clientAuth: 'post',
     field: 'accessToken',
   },
+  tiktok: {
+    app: 'tiktok',
+    authorizeUrl: ['TIKTOK_AUTHORIZE_URL', 'https://www.tiktok.com/v2/auth/authorize/'],
+    tokenUrl: ['TIKTOK_TOKEN_URL', 'https://open.tiktokapis.com/v2/oauth/token/'],
+    scopes: ['user.info.basic', 'video.list'],
+    scopeSeparator: ',',
+    // Login Kit for Web documents no PKCE: the token request's code_verifier is "for mobile and
+    // desktop apps only", whose challenge is a hex SHA-256, not RFC 7636's base64url.
+    pkce: false,
+    clientAuth: 'post',
+    field: 'accessToken',
+    clientIdParameter: 'client_key',
+  },
+  linkedin: {
+    app: 'linkedin',
+    authorizeUrl: ['LINKEDIN_AUTHORIZE_URL', 'https://www.linkedin.com/oauth/v2/authorization'],
+    tokenUrl: ['LINKEDIN_TOKEN_URL', 'https://www.linkedin.com/oauth/v2/accessToken'],
+    scopes: ['r_organization_social'],
+    pkce: false,
+    clientAuth: 'post',
+    field: 'accessToken',
+  },
 } as const satisfies Partial<Record<Service, OAuthRow>>;
+
+/** The `clientIdParameter` of an OAuth row, when it renames `client_id`, as an endpoint's property. */
+export function idParameter(flow: OAuthRow): { clientIdParameter?: string } {
+  return flow.clientIdParameter ? { clientIdParameter: flow.clientIdParameter } : {};
+}
 
 /** The services with a configured-app OAuth flow (mastodon's is per instance). */
 export type OAuthService = keyof typeof OAUTH;

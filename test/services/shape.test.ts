@@ -110,6 +110,12 @@ const cases: Case[] = [
   { name: 'reddit user submitted', input: { service: 'reddit', type: 'user', input: 'spez' }, respond: redditListing(reddit('user_submitted_new_cassette.json')) },
   { name: 'reddit gallery', input: { service: 'reddit', type: 'subreddit', input: 'pics' }, respond: redditListing(reddit('gallery_submission_cassette.json', 0)) },
   { name: 'reddit video', input: { service: 'reddit', type: 'subreddit', input: 'videos' }, respond: redditListing(reddit('video_submission_cassette.json', 0)) },
+  { name: 'tiktok user (connected account)', input: { service: 'tiktok', type: 'user', input: 'scout2015' }, respond: () => json('tiktok', 'video_list_p1.json') },
+  {
+    name: 'linkedin organization',
+    input: { service: 'linkedin', type: 'organization', input: 'urn:li:organization:2414183' },
+    respond: (req) => (req.path.endsWith('/images') ? json('linkedin', 'images_batch_get.json') : json('linkedin', 'posts_by_author_p1.json')),
+  },
   { name: 'bluesky author feed', input: { service: 'bluesky', type: 'user', input: 'test.marshal.dev' }, respond: () => ({ body: { feed: [{ post: blueskyPost }] } }) },
 ];
 
@@ -123,6 +129,8 @@ const env = (base: string) => ({
   FLICKR_API_URL: `${base}/services/rest`, FLICKR_FEED_URL: `${base}/feed.gne`, FLICKR_API_KEY: 't',
   BLUESKY_API_URL: `${base}/appview`, BLUESKY_PDS_URL: `${base}/pds`,
   REDDIT_API_URL: base, REDDIT_TOKEN_URL: `${base}/api/v1/access_token`, REDDIT_CLIENT_ID: 'c', REDDIT_CLIENT_SECRET: 's',
+  TIKTOK_API_URL: base, TIKTOK_ACCESS_TOKEN: 't',
+  LINKEDIN_API_URL: `${base}/rest`, LINKEDIN_ACCESS_TOKEN: 't',
 });
 
 async function collect(input: Omit<SourceInput, 'id'>, withEnv: Record<string, string> = {}): Promise<ContentItem[]> {

@@ -375,7 +375,9 @@ export interface Paths {
                 | 'bluesky'
                 | 'pixelfed'
                 | 'lemmy'
-                | 'reddit';
+                | 'reddit'
+                | 'tiktok'
+                | 'linkedin';
               type: string;
               input: string;
               contractId: string;
@@ -449,7 +451,9 @@ export interface Paths {
                 | 'bluesky'
                 | 'pixelfed'
                 | 'lemmy'
-                | 'reddit';
+                | 'reddit'
+                | 'tiktok'
+                | 'linkedin';
               type: string;
               input: string;
               contractId: string;
@@ -524,7 +528,9 @@ export interface Paths {
               | 'bluesky'
               | 'pixelfed'
               | 'lemmy'
-              | 'reddit';
+              | 'reddit'
+              | 'tiktok'
+              | 'linkedin';
             type: string;
             input: string;
             contractId: string;
@@ -557,7 +563,9 @@ export interface Paths {
                 | 'bluesky'
                 | 'pixelfed'
                 | 'lemmy'
-                | 'reddit';
+                | 'reddit'
+                | 'tiktok'
+                | 'linkedin';
               type: string;
               input: string;
               contractId: string;
@@ -589,7 +597,9 @@ export interface Paths {
                 | 'bluesky'
                 | 'pixelfed'
                 | 'lemmy'
-                | 'reddit';
+                | 'reddit'
+                | 'tiktok'
+                | 'linkedin';
               type: string;
               input: string;
               contractId: string;
@@ -626,7 +636,9 @@ export interface Paths {
             | 'bluesky'
             | 'pixelfed'
             | 'lemmy'
-            | 'reddit';
+            | 'reddit'
+            | 'tiktok'
+            | 'linkedin';
           type: string;
           input: string;
           contractId: string;
@@ -720,7 +732,9 @@ export interface Paths {
             | 'bluesky'
             | 'pixelfed'
             | 'lemmy'
-            | 'reddit';
+            | 'reddit'
+            | 'tiktok'
+            | 'linkedin';
           type: string;
           input: string;
           contractId: string;
@@ -798,7 +812,9 @@ export interface Paths {
             | 'bluesky'
             | 'pixelfed'
             | 'lemmy'
-            | 'reddit';
+            | 'reddit'
+            | 'tiktok'
+            | 'linkedin';
           type: string;
           input: string;
           contractId: string;
@@ -872,7 +888,9 @@ export interface Paths {
           | 'bluesky'
           | 'pixelfed'
           | 'lemmy'
-          | 'reddit';
+          | 'reddit'
+          | 'tiktok'
+          | 'linkedin';
         type: string;
         input: string;
         contractId?: string;
@@ -963,7 +981,9 @@ export interface Paths {
               | 'bluesky'
               | 'pixelfed'
               | 'lemmy'
-              | 'reddit';
+              | 'reddit'
+              | 'tiktok'
+              | 'linkedin';
             type: string;
             input: string;
             contractId: string;
@@ -3265,7 +3285,21 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed' | 'reddit';
+          service:
+            | 'twitter'
+            | 'facebook'
+            | 'instagram'
+            | 'youtube'
+            | 'tumblr'
+            | 'vimeo'
+            | 'flickr'
+            | 'vk'
+            | 'mastodon'
+            | 'bluesky'
+            | 'pixelfed'
+            | 'reddit'
+            | 'tiktok'
+            | 'linkedin';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3316,7 +3350,21 @@ export interface Paths {
          * 24 lower-case hex characters
          */
         contractId: string;
-        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed' | 'reddit';
+        service:
+          | 'twitter'
+          | 'facebook'
+          | 'instagram'
+          | 'youtube'
+          | 'tumblr'
+          | 'vimeo'
+          | 'flickr'
+          | 'vk'
+          | 'mastodon'
+          | 'bluesky'
+          | 'pixelfed'
+          | 'reddit'
+          | 'tiktok'
+          | 'linkedin';
         default?: boolean;
         active?: boolean;
         [k: string]:
@@ -3333,6 +3381,8 @@ export interface Paths {
           | 'bluesky'
           | 'pixelfed'
           | 'reddit'
+          | 'tiktok'
+          | 'linkedin'
           | boolean
           | undefined;
       };
@@ -3354,7 +3404,21 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed' | 'reddit';
+          service:
+            | 'twitter'
+            | 'facebook'
+            | 'instagram'
+            | 'youtube'
+            | 'tumblr'
+            | 'vimeo'
+            | 'flickr'
+            | 'vk'
+            | 'mastodon'
+            | 'bluesky'
+            | 'pixelfed'
+            | 'reddit'
+            | 'tiktok'
+            | 'linkedin';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3430,7 +3494,21 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed' | 'reddit';
+          service:
+            | 'twitter'
+            | 'facebook'
+            | 'instagram'
+            | 'youtube'
+            | 'tumblr'
+            | 'vimeo'
+            | 'flickr'
+            | 'vk'
+            | 'mastodon'
+            | 'bluesky'
+            | 'pixelfed'
+            | 'reddit'
+            | 'tiktok'
+            | 'linkedin';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3490,7 +3568,21 @@ export interface Paths {
           lastModified: string;
           lastModifiedBy: string;
           name: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed' | 'reddit';
+          service:
+            | 'twitter'
+            | 'facebook'
+            | 'instagram'
+            | 'youtube'
+            | 'tumblr'
+            | 'vimeo'
+            | 'flickr'
+            | 'vk'
+            | 'mastodon'
+            | 'bluesky'
+            | 'pixelfed'
+            | 'reddit'
+            | 'tiktok'
+            | 'linkedin';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3538,7 +3630,21 @@ export interface Paths {
          * 24 lower-case hex characters
          */
         contractId?: string;
-        service?: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'mastodon' | 'bluesky' | 'pixelfed' | 'reddit';
+        service?:
+          | 'twitter'
+          | 'facebook'
+          | 'instagram'
+          | 'youtube'
+          | 'tumblr'
+          | 'vimeo'
+          | 'flickr'
+          | 'vk'
+          | 'mastodon'
+          | 'bluesky'
+          | 'pixelfed'
+          | 'reddit'
+          | 'tiktok'
+          | 'linkedin';
         default?: boolean;
         active?: boolean;
         [k: string]:
@@ -3555,6 +3661,8 @@ export interface Paths {
           | 'bluesky'
           | 'pixelfed'
           | 'reddit'
+          | 'tiktok'
+          | 'linkedin'
           | boolean
           | undefined;
       };
@@ -5864,7 +5972,9 @@ export interface Paths {
           | 'bluesky'
           | 'pixelfed'
           | 'lemmy'
-          | 'reddit';
+          | 'reddit'
+          | 'tiktok'
+          | 'linkedin';
         /**
          * Exactly one of userid, username, name
          */

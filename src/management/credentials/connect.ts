@@ -43,7 +43,7 @@ import { currentSecretKey, open, seal } from '../../lib/secret-box.ts';
 import { newRecordFields, iso } from '../../lib/time.ts';
 import { serviceModule, SERVICE_MODULES } from '../../services/index.ts';
 import { ConnectFailure, type ConnectedCredential } from '../../services/module.ts';
-import { OAUTH, type OAuthService, type Service } from '../../services/table.ts';
+import { idParameter, OAUTH, type OAuthService, type Service } from '../../services/table.ts';
 import { recordAudit } from '../../store/audit.ts';
 import { findMastodonApp, saveConnectState, saveMastodonApp, takeConnectState } from '../../store/connect.ts';
 import { findConsumer } from '../../store/consumers.ts';
@@ -171,7 +171,7 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
       const app = OAUTH[service].app.toUpperCase();
       throw invalid('service', `connecting a ${service} account needs the operator's ${OAUTH[service].app} app: set ${app}_CLIENT_ID and ${app}_CLIENT_SECRET`, VALIDATION_CODES.required, service);
     }
-    return { authorizeUrl: settings.authorizeUrl, tokenUrl: settings.tokenUrl, clientId: settings.clientId, clientSecret: settings.clientSecret, clientAuth: OAUTH[service].clientAuth };
+    return { authorizeUrl: settings.authorizeUrl, tokenUrl: settings.tokenUrl, clientId: settings.clientId, clientSecret: settings.clientSecret, clientAuth: OAUTH[service].clientAuth, ...idParameter(OAUTH[service]) };
   }
 
   app.get(

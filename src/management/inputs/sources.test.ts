@@ -13,6 +13,8 @@ describe('sourceKey: when two inputs read the same source', () => {
     ['a mastodon tag in three forms', { service: 'mastodon', type: 'tag', input: 'https://Mastodon.social/tags/Vote' }, { service: 'mastodon', type: 'tag', input: '#vote@mastodon.social' }],
     ['a mastodon account in two forms', { service: 'mastodon', type: 'user', input: 'https://mastodon.social/@Gargron' }, { service: 'mastodon', type: 'user', input: '@gargron@mastodon.social' }],
     ['a bluesky handle with case', { service: 'bluesky', type: 'user', input: 'Alice.bsky.social' }, { service: 'bluesky', type: 'user', input: 'alice.bsky.social' }],
+    ['a linkedin organization as id and as URN', { service: 'linkedin', type: 'organization', input: '2414183' }, { service: 'linkedin', type: 'organization', input: 'urn:li:organization:2414183' }],
+    ['a tiktok username with @ and case', { service: 'tiktok', type: 'user', input: '@Scout2015' }, { service: 'tiktok', type: 'user', input: 'scout2015' }],
     ['a location with the same circle', { service: 'twitter', type: 'location', input: 'Bern', latitude: 46.9, longitude: 7.4, radius: 1000 }, { service: 'twitter', type: 'location', input: 'bern', latitude: 46.9, longitude: 7.4, radius: 1000 }],
   ];
   it.each(same)('same: %s', (_name, a, b) => expect(sourceKey(a)).toBe(sourceKey(b)));

@@ -17,6 +17,7 @@
  * - Every other service's handles, tags, page names and keywords: without case, a leading `@`
  *   or `#` dropped (the services match handles and tags case-insensitively: X, Instagram,
  *   Facebook page names, Tumblr blog names, Vimeo, Flickr, VK screen names, Bluesky handles).
+ * - LinkedIn organizations: the id, whether given as `2414183` or `urn:li:organization:2414183`.
  * - Type `location`: the label and the circle (latitude, longitude, radius) together.
  *
  * Each service's form is its module's `sourceForm` (services/module.ts). Pure; never throws.
