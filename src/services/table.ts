@@ -21,6 +21,7 @@ import { row as vk } from './vk/row.ts';
 import { row as rss } from './rss/row.ts';
 import { row as mastodon } from './mastodon/row.ts';
 import { row as bluesky } from './bluesky/row.ts';
+import { row as twitch } from './twitch/row.ts';
 
 export type { ServiceRow } from './kit/row.ts';
 
@@ -28,7 +29,7 @@ export type { ServiceRow } from './kit/row.ts';
  * The service table: each service's row, from its folder. Base URL defaults are the vendors'
  * public API addresses (see each connector's docstring for the vendor document).
  */
-export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky } as const satisfies Record<string, ServiceRow>;
+export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, twitch } as const satisfies Record<string, ServiceRow>;
 
 export type Service = keyof typeof SERVICES;
 
