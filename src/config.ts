@@ -270,6 +270,12 @@ function webSocketUrl(env: Env, name: string, fallback: string): string | null {
   return url.href;
 }
 
+/** A service's WebSocket address as written (checked as `webSocketUrl` checks it; trailing slashes dropped), or `off`. */
+function webSocketBase(env: Env, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  return webSocketUrl(env, name, fallback) === null ? 'off' : raw.replace(/\/+$/, '');
+}
+
 function databaseUrl(env: Env, dataDir: string): string {
   const raw = env.DATABASE_URL || `sqlite:${dataDir}/sluice.db`;
   if (/^sqlite:.+/.test(raw) || /^postgres(ql)?:\/\/.+/.test(raw)) return raw;
@@ -469,7 +475,7 @@ function serviceSettings(env: Env): ServiceSettings {
     const { urls, credentials } = SERVICES[service] as ServiceRow;
     out[service] = {};
     // A WebSocket address (its default is ws: or wss:, Twitch's chat) is one, or `off`.
-    for (const [key, [variable, fallback]] of Object.entries(urls)) out[service][key] = /^wss?:/.test(fallback) ? (webSocketUrl(env, variable, fallback) ?? 'off') : baseUrl(env, variable, fallback);
+    for (const [key, [variable, fallback]] of Object.entries(urls)) out[service][key] = /^wss?:/.test(fallback) ? webSocketBase(env, variable, fallback) : baseUrl(env, variable, fallback);
     for (const [key, { variable }] of Object.entries(credentials)) out[service][key] = env[variable] || undefined;
   }
   return out as ServiceSettings;

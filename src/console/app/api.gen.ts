@@ -361,7 +361,7 @@ export interface Paths {
         '201':
           | {
               _id: string;
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'twitch';
               type: string;
               input: string;
               contractId: string;
@@ -421,7 +421,7 @@ export interface Paths {
             }
           | {
               _id: string;
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'twitch';
               type: string;
               input: string;
               contractId: string;
@@ -482,7 +482,7 @@ export interface Paths {
       };
       requestBody:
         | {
-            service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+            service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'twitch';
             type: string;
             input: string;
             contractId: string;
@@ -501,7 +501,7 @@ export interface Paths {
           }
         | [
             {
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'twitch';
               type: string;
               input: string;
               contractId: string;
@@ -519,7 +519,7 @@ export interface Paths {
               interval?: number;
             },
             ...{
-              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+              service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'twitch';
               type: string;
               input: string;
               contractId: string;
@@ -542,7 +542,7 @@ export interface Paths {
       responses: {
         '200': {
           _id: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'twitch';
           type: string;
           input: string;
           contractId: string;
@@ -622,7 +622,7 @@ export interface Paths {
       responses: {
         '200': {
           _id: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'twitch';
           type: string;
           input: string;
           contractId: string;
@@ -686,7 +686,7 @@ export interface Paths {
       responses: {
         '200': {
           _id: string;
-          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+          service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'twitch';
           type: string;
           input: string;
           contractId: string;
@@ -746,7 +746,7 @@ export interface Paths {
         };
       };
       requestBody: {
-        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'twitch';
         type: string;
         input: string;
         contractId?: string;
@@ -823,7 +823,7 @@ export interface Paths {
           error: string | null;
           input: {
             _id: string;
-            service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+            service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'twitch';
             type: string;
             input: string;
             contractId: string;
@@ -5674,7 +5674,7 @@ export interface Paths {
         /**
          * The service the author publishes on
          */
-        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky';
+        service: 'twitter' | 'facebook' | 'instagram' | 'youtube' | 'tumblr' | 'vimeo' | 'flickr' | 'vk' | 'rss' | 'mastodon' | 'bluesky' | 'twitch';
         /**
          * Exactly one of userid, username, name
          */

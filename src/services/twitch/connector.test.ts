@@ -71,6 +71,18 @@ describe('twitch input check and poll', () => {
     expect(row.checkInput(input)).toMatch(/Twitch channel login/);
   });
 
+  it.each([
+    ['https://irc-ws.chat.twitch.tv', /TWITCH_CHAT_URL/],
+    ['not a url', /TWITCH_CHAT_URL/],
+    ['wss://chat.example?x=1', /TWITCH_CHAT_URL/],
+  ])('TWITCH_CHAT_URL=%j is refused, naming the variable', (value, problem) => expect(() => loadConfig({ TWITCH_CHAT_URL: value })).toThrow(problem));
+
+  it('TWITCH_CHAT_URL: the default, a local server, off', () => {
+    expect(loadConfig({}).services.twitch.chatUrl).toBe('wss://irc-ws.chat.twitch.tv:443');
+    expect(loadConfig({ TWITCH_CHAT_URL: 'ws://127.0.0.1:4000/' }).services.twitch.chatUrl).toBe('ws://127.0.0.1:4000');
+    expect(loadConfig({ TWITCH_CHAT_URL: 'off' }).services.twitch.chatUrl).toBe('off');
+  });
+
   it('a poll reads nothing and keeps the state (a chat has no history)', async () => {
     const services = loadConfig({}).services;
     const fetch = () => Promise.reject(new Error('no request expected'));
