@@ -163,6 +163,31 @@ describe('Twitch chat listener', () => {
     expect((await storedByInput(ctx)).get(elsewhere!)).toContain(`twitch_${ronniElsewhere} published`);
   });
 
+  it('refuses a channel that is not a Twitch login through the API, naming input (no IRC line can be slipped in)', async () => {
+    const { ctx } = await setup();
+    const acme = await buildTenant(ctx.db);
+    for (const input of ['ronni\r\nPRIVMSG #x :spam', 'ronni,#other', 'abc', 'https://www.twitch.tv/ronni']) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/collection/inputs?access_token=${encodeURIComponent(acme.token)}`,
+        payload: { service: 'twitch', type: 'channel', input, contractId: acme.contract.id, collectionId: acme.collection.id },
+      });
+      expect(res.statusCode, input).toBe(400);
+      expect((res.json() as { errors: { propertyName: string }[] }).errors[0]!.propertyName).toBe('input');
+    }
+  });
+
+  it("keeps a channel's NOTICE (a suspended channel) as the listener's last error", async () => {
+    const { ctx, fake, create, listen } = await setup();
+    const acme = await buildTenant(ctx.db);
+    await create(acme, ['gone_channel']);
+    const listener = listen();
+    await until('the channel joined', joinedBy(fake, ['gone_channel']), 10_000);
+    fake.send('gone_channel', '@msg-id=msg_channel_suspended :tmi.twitch.tv NOTICE #gone_channel :This channel does not exist or has been suspended.');
+    await until('the notice', () => (listener.status().lastError?.includes('msg_channel_suspended') ? true : undefined), 10_000);
+    expect(listener.status().lastError).toBe('#gone_channel: msg_channel_suspended: This channel does not exist or has been suspended.');
+  });
+
   it('connects through the private-address guard: a loopback chat URL is refused unless ALLOW_PRIVATE_FETCH', async () => {
     const { ctx, fake, create, listen } = await setup({});
     const acme = await buildTenant(ctx.db);

@@ -16,6 +16,7 @@
  *   `CLEARCHAT #c :<login>` (a ban or time-out) the items of that user this process stored lately
  *   (`recent.ts`), from the channel's inputs only (`removeItems`, reason `deleted`,
  *   docs/api.md#removed-at-the-source); `CLEARCHAT` of the whole room removes nothing.
+ *   A channel's `NOTICE` (a suspended or unknown channel) is logged and kept as `lastError`.
  * - **Reconnects**: a dropped connection is opened again after a back-off from 1 s to 30 s (reset
  *   by a connection that lasted 30 s); a server's `RECONNECT` reconnects at once. A chat has no
  *   history: what is said while no connection is open is not collected.
@@ -298,6 +299,11 @@ class Listener {
       if (item && channel) {
         items.set(channel, [...(items.get(channel) ?? []), item]);
         if (item.author.username) this.recent.add(channel, item.author.username, item.id);
+        continue;
+      }
+      if (message.command === 'NOTICE' && channel) {
+        // E.g. msg_channel_suspended: "This channel does not exist or has been suspended."
+        this.fail(`#${channel}: ${message.tags['msg-id'] ? `${message.tags['msg-id']}: ` : ''}${message.params.at(-1) ?? ''}`);
         continue;
       }
       const removal = chatRemoval(message);

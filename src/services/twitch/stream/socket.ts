@@ -5,7 +5,8 @@
  * anonymously as Twitch documents read-only access: no `PASS`, `NICK justinfan<digits>`, and
  * `CAP REQ :twitch.tv/tags twitch.tv/commands` for the message ids, times, authors and the
  * moderators' `CLEARMSG`/`CLEARCHAT`. It answers `PING` with `PONG`, says `RECONNECT` (the
- * server's request to reconnect) to its owner, and joins and parts channels at most
+ * server's request to reconnect) to its owner, drops the connection on a `NOTICE *` (a refused
+ * login: "Login authentication failed"), and joins and parts channels at most
  * `JOIN_LIMIT` per `JOIN_WINDOW_MS` (Twitch's rate limit of JOINs per user: 20 per 10 s).
  */
 import { randomInt } from 'node:crypto';
@@ -46,10 +47,16 @@ export interface ChatSocket {
 
 /**
  * Opens the chat connection to `href` through `agent`; `idleMs`: a connection silent this long
- * (Twitch PINGs about every 5 minutes) is dropped. Throws what undici's `WebSocket` throws
+ * (Twitch PINGs about every 5 minutes) is dropped; `joinLimit` JOINs per `joinWindowMs` (ms) at
+ * most (Twitch's, by default). Throws what undici's `WebSocket` throws
  * synchronously (a URL that is not ws: or wss:).
  */
-export function openChatSocket(href: string, agent: Agent, handlers: ChatSocketHandlers, { idleMs = 360_000 }: { idleMs?: number } = {}): ChatSocket {
+export function openChatSocket(
+  href: string,
+  agent: Agent,
+  handlers: ChatSocketHandlers,
+  { idleMs = 360_000, joinLimit = JOIN_LIMIT, joinWindowMs = JOIN_WINDOW_MS }: { idleMs?: number; joinLimit?: number; joinWindowMs?: number } = {},
+): ChatSocket {
   let done = false;
   let open = false;
   const ws = new WebSocket(href, { dispatcher: agent });
@@ -84,14 +91,14 @@ export function openChatSocket(href: string, agent: Agent, handlers: ChatSocketH
     pacer = undefined;
     if (!open || done) return;
     const now = Date.now();
-    sentAt = sentAt.filter((at) => now - at < JOIN_WINDOW_MS);
-    const room = JOIN_LIMIT - sentAt.length;
+    sentAt = sentAt.filter((at) => now - at < joinWindowMs);
+    const room = joinLimit - sentAt.length;
     const batch = waiting.splice(0, Math.max(0, room));
     if (batch.length) {
       send(`JOIN ${batch.map((c) => `#${c}`).join(',')}`);
       for (let i = 0; i < batch.length; i++) sentAt.push(now);
     }
-    if (waiting.length) pacer = setTimeout(pace, Math.max(50, sentAt[0]! + JOIN_WINDOW_MS - now));
+    if (waiting.length) pacer = setTimeout(pace, Math.max(50, sentAt[0]! + joinWindowMs - now));
   };
   ws.addEventListener('open', () => {
     if (done) return;
@@ -110,6 +117,7 @@ export function openChatSocket(href: string, agent: Agent, handlers: ChatSocketH
       if (!message) continue;
       if (message.command === 'PING') send(`PONG :${message.params[0] ?? 'tmi.twitch.tv'}`);
       else if (message.command === 'RECONNECT') return drop(null, true);
+      else if (message.command === 'NOTICE' && message.params[0] === '*') return drop({ error: new Error(`the chat server refused the login: ${message.params.at(-1)}`) });
       else handlers.onMessage(message);
       if (done) return;
     }
