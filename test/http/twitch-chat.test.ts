@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamDeps } from '../../src/collect/streams.ts';
 import { startTwitchChat, type TwitchChat, TWITCH_CHAT } from '../../src/services/twitch/stream/chat.ts';
+import { createCollection } from '../../src/store/collections.ts';
 import { build, buildTenant, type TestContext } from '../helper.ts';
 import { until } from '../processes.ts';
 import { type FakeTwitchChat, fixtureLine, startFakeTwitchChat } from '../fake-twitch-chat.ts';
@@ -161,6 +162,22 @@ describe('Twitch chat listener', () => {
     await until('the user removed', async () => ((await storedByInput(ctx)).get(dallas!)?.includes(`twitch_${ronniAgain} removed`) ? true : undefined), 10_000);
     expect((await storedByInput(ctx)).get(dallas!)?.sort()).toEqual([`twitch_${ronniAgain} removed`, `twitch_${keep} published`, 'twitch_abc-123-def removed'].sort());
     expect((await storedByInput(ctx)).get(elsewhere!)).toContain(`twitch_${ronniElsewhere} published`);
+  });
+
+  it('serves each message of a channel as its own card: the channel page they share is not a duplicate key', async () => {
+    const { ctx, fake, create, listen } = await setup();
+    const tenant = await buildTenant(ctx.db);
+    // A collection de-duplicating as one made through the API does by default.
+    const acme = { ...tenant, collection: await createCollection(ctx.db, tenant.contract.id, { name: 'Chat', dedupe: 'url+text' }, 'test') };
+    const [input] = await create(acme, ['ronni']);
+    listen();
+    await until('the channel joined', joinedBy(fake, ['ronni']), 10_000);
+    const said = [fake.say('ronni', 'one_viewer', 'first thing said'), fake.say('ronni', 'two_viewer', 'something else entirely'), fake.say('ronni', 'ronni', 'the broadcaster speaks')];
+    await until('the messages stored', async () => ((await storedByInput(ctx)).get(input!)?.length === 3 ? true : undefined), 10_000);
+    const content = await ctx.app.inject({ method: 'GET', url: `/v1/content/${acme.contract.slug}?q=${acme.collection.slug}&since=0` });
+    const items = content.json() as { id: string; duplicates?: unknown[] }[];
+    expect(items.map((i) => i.id).sort()).toEqual(said.map((id) => `twitch_${id}`).sort());
+    expect(items.filter((i) => i.duplicates?.length)).toEqual([]);
   });
 
   it('refuses a channel that is not a Twitch login through the API, naming input (no IRC line can be slipped in)', async () => {

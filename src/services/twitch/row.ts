@@ -24,4 +24,10 @@ export const row = {
   },
   credentials: {},
   checkInput: (input) => (channelOf(input) ? null : 'input must be a Twitch channel login: 4 to 25 letters, digits or underscores'),
+  /**
+   * A message has no page of its own: its `url` is the channel's, shared by every message said
+   * there. As a feed entry without a link, it is keyed for duplicates by its text only, never by
+   * that URL (lib/item-keys.ts), so a channel's messages are not one another's duplicates.
+   */
+  ownEntries: true,
 } as const satisfies ServiceRow;
