@@ -266,8 +266,14 @@ function webSocketUrl(env: Env, name: string, fallback: string): string | null {
     throw new ConfigError(name, `must be an absolute ws(s) URL or off, got "${raw}"`);
   }
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new ConfigError(name, `must be a ws or wss URL or off, got "${raw}"`);
-  if (url.search || url.hash) throw new ConfigError(name, 'must have no query or fragment (Sluice adds wantedCollections and cursor)');
+  if (url.search || url.hash) throw new ConfigError(name, 'must have no query or fragment (Sluice adds its own)');
   return url.href;
+}
+
+/** A service's WebSocket address as written (checked as `webSocketUrl` checks it; trailing slashes dropped), or `off`. */
+function webSocketBase(env: Env, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  return webSocketUrl(env, name, fallback) === null ? 'off' : raw.replace(/\/+$/, '');
 }
 
 function databaseUrl(env: Env, dataDir: string): string {
@@ -470,7 +476,8 @@ function serviceSettings(env: Env): ServiceSettings {
   for (const service of SERVICE_NAMES) {
     const { urls, credentials } = SERVICES[service] as ServiceRow;
     out[service] = {};
-    for (const [key, [variable, fallback]] of Object.entries(urls)) out[service][key] = baseUrl(env, variable, fallback);
+    // A WebSocket address (its default is ws: or wss:, Twitch's chat) is one, or `off`.
+    for (const [key, [variable, fallback]] of Object.entries(urls)) out[service][key] = /^wss?:/.test(fallback) ? webSocketBase(env, variable, fallback) : baseUrl(env, variable, fallback);
     for (const [key, { variable }] of Object.entries(credentials)) out[service][key] = env[variable] || undefined;
   }
   return out as ServiceSettings;

@@ -14,13 +14,15 @@ describe('the service table and the connectors', () => {
 
   it.each(SERVICE_NAMES)('configuration reads every base URL and credential of %s', (service) => {
     const { urls, credentials } = SERVICES[service] as { urls: Record<string, readonly [string, string]>; credentials: Record<string, { variable: string }> };
+    // A WebSocket address (its default ws: or wss:) is set as one.
+    const scheme = (fallback: string) => (/^wss?:/.test(fallback) ? 'wss' : 'https');
     const env = Object.fromEntries([
-      ...Object.values(urls).map(([variable]) => [variable, `https://${variable.toLowerCase()}.example`]),
+      ...Object.values(urls).map(([variable, fallback]) => [variable, `${scheme(fallback)}://${variable.toLowerCase()}.example`]),
       ...Object.values(credentials).map(({ variable }) => [variable, `value of ${variable}`]),
     ]);
     const settings = loadConfig(env).services[service] as Record<string, string | undefined>;
     expect(Object.keys(settings).sort()).toEqual([...Object.keys(urls), ...Object.keys(credentials)].sort());
-    for (const [key, [variable]] of Object.entries(urls)) expect(settings[key]).toBe(`https://${variable.toLowerCase()}.example`);
+    for (const [key, [variable, fallback]] of Object.entries(urls)) expect(settings[key]).toBe(`${scheme(fallback)}://${variable.toLowerCase()}.example`);
     for (const [key, { variable }] of Object.entries(credentials)) expect(settings[key]).toBe(`value of ${variable}`);
     const defaults = loadConfig({}).services[service] as Record<string, string | undefined>;
     for (const [key, [, fallback]] of Object.entries(urls)) expect(defaults[key]).toBe(fallback);

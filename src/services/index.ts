@@ -10,6 +10,7 @@ import type { Connector } from './connector.ts';
 import type { ServiceModule } from './module.ts';
 import type { Service } from './table.ts';
 import { bluesky } from './bluesky/index.ts';
+import { twitch } from './twitch/index.ts';
 import { facebook } from './facebook/index.ts';
 import { flickr } from './flickr/index.ts';
 import { instagram } from './instagram/index.ts';
@@ -27,7 +28,7 @@ import { tiktok } from './tiktok/index.ts';
 import { linkedin } from './linkedin/index.ts';
 
 /** The modules, by service name. */
-const MODULES: { readonly [S in Service]: ServiceModule<S> } = Object.freeze({ twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy, reddit, tiktok, linkedin });
+const MODULES: { readonly [S in Service]: ServiceModule<S> } = Object.freeze({ twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy, reddit, tiktok, linkedin, twitch });
 
 /** The modules in the table's order. */
 export const SERVICE_MODULES: readonly ServiceModule<Service>[] = Object.values(MODULES);

@@ -1,6 +1,6 @@
 /**
  * The stream listeners of the services that push over a connection of their own (docs/services.md#push-and-streams):
- * Mastodon's streaming API, Bluesky's Jetstream. Each lives in its service's folder
+ * Mastodon's streaming API, Bluesky's Jetstream, Twitch's chat. Each lives in its service's folder
  * (`<name>/stream/`), on the collector's layer (it takes leases, ingests, reads credentials:
  * docs/architecture.md#services), so the shared layer's registry (`index.ts`) cannot list it; this
  * list does, and the collector starts every one in the processes that collect (`collect/streams.ts`).
@@ -9,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { StreamDeps } from './kit/stream/collector.ts';
 import { startJetstream } from './bluesky/stream/jetstream.ts';
 import { startMastodonStreams } from './mastodon/stream/streaming.ts';
+import { startTwitchChat } from './twitch/stream/chat.ts';
 
 /** A running listener: `stop` closes its connections, hands its inputs back to polling and gives its leases up. */
 export interface StreamListener {
@@ -19,4 +20,4 @@ export interface StreamListener {
 export type StreamStarter = (deps: StreamDeps & { log: FastifyBaseLogger }) => StreamListener;
 
 /** The listeners, in the order they start (and stop). */
-export const STREAMS: readonly StreamStarter[] = [(deps) => startMastodonStreams(deps), (deps) => startJetstream(deps)];
+export const STREAMS: readonly StreamStarter[] = [(deps) => startMastodonStreams(deps), (deps) => startJetstream(deps), (deps) => startTwitchChat(deps)];

@@ -26,6 +26,7 @@ import { row as lemmy } from './lemmy/row.ts';
 import { row as reddit } from './reddit/row.ts';
 import { row as tiktok } from './tiktok/row.ts';
 import { row as linkedin } from './linkedin/row.ts';
+import { row as twitch } from './twitch/row.ts';
 
 export type { ServiceRow } from './kit/row.ts';
 
@@ -33,7 +34,7 @@ export type { ServiceRow } from './kit/row.ts';
  * The service table: each service's row, from its folder. Base URL defaults are the vendors'
  * public API addresses (see each connector's docstring for the vendor document).
  */
-export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy, reddit, tiktok, linkedin } as const satisfies Record<string, ServiceRow>;
+export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy, reddit, tiktok, linkedin, twitch } as const satisfies Record<string, ServiceRow>;
 
 export type Service = keyof typeof SERVICES;
 

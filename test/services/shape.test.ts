@@ -11,9 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { type FakeRequest, type FakeResponse, fixtureBytes, fixtureJson, useFakeApi } from '../fake-api.ts';
 import { loadConfig } from '../../src/config.ts';
 import { COMPONENTS } from '../../src/http/openapi.ts';
-import type { ContentItem } from '../../src/item.ts';
+import { type ContentItem, inShape } from '../../src/item.ts';
 import type { SourceInput } from '../../src/services/connector.ts';
 import { connectorFor } from '../../src/services/index.ts';
+import { chatItem } from '../../src/services/twitch/connector.ts';
+import { parseIrcLine } from '../../src/services/twitch/irc.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const api = useFakeApi();
@@ -162,6 +164,11 @@ describe('every connector makes items in the content item shape', () => {
     api.respond = () => json('lemmy', file);
     expectInShape(await collect({ service: 'lemmy', type: 'community', input: `${api.base}/c/technology` }));
     expectInShape(await collect({ service: 'lemmy', type: 'search', input: `${api.base}/search?q=laptop` }));
+  // Twitch chat has no poll: its items are made by the chat listener from each recorded PRIVMSG line (put in shape as the store does).
+  const chatLines = readdirSync(new URL('../fixtures/twitch/', import.meta.url)).filter((file) => file.startsWith('privmsg_'));
+  it.each(chatLines)('twitch chat %s', (file) => {
+    const line = fixtureBytes('twitch', file).toString('utf8').replace(/\r?\n$/, '');
+    expectInShape([inShape(chatItem(parseIrcLine(line)!)!)]);
   });
 
   const feeds = readdirSync(new URL('../fixtures/rss/', import.meta.url));

@@ -377,7 +377,8 @@ export interface Paths {
                 | 'lemmy'
                 | 'reddit'
                 | 'tiktok'
-                | 'linkedin';
+                | 'linkedin'
+                | 'twitch';
               type: string;
               input: string;
               contractId: string;
@@ -453,7 +454,8 @@ export interface Paths {
                 | 'lemmy'
                 | 'reddit'
                 | 'tiktok'
-                | 'linkedin';
+                | 'linkedin'
+                | 'twitch';
               type: string;
               input: string;
               contractId: string;
@@ -530,7 +532,8 @@ export interface Paths {
               | 'lemmy'
               | 'reddit'
               | 'tiktok'
-              | 'linkedin';
+              | 'linkedin'
+              | 'twitch';
             type: string;
             input: string;
             contractId: string;
@@ -565,7 +568,8 @@ export interface Paths {
                 | 'lemmy'
                 | 'reddit'
                 | 'tiktok'
-                | 'linkedin';
+                | 'linkedin'
+                | 'twitch';
               type: string;
               input: string;
               contractId: string;
@@ -599,7 +603,8 @@ export interface Paths {
                 | 'lemmy'
                 | 'reddit'
                 | 'tiktok'
-                | 'linkedin';
+                | 'linkedin'
+                | 'twitch';
               type: string;
               input: string;
               contractId: string;
@@ -638,7 +643,8 @@ export interface Paths {
             | 'lemmy'
             | 'reddit'
             | 'tiktok'
-            | 'linkedin';
+            | 'linkedin'
+            | 'twitch';
           type: string;
           input: string;
           contractId: string;
@@ -734,7 +740,8 @@ export interface Paths {
             | 'lemmy'
             | 'reddit'
             | 'tiktok'
-            | 'linkedin';
+            | 'linkedin'
+            | 'twitch';
           type: string;
           input: string;
           contractId: string;
@@ -814,7 +821,8 @@ export interface Paths {
             | 'lemmy'
             | 'reddit'
             | 'tiktok'
-            | 'linkedin';
+            | 'linkedin'
+            | 'twitch';
           type: string;
           input: string;
           contractId: string;
@@ -890,7 +898,8 @@ export interface Paths {
           | 'lemmy'
           | 'reddit'
           | 'tiktok'
-          | 'linkedin';
+          | 'linkedin'
+          | 'twitch';
         type: string;
         input: string;
         contractId?: string;
@@ -983,7 +992,8 @@ export interface Paths {
               | 'lemmy'
               | 'reddit'
               | 'tiktok'
-              | 'linkedin';
+              | 'linkedin'
+              | 'twitch';
             type: string;
             input: string;
             contractId: string;
@@ -5974,7 +5984,8 @@ export interface Paths {
           | 'lemmy'
           | 'reddit'
           | 'tiktok'
-          | 'linkedin';
+          | 'linkedin'
+          | 'twitch';
         /**
          * Exactly one of userid, username, name
          */
