@@ -164,6 +164,8 @@ describe('every connector makes items in the content item shape', () => {
     api.respond = () => json('lemmy', file);
     expectInShape(await collect({ service: 'lemmy', type: 'community', input: `${api.base}/c/technology` }));
     expectInShape(await collect({ service: 'lemmy', type: 'search', input: `${api.base}/search?q=laptop` }));
+  });
+
   // Twitch chat has no poll: its items are made by the chat listener from each recorded PRIVMSG line (put in shape as the store does).
   const chatLines = readdirSync(new URL('../fixtures/twitch/', import.meta.url)).filter((file) => file.startsWith('privmsg_'));
   it.each(chatLines)('twitch chat %s', (file) => {
