@@ -16,6 +16,9 @@ const CASES: [service: string, type: string, input: string, refused: string][] =
   ['pixelfed', 'tag', 'photography@pixelfed.social', 'photography@127.0.0.1'],
   ['lemmy', 'community', '!technology@lemmy.world', '!technology@localhost'],
   ['youtube', 'live', 'jfKfPfyJRdk', 'https://www.youtube.com/live'],
+  ['twitch', 'channel', 'newsroomlive', 'no'],
+  ['tiktok', 'user', '@newsroom', 'news room'],
+  ['linkedin', 'organization', 'urn:li:organization:2414183', 'urn:li:person:123'],
 ];
 
 let browser: Browser;
@@ -57,7 +60,16 @@ describe.skipIf(browserMissing)('console Sources: the services of issue 38', () 
       await field.fill(refused);
       await page.getByRole('button', { name: 'Save source' }).click();
       await expect.poll(() => field.getAttribute('aria-invalid'), { message: `${service}: ${refused} refused` }).toBe('true');
-      await expect(description(field)).resolves.toMatch(/input/);
+      // The field shows the API's own refusal of that input (the same text a client of the API reads).
+      const refusal = await sluice.app.inject({
+        method: 'POST',
+        url: `/collection/inputs?access_token=${token}`,
+        payload: { contractId: sluice.tenant.contract.id, collectionId: sluice.tenant.collection.id, service, type, input: refused, active: false },
+      });
+      expect(refusal.statusCode, refusal.body).toBe(400);
+      const [error] = (refusal.json() as { errors: { propertyName: string; message: string }[] }).errors;
+      expect(error!.propertyName).toBe('input');
+      await expect(description(field)).resolves.toContain(error!.message.replace(/^input /, ''));
       await field.fill(input);
       await page.getByRole('button', { name: 'Save source' }).click();
       // Saved: the form says so, and that an inactive input is not collected; its row shows.
