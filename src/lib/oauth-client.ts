@@ -140,12 +140,12 @@ function renamedPost(parameter: string, clientSecret: string): oauth.ClientAuth 
  * `token_type`: LinkedIn's token endpoint leaves it out (learn.microsoft.com/linkedin/shared/authentication/authorization-code-flow,
  * step 3's response), which RFC 6749 §5.1 requires and oauth4webapi checks. Any other body as it is.
  */
-function withTokenType(body: Uint8Array): Buffer {
-  const bytes = Buffer.from(body);
+function withTokenType(body: Uint8Array): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(body);
   try {
-    const json = JSON.parse(bytes.toString('utf8')) as unknown;
+    const json = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
     if (json && typeof json === 'object' && !Array.isArray(json) && 'access_token' in json && !('token_type' in json)) {
-      return Buffer.from(JSON.stringify({ ...json, token_type: 'Bearer' }));
+      return new TextEncoder().encode(JSON.stringify({ ...json, token_type: 'Bearer' }));
     }
   } catch {
     // not JSON: oauth4webapi says so
