@@ -31,6 +31,8 @@ export interface OAuthEndpoint {
   clientSecret: string;
   /** RFC 6749 §2.3.1: the secret in an HTTP Basic header, or in the form body. */
   clientAuth: 'basic' | 'post';
+  /** The token endpoint omits `token_type` (Threads): a 200 JSON answer without one is read as `bearer`. */
+  untypedTokens?: boolean;
 }
 
 /** The tokens a grant returned. `expiresAt`: ISO 8601 from `expires_in`, undefined when the token does not expire. */
@@ -95,7 +97,7 @@ function parts(endpoint: OAuthEndpoint, fetch: HttpFetch) {
   const client: oauth.Client = { client_id: endpoint.clientId };
   const auth = endpoint.clientAuth === 'basic' ? plainBasic(endpoint.clientSecret) : oauth.ClientSecretPost(endpoint.clientSecret);
   const options = {
-    [oauth.customFetch]: adapt(fetch),
+    [oauth.customFetch]: adapt(fetch, endpoint.untypedTokens === true),
     // The operator's configured URL (a local fake in tests) or an instance the caller checked.
     [oauth.allowInsecureRequests]: new URL(endpoint.tokenUrl).protocol === 'http:',
   };
@@ -115,14 +117,26 @@ function plainBasic(clientSecret: string): oauth.ClientAuth {
   };
 }
 
-/** oauth4webapi's fetch, through `fetch`. */
-function adapt(fetch: HttpFetch) {
+/** oauth4webapi's fetch, through `fetch`; `untyped`: a 200 JSON object with an access token and no `token_type` gets `bearer`. */
+function adapt(fetch: HttpFetch, untyped = false) {
   return async (url: string, init: oauth.CustomFetchOptions<string, unknown>): Promise<Response> => {
     const body = init.body === undefined || init.body === null ? undefined : String(init.body);
     const res = await fetch(url, init.headers, { method: init.method === 'POST' ? 'POST' : 'GET', ...(body === undefined ? {} : { body }) });
     const empty = res.status === 204 || res.status === 304;
-    return new Response(empty ? null : Buffer.from(res.body), { status: res.status, headers: res.headers });
+    return new Response(empty ? null : Buffer.from(untyped && res.status === 200 ? typed(res.body) : res.body), { status: res.status, headers: res.headers });
   };
+}
+
+/** `body` with `token_type: "bearer"` when it is a JSON object with `access_token` and no `token_type`; else as it is. */
+function typed(body: Uint8Array): Uint8Array {
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(body).toString('utf8'));
+  } catch {
+    return body;
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json) || !('access_token' in json) || 'token_type' in json) return body;
+  return Buffer.from(JSON.stringify({ ...json, token_type: 'bearer' }));
 }
 
 /** The token response as a `TokenSet`, or `OAuthRefusal` for an OAuth error answer. */

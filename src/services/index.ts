@@ -20,9 +20,10 @@ import { twitter } from './twitter/index.ts';
 import { vimeo } from './vimeo/index.ts';
 import { vk } from './vk/index.ts';
 import { youtube } from './youtube/index.ts';
+import { threads } from './threads/index.ts';
 
 /** The modules, by service name. */
-const MODULES: { readonly [S in Service]: ServiceModule<S> } = Object.freeze({ twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky });
+const MODULES: { readonly [S in Service]: ServiceModule<S> } = Object.freeze({ twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, threads });
 
 /** The modules in the table's order. */
 export const SERVICE_MODULES: readonly ServiceModule<Service>[] = Object.values(MODULES);

@@ -21,6 +21,7 @@ import { row as vk } from './vk/row.ts';
 import { row as rss } from './rss/row.ts';
 import { row as mastodon } from './mastodon/row.ts';
 import { row as bluesky } from './bluesky/row.ts';
+import { row as threads } from './threads/row.ts';
 
 export type { ServiceRow } from './kit/row.ts';
 
@@ -28,7 +29,7 @@ export type { ServiceRow } from './kit/row.ts';
  * The service table: each service's row, from its folder. Base URL defaults are the vendors'
  * public API addresses (see each connector's docstring for the vendor document).
  */
-export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky } as const satisfies Record<string, ServiceRow>;
+export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, threads } as const satisfies Record<string, ServiceRow>;
 
 export type Service = keyof typeof SERVICES;
 
@@ -69,6 +70,8 @@ export type ServiceSettings = {
  *   or `post` body), as the vendor documents it.
  * - `field`: the credential field the access token is stored in.
  * - `extra`: more authorization request parameters.
+ * - `untypedTokens`: the token response omits `token_type` (Threads documents `{access_token,
+ *   user_id}`); it is read as `bearer` (RFC 6749 §5.1 requires the field).
  *
  * Vendor documents: X "OAuth 2.0 Authorization Code Flow with PKCE"; Facebook "Manually Build a
  * Login Flow" and "Long-Lived Access Tokens"; Google "Using OAuth 2.0 for Web Server
@@ -86,6 +89,7 @@ export interface OAuthRow {
   readonly clientAuth: 'basic' | 'post';
   readonly field: string;
   readonly extra?: Readonly<Record<string, string>>;
+  readonly untypedTokens?: boolean;
 }
 
 const FACEBOOK_LOGIN = {
@@ -138,6 +142,18 @@ export const OAUTH = {
     pkce: false,
     clientAuth: 'post',
     field: 'accessToken',
+  },
+  // Threads "Get Access Tokens and Permissions" (developers.facebook.com/docs/threads/get-started/get-access-tokens-and-permissions).
+  threads: {
+    app: 'threads',
+    authorizeUrl: ['THREADS_AUTHORIZE_URL', 'https://threads.net/oauth/authorize'],
+    tokenUrl: ['THREADS_TOKEN_URL', 'https://graph.threads.net/oauth/access_token'],
+    scopes: ['threads_basic', 'threads_keyword_search', 'threads_manage_mentions'],
+    scopeSeparator: ',',
+    pkce: false,
+    clientAuth: 'post',
+    field: 'accessToken',
+    untypedTokens: true,
   },
 } as const satisfies Partial<Record<Service, OAuthRow>>;
 

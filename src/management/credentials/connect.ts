@@ -171,7 +171,8 @@ export function connectRoutes(app: App, { db, config, fetch }: { db: Db; config:
       const app = OAUTH[service].app.toUpperCase();
       throw invalid('service', `connecting a ${service} account needs the operator's ${OAUTH[service].app} app: set ${app}_CLIENT_ID and ${app}_CLIENT_SECRET`, VALIDATION_CODES.required, service);
     }
-    return { authorizeUrl: settings.authorizeUrl, tokenUrl: settings.tokenUrl, clientId: settings.clientId, clientSecret: settings.clientSecret, clientAuth: OAUTH[service].clientAuth };
+    const untypedTokens = 'untypedTokens' in OAUTH[service] && OAUTH[service].untypedTokens === true;
+    return { authorizeUrl: settings.authorizeUrl, tokenUrl: settings.tokenUrl, clientId: settings.clientId, clientSecret: settings.clientSecret, clientAuth: OAUTH[service].clientAuth, untypedTokens };
   }
 
   app.get(

@@ -141,7 +141,7 @@ export function inputRules(body: InputReplace, limits: { min: number; max: numbe
   if (body.interval !== undefined && (body.interval < limits.min || body.interval > limits.max)) {
     invalid.push({ propertyName: at('interval'), message: `interval must be between ${limits.min} and ${limits.max} seconds`, propertyValue: body.interval, code: VALIDATION_CODES.range });
   }
-  const problem = service?.checkInput?.(body.input, { allowPrivateFetch });
+  const problem = service?.checkInput?.(body.input, { allowPrivateFetch, type: body.type });
   if (problem) invalid.push({ propertyName: at('input'), message: problem, propertyValue: body.input, code: VALIDATION_CODES.format });
   return invalid;
 }

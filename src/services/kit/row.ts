@@ -23,9 +23,10 @@ export interface ServiceRow {
   /**
    * The problem with an input's `input` text for this service, or null when it is well formed.
    * `allowPrivateFetch`: ALLOW_PRIVATE_FETCH is on (local instances, tests), so forms naming a
-   * local server (Mastodon's `http://host:port/…`) are accepted too.
+   * local server (Mastodon's `http://host:port/…`) are accepted too. `type`: the input's type,
+   * for services whose types take different texts (absent where the caller checks none).
    */
-  readonly checkInput?: (input: string, options: { allowPrivateFetch: boolean }) => string | null;
+  readonly checkInput?: (input: string, options: { allowPrivateFetch: boolean; type?: string }) => string | null;
   /** Its access tokens expire (Graph API user and page tokens): its credentials also take `expiresAt` (docs/api.md#credentials). */
   readonly credentialExpires?: boolean;
   /**
