@@ -96,6 +96,10 @@ const cases: Case[] = [
   { name: 'vimeo user', input: { service: 'vimeo', type: 'user', input: 'stevieeatsworms' }, respond: () => ({ body: { total: 1, page: 1, per_page: 50, paging: { next: null, previous: null }, data: [vimeoVideo] } }) },
   { name: 'flickr user', input: { service: 'flickr', type: 'user', input: '35034346050@N01' }, respond: () => json('flickr', 'people_getPhotos.json') },
   { name: 'bluesky author feed', input: { service: 'bluesky', type: 'user', input: 'test.marshal.dev' }, respond: () => ({ body: { feed: [{ post: blueskyPost }] } }) },
+  { name: 'threads user (docs sample)', input: { service: 'threads', type: 'user', input: 'me' }, respond: () => json('threads', 'me_threads_docs_sample.json') },
+  { name: 'threads user (carousel, video, image)', input: { service: 'threads', type: 'user', input: 'me' }, respond: () => json('threads', 'me_threads_media_p1.json') },
+  { name: 'threads keyword (docs sample)', input: { service: 'threads', type: 'keyword', input: 'first thread' }, respond: () => json('threads', 'keyword_search_docs_sample.json') },
+  { name: 'threads mention', input: { service: 'threads', type: 'mention', input: 'me' }, respond: () => json('threads', 'mentions_p1.json') },
 ];
 
 const env = (base: string) => ({
@@ -107,6 +111,7 @@ const env = (base: string) => ({
   VIMEO_API_URL: base, VIMEO_ACCESS_TOKEN: 't',
   FLICKR_API_URL: `${base}/services/rest`, FLICKR_FEED_URL: `${base}/feed.gne`, FLICKR_API_KEY: 't',
   BLUESKY_API_URL: `${base}/appview`, BLUESKY_PDS_URL: `${base}/pds`,
+  THREADS_API_URL: base, THREADS_ACCESS_TOKEN: 't',
 });
 
 async function collect(input: Omit<SourceInput, 'id'>, withEnv: Record<string, string> = {}): Promise<ContentItem[]> {
