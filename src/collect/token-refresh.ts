@@ -66,7 +66,9 @@ export function createTokenRefresher(db: Db, settings: RefreshSettings) {
       if (!own && !values.refreshToken) return undefined;
       try {
         const tokens = own ? await own.token(values, { endpoint, fetch, now }) : await refreshTokens(endpoint, fetch, values.refreshToken!, now);
-        const next = { ...values, [flow.field]: tokens.accessToken, refreshToken: tokens.refreshToken ?? values.refreshToken };
+        const next: Record<string, string> = { ...values, [flow.field]: tokens.accessToken };
+        const refreshToken = tokens.refreshToken ?? values.refreshToken;
+        if (refreshToken) next.refreshToken = refreshToken; // none with the service's own refresh
         return { ...sealedColumns(key, next), expiresAt: tokens.expiresAt ?? null };
       } catch (error) {
         if (!(error instanceof OAuthRefusal) || !FOR_GOOD.has(error.error)) throw error;
