@@ -5,7 +5,8 @@
  * sealed, before the poll reads them.
  *
  * - A service whose module has its own refresh (`connect.refresh`, Threads' `th_refresh_token`):
- *   that refresh runs instead, its `marginMs` before expiry, without a refresh token.
+ *   that refresh runs instead, its `marginMs` before expiry, without a refresh token; refused for
+ *   good, it is not asked again while the credential is `failed` (a reconnect makes it `ok`).
  * - Once: per process, concurrent polls of one credential share one refresh; across processes on
  *   PostgreSQL, the row is locked while one refreshes (`store/credentials.ts`
  *   `changeCredentialLocked`) and the next sees the token no longer due.
@@ -63,7 +64,8 @@ export function createTokenRefresher(db: Db, settings: RefreshSettings) {
     const after = await changeCredentialLocked(db, row.contractId, row.id, async (locked) => {
       if (!refreshDue(locked, now)) return undefined; // another process refreshed it meanwhile
       const values = JSON.parse(open(key, locked.secret)) as Record<string, string>;
-      if (!own && !values.refreshToken) return undefined;
+      // Refused for good before: the refresh token was dropped; a service's own refresh (no refresh token) is not asked again on a failed credential.
+      if (own ? locked.status === 'failed' : !values.refreshToken) return undefined;
       try {
         const tokens = own ? await own.token(values, { endpoint, fetch, now }) : await refreshTokens(endpoint, fetch, values.refreshToken!, now);
         const next: Record<string, string> = { ...values, [flow.field]: tokens.accessToken };

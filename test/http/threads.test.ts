@@ -194,6 +194,8 @@ describe('threads: connect flow and long-lived token', () => {
       const failed = (await ctx.app.inject({ url: `/collection/credentials/${credential._id}`, headers: bearer(tenant) })).json();
       expect(failed.health).toMatchObject({ status: 'failed', lastError: expect.stringContaining('invalid_grant') });
       expect((await status()).lastError).toContain('connect the account again');
+      await poll();
+      expect(refreshes()).toHaveLength(1); // not asked again while the credential is failed
     } finally {
       await stop();
     }
