@@ -119,6 +119,6 @@ describe('the registry of services', () => {
     const having = (part: 'quota' | 'push' | 'connect') => SERVICE_MODULES.filter((module) => module[part]).map((module) => module.name);
     expect(having('quota')).toEqual(['twitter', 'instagram', 'youtube']);
     expect(having('push')).toEqual(['youtube', 'rss']);
-    expect(having('connect')).toEqual(['facebook', 'instagram', 'mastodon']);
+    expect(having('connect')).toEqual(['facebook', 'instagram', 'mastodon', 'threads']);
   });
 });
