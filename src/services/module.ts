@@ -21,6 +21,8 @@ export interface QuotaSettings {
   youtubeDailyUnits: number;
   /** X posts read per UTC month and credential (TWITTER_MONTHLY_READ_CAP, default 0: off). */
   twitterMonthlyPosts: number;
+  /** Threads keyword searches per UTC day and credential (THREADS_DAILY_SEARCHES, default 1 100: half Meta's 2 200 in a rolling 24 hours). */
+  threadsDailySearches: number;
 }
 
 /** The WebSub settings (docs/services.md#websub; `config.websub`, where each is described). */

@@ -35,6 +35,8 @@ const fake = {
   pages: new Map<string, unknown>(),
   /** Answer the reads with Meta's throttling error and this usage header. */
   throttle: undefined as string | undefined,
+  /** The keyword search finds nothing. */
+  searchEmpty: false,
   close: async () => {},
 };
 
@@ -62,7 +64,7 @@ function respond(seen: Seen): { status?: number; headers?: Record<string, string
   if (path.startsWith('/v1.0/')) {
     if (fake.throttle) return { status: 403, headers: { 'x-business-use-case-usage': fake.throttle }, body: fixtureJson('threads', 'error_4_rate_limit.json') };
     if (path === '/v1.0/me/threads') return { body: fake.pages.get(query.get('after') ?? '') ?? { data: [] } };
-    if (path === '/v1.0/keyword_search') return { body: fixtureJson('threads', 'keyword_search_docs_sample.json') };
+    if (path === '/v1.0/keyword_search') return { body: fake.searchEmpty ? { data: [] } : fixtureJson('threads', 'keyword_search_docs_sample.json') };
     if (path === '/v1.0/me/mentions') return { body: fixtureJson('threads', 'mentions_p1.json') };
   }
   return { status: 404, body: { error: { message: 'Unknown path', type: 'GraphMethodException', code: 100 } } };
@@ -94,6 +96,7 @@ beforeEach(() => {
   fake.refuseRefresh = false;
   fake.expiresIn = 5_183_944;
   fake.throttle = undefined;
+  fake.searchEmpty = false;
   fake.pages = new Map([['', fixtureJson('threads', 'me_threads_media_p2.json')]]);
 });
 
@@ -122,8 +125,8 @@ async function connect(ctx: TestContext, tenant: Tenant) {
   return ctx.app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, headers: { cookie } });
 }
 
-async function setUp(type = 'user', text = 'me') {
-  const ctx = await build(env());
+async function setUp(type = 'user', text = 'me', more: Record<string, string> = {}) {
+  const ctx = await build({ ...env(), ...more });
   const tenant = await buildTenant(ctx.db);
   const connected = await connect(ctx, tenant);
   expect(connected.statusCode, connected.body).toBe(200);
@@ -231,6 +234,42 @@ describe('threads: polls through the collector', () => {
       const row = (await inputRow(ctx.db, input._id))!;
       expect(row.nextRunAt).toBeGreaterThanOrEqual(t0 + 45 * 60_000);
       expect(row.nextRunAt).toBeLessThan(t0 + 60 * 60_000);
+    } finally {
+      await stop();
+    }
+  });
+});
+
+describe('threads: keyword searches quota (THREADS_DAILY_SEARCHES)', () => {
+  const searches = () => fake.seen.filter((seen) => seen.path === '/v1.0/keyword_search');
+
+  it('counts the searches that found something; a poll that could pass the limit of the day waits for the next UTC day', async () => {
+    const { ctx, tenant, credential, poll, status, stop } = await setUp('keyword', 'first thread', { THREADS_DAILY_SEARCHES: '4' });
+    const quota = async () => (await ctx.app.inject({ url: `/collection/credentials/${credential._id}`, headers: bearer(tenant) })).json().quota;
+    try {
+      await poll();
+      expect(searches()).toHaveLength(1);
+      expect(await quota()).toMatchObject({ name: 'threads-searches', used: 1, limit: 4 });
+      await poll(); // 1 used + 3 a poll may take: still within 4
+      expect(searches()).toHaveLength(2);
+      await poll(); // 2 used + 3 > 4: waits
+      expect(searches()).toHaveLength(2);
+      const waiting = await status();
+      expect(waiting.lastError).toMatch(/^waiting for quota threads-searches: 2 of 4 keyword searches today \(UTC\) with .*; a poll of this keyword input takes up to 3; resumes at \d{4}-\d\d-\d\dT00:00:00\.000Z$/);
+      expect(Date.parse((await quota()).resetsAt) % 86_400_000).toBe(0);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('does not count searches that found nothing (Meta does not)', async () => {
+    fake.searchEmpty = true;
+    const { ctx, tenant, credential, poll, stop } = await setUp('keyword', 'nothing here', { THREADS_DAILY_SEARCHES: '3' });
+    const quota = async () => (await ctx.app.inject({ url: `/collection/credentials/${credential._id}`, headers: bearer(tenant) })).json().quota;
+    try {
+      for (let n = 0; n < 3; n++) await poll();
+      expect(searches()).toHaveLength(3);
+      expect(await quota()).toMatchObject({ name: 'threads-searches', used: 0, limit: 3 });
     } finally {
       await stop();
     }

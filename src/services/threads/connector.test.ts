@@ -8,6 +8,8 @@ import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
 import { FIELDS, threads } from './connector.ts';
 import { checkThreadsInput } from './row.ts';
+import { threadsSearches } from './index.ts';
+import { utcDay } from '../../lib/quota-windows.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const api = useFakeApi();
@@ -176,5 +178,29 @@ describe('threads: input check', () => {
     ['user', 'zuck zuck', expect.stringContaining('must be me')],
   ])('%s %j', (type, text, problem) => {
     expect(checkThreadsInput(text, type)).toEqual(problem);
+  });
+});
+
+describe('threads: what a call counts against the keyword searches quota', () => {
+  const API = 'https://graph.threads.net/v1.0';
+  const body = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
+  it.each([
+    [`${API}/keyword_search?q=a`, { data: [{ id: '1' }] }, 1],
+    [`${API}/keyword_search?q=a&after=x`, { data: [] }, 0], // found nothing: Meta does not count it
+    [`${API}/keyword_search?q=a`, 'not json', 0],
+    [`${API}/me/threads`, { data: [{ id: '1' }] }, 0],
+    [`${API}/me/mentions`, { data: [{ id: '1' }] }, 0],
+    ['https://elsewhere.example/v1.0/keyword_search', { data: [{ id: '1' }] }, 0],
+    [`${API}/keyword_search/extra`, { data: [{ id: '1' }] }, 0],
+  ])('%s %j → %i', (url, answer, searches) => {
+    expect(threadsSearches(url, body(answer), API)).toBe(searches);
+  });
+
+  it.each([
+    ['2026-11-27T20:59:59.999Z', '2026-11-27', '2026-11-28T00:00:00.000Z'],
+    ['2026-12-31T23:00:00.000Z', '2026-12-31', '2027-01-01T00:00:00.000Z'],
+    ['2028-02-28T00:00:00.000Z', '2028-02-28', '2028-02-29T00:00:00.000Z'],
+  ])('the UTC day of %s is %s, ending %s', (at, key, end) => {
+    expect(utcDay(Date.parse(at))).toEqual({ key, resetsAt: Date.parse(end) });
   });
 });

@@ -8,19 +8,38 @@
  *   poll, `REFRESH_MARGIN_MS` ahead: Meta refreshes a token at least 24 hours old and not expired,
  *   for 60 days more): `GET /refresh_access_token?grant_type=th_refresh_token&access_token=…`.
  *
+ * Its quota (docs/api.md#quotas): keyword searches per UTC day and credential, counted from the
+ * searches a poll made that found something (Meta does not count those that find nothing).
+ *
  * Both endpoints sit beside the token endpoint's `oauth/` (`THREADS_TOKEN_URL`,
  * `https://graph.threads.net/oauth/access_token` → `https://graph.threads.net/access_token`).
  * Listed in `../index.ts`.
  */
 import { type HttpFetch, type OAuthEndpoint, OAuthRefusal, type TokenSet } from '../../lib/oauth-client.ts';
+import { utcDay } from '../../lib/quota-windows.ts';
 import { defaultDetail, parseJson } from '../kit/http.ts';
 import { num, obj, str } from '../kit/normalize.ts';
 import type { ConnectedCredential, ServiceModule } from '../module.ts';
-import { threads as connector } from './connector.ts';
+import { MAX_PAGES, threads as connector } from './connector.ts';
 import { row } from './row.ts';
 
 /** A long-lived token is refreshed when it expires within this many ms (7 days: it is then 53 days old, well past Meta's 24 hours). */
 export const REFRESH_MARGIN_MS = 7 * 86_400_000;
+
+/**
+ * The keyword searches one call to `url` answered with `body` counts: 1 for a `/keyword_search`
+ * below `apiUrl` whose `data` is not empty, else 0 (Meta: "Queries which return no results do not
+ * count against this limit").
+ */
+export function threadsSearches(url: string, body: Uint8Array, apiUrl: string): number {
+  if (!url.startsWith(`${apiUrl}/`) || new URL(url).pathname !== new URL(`${apiUrl}/keyword_search`).pathname) return 0;
+  try {
+    const data = (JSON.parse(Buffer.from(body).toString('utf8')) as { data?: unknown }).data;
+    return Array.isArray(data) && data.length > 0 ? 1 : 0;
+  } catch {
+    return 0;
+  }
+}
 
 /**
  * GETs `path` (beside the token endpoint) with `params` and reads Meta's token answer
@@ -54,6 +73,20 @@ export const threads = {
   name: 'threads',
   row,
   connector,
+  quota: {
+    kind: 'units',
+    name: 'threads-searches',
+    unit: 'keyword searches',
+    when: 'today (UTC)',
+    variable: 'THREADS_ACCESS_TOKEN',
+    limit: (settings) => settings.threadsDailySearches,
+    period: utcDay,
+    // A keyword poll reads at most MAX_PAGES pages, each a search; the other types search nothing.
+    take: (input) => (input.type === 'keyword' ? MAX_PAGES : undefined),
+    cost: (url, body, services) => threadsSearches(url, body, services.threads.apiUrl),
+    chargesFailedCalls: false,
+    needs: (input, taken) => `; a poll of this ${input.type} input takes up to ${taken}`,
+  },
   connect: {
     server: 'app',
     async credentialOf(tokens, { endpoint, fetch, now }): Promise<ConnectedCredential> {
