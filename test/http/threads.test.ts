@@ -276,6 +276,38 @@ describe('threads: keyword searches quota (THREADS_DAILY_SEARCHES)', () => {
   });
 });
 
+describe('threads: per-contract credentials', () => {
+  it("a contract's pasted token is used for its inputs only; a contract without one is told what to connect", async () => {
+    const ctx = await build(env());
+    const [own, other] = [await buildTenant(ctx.db, 'Own'), await buildTenant(ctx.db, 'Other')];
+    const pasted = await ctx.app.inject({
+      method: 'POST', url: '/collection/credentials', headers: bearer(own),
+      payload: { contractId: own.contract.id, name: 'threads', service: 'threads', accessToken: `PASTED-${'x'.repeat(20)}`, expiresAt: '2099-01-01T00:00:00Z' },
+    });
+    expect(pasted.statusCode, pasted.body).toBe(201);
+    const inputs = [];
+    for (const tenant of [own, other]) {
+      const res = await ctx.app.inject({
+        method: 'POST', url: '/collection/inputs', headers: bearer(tenant),
+        payload: { contractId: tenant.contract.id, collectionId: tenant.collection.id, service: 'threads', type: 'mention', input: 'me' },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      inputs.push(res.json()._id as string);
+    }
+    const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
+    try {
+      await collector.tick();
+      await collector.idle();
+    } finally {
+      await collector.stop();
+    }
+    expect(reads().map((seen) => [seen.path, seen.headers.authorization])).toEqual([['/v1.0/me/mentions', `Bearer PASTED-${'x'.repeat(20)}`]]);
+    const otherStatus = (await ctx.app.inject({ url: `/collection/inputs/${inputs[1]}`, headers: bearer(other) })).json().status;
+    expect(otherStatus.lastError).toContain('connect a threads credential');
+    expect((await ctx.app.inject({ url: `/collection/inputs/${inputs[0]}`, headers: bearer(own) })).json().status.lastError).toBeNull();
+  });
+});
+
 describe('threads: inputs', () => {
   it.each([
     ['user', 'https://www.threads.com/@zuck', "must be me or the connected account's Threads username"],
