@@ -376,6 +376,7 @@ export function loadConfig(env: Env): Config {
     quotas: {
       youtubeDailyUnits: integer(env, 'YOUTUBE_DAILY_QUOTA', 10_000, 0, 1_000_000_000),
       twitterMonthlyPosts: integer(env, 'TWITTER_MONTHLY_READ_CAP', 0, 0, 1_000_000_000),
+      threadsDailySearches: integer(env, 'THREADS_DAILY_SEARCHES', 1_100, 0, 1_000_000),
     },
     metricsToken: metricsToken(env),
     metricsPort: env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0, 0, 65535) : undefined,

@@ -117,8 +117,8 @@ describe('the registry of services', () => {
 
   it('gives the parts the services have today', () => {
     const having = (part: 'quota' | 'push' | 'connect') => SERVICE_MODULES.filter((module) => module[part]).map((module) => module.name);
-    expect(having('quota')).toEqual(['twitter', 'instagram', 'youtube']);
+    expect(having('quota')).toEqual(['twitter', 'instagram', 'youtube', 'threads']);
     expect(having('push')).toEqual(['youtube', 'rss']);
-    expect(having('connect')).toEqual(['facebook', 'instagram', 'mastodon']);
+    expect(having('connect')).toEqual(['facebook', 'instagram', 'mastodon', 'threads']);
   });
 });

@@ -4,6 +4,9 @@
  * `REFRESH_MARGIN_MS`, the refresh grant (RFC 6749 §6) runs once and the new tokens are stored,
  * sealed, before the poll reads them.
  *
+ * - A service whose module has its own refresh (`connect.refresh`, Threads' `th_refresh_token`):
+ *   that refresh runs instead, its `marginMs` before expiry, without a refresh token; refused for
+ *   good, it is not asked again while the credential is `failed` (a reconnect makes it `ok`).
  * - Once: per process, concurrent polls of one credential share one refresh; across processes on
  *   PostgreSQL, the row is locked while one refreshes (`store/credentials.ts`
  *   `changeCredentialLocked`) and the next sees the token no longer due.
@@ -17,6 +20,7 @@
 import type { OAuthAppSettings } from '../config.ts';
 import { OAuthRefusal, refreshTokens } from '../lib/oauth-client.ts';
 import { currentSecretKey, open } from '../lib/secret-box.ts';
+import { serviceModule } from '../services/index.ts';
 import { idParameter, OAUTH, type OAuthService } from '../services/table.ts';
 import { changeCredentialLocked, sealedColumns } from '../store/credentials.ts';
 import type { Db } from '../store/db.ts';
@@ -36,9 +40,12 @@ export interface RefreshSettings {
   oauth?: Partial<Record<string, OAuthAppSettings>>;
 }
 
-/** Whether `row`'s token expires within the margin of `now` (ms). */
-export function refreshDue(row: Pick<CredentialRow, 'expiresAt'>, now: number): boolean {
-  return row.expiresAt !== null && Date.parse(row.expiresAt) - now <= REFRESH_MARGIN_MS;
+/** The service's own refresh (its module's `connect.refresh`), or undefined for the refresh grant. */
+const ownRefresh = (service: string) => serviceModule(service)?.connect?.refresh;
+
+/** Whether `row`'s token expires within the margin of `now` (ms): its service's own margin, else `REFRESH_MARGIN_MS`. */
+export function refreshDue(row: Pick<CredentialRow, 'expiresAt' | 'service'>, now: number): boolean {
+  return row.expiresAt !== null && Date.parse(row.expiresAt) - now <= (ownRefresh(row.service)?.marginMs ?? REFRESH_MARGIN_MS);
 }
 
 /** The refresher of the module's rules for `db` (one refresh per credential at a time in this process). */
@@ -51,15 +58,19 @@ export function createTokenRefresher(db: Db, settings: RefreshSettings) {
     const app = settings.oauth?.[service];
     if (!flow || !app?.clientId || !app.clientSecret) return row;
     const endpoint = { authorizeUrl: app.authorizeUrl, tokenUrl: app.tokenUrl, clientId: app.clientId, clientSecret: app.clientSecret, clientAuth: flow.clientAuth, ...idParameter(flow) };
+    const own = ownRefresh(service);
     const key = currentSecretKey(settings);
     let refused: string | undefined;
     const after = await changeCredentialLocked(db, row.contractId, row.id, async (locked) => {
       if (!refreshDue(locked, now)) return undefined; // another process refreshed it meanwhile
       const values = JSON.parse(open(key, locked.secret)) as Record<string, string>;
-      if (!values.refreshToken) return undefined;
+      // Refused for good before: the refresh token was dropped; a service's own refresh (no refresh token) is not asked again on a failed credential.
+      if (own ? locked.status === 'failed' : !values.refreshToken) return undefined;
       try {
-        const tokens = await refreshTokens(endpoint, fetch, values.refreshToken, now);
-        const next = { ...values, [flow.field]: tokens.accessToken, refreshToken: tokens.refreshToken ?? values.refreshToken };
+        const tokens = own ? await own.token(values, { endpoint, fetch, now }) : await refreshTokens(endpoint, fetch, values.refreshToken!, now);
+        const next: Record<string, string> = { ...values, [flow.field]: tokens.accessToken };
+        const refreshToken = tokens.refreshToken ?? values.refreshToken;
+        if (refreshToken) next.refreshToken = refreshToken; // none with the service's own refresh
         return { ...sealedColumns(key, next), expiresAt: tokens.expiresAt ?? null };
       } catch (error) {
         if (!(error instanceof OAuthRefusal) || !FOR_GOOD.has(error.error)) throw error;

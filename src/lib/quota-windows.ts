@@ -66,3 +66,13 @@ export function hashtagOf(input: string): string {
 export function hashtagCounts(countedAt: number, now: number): boolean {
   return countedAt > now - HASHTAG_WINDOW_MS;
 }
+
+/**
+ * The UTC day of `now`: `YYYY-MM-DD`, ending at the next 00:00 UTC. Threads counts keyword searches
+ * in a rolling 24 hours (https://developers.facebook.com/docs/threads/keyword-search): any 24 hours
+ * overlap at most two UTC days, so a daily limit of half Meta's keeps within it.
+ */
+export function utcDay(now: number): Period {
+  const date = new Date(now);
+  return { key: date.toISOString().slice(0, 10), resetsAt: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1) };
+}

@@ -26,9 +26,10 @@ import { lemmy } from './lemmy/index.ts';
 import { reddit } from './reddit/index.ts';
 import { tiktok } from './tiktok/index.ts';
 import { linkedin } from './linkedin/index.ts';
+import { threads } from './threads/index.ts';
 
 /** The modules, by service name. */
-const MODULES: { readonly [S in Service]: ServiceModule<S> } = Object.freeze({ twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy, reddit, tiktok, linkedin, twitch });
+const MODULES: { readonly [S in Service]: ServiceModule<S> } = Object.freeze({ twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy, reddit, tiktok, linkedin, twitch, threads });
 
 /** The modules in the table's order. */
 export const SERVICE_MODULES: readonly ServiceModule<Service>[] = Object.values(MODULES);

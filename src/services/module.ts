@@ -21,6 +21,8 @@ export interface QuotaSettings {
   youtubeDailyUnits: number;
   /** X posts read per UTC month and credential (TWITTER_MONTHLY_READ_CAP, default 0: off). */
   twitterMonthlyPosts: number;
+  /** Threads keyword searches per UTC day and credential (THREADS_DAILY_SEARCHES, default 1 100: half Meta's 2 200 in a rolling 24 hours). */
+  threadsDailySearches: number;
 }
 
 /** The WebSub settings (docs/services.md#websub; `config.websub`, where each is described). */
@@ -166,6 +168,24 @@ export interface ConnectRule {
    * @throws ConnectFailure when the account cannot be connected.
    */
   credentialOf?(tokens: TokenSet, flow: { endpoint: OAuthEndpoint; instance: string | null; fetch: HttpFetch; services: ServiceSettings; now: number }): Promise<ConnectedCredential>;
+  /**
+   * The service's own refresh of a connected token, where it is not the refresh grant (RFC 6749
+   * §6) of a refresh token: the collector runs it instead (`collect/token-refresh.ts`), `marginMs`
+   * before the token expires (instead of the collector's 5 minutes).
+   */
+  readonly refresh?: TokenRefresh;
+}
+
+/** A service's own token refresh (`ConnectRule.refresh`; Threads' `th_refresh_token`). */
+export interface TokenRefresh {
+  /** How long (ms) before its expiry a token is refreshed. */
+  readonly marginMs: number;
+  /**
+   * The new tokens for the credential's `values` (its secret fields), through the
+   * app's `endpoint`. @throws OAuthRefusal `invalid_grant` when the service says the token will
+   * not refresh again (expired, revoked); anything else for a failure that may pass.
+   */
+  token(values: Readonly<Record<string, string>>, flow: { endpoint: OAuthEndpoint; fetch: HttpFetch; now: number }): Promise<TokenSet>;
 }
 
 /** A service's module: its row, its connector, and the optional parts the service has. */

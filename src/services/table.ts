@@ -27,6 +27,7 @@ import { row as reddit } from './reddit/row.ts';
 import { row as tiktok } from './tiktok/row.ts';
 import { row as linkedin } from './linkedin/row.ts';
 import { row as twitch } from './twitch/row.ts';
+import { row as threads } from './threads/row.ts';
 
 export type { ServiceRow } from './kit/row.ts';
 
@@ -34,7 +35,7 @@ export type { ServiceRow } from './kit/row.ts';
  * The service table: each service's row, from its folder. Base URL defaults are the vendors'
  * public API addresses (see each connector's docstring for the vendor document).
  */
-export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy, reddit, tiktok, linkedin, twitch } as const satisfies Record<string, ServiceRow>;
+export const SERVICES = { twitter, facebook, instagram, youtube, tumblr, vimeo, flickr, vk, rss, mastodon, bluesky, pixelfed, lemmy, reddit, tiktok, linkedin, twitch, threads } as const satisfies Record<string, ServiceRow>;
 
 export type Service = keyof typeof SERVICES;
 
@@ -76,6 +77,9 @@ export type ServiceSettings = {
  * - `field`: the credential field the access token is stored in.
  * - `extra`: more authorization request parameters.
  * - `clientIdParameter`: the vendor's name for `client_id` (TikTok's `client_key`).
+ *
+ * A token response without `token_type` (LinkedIn's; Threads documents `{access_token, user_id}`)
+ * is read as `Bearer` for every service (lib/oauth-client.ts; RFC 6749 §5.1 requires the field).
  *
  * Vendor documents: X "OAuth 2.0 Authorization Code Flow with PKCE"; Facebook "Manually Build a
  * Login Flow" and "Long-Lived Access Tokens"; Google "Using OAuth 2.0 for Web Server
@@ -169,6 +173,17 @@ export const OAUTH = {
     authorizeUrl: ['LINKEDIN_AUTHORIZE_URL', 'https://www.linkedin.com/oauth/v2/authorization'],
     tokenUrl: ['LINKEDIN_TOKEN_URL', 'https://www.linkedin.com/oauth/v2/accessToken'],
     scopes: ['r_organization_social'],
+    pkce: false,
+    clientAuth: 'post',
+    field: 'accessToken',
+  },
+  // Threads "Get Access Tokens and Permissions" (developers.facebook.com/docs/threads/get-started/get-access-tokens-and-permissions).
+  threads: {
+    app: 'threads',
+    authorizeUrl: ['THREADS_AUTHORIZE_URL', 'https://threads.net/oauth/authorize'],
+    tokenUrl: ['THREADS_TOKEN_URL', 'https://graph.threads.net/oauth/access_token'],
+    scopes: ['threads_basic', 'threads_keyword_search', 'threads_manage_mentions'],
+    scopeSeparator: ',',
     pkce: false,
     clientAuth: 'post',
     field: 'accessToken',

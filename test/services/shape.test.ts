@@ -119,6 +119,10 @@ const cases: Case[] = [
     respond: (req) => (req.path.endsWith('/images') ? json('linkedin', 'images_batch_get.json') : json('linkedin', 'posts_by_author_p1.json')),
   },
   { name: 'bluesky author feed', input: { service: 'bluesky', type: 'user', input: 'test.marshal.dev' }, respond: () => ({ body: { feed: [{ post: blueskyPost }] } }) },
+  { name: 'threads user (docs sample)', input: { service: 'threads', type: 'user', input: 'me' }, respond: () => json('threads', 'me_threads_docs_sample.json') },
+  { name: 'threads user (carousel, video, image)', input: { service: 'threads', type: 'user', input: 'me' }, respond: () => json('threads', 'me_threads_media_p1.json') },
+  { name: 'threads keyword (docs sample)', input: { service: 'threads', type: 'keyword', input: 'first thread' }, respond: () => json('threads', 'keyword_search_docs_sample.json') },
+  { name: 'threads mention', input: { service: 'threads', type: 'mention', input: 'me' }, respond: () => json('threads', 'mentions_p1.json') },
 ];
 
 const env = (base: string) => ({
@@ -133,6 +137,7 @@ const env = (base: string) => ({
   REDDIT_API_URL: base, REDDIT_TOKEN_URL: `${base}/api/v1/access_token`, REDDIT_CLIENT_ID: 'c', REDDIT_CLIENT_SECRET: 's',
   TIKTOK_API_URL: base, TIKTOK_ACCESS_TOKEN: 't',
   LINKEDIN_API_URL: `${base}/rest`, LINKEDIN_ACCESS_TOKEN: 't',
+  THREADS_API_URL: base, THREADS_ACCESS_TOKEN: 't',
 });
 
 async function collect(input: Omit<SourceInput, 'id'>, withEnv: Record<string, string> = {}): Promise<ContentItem[]> {

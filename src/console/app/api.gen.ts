@@ -378,7 +378,8 @@ export interface Paths {
                 | 'reddit'
                 | 'tiktok'
                 | 'linkedin'
-                | 'twitch';
+                | 'twitch'
+                | 'threads';
               type: string;
               input: string;
               contractId: string;
@@ -455,7 +456,8 @@ export interface Paths {
                 | 'reddit'
                 | 'tiktok'
                 | 'linkedin'
-                | 'twitch';
+                | 'twitch'
+                | 'threads';
               type: string;
               input: string;
               contractId: string;
@@ -533,7 +535,8 @@ export interface Paths {
               | 'reddit'
               | 'tiktok'
               | 'linkedin'
-              | 'twitch';
+              | 'twitch'
+              | 'threads';
             type: string;
             input: string;
             contractId: string;
@@ -569,7 +572,8 @@ export interface Paths {
                 | 'reddit'
                 | 'tiktok'
                 | 'linkedin'
-                | 'twitch';
+                | 'twitch'
+                | 'threads';
               type: string;
               input: string;
               contractId: string;
@@ -604,7 +608,8 @@ export interface Paths {
                 | 'reddit'
                 | 'tiktok'
                 | 'linkedin'
-                | 'twitch';
+                | 'twitch'
+                | 'threads';
               type: string;
               input: string;
               contractId: string;
@@ -644,7 +649,8 @@ export interface Paths {
             | 'reddit'
             | 'tiktok'
             | 'linkedin'
-            | 'twitch';
+            | 'twitch'
+            | 'threads';
           type: string;
           input: string;
           contractId: string;
@@ -741,7 +747,8 @@ export interface Paths {
             | 'reddit'
             | 'tiktok'
             | 'linkedin'
-            | 'twitch';
+            | 'twitch'
+            | 'threads';
           type: string;
           input: string;
           contractId: string;
@@ -822,7 +829,8 @@ export interface Paths {
             | 'reddit'
             | 'tiktok'
             | 'linkedin'
-            | 'twitch';
+            | 'twitch'
+            | 'threads';
           type: string;
           input: string;
           contractId: string;
@@ -899,7 +907,8 @@ export interface Paths {
           | 'reddit'
           | 'tiktok'
           | 'linkedin'
-          | 'twitch';
+          | 'twitch'
+          | 'threads';
         type: string;
         input: string;
         contractId?: string;
@@ -993,7 +1002,8 @@ export interface Paths {
               | 'reddit'
               | 'tiktok'
               | 'linkedin'
-              | 'twitch';
+              | 'twitch'
+              | 'threads';
             type: string;
             input: string;
             contractId: string;
@@ -3309,7 +3319,8 @@ export interface Paths {
             | 'pixelfed'
             | 'reddit'
             | 'tiktok'
-            | 'linkedin';
+            | 'linkedin'
+            | 'threads';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3374,7 +3385,8 @@ export interface Paths {
           | 'pixelfed'
           | 'reddit'
           | 'tiktok'
-          | 'linkedin';
+          | 'linkedin'
+          | 'threads';
         default?: boolean;
         active?: boolean;
         [k: string]:
@@ -3393,6 +3405,7 @@ export interface Paths {
           | 'reddit'
           | 'tiktok'
           | 'linkedin'
+          | 'threads'
           | boolean
           | undefined;
       };
@@ -3428,7 +3441,8 @@ export interface Paths {
             | 'pixelfed'
             | 'reddit'
             | 'tiktok'
-            | 'linkedin';
+            | 'linkedin'
+            | 'threads';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3518,7 +3532,8 @@ export interface Paths {
             | 'pixelfed'
             | 'reddit'
             | 'tiktok'
-            | 'linkedin';
+            | 'linkedin'
+            | 'threads';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3592,7 +3607,8 @@ export interface Paths {
             | 'pixelfed'
             | 'reddit'
             | 'tiktok'
-            | 'linkedin';
+            | 'linkedin'
+            | 'threads';
           default: boolean;
           expiresAt?: string;
           userId?: string;
@@ -3654,7 +3670,8 @@ export interface Paths {
           | 'pixelfed'
           | 'reddit'
           | 'tiktok'
-          | 'linkedin';
+          | 'linkedin'
+          | 'threads';
         default?: boolean;
         active?: boolean;
         [k: string]:
@@ -3673,6 +3690,7 @@ export interface Paths {
           | 'reddit'
           | 'tiktok'
           | 'linkedin'
+          | 'threads'
           | boolean
           | undefined;
       };
@@ -5985,7 +6003,8 @@ export interface Paths {
           | 'reddit'
           | 'tiktok'
           | 'linkedin'
-          | 'twitch';
+          | 'twitch'
+          | 'threads';
         /**
          * Exactly one of userid, username, name
          */
