@@ -13,6 +13,7 @@ import { browserMissing, consolePage, type ConsoleServer, expectAccessible, laun
 /** One input of each new service: [service, type, input, an input its check refuses]. */
 const CASES: [service: string, type: string, input: string, refused: string][] = [
   ['reddit', 'subreddit', 'r/worldnews', 'r/world news'],
+  ['threads', 'user', '@citydesk', 'city desk'],
   ['pixelfed', 'tag', 'photography@pixelfed.social', 'photography@127.0.0.1'],
   ['lemmy', 'community', '!technology@lemmy.world', '!technology@localhost'],
   ['youtube', 'live', 'jfKfPfyJRdk', 'https://www.youtube.com/live'],
