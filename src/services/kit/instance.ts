@@ -12,10 +12,10 @@
  * - every request goes through the collector's guarded fetcher (`collect/fetch.ts`,
  *   `lib/addresses.ts`), which refuses a host that resolves to a non-public address.
  */
-import { SourceError, type CollectContext } from '../connector.ts';
+import { SourceError, type CollectContext, type CollectResult, type SourceInput } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
 import { getJson, quotaExhaustedUntil } from './http.ts';
-import { idOf, obj, type Json } from './normalize.ts';
+import { arr, idOf, isoDate, itemUrl, language, num, obj, str, type Json } from './normalize.ts';
 import { INSTANCE_HOST } from './row.ts';
 
 /** An instance input read: the origin requests go to, its host (keys item ids), and the name (tag, account, community, query). */
@@ -126,4 +126,60 @@ export async function readStatusPages(
     url = statuses.length >= STATUS_PAGE && minId ? `${list}&min_id=${minId}` : null;
   }
   return { items, minId, nextRunAt };
+}
+
+/**
+ * What a Mastodon-API status gives every service alike (docs/services.md#mastodon, #pixelfed):
+ * the item fields `text` (its HTML `content`), `tags`, `url`, `date` and `author` (in that
+ * order, as the items list them), its counts for kudos, and its language. `status` is the status
+ * itself (a reblog already unwrapped).
+ */
+export function statusFields(status: Json) {
+  const account = obj(status.account);
+  return {
+    fields: {
+      text: str(status.content) ?? '',
+      tags: arr(status.tags).map((t) => str(obj(t).name)).filter((t) => t !== null),
+      url: itemUrl(status.url, status.uri, account.url),
+      date: isoDate(status.created_at) ?? new Date(0).toISOString(),
+      author: { name: str(account.display_name) ?? str(account.username), username: str(account.acct), userid: idOf(account.id), url: str(account.url) },
+    },
+    counts: { favourites: num(status.favourites_count), reblogs: num(status.reblogs_count), replies: num(status.replies_count) },
+    language: language(status.language),
+  };
+}
+
+/**
+ * A poll of a Mastodon-API `user` or `tag` input (docs/services.md#mastodon, #pixelfed): a user's
+ * account id is looked up once (`/api/v1/accounts/lookup`, kept in the state while the input is
+ * the same), then its statuses without replies; a tag its timeline; both through
+ * `readStatusPages`. State: `{minId, accountId, accountOf}`.
+ * @throws {SourceError} permanent when the instance knows no such account; as `readStatusPages` otherwise.
+ */
+export async function collectStatuses(
+  ctx: CollectContext,
+  input: SourceInput,
+  state: Record<string, unknown>,
+  read: { service: string; instance: InstanceInput; headers: Record<string, string>; itemOf: (status: Json) => ContentItem | null },
+): Promise<CollectResult> {
+  const { service, instance: { origin, host, name }, headers } = read;
+  let accountId: string | null = null;
+  let list: string;
+  if (input.type === 'user') {
+    accountId = state.accountOf === input.input && typeof state.accountId === 'string' ? state.accountId : await lookupAccount(ctx, service, origin, name, headers);
+    list = `${origin}/api/v1/accounts/${encodeURIComponent(accountId)}/statuses?limit=${STATUS_PAGE}&exclude_replies=true`;
+  } else {
+    list = `${origin}/api/v1/timelines/tag/${encodeURIComponent(name)}?limit=${STATUS_PAGE}`;
+  }
+  const { items, minId, nextRunAt } = await readStatusPages(ctx, { list, origin, host, service, headers, minId: typeof state.minId === 'string' ? state.minId : null }, read.itemOf);
+  const next = { ...(minId && { minId }), ...(accountId && { accountId, accountOf: input.input }) };
+  return { items, state: next, ...(nextRunAt && { nextRunAt }) };
+}
+
+/** The account id of `acct` on the instance. @throws {SourceError} permanent when the instance answers without one. */
+async function lookupAccount(ctx: CollectContext, service: string, origin: string, acct: string, headers: Record<string, string>): Promise<string> {
+  const { body } = await getJson(ctx, `${origin}/api/v1/accounts/lookup?${new URLSearchParams({ acct })}`, headers);
+  const id = idOf(obj(body).id);
+  if (!id) throw new SourceError(`${service} account ${acct} not found`, { permanent: true });
+  return id;
 }

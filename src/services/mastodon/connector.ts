@@ -16,11 +16,11 @@
  * while pages are full. Status ids are kept as strings (they exceed 2^53); item ids are
  * `mastodon_<host>:<status id>` because status ids are per instance.
  */
-import { askedItems, nothingLooked, SourceError, type CollectContext, type Connector } from '../connector.ts';
+import { askedItems, nothingLooked, SourceError, type Connector } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
-import { arr, embed, idOf, image, isoDate, itemUrl, kudos, language, num, obj, str, type Json } from '../kit/normalize.ts';
+import { arr, embed, idOf, image, kudos, num, obj, str, type Json } from '../kit/normalize.ts';
 import { getJson, quotaExhaustedUntil } from '../kit/http.ts';
-import { authorizationFor, linkRel, newerId, parseInstanceInput, readStatusPages, STATUS_PAGE, type InstanceInput } from '../kit/instance.ts';
+import { authorizationFor, collectStatuses, linkRel, newerId, parseInstanceInput, statusFields, type InstanceInput } from '../kit/instance.ts';
 
 
 /** The instance origin and the tag or account of a mastodon input (`kit/instance.ts`); throws a permanent SourceError otherwise. */
@@ -41,7 +41,6 @@ export function mastodonItem(raw: Json, host: string): ContentItem | null {
   const status = raw.reblog ? obj(raw.reblog) : raw;
   const id = idOf(status.id);
   if (!id) return null;
-  const account = obj(status.account);
   const attachments = arr(status.media_attachments).map(obj);
   const card = status.card ? obj(status.card) : null;
   const media = attachments.flatMap((a) => {
@@ -54,34 +53,18 @@ export function mastodonItem(raw: Json, host: string): ContentItem | null {
   if (card && !attachments.length) media.push(...image(card.image, num(card.width) || undefined, num(card.height) || undefined));
   const first = attachments[0]?.type;
   const type = first === 'image' ? 'image' : first === 'video' || first === 'gifv' ? 'video' : first === 'audio' ? 'embed' : card ? 'link' : 'status';
-  const favourites = num(status.favourites_count);
-  const reblogs = num(status.reblogs_count);
-  const replies = num(status.replies_count);
-  const lang = language(status.language);
   const title = card && type === 'link' ? str(card.title) : null;
+  const { fields, counts, language: lang } = statusFields(status);
   return {
     id: `mastodon_${host}:${id}`,
     service: 'mastodon',
     type,
     ...(title && { title }),
-    text: str(status.content) ?? '',
-    tags: arr(status.tags).map((t) => str(obj(t).name)).filter((t) => t !== null),
-    url: itemUrl(status.url, status.uri, account.url),
-    date: isoDate(status.created_at) ?? new Date(0).toISOString(),
-    author: { name: str(account.display_name) ?? str(account.username), username: str(account.acct), userid: idOf(account.id), url: str(account.url) },
+    ...fields,
     media: media.length ? media : null,
-    kudos: kudos('mastodon', { likes: favourites, shares: reblogs, comments: replies },
-      { favourites, reblogs, replies, quotes: num(status.quotes_count) }),
+    kudos: kudos('mastodon', { likes: counts.favourites, shares: counts.reblogs, comments: counts.replies }, { ...counts, quotes: num(status.quotes_count) }),
     ...(lang && { language: lang }),
   };
-}
-
-/** The account id for `acct` on the instance. */
-async function lookup(ctx: CollectContext, origin: string, acct: string): Promise<string> {
-  const { body } = await getJson(ctx, `${origin}/api/v1/accounts/lookup?${new URLSearchParams({ acct })}`, authorizationFor(ctx.services.mastodon, origin));
-  const id = idOf(obj(body).id);
-  if (!id) throw new SourceError(`mastodon account ${acct} not found`, { permanent: true });
-  return id;
 }
 
 /** The Mastodon connector; see the module docstring. State: `{minId, accountId, accountOf}`. */
@@ -105,20 +88,7 @@ export const mastodon: Connector = {
     },
   },
   async collect(input, state, ctx) {
-    const { origin, host, name } = parseMastodonInput(input.type, input.input);
-    let accountId: string | null = null;
-    let list: string;
-    if (input.type === 'user') {
-      accountId = state.accountOf === input.input && typeof state.accountId === 'string' ? state.accountId : await lookup(ctx, origin, name);
-      list = `${origin}/api/v1/accounts/${accountId}/statuses?limit=${STATUS_PAGE}&exclude_replies=true`;
-    } else {
-      list = `${origin}/api/v1/timelines/tag/${encodeURIComponent(name)}?limit=${STATUS_PAGE}`;
-    }
-    const read = await readStatusPages(ctx, {
-      list, origin, host, service: 'mastodon', headers: authorizationFor(ctx.services.mastodon, origin), minId: typeof state.minId === 'string' ? state.minId : null,
-    }, (s) => mastodonItem(s, host));
-    const { items, minId, nextRunAt } = read;
-    const next = { ...(minId && { minId }), ...(accountId && { accountId, accountOf: input.input }) };
-    return { items, state: next, ...(nextRunAt && { nextRunAt }) };
+    const instance = parseMastodonInput(input.type, input.input);
+    return collectStatuses(ctx, input, state, { service: 'mastodon', instance, headers: authorizationFor(ctx.services.mastodon, instance.origin), itemOf: (status) => mastodonItem(status, instance.host) });
   },
 };

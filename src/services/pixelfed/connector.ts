@@ -16,11 +16,10 @@
  * credential's `accessToken` is sent to its own `instance` only (`authorizationFor`). Item ids are
  * `pixelfed_<host>:<status id>`: status ids are per instance.
  */
-import { SourceError, type CollectContext, type Connector } from '../connector.ts';
+import { SourceError, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
-import { arr, embed, idOf, isoDate, itemUrl, kudos, language, num, obj, str, httpUrl, type Json } from '../kit/normalize.ts';
-import { getJson } from '../kit/http.ts';
-import { authorizationFor, parseInstanceInput, readStatusPages, STATUS_PAGE, type InstanceInput } from '../kit/instance.ts';
+import { arr, embed, idOf, kudos, num, obj, str, httpUrl, type Json } from '../kit/normalize.ts';
+import { authorizationFor, collectStatuses, parseInstanceInput, statusFields, type InstanceInput } from '../kit/instance.ts';
 
 /**
  * The instance and the tag or account of a pixelfed input (see the module docstring).
@@ -66,53 +65,25 @@ export function pixelfedItem(raw: Json, host: string): ContentItem | null {
   const status = raw.reblog ? obj(raw.reblog) : raw;
   const id = idOf(status.id);
   if (!id) return null;
-  const account = obj(status.account);
   const media = arr(status.media_attachments).map(obj).flatMap(mediaOf);
   const type = media[0]?.type === 'image' ? 'image' : media[0] ? 'video' : 'status';
-  const favourites = num(status.favourites_count);
-  const reblogs = num(status.reblogs_count);
-  const replies = num(status.replies_count);
-  const lang = language(status.language);
+  const { fields, counts, language: lang } = statusFields(status);
   return {
     id: `pixelfed_${host}:${id}`,
     service: 'pixelfed',
     type,
-    text: str(status.content) ?? '',
-    tags: arr(status.tags).map((t) => str(obj(t).name)).filter((t) => t !== null),
-    url: itemUrl(status.url, status.uri, account.url),
-    date: isoDate(status.created_at) ?? new Date(0).toISOString(),
-    author: { name: str(account.display_name) ?? str(account.username), username: str(account.acct), userid: idOf(account.id), url: str(account.url) },
+    ...fields,
     media: media.length ? media : null,
-    kudos: kudos('pixelfed', { likes: favourites, shares: reblogs, comments: replies }, { favourites, reblogs, replies }),
+    kudos: kudos('pixelfed', { likes: counts.favourites, shares: counts.reblogs, comments: counts.replies }, counts),
     ...(lang && { language: lang }),
   };
-}
-
-/** The account id of `acct` on the instance. @throws {SourceError} permanent when the instance answers without one. */
-async function lookup(ctx: CollectContext, origin: string, acct: string): Promise<string> {
-  const { body } = await getJson(ctx, `${origin}/api/v1/accounts/lookup?${new URLSearchParams({ acct })}`, authorizationFor(ctx.services.pixelfed, origin));
-  const id = idOf(obj(body).id);
-  if (!id) throw new SourceError(`pixelfed account ${acct} not found`, { permanent: true });
-  return id;
 }
 
 /** The Pixelfed connector; see the module docstring. State: `{minId, accountId, accountOf}`. */
 export const pixelfed: Connector = {
   service: 'pixelfed',
   async collect(input, state, ctx) {
-    const { origin, host, name } = parsePixelfedInput(input.type, input.input);
-    let accountId: string | null = null;
-    let list: string;
-    if (input.type === 'user') {
-      accountId = state.accountOf === input.input && typeof state.accountId === 'string' ? state.accountId : await lookup(ctx, origin, name);
-      list = `${origin}/api/v1/accounts/${encodeURIComponent(accountId)}/statuses?limit=${STATUS_PAGE}&exclude_replies=true`;
-    } else {
-      list = `${origin}/api/v1/timelines/tag/${encodeURIComponent(name)}?limit=${STATUS_PAGE}`;
-    }
-    const { items, minId, nextRunAt } = await readStatusPages(ctx, {
-      list, origin, host, service: 'pixelfed', headers: authorizationFor(ctx.services.pixelfed, origin), minId: typeof state.minId === 'string' ? state.minId : null,
-    }, (status) => pixelfedItem(status, host));
-    const next = { ...(minId && { minId }), ...(accountId && { accountId, accountOf: input.input }) };
-    return { items, state: next, ...(nextRunAt && { nextRunAt }) };
+    const instance = parsePixelfedInput(input.type, input.input);
+    return collectStatuses(ctx, input, state, { service: 'pixelfed', instance, headers: authorizationFor(ctx.services.pixelfed, instance.origin), itemOf: (status) => pixelfedItem(status, instance.host) });
   },
 };
