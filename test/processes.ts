@@ -4,10 +4,23 @@
  * PostgreSQL: cluster, dedupe-cluster, mastodon-cluster).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const root = new URL('../', import.meta.url).pathname;
+
+/**
+ * The process group of process `pid` (Linux /proc/<pid>/stat, field 5), to tell which started
+ * process a lease holder's id names; undefined once the process is gone.
+ */
+export function processGroupOf(pid: number): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
+  } catch {
+    return undefined;
+  }
+}
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {

@@ -7,14 +7,13 @@
  *
  * PostgreSQL run only: on SQLite there is one process (the suite name says why it skips).
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { type Db, openDb } from '../../src/store/db.ts';
 import { buildTenant, freshDatabaseEnv, tempDir, testPostgresUrl } from '../helper.ts';
 import { type FakeJetstream, type JetstreamEvent, startFakeJetstream } from '../fake-jetstream.ts';
-import { type Started, startRole, stopProcess, until } from '../processes.ts';
+import { type Started, processGroupOf, startRole, stopProcess, until } from '../processes.ts';
 
 const LEASE_S = 2;
 /** One post every this many ms while the test runs. */
@@ -29,15 +28,6 @@ afterAll(async () => {
   await db?.destroy();
   await fake?.close();
 });
-
-/** The process group of process `pid` (Linux /proc), to tell which collector a holder id names; undefined once it is gone. */
-function groupOf(pid: number): number | undefined {
-  try {
-    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
-  } catch {
-    return undefined;
-  }
-}
 
 describe('Jetstream across collector processes on PostgreSQL', () => {
   it('another collector takes the connection over when its holder is killed; every post is stored once', async (ctx) => {
@@ -74,7 +64,7 @@ describe('Jetstream across collector processes on PostgreSQL', () => {
     const holderRow = () => db!.selectFrom('streams').select(['holder', 'expiresAt', 'cursor']).where('name', '=', 'jetstream').executeTakeFirst();
     const holderGroup = async () => {
       const row = await holderRow();
-      return row && row.expiresAt > Date.now() ? groupOf(Number(row.holder.split(':').at(-2))) : undefined;
+      return row && row.expiresAt > Date.now() ? processGroupOf(Number(row.holder.split(':').at(-2))) : undefined;
     };
     await until('a collector to connect', () => (fake!.open() === 1 ? true : undefined), 60_000);
 

@@ -8,23 +8,17 @@
  *
  * PostgreSQL run only: the SQLite run has one process (the suite name says why).
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueTokens } from '../../src/auth/tokens.ts';
 import { type Db, openDb } from '../../src/store/db.ts';
 import { startFakeMastodon, type FakeMastodon } from '../fake-mastodon.ts';
 import { freshDatabaseEnv, tempDir, testPostgresUrl } from '../helper.ts';
-import { cliTenant, type Started, startRole, stopProcess, until } from '../processes.ts';
+import { processGroupOf, cliTenant, type Started, startRole, stopProcess, until } from '../processes.ts';
 
 let env: NodeJS.ProcessEnv;
 let db: Db | undefined;
 let fake: FakeMastodon | undefined;
 const processes = new Map<string, Started>();
-
-/** The process group (one per started process) of the process `pid`. */
-function groupOf(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
-}
 
 beforeAll(async () => {
   if (!testPostgresUrl) return;
@@ -66,7 +60,7 @@ describe('Mastodon streams on several processes (PostgreSQL)', () => {
     const lease = await db!.selectFrom('streams').selectAll().where('name', '=', `mastodon:${fake!.host}:hashtag:hoot`).executeTakeFirstOrThrow();
     expect(lease.cursor).toBe('9001');
     const pid = Number(/^mastodon-(\d+)-/.exec(lease.holder)![1]);
-    const [holderName, holder] = [...processes].find(([, started]) => started.child.pid === groupOf(pid))!;
+    const [holderName, holder] = [...processes].find(([, started]) => started.child.pid === processGroupOf(pid))!;
     const opened = fake!.opened;
     await stopProcess(holder.child, 'SIGKILL');
     processes.delete(holderName);

@@ -8,7 +8,6 @@
  *
  * PostgreSQL run only: on SQLite there is one process (the suite name says why it skips).
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -16,7 +15,7 @@ import { type Db, openDb } from '../../src/store/db.ts';
 import { TWITCH_CHAT } from '../../src/services/twitch/stream/chat.ts';
 import { buildTenant, freshDatabaseEnv, tempDir, testPostgresUrl } from '../helper.ts';
 import { type FakeTwitchChat, startFakeTwitchChat } from '../fake-twitch-chat.ts';
-import { type Started, startRole, stopProcess, until } from '../processes.ts';
+import { type Started, processGroupOf, startRole, stopProcess, until } from '../processes.ts';
 
 /** One message every this many ms while the test runs. */
 const EVERY_MS = 50;
@@ -30,15 +29,6 @@ afterAll(async () => {
   await db?.destroy();
   await fake?.close();
 });
-
-/** The process group of process `pid` (Linux /proc), to tell which collector a holder id names; undefined once it is gone. */
-function groupOf(pid: number): number | undefined {
-  try {
-    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
-  } catch {
-    return undefined;
-  }
-}
 
 describe('Twitch chat across collector processes on PostgreSQL', () => {
   it('one connection for the installation; another collector takes it over when its holder is killed', async (ctx) => {
@@ -72,7 +62,7 @@ describe('Twitch chat across collector processes on PostgreSQL', () => {
 
     const holderGroup = async () => {
       const row = await db!.selectFrom('streams').select(['holder', 'expiresAt']).where('name', '=', TWITCH_CHAT).executeTakeFirst();
-      return row && Number(row.expiresAt) > Date.now() ? groupOf(Number(row.holder.split(':').at(-2))) : undefined;
+      return row && Number(row.expiresAt) > Date.now() ? processGroupOf(Number(row.holder.split(':').at(-2))) : undefined;
     };
     const joined = () => (fake!.open().length === 1 && fake!.open()[0]!.channels.has('ronni') ? fake!.open()[0] : undefined);
     const first = await until('a collector to join the channel', joined, 60_000);
