@@ -117,6 +117,7 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
   const pages = createPageCache({ maxBytes: PAGE_CACHE_BYTES, ttlMs: config.contentMaxAge * 1000 });
   const items = new LRUCache<string, Serialized>({ maxSize: ITEM_CACHE_UNITS, sizeCalculation: (entry, key) => entry.json.length + (entry.moderator?.length ?? 0) + key.length });
   const pins = new Map<string, { version: number; pinned: Promise<boolean> }>();
+  const looking = new Map<string, ReturnType<typeof findActiveCollectionBySlugs>>();
   const foundKey = (contractSlug: string, q: string) => `${contractSlug}\n${q}`;
   /** The cache key of a page: route, collection and the validated query (unknown parameters dropped). */
   const pageKey = (route: CachedRoute, collectionId: string, query: ReadQuery) => `${route} ${collectionId} ${JSON.stringify(query)}`;
@@ -136,7 +137,14 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
       const now = Date.now();
       const recent = known(contractSlug, q, now);
       if (recent) return recent;
-      const active = await findActiveCollectionBySlugs(db, contractSlug, q);
+      // Concurrent reads of a collection whose version is due share one lookup.
+      const key = foundKey(contractSlug, q);
+      let lookup = looking.get(key);
+      if (!lookup) {
+        const started = findActiveCollectionBySlugs(db, contractSlug, q).finally(() => looking.get(key) === started && looking.delete(key));
+        looking.set(key, (lookup = started));
+      }
+      const active = await lookup;
       if (active) {
         if (found.size >= MAX_KNOWN) found.clear();
         const collection = { id: active.id, contractId: active.contractId, version: active.version, type: active.type };
@@ -153,6 +161,8 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
 
     forget(contractSlug, q) {
       found.delete(foundKey(contractSlug, q));
+      // A lookup started before the moderation may read the version before it: the next read starts its own.
+      looking.delete(foundKey(contractSlug, q));
     },
 
     hasPins(collection, load) {
