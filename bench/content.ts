@@ -32,7 +32,13 @@
  * database connection and the other requests' handlers included, but not the time a request
  * waits to be read while the event loop serves others); the server's peak memory;
  * and the query plans of the measured reads. The last line is one JSON object.
- * Environment: BENCH_ITEMS (default 1000000), BENCH_DURATION seconds per run (default 8),
+ * Cost growth (issue 31 point 6): a second database holds a tenth of the items in a tenth of the
+ * collections, each as large as at the full size (every read then does the same work and only
+ * the database's size differs: `<BENCH_DB>.small`, or on PostgreSQL the schema `bench_small`),
+ * served by a second child; each read of READS runs there right before the same read at the full
+ * size, and each read's server p99 (interpolated within its bucket) at the full size over the
+ * same at a tenth is printed, with the goals of docs/operations.md#reads-at-scale.
+ * Environment: BENCH_ITEMS (default 1000000; the smaller size a tenth), BENCH_DURATION seconds per run (default 8),
  * BENCH_RUNS=<names,…> measures only those runs (and the baseline). BENCH_DB=<path> keeps the SQLite database there. A database filled by an earlier run (a kept
  * SQLite file, or the PostgreSQL database) is reused, migrated to the code's schema first, so a
  * change to the read path is measured again without the fill.
