@@ -36,7 +36,7 @@
  * collections, each as large as at the full size (every read then does the same work and only
  * the database's size differs: `<BENCH_DB>.small`, or on PostgreSQL the schema `bench_small`),
  * served by a second child; each read of READS runs there right before the same read at the full
- * size, and each read's server p99 (interpolated within its bucket) at the full size over the
+ * size, and each read's server p99 (exact: the run's `reply.elapsedTime`s) at the full size over the
  * same at a tenth is printed, with the goals of docs/operations.md#reads-at-scale.
  * Environment: BENCH_ITEMS (default 1000000; the smaller size a tenth), BENCH_DURATION seconds per run (default 8),
  * BENCH_RUNS=<names,…> measures only those runs (and the baseline). BENCH_DB=<path> keeps the SQLite database there. A database filled by an earlier run (a kept
@@ -64,7 +64,7 @@ import { storeItems } from '../src/store/items/write.ts';
 import { compileSearch } from '../src/store/item-search.ts';
 import { parseSearch } from '../src/lib/search-query.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
-import { histogramQuantile, histogramQuantileLinear } from './figures.ts';
+import { histogramQuantile, quantile } from './figures.ts';
 import { random } from './random.ts';
 import { serverRuntime } from './runtime.ts';
 import { ownsEntries } from '../src/services/table.ts';
@@ -175,6 +175,13 @@ async function serveChild(databaseUrl: string) {
     if (!body) bodies.set(size, (body = Buffer.alloc(size, 0x20)));
     return reply.type('application/json; charset=utf-8').send(body);
   });
+  // Each answered request's server time (ms, `reply.elapsedTime`, what sluice_http_request_duration_seconds
+  // observes), kept exactly for the run's p99: the metric's buckets (1, 2.5, 5 ms…) cannot tell 1.3×.
+  let elapsed: number[] = [];
+  app.addHook('onResponse', (_request, reply, done) => {
+    if (elapsed.length < 5_000_000) elapsed.push(reply.elapsedTime);
+    done();
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
@@ -182,6 +189,11 @@ async function serveChild(databaseUrl: string) {
     if (message === 'memory') process.send!({ maxRssBytes: process.resourceUsage().maxRSS * 1024, ...process.memoryUsage() });
     // An answer always comes: the parent waits for one (`ask`).
     if (message === 'metrics') void registry.metrics().then((text) => process.send!(text), () => process.send!(''));
+    // The p99 of the server times since the last ask (NaN without requests), and a new count from here.
+    if (message === 'elapsed') {
+      process.send!({ p99Ms: quantile(elapsed, 0.99) });
+      elapsed = [];
+    }
     if (message === 'stop') void app.close().then(() => db.destroy()).then(() => process.exit(0));
   });
 }
@@ -201,7 +213,7 @@ interface Figures {
   errors: number;
   /** The server's own time for 99 % of the run's requests was at most this (ms, a bucket bound of `sluice_http_request_duration_seconds`). */
   serverP99AtMostMs?: number;
-  /** The same interpolated linearly within that bucket (ms, `histogramQuantileLinear`): the figure the growth between sizes is computed from. */
+  /** The server's own p99 exactly (ms): the nearest-rank p99 of the run's `reply.elapsedTime`, what that metric observes; the growth between sizes is computed from it. */
   serverP99Ms?: number;
 }
 
@@ -227,14 +239,17 @@ async function measure(port: number, path: (i: number) => string, child?: ChildP
     });
   await run(1); // warm-up: JIT, SQLite page cache, and for cached routes the page cache
   const before = child && (await ask<string>(child, 'metrics'));
+  if (child) await ask(child, 'elapsed');
   const result = await run(DURATION);
+  const exact = child ? (await ask<{ p99Ms: number | null }>(child, 'elapsed')).p99Ms : null;
   // The server's own p99: the request-duration bucket under which it answered 99 % of this run's requests.
   const after = child && before ? await ask<string>(child, 'metrics') : undefined;
   const server = after ? histogramQuantile(after, 'sluice_http_request_duration_seconds', 0.99, before) * 1000 : Number.NaN;
-  const linear = after ? histogramQuantileLinear(after, 'sluice_http_request_duration_seconds', 0.99, before) * 1000 : Number.NaN;
   return {
     requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors,
-    ...(Number.isNaN(server) ? {} : { serverP99AtMostMs: server, serverP99Ms: linear }),
+    ...(Number.isNaN(server) ? {} : { serverP99AtMostMs: server }),
+    // null over IPC: NaN is not JSON.
+    ...(typeof exact === 'number' && Number.isFinite(exact) ? { serverP99Ms: exact } : {}),
   };
 }
 
@@ -446,9 +461,9 @@ function runsOf(target: Filled, pageBytes: number): Record<string, (i: number) =
   };
 }
 
-/** The server p99 as printed with its interpolated figure (`histogramQuantileLinear`). */
+/** The server p99 as printed: the metric's bucket bound and, in brackets, the exact figure. */
 function serverP99Both(figures: Figures): string {
-  return `${serverP99(figures.serverP99AtMostMs)}${figures.serverP99Ms !== undefined && Number.isFinite(figures.serverP99Ms) ? ` (~${figures.serverP99Ms.toFixed(2)})` : ''}`;
+  return `${serverP99(figures.serverP99AtMostMs)}${figures.serverP99Ms !== undefined ? ` (${figures.serverP99Ms.toFixed(2)} ms)` : ''}`;
 }
 
 async function main() {
@@ -536,14 +551,14 @@ async function main() {
     console.log(`server peak memory ${peakMemoryMB} MB (at the end: rss ${mb(memory.rss)} MB, V8 heap ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} MB, external ${mb(memory.external)} MB)`);
     const load = loadavg().map((l) => +l.toFixed(2));
     console.log(`load average ${load.join(' ')} (after the runs)`);
-    // Cost growth (issue 31 point 6): each read's server p99 (interpolated within its bucket) at the full size over the same at a tenth.
+    // Cost growth (issue 31 point 6): each read's server p99 (exact) at the full size over the same at a tenth.
     const growth: Record<string, { smallMs: number; bigMs: number; ratio: number }> = {};
     for (const name of READS) {
       const a = smallResults[name]?.serverP99Ms;
       const b = results[name]?.serverP99Ms;
       if (a === undefined || b === undefined) continue;
       growth[name] = { smallMs: +a.toFixed(3), bigMs: +b.toFixed(3), ratio: +(b / a).toFixed(2) };
-      console.log(`server p99 of ${name.padEnd(18)} at ${big.items} items over the same at ${small.items}: ${growth[name].ratio} (~${b.toFixed(2)} ms against ~${a.toFixed(2)} ms)`);
+      console.log(`server p99 of ${name.padEnd(18)} at ${big.items} items over the same at ${small.items}: ${growth[name].ratio} (${b.toFixed(2)} ms against ${a.toFixed(2)} ms)`);
     }
     // The goals of issues 19 and 31 (docs/operations.md#reads-at-scale).
     const variants = Object.keys(results).filter((k) => k.startsWith('content_') && k !== 'content_uncached');

@@ -49,24 +49,3 @@ export function histogramQuantile(text: string, name: string, q: number, since?:
   if (!total) return Number.NaN;
   return sorted.find(([, c]) => c >= q * total)?.[0] ?? Number.NaN;
 }
-
-/**
- * `histogramQuantile` interpolated linearly within the bucket the quantile falls in, from the
- * bucket below's bound (0 below the first), as Prometheus's `histogram_quantile()` does
- * (prometheus.io/docs/prometheus/latest/querying/functions/#histogram_quantile): a figure that
- * moves with the observations inside a bucket, for comparing two runs whose quantile falls in the
- * same or neighbouring buckets. Infinity past the largest bound; NaN without observations.
- */
-export function histogramQuantileLinear(text: string, name: string, q: number, since?: string): number {
-  const before = since ? buckets(since, name) : new Map<number, number>();
-  const sorted = [...buckets(text, name)].map(([le, c]) => [le, c - (before.get(le) ?? 0)] as const).sort((a, b) => a[0] - b[0]);
-  const total = sorted.at(-1)?.[1] ?? 0;
-  if (!total) return Number.NaN;
-  const rank = q * total;
-  const at = sorted.findIndex(([, c]) => c >= rank);
-  if (at < 0) return Number.NaN;
-  const [upper, count] = sorted[at]!;
-  if (!Number.isFinite(upper)) return Infinity;
-  const [lower, below] = at > 0 ? sorted[at - 1]! : [0, 0];
-  return count === below ? upper : lower + ((upper - lower) * (rank - below)) / (count - below);
-}

@@ -5,7 +5,7 @@
  * collection lag).
  */
 import { describe, expect, it } from 'vitest';
-import { histogramQuantile, histogramQuantileLinear, quantile } from '../bench/figures.ts';
+import { histogramQuantile, quantile } from '../bench/figures.ts';
 
 describe('quantile (nearest rank)', () => {
   it.each([
@@ -54,20 +54,5 @@ describe('histogramQuantile', () => {
     expect(histogramQuantile(after, 'x', 0.5)).toBe(0.001);
     expect(histogramQuantile(after, 'x', 0.5, before)).toBe(0.0025);
     expect(histogramQuantile(before, 'x', 0.5, before)).toBeNaN();
-  });
-});
-
-describe('histogramQuantileLinear', () => {
-  it.each([
-    // 100 observations: 50 ≤ 1 ms, 99 ≤ 2.5 ms. The 99th is the last of the second bucket.
-    { case: 'at the top of a bucket', text: exposition([50, 99, 100], [0, 0, 0]), q: 0.5, expected: 0.001 },
-    { case: 'inside the first bucket, from 0', text: exposition([100, 100, 100], [0, 0, 0]), q: 0.25, expected: 0.00025 },
-    { case: 'halfway through the second bucket', text: exposition([0, 100, 100], [0, 0, 0]), q: 0.5, expected: 0.00175 },
-    { case: 'past the largest bound', text: exposition([10, 20, 100], [0, 0, 0]), q: 0.99, expected: Number.POSITIVE_INFINITY },
-    { case: 'no observations', text: exposition([0, 0, 0], [0, 0, 0]), q: 0.99, expected: Number.NaN },
-  ])('$case', ({ text, q, expected }) => {
-    const value = histogramQuantileLinear(text, 'x', q);
-    if (Number.isFinite(expected)) expect(value).toBeCloseTo(expected, 9);
-    else expect(value).toBe(expected);
   });
 });
