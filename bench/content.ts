@@ -32,7 +32,13 @@
  * database connection and the other requests' handlers included, but not the time a request
  * waits to be read while the event loop serves others); the server's peak memory;
  * and the query plans of the measured reads. The last line is one JSON object.
- * Environment: BENCH_ITEMS (default 1000000), BENCH_DURATION seconds per run (default 8),
+ * Cost growth (issue 31 point 6): a second database holds a tenth of the items in a tenth of the
+ * collections, each as large as at the full size (every read then does the same work and only
+ * the database's size differs: `<BENCH_DB>.small`, or on PostgreSQL the schema `bench_small`),
+ * served by a second child; each read of READS runs there right before the same read at the full
+ * size, and each read's server p99 (exact: the run's `reply.elapsedTime`s) at the full size over the
+ * same at a tenth is printed, with the goals of docs/operations.md#reads-at-scale.
+ * Environment: BENCH_ITEMS (default 1000000; the smaller size a tenth), BENCH_DURATION seconds per run (default 8),
  * BENCH_RUNS=<names,…> measures only those runs (and the baseline). BENCH_DB=<path> keeps the SQLite database there. A database filled by an earlier run (a kept
  * SQLite file, or the PostgreSQL database) is reused, migrated to the code's schema first, so a
  * change to the read path is measured again without the fill.
@@ -58,7 +64,7 @@ import { storeItems } from '../src/store/items/write.ts';
 import { compileSearch } from '../src/store/item-search.ts';
 import { parseSearch } from '../src/lib/search-query.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
-import { histogramQuantile } from './figures.ts';
+import { histogramQuantile, quantile } from './figures.ts';
 import { random } from './random.ts';
 import { serverRuntime } from './runtime.ts';
 import { ownsEntries } from '../src/services/table.ts';
@@ -115,20 +121,24 @@ function makeItem(rnd: () => number, n: number, now: number): ContentItem {
 }
 
 /** The contract, collections and a token of a database filled before (BENCH_DB), or undefined. */
-async function filled(db: Db) {
+async function filled(db: Db, count: number) {
   const contract = await findContract(db, 'bench');
   if (!contract) return undefined;
   const collections = await listCollections(db, contract.id);
   const consumer = await findClient(db, 'bench');
-  if (collections.length !== COLLECTIONS || !consumer) return undefined;
+  if (collections.length !== count || !consumer) return undefined;
   const { access_token: token } = await issueTokens(db, consumer.id, { ttlSeconds: 86_400, withRefresh: false });
   return { contract, collections, token };
 }
 
-async function fill(db: Db, now: number) {
+/**
+ * Fills `db` with `count` collections of contract `bench`, each of ITEMS / COLLECTIONS items
+ * (seeded: the same items each time).
+ */
+async function fill(db: Db, now: number, count: number) {
   const contract = await createContract(db, 'bench', 'bench');
   const collections = [];
-  for (let c = 0; c < COLLECTIONS; c++) collections.push(await createCollection(db, contract.id, { name: `c${c}`, dedupe: 'off' }, 'bench'));
+  for (let c = 0; c < count; c++) collections.push(await createCollection(db, contract.id, { name: `c${c}`, dedupe: 'off' }, 'bench'));
   const consumer = await createConsumer(db, { type: 'client', name: 'bench', email: null, language: null, username: null, passwordHash: null, clientId: 'bench', secretHash: null });
   await grant(db, consumer.id, contract.id);
   const { access_token: token } = await issueTokens(db, consumer.id, { ttlSeconds: 86_400, withRefresh: false });
@@ -165,6 +175,13 @@ async function serveChild(databaseUrl: string) {
     if (!body) bodies.set(size, (body = Buffer.alloc(size, 0x20)));
     return reply.type('application/json; charset=utf-8').send(body);
   });
+  // Each answered request's server time (ms, `reply.elapsedTime`, what sluice_http_request_duration_seconds
+  // observes), kept exactly for the run's p99: the metric's buckets (1, 2.5, 5 ms…) cannot tell 1.3×.
+  let elapsed: number[] = [];
+  app.addHook('onResponse', (_request, reply, done) => {
+    if (elapsed.length < 5_000_000) elapsed.push(reply.elapsedTime);
+    done();
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
@@ -172,6 +189,11 @@ async function serveChild(databaseUrl: string) {
     if (message === 'memory') process.send!({ maxRssBytes: process.resourceUsage().maxRSS * 1024, ...process.memoryUsage() });
     // An answer always comes: the parent waits for one (`ask`).
     if (message === 'metrics') void registry.metrics().then((text) => process.send!(text), () => process.send!(''));
+    // The p99 of the server times since the last ask (NaN without requests), and a new count from here.
+    if (message === 'elapsed') {
+      process.send!({ p99Ms: quantile(elapsed, 0.99) });
+      elapsed = [];
+    }
     if (message === 'stop') void app.close().then(() => db.destroy()).then(() => process.exit(0));
   });
 }
@@ -191,6 +213,8 @@ interface Figures {
   errors: number;
   /** The server's own time for 99 % of the run's requests was at most this (ms, a bucket bound of `sluice_http_request_duration_seconds`). */
   serverP99AtMostMs?: number;
+  /** The server's own p99 exactly (ms): the nearest-rank p99 of the run's `reply.elapsedTime`, what that metric observes; the growth between sizes is computed from it. */
+  serverP99Ms?: number;
 }
 
 /** The server's p99 as printed: `≤ 1 ms`, `> 10000 ms` past the largest bucket, `?` without one. */
@@ -215,12 +239,17 @@ async function measure(port: number, path: (i: number) => string, child?: ChildP
     });
   await run(1); // warm-up: JIT, SQLite page cache, and for cached routes the page cache
   const before = child && (await ask<string>(child, 'metrics'));
+  if (child) await ask(child, 'elapsed');
   const result = await run(DURATION);
+  const exact = child ? (await ask<{ p99Ms: number | null }>(child, 'elapsed')).p99Ms : null;
   // The server's own p99: the request-duration bucket under which it answered 99 % of this run's requests.
-  const server = child && before ? histogramQuantile(await ask<string>(child, 'metrics'), 'sluice_http_request_duration_seconds', 0.99, before) * 1000 : Number.NaN;
+  const after = child && before ? await ask<string>(child, 'metrics') : undefined;
+  const server = after ? histogramQuantile(after, 'sluice_http_request_duration_seconds', 0.99, before) * 1000 : Number.NaN;
   return {
     requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors,
     ...(Number.isNaN(server) ? {} : { serverP99AtMostMs: server }),
+    // null over IPC: NaN is not JSON.
+    ...(typeof exact === 'number' && Number.isFinite(exact) ? { serverP99Ms: exact } : {}),
   };
 }
 
@@ -333,70 +362,151 @@ async function searchSqlAlone(db: Db, contractId: string, collectionIds: string[
   return `p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms over ${times.length} queries`;
 }
 
+/** What the runs of one filled database need: its items, the bench contract, collections and token, and the time its items were dated from. */
+interface Filled {
+  items: number;
+  contract: { id: string; slug: string };
+  collections: { id: string; slug: string }[];
+  token: string;
+  now: number;
+}
+
+/**
+ * Opens `databaseUrl`, migrates it, and reuses the items filled before or fills `count`
+ * collections (`fill`); with
+ * `details`, prints the query plans, the full-text index's size and the search SQL alone.
+ */
+async function prepare(databaseUrl: string, count: number, details: boolean): Promise<Filled> {
+  const db = openDb(databaseUrl);
+  try {
+    await migrateToLatest(db);
+    let now = Date.now();
+    const started = performance.now();
+    const kept = await filled(db, count);
+    if (kept) {
+      // The items' dates were spread over the 30 days before the fill: read as of then.
+      const { rows } = await sql<{ at: number }>`select max(created_at) as at from items`.execute(db);
+      now = Number(rows[0]!.at);
+      console.log(`reused the items filled before in ${databaseUrl.startsWith('postgres') ? 'the PostgreSQL database' : databaseUrl}`);
+    }
+    const { contract, collections, token } = kept ?? (await fill(db, now, count));
+    if (!kept) console.log(`filled ${count * Math.ceil(ITEMS / COLLECTIONS)} items in ${count} collections in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    // A freshly loaded PostgreSQL table has no visibility map yet: its index-only scans read the
+    // table until autovacuum comes, which it then does in the middle of the runs (offset 500 at
+    // 7 requests/s). Vacuumed once here, as an operator would after a bulk load.
+    if (!kept && isPostgres(db)) await sql`vacuum analyze items`.execute(db);
+    if (details) {
+      for (const line of await plans(db, contract.id, collections[0]!.id, now)) console.log(`plan ${line}`);
+      console.log(`full-text index: ${Math.round(await searchIndexBytesPerItem(db))} bytes per item`);
+      console.log(`search SQL alone: ${await searchSqlAlone(db, contract.id, collections.map((c) => c.id), now)}`);
+    }
+    return { items: count * Math.ceil(ITEMS / COLLECTIONS), contract, collections, token, now };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * The database of the smaller size beside `databaseUrl`: on SQLite the file `<path>.small`, on
+ * PostgreSQL the schema `bench_small` of the same database (created here; libpq `options`).
+ */
+async function smallDatabase(databaseUrl: string): Promise<string> {
+  if (!databaseUrl.startsWith('postgres')) return `${databaseUrl}.small`;
+  const db = openDb(databaseUrl);
+  try {
+    await sql`create schema if not exists bench_small`.execute(db);
+  } finally {
+    await db.destroy();
+  }
+  const url = new URL(databaseUrl);
+  url.searchParams.set('options', '-c search_path=bench_small');
+  return url.toString();
+}
+
+/** A child server on the database; resolves with it and its port. */
+async function serve(databaseUrl: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(new URL(import.meta.url).pathname, ['--serve', databaseUrl], { stdio: 'inherit', ...serverRuntime() });
+  const { port } = await ask<{ port: number }>(child);
+  return { child, port };
+}
+
+/** The reads measured at both sizes (every run but the baselines and the beacon runs). */
+const READS = ['content', 'content_uncached', 'content_kudos', 'content_trending', 'content_language', 'content_since', 'content_offset500', 'queue', 'count', 'search'];
+
+/** The paths of each run on a filled database (`pageBytes`: the size of its default content page, for baseline_bytes). */
+function runsOf(target: Filled, pageBytes: number): Record<string, (i: number) => string> {
+  const { contract, collections, token } = target;
+  const s = Math.floor(target.now / 1000);
+  // Every request of an uncached run asks a page never asked before: a new `until` once every collection was read.
+  const q = (i: number) => `q=${collections[i % collections.length]!.slug}`;
+  const until = (i: number) => `until=${s - (Math.floor(i / collections.length) % 3000)}`;
+  const content = `/v1/content/${contract.slug}`;
+  const city = CITIES[0]!;
+  return {
+    baseline: () => '/bench/baseline',
+    baseline_bytes: () => `/bench/bytes?bytes=${pageBytes}`,
+    content: (i) => `${content}?${q(i)}`,
+    content_uncached: (i) => `${content}?${q(i)}&${until(i)}`,
+    content_kudos: (i) => `${content}?${q(i)}&${until(i)}&sort=kudos`,
+    content_trending: (i) => `${content}?${q(i)}&${until(i)}&sort=trending`,
+    content_language: (i) => `${content}?${q(i)}&${until(i)}&language=${LANGUAGES[i % LANGUAGES.length]}`,
+    content_since: (i) => `${content}?${q(i)}&${until(i)}&since=${s - 7 * 86_400}`,
+    content_offset500: (i) => `${content}?${q(i)}&${until(i)}&since=${s - 7 * 86_400}&offset=500`,
+    queue: (i) =>
+      `/v1/queue/${contract.slug}?${q(i)}&access_token=${token}&service=rss,twitter,youtube&type=link,status,video&language=en,de,fr` +
+      `&location=${city.longitude},${city.latitude},200&since=${s - 30 * 86_400}&until=${s}&sort=kudos&order=asc`,
+    count: (i) => `/v1/count/${contract.slug}?${q(i)}&${until(i)}`,
+    // Full-text search (issue 36): two words over the collection's 30 days, most relevant first, uncached.
+    search: (i) => `${content}?${q(i)}&${until(i)}&since=${s - 30 * 86_400}&search=${encodeURIComponent(SEARCH_PAIRS[i % SEARCH_PAIRS.length]!)}`,
+  };
+}
+
+/** The server p99 as printed: the metric's bucket bound and, in brackets, the exact figure. */
+function serverP99Both(figures: Figures): string {
+  return `${serverP99(figures.serverP99AtMostMs)}${figures.serverP99Ms !== undefined ? ` (${figures.serverP99Ms.toFixed(2)} ms)` : ''}`;
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
   // DATABASE_URL=postgres://… (an empty database) measures PostgreSQL; else a fresh SQLite file.
   const postgres = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : undefined;
   const databaseUrl = postgres ?? `sqlite:${process.env.BENCH_DB ?? join(dir, 'bench.db')}`;
-  let child: ChildProcess | undefined;
+  const children: ChildProcess[] = [];
   try {
-    const db = openDb(databaseUrl);
-    await migrateToLatest(db);
-    let now = Date.now();
-    const started = performance.now();
-    const kept = await filled(db);
-    if (kept) {
-      // The items' dates were spread over the 30 days before the fill: read as of then.
-      const { rows } = await sql<{ at: number }>`select max(created_at) as at from items`.execute(db);
-      now = Number(rows[0]!.at);
-      console.log(`reused the items filled before in ${postgres ? 'the PostgreSQL database' : process.env.BENCH_DB}`);
-    }
-    const { contract, collections, token } = kept ?? (await fill(db, now));
-    if (!kept) console.log(`filled ${ITEMS} items in ${COLLECTIONS} collections in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    // A freshly loaded PostgreSQL table has no visibility map yet: its index-only scans read the
-    // table until autovacuum comes, which it then does in the middle of the runs (offset 500 at
-    // 7 requests/s). Vacuumed once here, as an operator would after a bulk load.
-    if (!kept && postgres) await sql`vacuum analyze items`.execute(db);
-    for (const line of await plans(db, contract.id, collections[0]!.id, now)) console.log(`plan ${line}`);
-    console.log(`full-text index: ${Math.round(await searchIndexBytesPerItem(db))} bytes per item`);
-    console.log(`search SQL alone: ${await searchSqlAlone(db, contract.id, collections.map((c) => c.id), now)}`);
-    await db.destroy();
+    // The same reads at a tenth of the items (issue 31 point 6: cost growth), in a database of its
+    // own: a tenth of the collections, each as large as at the full size, so that every read does
+    // the same work on pages of the same items (offset 500 finds as many items behind it) and
+    // only the database's size differs.
+    const smallUrl = await smallDatabase(databaseUrl);
+    const small = await prepare(smallUrl, COLLECTIONS / 10, false);
+    const big = await prepare(databaseUrl, COLLECTIONS, true);
 
-    child = fork(new URL(import.meta.url).pathname, ['--serve', databaseUrl], { stdio: 'inherit', ...serverRuntime() });
-    const { port } = await ask<{ port: number }>(child);
-    const s = Math.floor(now / 1000);
-    const q = (i: number) => `q=${collections[i % COLLECTIONS]!.slug}`;
-    const until = (i: number) => `until=${s - (Math.floor(i / COLLECTIONS) % 3000)}`;
-    const content = `/v1/content/${contract.slug}`;
-    const city = CITIES[0]!;
+    const { child, port } = await serve(databaseUrl);
+    children.push(child);
+    const smallServer = await serve(smallUrl);
+    children.push(smallServer.child);
+    const content = `/v1/content/${big.contract.slug}?q=${big.collections[0]!.slug}`;
     // The size of a default content page, for the baseline of the same size.
-    const pageBytes = (await (await fetch(`http://127.0.0.1:${port}${content}?${q(0)}`)).arrayBuffer()).byteLength;
+    const pageBytes = (await (await fetch(`http://127.0.0.1:${port}${content}`)).arrayBuffer()).byteLength;
     // The same page as a browser gets it once kept (asked a second time): gzip-compressed.
-    const gzipBytes = await wireBytes(port, `${content}?${q(0)}`, { 'accept-encoding': 'gzip, deflate, br' });
+    const gzipBytes = await wireBytes(port, content, { 'accept-encoding': 'gzip, deflate, br' });
     console.log(`a default content page: ${pageBytes} bytes; kept and sent to a client that accepts gzip: ${gzipBytes} bytes`);
-    const runs: Record<string, (i: number) => string> = {
-      baseline: () => '/bench/baseline',
-      baseline_bytes: () => `/bench/bytes?bytes=${pageBytes}`,
-      content: (i) => `${content}?${q(i)}`,
-      content_uncached: (i) => `${content}?${q(i)}&${until(i)}`,
-      content_kudos: (i) => `${content}?${q(i)}&${until(i)}&sort=kudos`,
-      content_trending: (i) => `${content}?${q(i)}&${until(i)}&sort=trending`,
-      content_language: (i) => `${content}?${q(i)}&${until(i)}&language=${LANGUAGES[i % LANGUAGES.length]}`,
-      content_since: (i) => `${content}?${q(i)}&${until(i)}&since=${s - 7 * 86_400}`,
-      content_offset500: (i) => `${content}?${q(i)}&${until(i)}&since=${s - 7 * 86_400}&offset=500`,
-      queue: (i) =>
-        `/v1/queue/${contract.slug}?${q(i)}&access_token=${token}&service=rss,twitter,youtube&type=link,status,video&language=en,de,fr` +
-        `&location=${city.longitude},${city.latitude},200&since=${s - 30 * 86_400}&until=${s}&sort=kudos&order=asc`,
-      count: (i) => `/v1/count/${contract.slug}?${q(i)}&${until(i)}`,
-      // Full-text search (issue 36): two words over the collection's 30 days, most relevant first, uncached.
-      search: (i) => `${content}?${q(i)}&${until(i)}&since=${s - 30 * 86_400}&search=${encodeURIComponent(SEARCH_PAIRS[i % SEARCH_PAIRS.length]!)}`,
-    };
+    const runs = runsOf(big, pageBytes);
+    const smallRuns = runsOf(small, pageBytes);
     const results: Record<string, Figures & { ratio?: { requestsPerSecond: number; p50: number; p99: number } }> = {};
+    const smallResults: Record<string, Figures> = {};
+    // The smaller size's server warmed up as the other is by the baselines (JIT, page cache), its figures dropped.
+    await measure(smallServer.port, smallRuns.content_uncached!);
     console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (before the runs)`);
     // BENCH_RUNS=baseline,content,… measures only those (the baseline always).
     const only = process.env.BENCH_RUNS?.split(',');
     for (const [name, path] of Object.entries(runs)) {
       if (only && name !== 'baseline' && !only.includes(name)) continue;
+      // The read at the smaller size first, right before the same read at the full size.
+      if (READS.includes(name)) {
+        const figures = (smallResults[name] = await measure(smallServer.port, smallRuns[name]!, smallServer.child));
+        console.log(`${`${name}@${small.items}`.padEnd(26)} ${String(figures.requestsPerSecond).padStart(7)} req/s  p50 ${String(figures.p50Ms).padStart(3)} ms  p99 ${String(figures.p99Ms).padStart(3)} ms  server p99 ${serverP99Both(figures)}`);
+      }
       const figures = await measure(port, path, child);
       const base = results.baseline ?? figures;
       const ratio = {
@@ -407,8 +517,8 @@ async function main() {
       results[name] = { ...figures, ratio };
       const after = await ask<{ maxRssBytes: number }>(child, 'memory');
       console.log(
-        `${name.padEnd(18)} ${String(figures.requestsPerSecond).padStart(7)} req/s  p50 ${String(figures.p50Ms).padStart(3)} ms  p99 ${String(figures.p99Ms).padStart(3)} ms  ` +
-          `ratio req/s ${ratio.requestsPerSecond}  p50 ${ratio.p50}  p99 ${ratio.p99}  server p99 ${serverP99(figures.serverP99AtMostMs)}  non2xx ${figures.non2xx}  errors ${figures.errors}  ` +
+        `${name.padEnd(26)} ${String(figures.requestsPerSecond).padStart(7)} req/s  p50 ${String(figures.p50Ms).padStart(3)} ms  p99 ${String(figures.p99Ms).padStart(3)} ms  ` +
+          `ratio req/s ${ratio.requestsPerSecond}  p50 ${ratio.p50}  p99 ${ratio.p99}  server p99 ${serverP99Both(figures)}  non2xx ${figures.non2xx}  errors ${figures.errors}  ` +
           `peak memory so far ${Math.round(after.maxRssBytes / 1024 / 1024)} MB  load ${loadavg()[0]!.toFixed(2)}`,
       );
     }
@@ -417,7 +527,7 @@ async function main() {
       const off = await measure(port, runs.content_uncached!, child);
       // The beacons come from a process of their own, so that the two load generators do not share an event loop.
       const alongside = async (control: boolean) => {
-        const args = ['--beacons', String(port), String(DURATION + 1), contract.slug, JSON.stringify(collections.map((c) => c.slug)), control ? 'control' : 'beacon'];
+        const args = ['--beacons', String(port), String(DURATION + 1), big.contract.slug, JSON.stringify(big.collections.map((c) => c.slug)), control ? 'control' : 'beacon'];
         const sender = fork(new URL(import.meta.url).pathname, args, { stdio: 'inherit' });
         const [figures, sent] = await Promise.all([measure(port, runs.content_uncached!, child), ask<{ sent: number; answered2xx: number }>(sender)]);
         return { ...figures, sent };
@@ -426,7 +536,7 @@ async function main() {
       const control = await alongside(true);
       for (const [name, figures] of [['beacon_off', off], ['beacon_on', on], ['beacon_control', control]] as const) {
         results[name] = figures;
-        console.log(`${name.padEnd(18)} ${String(figures.requestsPerSecond).padStart(7)} req/s  p50 ${String(figures.p50Ms).padStart(3)} ms  p99 ${String(figures.p99Ms).padStart(3)} ms  server p99 ${serverP99(figures.serverP99AtMostMs)}  non2xx ${figures.non2xx}  errors ${figures.errors}`);
+        console.log(`${name.padEnd(26)} ${String(figures.requestsPerSecond).padStart(7)} req/s  p50 ${String(figures.p50Ms).padStart(3)} ms  p99 ${String(figures.p99Ms).padStart(3)} ms  server p99 ${serverP99Both(figures)}  non2xx ${figures.non2xx}  errors ${figures.errors}`);
       }
       const ratio = (a: Figures, b: Figures) => ({ requestsPerSecond: +(a.requestsPerSecond / b.requestsPerSecond).toFixed(2), p50: +(a.p50Ms / Math.max(b.p50Ms, 1)).toFixed(2), p99: +(a.p99Ms / Math.max(b.p99Ms, 1)).toFixed(2) });
       const onOff = ratio(on, off);
@@ -441,15 +551,26 @@ async function main() {
     console.log(`server peak memory ${peakMemoryMB} MB (at the end: rss ${mb(memory.rss)} MB, V8 heap ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} MB, external ${mb(memory.external)} MB)`);
     const load = loadavg().map((l) => +l.toFixed(2));
     console.log(`load average ${load.join(' ')} (after the runs)`);
-    // The goals of issue 19 (docs/operations.md#reads-at-scale).
+    // Cost growth (issue 31 point 6): each read's server p99 (exact) at the full size over the same at a tenth.
+    const growth: Record<string, { smallMs: number; bigMs: number; ratio: number }> = {};
+    for (const name of READS) {
+      const a = smallResults[name]?.serverP99Ms;
+      const b = results[name]?.serverP99Ms;
+      if (a === undefined || b === undefined) continue;
+      growth[name] = { smallMs: +a.toFixed(3), bigMs: +b.toFixed(3), ratio: +(b / a).toFixed(2) };
+      console.log(`server p99 of ${name.padEnd(18)} at ${big.items} items over the same at ${small.items}: ${growth[name].ratio} (${b.toFixed(2)} ms against ${a.toFixed(2)} ms)`);
+    }
+    // The goals of issues 19 and 31 (docs/operations.md#reads-at-scale).
     const variants = Object.keys(results).filter((k) => k.startsWith('content_') && k !== 'content_uncached');
     const p99 = (name: string, ms: number) => (results[name] ? results[name].p99Ms <= ms : undefined);
-    if (results.content && results.baseline_bytes) {
-      const ratio = +(results.content.requestsPerSecond / results.baseline_bytes.requestsPerSecond).toFixed(2);
-      console.log(`cached content against the baseline route answering the same ${pageBytes} bytes: ${ratio} of its requests/s`);
-    }
+    const sameBytes = results.content && results.baseline_bytes ? +(results.content.requestsPerSecond / results.baseline_bytes.requestsPerSecond).toFixed(2) : undefined;
+    if (sameBytes !== undefined) console.log(`cached content against the baseline route answering the same ${pageBytes} bytes: ${sameBytes} of its requests/s`);
+    if (results.content_uncached) console.log(`uncached content against the baseline: ${results.content_uncached.ratio!.requestsPerSecond} of its requests/s`);
     const goals = {
       cachedContentAtLeast08OfBaseline: results.content ? results.content.ratio!.requestsPerSecond >= 0.8 : undefined,
+      cachedContentAtLeast09OfSameBytes: sameBytes !== undefined ? sameBytes >= 0.9 : undefined,
+      uncachedAtLeast035OfBaseline: results.content_uncached ? results.content_uncached.ratio!.requestsPerSecond >= 0.35 : undefined,
+      serverP99GrowthAtMost13: Object.keys(growth).length ? Object.values(growth).every((g) => g.ratio <= 1.3) : undefined,
       uncachedContentP99AtMost5ms: p99('content_uncached', 5),
       oneParameterVariantsP99AtMost8ms: variants.every((k) => results[k]!.p99Ms <= 8),
       queueP99AtMost10ms: p99('queue', 10),
@@ -458,10 +579,10 @@ async function main() {
       searchServerP99AtMost10ms: results.search?.serverP99AtMostMs !== undefined ? results.search.serverP99AtMostMs <= 10 : undefined,
       memoryAtMost250MB: peakMemoryMB <= 250,
     };
-    child.send('stop');
-    console.log(JSON.stringify({ items: ITEMS, collections: COLLECTIONS, durationSeconds: DURATION, connections: 10, loadAverage: load, results, peakMemoryMB, goals }));
+    for (const running of children) running.send('stop');
+    console.log(JSON.stringify({ items: ITEMS, smallItems: small.items, collections: COLLECTIONS, durationSeconds: DURATION, connections: 10, loadAverage: load, results, smallResults, growth, peakMemoryMB, goals }));
   } finally {
-    child?.kill();
+    for (const running of children) running.kill();
     rmSync(dir, { recursive: true, force: true });
   }
 }

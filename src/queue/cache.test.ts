@@ -2,6 +2,7 @@
  * The page cache (cache.ts): what is built, what is kept, what is evicted. Pure apart from the
  * clock, which each call is given.
  */
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createPageCache, SEEN_KEYS } from './cache.ts';
 import { renderJson } from './respond.ts';
@@ -76,5 +77,22 @@ describe('page cache', () => {
     cache.fresh('a', 1, 0);
     for (let i = 0; i < 2; i++) await read('e', 1, 0, page);
     expect(['a', 'b', 'c', 'd', 'e'].map((key) => cache.fresh(key, 1, 0) !== undefined)).toEqual([true, false, true, true, true]);
+  });
+
+  it('keeps the gzip form of a page rebuilt the same past its time, and compresses a changed one anew', async () => {
+    const big = (fill: string) => `"${fill.repeat(2000)}"`;
+    const { cache, read } = counted();
+    await read('a', 1, 0, big('x'));
+    const kept = await read('a', 1, 0, big('x'));
+    expect(kept.gzip).toBeDefined();
+    // Past its time, built again with the same body: the same compressed bytes, not compressed again.
+    const same = await read('a', 1, 10_000, big('x'));
+    expect(same.gzip).toBe(kept.gzip);
+    // Built with another body (a new item, or a new version): its own gzip form and entity tag, never the old one.
+    const changed = await read('a', 2, 10_000, big('y'));
+    expect(changed.gzip).not.toBe(kept.gzip);
+    expect(changed.gzip!.etag).not.toBe(kept.gzip!.etag);
+    expect(gunzipSync(changed.gzip!.body).toString()).toBe(big('y'));
+    expect(cache.fresh('a', 2, 10_000)?.gzip).toBe(changed.gzip);
   });
 });

@@ -90,8 +90,11 @@ export function createPageCache(options: { maxBytes: number; ttlMs: number }): P
       const promise = build()
         .then((built) => {
           if (!admit(key)) return built;
-          // A page kept is sent many times: compressed once, here (respond.ts `withGzip`).
-          const page = withGzip(built);
+          // A page kept is sent many times: compressed once, here (respond.ts `withGzip`). A page
+          // rebuilt the same (its entity tag unchanged: the default window moved past no item)
+          // keeps the gzip form it had, compressed once rather than once per CONTENT_MAX_AGE.
+          const before = entries.get(key)?.page;
+          const page = before?.gzip && before.etag === built.etag ? { ...built, gzip: before.gzip } : withGzip(built);
           put(key, { page, version, expiresAt: now + options.ttlMs, size: page.body.length + (page.gzip?.body.length ?? 0) + key.length * 2 + 400 });
           return page;
         })

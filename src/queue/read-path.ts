@@ -13,7 +13,10 @@
  *   page (queue reads use it too: a moderator's queue is mostly published items; a moderator's
  *   item also tells whether it was edited, `Serialized`). Sound because
  *   every change to a published item (moderation, a pin, an edit here or at the source, a merged duplicate, new
- *   kudos counters) stamps it with a new `seq` (store/items/, store/kudos.ts).
+ *   kudos counters) stamps it with a new `seq` (store/items/, store/kudos.ts);
+ * - whether each collection has pinned items, at the collection's version (`hasPins`): most have
+ *   none, and their uncached reads then skip the pinned items' statement. Sound because every
+ *   change to the pins bumps the version (store/items/change.ts `setPin`, store/removals.ts).
  *
  * The hot path, a known collection with a fresh page, is answered without awaiting anything.
  */
@@ -65,6 +68,11 @@ export interface ReadPath {
    * `rowToModeratorItem`); `load` reads the stored rows of the ids not serialized before.
    */
   itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>, audience?: Audience): Promise<string>;
+  /**
+   * Whether the collection has pinned items at its `version`: `load` (store/items/read-sql.ts
+   * `hasPinnedItems`) once per collection and version, concurrent asks sharing it.
+   */
+  hasPins(collection: ReadCollection, load: () => Promise<boolean>): Promise<boolean>;
 }
 
 /**
@@ -108,6 +116,8 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
   const found = new Map<string, { at: number; collection: ReadCollection }>();
   const pages = createPageCache({ maxBytes: PAGE_CACHE_BYTES, ttlMs: config.contentMaxAge * 1000 });
   const items = new LRUCache<string, Serialized>({ maxSize: ITEM_CACHE_UNITS, sizeCalculation: (entry, key) => entry.json.length + (entry.moderator?.length ?? 0) + key.length });
+  const pins = new Map<string, { version: number; pinned: Promise<boolean> }>();
+  const looking = new Map<string, ReturnType<typeof findActiveCollectionBySlugs>>();
   const foundKey = (contractSlug: string, q: string) => `${contractSlug}\n${q}`;
   /** The cache key of a page: route, collection and the validated query (unknown parameters dropped). */
   const pageKey = (route: CachedRoute, collectionId: string, query: ReadQuery) => `${route} ${collectionId} ${JSON.stringify(query)}`;
@@ -127,7 +137,14 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
       const now = Date.now();
       const recent = known(contractSlug, q, now);
       if (recent) return recent;
-      const active = await findActiveCollectionBySlugs(db, contractSlug, q);
+      // Concurrent reads of a collection whose version is due share one lookup.
+      const key = foundKey(contractSlug, q);
+      let lookup = looking.get(key);
+      if (!lookup) {
+        const started = findActiveCollectionBySlugs(db, contractSlug, q).finally(() => looking.get(key) === started && looking.delete(key));
+        looking.set(key, (lookup = started));
+      }
+      const active = await lookup;
       if (active) {
         if (found.size >= MAX_KNOWN) found.clear();
         const collection = { id: active.id, contractId: active.contractId, version: active.version, type: active.type };
@@ -144,6 +161,20 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
 
     forget(contractSlug, q) {
       found.delete(foundKey(contractSlug, q));
+      // A lookup started before the moderation may read the version before it: the next read starts its own.
+      looking.delete(foundKey(contractSlug, q));
+    },
+
+    hasPins(collection, load) {
+      const entry = pins.get(collection.id);
+      if (entry && entry.version === collection.version) return entry.pinned;
+      if (pins.size >= MAX_KNOWN) pins.clear();
+      const pinned = load();
+      const stored = { version: collection.version, pinned };
+      pins.set(collection.id, stored);
+      // A failed probe is not kept: the next read asks again.
+      pinned.catch(() => pins.get(collection.id) === stored && pins.delete(collection.id));
+      return pinned;
     },
 
     async itemsJson(keys, load, audience = 'public') {

@@ -40,7 +40,7 @@ import { splitDuplicate } from '../store/items/cards.ts';
 import { changeItem } from '../store/items/change.ts';
 import { findItem, findItems } from '../store/items/find.ts';
 import { setItemsState } from '../store/items/moderate.ts';
-import { countItems, listItemKeys } from '../store/items/read-sql.ts';
+import { countItems, hasPinnedItems, listItemKeys } from '../store/items/read-sql.ts';
 import { rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
 import { checkModeration, itemQuery, moderationTarget } from './params.ts';
 import { createReadPath } from './read-path.ts';
@@ -199,7 +199,7 @@ export function queueRoutes(
       const paging = { count: query.count ?? 20, offset: query.offset ?? 0, order: query.order ?? 'desc' } as const;
       const keys = search
         ? await searchItemKeys(db, selection, searchPage(paging, query.sort), search)
-        : await listItemKeys(db, selection, { ...paging, sort: query.sort ?? defaultSort(collection.type) });
+        : await listItemKeys(db, selection, { ...paging, sort: query.sort ?? defaultSort(collection.type) }, (await reads.hasPins(collection, () => hasPinnedItems(db, collection.contractId, collection.id))) ? 'first' : 'unpinned');
       const json = await reads.itemsJson(keys, (ids) => findItems(db, collection.contractId, collection.id, ids));
       return renderJson(json, query.callback, config.contentMaxAge);
     });

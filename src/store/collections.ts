@@ -74,9 +74,22 @@ export async function listCollections(db: Db, contractId: string): Promise<Colle
   return db.selectFrom('collections').selectAll().where('contractId', '=', contractId).orderBy('id').execute();
 }
 
+/** `findActiveCollectionBySlugs`'s read, prepared once per dialect (store/db.ts `preparedLookup`). */
+const activeCollectionBySlugs = preparedLookup((db, contractSlug: string, collectionSlug: string) =>
+  db
+    .selectFrom('collections')
+    .innerJoin('contracts', 'contracts.id', 'collections.contractId')
+    .select(['collections.id', 'collections.contractId', 'collections.version', 'collections.type'])
+    .where('contracts.slug', '=', contractSlug)
+    .where('collections.slug', '=', collectionSlug)
+    .where('contracts.active', '=', 1)
+    .where('collections.active', '=', 1),
+);
+
 /**
  * The collection `collectionSlug` of the contract `contractSlug` with its `version`, when both
- * exist and are active; one indexed read, the hot path of public reads. Undefined otherwise
+ * exist and are active; one indexed read, the hot path of public reads (prepared: every
+ * public read path asks it once a second per collection, queue/read-path.ts). Undefined otherwise
  * (the caller then finds out which error applies).
  */
 export async function findActiveCollectionBySlugs(
@@ -84,15 +97,7 @@ export async function findActiveCollectionBySlugs(
   contractSlug: string,
   collectionSlug: string,
 ): Promise<{ id: string; contractId: string; version: number; type: string } | undefined> {
-  const row = await db
-    .selectFrom('collections')
-    .innerJoin('contracts', 'contracts.id', 'collections.contractId')
-    .select(['collections.id', 'collections.contractId', 'collections.version', 'collections.type'])
-    .where('contracts.slug', '=', contractSlug)
-    .where('collections.slug', '=', collectionSlug)
-    .where('contracts.active', '=', 1)
-    .where('collections.active', '=', 1)
-    .executeTakeFirst();
+  const row = await activeCollectionBySlugs(db, contractSlug, collectionSlug);
   return row ? { id: row.id, contractId: row.contractId, version: Number(row.version), type: row.type } : undefined;
 }
 

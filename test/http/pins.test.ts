@@ -7,6 +7,7 @@
  * later fetch, made inert like collected text; each beside its hostile case.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
 import { type DeliveryWorker, startDelivery } from '../../src/collect/deliver.ts';
 import { findItems } from '../../src/store/items/find.ts';
 import { rowToModeratorItem } from '../../src/store/items/rows.ts';
@@ -80,6 +81,34 @@ describe('pin and reorder', () => {
     expect((await moderate('rss_b', { pinned: false })).json()).toMatchObject({ pinned: false });
     expect(ids(await content())).toEqual(['rss_d', 'rss_a', 'rss_b', 'rss_c', 'rss_e']);
     expect(items(await content())[0]).toMatchObject({ id: 'rss_d', position: 1 });
+  });
+
+  it('shows a pin or unpin made by another process in the next uncached reads, within the version check (the read path keeps "no pins" per version)', async () => {
+    const { db, config, tenant, content } = await setup();
+    // Another process on the same database: its own read path and its own memory of the pins.
+    const other = await buildApp(config, { db });
+    closers.push(() => other.close());
+    const slug = tenant.contract.slug;
+    const q = `q=${tenant.collection.slug}`;
+    let until = Math.floor(Date.now() / 1000);
+    // Each read asks another `until` (a page never read before): the pinned items are looked up again or known.
+    const fresh = async () => ids(await content(`until=${until++}`));
+    expect(await fresh()).toEqual(['rss_a', 'rss_b', 'rss_c', 'rss_d', 'rss_e']);
+    expect(await fresh()).toEqual(['rss_a', 'rss_b', 'rss_c', 'rss_d', 'rss_e']);
+    const pin = await other.inject({ method: 'PATCH', url: `/v1/queue/${slug}?${q}&id=rss_d&access_token=${encodeURIComponent(tenant.token)}`, payload: { pinned: true } });
+    expect(pin.statusCode, pin.body).toBe(200);
+    const readUntil = async (expected: string[]) => {
+      let seen: string[] = [];
+      for (let i = 0; i < 50 && seen.join() !== expected.join(); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        seen = await fresh();
+      }
+      return seen;
+    };
+    expect(await readUntil(['rss_d', 'rss_a', 'rss_b', 'rss_c', 'rss_e'])).toEqual(['rss_d', 'rss_a', 'rss_b', 'rss_c', 'rss_e']);
+    const unpin = await other.inject({ method: 'PATCH', url: `/v1/queue/${slug}?${q}&id=rss_d&access_token=${encodeURIComponent(tenant.token)}`, payload: { pinned: false } });
+    expect(unpin.statusCode, unpin.body).toBe(200);
+    expect(await readUntil(['rss_a', 'rss_b', 'rss_c', 'rss_d', 'rss_e'])).toEqual(['rss_a', 'rss_b', 'rss_c', 'rss_d', 'rss_e']);
   });
 
   it('orders the queue read too, filters it by pinned, and pinning an unpublished item publishes nothing', async () => {

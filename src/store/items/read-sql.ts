@@ -166,8 +166,12 @@ function pinnedSql<R>(db: Db, query: ItemQuery, read: 'keys' | 'documents'): Com
   );
 }
 
-/** Which items a read takes with respect to pins: pinned first (the default), only the pinned, or only the others. */
-export type PinnedRead = 'first' | 'only' | 'none';
+/**
+ * Which items a read takes with respect to pins: pinned first (the default), only the pinned, or
+ * only the others; `unpinned`: the caller knows that the collection has no pinned item
+ * (`hasPinnedItems`), so the page is read alone, in one statement, without looking for pins.
+ */
+export type PinnedRead = 'first' | 'only' | 'none' | 'unpinned';
 
 /**
  * A page of `pageSql` with the pinned items first (docs/api.md#pin-and-spotlight): the pinned
@@ -177,6 +181,7 @@ export type PinnedRead = 'first' | 'only' | 'none';
  * out on the index walk; the second only when the page reaches past the pins.
  */
 async function pinnedFirst<R extends object>(db: Db, query: ItemQuery, page: Page, read: 'keys' | 'documents', pins: PinnedRead): Promise<R[]> {
+  if (pins === 'unpinned') return (await db.executeQuery(pageSql<R>(db, query, page, read))).rows;
   const pinned = (await db.executeQuery(pinnedSql<R & { id: string }>(db, query, read))).rows;
   if (pins === 'only') return pinned.slice(page.offset, page.offset + page.count);
   const ids = pinned.map((row) => row.id);
@@ -195,6 +200,20 @@ async function pinnedFirst<R extends object>(db: Db, query: ItemQuery, page: Pag
  */
 export async function listItemKeys(db: Db, query: ItemQuery, page: Page, pins: PinnedRead = 'first'): Promise<ItemKey[]> {
   return pinnedFirst<ItemKey>(db, query, page, 'keys', pins);
+}
+
+/**
+ * Whether collection `collectionId` of contract `contractId` has a pinned item (in any state): a
+ * probe of the partial index items_pinned (migration 2026-12-07-pins-edits). Every change to the
+ * pins bumps the collection's version (store/items/change.ts `setPin`, store/removals.ts), so a
+ * reader may keep the answer for that version (queue/read-path.ts `hasPins`).
+ */
+export async function hasPinnedItems(db: Db, contractId: string, collectionId: string): Promise<boolean> {
+  const p = new ReadSql(isPostgres(db));
+  // Placeholders bound in the order they appear (SQLite's `?` are positional).
+  const where = `collection_id = ${p.bind(collectionId)} and pin_position > 0 and ${ofContractSql((value) => p.bind(value), contractId, collectionId)}`;
+  const query = CompiledQuery.raw(`select 1 as pinned from items ${p.postgres ? '' : 'indexed by items_pinned '}where ${where} limit 1`, p.parameters);
+  return (await db.executeQuery(query)).rows.length > 0;
 }
 
 function countSql(db: Db, query: ItemQuery): CompiledQuery<{ n: number | string }> {
