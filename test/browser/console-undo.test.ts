@@ -179,8 +179,8 @@ describe.skipIf(browserMissing)('console: undo, history, confirmation', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toMatch(/^Undo/);
     await page.keyboard.press('Enter');
     await notice(page).getByText('Undone: “Story 01” is as before.').waitFor();
-    // The focus stays in the notice, on its message.
-    expect(await page.evaluate(() => document.activeElement?.closest('[role="status"]') !== null)).toBe(true);
+    // The focus stays in the notice, on its message (moved there by an effect after the text is painted).
+    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('[role="status"]') !== null)).toBe(true);
     await expect.poll(published).toContain('Story 01');
 
     // Undo is offered for UNDO_MS, then the notice keeps only its message.
