@@ -34,8 +34,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await sluice?.close();
+  // The browser first: a socket it opened without a request yet (a preconnect) keeps the
+  // server's close waiting for the headers timeout.
   await browser?.close();
+  await sluice?.close();
 });
 
 const screen = (segment: string) => `/console/contracts/${sluice.tenant.contract.id}${segment ? `/${segment}` : ''}`;

@@ -50,8 +50,10 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const context of contexts) await context.close().catch(() => undefined);
   for (const close of closers) await close();
-  await sluice?.close();
+  // The browser first: a socket it opened without a request yet (a preconnect) keeps the
+  // server's close waiting for the headers timeout.
   await browser?.close();
+  await sluice?.close();
 });
 
 const displayUrl = () => `${sluice.origin}/v1/publication/${sluice.tenant.contract.slug}/display?q=${sluice.tenant.collection.slug}`;

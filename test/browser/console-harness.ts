@@ -5,7 +5,7 @@
  *   const page = await consolePage(browser);                 // desktop, or consolePage(browser, PHONE)
  *   await signIn(page, sluice);                              // from /console/ through the sign-in page
  *   await expectAccessible(page);                            // axe-core: no serious or critical violations
- *   await sluice.close();
+ *   await browser.close(); await sluice.close();              // the browser first (its open sockets would hold the close)
  *
  * Each server has its own SQLite database in a temporary folder with a contract "Acme News"
  * (collection "World News"), a user granted it (`sluice.user`), and the console client of the

@@ -23,8 +23,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await sluice?.close();
+  // The browser first: a socket it opened without a request yet (a preconnect) keeps the
+  // server's close waiting for the headers timeout.
   await browser?.close();
+  await sluice?.close();
 });
 
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name, exact: true });

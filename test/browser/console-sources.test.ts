@@ -73,8 +73,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await collector?.stop();
-  await sluice?.close();
+  // The browser first: a socket it opened without a request yet (a preconnect) keeps the
+  // server's close waiting for the headers timeout.
   await browser?.close();
+  await sluice?.close();
   await new Promise((resolve) => feeds?.close(resolve));
 });
 
