@@ -198,7 +198,8 @@ describe.skipIf(browserMissing)('console: remembers the contract and collection'
     // would get its 401 and start a sign-in of its own before the reload (seen once on PostgreSQL).
     const inFlight = new Set<object>();
     page.on('request', (request) => inFlight.add(request));
-    for (const done of ['requestfinished', 'requestfailed'] as const) page.on(done, (request) => inFlight.delete(request));
+    page.on('requestfinished', (request) => inFlight.delete(request));
+    page.on('requestfailed', (request) => inFlight.delete(request));
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
     await page.getByRole('table').waitFor();
