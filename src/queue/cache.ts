@@ -10,7 +10,8 @@
  * missed once, as in TinyLFU): a page asked once (a reader paging back with its own `until`, a
  * crawler) is built and sent but not kept, so one-off reads neither evict the pages every reader
  * asks for nor churn memory (docs/operations.md#caches). A page kept is kept with its gzip form
- * (respond.ts `withGzip`), compressed once rather than per request.
+ * (respond.ts `withGzip`), compressed once rather than per request. A page marked `transient`
+ * (built while its data changed) is never kept.
  */
 import { countPageCache } from '../lib/metrics.ts';
 import { type RenderedPage, withGzip } from './respond.ts';
@@ -33,8 +34,12 @@ export interface PageCache {
 /** Keys remembered as missed once (the doorkeeper's bound; the oldest is forgotten first). */
 export const SEEN_KEYS = 4096;
 
-/** A cache of the module's rules holding at most `maxBytes` bytes of pages, each fresh for `ttlMs` ms at most. */
-export function createPageCache(options: { maxBytes: number; ttlMs: number }): PageCache {
+/**
+ * A cache of the module's rules holding at most `maxBytes` bytes of pages, each fresh for `ttlMs`
+ * ms at most; `counted`: its hits and misses are the `sluice_page_cache_*` metrics (the public
+ * pages by query, docs/operations.md#caches).
+ */
+export function createPageCache(options: { maxBytes: number; ttlMs: number; counted?: boolean }): PageCache {
   const entries = new Map<string, Entry>();
   const building = new Map<string, Promise<RenderedPage>>();
   const seen = new Set<string>();
@@ -76,20 +81,20 @@ export function createPageCache(options: { maxBytes: number; ttlMs: number }): P
       // Map order is insertion order: re-inserting marks the entry most recently used.
       entries.delete(key);
       entries.set(key, entry);
-      countPageCache(true);
+      if (options.counted) countPageCache(true);
       return entry.page;
     },
     async get(key, version, build, now = Date.now()) {
       const hit = this.fresh(key, version, now);
       if (hit) return hit;
-      countPageCache(false);
+      if (options.counted) countPageCache(false);
       if (options.ttlMs <= 0) return build();
       const flightKey = `${version} ${key}`;
       const pending = building.get(flightKey);
       if (pending) return pending;
       const promise = build()
         .then((built) => {
-          if (!admit(key)) return built;
+          if (built.transient || !admit(key)) return built;
           // A page kept is sent many times: compressed once, here (respond.ts `withGzip`). A page
           // rebuilt the same (its entity tag unchanged: the default window moved past no item)
           // keeps the gzip form it had, compressed once rather than once per CONTENT_MAX_AGE.

@@ -8,6 +8,10 @@
  *   delay readers are allowed, and a cached page costs no database read;
  * - the serialized pages (cache.ts), keyed on route, collection and validated query, reused
  *   while the collection's version is unchanged;
+ * - the public pages by their items (`itemsPage`): the items' keys (collection, id, `seq`) and the
+ *   JSONP callback, which fix a public page's bytes. Reads that differ in their query but select
+ *   the same items (a wall's next `until`, another `since` that reaches no further item) share one
+ *   rendered page, its entity tag and gzip form, kept by the page cache's rules (cache.ts);
  * - the JSON text of published items (`itemsJson`), keyed on collection, id and `seq`: the pages
  *   a new `until`, offset or filter asks overlap, and an item is serialized once, not once per
  *   page (queue reads use it too: a moderator's queue is mostly published items; a moderator's
@@ -16,7 +20,11 @@
  *   kudos counters) stamps it with a new `seq` (store/items/, store/kudos.ts);
  * - whether each collection has pinned items, at the collection's version (`hasPins`): most have
  *   none, and their uncached reads then skip the pinned items' statement. Sound because every
- *   change to the pins bumps the version (store/items/change.ts `setPin`, store/removals.ts).
+ *   change to the pins bumps the version (store/items/change.ts `setPin`, store/removals.ts);
+ * - each collection's head, its newest published items' keys (head.ts), at the collection's
+ *   version (`fromHead`): a content page among them is taken from memory, without a statement.
+ *   Built at the second uncached read of a version, so that a collection whose version changes
+ *   faster than it is read (a live collection read rarely) never pays for a head it does not use.
  *
  * The hot path, a known collection with a fresh page, is answered without awaiting anything.
  */
@@ -27,8 +35,10 @@ import { publicTarget } from '../http/public.ts';
 import { findActiveCollectionBySlugs } from '../store/collections.ts';
 import type { Db } from '../store/db.ts';
 import { parseModeration } from '../store/item-moderation.ts';
+import type { HeadRow, ItemQuery, Page } from '../store/items/read-sql.ts';
 import { type Audience, type ItemDocument, type ItemKey, rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
 import { createPageCache } from './cache.ts';
+import { HEAD_SIZE, headServes, pageFromHead } from './head.ts';
 import type { ReadQuery } from './params.ts';
 import type { RenderedPage } from './respond.ts';
 
@@ -40,6 +50,8 @@ const ITEM_CACHE_UNITS = 4 * 1024 * 1024;
 const VERSION_CHECK_MS = 1000;
 /** Collections remembered at most; the memory is cleared when full. */
 const MAX_KNOWN = 10_000;
+/** Upper bound of the heads kept (their items; HEAD_SIZE each at most), least recently used evicted first. */
+const HEAD_CACHE_ITEMS = 100_000;
 
 /** A collection of a public read: its id, its contract's, type and version (bumped by every new item and moderation). */
 export interface ReadCollection {
@@ -69,10 +81,26 @@ export interface ReadPath {
    */
   itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>, audience?: Audience): Promise<string>;
   /**
+   * The public page of the published items of `keys`, rendered by `render` from their JSON array
+   * (`itemsJson`; respond.ts `renderJson`), shared by every read of the same items at the same
+   * `seq` and the same `variant` (what else `render` puts in the body: the JSONP callback). A page
+   * that lost an item moderated while it was built is sent but not kept.
+   */
+  itemsPage(keys: ItemKey[], variant: string, load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>, render: (json: string) => RenderedPage): Promise<RenderedPage>;
+  /**
    * Whether the collection has pinned items at its `version`: `load` (store/items/read-sql.ts
    * `hasPinnedItems`) once per collection and version, concurrent asks sharing it.
    */
   hasPins(collection: ReadCollection, load: () => Promise<boolean>): Promise<boolean>;
+  /**
+   * The keys of the page of `query` and `page` taken from the collection's head (head.ts) at its
+   * `version`, or undefined when the head cannot answer it (the caller reads the page with SQL):
+   * a read the head does not serve (`headServes`), the first uncached read of a version (no head
+   * built yet), or a page that reaches past the head. `load(limit)` reads the head
+   * (store/items/read-sql.ts `listHeadRows`); concurrent reads share one load. Only for a
+   * collection without pinned items (`hasPins`): a head holds no pins.
+   */
+  fromHead(collection: ReadCollection, query: ItemQuery, page: Page, load: (limit: number) => Promise<HeadRow[]>): Promise<ItemKey[] | undefined>;
 }
 
 /**
@@ -102,6 +130,9 @@ function serialize(row: ItemDocument, media: ((url: string) => string) | undefin
   return parseModeration(row.moderation).edit || row.held || row.removed ? { json, moderator: JSON.stringify(withMedia(rowToModeratorItem(row), media)) } : { json };
 }
 
+/** The key of an item's serialized JSON: collection, `seq` and id (a published item's `seq` is renewed by every change). */
+const keyOf = (item: ItemKey) => `${item.collectionId} ${item.seq} ${item.id}`;
+
 /** The entry's JSON for `audience`: an unedited item's moderator JSON is the public one with `edited: false`, as `rowToModeratorItem` adds it last. */
 function jsonFor(entry: Serialized, audience: Audience): string {
   if (audience === 'public') return entry.json;
@@ -114,9 +145,13 @@ function jsonFor(entry: Serialized, audience: Audience): string {
  */
 export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, media?: (url: string) => string): ReadPath {
   const found = new Map<string, { at: number; collection: ReadCollection }>();
-  const pages = createPageCache({ maxBytes: PAGE_CACHE_BYTES, ttlMs: config.contentMaxAge * 1000 });
+  const pages = createPageCache({ maxBytes: PAGE_CACHE_BYTES, ttlMs: config.contentMaxAge * 1000, counted: true });
+  // Pages by their items: their bytes follow from the keys, so the version they are kept at is 0.
+  const byItems = createPageCache({ maxBytes: PAGE_CACHE_BYTES, ttlMs: config.contentMaxAge * 1000 });
   const items = new LRUCache<string, Serialized>({ maxSize: ITEM_CACHE_UNITS, sizeCalculation: (entry, key) => entry.json.length + (entry.moderator?.length ?? 0) + key.length });
   const pins = new Map<string, { version: number; pinned: Promise<boolean> }>();
+  // A head entry: the version it is for, and its load once a second read of that version asked for it.
+  const heads = new LRUCache<string, { version: number; head?: Promise<HeadRow[]>; size: number }>({ maxSize: HEAD_CACHE_ITEMS, sizeCalculation: (entry) => entry.size });
   const looking = new Map<string, ReturnType<typeof findActiveCollectionBySlugs>>();
   const foundKey = (contractSlug: string, q: string) => `${contractSlug}\n${q}`;
   /** The cache key of a page: route, collection and the validated query (unknown parameters dropped). */
@@ -177,27 +212,65 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
       return pinned;
     },
 
+    async fromHead(collection, query, page, load) {
+      if (!headServes(query, page)) return undefined;
+      const entry = heads.get(collection.id);
+      if (!entry || entry.version !== collection.version) {
+        heads.set(collection.id, { version: collection.version, size: 1 });
+        return undefined;
+      }
+      if (!entry.head) {
+        const head = load(HEAD_SIZE);
+        entry.head = head;
+        // Kept at its size once read; a failed load is forgotten (the next read asks again).
+        head.then(
+          (rows) => heads.peek(collection.id) === entry && heads.set(collection.id, { ...entry, size: rows.length + 1 }),
+          () => heads.peek(collection.id) === entry && heads.delete(collection.id),
+        );
+      }
+      const rows = await entry.head;
+      return pageFromHead(rows, rows.length < HEAD_SIZE, query, page);
+    },
+
     async itemsJson(keys, load, audience = 'public') {
-      const keyOf = (item: ItemKey) => `${item.collectionId} ${item.seq} ${item.id}`;
-      const cached = keys.map((key) => {
-        const entry = key.state === 'published' ? items.get(keyOf(key)) : undefined;
-        return entry && jsonFor(entry, audience);
+      return (await serializeItems(keys, load, audience)).json;
+    },
+
+    itemsPage(keys, variant, load, render) {
+      const key = `${variant}\n${keys.map(keyOf).join('\n')}`;
+      return byItems.get(key, 0, async () => {
+        const { json, complete } = await serializeItems(keys, load, 'public');
+        const page = render(json);
+        return complete ? page : { ...page, transient: true };
       });
-      const missing = keys.filter((_key, i) => cached[i] === undefined).map((key) => key.id);
-      const rows = new Map((missing.length ? await load(missing) : []).map((row) => [row.id, row]));
-      const parts: string[] = [];
-      keys.forEach((key, i) => {
-        if (cached[i] !== undefined) return parts.push(cached[i]);
-        // Gone or moderated since the page was chosen: left out, as a read a moment later would
-        // (a content page never shows an item that is not published).
-        const row = rows.get(key.id);
-        if (!row || row.state !== key.state) return;
-        const entry = serialize(row, media);
-        // Only published items carry a `seq` that every change renews; others are serialized each time.
-        if (row.state === 'published') items.set(keyOf(row), entry);
-        parts.push(jsonFor(entry, audience));
-      });
-      return `[${parts.join(',')}]`;
     },
   };
+
+  /**
+   * `itemsJson`, and whether the JSON is that of exactly `keys` (`complete`: no item moderated or
+   * changed since its key was read, so the page may be kept by its keys).
+   */
+  async function serializeItems(keys: ItemKey[], load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>, audience: Audience): Promise<{ json: string; complete: boolean }> {
+    const cached = keys.map((key) => {
+      const entry = key.state === 'published' ? items.get(keyOf(key)) : undefined;
+      return entry && jsonFor(entry, audience);
+    });
+    const missing = keys.filter((_key, i) => cached[i] === undefined).map((key) => key.id);
+    const rows = new Map((missing.length ? await load(missing) : []).map((row) => [row.id, row]));
+    const parts: string[] = [];
+    let complete = true;
+    keys.forEach((key, i) => {
+      if (cached[i] !== undefined) return parts.push(cached[i]);
+      // Gone or moderated since the page was chosen: left out, as a read a moment later would
+      // (a content page never shows an item that is not published).
+      const row = rows.get(key.id);
+      if (!row || row.state !== key.state) return (complete = false);
+      if (Number(row.seq) !== Number(key.seq)) complete = false;
+      const entry = serialize(row, media);
+      // Only published items carry a `seq` that every change renews; others are serialized each time.
+      if (row.state === 'published') items.set(keyOf(row), entry);
+      parts.push(jsonFor(entry, audience));
+    });
+    return { json: `[${parts.join(',')}]`, complete };
+  }
 }

@@ -22,6 +22,8 @@ export interface RenderedPage {
   headers: Record<string, string>;
   /** The body gzip-compressed and its own entity tag (RFC 9110 §8.8.3), for a page kept to be sent many times (`withGzip`). */
   gzip?: { body: Buffer; etag: string };
+  /** Built from data that changed while it was built (read-path.ts `itemsPage`): sent, never kept (cache.ts). */
+  transient?: true;
 }
 
 /** Bodies below this size (bytes) are not worth compressing: the gain is less than the framing. */

@@ -40,10 +40,10 @@ import { splitDuplicate } from '../store/items/cards.ts';
 import { changeItem } from '../store/items/change.ts';
 import { findItem, findItems } from '../store/items/find.ts';
 import { setItemsState } from '../store/items/moderate.ts';
-import { countItems, hasPinnedItems, listItemKeys } from '../store/items/read-sql.ts';
-import { rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
+import { countItems, hasPinnedItems, type ItemQuery, listHeadKeys, listItemKeys, type Page } from '../store/items/read-sql.ts';
+import { type ItemKey, rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
 import { checkModeration, itemQuery, moderationTarget } from './params.ts';
-import { createReadPath } from './read-path.ts';
+import { createReadPath, type ReadCollection } from './read-path.ts';
 import { render, renderJson, respond, respondJson, sendPublic } from './respond.ts';
 import { schemas } from './schema.ts';
 import { searchPage, searchParameter } from './search.ts';
@@ -186,6 +186,17 @@ export function queueRoutes(
     await attach(request, reply, moderatorStreams, collection, { public: false, access }, () => clearTimeout(expiry));
   });
 
+  /**
+   * The keys of a content page of the collection's published items (`selection` has `state`
+   * published): from the collection's head when it holds the page (read-path.ts `fromHead`), else
+   * one statement, or two with the pinned items first (store/items/read-sql.ts `listItemKeys`).
+   */
+  async function pageKeys(collection: ReadCollection, selection: ItemQuery, page: Page): Promise<ItemKey[]> {
+    const pinned = await reads.hasPins(collection, () => hasPinnedItems(db, collection.contractId, collection.id));
+    const fromHead = pinned ? undefined : await reads.fromHead(collection, selection, page, (limit) => listHeadKeys(db, collection.contractId, collection.id, limit));
+    return fromHead ?? listItemKeys(db, selection, page, pinned ? 'first' : 'unpinned');
+  }
+
   app.get('/v1/content/:contract', { schema: schemas.content }, async (request, reply) => {
     const { query } = request;
     // The hot path: a known collection and a fresh page are answered without awaiting anything.
@@ -197,11 +208,8 @@ export function queueRoutes(
     const page = await reads.page('content', collection, query, async () => {
       const selection = { ...itemQuery(collection.contractId, collection.id, query), state: 'published' } as const;
       const paging = { count: query.count ?? 20, offset: query.offset ?? 0, order: query.order ?? 'desc' } as const;
-      const keys = search
-        ? await searchItemKeys(db, selection, searchPage(paging, query.sort), search)
-        : await listItemKeys(db, selection, { ...paging, sort: query.sort ?? defaultSort(collection.type) }, (await reads.hasPins(collection, () => hasPinnedItems(db, collection.contractId, collection.id))) ? 'first' : 'unpinned');
-      const json = await reads.itemsJson(keys, (ids) => findItems(db, collection.contractId, collection.id, ids));
-      return renderJson(json, query.callback, config.contentMaxAge);
+      const keys = search ? await searchItemKeys(db, selection, searchPage(paging, query.sort), search) : await pageKeys(collection, selection, { ...paging, sort: query.sort ?? defaultSort(collection.type) });
+      return reads.itemsPage(keys, query.callback ?? '', (ids) => findItems(db, collection.contractId, collection.id, ids), (json) => renderJson(json, query.callback, config.contentMaxAge));
     });
     return sendPublic(request, reply, page);
   });

@@ -11,13 +11,14 @@ import type { ContentItem } from '../../src/item.ts';
 import { destination, distanceMeters } from '../../src/lib/geo.ts';
 import { createReadPath } from '../../src/queue/read-path.ts';
 import { findItems } from '../../src/store/items/find.ts';
-import { compileCount, compilePage, compilePinned, type ItemQuery, type Page } from '../../src/store/items/read-sql.ts';
+import { compileCount, compilePage, compilePinned, type ItemQuery, listHeadKeys, listItemKeys, type Page } from '../../src/store/items/read-sql.ts';
 import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { testPostgresUrl } from '../helper.ts';
 import { ownsEntries } from '../../src/services/table.ts';
 
 const MIN = 60_000;
+const DAY = 24 * 60 * MIN;
 const ids = (res: { json: () => unknown }) => (res.json() as { id: string }[]).map((item) => item.id);
 
 async function setup() {
@@ -330,6 +331,95 @@ describe('caching', () => {
     // The moderation lands after the keys were read: the documents now say unpublished.
     const load = async () => rows.map((row) => (row.id === 'rss_b' ? { ...row, state: 'unpublished' } : row));
     expect((JSON.parse(await reads.itemsJson(keys, load)) as ContentItem[]).map((i) => i.id)).toEqual(['rss_a']);
+  });
+
+  it('answers a page from the collection\'s head exactly as the SQL read, and reads with SQL what the head cannot hold', async () => {
+    const { db, config, tenant } = await setup();
+    const now = Date.now();
+    // 260 items (more than a head holds) over 40 minutes, many on the same minute: ids break the ties.
+    const items = Array.from({ length: 260 }, (_, n) =>
+      buildItem({ id: `rss_${String((n * 97) % 260).padStart(3, '0')}`, date: new Date(now - (n % 40) * MIN).toISOString(), language: ['en', 'de'][n % 2]!, type: n % 3 ? 'link' : 'image' }),
+    );
+    await seedItems(db, tenant, items);
+    const reads = createReadPath(db, config);
+    const collection = await reads.collection(tenant.contract.slug, tenant.collection.slug);
+    const load = (limit: number) => listHeadKeys(db, tenant.contract.id, tenant.collection.id, limit);
+    const base: ItemQuery = { contractId: tenant.contract.id, collectionId: tenant.collection.id, state: 'published', sinceMs: now - DAY, untilMs: now };
+    const page: Page = { count: 20, offset: 0, sort: 'time', order: 'desc' };
+    const cases: [ItemQuery, Page, 'head' | 'sql'][] = [
+      [base, page, 'head'],
+      [{ ...base, untilMs: now - 3 * MIN }, page, 'head'],
+      [{ ...base, untilMs: now - 3 * MIN - 1 }, { ...page, count: 13, offset: 9 }, 'head'],
+      [{ ...base, sinceMs: now - 6 * MIN }, { ...page, order: 'asc' }, 'head'],
+      [{ ...base, languages: ['de'] }, page, 'head'],
+      [{ ...base, types: ['image'], languages: ['en'] }, page, 'head'],
+      [{ ...base, untilMs: now - 35 * MIN }, page, 'sql'],
+      [base, { ...page, order: 'asc' }, 'sql'],
+      [base, { ...page, sort: 'kudos' }, 'sql'],
+      [base, { ...page, offset: 190, count: 20 }, 'sql'],
+    ];
+    // The first read of a version builds no head.
+    expect(await reads.fromHead(collection, base, page, load)).toBeUndefined();
+    for (const [query, paging, from] of cases) {
+      const keys = await reads.fromHead(collection, query, paging, load);
+      const sql = await listItemKeys(db, query, paging, 'unpinned');
+      expect(sql.length, JSON.stringify({ query, paging })).toBeGreaterThan(0);
+      if (from === 'sql') expect(keys, JSON.stringify({ query, paging })).toBeUndefined();
+      else expect(keys, JSON.stringify({ query, paging })).toEqual(sql.map(({ collectionId, id, seq, state }) => ({ collectionId, id, seq, state })));
+    }
+  });
+
+  it('shows a moderation, a pin and a new item at once in reads answered from the head', async () => {
+    const { app, db, tenant, get } = await setup();
+    const now = Date.now();
+    await seedItems(db, tenant, Array.from({ length: 30 }, (_, n) => buildItem({ id: `rss_${String(n).padStart(2, '0')}`, date: new Date(now - (n + 1) * MIN).toISOString() })));
+    const until = (n: number) => `until=${Math.floor(now / 1000) - n}`;
+    // Two reads of the version: the second builds the head.
+    expect(ids(await get('content', `${until(1)}&count=3`))).toEqual(['rss_00', 'rss_01', 'rss_02']);
+    expect(ids(await get('content', `${until(2)}&count=3`))).toEqual(['rss_00', 'rss_01', 'rss_02']);
+    const patch = (id: string, payload: object) => app.inject({ method: 'PATCH', url: `/v1/queue/${tenant.contract.slug}?q=${tenant.collection.slug}&id=${id}&access_token=${tenant.token}`, payload });
+    expect((await patch('rss_00', { state: 'unpublished' })).statusCode).toBe(200);
+    expect(ids(await get('content', `${until(3)}&count=3`))).toEqual(['rss_01', 'rss_02', 'rss_03']);
+    expect(ids(await get('content', `${until(4)}&count=3`))).toEqual(['rss_01', 'rss_02', 'rss_03']);
+    expect((await patch('rss_20', { pinned: true })).statusCode).toBe(200);
+    expect(ids(await get('content', `${until(5)}&count=3`))).toEqual(['rss_20', 'rss_01', 'rss_02']);
+    expect((await patch('rss_20', { pinned: false })).statusCode).toBe(200);
+    expect(ids(await get('content', `${until(6)}&count=3`))).toEqual(['rss_01', 'rss_02', 'rss_03']);
+    // As the collector does, in another transaction: seen within the version's re-read (a second).
+    await seedItems(db, tenant, [buildItem({ id: 'rss_new', date: new Date(now - 30_000).toISOString() })]);
+    let seen: string[] = [];
+    for (let i = 0; i < 50 && seen[0] !== 'rss_new'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      seen = ids(await get('content', `${until(7 + i)}&count=3`));
+    }
+    expect(seen).toEqual(['rss_new', 'rss_01', 'rss_02']);
+  });
+
+  it('sends one page, one entity tag, to reads whose queries differ but select the same items; a new text makes a new one', async () => {
+    const { app, db, tenant, get } = await setup();
+    const now = Date.now();
+    const item = buildItem({ id: 'rss_only', title: 'Before', date: new Date(now - 10 * MIN).toISOString() });
+    await seedItems(db, tenant, [item]);
+    const s = Math.floor(now / 1000);
+    const first = await get('content', `until=${s - 1}`);
+    const second = await get('content', `until=${s - 2}`);
+    expect(second.body).toBe(first.body);
+    expect(second.headers.etag).toBe(first.headers.etag);
+    const revalidated = await app.inject({ method: 'GET', url: `/v1/content/${tenant.contract.slug}?q=${tenant.collection.slug}&until=${s - 3}`, headers: { 'if-none-match': first.headers.etag as string } });
+    expect(revalidated.statusCode).toBe(304);
+    // JSONP of the same items is another body.
+    expect((await get('content', `until=${s - 4}&callback=cb`)).headers.etag).not.toBe(first.headers.etag);
+    // Edited at the source (a new `seq`): the next reads of those queries send the new text.
+    const target = { collectionId: tenant.collection.id, contractId: tenant.contract.id, inputId: '0'.repeat(24), state: 'published' as const };
+    await db.transaction().execute((trx) => storeItems(trx, target, [], ownsEntries, Date.now(), new Set(), [{ ...item, title: 'After' }]));
+    let titles: string[] = [];
+    for (let i = 0; i < 50 && titles[0] !== 'After'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      titles = ((await get('content', `until=${s - 5 - i}`)).json() as ContentItem[]).map((one) => one.title!);
+    }
+    expect(titles).toEqual(['After']);
+    const again = await get('content', `until=${s - 1}`);
+    expect(again.headers.etag).not.toBe(first.headers.etag);
   });
 
   it('caches JSON and JSONP of the same query apart', async () => {

@@ -202,6 +202,23 @@ export async function listItemKeys(db: Db, query: ItemQuery, page: Page, pins: P
   return pinnedFirst<ItemKey>(db, query, page, 'keys', pins);
 }
 
+/** An item of a collection's head (`listHeadKeys`): its key, date (ms since the epoch) and the columns the content read filters on. */
+export type HeadRow = ItemKey & { dateMs: number; language: string | null; service: string; type: string };
+
+/**
+ * The keys of the collection's newest `limit` published items, newest first (item date, ties by
+ * id, both descending: the content read's default order), with `dateMs`, `language`, `service`
+ * and `type`: a walk of the top of items_read_state_time, which holds them all (migrations
+ * 2026-11-29-read-indexes, 2026-12-01-read-seq). What queue/head.ts answers pages from.
+ */
+export async function listHeadKeys(db: Db, contractId: string, collectionId: string, limit: number): Promise<HeadRow[]> {
+  const p = new ReadSql(isPostgres(db));
+  const where = `collection_id = ${p.bind(collectionId)} and ${ofContractSql((value) => p.bind(value), contractId, collectionId)} and state = 'published'`;
+  const query: CompiledQuery<HeadRow> = CompiledQuery.raw(`select collection_id, id, seq, state, date_ms, language, service, type from items where ${where} order by date_ms desc, id desc limit ${p.bind(limit)}`, p.parameters);
+  // PostgreSQL's bigint `date_ms` arrives as text.
+  return (await db.executeQuery(query)).rows.map((row) => ({ ...row, dateMs: Number(row.dateMs) }));
+}
+
 /**
  * Whether collection `collectionId` of contract `contractId` has a pinned item (in any state): a
  * probe of the partial index items_pinned (migration 2026-12-07-pins-edits). Every change to the
