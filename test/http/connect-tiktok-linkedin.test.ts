@@ -133,6 +133,26 @@ async function queueIds(ctx: TestContext, tenant: Tenant): Promise<string[]> {
   return (res.json() as { id: string }[]).map((i) => i.id).sort();
 }
 
+/** The real collector of `ctx` (no timer of its own) and `poll()`: makes every input due and runs one tick to its end. */
+function pollNow(ctx: TestContext) {
+  const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
+  const poll = async () => {
+    await sql`update inputs set next_run_at = 0`.execute(ctx.db);
+    await collector.tick();
+    await collector.idle();
+  };
+  return { poll, collector };
+}
+
+/** Adding `input` of `service`/`type` is refused with 400, an error naming `input` whose message says `says`. */
+async function expectRefused(service: string, type: string, input: string, says: string) {
+  const ctx = await build(env());
+  const tenant = await buildTenant(ctx.db);
+  const res = await ctx.app.inject({ method: 'POST', url: '/collection/inputs', headers: bearer(tenant), payload: { contractId: tenant.contract.id, collectionId: tenant.collection.id, service, type, input } });
+  expect(res.statusCode).toBe(400);
+  expect(res.json()).toMatchObject({ errors: [expect.objectContaining({ propertyName: 'input', message: expect.stringContaining(says) })] });
+}
+
 describe('TikTok: connect with client_key, refresh, poll by cursor, rate limit', () => {
   it('connects with client_key, refreshes the 24 h token before the poll, and pages by cursor across two polls', async () => {
     const ctx = await build(env());
@@ -149,12 +169,7 @@ describe('TikTok: connect with client_key, refresh, poll by cursor, rate limit',
     expect(exchange.form.get('client_id')).toBeNull();
 
     const id = await addInput(ctx, tenant, 'tiktok', 'user', '@scout2015');
-    const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
-    const poll = async () => {
-      await sql`update inputs set next_run_at = 0`.execute(ctx.db);
-      await collector.tick();
-      await collector.idle();
-    };
+    const { poll, collector } = pollNow(ctx);
     try {
       fake.expiresIn = 86_400;
       await poll();
@@ -187,13 +202,7 @@ describe('TikTok: connect with client_key, refresh, poll by cursor, rate limit',
     }
   });
 
-  it('an input that is not a username is refused naming input', async () => {
-    const ctx = await build(env());
-    const tenant = await buildTenant(ctx.db);
-    const res = await ctx.app.inject({ method: 'POST', url: '/collection/inputs', headers: bearer(tenant), payload: { contractId: tenant.contract.id, collectionId: tenant.collection.id, service: 'tiktok', type: 'user', input: 'https://127.0.0.1/@x' } });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ errors: [expect.objectContaining({ propertyName: 'input', message: expect.stringContaining('TikTok username') })] });
-  });
+  it('an input that is not a username is refused naming input', () => expectRefused('tiktok', 'user', 'https://127.0.0.1/@x', 'TikTok username'));
 });
 
 describe('LinkedIn: connect, poll an organization, an expired token', () => {
@@ -205,12 +214,7 @@ describe('LinkedIn: connect, poll an organization, an expired token', () => {
     expect(authorizationUrl.searchParams.get('client_id')).toBe('linkedin-client');
     expect(authorizationUrl.searchParams.get('scope')).toBe('r_organization_social');
     const id = await addInput(ctx, tenant, 'linkedin', 'organization', 'urn:li:organization:2414183');
-    const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
-    const poll = async () => {
-      await sql`update inputs set next_run_at = 0`.execute(ctx.db);
-      await collector.tick();
-      await collector.idle();
-    };
+    const { poll, collector } = pollNow(ctx);
     try {
       await poll();
       const list = api.requests.find((s) => s.path === '/rest/posts')!;
@@ -228,11 +232,5 @@ describe('LinkedIn: connect, poll an organization, an expired token', () => {
     }
   });
 
-  it('an input that is not an organization is refused naming input', async () => {
-    const ctx = await build(env());
-    const tenant = await buildTenant(ctx.db);
-    const res = await ctx.app.inject({ method: 'POST', url: '/collection/inputs', headers: bearer(tenant), payload: { contractId: tenant.contract.id, collectionId: tenant.collection.id, service: 'linkedin', type: 'organization', input: 'urn:li:person:1' } });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ errors: [expect.objectContaining({ propertyName: 'input', message: expect.stringContaining('organization id or URN') })] });
-  });
+  it('an input that is not an organization is refused naming input', () => expectRefused('linkedin', 'organization', 'urn:li:person:1', 'organization id or URN'));
 });
