@@ -1,6 +1,8 @@
 /**
- * A fake external API for connector tests: a real HTTP server on 127.0.0.1 that answers with
- * what `respond` returns and records every request (path, query, headers), plus fixture reading.
+ * A fake external API (a vendor's API, authorization or token endpoint) for connector and connect
+ * tests: a real HTTP server on 127.0.0.1 that records every request (method, path, query, headers
+ * and body, the body also read as a form) and answers with what `respond` returns; plus fixture
+ * reading.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
@@ -8,10 +10,16 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createFetcher } from '../src/collect/fetch.ts';
 
+/** A request the fake received, recorded once its body has been read. */
 export interface FakeRequest {
+  method: string;
   path: string;
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
+  /** The body as UTF-8 text ('' when there is none). */
+  body: string;
+  /** The body read as `application/x-www-form-urlencoded` (an OAuth token request's parameters). */
+  form: URLSearchParams;
 }
 
 export interface FakeResponse {
@@ -30,7 +38,11 @@ export const fixtureJson = (service: string, file: string): any => JSON.parse(fi
 
 export type FakeApi = { base: string; requests: FakeRequest[]; respond: (req: FakeRequest) => FakeResponse; close(): Promise<void> };
 
-/** Starts the server; `respond` may be replaced between polls through the returned `respond` field. */
+/**
+ * Starts the server on a free port of 127.0.0.1: `base` is its origin (`http://127.0.0.1:<port>`),
+ * `requests` what it received in order (a test empties it as it likes), `close()` ends its
+ * connections and stops it. `respond` may be replaced between polls through the returned field.
+ */
 export async function fakeApi(respond: (req: FakeRequest) => FakeResponse): Promise<FakeApi> {
   const api: FakeApi = { base: '', requests: [], respond, close: async () => {} };
   await listen(api);
@@ -38,39 +50,45 @@ export async function fakeApi(respond: (req: FakeRequest) => FakeResponse): Prom
 }
 
 /**
- * A connector test file's fake API and guarded fetcher (private addresses allowed, 1 s limit):
- * the server starts before the file's tests, its requests are cleared after each test, and both
- * are closed after all. Unhandled paths answer 404 until a test sets `respond`.
+ * A test file's fake server (`fakeApi`): it starts before the file's tests, its requests are
+ * cleared after each test, and it is closed after all. Unhandled paths answer 404 until a test
+ * sets `respond`.
  */
-export function useFakeApi(respond: (req: FakeRequest) => FakeResponse = () => ({ status: 404, body: {} })) {
-  const api: FakeApi & { fetcher: ReturnType<typeof createFetcher> } = {
-    base: '',
-    requests: [],
-    respond,
-    close: async () => {},
-    fetcher: createFetcher({ allowPrivate: true, timeoutMs: 1000 }),
-  };
+export function useFakeServer(respond: (req: FakeRequest) => FakeResponse = () => ({ status: 404, body: {} })): FakeApi {
+  const api: FakeApi = { base: '', requests: [], respond, close: async () => {} };
   beforeAll(() => listen(api));
   afterEach(() => {
     api.requests.length = 0;
   });
-  afterAll(async () => {
-    await api.close();
-    await api.fetcher.close();
-  });
+  afterAll(() => api.close());
+  return api;
+}
+
+/**
+ * A connector test file's fake API (`useFakeServer`) and guarded fetcher (private addresses
+ * allowed, 1 s limit), closed after all the file's tests.
+ */
+export function useFakeApi(respond?: (req: FakeRequest) => FakeResponse) {
+  const api = Object.assign(useFakeServer(respond), { fetcher: createFetcher({ allowPrivate: true, timeoutMs: 1000 }) });
+  afterAll(() => api.fetcher.close());
   return api;
 }
 
 async function listen(api: FakeApi): Promise<void> {
   const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const request = { path: url.pathname, query: url.searchParams, headers: req.headers };
-    api.requests.push(request);
-    const { status = 200, headers = {}, body } = api.respond(request);
-    if (body === undefined) return; // never answers
-    const json = typeof body === 'object' && !(body instanceof Uint8Array);
-    res.writeHead(status, { 'content-type': json ? 'application/json' : 'text/plain', ...headers });
-    res.end(json ? JSON.stringify(body) : (body as string | Uint8Array));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const text = Buffer.concat(chunks).toString('utf8');
+      const request = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body: text, form: new URLSearchParams(text) };
+      api.requests.push(request);
+      const { status = 200, headers = {}, body } = api.respond(request);
+      if (body === undefined) return; // never answers
+      const json = typeof body === 'object' && !(body instanceof Uint8Array);
+      res.writeHead(status, { 'content-type': json ? 'application/json' : 'text/plain', ...headers });
+      res.end(json ? JSON.stringify(body) : (body as string | Uint8Array));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   api.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -104,90 +104,47 @@ export interface OAuthRow {
   readonly clientIdParameter?: string;
 }
 
-const FACEBOOK_LOGIN = {
-  app: 'facebook',
-  authorizeUrl: ['FACEBOOK_AUTHORIZE_URL', 'https://www.facebook.com/v25.0/dialog/oauth'],
-  tokenUrl: ['FACEBOOK_TOKEN_URL', 'https://graph.facebook.com/v25.0/oauth/access_token'],
-  scopeSeparator: ',',
-  pkce: true,
-  clientAuth: 'post',
-  field: 'accessToken',
-} as const;
+/**
+ * The row of a service that signs in with its own app (`app` is the service): its endpoints read
+ * from `<APP>_AUTHORIZE_URL` and `<APP>_TOKEN_URL`, defaulting to `authorizeUrl` and `tokenUrl`
+ * (the vendor's); no PKCE, the app's secret in the token request's body (`post`) and the access
+ * token stored in `accessToken`, unless `more` says otherwise.
+ */
+function ownApp<const A extends Service>(app: A, authorizeUrl: string, tokenUrl: string, scopes: readonly string[], more: Partial<Omit<OAuthRow, 'app'>> = {}): OAuthRow & { readonly app: A } {
+  const variable = app.toUpperCase();
+  return {
+    app,
+    authorizeUrl: [`${variable}_AUTHORIZE_URL`, authorizeUrl],
+    tokenUrl: [`${variable}_TOKEN_URL`, tokenUrl],
+    scopes,
+    pkce: false,
+    clientAuth: 'post',
+    field: 'accessToken',
+    ...more,
+  };
+}
+
+/** Facebook Login with `scopes`: the Facebook app's flow, which instagram signs in with too. */
+const facebookLogin = (scopes: readonly string[]) =>
+  ownApp('facebook', 'https://www.facebook.com/v25.0/dialog/oauth', 'https://graph.facebook.com/v25.0/oauth/access_token', scopes, { pkce: true, scopeSeparator: ',' });
 
 export const OAUTH = {
-  twitter: {
-    app: 'twitter',
-    authorizeUrl: ['TWITTER_AUTHORIZE_URL', 'https://x.com/i/oauth2/authorize'],
-    tokenUrl: ['TWITTER_TOKEN_URL', 'https://api.x.com/2/oauth2/token'],
-    scopes: ['tweet.read', 'users.read', 'offline.access'],
+  twitter: ownApp('twitter', 'https://x.com/i/oauth2/authorize', 'https://api.x.com/2/oauth2/token', ['tweet.read', 'users.read', 'offline.access'], { pkce: true, clientAuth: 'basic', field: 'bearerToken' }),
+  facebook: facebookLogin(['pages_show_list', 'pages_read_engagement']),
+  instagram: facebookLogin(['instagram_basic', 'pages_show_list', 'pages_read_engagement']),
+  youtube: ownApp('youtube', 'https://accounts.google.com/o/oauth2/v2/auth', 'https://oauth2.googleapis.com/token', ['https://www.googleapis.com/auth/youtube.readonly'], {
     pkce: true,
-    clientAuth: 'basic',
-    field: 'bearerToken',
-  },
-  facebook: { ...FACEBOOK_LOGIN, scopes: ['pages_show_list', 'pages_read_engagement'] },
-  instagram: { ...FACEBOOK_LOGIN, scopes: ['instagram_basic', 'pages_show_list', 'pages_read_engagement'] },
-  youtube: {
-    app: 'youtube',
-    authorizeUrl: ['YOUTUBE_AUTHORIZE_URL', 'https://accounts.google.com/o/oauth2/v2/auth'],
-    tokenUrl: ['YOUTUBE_TOKEN_URL', 'https://oauth2.googleapis.com/token'],
-    scopes: ['https://www.googleapis.com/auth/youtube.readonly'],
-    pkce: true,
-    clientAuth: 'post',
-    field: 'accessToken',
     // A refresh token (offline) every time (consent), not only at the first connect.
     extra: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
-  },
-  vimeo: {
-    app: 'vimeo',
-    authorizeUrl: ['VIMEO_AUTHORIZE_URL', 'https://api.vimeo.com/oauth/authorize'],
-    tokenUrl: ['VIMEO_TOKEN_URL', 'https://api.vimeo.com/oauth/access_token'],
-    scopes: ['public'],
-    pkce: false,
-    clientAuth: 'basic',
-    field: 'accessToken',
-  },
-  tumblr: {
-    app: 'tumblr',
-    authorizeUrl: ['TUMBLR_AUTHORIZE_URL', 'https://www.tumblr.com/oauth2/authorize'],
-    tokenUrl: ['TUMBLR_TOKEN_URL', 'https://api.tumblr.com/v2/oauth2/token'],
-    scopes: ['basic', 'offline_access'],
-    pkce: false,
-    clientAuth: 'post',
-    field: 'accessToken',
-  },
-  tiktok: {
-    app: 'tiktok',
-    authorizeUrl: ['TIKTOK_AUTHORIZE_URL', 'https://www.tiktok.com/v2/auth/authorize/'],
-    tokenUrl: ['TIKTOK_TOKEN_URL', 'https://open.tiktokapis.com/v2/oauth/token/'],
-    scopes: ['user.info.basic', 'video.list'],
-    scopeSeparator: ',',
-    // Login Kit for Web documents no PKCE: the token request's code_verifier is "for mobile and
-    // desktop apps only", whose challenge is a hex SHA-256, not RFC 7636's base64url.
-    pkce: false,
-    clientAuth: 'post',
-    field: 'accessToken',
-    clientIdParameter: 'client_key',
-  },
-  linkedin: {
-    app: 'linkedin',
-    authorizeUrl: ['LINKEDIN_AUTHORIZE_URL', 'https://www.linkedin.com/oauth/v2/authorization'],
-    tokenUrl: ['LINKEDIN_TOKEN_URL', 'https://www.linkedin.com/oauth/v2/accessToken'],
-    scopes: ['r_organization_social'],
-    pkce: false,
-    clientAuth: 'post',
-    field: 'accessToken',
-  },
+  }),
+  vimeo: ownApp('vimeo', 'https://api.vimeo.com/oauth/authorize', 'https://api.vimeo.com/oauth/access_token', ['public'], { clientAuth: 'basic' }),
+  tumblr: ownApp('tumblr', 'https://www.tumblr.com/oauth2/authorize', 'https://api.tumblr.com/v2/oauth2/token', ['basic', 'offline_access']),
+  // No PKCE: Login Kit for Web documents none; the token request's code_verifier is "for mobile
+  // and desktop apps only", whose challenge is a hex SHA-256, not RFC 7636's base64url.
+  tiktok: ownApp('tiktok', 'https://www.tiktok.com/v2/auth/authorize/', 'https://open.tiktokapis.com/v2/oauth/token/', ['user.info.basic', 'video.list'], { scopeSeparator: ',', clientIdParameter: 'client_key' }),
+  linkedin: ownApp('linkedin', 'https://www.linkedin.com/oauth/v2/authorization', 'https://www.linkedin.com/oauth/v2/accessToken', ['r_organization_social']),
   // Threads "Get Access Tokens and Permissions" (developers.facebook.com/docs/threads/get-started/get-access-tokens-and-permissions).
-  threads: {
-    app: 'threads',
-    authorizeUrl: ['THREADS_AUTHORIZE_URL', 'https://threads.net/oauth/authorize'],
-    tokenUrl: ['THREADS_TOKEN_URL', 'https://graph.threads.net/oauth/access_token'],
-    scopes: ['threads_basic', 'threads_keyword_search', 'threads_manage_mentions'],
-    scopeSeparator: ',',
-    pkce: false,
-    clientAuth: 'post',
-    field: 'accessToken',
-  },
+  threads: ownApp('threads', 'https://threads.net/oauth/authorize', 'https://graph.threads.net/oauth/access_token', ['threads_basic', 'threads_keyword_search', 'threads_manage_mentions'], { scopeSeparator: ',' }),
 } as const satisfies Partial<Record<Service, OAuthRow>>;
 
 /** The `clientIdParameter` of an OAuth row, when it renames `client_id`, as an endpoint's property. */

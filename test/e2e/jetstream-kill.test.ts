@@ -8,24 +8,20 @@
  * PostgreSQL run only: on SQLite there is one process (the suite name says why it skips).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { type Db, openDb } from '../../src/store/db.ts';
-import { buildTenant, freshDatabaseEnv, tempDir, testPostgresUrl } from '../helper.ts';
+import { type CollectorPair, startCollectorPair } from '../collector-pair.ts';
+import { testPostgresUrl } from '../helper.ts';
 import { type FakeJetstream, type JetstreamEvent, startFakeJetstream } from '../fake-jetstream.ts';
-import { type Started, processGroupOf, startRole, stopProcess, until } from '../processes.ts';
+import { until } from '../processes.ts';
 
 const LEASE_S = 2;
 /** One post every this many ms while the test runs. */
 const EVERY_MS = 50;
 
-const processes: Started[] = [];
+let pair: CollectorPair | undefined;
 let fake: FakeJetstream | undefined;
-let db: Db | undefined;
 
 afterAll(async () => {
-  await Promise.all(processes.map((p) => stopProcess(p.child, 'SIGTERM')));
-  await db?.destroy();
+  await pair?.close();
   await fake?.close();
 });
 
@@ -35,37 +31,12 @@ describe('Jetstream across collector processes on PostgreSQL', () => {
     if (!testPostgresUrl) console.warn(`skipped: ${reason}`);
     ctx.skip(!testPostgresUrl, reason);
     fake = await startFakeJetstream();
-    const env: Record<string, string> = {
-      ...(process.env as Record<string, string>),
-      DATA_DIR: tempDir(),
-      ...(await freshDatabaseEnv()),
-      ALLOW_PRIVATE_FETCH: 'true',
-      JETSTREAM_URL: fake.url,
-      BLUESKY_API_URL: fake.apiUrl,
-      JETSTREAM_LEASE: String(LEASE_S),
-      SLUICE_BOOTSTRAP: 'false',
-      LOG_LEVEL: 'warn',
-    };
-    processes.push(...(await Promise.all([startRole('collector-1', 'collector', env), startRole('collector-2', 'collector', env)])));
-
-    // A contract with one keyword input, made through the API (in this process, same database).
-    const config = loadConfig(env);
-    db = openDb(config.databaseUrl);
-    const tenant = await buildTenant(db);
-    const app = await buildApp({ ...config, logLevel: 'silent' }, { db });
-    const created = await app.inject({
-      method: 'POST',
-      url: `/collection/inputs?access_token=${tenant.token}`,
-      payload: { service: 'bluesky', type: 'keyword', input: 'wall', contractId: tenant.contract.id, collectionId: tenant.collection.id },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const inputId = (created.json() as { _id: string })._id;
-
-    const holderRow = () => db!.selectFrom('streams').select(['holder', 'expiresAt', 'cursor']).where('name', '=', 'jetstream').executeTakeFirst();
-    const holderGroup = async () => {
-      const row = await holderRow();
-      return row && row.expiresAt > Date.now() ? processGroupOf(Number(row.holder.split(':').at(-2))) : undefined;
-    };
+    // The two collectors, and a contract with one keyword input made through the API (in this process, same database).
+    pair = await startCollectorPair(
+      { JETSTREAM_URL: fake.url, BLUESKY_API_URL: fake.apiUrl, JETSTREAM_LEASE: String(LEASE_S) },
+      { service: 'bluesky', type: 'keyword', input: 'wall' },
+    );
+    const { db, app, tenant, inputId, holder } = pair;
     await until('a collector to connect', () => (fake!.open() === 1 ? true : undefined), 60_000);
 
     // Posts all along: before, during and after the kill.
@@ -78,18 +49,13 @@ describe('Jetstream across collector processes on PostgreSQL', () => {
         await new Promise((r) => setTimeout(r, EVERY_MS));
       }
     })();
-    await until('posts stored', async () => ((await db!.selectFrom('items').select('id').where('inputId', '=', inputId).execute()).length >= 20 ? true : undefined), 30_000);
+    await until('posts stored', async () => ((await db.selectFrom('items').select('id').where('inputId', '=', inputId).execute()).length >= 20 ? true : undefined), 30_000);
 
-    const victimGroup = (await until('the holder', holderGroup, 10_000))!;
-    const victim = processes.find((p) => p.child.pid === victimGroup)!;
-    expect(victim).toBeDefined();
-    const survivor = processes.find((p) => p !== victim)!;
     const connectionsBefore = fake.connections.length;
-    await stopProcess(victim.child, 'SIGKILL');
-    const killedAt = Date.now();
+    const { survivor, killedAt } = await pair.killHolder('jetstream');
 
     // The survivor takes over within seconds (the lease runs out), resuming with a cursor.
-    await until('the survivor to hold the stream', async () => ((await holderGroup()) === survivor.child.pid ? true : undefined), 30_000);
+    await until('the survivor to hold the stream', async () => ((await holder('jetstream')) === survivor ? true : undefined), 30_000);
     await until('the survivor to connect', () => (fake!.connections.length > connectionsBefore && fake!.open() === 1 ? true : undefined), 30_000);
     const takeoverMs = Date.now() - killedAt;
     expect(takeoverMs).toBeLessThan(15_000);
@@ -101,13 +67,12 @@ describe('Jetstream across collector processes on PostgreSQL', () => {
     await publisher;
     const expected = published.map((e) => `bluesky_${e.did}_${e.commit.rkey}`).sort();
     const stored = await until('every post stored', async () => {
-      const rows = await db!.selectFrom('items').select('id').where('collectionId', '=', tenant.collection.id).orderBy('id').execute();
+      const rows = await db.selectFrom('items').select('id').where('collectionId', '=', tenant.collection.id).orderBy('id').execute();
       return rows.length >= expected.length ? rows.map((r) => r.id) : undefined;
     }, 30_000);
     expect(stored.sort()).toEqual(expected);
     const status = (await app.inject({ method: 'GET', url: `/collection/inputs/${inputId}?access_token=${tenant.token}` })).json() as { status: { collected: number; feed: { mode: string } } };
     expect(status.status.collected).toBe(expected.length);
     expect(status.status.feed.mode).toBe('stream');
-    await app.close();
   }, 180_000);
 });

@@ -9,24 +9,20 @@
  * PostgreSQL run only: on SQLite there is one process (the suite name says why it skips).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { type Db, openDb } from '../../src/store/db.ts';
 import { TWITCH_CHAT } from '../../src/services/twitch/stream/chat.ts';
-import { buildTenant, freshDatabaseEnv, tempDir, testPostgresUrl } from '../helper.ts';
+import { type CollectorPair, startCollectorPair } from '../collector-pair.ts';
+import { testPostgresUrl } from '../helper.ts';
 import { type FakeTwitchChat, startFakeTwitchChat } from '../fake-twitch-chat.ts';
-import { type Started, processGroupOf, startRole, stopProcess, until } from '../processes.ts';
+import { until } from '../processes.ts';
 
 /** One message every this many ms while the test runs. */
 const EVERY_MS = 50;
 
-const processes: Started[] = [];
+let pair: CollectorPair | undefined;
 let fake: FakeTwitchChat | undefined;
-let db: Db | undefined;
 
 afterAll(async () => {
-  await Promise.all(processes.map((p) => stopProcess(p.child, 'SIGTERM')));
-  await db?.destroy();
+  await pair?.close();
   await fake?.close();
 });
 
@@ -36,34 +32,8 @@ describe('Twitch chat across collector processes on PostgreSQL', () => {
     if (!testPostgresUrl) console.warn(`skipped: ${reason}`);
     ctx.skip(!testPostgresUrl, reason);
     fake = await startFakeTwitchChat();
-    const env: Record<string, string> = {
-      ...(process.env as Record<string, string>),
-      DATA_DIR: tempDir(),
-      ...(await freshDatabaseEnv()),
-      ALLOW_PRIVATE_FETCH: 'true',
-      TWITCH_CHAT_URL: fake.url,
-      JETSTREAM_URL: 'off',
-      SLUICE_BOOTSTRAP: 'false',
-      LOG_LEVEL: 'warn',
-    };
-    processes.push(...(await Promise.all([startRole('collector-1', 'collector', env), startRole('collector-2', 'collector', env)])));
-
-    const config = loadConfig(env);
-    db = openDb(config.databaseUrl);
-    const tenant = await buildTenant(db);
-    const app = await buildApp({ ...config, logLevel: 'silent' }, { db });
-    const created = await app.inject({
-      method: 'POST',
-      url: `/collection/inputs?access_token=${tenant.token}`,
-      payload: { service: 'twitch', type: 'channel', input: 'ronni', contractId: tenant.contract.id, collectionId: tenant.collection.id },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const inputId = (created.json() as { _id: string })._id;
-
-    const holderGroup = async () => {
-      const row = await db!.selectFrom('streams').select(['holder', 'expiresAt']).where('name', '=', TWITCH_CHAT).executeTakeFirst();
-      return row && Number(row.expiresAt) > Date.now() ? processGroupOf(Number(row.holder.split(':').at(-2))) : undefined;
-    };
+    pair = await startCollectorPair({ TWITCH_CHAT_URL: fake.url, JETSTREAM_URL: 'off' }, { service: 'twitch', type: 'channel', input: 'ronni' });
+    const { db, app, tenant, inputId, holder } = pair;
     const joined = () => (fake!.open().length === 1 && fake!.open()[0]!.channels.has('ronni') ? fake!.open()[0] : undefined);
     const first = await until('a collector to join the channel', joined, 60_000);
 
@@ -78,18 +48,13 @@ describe('Twitch chat across collector processes on PostgreSQL', () => {
         await new Promise((r) => setTimeout(r, EVERY_MS));
       }
     })();
-    const storedIds = async () => (await db!.selectFrom('items').select('id').where('inputId', '=', inputId).execute()).map((r) => r.id);
+    const storedIds = async () => (await db.selectFrom('items').select('id').where('inputId', '=', inputId).execute()).map((r) => r.id);
     await until('messages stored', async () => ((await storedIds()).length >= 20 ? true : undefined), 30_000);
     expect(fake.connections.length).toBe(1); // the second collector never connected
 
-    const victimGroup = (await until('the holder', holderGroup, 10_000))!;
-    const victim = processes.find((p) => p.child.pid === victimGroup)!;
-    expect(victim).toBeDefined();
-    const survivor = processes.find((p) => p !== victim)!;
-    await stopProcess(victim.child, 'SIGKILL');
-    const killedAt = Date.now();
+    const { survivor, killedAt } = await pair.killHolder(TWITCH_CHAT);
 
-    await until('the survivor to hold the stream', async () => ((await holderGroup()) === survivor.child.pid ? true : undefined), 30_000);
+    await until('the survivor to hold the stream', async () => ((await holder(TWITCH_CHAT)) === survivor ? true : undefined), 30_000);
     const second = await until('the survivor to join', () => (fake!.connections.length === 2 ? joined() : undefined), 30_000);
     const rejoinedAt = Date.now();
     expect(second).not.toBe(first);
@@ -110,6 +75,5 @@ describe('Twitch chat across collector processes on PostgreSQL', () => {
     expect(new Set(stored).size).toBe(stored.length);
     const status = (await app.inject({ method: 'GET', url: `/collection/inputs/${inputId}?access_token=${tenant.token}` })).json() as { status: { feed: { mode: string } } };
     expect(status.status.feed.mode).toBe('stream');
-    await app.close();
   }, 180_000);
 });

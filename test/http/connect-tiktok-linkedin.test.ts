@@ -12,31 +12,29 @@
  * - LinkedIn's posts land in the queue; an expired token (401, serviceErrorCode 65600) says so.
  */
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { startCollector } from '../../src/collect/scheduler.ts';
+import { type FakeRequest, type FakeResponse, useFakeServer } from '../fake-api.ts';
 import { build, buildTenant, inputRow, type TestContext } from '../helper.ts';
 
 type Tenant = Awaited<ReturnType<typeof buildTenant>>;
-interface Seen { method: string; path: string; query: URLSearchParams; headers: IncomingHttpHeaders; form: URLSearchParams; body: string }
-interface Answer { status?: number; headers?: Record<string, string>; body?: unknown }
 
 const fixture = (path: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8'));
 
+/** The fakes' server: its origin and what it saw. */
+const api = useFakeServer(respond);
+
+/** How the fakes answer (changed by the tests). */
 const fake = {
-  base: '',
-  seen: [] as Seen[],
   issued: 0,
   expiresIn: 86_400,
   codes: new Map<string, { challenge: string | null; redirectUri: string }>(),
   /** What the TikTok video list answers, by the request's JSON body. */
-  videos: (_body: { cursor?: number }): Answer => ({ body: fixture('tiktok/video_list_p2.json') }),
+  videos: (_body: { cursor?: number }): FakeResponse => ({ body: fixture('tiktok/video_list_p2.json') }),
   /** What LinkedIn's posts finder answers. */
-  posts: (): Answer => ({ body: fixture('linkedin/posts_by_author_p1.json') }),
-  close: async () => {},
+  posts: (): FakeResponse => ({ body: fixture('linkedin/posts_by_author_p1.json') }),
 };
 
 /** The client the token request names: TikTok's body `client_key`, LinkedIn's `client_id`. */
@@ -44,7 +42,7 @@ function clientOf(service: string, form: URLSearchParams): string | null {
   return service === 'tiktok' ? form.get('client_key') : form.get('client_id');
 }
 
-function respond(seen: Seen): Answer {
+function respond(seen: FakeRequest): FakeResponse {
   const { path, query, form, method } = seen;
   const authorize = /^\/(tiktok|linkedin)\/authorize$/.exec(path);
   if (authorize && method === 'GET') {
@@ -60,7 +58,7 @@ function respond(seen: Seen): Answer {
       fake.codes.set(code, { challenge: query.get('code_challenge'), redirectUri: query.get('redirect_uri')! });
       target.searchParams.set('code', code);
     }
-    return { status: 302, headers: { location: target.href } };
+    return { status: 302, headers: { location: target.href }, body: '' };
   }
   const token = /^\/(tiktok|linkedin)\/token$/.exec(path);
   if (token && method === 'POST') {
@@ -92,30 +90,7 @@ function respond(seen: Seen): Answer {
   return { status: 404, body: {} };
 }
 
-beforeAll(async () => {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const text = Buffer.concat(chunks).toString('utf8');
-      const seen = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, form: new URLSearchParams(text), body: text };
-      fake.seen.push(seen);
-      const { status = 200, headers = {}, body } = respond(seen);
-      res.writeHead(status, { 'content-type': 'application/json', ...headers });
-      res.end(body === undefined ? '' : JSON.stringify(body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-});
-afterAll(() => fake.close());
 beforeEach(() => {
-  fake.seen.length = 0;
   fake.expiresIn = 86_400;
   fake.videos = () => ({ body: fixture('tiktok/video_list_p2.json') });
   fake.posts = () => ({ body: fixture('linkedin/posts_by_author_p1.json') });
@@ -126,9 +101,9 @@ function env(): Record<string, string> {
     ALLOW_PRIVATE_FETCH: 'true',
     SHARED_CREDENTIALS: 'false',
     TIKTOK_CLIENT_ID: 'tiktok-client', TIKTOK_CLIENT_SECRET: 'tiktok-secret',
-    TIKTOK_AUTHORIZE_URL: `${fake.base}/tiktok/authorize`, TIKTOK_TOKEN_URL: `${fake.base}/tiktok/token`, TIKTOK_API_URL: `${fake.base}/tiktok-api`,
+    TIKTOK_AUTHORIZE_URL: `${api.base}/tiktok/authorize`, TIKTOK_TOKEN_URL: `${api.base}/tiktok/token`, TIKTOK_API_URL: `${api.base}/tiktok-api`,
     LINKEDIN_CLIENT_ID: 'linkedin-client', LINKEDIN_CLIENT_SECRET: 'linkedin-secret',
-    LINKEDIN_AUTHORIZE_URL: `${fake.base}/linkedin/authorize`, LINKEDIN_TOKEN_URL: `${fake.base}/linkedin/token`, LINKEDIN_API_URL: `${fake.base}/rest`,
+    LINKEDIN_AUTHORIZE_URL: `${api.base}/linkedin/authorize`, LINKEDIN_TOKEN_URL: `${api.base}/linkedin/token`, LINKEDIN_API_URL: `${api.base}/rest`,
   };
 }
 
@@ -158,6 +133,26 @@ async function queueIds(ctx: TestContext, tenant: Tenant): Promise<string[]> {
   return (res.json() as { id: string }[]).map((i) => i.id).sort();
 }
 
+/** The real collector of `ctx` (no timer of its own) and `poll()`: makes every input due and runs one tick to its end. */
+function pollNow(ctx: TestContext) {
+  const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
+  const poll = async () => {
+    await sql`update inputs set next_run_at = 0`.execute(ctx.db);
+    await collector.tick();
+    await collector.idle();
+  };
+  return { poll, collector };
+}
+
+/** Adding `input` of `service`/`type` is refused with 400, an error naming `input` whose message says `says`. */
+async function expectRefused(service: string, type: string, input: string, says: string) {
+  const ctx = await build(env());
+  const tenant = await buildTenant(ctx.db);
+  const res = await ctx.app.inject({ method: 'POST', url: '/collection/inputs', headers: bearer(tenant), payload: { contractId: tenant.contract.id, collectionId: tenant.collection.id, service, type, input } });
+  expect(res.statusCode).toBe(400);
+  expect(res.json()).toMatchObject({ errors: [expect.objectContaining({ propertyName: 'input', message: expect.stringContaining(says) })] });
+}
+
 describe('TikTok: connect with client_key, refresh, poll by cursor, rate limit', () => {
   it('connects with client_key, refreshes the 24 h token before the poll, and pages by cursor across two polls', async () => {
     const ctx = await build(env());
@@ -169,30 +164,25 @@ describe('TikTok: connect with client_key, refresh, poll by cursor, rate limit',
     expect(authorizationUrl.searchParams.get('client_id')).toBeNull();
     expect(authorizationUrl.searchParams.get('scope')).toBe('user.info.basic,video.list');
     expect(authorizationUrl.searchParams.get('code_challenge')).toBeNull(); // Login Kit for Web has no PKCE
-    const exchange = fake.seen.find((s) => s.form.get('grant_type') === 'authorization_code')!;
+    const exchange = api.requests.find((s) => s.form.get('grant_type') === 'authorization_code')!;
     expect(Object.fromEntries(exchange.form)).toMatchObject({ client_key: 'tiktok-client', client_secret: 'tiktok-secret', code: expect.any(String), redirect_uri: expect.any(String) });
     expect(exchange.form.get('client_id')).toBeNull();
 
     const id = await addInput(ctx, tenant, 'tiktok', 'user', '@scout2015');
-    const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
-    const poll = async () => {
-      await sql`update inputs set next_run_at = 0`.execute(ctx.db);
-      await collector.tick();
-      await collector.idle();
-    };
+    const { poll, collector } = pollNow(ctx);
     try {
       fake.expiresIn = 86_400;
       await poll();
-      const refreshes = fake.seen.filter((s) => s.form.get('grant_type') === 'refresh_token');
+      const refreshes = api.requests.filter((s) => s.form.get('grant_type') === 'refresh_token');
       expect(refreshes).toHaveLength(1);
       expect(Object.fromEntries(refreshes[0]!.form)).toMatchObject({ client_key: 'tiktok-client', client_secret: 'tiktok-secret', refresh_token: expect.stringMatching(/^rft\.\d+$/) });
-      const lists = () => fake.seen.filter((s) => s.path === '/tiktok-api/v2/video/list/');
+      const lists = () => api.requests.filter((s) => s.path === '/tiktok-api/v2/video/list/');
       // The poll carries the refreshed token, not the first.
       expect(Number(/^Bearer act\.(\d+)$/.exec(String(lists()[0]!.headers.authorization))![1])).toBeGreaterThan(Number(/^rft\.(\d+)$/.exec(refreshes[0]!.form.get('refresh_token')!)![1]));
       expect(await queueIds(ctx, tenant)).toEqual(['tiktok_7370000000000000002']);
 
       // Two new pages: the second poll follows TikTok's cursor until it meets what it has.
-      fake.seen.length = 0;
+      api.requests.length = 0;
       fake.videos = (body) => ({ body: body.cursor === 1718247600000 ? fixture('tiktok/video_list_p2.json') : fixture('tiktok/video_list_p1.json') });
       await poll();
       expect(lists().map((s) => JSON.parse(s.body))).toEqual([{ max_count: 20 }, { max_count: 20, cursor: 1718247600000 }]);
@@ -212,13 +202,7 @@ describe('TikTok: connect with client_key, refresh, poll by cursor, rate limit',
     }
   });
 
-  it('an input that is not a username is refused naming input', async () => {
-    const ctx = await build(env());
-    const tenant = await buildTenant(ctx.db);
-    const res = await ctx.app.inject({ method: 'POST', url: '/collection/inputs', headers: bearer(tenant), payload: { contractId: tenant.contract.id, collectionId: tenant.collection.id, service: 'tiktok', type: 'user', input: 'https://127.0.0.1/@x' } });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ errors: [expect.objectContaining({ propertyName: 'input', message: expect.stringContaining('TikTok username') })] });
-  });
+  it('an input that is not a username is refused naming input', () => expectRefused('tiktok', 'user', 'https://127.0.0.1/@x', 'TikTok username'));
 });
 
 describe('LinkedIn: connect, poll an organization, an expired token', () => {
@@ -230,15 +214,10 @@ describe('LinkedIn: connect, poll an organization, an expired token', () => {
     expect(authorizationUrl.searchParams.get('client_id')).toBe('linkedin-client');
     expect(authorizationUrl.searchParams.get('scope')).toBe('r_organization_social');
     const id = await addInput(ctx, tenant, 'linkedin', 'organization', 'urn:li:organization:2414183');
-    const collector = startCollector({ db: ctx.db, config: ctx.config }, 3_600_000);
-    const poll = async () => {
-      await sql`update inputs set next_run_at = 0`.execute(ctx.db);
-      await collector.tick();
-      await collector.idle();
-    };
+    const { poll, collector } = pollNow(ctx);
     try {
       await poll();
-      const list = fake.seen.find((s) => s.path === '/rest/posts')!;
+      const list = api.requests.find((s) => s.path === '/rest/posts')!;
       expect(list.headers.authorization).toMatch(/^Bearer li-at-\d+$/);
       expect(list.headers['x-restli-protocol-version']).toBe('2.0.0');
       expect(await queueIds(ctx, tenant)).toEqual([
@@ -253,11 +232,5 @@ describe('LinkedIn: connect, poll an organization, an expired token', () => {
     }
   });
 
-  it('an input that is not an organization is refused naming input', async () => {
-    const ctx = await build(env());
-    const tenant = await buildTenant(ctx.db);
-    const res = await ctx.app.inject({ method: 'POST', url: '/collection/inputs', headers: bearer(tenant), payload: { contractId: tenant.contract.id, collectionId: tenant.collection.id, service: 'linkedin', type: 'organization', input: 'urn:li:person:1' } });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ errors: [expect.objectContaining({ propertyName: 'input', message: expect.stringContaining('organization id or URN') })] });
-  });
+  it('an input that is not an organization is refused naming input', () => expectRefused('linkedin', 'organization', 'urn:li:person:1', 'organization id or URN'));
 });

@@ -13,47 +13,36 @@
  * carries it, once across two resolvers on PostgreSQL); a refused refresh marking the credential.
  */
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createCredentialResolver } from '../../src/collect/credentials.ts';
 import { createFetcher } from '../../src/collect/fetch.ts';
 import { startCollector } from '../../src/collect/scheduler.ts';
 import { grant } from '../../src/store/contracts.ts';
 import { isPostgres } from '../../src/store/db.ts';
-import { fixtureBytes } from '../fake-api.ts';
+import { type FakeRequest, type FakeResponse, fixtureBytes, useFakeServer } from '../fake-api.ts';
 import { build, buildTenant, expectError, type TestContext } from '../helper.ts';
 
 type Tenant = Awaited<ReturnType<typeof buildTenant>>;
 
-interface Seen {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: IncomingHttpHeaders;
-  form: URLSearchParams;
-  body: string;
-}
+/** The fake's server: its origin and what it saw. */
+const api = useFakeServer(respond);
 
-/** The fake: what it saw, and how it answers (changed by the tests). */
+/** How the fake answers (changed by the tests). */
 const fake = {
-  base: '',
-  seen: [] as Seen[],
   deny: false,
   refuseRefresh: false,
   /** expires_in of the tokens it issues, seconds. */
   expiresIn: 7200,
   issued: 0,
   codes: new Map<string, { service: string; redirectUri: string; challenge: string | null }>(),
-  close: async () => {},
 };
 
 /** The tokens the fake issues carry the service and a serial number; long enough for a masked hint. */
 const tokenFor = (kind: string, service: string, n: number) => `${kind}-${service}-${n}-${'x'.repeat(20)}`;
 const b64url = (bytes: Buffer) => bytes.toString('base64url');
 
-function respond(seen: Seen): { status?: number; headers?: Record<string, string>; body?: unknown } {
+function respond(seen: FakeRequest): FakeResponse {
   const { path, query, form, method } = seen;
   // Mastodon instance: the fake's origin itself.
   if (method === 'POST' && path === '/api/v1/apps') return { body: { id: '1', name: form.get('client_name'), client_id: 'masto-client-id', client_secret: 'masto-client-secret-0000000' } };
@@ -78,9 +67,9 @@ function respond(seen: Seen): { status?: number; headers?: Record<string, string
       fake.codes.set(code, { service, redirectUri: query.get('redirect_uri')!, challenge: query.get('code_challenge') });
       target.searchParams.set('code', code);
       // Google names itself in the callback (RFC 9207).
-      if (service === 'youtube') target.searchParams.set('iss', fake.base);
+      if (service === 'youtube') target.searchParams.set('iss', api.base);
     }
-    return { status: 302, headers: { location: target.href } };
+    return { status: 302, headers: { location: target.href }, body: '' };
   }
   const token = /^\/(?:oauth\/token|(\w+)\/token)$/.exec(path);
   if (token && method === 'POST') {
@@ -115,31 +104,7 @@ function respond(seen: Seen): { status?: number; headers?: Record<string, string
   return { status: 404, body: { error: 'not found' } };
 }
 
-beforeAll(async () => {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const text = Buffer.concat(chunks).toString('utf8');
-      const seen = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, form: new URLSearchParams(text), body: text };
-      fake.seen.push(seen);
-      const { status = 200, headers = {}, body } = respond(seen);
-      const bytes = body === undefined ? '' : body instanceof Uint8Array ? body : JSON.stringify(body);
-      res.writeHead(status, { 'content-type': 'application/json', ...headers });
-      res.end(bytes);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-});
-afterAll(() => fake.close());
 beforeEach(() => {
-  fake.seen.length = 0;
   fake.deny = false;
   fake.refuseRefresh = false;
   fake.expiresIn = 7200;
@@ -147,14 +112,14 @@ beforeEach(() => {
 
 /** The apps of every service, configured to the fake. */
 function appEnv(): Record<string, string> {
-  const env: Record<string, string> = { ALLOW_PRIVATE_FETCH: 'true', INSTAGRAM_API_URL: `${fake.base}/graph`, TWITTER_API_URL: `${fake.base}/api`, BLUESKY_PDS_URL: `${fake.base}/pds` };
+  const env: Record<string, string> = { ALLOW_PRIVATE_FETCH: 'true', INSTAGRAM_API_URL: `${api.base}/graph`, TWITTER_API_URL: `${api.base}/api`, BLUESKY_PDS_URL: `${api.base}/pds` };
   for (const app of ['twitter', 'facebook', 'youtube', 'vimeo', 'tumblr']) {
     const prefix = app.toUpperCase();
     Object.assign(env, {
       [`${prefix}_CLIENT_ID`]: `${app}-client-id`,
       [`${prefix}_CLIENT_SECRET`]: `${app}-client-secret`,
-      [`${prefix}_AUTHORIZE_URL`]: `${fake.base}/${app}/authorize`,
-      [`${prefix}_TOKEN_URL`]: `${fake.base}/${app}/token`,
+      [`${prefix}_AUTHORIZE_URL`]: `${api.base}/${app}/authorize`,
+      [`${prefix}_TOKEN_URL`]: `${api.base}/${app}/token`,
     });
   }
   return env;
@@ -233,7 +198,7 @@ describe('connect flows: each service, start to stored credential', () => {
   it.each(FLOWS)('$service: the flow stores the credential sealed and never returns it', async (flow) => {
     const ctx = await build(appEnv());
     const tenant = await buildTenant(ctx.db);
-    const instance: Record<string, string> = flow.service === 'mastodon' ? { instance: fake.base } : {};
+    const instance: Record<string, string> = flow.service === 'mastodon' ? { instance: api.base } : {};
     const returnTo = `${ctx.config.apiUrl}/console/connections?x=1`;
     const started = await start(ctx, tenant, flow.service, { ...instance, name: `My ${flow.service}`, return_to: returnTo }, flow.service !== 'twitter');
     expect(started.res.statusCode, started.res.body).toBe(flow.service === 'twitter' ? 302 : 200);
@@ -257,7 +222,7 @@ describe('connect flows: each service, start to stored credential', () => {
     const id = back.searchParams.get('credential_id');
 
     // The token request: the code, the redirect URI, the verifier (PKCE), the app's secret as the service wants it.
-    const tokenRequests = fake.seen.filter((seen) => seen.path.endsWith('/token') && seen.form.get('grant_type') === 'authorization_code');
+    const tokenRequests = api.requests.filter((seen) => seen.path.endsWith('/token') && seen.form.get('grant_type') === 'authorization_code');
     expect(tokenRequests).toHaveLength(1);
     const request = tokenRequests[0]!;
     expect(request.form.get('redirect_uri')).toBe(`${ctx.config.apiUrl}/collection/credentials/callback/${flow.service}`);
@@ -272,7 +237,7 @@ describe('connect flows: each service, start to stored credential', () => {
       expect(request.form.get('client_secret')).toBe(clientSecret);
     }
     if (flow.service === 'facebook' || flow.service === 'instagram') {
-      const exchange = fake.seen.find((seen) => seen.form.get('grant_type') === 'fb_exchange_token');
+      const exchange = api.requests.find((seen) => seen.form.get('grant_type') === 'fb_exchange_token');
       expect(exchange?.form.get('fb_exchange_token')).toMatch(/^AT-facebook-/);
     }
 
@@ -289,7 +254,7 @@ describe('connect flows: each service, start to stored credential', () => {
     });
     expect(credential.hints[flow.field]).toMatch(/^…x{4}$/);
     if (flow.service === 'instagram') expect(credential.userId).toBe('17841400000000002');
-    if (flow.service === 'mastodon') expect(credential.instance).toBe(fake.base);
+    if (flow.service === 'mastodon') expect(credential.instance).toBe(api.base);
     if (flow.service === 'facebook') expect(Date.parse(credential.expiresAt) - Date.now()).toBeGreaterThan(50 * 86_400_000); // the long-lived token's
     // The audit trail records the connect as the creation of the credential, by who started it.
     const audit = await get(ctx, tenant, `/collection/audit?contract_id=${tenant.contract.id}&resource=credential`);
@@ -354,7 +319,7 @@ describe('connect flows: refusals', () => {
     const page = await connect(ctx, tenant, 'youtube');
     expect(page.statusCode).toBe(400);
     expect(page.body).toContain('authorization was denied');
-    expect(fake.seen.filter((seen) => seen.path.endsWith('/token'))).toEqual([]);
+    expect(api.requests.filter((seen) => seen.path.endsWith('/token'))).toEqual([]);
     expect((await credentialsOf(ctx, tenant)).list).toEqual([]);
   });
 
@@ -380,7 +345,7 @@ describe('connect flows: refusals', () => {
     // An issuer other than the one the flow was started with (RFC 9207 mix-up defence): nothing stored.
     const google = await start(ctx, tenant, 'youtube');
     const googlePath = await authorize(ctx, google.authorizationUrl!);
-    expect(new URL(googlePath, 'http://x').searchParams.get('iss')).toBe(fake.base);
+    expect(new URL(googlePath, 'http://x').searchParams.get('iss')).toBe(api.base);
     const mixedUp = await callback(ctx, googlePath.replace(/iss=[^&]+/, `iss=${encodeURIComponent('https://evil.example')}`));
     expect(mixedUp.statusCode).toBe(400);
     expect(mixedUp.body).toContain('Nothing was stored');
@@ -392,7 +357,7 @@ describe('connect flows: refusals', () => {
     expectError(await callback(ctx, latePath), 400, { name: 'ValidationError', code: 1005, propertyName: 'state' });
 
     expect((await credentialsOf(ctx, tenant)).list.map((credential) => credential.service)).toEqual(['twitter']);
-    expect(fake.seen.filter((seen) => seen.path.endsWith('/token'))).toHaveLength(1);
+    expect(api.requests.filter((seen) => seen.path.endsWith('/token'))).toHaveLength(1);
   });
 
   it("another contract's token cannot start a flow for a contract it was not granted (403), nor reach it through the state", async () => {
@@ -428,7 +393,7 @@ describe('connect flows: refusals', () => {
     expectError((await start(ctx, stranger, 'twitter', { credential_id: taken._id })).res, 403, { name: 'ForbiddenError', code: 3001, propertyName: 'credential_id' });
     expectError((await start(ctx, tenant, 'twitter', { credential_id: 'f'.repeat(24) })).res, 404, { name: 'NotFoundError', code: 4001, propertyName: 'credential_id' });
     expectError((await start(ctx, tenant, 'mastodon')).res, 400, { name: 'ValidationError', code: 1001, propertyName: 'instance' });
-    expectError((await start(ctx, tenant, 'mastodon', { instance: `${fake.base}/some/path` })).res, 400, { name: 'ValidationError', code: 1005, propertyName: 'instance' });
+    expectError((await start(ctx, tenant, 'mastodon', { instance: `${api.base}/some/path` })).res, 400, { name: 'ValidationError', code: 1005, propertyName: 'instance' });
   });
 });
 
@@ -454,7 +419,7 @@ describe('connect flows: the state is bound to the browser that started', () => 
     // Nothing stored, and the victim's code was never exchanged.
     expect((await credentialsOf(ctx, attacker)).list).toEqual([]);
     expect((await credentialsOf(ctx, victim)).list).toEqual([]);
-    expect(fake.seen.filter((seen) => seen.path.endsWith('/token'))).toHaveLength(0);
+    expect(api.requests.filter((seen) => seen.path.endsWith('/token'))).toHaveLength(0);
 
     // The browser that started (the cookie) finishes as before; the cookie is cleared.
     const done = await callback(ctx, path);
@@ -506,9 +471,9 @@ describe('connect flows: Mastodon', () => {
   it('registers an app on the instance at the first connect and reuses it after', async () => {
     const ctx = await build(appEnv());
     const tenant = await buildTenant(ctx.db);
-    expect((await connect(ctx, tenant, 'mastodon', { instance: fake.base, name: 'first' })).statusCode).toBe(200);
-    expect((await connect(ctx, tenant, 'mastodon', { instance: fake.base, name: 'second' })).statusCode).toBe(200);
-    const registrations = fake.seen.filter((seen) => seen.path === '/api/v1/apps');
+    expect((await connect(ctx, tenant, 'mastodon', { instance: api.base, name: 'first' })).statusCode).toBe(200);
+    expect((await connect(ctx, tenant, 'mastodon', { instance: api.base, name: 'second' })).statusCode).toBe(200);
+    const registrations = api.requests.filter((seen) => seen.path === '/api/v1/apps');
     expect(registrations).toHaveLength(1);
     expect(registrations[0]!.form.get('redirect_uris')).toBe(`${ctx.config.apiUrl}/collection/credentials/callback/mastodon`);
     expect(registrations[0]!.form.get('scopes')).toBe('read');
@@ -519,10 +484,10 @@ describe('connect flows: Mastodon', () => {
   it('refuses an instance on a private address unless private fetches are allowed', async () => {
     const ctx = await build({ ...appEnv(), ALLOW_PRIVATE_FETCH: 'false' });
     const tenant = await buildTenant(ctx.db);
-    const port = new URL(fake.base).port;
+    const port = new URL(api.base).port;
     expectError((await start(ctx, tenant, 'mastodon', { instance: `https://127.0.0.1:${port}` })).res, 400, { name: 'ValidationError', code: 1005, propertyName: 'instance' });
-    expectError((await start(ctx, tenant, 'mastodon', { instance: fake.base })).res, 400, { name: 'ValidationError', code: 1005, propertyName: 'instance' }); // http
-    expect(fake.seen).toEqual([]);
+    expectError((await start(ctx, tenant, 'mastodon', { instance: api.base })).res, 400, { name: 'ValidationError', code: 1005, propertyName: 'instance' }); // http
+    expect(api.requests).toEqual([]);
   });
 });
 
@@ -546,14 +511,14 @@ describe('connect flows: refresh ahead of expiry', () => {
     };
     return { tenant, credential, input: input.json(), poll, stop: () => collector.stop() };
   }
-  const searches = () => fake.seen.filter((seen) => seen.path === '/api/2/tweets/search/recent');
-  const refreshes = () => fake.seen.filter((seen) => seen.form.get('grant_type') === 'refresh_token');
+  const searches = () => api.requests.filter((seen) => seen.path === '/api/2/tweets/search/recent');
+  const refreshes = () => api.requests.filter((seen) => seen.form.get('grant_type') === 'refresh_token');
 
   it('refreshes a token about to expire before the poll, which carries the new token', async () => {
     const ctx = await build({ ...appEnv(), SHARED_CREDENTIALS: 'false' });
     const { tenant, credential, poll, stop } = await setUp(ctx);
     try {
-      const first = fake.seen.find((seen) => seen.form.get('grant_type') === 'authorization_code')!;
+      const first = api.requests.find((seen) => seen.form.get('grant_type') === 'authorization_code')!;
       expect(first).toBeDefined();
       fake.expiresIn = 7200;
       await poll();
@@ -609,7 +574,7 @@ describe('connect flows: refresh ahead of expiry', () => {
       await poll();
       const auth = searches().map((seen) => seen.headers.authorization);
       expect(auth).toHaveLength(1);
-      const issued = fake.seen.filter((seen) => seen.form.get('grant_type') === 'authorization_code').length;
+      const issued = api.requests.filter((seen) => seen.form.get('grant_type') === 'authorization_code').length;
       expect(issued).toBe(2);
       expect((await get(ctx, tenant, `/collection/inputs/${input._id}`)).json().status.lastError).toBeNull();
     } finally {
@@ -658,17 +623,17 @@ describe('Bluesky: an app password through the credentials CRUD', () => {
       const mine = await add(owner, 'good-app-password-1234');
       await collector.tick();
       await collector.idle();
-      const logins = fake.seen.filter((seen) => seen.path.endsWith('createSession'));
+      const logins = api.requests.filter((seen) => seen.path.endsWith('createSession'));
       expect(logins.map((seen) => JSON.parse(seen.body))).toEqual([{ identifier, password: 'good-app-password-1234' }]);
-      expect(fake.seen.filter((seen) => seen.path.endsWith('searchPosts')).map((seen) => seen.headers.authorization)).toEqual([`Bearer jwt-for-${identifier}`]);
+      expect(api.requests.filter((seen) => seen.path.endsWith('searchPosts')).map((seen) => seen.headers.authorization)).toEqual([`Bearer jwt-for-${identifier}`]);
       expect((await get(ctx, owner, `/collection/credentials/${mine.credential._id}`)).json().health).toMatchObject({ status: 'ok', lastUsed: expect.any(String) });
 
-      fake.seen.length = 0;
+      api.requests.length = 0;
       const theirs = await add(other, 'wrong-app-password-99');
       await collector.tick();
       await collector.idle();
-      expect(fake.seen.filter((seen) => seen.path.endsWith('createSession')).map((seen) => JSON.parse(seen.body).password)).toEqual(['wrong-app-password-99']);
-      expect(fake.seen.filter((seen) => seen.path.endsWith('searchPosts'))).toEqual([]);
+      expect(api.requests.filter((seen) => seen.path.endsWith('createSession')).map((seen) => JSON.parse(seen.body).password)).toEqual(['wrong-app-password-99']);
+      expect(api.requests.filter((seen) => seen.path.endsWith('searchPosts'))).toEqual([]);
       expect((await get(ctx, other, `/collection/credentials/${theirs.credential._id}`)).json().health).toMatchObject({ status: 'failed', lastError: expect.stringContaining('401') });
       expect((await get(ctx, other, `/collection/inputs/${theirs.input._id}`)).json().status.lastError).toContain('bluesky login failed');
     } finally {

@@ -11,22 +11,21 @@
  * (`since` and the `after` cursor); a rate limit (code 4) moves the next poll to the time the
  * usage header gives; hostile inputs are refused naming `input`.
  */
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { startCollector } from '../../src/collect/scheduler.ts';
 import { REFRESH_MARGIN_MS } from '../../src/services/threads/index.ts';
-import { fixtureJson } from '../fake-api.ts';
+import { type FakeRequest, type FakeResponse, fixtureJson, useFakeServer } from '../fake-api.ts';
 import { build, buildTenant, expectError, inputRow, type TestContext } from '../helper.ts';
 
 type Tenant = Awaited<ReturnType<typeof buildTenant>>;
-interface Seen { method: string; path: string; query: URLSearchParams; headers: IncomingHttpHeaders; form: URLSearchParams }
 
 const DAY_MS = 86_400_000;
+/** The fake's server: its origin and what it saw. */
+const api = useFakeServer(respond);
+
+/** How the fake answers (changed by the tests). */
 const fake = {
-  base: '',
-  seen: [] as Seen[],
   issued: 0,
   /** The long-lived tokens' expires_in (seconds). */
   expiresIn: 5_183_944,
@@ -37,10 +36,9 @@ const fake = {
   throttle: undefined as string | undefined,
   /** The keyword search finds nothing. */
   searchEmpty: false,
-  close: async () => {},
 };
 
-function respond(seen: Seen): { status?: number; headers?: Record<string, string>; body: unknown } {
+function respond(seen: FakeRequest): FakeResponse {
   const { path, query, form, method } = seen;
   if (path === '/oauth/authorize') {
     const target = new URL(query.get('redirect_uri')!);
@@ -70,29 +68,7 @@ function respond(seen: Seen): { status?: number; headers?: Record<string, string
   return { status: 404, body: { error: { message: 'Unknown path', type: 'GraphMethodException', code: 100 } } };
 }
 
-beforeAll(async () => {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const seen = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, form: new URLSearchParams(Buffer.concat(chunks).toString('utf8')) };
-      fake.seen.push(seen);
-      const { status = 200, headers = {}, body } = respond(seen);
-      res.writeHead(status, { 'content-type': 'application/json', ...headers });
-      res.end(typeof body === 'string' ? body : JSON.stringify(body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-});
-afterAll(() => fake.close());
 beforeEach(() => {
-  fake.seen.length = 0;
   fake.refuseRefresh = false;
   fake.expiresIn = 5_183_944;
   fake.throttle = undefined;
@@ -105,9 +81,9 @@ const env = () => ({
   SHARED_CREDENTIALS: 'false',
   THREADS_CLIENT_ID: 'threads-app',
   THREADS_CLIENT_SECRET: 'threads-secret',
-  THREADS_AUTHORIZE_URL: `${fake.base}/oauth/authorize`,
-  THREADS_TOKEN_URL: `${fake.base}/oauth/access_token`,
-  THREADS_API_URL: `${fake.base}/v1.0`,
+  THREADS_AUTHORIZE_URL: `${api.base}/oauth/authorize`,
+  THREADS_TOKEN_URL: `${api.base}/oauth/access_token`,
+  THREADS_API_URL: `${api.base}/v1.0`,
 });
 const bearer = (tenant: Tenant) => ({ authorization: `Bearer ${tenant.token}` });
 
@@ -149,14 +125,14 @@ async function setUp(type = 'user', text = 'me', more: Record<string, string> = 
   return { ctx, tenant, credential, input: created.json(), poll, queue, status, stop: () => collector.stop() };
 }
 
-const reads = () => fake.seen.filter((seen) => seen.path.startsWith('/v1.0/'));
-const refreshes = () => fake.seen.filter((seen) => seen.path === '/refresh_access_token');
+const reads = () => api.requests.filter((seen) => seen.path.startsWith('/v1.0/'));
+const refreshes = () => api.requests.filter((seen) => seen.path === '/refresh_access_token');
 
 describe('threads: connect flow and long-lived token', () => {
   it('exchanges the short-lived token (no token_type) for the long-lived one and polls with it', async () => {
     const { credential, poll, queue, stop } = await setUp();
     try {
-      const exchange = fake.seen.find((seen) => seen.path === '/access_token')!;
+      const exchange = api.requests.find((seen) => seen.path === '/access_token')!;
       expect(exchange.query.get('grant_type')).toBe('th_exchange_token');
       expect(exchange.query.get('client_secret')).toBe('threads-secret');
       expect(exchange.query.get('access_token')).toMatch(/^SL-/);
@@ -213,7 +189,7 @@ describe('threads: polls through the collector', () => {
     try {
       await poll();
       expect((await queue()).map((item) => item.id)).toEqual(['threads_18050206876707140']);
-      fake.seen.length = 0;
+      api.requests.length = 0;
       fake.pages = new Map([['', fixtureJson('threads', 'me_threads_media_p1.json')], ['QVFIUkltYWdl', fixtureJson('threads', 'me_threads_media_p2.json')]]);
       await poll();
       expect(reads().map((seen) => [seen.query.get('since'), seen.query.get('after')])).toEqual([
@@ -244,7 +220,7 @@ describe('threads: polls through the collector', () => {
 
 describe('threads: keyword searches quota (THREADS_DAILY_SEARCHES)', () => {
   // Only this test's searches (by their words): a stopped collector of an earlier test may still finish a request.
-  const searches = (q = 'counted words') => fake.seen.filter((seen) => seen.path === '/v1.0/keyword_search' && seen.query.get('q') === q);
+  const searches = (q = 'counted words') => api.requests.filter((seen) => seen.path === '/v1.0/keyword_search' && seen.query.get('q') === q);
 
   it('counts the searches that found something; a poll that could pass the limit of the day waits for the next UTC day', async () => {
     const { ctx, tenant, credential, poll, status, stop } = await setUp('keyword', 'counted words', { THREADS_DAILY_SEARCHES: '4' });
