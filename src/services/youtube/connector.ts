@@ -299,12 +299,18 @@ async function liveChat(input: SourceInput, state: Record<string, unknown>, ctx:
   let title: string | undefined;
   let pageToken = chat && typeof mine.pageToken === 'string' ? mine.pageToken : undefined;
   let res: JsonResponse | undefined;
+  // At most two reads of a chat: one kept in the state, then, when that one ended, the channel's
+  // next broadcast resolved at once. A chat resolved in this poll is never resolved again in it:
+  // each resolution spends up to 107 units, and the quota reserved for a poll
+  // (`youtubePollUnits`) counts one.
+  let resolvedHere = false;
   for (let attempt = 0; attempt < 2 && !res; attempt++) {
     if (!chat) {
       const resolved = await resolveChat(ctx, value, channel);
       ({ title } = resolved);
       chat = { videoId: resolved.videoId, liveChatId: resolved.liveChatId, ...(resolved.channelId && { channelId: resolved.channelId }) };
       pageToken = undefined;
+      resolvedHere = true;
     }
     const { liveChatId, videoId }: { liveChatId: string; videoId: string } = chat;
     const params: Record<string, string> = { liveChatId, part: 'snippet,authorDetails', ...(pageToken && { pageToken }) };
@@ -313,7 +319,9 @@ async function liveChat(input: SourceInput, state: Record<string, unknown>, ctx:
     } catch (err) {
       if (!(err instanceof ChatEnded)) throw err;
       if (video) throw new SourceError(`the live chat of youtube video ${value} has ended`, { permanent: true });
-      // A channel's broadcast ended: its next one is looked for once in this poll (search.list).
+      // A channel's broadcast ended: its next one is looked for once in this poll (search.list),
+      // unless this poll has just found the one that ended (the next poll looks again).
+      if (resolvedHere) break;
       chat = undefined;
     }
   }

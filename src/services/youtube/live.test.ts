@@ -9,6 +9,7 @@ import { useFakeApi, type FakeRequest, type FakeResponse, fixtureBytes, fixtureJ
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
 import { untilQuotaReset, youtube } from './connector.ts';
+import { youtubePollUnits, youtubeUnits } from './quota.ts';
 import { row } from './row.ts';
 import { urlKeys } from '../../lib/item-keys.ts';
 import { ownsEntries } from '../table.ts';
@@ -172,6 +173,22 @@ describe('youtube live: the end of the chat', () => {
     expect(api.requests[3]!.query.get('pageToken')).toBeNull(); // a new chat starts from its beginning
     expect(result.state).toMatchObject({ videoId: VIDEO, liveChatId: CHAT, pageToken: p1.nextPageToken });
     ended = false;
+  });
+
+  // The quota reserves `youtubePollUnits` before a poll (collect/quotas.ts) as the most it can spend:
+  // a poll that spends more overruns YOUTUBE_DAILY_QUOTA. Each case ends a chat in the middle of a poll.
+  const OLD = { for: '@LofiGirl', channelId: 'UCSJ4gkVC6NrvII8umztf0Ow', videoId: 'oldVideo000', liveChatId: 'old-chat', pageToken: 'old' };
+  it.each<[string, string, Record<string, unknown>]>([
+    ['a channel whose known chat ended: its next broadcast looked for', '@LofiGirl', OLD],
+    ['a channel found by its @handle whose new chat ends at once', '@LofiGirl', {}],
+    ['a channel found by its id whose new chat ends at once', 'UCSJ4gkVC6NrvII8umztf0Ow', {}],
+    ['a known chat without its channel id in the state (an older state)', '@LofiGirl', { for: '@LofiGirl', videoId: 'oldVideo000', liveChatId: 'old-chat' }],
+  ])('%s: the poll spends no more units than the quota reserved for it', async (_name, value, state) => {
+    api.respond = answer(() => raw('error_403_liveChatEnded.json', 403));
+    await youtube.collect(live(value), state, ctx()).catch(() => undefined);
+    const spent = api.requests.reduce((sum, r) => sum + youtubeUnits(r.path.replace('/youtube/v3', '')), 0);
+    expect(spent).toBeGreaterThan(0);
+    expect(spent).toBeLessThanOrEqual(youtubePollUnits('live', { input: value, sourceState: JSON.stringify(state) })!);
   });
 
   it('a video whose broadcast ended, one that is no broadcast, and one not found', async () => {
