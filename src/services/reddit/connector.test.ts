@@ -232,6 +232,16 @@ describe('reddit: items field by field', () => {
     });
   });
 
+  // Hostile: a post without a usable id would be an item `reddit_` (every such post the same one).
+  it('a post without an id, or with one that is no base-36 id, is not collected', async () => {
+    const post = listingOf(beforePage!).data.children[0]!.data;
+    const { id: _id, ...noId } = post;
+    api.respond = serve(() => ({ body: { kind: 'Listing', data: { children: [
+      { kind: 't3', data: noId }, { kind: 't3', data: { ...post, id: '' } }, { kind: 't3', data: { ...post, id: '../x' } }, { kind: 't3', data: { ...post, id: 42 } }, { kind: 't3', data: post },
+    ] } } }));
+    expect((await reddit.collect(input('subreddit', 'all'), {}, ctx())).items.map((i) => i.id)).toEqual([`reddit_${post.id as string}`]);
+  });
+
   it('a deleted author is nobody; a removed post is not collected', async () => {
     const post = { ...listingOf(beforePage!).data.children[0]!.data, author: '[deleted]' };
     expect(postToItem(post).author).toEqual({ name: null, username: null, userid: null, url: null });

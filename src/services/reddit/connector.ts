@@ -257,7 +257,7 @@ function mediaOf(post: Json): { type: ContentItem['type']; media: Media[] } {
 }
 
 /**
- * One post (`t3` data, `raw_json=1`) as a content item (docs/services.md#reddit): `selftext_html`
+ * One post (`t3` data, `raw_json=1`, with an `id`: see `hasPostId`) as a content item (docs/services.md#reddit): `selftext_html`
  * as Reddit gives it, else a link post's target as a link; media of the post, else of the post
  * it crossposts; `score` and `num_comments` as kudos.
  */
@@ -292,6 +292,9 @@ export function postToItem(post: Json): ContentItem {
     kudos: kudos('reddit', { likes: score, comments }, { score, comments }),
   };
 }
+
+/** Whether a post has the base-36 `id` its item id is made of (a post without one is not collected). */
+const hasPostId = (post: Json) => ITEM_ID.test(`reddit_${str(post.id) ?? ''}`);
 
 /** Why a post is gone (`removed_by_category`): its author deleted it → `deleted`; removed by moderators or Reddit → `gone`; undefined when it is up. */
 export function removedReason(post: Json): 'deleted' | 'gone' | undefined {
@@ -331,7 +334,7 @@ export const reddit: Connector = {
         const reason = removedReason(post);
         if (reason) gone.set(`reddit_${str(post.id) ?? ''}`, reason);
       }
-      const items = askedItems(itemIds, posts.filter((p) => !removedReason(p)).map(postToItem));
+      const items = askedItems(itemIds, posts.filter((p) => hasPostId(p) && !removedReason(p)).map(postToItem));
       return { items, gone: new Map([...gone].filter(([id]) => itemIds.includes(id))), ...(nextRunAt !== undefined && { nextAt: nextRunAt }) };
     },
   },
@@ -362,7 +365,7 @@ export const reddit: Connector = {
       }
       empty = posts.length ? 0 : (state.empty ?? 0) + 1;
     }
-    const items = posts.filter((p) => !removedReason(p)).map(postToItem);
+    const items = posts.filter((p) => hasPostId(p) && !removedReason(p)).map(postToItem);
     return { items, state: { ...nextState(state, posts, empty) }, ...(nextRunAt !== undefined && { nextRunAt }) };
   },
 };
