@@ -176,10 +176,10 @@ export async function collectStatuses(
   return { items, state: next, ...(nextRunAt && { nextRunAt }) };
 }
 
-/** The account id of `acct` on the instance. @throws {SourceError} permanent when the instance answers without one. */
+/** The account id of `acct` on the instance. @throws {SourceError} permanent, not the credential's, when the instance answers without one. */
 async function lookupAccount(ctx: CollectContext, service: string, origin: string, acct: string, headers: Record<string, string>): Promise<string> {
   const { body } = await getJson(ctx, `${origin}/api/v1/accounts/lookup?${new URLSearchParams({ acct })}`, headers);
   const id = idOf(obj(body).id);
-  if (!id) throw new SourceError(`${service} account ${acct} not found`, { permanent: true });
+  if (!id) throw new SourceError(`${service} account ${acct} not found`, { permanent: true, credential: false });
   return id;
 }

@@ -136,6 +136,14 @@ describe('pixelfed', () => {
     expect(error).toMatchObject({ permanent: true, message: 'HTTP 404: Record not found' });
   });
 
+  // Hostile: the account name is the input's text; one made of credential words must not make its
+  // "not found" read as the failure of the contract's token (collect/credentials.ts).
+  it('an account answered without an id is the input\'s failure, not the credential\'s, whatever its name', async () => {
+    server.handle(() => ({ body: {} }));
+    const error = await pixelfed.collect(input('user', `http://${host}/expired_password`), {}, ctx()).catch((e: unknown) => e);
+    expect(error).toMatchObject({ permanent: true, credential: false, message: 'pixelfed account expired_password not found' });
+  });
+
   it('a reblog becomes the status it shares', () => {
     const item = pixelfedItem({ id: '1', reblog: tagTimeline[0] }, 'pixelfed.social');
     expect(item).toMatchObject({ id: 'pixelfed_pixelfed.social:724815473498412345', author: { username: 'ann_shore' } });

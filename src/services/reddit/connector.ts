@@ -166,14 +166,14 @@ async function read(ctx: CollectContext, app: App, path: string, label: string):
 
 /**
  * A listing Reddit will not show (403: a private, quarantined or banned subreddit, a suspended
- * user; 404: none of that name) as the input's permanent failure, with Reddit's `reason`. Worded
- * without `HTTP 403` or `Forbidden`: the collector takes those for a refused credential
- * (`collect/credentials.ts` `isCredentialFailure`), and the app's token is not at fault here.
+ * user; 404: none of that name) as the input's permanent failure, with Reddit's `reason`: not the
+ * credential's (`credential: false`; the app's token is not at fault here, and the name in the
+ * message may hold words such as `password`), and worded without `HTTP 403` or `Forbidden` too.
  */
 function listingRefused(label: string, status: number, body: unknown): SourceError {
   const reason = str(obj(body).reason)?.toLowerCase().replace(/[^a-z0-9_ -]/g, '').slice(0, 60);
   const what = status === 404 ? 'was not found' : 'is not readable';
-  return new SourceError(`reddit ${label} ${what}${reason ? `: ${reason}` : ''} (status ${status})`, { permanent: true });
+  return new SourceError(`reddit ${label} ${what}${reason ? `: ${reason}` : ''} (status ${status})`, { permanent: true, credential: false });
 }
 
 /** The `t3` posts of a listing answer, and its `before` (a fullname when there is more newer than its first post). @throws SourceError when the answer is no listing. */
@@ -197,7 +197,7 @@ function listingPath(input: { type: string; input: string }, params: Record<stri
     const q = queryOf(input.input);
     if (q) return `/search?${query({ q, sort: 'new', type: 'link' })}`;
   }
-  throw new SourceError(`reddit cannot read ${input.type} input ${JSON.stringify(input.input.slice(0, 100))}`, { permanent: true });
+  throw new SourceError(`reddit cannot read ${input.type} input ${JSON.stringify(input.input.slice(0, 100))}`, { permanent: true, credential: false });
 }
 
 /** How an input's listing is named in its failures: `r/<name>`, `u/<name>`, `search "<words>"`. */

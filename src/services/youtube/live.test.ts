@@ -135,6 +135,17 @@ describe('youtube live: the chat', () => {
     expect(api.requests.map((r) => r.path)).toEqual(['/youtube/v3/videos', '/youtube/v3/liveChat/messages']);
   });
 
+  // Hostile: the handle is the input's text; a handle made of credential words must not make its
+  // "not found" read as the credential's failure (collect/credentials.ts), nor a video id.
+  it.each([
+    ['@expiredpassword', 'youtube channel @expiredpassword not found'],
+    ['unauthorize', 'youtube video unauthorize not found'],
+  ])('%s not found is the input\'s failure, not the credential\'s', async (value, message) => {
+    api.respond = (req) => (req.path.endsWith('/channels') || req.path.endsWith('/videos') ? { body: { items: [] } } : paged(req));
+    const error = await youtube.collect(live(value), {}, ctx()).catch((e: unknown) => e);
+    expect(error).toMatchObject({ message, permanent: true, credential: false });
+  });
+
   it('a channel with no broadcast now says so, and is looked for again (transient)', async () => {
     api.respond = (req) => (req.path.endsWith('/search') ? { body: { items: [] } } : paged(req));
     const error = await youtube.collect(live('UCSJ4gkVC6NrvII8umztf0Ow'), {}, ctx()).catch((e: unknown) => e);
