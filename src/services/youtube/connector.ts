@@ -224,7 +224,6 @@ export function chatMessageToItem(message: Json, now: number): ContentItem | nul
     id: `youtube_${id}`,
     service: 'youtube',
     type: 'status',
-    title: '',
     text: linkify(text),
     tags: [],
     url: channelUrl,
