@@ -305,6 +305,17 @@ describe('reddit: failures', () => {
     expect(api.requests).toHaveLength(asked);
   });
 
+  // The page that spends the limit was read: its posts are kept, the walk stops there.
+  it('a page of a later poll that spends the limit ends the poll with what it read, the next poll at the reset', async () => {
+    const page = listingOf(beforePage!);
+    api.respond = serve(() => ({ headers: { 'x-ratelimit-remaining': '0.0', 'x-ratelimit-reset': '65' }, body: { kind: 'Listing', data: { before: 't3_newer', children: page.data.children } } }));
+    const result = await reddit.collect(input('subreddit', 'all'), { before: 't3_5jo13y', since: 1 }, ctx());
+    expect(api.requests.filter((r) => !isToken(r))).toHaveLength(1);
+    expect(result.items.map((i) => i.id)).toEqual(page.data.children.map((c) => `reddit_${c.data.id as string}`));
+    expect(result.nextRunAt).toBe(NOW + 65_000);
+    expect(result.state).toMatchObject({ before: 't3_5jo144' });
+  });
+
   it('a success with requests left sets no next poll', async () => {
     const [gallery] = cassette('gallery_submission_cassette.json');
     api.respond = serve(() => ({ status: 200, headers: gallery!.headers, body: listingOf(gallery!) }));

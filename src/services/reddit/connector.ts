@@ -11,7 +11,8 @@
  *   `GET /user/{name}/submitted?sort=new`; always `raw_json=1` (text and URLs unescaped).
  * - Cursor: the listings' `before` (https://www.reddit.com/dev/api#listings): `state.before` is
  *   the fullname (`t3_…`) of the newest post seen. The first poll reads the newest 25; a later poll
- *   asks 100 newer than `before` and follows the answer's `before` for at most 5 pages. Reddit
+ *   asks 100 newer than `before` and follows the answer's `before` for at most 5 pages, and no
+ *   further than a page whose answer spends the rate limit (its posts kept). Reddit
  *   answers nothing newer than a post that was deleted, so after 3 empty answers in a row a poll
  *   reads the newest page again and keeps what is newer than `state.since` (`created_utc`, s)
  *   and not among `state.seen`.
@@ -358,7 +359,9 @@ export const reddit: Connector = {
       posts = (await page({ limit: String(PAGE) })).posts.filter((p) => (num(p.created_utc) ?? 0) > since || ((num(p.created_utc) ?? 0) === since && !seen.has(str(p.name) ?? '')));
     } else {
       let cursor: string | undefined = state.before;
-      for (let n = 0; n < MAX_PAGES && cursor; n++) {
+      // A page whose answer spends the limit ends the walk: its posts are kept, the rest waits
+      // for the next poll at the reset (asking on would only be refused, and lose this page).
+      for (let n = 0; n < MAX_PAGES && cursor && nextRunAt === undefined; n++) {
         const { posts: more, before } = await page({ limit: String(PAGE), before: cursor });
         posts.push(...more);
         cursor = more.length ? before : undefined;
