@@ -95,7 +95,8 @@ const MAX_PAGES = 5;
 /**
  * Reads a Mastodon-API status list (docs.joinmastodon.org/api/guidelines/#pagination, which
  * Pixelfed follows): the first poll (no `minId`) reads the newest page; later ones ask
- * `min_id=<minId>` and, while pages are full, again from the new cursor (at most 5 pages). The
+ * `min_id=<minId>` and, while pages are full, again from the new cursor (at most 5 pages, and
+ * none after a page whose answer says the rate limit is used up). The
  * cursor is the `min_id` of the `Link` header's `rel="prev"`, else the newest status id; it never
  * goes back. `list` is the URL with its query (`?limit=…`); `nextRunAt` (epoch ms) is set when a
  * response says the rate limit is used up.
@@ -111,7 +112,9 @@ export async function readStatusPages(
   let url: string | null = minId ? `${list}&min_id=${minId}` : list;
   const items: ContentItem[] = [];
   let nextRunAt: number | undefined;
-  for (let n = 0; url && n < (page.minId ? MAX_PAGES : 1); n++) {
+  // A page whose answer uses the rate limit up ends the walk: its statuses are kept, and asking
+  // on would only be refused (429) and fail the poll with them.
+  for (let n = 0; url && n < (page.minId ? MAX_PAGES : 1) && nextRunAt === undefined; n++) {
     const res = await getJson(ctx, url, page.headers);
     nextRunAt = quotaExhaustedUntil(res.headers, ctx.now);
     if (!Array.isArray(res.body)) throw new SourceError(`${service} ${host} answered without a list of statuses`);

@@ -162,6 +162,21 @@ describe('pixelfed', () => {
     expect(nextRunAt).toBe(Date.parse('2026-08-01T08:05:00.000Z'));
   });
 
+  // A full page of a later poll that uses the quota up: asking on would be refused (429) and the
+  // poll would fail, losing the page it read.
+  it('a later poll stops at the page that uses the quota up, keeping its statuses, the next poll at the reset', async () => {
+    const full = Array.from({ length: 40 }, (_, n) => ({ ...tagTimeline[0], id: String(724815473498412400 + n) }));
+    const spent: Record<string, string> = { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2026-08-01T08:05:00.000Z' };
+    const refused: Record<string, string> = { 'retry-after': '300' };
+    server.handle((req) => (req.parsed.searchParams.get('min_id') === '1'
+      ? { body: full, headers: spent }
+      : { status: 429, body: { error: 'Too many requests' }, headers: refused }));
+    const result = await pixelfed.collect(input('tag', `http://${host}/discover/tags/seascape`), { minId: '1' }, ctx());
+    expect(server.requests).toHaveLength(1);
+    expect(result.items).toHaveLength(40);
+    expect(result.nextRunAt).toBe(Date.parse('2026-08-01T08:05:00.000Z'));
+  });
+
   it.each(failureCases(NOW))('$name', async ({ reply, permanent, retryAfterMs }) => {
     server.handle(() => reply);
     const error = await pixelfed.collect(input('tag', `http://${host}/discover/tags/seascape`), {}, ctx()).catch((e: unknown) => e);
