@@ -17,6 +17,8 @@ export interface FakeConnection {
   channels: Set<string>;
   nick: string | null;
   closed: boolean;
+  /** When the server accepted it (epoch ms). */
+  openedAt: number;
 }
 
 export interface FakeTwitchChat {
@@ -31,6 +33,8 @@ export interface FakeTwitchChat {
   say(channel: string, login: string, text: string, options?: { id?: string; userId?: string; displayName?: string; sentAt?: number }): string;
   /** Cuts every connection without a word. */
   drop(): void;
+  /** Called with each connection once it has logged in (after the `001` welcome), e.g. to send it a `RECONNECT`. */
+  onLogin: ((connection: FakeConnection) => void) | null;
   close(): Promise<void>;
 }
 
@@ -59,6 +63,7 @@ export async function startFakeTwitchChat(): Promise<FakeTwitchChat> {
     drop() {
       for (const c of fake.open()) c.socket.terminate();
     },
+    onLogin: null,
     async close() {
       for (const c of fake.connections) c.socket.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
@@ -66,7 +71,7 @@ export async function startFakeTwitchChat(): Promise<FakeTwitchChat> {
     },
   };
   wss.on('connection', (socket) => {
-    const c: FakeConnection = { socket, lines: [], channels: new Set(), nick: null, closed: false };
+    const c: FakeConnection = { socket, lines: [], channels: new Set(), nick: null, closed: false, openedAt: Date.now() };
     fake.connections.push(c);
     socket.on('close', () => (c.closed = true));
     socket.on('message', (data) => {
@@ -77,6 +82,7 @@ export async function startFakeTwitchChat(): Promise<FakeTwitchChat> {
         if (command === 'NICK') {
           c.nick = rest[0] ?? null;
           socket.send(`:tmi.twitch.tv 001 ${c.nick} :Welcome, GLHF!\r\n`);
+          fake.onLogin?.(c);
         }
         if (command === 'JOIN') for (const ch of (rest[0] ?? '').split(',')) c.channels.add(ch.replace(/^#/, ''));
         if (command === 'PART') for (const ch of (rest[0] ?? '').split(',')) c.channels.delete(ch.replace(/^#/, ''));

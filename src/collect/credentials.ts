@@ -120,5 +120,15 @@ export function isCredentialFailure(message: string): boolean {
   return /\bHTTP 40[13]\b|unauthori[sz]ed|forbidden|invalid (?:access |bearer |oauth )?token|access[ _]token|api key|authori[sz]ation failed|expired|permission|not permitted|login failed|password|authenticat|OAuthException/i.test(message);
 }
 
+/**
+ * Whether a poll's failure (`error`, recorded as `message`) is its credential's fault: what the
+ * connector says (`SourceError.credential`) when it says it, else what the message reads as
+ * (`isCredentialFailure`). A failure the connector puts on the input never marks the credential,
+ * whatever words the input's text brings into the message.
+ */
+export function blamesCredential(error: unknown, message: string): boolean {
+  return error instanceof SourceError && error.credential !== undefined ? error.credential : isCredentialFailure(message);
+}
+
 /** A credential's `lastUsed` is written at most this often (ms), so that polls stay cheap. */
 export const LAST_USED_EVERY_MS = 60_000;

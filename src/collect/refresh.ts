@@ -35,7 +35,7 @@ import { FetchError } from './fetch.ts';
 import type { FilterCache } from './filter-cache.ts';
 import { FilterBudgetError, judgeItems, storeJudged } from './ingest.ts';
 import { sourceTitle } from './source-title.ts';
-import { type CredentialResolver, isCredentialFailure, LAST_USED_EVERY_MS, missingCredential, type Resolved } from './credentials.ts';
+import { blamesCredential, type CredentialResolver, LAST_USED_EVERY_MS, missingCredential, type Resolved } from './credentials.ts';
 import { markCredentialFailed, markCredentialUsed } from '../store/credentials.ts';
 import type { QuotaSettings } from '../services/module.ts';
 import { recordQuotaWait } from '../store/quotas.ts';
@@ -135,7 +135,7 @@ export async function refreshInput(
     const permanent = error instanceof SourceError && error.permanent;
     let lastError = describe(error);
     if (permanent && resolved?.missing) lastError = missingCredential(input.service, input.contractId, lastError);
-    const credential = permanent && resolved?.credential && isCredentialFailure(lastError) ? resolved.credential : undefined;
+    const credential = permanent && resolved?.credential && blamesCredential(error, lastError) ? resolved.credential : undefined;
     await db.transaction().execute(async (trx) => {
       const events: NewEvent[] = [];
       if (credential && (await markCredentialFailed(trx, credential.contractId, credential.id, lastError))) {

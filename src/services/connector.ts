@@ -223,15 +223,20 @@ export interface Connector {
  * `message` in the input's status and backs off; `retryAfterMs` (from `Retry-After`,
  * `x-rate-limit-reset` and the like) sets the earliest next poll (docs/services.md#rate-limits). A
  * `permanent` failure (bad or missing credentials, unknown user, removed API) stops polling the
- * input until it is changed.
+ * input until it is changed. `credential` says whether a permanent failure is the credential's
+ * fault: `false` for one the input alone causes (a name not found, a private listing), whose
+ * message carries the input's text and may hold words that read as a credential's failure
+ * (`password`, `expired`); undefined leaves it to the message (`collect/credentials.ts`).
  */
 export class SourceError extends Error {
   readonly retryAfterMs: number | undefined;
   readonly permanent: boolean;
-  constructor(message: string, options: { retryAfterMs?: number; permanent?: boolean; cause?: unknown } = {}) {
+  readonly credential: boolean | undefined;
+  constructor(message: string, options: { retryAfterMs?: number; permanent?: boolean; credential?: boolean; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = 'SourceError';
     this.retryAfterMs = options.retryAfterMs;
     this.permanent = options.permanent ?? false;
+    this.credential = options.credential;
   }
 }

@@ -148,18 +148,27 @@ describe('reddit through the collector', () => {
 
   // Hostile: a subreddit's own refusal (private, quarantined, banned) is the input's failure, not
   // the app's: the contract's credential must not be marked failed for it.
+  // A name is the input's text: one made of the words that blame a credential (password, expired,
+  // permission, unauthorized, access_token) must not turn the input's refusal into the app's.
+  const privateAnswer = { status: 403, body: fixtureJson('reddit', 'private_403.json') };
+  const notFound = reply((fixtureJson('reddit', 'not_found_404_cassette.json') as Interaction[])[1]!);
   it.each([
-    { name: 'a private subreddit', answer: { status: 403, body: fixtureJson('reddit', 'private_403.json') } },
-    { name: 'a quarantined subreddit', answer: reply((fixtureJson('reddit', 'quarantined_403_cassette.json') as Interaction[])[0]!) },
-    { name: 'an unknown subreddit', answer: reply((fixtureJson('reddit', 'not_found_404_cassette.json') as Interaction[])[1]!) },
-  ])('$name parks the input and leaves the credential ok', async ({ answer }) => {
+    { name: 'a private subreddit', answer: privateAnswer, type: 'subreddit', input: 'secretclub', label: 'r/secretclub' },
+    { name: 'a quarantined subreddit', answer: reply((fixtureJson('reddit', 'quarantined_403_cassette.json') as Interaction[])[0]!), type: 'subreddit', input: 'secretclub', label: 'r/secretclub' },
+    { name: 'an unknown subreddit', answer: notFound, type: 'subreddit', input: 'secretclub', label: 'r/secretclub' },
+    { name: 'a private subreddit named Passwords', answer: privateAnswer, type: 'subreddit', input: 'Passwords', label: 'r/Passwords' },
+    { name: 'an unknown subreddit named unauthorized', answer: notFound, type: 'subreddit', input: 'unauthorized', label: 'r/unauthorized' },
+    { name: 'an unknown user named Expired_Permission', answer: notFound, type: 'user', input: 'u/Expired_Permission', label: 'u/Expired_Permission' },
+    { name: 'an unknown user named access_token', answer: notFound, type: 'user', input: 'access_token', label: 'u/access_token' },
+  ])('$name parks the input and leaves the credential ok', async ({ answer, type, input, label }) => {
     const t = await setUp(() => answer);
     try {
-      const id = await t.create('subreddit', 'secretclub');
+      const id = await t.create(type, input);
       const before = Date.now();
       await t.poll();
       const status = await t.status(id);
-      expect(status.lastError).toMatch(/^reddit r\/secretclub (is not readable|was not found)/);
+      expect(status.lastError.startsWith(`reddit ${label} `)).toBe(true);
+      expect(status.lastError).toMatch(/ (is not readable|was not found)/);
       expect(Date.parse(status.nextRun)).toBeGreaterThan(before + 30 * 24 * 3600_000);
       expect((await t.health()).status).toBe('ok');
     } finally {

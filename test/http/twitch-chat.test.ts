@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamDeps } from '../../src/collect/streams.ts';
 import { startTwitchChat, type TwitchChat, TWITCH_CHAT } from '../../src/services/twitch/stream/chat.ts';
+import { backoffMs } from '../../src/services/twitch/stream/socket.ts';
 import { createCollection } from '../../src/store/collections.ts';
 import { build, buildTenant, type TestContext } from '../helper.ts';
 import { until } from '../processes.ts';
@@ -133,6 +134,18 @@ describe('Twitch chat listener', () => {
     await until('both messages stored', async () => ((await storedByInput(ctx)).get(input!)?.length === 2 ? true : undefined), 10_000);
     expect(third.lines[1]).toMatch(/^NICK justinfan\d+$/);
     expect(listener.status().connections).toBe(3);
+  });
+
+  it('a server that asks to RECONNECT again and again is backed off: only the first RECONNECT of a short connection reconnects at once', async () => {
+    const { ctx, fake, create, listen } = await setup();
+    const acme = await buildTenant(ctx.db);
+    await create(acme, ['ronni']);
+    // A hostile or broken chat server: every connection is asked to reconnect as soon as it logs in.
+    fake.onLogin = (c) => c.socket.send(':tmi.twitch.tv RECONNECT\r\n');
+    listen();
+    const [, second, third] = await until('three connections', () => (fake.connections.length >= 3 ? fake.connections : undefined), 20_000);
+    // A lower bound only (load can only make the gap longer): the back-off after a first failure is 1 s.
+    expect(third!.openedAt - second!.openedAt).toBeGreaterThanOrEqual(backoffMs(0) - 50);
   });
 
   it("removes what a moderator deletes: CLEARMSG's message, CLEARCHAT's user, in that channel only; a room clear removes nothing", async () => {

@@ -102,6 +102,20 @@ describe('linkedin', () => {
     expect(items[5]!.media![9]).toEqual({ type: 'image', url: 'https://media.licdn.com/urn:li:image:P5I9', alt: '5/9' });
   });
 
+  // Hostile: an answer naming thousands of images would make thousands of Images API calls in one poll.
+  it('reads at most the 20 images a multi-image post can hold (Posts API), however many one names', async () => {
+    const crowded = { paging: { start: 0, count: 50 }, elements: [{
+      ...posts.elements[2], id: 'urn:li:share:3000',
+      content: { multiImage: { images: Array.from({ length: 1000 }, (_, k) => ({ id: `urn:li:image:C${k}` })) } },
+    }] };
+    server.handle((req) => (req.parsed.pathname === '/rest/images'
+      ? { body: { results: Object.fromEntries(req.parsed.searchParams.get('ids')!.replace(/^List\(|\)$/g, '').split(',').map((urn) => [decodeURIComponent(urn), { downloadUrl: `https://media.licdn.com/${urn}` }])) } }
+      : { body: crowded }));
+    const { items } = await linkedin.collect(input(), {}, ctx());
+    expect(server.requests.filter((r) => r.parsed.pathname === '/rest/images')).toHaveLength(1);
+    expect(items[0]!.media).toHaveLength(20);
+  });
+
   it('pages on by start while every post is new, and reads nothing new after', async () => {
     const full = (start: number) => ({ paging: { start, count: 50, total: 53 }, elements: Array.from({ length: start === 0 ? 50 : 3 }, (_, n) => ({
       ...posts.elements[3], id: `urn:li:share:${1000 + start + n}`, lastModifiedAt: 1_700_000_000_000 - (start + n) * 1000, publishedAt: 1_700_000_000_000 - (start + n) * 1000,

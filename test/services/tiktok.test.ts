@@ -65,6 +65,19 @@ describe('tiktok', () => {
     expect(state).toEqual({ latest: '2024-06-14T03:00:00.000Z', ids: ['7380080137682881835'] });
   });
 
+  it.each([
+    ['javascript:', { share_url: 'javascript:alert(1)//@scout2015', embed_link: 'javascript:alert(2)' }],
+    ['data:', { share_url: 'data:text/html,<script>alert(1)</script>', embed_link: 'data:text/html,x' }],
+    ['not a URL', { share_url: 'not a url', embed_link: '//www.tiktok.com/player/v1/1' }],
+    ['javascript: share URL beside a good player', { share_url: 'javascript:alert(1)//@scout2015', embed_link: 'https://www.tiktok.com/player/v1/7380080137682881835' }],
+  ])('a share URL and embed link that are not http(s) (%s) give no medium or link of another scheme: the player URL stands in', async (_name, urls) => {
+    server.handle(() => ({ body: { data: { videos: [{ id: '7380080137682881835', create_time: 1718334000, ...urls }], has_more: false }, error: { code: 'ok' } } }));
+    const [item] = (await tiktok.collect(input, {}, ctx())).items;
+    expect(item!.url).toBe('https://www.tiktok.com/@scout2015');
+    expect(item!.author).toMatchObject({ username: 'scout2015', url: 'https://www.tiktok.com/@scout2015' });
+    expect(item!.media).toEqual([{ type: 'embed', url: 'https://www.tiktok.com/player/v1/7380080137682881835', embed: expect.stringContaining('src="https://www.tiktok.com/player/v1/7380080137682881835"') }]);
+  });
+
   it('reads only what is new on the next poll, following the cursor while every video is new', async () => {
     server.handle(() => ({ body: p2 }));
     const first = await tiktok.collect(input, {}, ctx());

@@ -95,7 +95,8 @@ const MAX_PAGES = 5;
 /**
  * Reads a Mastodon-API status list (docs.joinmastodon.org/api/guidelines/#pagination, which
  * Pixelfed follows): the first poll (no `minId`) reads the newest page; later ones ask
- * `min_id=<minId>` and, while pages are full, again from the new cursor (at most 5 pages). The
+ * `min_id=<minId>` and, while pages are full, again from the new cursor (at most 5 pages, and
+ * none after a page whose answer says the rate limit is used up). The
  * cursor is the `min_id` of the `Link` header's `rel="prev"`, else the newest status id; it never
  * goes back. `list` is the URL with its query (`?limit=…`); `nextRunAt` (epoch ms) is set when a
  * response says the rate limit is used up.
@@ -111,7 +112,9 @@ export async function readStatusPages(
   let url: string | null = minId ? `${list}&min_id=${minId}` : list;
   const items: ContentItem[] = [];
   let nextRunAt: number | undefined;
-  for (let n = 0; url && n < (page.minId ? MAX_PAGES : 1); n++) {
+  // A page whose answer uses the rate limit up ends the walk: its statuses are kept, and asking
+  // on would only be refused (429) and fail the poll with them.
+  for (let n = 0; url && n < (page.minId ? MAX_PAGES : 1) && nextRunAt === undefined; n++) {
     const res = await getJson(ctx, url, page.headers);
     nextRunAt = quotaExhaustedUntil(res.headers, ctx.now);
     if (!Array.isArray(res.body)) throw new SourceError(`${service} ${host} answered without a list of statuses`);
@@ -176,10 +179,10 @@ export async function collectStatuses(
   return { items, state: next, ...(nextRunAt && { nextRunAt }) };
 }
 
-/** The account id of `acct` on the instance. @throws {SourceError} permanent when the instance answers without one. */
+/** The account id of `acct` on the instance. @throws {SourceError} permanent, not the credential's, when the instance answers without one. */
 async function lookupAccount(ctx: CollectContext, service: string, origin: string, acct: string, headers: Record<string, string>): Promise<string> {
   const { body } = await getJson(ctx, `${origin}/api/v1/accounts/lookup?${new URLSearchParams({ acct })}`, headers);
   const id = idOf(obj(body).id);
-  if (!id) throw new SourceError(`${service} account ${acct} not found`, { permanent: true });
+  if (!id) throw new SourceError(`${service} account ${acct} not found`, { permanent: true, credential: false });
   return id;
 }

@@ -53,11 +53,15 @@ describe('lemmy input forms', () => {
   ])('the row refuses %j without ALLOW_PRIVATE_FETCH', (value) => {
     expect(row.checkInput(value, { allowPrivateFetch: false })).toMatch(/^input must be/);
   });
-  it('the row takes a local instance only with ALLOW_PRIVATE_FETCH, and the public forms always', () => {
-    expect(row.checkInput('http://127.0.0.1:8536/c/technology', { allowPrivateFetch: true })).toBeNull();
-    for (const ok of ['!technology@lemmy.world', 'repairable laptop@lemmy.world', 'https://lemmy.world/c/technology', 'https://lemmy.world/search?q=laptop']) {
-      expect(row.checkInput(ok, { allowPrivateFetch: false }), ok).toBeNull();
-    }
+  // A local instance only with ALLOW_PRIVATE_FETCH (refused without it above), the public forms always.
+  it.each([
+    ['http://127.0.0.1:8536/c/technology', true],
+    ['!technology@lemmy.world', false],
+    ['repairable laptop@lemmy.world', false],
+    ['https://lemmy.world/c/technology', false],
+    ['https://lemmy.world/search?q=laptop', false],
+  ])('the row takes %j (ALLOW_PRIVATE_FETCH %s)', (value, allowPrivateFetch) => {
+    expect(row.checkInput(value, { allowPrivateFetch })).toBeNull();
   });
 
   it('names one source by its forms (duplicates)', () => {
@@ -155,23 +159,33 @@ describe('lemmy', () => {
     expect(lemmyItem({}, 'lemmy.world')).toBeNull();
   });
 
-  // Lemmy 0.19 answers a rate limit as 400 {"error":"rate_limit_error"}, later versions as 429.
-  it('a rate_limit_error answered as 400 is transient and waits for the reset header', async () => {
-    server.handle(() => ({ status: 400, body: { error: 'rate_limit_error' }, headers: { 'retry-after': '30' } }));
+  // Lemmy 0.19 answers its failures as 400 {"error": "<code>"} (a rate limit too; later versions 429).
+  it.each([
+    {
+      name: 'a rate_limit_error answered as 400 is transient and waits for the reset header',
+      reply: { status: 400, body: { error: 'rate_limit_error' }, headers: { 'retry-after': '30' } },
+      failure: { permanent: false, retryAfterMs: 30_000, message: 'HTTP 400: rate_limit_error' },
+    },
+    {
+      name: 'a community the instance does not know (400 couldnt_find_community) is a permanent failure',
+      reply: { status: 400, body: { error: 'couldnt_find_community' } },
+      failure: { permanent: true, message: 'HTTP 400: couldnt_find_community (not found)' },
+    },
+    {
+      name: 'a community the instance does not know (404) is a permanent failure',
+      reply: { status: 404, body: { error: 'couldnt_find_community' } },
+      failure: { permanent: true, message: 'HTTP 404: couldnt_find_community (not found)' },
+    },
+    {
+      name: 'an answer without posts is a transient failure',
+      reply: { body: { error: null } },
+      failure: { permanent: false, message: 'lemmy <host> answered without a list of posts' },
+    },
+  ])('$name', async ({ reply, failure }) => {
+    server.handle(() => reply);
     const error = await lemmy.collect(community(), {}, ctx()).catch((e: unknown) => e);
-    expect(error).toMatchObject({ permanent: false, retryAfterMs: 30_000, message: 'HTTP 400: rate_limit_error' });
-  });
-
-  it('a community the instance does not know is a permanent failure (400 couldnt_find_community, or 404)', async () => {
-    server.handle(() => ({ status: 400, body: { error: 'couldnt_find_community' } }));
-    expect(await lemmy.collect(community(), {}, ctx()).catch((e: unknown) => e)).toMatchObject({ permanent: true, message: 'HTTP 400: couldnt_find_community (not found)' });
-    server.handle(() => ({ status: 404, body: { error: 'couldnt_find_community' } }));
-    expect(await lemmy.collect(community(), {}, ctx()).catch((e: unknown) => e)).toMatchObject({ permanent: true });
-  });
-
-  it('an answer without posts is a transient failure', async () => {
-    server.handle(() => ({ body: { error: null } }));
-    expect(await lemmy.collect(community(), {}, ctx()).catch((e: unknown) => e)).toMatchObject({ permanent: false, message: `lemmy ${host} answered without a list of posts` });
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error).toMatchObject({ ...failure, message: failure.message.replace('<host>', host) });
   });
 
   it.each(failureCases(NOW))('$name', async ({ reply, permanent, retryAfterMs }) => {

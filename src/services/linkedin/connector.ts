@@ -32,6 +32,15 @@ const COUNT = 50;
 const MAX_PAGES = 5;
 /** Image URNs per Images API batch request. */
 const IMAGE_BATCH = 50;
+/**
+ * The images a multi-image post holds at most (2 to 20: MultiImage API,
+ * learn.microsoft.com/linkedin/marketing/community-management/shares/multiimage-post-api); more
+ * named in an answer are not read, so that one answer cannot make a poll call the Images API without bound.
+ */
+const MAX_MULTI_IMAGES = 20;
+
+/** A post's `content.multiImage.images`, the first {@link MAX_MULTI_IMAGES}. */
+const multiImages = (content: Json) => objs(obj(content.multiImage).images).slice(0, MAX_MULTI_IMAGES);
 
 /** Epoch milliseconds as ISO 8601, or null. */
 const msDate = (v: unknown): string | null => {
@@ -61,10 +70,10 @@ export function littleText(text: string): { text: string; tags: string[] } {
   return { text: plain, tags };
 }
 
-/** The image URNs a post names: its single medium, its images, its article's thumbnail. */
+/** The image URNs a post names: its single medium, its images (at most 20), its article's thumbnail. */
 export function imageUrns(post: Json): string[] {
   const content = obj(post.content);
-  const urns = [str(obj(content.media).id), ...objs(obj(content.multiImage).images).map((i) => str(i.id)), str(obj(content.article).thumbnail)];
+  const urns = [str(obj(content.media).id), ...multiImages(content).map((i) => str(i.id)), str(obj(content.article).thumbnail)];
   return urns.filter((u): u is string => !!u && u.startsWith('urn:li:image:'));
 }
 
@@ -93,7 +102,7 @@ export function linkedinItem(post: Json, images: ReadonlyMap<string, string> = n
   };
   const media: Media[] = [
     ...picture(medium.id, medium.altText),
-    ...objs(obj(content.multiImage).images).flatMap((i) => picture(i.id, i.altText)),
+    ...multiImages(content).flatMap((i) => picture(i.id, i.altText)),
     ...picture(article.thumbnail, article.thumbnailAltText),
   ];
   const organization = /^urn:li:organization:(\d+)$/.exec(str(post.author) ?? '')?.[1] ?? null;
@@ -170,7 +179,7 @@ export const linkedin: Connector = {
     const urns = [...new Set(published.flatMap(imageUrns))];
     const images = new Map<string, string>();
     // At most IMAGE_BATCH URNs a request (the URL stays short); a poll names at most
-    // MAX_PAGES × COUNT posts of at most 20 images each, so the loop is bounded.
+    // MAX_PAGES × COUNT posts of at most MAX_MULTI_IMAGES + 2 images each, so the loop is bounded.
     for (let at = 0; at < urns.length; at += IMAGE_BATCH) {
       const ids = urns.slice(at, at + IMAGE_BATCH).map(encodeURIComponent).join(',');
       const res = await getJson(ctx, `${settings.apiUrl}/images?ids=List(${ids})`, headers, linkedinDetail, options);

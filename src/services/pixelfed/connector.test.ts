@@ -136,6 +136,14 @@ describe('pixelfed', () => {
     expect(error).toMatchObject({ permanent: true, message: 'HTTP 404: Record not found' });
   });
 
+  // Hostile: the account name is the input's text; one made of credential words must not make its
+  // "not found" read as the failure of the contract's token (collect/credentials.ts).
+  it('an account answered without an id is the input\'s failure, not the credential\'s, whatever its name', async () => {
+    server.handle(() => ({ body: {} }));
+    const error = await pixelfed.collect(input('user', `http://${host}/expired_password`), {}, ctx()).catch((e: unknown) => e);
+    expect(error).toMatchObject({ permanent: true, credential: false, message: 'pixelfed account expired_password not found' });
+  });
+
   it('a reblog becomes the status it shares', () => {
     const item = pixelfedItem({ id: '1', reblog: tagTimeline[0] }, 'pixelfed.social');
     expect(item).toMatchObject({ id: 'pixelfed_pixelfed.social:724815473498412345', author: { username: 'ann_shore' } });
@@ -152,6 +160,21 @@ describe('pixelfed', () => {
     server.handle(() => ({ body: [], headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2026-08-01T08:05:00.000Z' } }));
     const { nextRunAt } = await pixelfed.collect(input('tag', `http://${host}/discover/tags/seascape`), {}, ctx());
     expect(nextRunAt).toBe(Date.parse('2026-08-01T08:05:00.000Z'));
+  });
+
+  // A full page of a later poll that uses the quota up: asking on would be refused (429) and the
+  // poll would fail, losing the page it read.
+  it('a later poll stops at the page that uses the quota up, keeping its statuses, the next poll at the reset', async () => {
+    const full = Array.from({ length: 40 }, (_, n) => ({ ...tagTimeline[0], id: String(724815473498412400 + n) }));
+    const spent: Record<string, string> = { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2026-08-01T08:05:00.000Z' };
+    const refused: Record<string, string> = { 'retry-after': '300' };
+    server.handle((req) => (req.parsed.searchParams.get('min_id') === '1'
+      ? { body: full, headers: spent }
+      : { status: 429, body: { error: 'Too many requests' }, headers: refused }));
+    const result = await pixelfed.collect(input('tag', `http://${host}/discover/tags/seascape`), { minId: '1' }, ctx());
+    expect(server.requests).toHaveLength(1);
+    expect(result.items).toHaveLength(40);
+    expect(result.nextRunAt).toBe(Date.parse('2026-08-01T08:05:00.000Z'));
   });
 
   it.each(failureCases(NOW))('$name', async ({ reply, permanent, retryAfterMs }) => {

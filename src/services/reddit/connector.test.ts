@@ -126,110 +126,133 @@ describe('reddit: the before cursor', () => {
 });
 
 describe('reddit: items field by field', () => {
-  it('subreddit: a YouTube link post as an embedded player, its preview and score as kudos', async () => {
-    api.respond = serve(() => reply(newPage!));
-    const { items } = await reddit.collect(input('subreddit', 'https://www.reddit.com/r/all/'), {}, ctx());
-    expect(items[0]).toEqual({
-      id: 'reddit_5jo13y', service: 'reddit', type: 'video',
-      title: 'Farewell Rush - We will never forget your stream',
-      text: '<a href="https://www.youtube.com/watch?v=w5aNSHEUfJE" rel="nofollow noopener">https://www.youtube.com/watch?v=w5aNSHEUfJE</a>',
-      tags: [], url: 'https://www.reddit.com/r/LeagueOfVideos/comments/5jo13y/farewell_rush_we_will_never_forget_your_stream/',
-      date: '2016-12-22T02:17:30.000Z',
-      author: { name: 'AnotherProGamer', username: 'AnotherProGamer', userid: null, url: 'https://www.reddit.com/user/AnotherProGamer/' },
-      media: [{
-        type: 'embed', url: 'https://www.youtube.com/watch?v=w5aNSHEUfJE',
-        embed: '<iframe width="640" height="360" src="https://www.youtube.com/embed/w5aNSHEUfJE?feature=oembed" title="We Will Miss You Rush - Goodbye from streaming :(" frameborder="0" allowfullscreen></iframe>',
-      }],
-      kudos: { score: 1, reddit_score: 1, reddit_comments: 0 },
-    });
+  it.each([
+    {
+      name: 'subreddit: a YouTube link post as an embedded player, its preview and score as kudos',
+      page: () => newPage!, value: 'https://www.reddit.com/r/all/', state: {},
+      item: {
+        id: 'reddit_5jo13y', service: 'reddit', type: 'video',
+        title: 'Farewell Rush - We will never forget your stream',
+        text: '<a href="https://www.youtube.com/watch?v=w5aNSHEUfJE" rel="nofollow noopener">https://www.youtube.com/watch?v=w5aNSHEUfJE</a>',
+        tags: [], url: 'https://www.reddit.com/r/LeagueOfVideos/comments/5jo13y/farewell_rush_we_will_never_forget_your_stream/',
+        date: '2016-12-22T02:17:30.000Z',
+        author: { name: 'AnotherProGamer', username: 'AnotherProGamer', userid: null, url: 'https://www.reddit.com/user/AnotherProGamer/' },
+        media: [{
+          type: 'embed', url: 'https://www.youtube.com/watch?v=w5aNSHEUfJE',
+          embed: '<iframe width="640" height="360" src="https://www.youtube.com/embed/w5aNSHEUfJE?feature=oembed" title="We Will Miss You Rush - Goodbye from streaming :(" frameborder="0" allowfullscreen></iframe>',
+        }],
+        kudos: { score: 1, reddit_score: 1, reddit_comments: 0 },
+      },
+    },
+    {
+      name: 'subreddit (second poll): a news link with its preview image',
+      page: () => beforePage!, value: 'all', state: { before: 't3_5jo13y' },
+      item: {
+        id: 'reddit_5jo144', service: 'reddit', type: 'link',
+        title: "Newly discovered disease could hold key to Alzheimer's, Parkinson's – and even ageing",
+        text: '<a href="http://www.independent.co.uk/news/science/dementia-alzheimers-parkinsons-disease-genetic-condition-ageing-a7489111.html" rel="nofollow noopener">http://www.independent.co.uk/news/science/dementia-alzheimers-parkinsons-disease-genetic-condition-ageing-a7489111.html</a>',
+        tags: [], url: 'https://www.reddit.com/r/UpliftingNews/comments/5jo144/newly_discovered_disease_could_hold_key_to/',
+        date: '2016-12-22T02:17:32.000Z',
+        author: { name: '3joan', username: '3joan', userid: null, url: 'https://www.reddit.com/user/3joan/' },
+        media: [{ type: 'image', url: 'https://i.redditmedia.com/XqS9eSAC9W9Y0P4IZm469S0r_98bybXejITy33Bl58I.jpg?s=1ad79c72faa2baae42b9caf37f721fb9', width: 2048, height: 1536 }],
+        kudos: { score: 1, reddit_score: 1, reddit_comments: 0 },
+      },
+    },
+  ])('$name', async ({ page, value, state, item }) => {
+    api.respond = serve(() => reply(page()));
+    const { items } = await reddit.collect(input('subreddit', value), state, ctx());
+    expect(items[0]).toEqual(item);
   });
 
-  it('subreddit (second poll): a news link with its preview image', async () => {
-    api.respond = serve(() => reply(beforePage!));
-    const { items } = await reddit.collect(input('subreddit', 'all'), { before: 't3_5jo13y' }, ctx());
-    expect(items[0]).toEqual({
-      id: 'reddit_5jo144', service: 'reddit', type: 'link',
-      title: "Newly discovered disease could hold key to Alzheimer's, Parkinson's – and even ageing",
-      text: '<a href="http://www.independent.co.uk/news/science/dementia-alzheimers-parkinsons-disease-genetic-condition-ageing-a7489111.html" rel="nofollow noopener">http://www.independent.co.uk/news/science/dementia-alzheimers-parkinsons-disease-genetic-condition-ageing-a7489111.html</a>',
-      tags: [], url: 'https://www.reddit.com/r/UpliftingNews/comments/5jo144/newly_discovered_disease_could_hold_key_to/',
-      date: '2016-12-22T02:17:32.000Z',
-      author: { name: '3joan', username: '3joan', userid: null, url: 'https://www.reddit.com/user/3joan/' },
-      media: [{ type: 'image', url: 'https://i.redditmedia.com/XqS9eSAC9W9Y0P4IZm469S0r_98bybXejITy33Bl58I.jpg?s=1ad79c72faa2baae42b9caf37f721fb9', width: 2048, height: 1536 }],
-      kudos: { score: 1, reddit_score: 1, reddit_comments: 0 },
-    });
+  it.each([
+    {
+      name: 'search: asks /search sorted by new; a self post with its HTML, comments in the score',
+      type: 'search', value: 'praw oauth search', file: 'search_cassette.json',
+      path: '/search', query: { q: 'praw oauth search', sort: 'new', type: 'link', limit: '25', raw_json: '1' }, count: 6,
+      item: {
+        id: 'reddit_3gpbiu', service: 'reddit', type: 'status',
+        title: '[PRAW][OAuth2Util] Problem using get_banned() : raise Forbidden(_raw=response)',
+        tags: [], url: 'https://www.reddit.com/r/redditdev/comments/3gpbiu/prawoauth2util_problem_using_get_banned_raise/',
+        date: '2015-08-12T09:08:34.000Z',
+        author: { name: 'dClauzel', username: 'dClauzel', userid: null, url: 'https://www.reddit.com/user/dClauzel/' },
+        media: null,
+        kudos: { score: 21, reddit_score: 0, reddit_comments: 21 },
+      },
+      // A relevance-ordered answer: the cursor is the newest by date, not the first.
+      state: { before: 't3_4at068', since: 1458221634 },
+    },
+    {
+      name: 'user: asks the submitted listing sorted by new',
+      type: 'user', value: 'u/spez', file: 'user_submitted_new_cassette.json',
+      path: '/user/spez/submitted', query: { sort: 'new', limit: '25', raw_json: '1' }, count: 10,
+      item: {
+        id: 'reddit_434h6c', service: 'reddit', type: 'status', title: 'Reddit in 2016',
+        tags: [], url: 'https://www.reddit.com/r/announcements/comments/434h6c/reddit_in_2016/',
+        date: '2016-01-28T18:05:43.000Z',
+        author: { name: 'spez', username: 'spez', userid: null, url: 'https://www.reddit.com/user/spez/' },
+        media: null,
+        kudos: { score: 7850, reddit_score: 2079, reddit_comments: 5771 },
+      },
+      state: {},
+    },
+  ])('$name', async ({ type, value, file, path, query, count, item, state }) => {
+    const [, listing] = cassette(file);
+    api.respond = serve(() => reply(listing!));
+    const result = await reddit.collect(input(type, value), {}, ctx());
+    expect(api.requests.at(-1)!.path).toBe(path);
+    expect(Object.fromEntries(api.requests.at(-1)!.query)).toEqual(query);
+    expect(result.items).toHaveLength(count);
+    // A self post's text is its selftext_html as Reddit gives it.
+    expect(result.items[0]).toEqual({ ...item, text: listingOf(listing!).data.children[0]!.data.selftext_html });
+    expect(result.state).toMatchObject(state);
   });
 
-  it('search: asks /search sorted by new; a self post with its HTML, comments in the score', async () => {
-    const [, search] = cassette('search_cassette.json');
-    api.respond = serve(() => reply(search!));
-    const { items, state } = await reddit.collect(input('search', 'praw oauth search'), {}, ctx());
-    expect(api.requests.at(-1)!.path).toBe('/search');
-    expect(Object.fromEntries(api.requests.at(-1)!.query)).toEqual({ q: 'praw oauth search', sort: 'new', type: 'link', limit: '25', raw_json: '1' });
-    const post = listingOf(search!).data.children[0]!.data;
-    expect(items[0]).toEqual({
-      id: 'reddit_3gpbiu', service: 'reddit', type: 'status',
-      title: '[PRAW][OAuth2Util] Problem using get_banned() : raise Forbidden(_raw=response)',
-      text: post.selftext_html,
-      tags: [], url: 'https://www.reddit.com/r/redditdev/comments/3gpbiu/prawoauth2util_problem_using_get_banned_raise/',
-      date: '2015-08-12T09:08:34.000Z',
-      author: { name: 'dClauzel', username: 'dClauzel', userid: null, url: 'https://www.reddit.com/user/dClauzel/' },
-      media: null,
-      kudos: { score: 21, reddit_score: 0, reddit_comments: 21 },
-    });
-    // A relevance-ordered answer: the cursor is the newest by date, not the first.
-    expect(state).toMatchObject({ before: 't3_4at068', since: 1458221634 });
+  it.each([
+    {
+      name: 'a gallery: its media in gallery order, captions as alt, the animated one as video', file: 'gallery_submission_cassette.json',
+      item: {
+        id: 'reddit_huw6vs', service: 'reddit', type: 'image', title: 'Test Title',
+        text: '<a href="https://www.reddit.com/gallery/huw6vs" rel="nofollow noopener">https://www.reddit.com/gallery/huw6vs</a>',
+        tags: [], url: 'https://www.reddit.com/r/<TEST_SUBREDDIT>/comments/huw6vs/test_title/',
+        date: '2020-07-20T23:18:55.000Z',
+        author: { name: '<USERNAME>', username: '<USERNAME>', userid: 't2_o77bz', url: 'https://www.reddit.com/user/%3CUSERNAME%3E/' },
+        media: [
+          { type: 'image', url: 'https://preview.redd.it/pb7qsvi6i3c51.png?width=128&format=png&auto=webp&s=7c2e610589cb5c8d60384b1d2a8eadc5c874d1d9', width: 128, height: 128 },
+          { type: 'image', url: 'https://preview.redd.it/14wmudl6i3c51.jpg?width=128&format=pjpg&auto=webp&s=978f65bc49a7bc65ed5b0cb7493e7da85ba87909', width: 128, height: 128, alt: 'test.jpg' },
+          { type: 'embed', url: 'https://i.redd.it/vkm62gm6i3c51.gif', embed: '<video controls src="https://preview.redd.it/vkm62gm6i3c51.gif?format=mp4&amp;s=262dd903019f57969cc9b13ab5b6810785c8d1a3"></video>' },
+          { type: 'image', url: 'https://preview.redd.it/wka18en6i3c51.png?width=128&format=png&auto=webp&s=da421b79862a56e00187a720bf90693de71efbbe', width: 128, height: 128, alt: 'test.png' },
+        ],
+        kudos: { score: 1, reddit_score: 1, reddit_comments: 0 },
+      },
+    },
+    {
+      name: 'a Reddit-hosted video: its MP4 with the preview as poster and its duration', file: 'video_submission_cassette.json',
+      item: {
+        id: 'reddit_k5rsq3', service: 'reddit', type: 'video', title: 'Test Title 0',
+        text: '<a href="https://v.redd.it/5ph4906syw261" rel="nofollow noopener">https://v.redd.it/5ph4906syw261</a>',
+        tags: [], url: 'https://www.reddit.com/r/<TEST_SUBREDDIT>/comments/k5rsq3/test_title_0/',
+        date: '2020-12-03T06:11:08.000Z',
+        author: { name: '<USERNAME>', username: '<USERNAME>', userid: 't2_14g6bq9', url: 'https://www.reddit.com/user/%3CUSERNAME%3E/' },
+        media: [{
+          type: 'embed', url: 'https://www.reddit.com/r/<TEST_SUBREDDIT>/comments/k5rsq3/test_title_0/', duration: 13,
+          embed: '<video controls src="https://v.redd.it/5ph4906syw261/DASH_240.mp4?source=fallback" poster="https://external-preview.redd.it/WHSrHbbmt2CT_VZkS9iPCynCpx97Mqh_VxXsVHKGStY.png?format=pjpg&amp;auto=webp&amp;s=2a988f95c46539a355552d92fa797c5b7265416e"></video>',
+        }],
+        kudos: { score: 1, reddit_score: 1, reddit_comments: 0 },
+      },
+    },
+  ])('$name', ({ file, item }) => {
+    const [post] = cassette(file);
+    expect(postToItem(listingOf(post!).data.children[0]!.data)).toEqual(item);
   });
 
-  it('user: asks the submitted listing sorted by new', async () => {
-    const [, submitted] = cassette('user_submitted_new_cassette.json');
-    api.respond = serve(() => reply(submitted!));
-    const { items } = await reddit.collect(input('user', 'u/spez'), {}, ctx());
-    expect(api.requests.at(-1)!.path).toBe('/user/spez/submitted');
-    expect(api.requests.at(-1)!.query.get('sort')).toBe('new');
-    expect(items).toHaveLength(10);
-    expect(items[0]).toEqual({
-      id: 'reddit_434h6c', service: 'reddit', type: 'status', title: 'Reddit in 2016',
-      text: listingOf(submitted!).data.children[0]!.data.selftext_html,
-      tags: [], url: 'https://www.reddit.com/r/announcements/comments/434h6c/reddit_in_2016/',
-      date: '2016-01-28T18:05:43.000Z',
-      author: { name: 'spez', username: 'spez', userid: null, url: 'https://www.reddit.com/user/spez/' },
-      media: null,
-      kudos: { score: 7850, reddit_score: 2079, reddit_comments: 5771 },
-    });
-  });
-
-  it('a gallery: its media in gallery order, captions as alt, the animated one as video', () => {
-    const [gallery] = cassette('gallery_submission_cassette.json');
-    expect(postToItem(listingOf(gallery!).data.children[0]!.data)).toEqual({
-      id: 'reddit_huw6vs', service: 'reddit', type: 'image', title: 'Test Title',
-      text: '<a href="https://www.reddit.com/gallery/huw6vs" rel="nofollow noopener">https://www.reddit.com/gallery/huw6vs</a>',
-      tags: [], url: 'https://www.reddit.com/r/<TEST_SUBREDDIT>/comments/huw6vs/test_title/',
-      date: '2020-07-20T23:18:55.000Z',
-      author: { name: '<USERNAME>', username: '<USERNAME>', userid: 't2_o77bz', url: 'https://www.reddit.com/user/%3CUSERNAME%3E/' },
-      media: [
-        { type: 'image', url: 'https://preview.redd.it/pb7qsvi6i3c51.png?width=128&format=png&auto=webp&s=7c2e610589cb5c8d60384b1d2a8eadc5c874d1d9', width: 128, height: 128 },
-        { type: 'image', url: 'https://preview.redd.it/14wmudl6i3c51.jpg?width=128&format=pjpg&auto=webp&s=978f65bc49a7bc65ed5b0cb7493e7da85ba87909', width: 128, height: 128, alt: 'test.jpg' },
-        { type: 'embed', url: 'https://i.redd.it/vkm62gm6i3c51.gif', embed: '<video controls src="https://preview.redd.it/vkm62gm6i3c51.gif?format=mp4&amp;s=262dd903019f57969cc9b13ab5b6810785c8d1a3"></video>' },
-        { type: 'image', url: 'https://preview.redd.it/wka18en6i3c51.png?width=128&format=png&auto=webp&s=da421b79862a56e00187a720bf90693de71efbbe', width: 128, height: 128, alt: 'test.png' },
-      ],
-      kudos: { score: 1, reddit_score: 1, reddit_comments: 0 },
-    });
-  });
-
-  it('a Reddit-hosted video: its MP4 with the preview as poster and its duration', () => {
-    const [video] = cassette('video_submission_cassette.json');
-    expect(postToItem(listingOf(video!).data.children[0]!.data)).toEqual({
-      id: 'reddit_k5rsq3', service: 'reddit', type: 'video', title: 'Test Title 0',
-      text: '<a href="https://v.redd.it/5ph4906syw261" rel="nofollow noopener">https://v.redd.it/5ph4906syw261</a>',
-      tags: [], url: 'https://www.reddit.com/r/<TEST_SUBREDDIT>/comments/k5rsq3/test_title_0/',
-      date: '2020-12-03T06:11:08.000Z',
-      author: { name: '<USERNAME>', username: '<USERNAME>', userid: 't2_14g6bq9', url: 'https://www.reddit.com/user/%3CUSERNAME%3E/' },
-      media: [{
-        type: 'embed', url: 'https://www.reddit.com/r/<TEST_SUBREDDIT>/comments/k5rsq3/test_title_0/', duration: 13,
-        embed: '<video controls src="https://v.redd.it/5ph4906syw261/DASH_240.mp4?source=fallback" poster="https://external-preview.redd.it/WHSrHbbmt2CT_VZkS9iPCynCpx97Mqh_VxXsVHKGStY.png?format=pjpg&amp;auto=webp&amp;s=2a988f95c46539a355552d92fa797c5b7265416e"></video>',
-      }],
-      kudos: { score: 1, reddit_score: 1, reddit_comments: 0 },
-    });
+  // Hostile: a post without a usable id would be an item `reddit_` (every such post the same one).
+  it('a post without an id, or with one that is no base-36 id, is not collected', async () => {
+    const post = listingOf(beforePage!).data.children[0]!.data;
+    const { id: _id, ...noId } = post;
+    api.respond = serve(() => ({ body: { kind: 'Listing', data: { children: [
+      { kind: 't3', data: noId }, { kind: 't3', data: { ...post, id: '' } }, { kind: 't3', data: { ...post, id: '../x' } }, { kind: 't3', data: { ...post, id: 42 } }, { kind: 't3', data: post },
+    ] } } }));
+    expect((await reddit.collect(input('subreddit', 'all'), {}, ctx())).items.map((i) => i.id)).toEqual([`reddit_${post.id as string}`]);
   });
 
   it('a deleted author is nobody; a removed post is not collected', async () => {
@@ -280,6 +303,17 @@ describe('reddit: failures', () => {
     const asked = api.requests.length;
     await expect(reddit.collect(input('search', 'cats'), {}, ctx(services, NOW + 1000))).rejects.toMatchObject({ retryAfterMs: 64_000, permanent: false });
     expect(api.requests).toHaveLength(asked);
+  });
+
+  // The page that spends the limit was read: its posts are kept, the walk stops there.
+  it('a page of a later poll that spends the limit ends the poll with what it read, the next poll at the reset', async () => {
+    const page = listingOf(beforePage!);
+    api.respond = serve(() => ({ headers: { 'x-ratelimit-remaining': '0.0', 'x-ratelimit-reset': '65' }, body: { kind: 'Listing', data: { before: 't3_newer', children: page.data.children } } }));
+    const result = await reddit.collect(input('subreddit', 'all'), { before: 't3_5jo13y', since: 1 }, ctx());
+    expect(api.requests.filter((r) => !isToken(r))).toHaveLength(1);
+    expect(result.items.map((i) => i.id)).toEqual(page.data.children.map((c) => `reddit_${c.data.id as string}`));
+    expect(result.nextRunAt).toBe(NOW + 65_000);
+    expect(result.state).toMatchObject({ before: 't3_5jo144' });
   });
 
   it('a success with requests left sets no next poll', async () => {

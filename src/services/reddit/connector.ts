@@ -11,7 +11,8 @@
  *   `GET /user/{name}/submitted?sort=new`; always `raw_json=1` (text and URLs unescaped).
  * - Cursor: the listings' `before` (https://www.reddit.com/dev/api#listings): `state.before` is
  *   the fullname (`t3_…`) of the newest post seen. The first poll reads the newest 25; a later poll
- *   asks 100 newer than `before` and follows the answer's `before` for at most 5 pages. Reddit
+ *   asks 100 newer than `before` and follows the answer's `before` for at most 5 pages, and no
+ *   further than a page whose answer spends the rate limit (its posts kept). Reddit
  *   answers nothing newer than a post that was deleted, so after 3 empty answers in a row a poll
  *   reads the newest page again and keeps what is newer than `state.since` (`created_utc`, s)
  *   and not among `state.seen`.
@@ -166,14 +167,14 @@ async function read(ctx: CollectContext, app: App, path: string, label: string):
 
 /**
  * A listing Reddit will not show (403: a private, quarantined or banned subreddit, a suspended
- * user; 404: none of that name) as the input's permanent failure, with Reddit's `reason`. Worded
- * without `HTTP 403` or `Forbidden`: the collector takes those for a refused credential
- * (`collect/credentials.ts` `isCredentialFailure`), and the app's token is not at fault here.
+ * user; 404: none of that name) as the input's permanent failure, with Reddit's `reason`: not the
+ * credential's (`credential: false`; the app's token is not at fault here, and the name in the
+ * message may hold words such as `password`), and worded without `HTTP 403` or `Forbidden` too.
  */
 function listingRefused(label: string, status: number, body: unknown): SourceError {
   const reason = str(obj(body).reason)?.toLowerCase().replace(/[^a-z0-9_ -]/g, '').slice(0, 60);
   const what = status === 404 ? 'was not found' : 'is not readable';
-  return new SourceError(`reddit ${label} ${what}${reason ? `: ${reason}` : ''} (status ${status})`, { permanent: true });
+  return new SourceError(`reddit ${label} ${what}${reason ? `: ${reason}` : ''} (status ${status})`, { permanent: true, credential: false });
 }
 
 /** The `t3` posts of a listing answer, and its `before` (a fullname when there is more newer than its first post). @throws SourceError when the answer is no listing. */
@@ -197,7 +198,7 @@ function listingPath(input: { type: string; input: string }, params: Record<stri
     const q = queryOf(input.input);
     if (q) return `/search?${query({ q, sort: 'new', type: 'link' })}`;
   }
-  throw new SourceError(`reddit cannot read ${input.type} input ${JSON.stringify(input.input.slice(0, 100))}`, { permanent: true });
+  throw new SourceError(`reddit cannot read ${input.type} input ${JSON.stringify(input.input.slice(0, 100))}`, { permanent: true, credential: false });
 }
 
 /** How an input's listing is named in its failures: `r/<name>`, `u/<name>`, `search "<words>"`. */
@@ -257,7 +258,7 @@ function mediaOf(post: Json): { type: ContentItem['type']; media: Media[] } {
 }
 
 /**
- * One post (`t3` data, `raw_json=1`) as a content item (docs/services.md#reddit): `selftext_html`
+ * One post (`t3` data, `raw_json=1`, with an `id`: see `hasPostId`) as a content item (docs/services.md#reddit): `selftext_html`
  * as Reddit gives it, else a link post's target as a link; media of the post, else of the post
  * it crossposts; `score` and `num_comments` as kudos.
  */
@@ -292,6 +293,9 @@ export function postToItem(post: Json): ContentItem {
     kudos: kudos('reddit', { likes: score, comments }, { score, comments }),
   };
 }
+
+/** Whether a post has the base-36 `id` its item id is made of (a post without one is not collected). */
+const hasPostId = (post: Json) => ITEM_ID.test(`reddit_${str(post.id) ?? ''}`);
 
 /** Why a post is gone (`removed_by_category`): its author deleted it → `deleted`; removed by moderators or Reddit → `gone`; undefined when it is up. */
 export function removedReason(post: Json): 'deleted' | 'gone' | undefined {
@@ -331,7 +335,7 @@ export const reddit: Connector = {
         const reason = removedReason(post);
         if (reason) gone.set(`reddit_${str(post.id) ?? ''}`, reason);
       }
-      const items = askedItems(itemIds, posts.filter((p) => !removedReason(p)).map(postToItem));
+      const items = askedItems(itemIds, posts.filter((p) => hasPostId(p) && !removedReason(p)).map(postToItem));
       return { items, gone: new Map([...gone].filter(([id]) => itemIds.includes(id))), ...(nextRunAt !== undefined && { nextAt: nextRunAt }) };
     },
   },
@@ -355,14 +359,16 @@ export const reddit: Connector = {
       posts = (await page({ limit: String(PAGE) })).posts.filter((p) => (num(p.created_utc) ?? 0) > since || ((num(p.created_utc) ?? 0) === since && !seen.has(str(p.name) ?? '')));
     } else {
       let cursor: string | undefined = state.before;
-      for (let n = 0; n < MAX_PAGES && cursor; n++) {
+      // A page whose answer spends the limit ends the walk: its posts are kept, the rest waits
+      // for the next poll at the reset (asking on would only be refused, and lose this page).
+      for (let n = 0; n < MAX_PAGES && cursor && nextRunAt === undefined; n++) {
         const { posts: more, before } = await page({ limit: String(PAGE), before: cursor });
         posts.push(...more);
         cursor = more.length ? before : undefined;
       }
       empty = posts.length ? 0 : (state.empty ?? 0) + 1;
     }
-    const items = posts.filter((p) => !removedReason(p)).map(postToItem);
+    const items = posts.filter((p) => hasPostId(p) && !removedReason(p)).map(postToItem);
     return { items, state: { ...nextState(state, posts, empty) }, ...(nextRunAt !== undefined && { nextRunAt }) };
   },
 };

@@ -20,7 +20,7 @@
  */
 import { askedIds, askedItems, nothingLooked, SourceError, type Connector, type CollectContext } from '../connector.ts';
 import type { ContentItem } from '../../item.ts';
-import { embed, hashtags, image, isoDate, itemUrl, kudos, linkify, num, obj, objs, str, idOf, type Json } from '../kit/normalize.ts';
+import { embed, hashtags, httpUrl, image, isoDate, itemUrl, kudos, linkify, num, obj, objs, str, idOf, type Json } from '../kit/normalize.ts';
 import { newestFirst, type Seen } from '../kit/paging.ts';
 import { getJson, rateLimitResetMs, requireSetting, type JsonResponse } from '../kit/http.ts';
 import { TIKTOK_USERNAME } from './row.ts';
@@ -39,17 +39,16 @@ const QUERY_BATCH = 20;
 /** Error codes that will not pass by waiting: the token or the grant must change. */
 const PERMANENT = new Set(['access_token_invalid', 'scope_not_authorized', 'scope_permission_missed', 'invalid_params']);
 
-/** `url` without the tracking parameters TikTok adds to links it hands to apps (`utm_*`). */
+/**
+ * `url` without the tracking parameters TikTok adds to links it hands to apps (`utm_*`); null
+ * unless it is an absolute http(s) URL (a `javascript:` or `data:` one is never a link or medium).
+ */
 function withoutTracking(url: unknown): string | null {
-  const text = str(url);
+  const text = httpUrl(url);
   if (!text) return null;
-  try {
-    const parsed = new URL(text);
-    for (const name of [...parsed.searchParams.keys()]) if (name.startsWith('utm_')) parsed.searchParams.delete(name);
-    return parsed.href;
-  } catch {
-    return null;
-  }
+  const parsed = new URL(text);
+  for (const name of [...parsed.searchParams.keys()]) if (name.startsWith('utm_')) parsed.searchParams.delete(name);
+  return parsed.href;
 }
 
 /**

@@ -27,6 +27,15 @@ const cases: [string, IrcMessage | null][] = [
   ['PRIVMSG #chan :', { tags: {}, prefix: null, command: 'PRIVMSG', params: ['#chan', ''] }],
   ['JOIN   #a,#b', { tags: {}, prefix: null, command: 'JOIN', params: ['#a,#b'] }],
   [':nick@host NOTICE x', { tags: {}, prefix: { nick: 'nick', user: null, host: 'host' }, command: 'NOTICE', params: ['x'] }],
+  // Tags without a prefix; every escape in one value; `=` inside a value; a key sent twice (the last wins).
+  [
+    '@msg=a\\:b\\sc\\\\d\\re\\nf;k=x=y;d=1;d=2 PRIVMSG #c :t',
+    { tags: { msg: 'a;b c\\d\re\nf', k: 'x=y', d: '2' }, prefix: null, command: 'PRIVMSG', params: ['#c', 't'] },
+  ],
+  // The trailing parameter keeps its spaces, leading, inner and trailing, and a `:` after the first.
+  ['PRIVMSG #c :  two  spaces : colon  ', { tags: {}, prefix: null, command: 'PRIVMSG', params: ['#c', '  two  spaces : colon  '] }],
+  // The longest line read is read; one character more is not.
+  [`PRIVMSG #x :${'a'.repeat(MAX_LINE - 12)}`, { tags: {}, prefix: null, command: 'PRIVMSG', params: ['#x', 'a'.repeat(MAX_LINE - 12)] }],
   // Not messages: nothing, only tags, only a prefix, a command that is neither letters nor three digits, too long.
   ['', null],
   ['@a=1', null],
@@ -34,7 +43,7 @@ const cases: [string, IrcMessage | null][] = [
   [':prefix  ', null],
   ['PRIV-MSG #x :y', null],
   ['12 #x', null],
-  [`PRIVMSG #x :${'a'.repeat(MAX_LINE)}`, null],
+  [`PRIVMSG #x :${'a'.repeat(MAX_LINE - 11)}`, null],
 ];
 
 describe('parseIrcLine', () => {

@@ -176,7 +176,7 @@ async function uploadsOf(ctx: CollectContext, input: SourceInput): Promise<{ pla
   const { body } = await apiGet(ctx, 'channels', { part: 'contentDetails,snippet', ...by });
   const channel = objs(obj(body).items)[0];
   const playlist = str(obj(obj(channel?.contentDetails).relatedPlaylists).uploads);
-  if (!playlist) throw new SourceError(`youtube ${input.type} ${value} not found`, { permanent: true });
+  if (!playlist) throw new SourceError(`youtube ${input.type} ${value} not found`, { permanent: true, credential: false });
   return { playlist, handle: str(obj(channel!.snippet).customUrl) };
 }
 
@@ -195,9 +195,9 @@ class ChatEnded extends Error {}
 /** The live chat's own error reasons (developers.google.com/youtube/v3/live/docs/liveChatMessages/list#errors). */
 const chatErrors = (video: string) => (reason: string | undefined, status: number) => {
   if (reason === 'liveChatEnded' || (status === 404 && reason === 'liveChatNotFound')) return new ChatEnded(reason) as unknown as SourceError;
-  if (reason === 'liveChatDisabled') return new SourceError(`youtube video ${video} has its live chat turned off`, { permanent: true });
+  if (reason === 'liveChatDisabled') return new SourceError(`youtube video ${video} has its live chat turned off`, { permanent: true, credential: false });
   // Members-only or private chats: the reader's account may not read it; the credential itself works.
-  if (reason === 'forbidden') return new SourceError(`the live chat of youtube video ${video} is closed to this reader (members only or private)`, { permanent: true });
+  if (reason === 'forbidden') return new SourceError(`the live chat of youtube video ${video} is closed to this reader (members only or private)`, { permanent: true, credential: false });
   return undefined;
 };
 
@@ -224,7 +224,6 @@ export function chatMessageToItem(message: Json, now: number): ContentItem | nul
     id: `youtube_${id}`,
     service: 'youtube',
     type: 'status',
-    title: '',
     text: linkify(text),
     tags: [],
     url: channelUrl,
@@ -240,7 +239,7 @@ async function liveChannelId(ctx: CollectContext, value: string): Promise<string
   if (LIVE_CHANNEL.test(value)) return value;
   const { body } = await apiGet(ctx, 'channels', { part: 'id', forHandle: value });
   const id = str(objs(obj(body).items)[0]?.id);
-  if (!id) throw new SourceError(`youtube channel ${value} not found`, { permanent: true });
+  if (!id) throw new SourceError(`youtube channel ${value} not found`, { permanent: true, credential: false });
   return id;
 }
 
@@ -264,15 +263,15 @@ async function resolveChat(ctx: CollectContext, value: string, known: { channelI
   const video = objs(obj(body).items)[0];
   if (!video) {
     if (channelId) throw new SourceError(`youtube channel ${value} has no live broadcast now`);
-    throw new SourceError(`youtube video ${value} not found`, { permanent: true });
+    throw new SourceError(`youtube video ${value} not found`, { permanent: true, credential: false });
   }
   const details = obj(video.liveStreamingDetails);
   const liveChatId = str(details.activeLiveChatId);
   if (!liveChatId) {
     if (channelId) throw new SourceError(`youtube channel ${value} has no live broadcast now`);
-    if (!video.liveStreamingDetails) throw new SourceError(`youtube video ${value} is not a live broadcast`, { permanent: true });
+    if (!video.liveStreamingDetails) throw new SourceError(`youtube video ${value} is not a live broadcast`, { permanent: true, credential: false });
     const ended = isoDate(details.actualEndTime);
-    throw new SourceError(ended ? `the live chat of youtube video ${value} has ended (the broadcast ended at ${ended})` : `youtube video ${value} has no live chat`, { permanent: true });
+    throw new SourceError(ended ? `the live chat of youtube video ${value} has ended (the broadcast ended at ${ended})` : `youtube video ${value} has no live chat`, { permanent: true, credential: false });
   }
   const title = str(obj(video.snippet).title);
   return { videoId, liveChatId, ...(channelId && { channelId }), ...(title && { title: unescapeHtml(title).slice(0, 200) }) };
@@ -291,7 +290,7 @@ async function liveChat(input: SourceInput, state: Record<string, unknown>, ctx:
   const value = input.input.trim();
   const video = LIVE_VIDEO.test(value);
   const mine = state.for === value ? state : {};
-  if (video && typeof mine.ended === 'string') throw new SourceError(`the live chat of youtube video ${value} has ended (offline at ${mine.ended})`, { permanent: true });
+  if (video && typeof mine.ended === 'string') throw new SourceError(`the live chat of youtube video ${value} has ended (offline at ${mine.ended})`, { permanent: true, credential: false });
   const channel = typeof mine.channelId === 'string' ? { channelId: mine.channelId } : {};
   let chat: { videoId: string; liveChatId: string; channelId?: string } | undefined = typeof mine.liveChatId === 'string' && typeof mine.videoId === 'string'
     ? { videoId: mine.videoId, liveChatId: mine.liveChatId, ...channel }
@@ -299,12 +298,18 @@ async function liveChat(input: SourceInput, state: Record<string, unknown>, ctx:
   let title: string | undefined;
   let pageToken = chat && typeof mine.pageToken === 'string' ? mine.pageToken : undefined;
   let res: JsonResponse | undefined;
+  // At most two reads of a chat: one kept in the state, then, when that one ended, the channel's
+  // next broadcast resolved at once. A chat resolved in this poll is never resolved again in it:
+  // each resolution spends up to 107 units, and the quota reserved for a poll
+  // (`youtubePollUnits`) counts one.
+  let resolvedHere = false;
   for (let attempt = 0; attempt < 2 && !res; attempt++) {
     if (!chat) {
       const resolved = await resolveChat(ctx, value, channel);
       ({ title } = resolved);
       chat = { videoId: resolved.videoId, liveChatId: resolved.liveChatId, ...(resolved.channelId && { channelId: resolved.channelId }) };
       pageToken = undefined;
+      resolvedHere = true;
     }
     const { liveChatId, videoId }: { liveChatId: string; videoId: string } = chat;
     const params: Record<string, string> = { liveChatId, part: 'snippet,authorDetails', ...(pageToken && { pageToken }) };
@@ -312,8 +317,10 @@ async function liveChat(input: SourceInput, state: Record<string, unknown>, ctx:
       res = await apiGet(ctx, 'liveChat/messages', params, {}, chatErrors(videoId));
     } catch (err) {
       if (!(err instanceof ChatEnded)) throw err;
-      if (video) throw new SourceError(`the live chat of youtube video ${value} has ended`, { permanent: true });
-      // A channel's broadcast ended: its next one is looked for once in this poll (search.list).
+      if (video) throw new SourceError(`the live chat of youtube video ${value} has ended`, { permanent: true, credential: false });
+      // A channel's broadcast ended: its next one is looked for once in this poll (search.list),
+      // unless this poll has just found the one that ended (the next poll looks again).
+      if (resolvedHere) break;
       chat = undefined;
     }
   }
@@ -376,7 +383,7 @@ export const youtube: Connector = {
       const url = `${feedUrl}?${new URLSearchParams({ [input.type === 'channel' ? 'channel_id' : 'playlist_id']: value })}`;
       const res = await ctx.fetch(url, { accept: 'application/atom+xml', ...(typeof state.feedEtag === 'string' && { 'if-none-match': state.feedEtag }) });
       if (res.status === 304) return { items: [], state };
-      if (res.status === 404) throw new SourceError(`youtube ${input.type} ${value} not found (HTTP 404)`, { permanent: true });
+      if (res.status === 404) throw new SourceError(`youtube ${input.type} ${value} not found (HTTP 404)`, { permanent: true, credential: false });
       if (res.status < 200 || res.status > 299) throw new SourceError(`HTTP ${res.status}`, { retryAfterMs: rateLimitResetMs(res.headers, ctx.now) });
       let items: ContentItem[];
       try {

@@ -9,6 +9,7 @@ import { useFakeApi, type FakeRequest, type FakeResponse, fixtureBytes, fixtureJ
 import { loadConfig } from '../../config.ts';
 import { SourceError, type SourceInput } from '../connector.ts';
 import { untilQuotaReset, youtube } from './connector.ts';
+import { youtubePollUnits, youtubeUnits } from './quota.ts';
 import { row } from './row.ts';
 import { urlKeys } from '../../lib/item-keys.ts';
 import { ownsEntries } from '../table.ts';
@@ -69,7 +70,6 @@ describe('youtube live: the chat', () => {
       id: `youtube_${p1.items[0].id}`,
       service: 'youtube',
       type: 'status',
-      title: '',
       text: 'kitni hai',
       tags: [],
       url: 'https://www.youtube.com/channel/UCrjdRCm0gGcdrYtl8z66t6g',
@@ -82,7 +82,6 @@ describe('youtube live: the chat', () => {
       id: 'youtube_LCC.SuperChat-written-by-hand-0001',
       service: 'youtube',
       type: 'status',
-      title: '',
       // The amount as text, then the comment: linked, and its markup escaped.
       text: '₹100.00: see <a href="https://example.org/tips" rel="nofollow noopener">https://example.org/tips</a> &lt;b&gt;',
       tags: [],
@@ -92,6 +91,8 @@ describe('youtube live: the chat', () => {
       media: null,
       kudos: { score: 0 },
     });
+    // A chat message has no title: the property is absent (docs/api.md#content-item), not ''.
+    for (const item of first.items) expect(item).not.toHaveProperty('title');
     expect(first.state).toEqual({ for: VIDEO, videoId: VIDEO, liveChatId: CHAT, pageToken: p1.nextPageToken });
     expect(first.pollAfterMs).toBe(8000);
     expect(first.title).toBe('lofi hip hop radio - beats to relax/study to');
@@ -134,6 +135,17 @@ describe('youtube live: the chat', () => {
     expect(api.requests.map((r) => r.path)).toEqual(['/youtube/v3/videos', '/youtube/v3/liveChat/messages']);
   });
 
+  // Hostile: the handle is the input's text; a handle made of credential words must not make its
+  // "not found" read as the credential's failure (collect/credentials.ts), nor a video id.
+  it.each([
+    ['@expiredpassword', 'youtube channel @expiredpassword not found'],
+    ['unauthorize', 'youtube video unauthorize not found'],
+  ])('%s not found is the input\'s failure, not the credential\'s', async (value, message) => {
+    api.respond = (req) => (req.path.endsWith('/channels') || req.path.endsWith('/videos') ? { body: { items: [] } } : paged(req));
+    const error = await youtube.collect(live(value), {}, ctx()).catch((e: unknown) => e);
+    expect(error).toMatchObject({ message, permanent: true, credential: false });
+  });
+
   it('a channel with no broadcast now says so, and is looked for again (transient)', async () => {
     api.respond = (req) => (req.path.endsWith('/search') ? { body: { items: [] } } : paged(req));
     const error = await youtube.collect(live('UCSJ4gkVC6NrvII8umztf0Ow'), {}, ctx()).catch((e: unknown) => e);
@@ -172,6 +184,22 @@ describe('youtube live: the end of the chat', () => {
     expect(api.requests[3]!.query.get('pageToken')).toBeNull(); // a new chat starts from its beginning
     expect(result.state).toMatchObject({ videoId: VIDEO, liveChatId: CHAT, pageToken: p1.nextPageToken });
     ended = false;
+  });
+
+  // The quota reserves `youtubePollUnits` before a poll (collect/quotas.ts) as the most it can spend:
+  // a poll that spends more overruns YOUTUBE_DAILY_QUOTA. Each case ends a chat in the middle of a poll.
+  const OLD = { for: '@LofiGirl', channelId: 'UCSJ4gkVC6NrvII8umztf0Ow', videoId: 'oldVideo000', liveChatId: 'old-chat', pageToken: 'old' };
+  it.each<[string, string, Record<string, unknown>]>([
+    ['a channel whose known chat ended: its next broadcast looked for', '@LofiGirl', OLD],
+    ['a channel found by its @handle whose new chat ends at once', '@LofiGirl', {}],
+    ['a channel found by its id whose new chat ends at once', 'UCSJ4gkVC6NrvII8umztf0Ow', {}],
+    ['a known chat without its channel id in the state (an older state)', '@LofiGirl', { for: '@LofiGirl', videoId: 'oldVideo000', liveChatId: 'old-chat' }],
+  ])('%s: the poll spends no more units than the quota reserved for it', async (_name, value, state) => {
+    api.respond = answer(() => raw('error_403_liveChatEnded.json', 403));
+    await youtube.collect(live(value), state, ctx()).catch(() => undefined);
+    const spent = api.requests.reduce((sum, r) => sum + youtubeUnits(r.path.replace('/youtube/v3', '')), 0);
+    expect(spent).toBeGreaterThan(0);
+    expect(spent).toBeLessThanOrEqual(youtubePollUnits('live', { input: value, sourceState: JSON.stringify(state) })!);
   });
 
   it('a video whose broadcast ended, one that is no broadcast, and one not found', async () => {

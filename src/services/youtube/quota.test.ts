@@ -22,7 +22,8 @@ describe('YouTube: units a call costs, and a poll takes', () => {
   it.each([
     ['a video, its chat not known yet: videos.list and liveChatMessages.list', { input: '9ywjjWAkeL0', sourceState: '{}' }, 6],
     ['a channel, its broadcast not known yet: channels.list, search.list, videos.list, liveChatMessages.list', { input: '@LofiGirl', sourceState: '{}' }, 107],
-    ['its chat known: liveChatMessages.list only', { input: 'UCSJ4gkVC6NrvII8umztf0Ow', sourceState: '{"liveChatId":"c","videoId":"v"}' }, 5],
+    ['a video, its chat known: liveChatMessages.list only', { input: '9ywjjWAkeL0', sourceState: '{"liveChatId":"c","videoId":"v"}' }, 5],
+    ['a channel, its chat known: liveChatMessages.list, and if that chat ended the next broadcast resolved and read', { input: 'UCSJ4gkVC6NrvII8umztf0Ow', sourceState: '{"liveChatId":"c","videoId":"v"}' }, 112],
     ['unreadable state: as unknown', { input: '9ywjjWAkeL0', sourceState: 'not json' }, 6],
   ])('a YouTube live poll, %s, takes at most %#', (_name, input, units) => expect(youtubePollUnits('live', input)).toBe(units));
 });

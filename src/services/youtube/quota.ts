@@ -28,13 +28,17 @@ const knowsChat = (sourceState: string | undefined) => {
  * time), playlistItems.list and videos.list (1 each); playlist the last two. `live`
  * (`input` and `sourceState` read): liveChatMessages.list (5) once its chat is known; before,
  * videos.list (1) first, and for a channel (`UC…` or `@handle`) channels.list (1) and
- * search.list (100) before that.
+ * search.list (100) before that. A channel's known chat that has ended is followed in the same
+ * poll by the resolution of its next broadcast and a read of that chat (`liveChat` in
+ * `connector.ts`): 5 + 107.
  */
 export function youtubePollUnits(type: string, input: { input?: string; sourceState?: string } = {}): number {
   if (type === 'keyword' || type === 'location') return 101;
   if (type === 'live') {
-    if (knowsChat(input.sourceState)) return 5;
-    return /^[\w-]{11}$/.test((input.input ?? '').trim()) ? 6 : 107;
+    const video = /^[\w-]{11}$/.test((input.input ?? '').trim());
+    const resolve = video ? 6 : 107;
+    if (knowsChat(input.sourceState)) return video ? 5 : 5 + resolve;
+    return resolve;
   }
   return type === 'playlist' ? 2 : 3;
 }

@@ -18,7 +18,8 @@
  *   docs/api.md#removed-at-the-source); `CLEARCHAT` of the whole room removes nothing.
  *   A channel's `NOTICE` (a suspended or unknown channel) is logged and kept as `lastError`.
  * - **Reconnects**: a dropped connection is opened again after a back-off from 1 s to 30 s (reset
- *   by a connection that lasted 30 s); a server's `RECONNECT` reconnects at once. A chat has no
+ *   by a connection that lasted 30 s); a server's `RECONNECT` reconnects at once, unless the
+ *   connection before did not last either (then it is backed off like a drop). A chat has no
  *   history: what is said while no connection is open is not collected.
  * - **Feed mode**: the inputs served are `stream` while this process holds an open connection,
  *   and `poll` again when it stops, loses the lease, stays disconnected longer than the grace
@@ -216,12 +217,16 @@ class Listener {
     const mine = ++this.generation;
     this.refused = undefined;
     this.state.channels = [];
-    const dropped = (reconnectNow: boolean) => {
+    const dropped = (reconnect: boolean) => {
       const lasted = this.openedAt !== null && Date.now() - this.openedAt > 30_000;
       this.disconnect();
-      this.failures = lasted || reconnectNow ? 0 : this.failures + 1;
-      this.retryAt = reconnectNow ? 0 : Date.now() + backoffMs(this.failures - 1);
-      if (reconnectNow && this.holding && !this.stopping) this.connect();
+      this.failures = lasted ? 0 : this.failures + 1;
+      // A server's RECONNECT is answered at once after a connection that lasted, or the first
+      // time; asked again by connections that did not last, it waits the back-off as a drop does,
+      // so a server repeating it cannot make the listener reconnect in a loop.
+      const now = reconnect && this.failures <= 1;
+      this.retryAt = now ? 0 : Date.now() + backoffMs(this.failures - 1);
+      if (now && this.holding && !this.stopping) this.connect();
     };
     try {
       this.socket = openChatSocket(

@@ -32,6 +32,21 @@ describe('openChatSocket', () => {
     socket.close();
   });
 
+  it('keeps every JOIN and PART line within the 512 characters of an IRC message (RFC 1459 §2.3, CR LF included)', async () => {
+    fake = await startFakeTwitchChat();
+    // 20 logins of the longest form (25 characters): in one line, `JOIN #…,#…` would be 544 characters.
+    const channels = Array.from({ length: 20 }, (_, i) => `${String(i).padStart(2, '0')}${'x'.repeat(23)}`);
+    const socket = openChatSocket(fake.url, agent, noop);
+    socket.join(channels);
+    const joined = await until('every channel joined', () => (channels.every((c) => fake!.connections[0]?.channels.has(c)) ? fake!.connections[0] : undefined), 10_000);
+    socket.part(channels);
+    await until('every channel parted', () => (joined.channels.size === 0 ? true : undefined), 10_000);
+    const sent = joined.lines.filter((l) => /^(JOIN|PART) /.test(l));
+    expect(sent.length).toBeGreaterThan(2);
+    for (const line of sent) expect(line.length + 2).toBeLessThanOrEqual(512);
+    socket.close();
+  });
+
   it('a refused login (NOTICE *) drops the connection with the reason', async () => {
     fake = await startFakeTwitchChat();
     let dropped: { error: unknown } | null | undefined;

@@ -7,7 +7,8 @@
  * moderators' `CLEARMSG`/`CLEARCHAT`. It answers `PING` with `PONG`, says `RECONNECT` (the
  * server's request to reconnect) to its owner, drops the connection on a `NOTICE *` (a refused
  * login: "Login authentication failed"), and joins and parts channels at most
- * `JOIN_LIMIT` per `JOIN_WINDOW_MS` (Twitch's rate limit of JOINs per user: 20 per 10 s).
+ * `JOIN_LIMIT` per `JOIN_WINDOW_MS` (Twitch's rate limit of JOINs per user: 20 per 10 s), in
+ * lines within the 512 characters of an IRC message (RFC 1459 §2.3).
  */
 import { randomInt } from 'node:crypto';
 import { type Agent, WebSocket } from 'undici';
@@ -19,6 +20,28 @@ export const JOIN_WINDOW_MS = 10_000;
 
 /** Waits before the 1st, 2nd, … reconnection after a drop, ms; the last repeats (1 s up to 30 s). */
 export const BACKOFF_MS: readonly number[] = [1000, 2000, 5000, 10_000, 30_000];
+
+/** The longest line sent, CR LF excluded: an IRC message is at most 512 characters with it (RFC 1459 §2.3). */
+export const MAX_SENT_LINE = 510;
+
+/**
+ * `command` (`JOIN`, `PART`) of `channels` (logins, without `#`) as lines of comma-separated
+ * `#channel`s, each within {@link MAX_SENT_LINE}: a server may cut a longer one, and with it a
+ * channel's name.
+ */
+export function channelLines(command: string, channels: readonly string[]): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const channel of channels) {
+    const next = line ? `${line},#${channel}` : `${command} #${channel}`;
+    if (next.length > MAX_SENT_LINE && line) {
+      lines.push(line);
+      line = `${command} #${channel}`;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
 
 /** How long to wait before reconnecting after `failures` drops in a row (0: the first), ms. */
 export function backoffMs(failures: number): number {
@@ -95,7 +118,7 @@ export function openChatSocket(
     const room = joinLimit - sentAt.length;
     const batch = waiting.splice(0, Math.max(0, room));
     if (batch.length) {
-      send(`JOIN ${batch.map((c) => `#${c}`).join(',')}`);
+      for (const line of channelLines('JOIN', batch)) send(line);
       for (let i = 0; i < batch.length; i++) sentAt.push(now);
     }
     if (waiting.length) pacer = setTimeout(pace, Math.max(50, sentAt[0]! + joinWindowMs - now));
@@ -135,7 +158,7 @@ export function openChatSocket(
       const leaving = new Set(channels);
       const queued = waiting.filter((c) => !leaving.has(c));
       waiting.splice(0, waiting.length, ...queued);
-      if (channels.length) send(`PART ${channels.map((c) => `#${c}`).join(',')}`);
+      for (const line of channelLines('PART', channels)) send(line);
     },
     close: finish,
   };
