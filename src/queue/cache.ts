@@ -21,7 +21,12 @@ interface Entry {
   version: number;
   expiresAt: number;
   size: number;
+  /** When the entry was last made the most recently used (ms). */
+  touchedAt: number;
 }
+
+/** How often a page read again is made the most recently used (ms): eviction is least recently used to within this. */
+const TOUCH_EVERY_MS = 1000;
 
 export interface PageCache {
   /** The cached page for `key` at `version` while fresh, else undefined: the synchronous hit path. */
@@ -78,9 +83,13 @@ export function createPageCache(options: { maxBytes: number; ttlMs: number; coun
     fresh(key, version, now = Date.now()) {
       const entry = entries.get(key);
       if (!entry || entry.version !== version || entry.expiresAt <= now) return undefined;
-      // Map order is insertion order: re-inserting marks the entry most recently used.
-      entries.delete(key);
-      entries.set(key, entry);
+      // Map order is insertion order: re-inserting marks the entry most recently used, at most
+      // once a second per entry (a page read thousands of times a second moves once).
+      if (now - entry.touchedAt >= TOUCH_EVERY_MS) {
+        entry.touchedAt = now;
+        entries.delete(key);
+        entries.set(key, entry);
+      }
       if (options.counted) countPageCache(true);
       return entry.page;
     },
@@ -100,7 +109,7 @@ export function createPageCache(options: { maxBytes: number; ttlMs: number; coun
           // keeps the gzip form it had, compressed once rather than once per CONTENT_MAX_AGE.
           const before = entries.get(key)?.page;
           const page = before?.gzip && before.etag === built.etag ? { ...built, gzip: before.gzip } : withGzip(built);
-          put(key, { page, version, expiresAt: now + options.ttlMs, size: page.body.length + (page.gzip?.body.length ?? 0) + key.length * 2 + 400 });
+          put(key, { page, version, expiresAt: now + options.ttlMs, touchedAt: now, size: page.body.length + (page.gzip?.body.length ?? 0) + key.length * 2 + 400 });
           return page;
         })
         .finally(() => building.delete(flightKey));
