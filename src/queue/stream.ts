@@ -11,8 +11,9 @@
  *   event: item          data: the content item (docs/api.md#content-item), newly published
  *   event: unpublished   data: {"id": "<item id>"}, moderated to unpublished
  *   event: remove        data: {"id": "<item id>"}, a published item removed at the source
- *                        (docs/api.md#removed-at-the-source) or erased (docs/api.md#erasure,
- *                        read from `erased_items`: the row is gone): drop it
+ *                        (docs/api.md#removed-at-the-source), erased (docs/api.md#erasure) or
+ *                        deleted by retention (docs/api.md#retention) — the last two read from
+ *                        `erased_items`: the row is gone: drop it
  *   event: reload        more changes at once than one read sends: re-read the content
  *   event: display       data: {"state": "live" | "paused" | "blank"}, only to subscribers that
  *                        asked (`display`, the display page): on subscribing, then whenever the
@@ -29,7 +30,8 @@
  *
  *   event: item          data: the content item with its state
  *   event: remove        data: {"id", "removedAt", "removedReason"}, removed at the source (any state
- *                        before), or erased (`removedReason: "erased"`, docs/api.md#erasure)
+ *                        before), erased (`removedReason: "erased"`, docs/api.md#erasure) or
+ *                        deleted by retention (`"expired"`, docs/api.md#retention)
  *
  * Arrivals are read by `createdAt` (index items_arrivals), moderations by `seq`. It does not
  * resume from `Last-Event-ID` (a client re-reads the queue after reconnecting) and may send an
@@ -49,7 +51,7 @@ import type { DisplayState } from '../lib/publication-settings.ts';
 import { streamMarks } from '../store/collections.ts';
 import { arrivedItems, changedItems, collectionVersion, latestArrival } from '../store/items/changes.ts';
 import { removalOf, rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
-import { ERASED_REASON, erasedItems } from '../store/erasures.ts';
+import { erasedItems } from '../store/erasures.ts';
 import type { ErasedItemRow, ItemRow } from '../store/tables.ts';
 import { iso } from '../lib/time.ts';
 import { accessKey, type ContractAccess, liveAccess } from '../store/tokens.ts';
@@ -93,7 +95,7 @@ function publicEvent(row: ItemRow): string {
     : `id: ${row.seq}\nevent: unpublished\ndata: ${JSON.stringify({ id: row.id })}\n\n`;
 }
 
-/** The public events of `rows` and `erased` (docs/api.md#erasure: `remove` for an erased item that was published), in version order. */
+/** The public events of `rows` and `erased` (docs/api.md#erasure, #retention: `remove` for an erased or expired item that was published), in version order. */
 function events(rows: ItemRow[], erased: ErasedItemRow[] = []): string {
   let out = '';
   let e = 0;
@@ -112,13 +114,13 @@ const publicErasedEvent = (erased: ErasedItemRow) => (erased.state === 'publishe
 const displayEvent = (state: DisplayState) => `event: display\ndata: ${JSON.stringify({ state })}\n\n`;
 
 /**
- * The moderators' events: each erased item as `remove` (`removedReason: "erased"`; first: a row
- * of the same id in this read arrived after the erasure), then every row as an `item` with its
- * state, or `remove` when removed at the source.
+ * The moderators' events: each erased or expired item as `remove` (`removedReason` `erased` or
+ * `expired`, the row's `reason`; first: a row of the same id in this read arrived after the
+ * deletion), then every row as an `item` with its state, or `remove` when removed at the source.
  */
 function moderatorEvents(rows: ItemRow[], version: number, erased: ErasedItemRow[] = []): string {
   let out = '';
-  for (const row of erased) out += removeEvent(version, row.itemId, { removedAt: iso(Number(row.erasedAt)), removedReason: ERASED_REASON });
+  for (const row of erased) out += removeEvent(version, row.itemId, { removedAt: iso(Number(row.erasedAt)), removedReason: row.reason });
   for (const row of rows) out += row.state === 'removed' ? moderatorRemoveEvent(version, row) : `id: ${version}\nevent: item\ndata: ${JSON.stringify(rowToModeratorItem(row))}\n\n`;
   if (rows.length >= CHANGES_PER_READ || erased.length >= CHANGES_PER_READ) out += `event: reload\ndata: {}\n\n`;
   return out;

@@ -15,7 +15,8 @@
  *
  * Walls and consoles open at that moment are told too, without keeping content: each deleted
  * item row is recorded in `erased_items` (migration 2026-12-27-erased-items: collection, contract,
- * item id, the erasure's collection version `seq`, the state before, when) that the content and
+ * item id, the erasure's collection version `seq`, the state before, when, `reason: "erased"`;
+ * `keepGoneIds`, which retention uses too, store/retention.ts) that the content and
  * queue streams read with their changes and send as `event: remove` (queue/stream.ts: the public
  * stream only for an item that was published; a moderator's with `removedReason: "erased"`).
  * Those rows are pruned after `ERASED_KEEP_MS` (an hour, by the retention job,
@@ -83,7 +84,27 @@ export async function erasedItems(db: Db, contractId: string, collectionId: stri
     .execute();
 }
 
-/** Deletes erased items' rows recorded before `before` (ms), at most `limit`; resolves to how many (the retention job calls it). */
+/**
+ * Inside `trx`, the transaction that deleted them: records the ids of item rows deleted from
+ * their collection (`erased_items`, no content) for the content and queue streams, each with the
+ * collection version of the deletion (`seq`), its state before, when (`erasedAt`, ms) and why
+ * (`reason`: `erased` here, `expired` by retention, store/retention.ts). An item deleted again
+ * (collected again since) takes the new version, state, time and reason. In statements of
+ * `BATCH` rows.
+ */
+export async function keepGoneIds(trx: Transaction<Database>, rows: ErasedItemRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += BATCH) {
+    await trx
+      .insertInto('erasedItems')
+      .values(rows.slice(i, i + BATCH))
+      .onConflict((oc) =>
+        oc.columns(['collectionId', 'itemId']).doUpdateSet((eb) => ({ seq: eb.ref('excluded.seq'), state: eb.ref('excluded.state'), erasedAt: eb.ref('excluded.erasedAt'), reason: eb.ref('excluded.reason') })),
+      )
+      .execute();
+  }
+}
+
+/** Deletes erased and expired items' rows recorded before `before` (ms), at most `limit`, `BATCH` per statement; resolves to how many (the retention job calls it). */
 export async function pruneErasedItems(db: Db, before: number, limit = 1000): Promise<number> {
   const old = db.selectFrom('erasedItems').select(['collectionId', 'itemId']).where('erasedAt', '<', before).limit(limit);
   const rows = await old.execute();
@@ -95,6 +116,8 @@ export async function pruneErasedItems(db: Db, before: number, limit = 1000): Pr
       const result = await db.deleteFrom('erasedItems').where('collectionId', '=', collectionId).where('itemId', 'in', ids).where('erasedAt', '<', before).executeTakeFirst();
       pruned += Number(result.numDeletedRows);
     }
+    // Reads and writes run between two batches (better-sqlite3 holds the event loop during a statement).
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return pruned;
 }
@@ -160,14 +183,7 @@ export async function eraseAuthor(db: Db, contractId: string, key: AuthorKey, ac
       if (gone.length) {
         const seq = await version();
         // The ids alone, for the streams (see the module); a re-collected and erased again item takes the new version.
-        const erased = gone.map((row) => ({ collectionId, itemId: row.id, contractId, seq, state: row.state, erasedAt: now }));
-        for (let i = 0; i < erased.length; i += BATCH) {
-          await trx
-            .insertInto('erasedItems')
-            .values(erased.slice(i, i + BATCH))
-            .onConflict((oc) => oc.columns(['collectionId', 'itemId']).doUpdateSet((eb) => ({ seq: eb.ref('excluded.seq'), state: eb.ref('excluded.state'), erasedAt: eb.ref('excluded.erasedAt') })))
-            .execute();
-        }
+        await keepGoneIds(trx, gone.map((row) => ({ collectionId, itemId: row.id, contractId, seq, state: row.state, erasedAt: now, reason: ERASED_REASON })));
         const ids = gone.map((row) => row.id);
         for (let i = 0; i < ids.length; i += BATCH) {
           const batch = ids.slice(i, i + BATCH);

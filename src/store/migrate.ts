@@ -57,6 +57,7 @@ import * as imageScreening from './migrations/2026-12-24-image-screening.ts';
 import * as removedState from './migrations/2026-12-25-removed-state.ts';
 import * as reverify from './migrations/2026-12-26-reverify.ts';
 import * as erasedItems from './migrations/2026-12-27-erased-items.ts';
+import * as erasedReason from './migrations/2026-12-28-erased-reason.ts';
 
 // Kysely applies migrations in name order: a new topic's name must sort after the last one.
 const migrations: Record<string, Migration> = {
@@ -111,6 +112,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-25-removed-state': removedState,
   '2026-12-26-reverify': reverify,
   '2026-12-27-erased-items': erasedItems,
+  '2026-12-28-erased-reason': erasedReason,
 };
 
 /** The names of every migration this version knows, in the order they apply. */

@@ -2,8 +2,13 @@
  * Retention (docs/api.md#retention): deletes the items a collection no longer keeps, in small
  * batches, each batch one short transaction that deletes the items with the duplicates merged
  * into them (`item_duplicates`) and their de-duplication keys (`item_urls`, `item_prints`,
- * computed again from the documents: store/items/dedupe.ts `deleteCardKeys`), and bumps the collection's
- * version (cached pages and counts drop the deleted items).
+ * computed again from the documents: store/items/dedupe.ts `deleteCardKeys`), bumps the collection's
+ * version (cached pages and counts drop the deleted items) and records the deleted cards' ids
+ * with that version in `erased_items` (`keepGoneIds`, store/erasures.ts: id, state before, when,
+ * `reason: "expired"`, no content), so that open streams drop them, whichever process reads them
+ * (queue/stream.ts: the content stream's `remove` for an item that was published, the queue
+ * stream's `remove` with `removedReason: "expired"` for every card). No webhook event
+ * (docs/api.md#retention: retention is the installation's own keeping, not a change at the source).
  *
  * A collection's `retentionDays` (d) and `retentionMaxItems` (n), either or both; null keeps
  * everything. An item is expired when
@@ -27,6 +32,7 @@ import { isPostgres } from './db.ts';
 import { bumpVersion } from './items/changes.ts';
 import type { OwnsEntries } from '../lib/item-keys.ts';
 import { deleteCardKeys } from './items/dedupe.ts';
+import { keepGoneIds } from './erasures.ts';
 import type { Database } from './tables.ts';
 
 export const DAY_MS = 24 * 3600 * 1000;
@@ -41,6 +47,9 @@ export interface RetentionLimits {
 }
 
 export const RETENTION_LIMITS: RetentionLimits = { batchSize: 200, perRun: 10_000 };
+
+/** The `removedReason` of an item retention deleted, in the queue stream's `remove` event (beside store/erasures.ts `ERASED_REASON`). */
+export const EXPIRED_REASON = 'expired';
 
 export interface RetentionRun {
   /** Items deleted in this run. */
@@ -97,11 +106,14 @@ async function deleteBatch(db: Kysely<Database>, ownsEntries: OwnsEntries, colle
   if (!ids.length) return 0;
   return db.transaction().execute(async (trx) => {
     // Judged again inside the transaction: an item published by a moderator since the select stays.
-    const gone = await trx.deleteFrom('items').where(where).where('items.id', 'in', ids).returning(['items.id', 'items.body', 'items.dateMs']).execute();
+    const gone = await trx.deleteFrom('items').where(where).where('items.id', 'in', ids).returning(['items.id', 'items.body', 'items.dateMs', 'items.state']).execute();
     if (!gone.length) return 0;
     const merged = await trx.deleteFrom('itemDuplicates').where('collectionId', '=', collection.id).where('cardId', 'in', gone.map((row) => row.id)).returning(['cardId', 'body']).execute();
     await deleteCardKeys(trx, collection.contractId, collection.id, gone, merged, ownsEntries);
-    await bumpVersion(trx, collection.contractId, collection.id);
+    const seq = await bumpVersion(trx, collection.contractId, collection.id);
+    // The ids alone, for the open streams (`remove` events), committed with the deletion.
+    const { id: collectionId, contractId } = collection;
+    await keepGoneIds(trx, gone.map((row) => ({ collectionId, itemId: row.id, contractId, seq, state: row.state, erasedAt: now, reason: EXPIRED_REASON })));
     return gone.length;
   });
 }

@@ -697,10 +697,12 @@ export interface ErasedItemTable {
   contractId: string;
   /** The collection version the erasure stamped. */
   seq: number;
-  /** The item's state before: `published` or `unpublished`. */
+  /** The item's state before: `published`, `unpublished` or `removed`. */
   state: string;
   /** ms since the epoch. */
   erasedAt: number;
+  /** Why it left: `erased` (store/erasures.ts) or `expired` (store/retention.ts); migration 2026-12-28-erased-reason. */
+  reason: string;
 }
 
 /** The image screening job's queue (migration 2026-12-24-image-screening, docs/filters.md#image-screening). */

@@ -196,7 +196,8 @@ describe('POST /collection/erasures', () => {
     // What is kept for the streams holds no text, and an export holds none of it.
     const kept = await db.selectFrom('erasedItems').selectAll().where('contractId', '=', tenant.contract.id).orderBy('itemId').execute();
     expect(kept.map((row) => [row.itemId, row.state])).toEqual([['rss_m1', 'published'], ['rss_m2', 'unpublished']]);
-    expect(Object.keys(kept[0]!).sort()).toEqual(['collectionId', 'contractId', 'erasedAt', 'itemId', 'seq', 'state']);
+    expect(Object.keys(kept[0]!).sort()).toEqual(['collectionId', 'contractId', 'erasedAt', 'itemId', 'reason', 'seq', 'state']);
+    expect(kept.map((row) => row.reason)).toEqual(['erased', 'erased']);
     expect(JSON.stringify(kept)).not.toMatch(/Quokkasecret|Mallory/);
     const lines: string[] = [];
     await exportContract(db, tenant.contract.id, async (line) => void lines.push(line));

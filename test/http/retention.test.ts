@@ -3,15 +3,25 @@
  * the management API, validated (errors name the property), audited, refused to another
  * contract's token; and the retention job: expired items deleted in batches with their
  * de-duplication keys, recent items and items a moderator published in the last day kept, the
- * maximum count keeping the newest. Read back through the queue and content APIs.
+ * maximum count keeping the newest. Read back through the queue and content APIs. Open streams are
+ * told (docs/api.md#retention): the public content stream sends `remove` for the expired items
+ * that were published, the moderators' queue stream for every expired card
+ * (`removedReason: "expired"`), from what another connection's run wrote; another contract's
+ * streams get nothing, and no webhook event is written.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { isPostgres } from '../../src/store/db.ts';
+import { isPostgres, openDb } from '../../src/store/db.ts';
 import { DAY_MS, expireItems, expireItemsOnce } from '../../src/store/retention.ts';
-import { buildItem, expectError, seedItems } from '../helper.ts';
+import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { setupRecords } from './records.ts';
 import { ownsEntries } from '../../src/services/table.ts';
+import { connect, type Event } from './sse.ts';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
 
 const v = (code: number, propertyName: string) => ({ name: 'ValidationError', code, propertyName });
 
@@ -162,5 +172,87 @@ describe('collection retention', () => {
     }
     expect(await expireItemsOnce(s.db, ownsEntries)).toEqual({ deleted: 2, more: false });
     expect(await s.queueIds(capped)).toEqual(['rss_02']);
+  });
+});
+
+/** The events of `stream` up to and including the first whose data names item `id` (the test's timeout bounds the wait). */
+async function upTo(stream: Awaited<ReturnType<typeof connect>>, id: string): Promise<Event[]> {
+  for (let n = 1; ; n++) {
+    const events = await stream.until(n);
+    if (JSON.parse(events[n - 1]!.data).id === id) return events;
+  }
+}
+
+describe('retention and the open streams', () => {
+  it("sends `remove` for exactly the expired items to the open wall and console, from another connection's run; another contract's streams get nothing", { timeout: 60_000 }, async () => {
+    const ctx = await build({ ALLOW_PRIVATE_FETCH: 'true' });
+    const { app, db } = ctx;
+    const tenant = await buildTenant(db, 'Harbour Gazette');
+    const other = await buildTenant(db, 'Other Paper');
+    const call = (method: 'PATCH' | 'POST', url: string, payload: object, token = tenant.token) => app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, payload });
+    const capped = await call('PATCH', `/collection/collections/${tenant.collection.id}`, { retention: { maxItems: 3 } });
+    expect(capped.statusCode, capped.body).toBe(200);
+    // The other contract keeps only 3 too, but holds 3: nothing of it expires.
+    expect((await call('PATCH', `/collection/collections/${other.collection.id}`, { retention: { maxItems: 3 } }, other.token)).statusCode).toBe(200);
+    const hours = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
+    // Newest first: p0, p1, u0 are the 3 kept; p2, u1, p3, p4 expire (u1 unpublished).
+    await seedItems(db, tenant, [buildItem({ id: 'rss_p0', date: hours(1) }), buildItem({ id: 'rss_p1', date: hours(2) }), buildItem({ id: 'rss_p2', date: hours(4) }), buildItem({ id: 'rss_p3', date: hours(6) }), buildItem({ id: 'rss_p4', date: hours(7) })]);
+    await seedItems(db, tenant, [buildItem({ id: 'rss_u0', date: hours(3) }), buildItem({ id: 'rss_u1', date: hours(5) })], 'unpublished');
+    // The same ids in the other contract, older still: its collection is under its bound.
+    await seedItems(db, other, ['rss_p2', 'rss_p3', 'rss_p4'].map((id) => buildItem({ id, date: hours(30) })));
+    const hook = await call('POST', '/collection/webhooks', { name: 'Removals', contractId: tenant.contract.id, url: 'http://127.0.0.1:9/removed', events: ['item.removed', 'item.unpublished'] });
+    expect(hook.statusCode, hook.body).toBe(201);
+
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const streams = (owner: typeof tenant) => {
+      const q = `q=${owner.collection.slug}`;
+      return Promise.all([connect(`${base}/v1/content/${owner.contract.slug}/stream?${q}`), connect(`${base}/v1/queue/${owner.contract.slug}/stream?${q}&access_token=${encodeURIComponent(owner.token)}`)]);
+    };
+    const [wall, queue] = await streams(tenant);
+    const [otherWall, otherQueue] = await streams(other);
+    for (const stream of [wall, queue, otherWall, otherQueue]) closers.push(stream.close);
+
+    // The job runs on another connection (as in another process): the streams learn it from the database alone. Two items per transaction.
+    const elsewhere = openDb(ctx.config.databaseUrl);
+    closers.push(() => elsewhere.destroy());
+    expect(await expireItemsOnce(elsewhere, ownsEntries, Date.now(), { batchSize: 2, perRun: 1000 })).toEqual({ deleted: 4, more: false });
+    // A later item in each collection marks the end of what the run sent.
+    await seedItems(db, tenant, [buildItem({ id: 'rss_after' })]);
+    await seedItems(db, other, [buildItem({ id: 'rss_other_after' })]);
+
+    // The wall: the expired published items only, each once, then the marker.
+    const shown = await upTo(wall, 'rss_after');
+    expect(shown.slice(0, -1).map((e) => e.event)).toEqual(['remove', 'remove', 'remove']);
+    expect(shown.slice(0, -1).map((e) => e.data).sort()).toEqual(['rss_p2', 'rss_p3', 'rss_p4'].map((id) => JSON.stringify({ id })));
+    expect(shown.at(-1)!.event).toBe('item');
+    // Each event's id is the version of its batch: a wall resuming from before the run gets them again.
+    const ids = shown.slice(0, -1).map((e) => Number(e.id));
+    expect(new Set(ids).size).toBe(2);
+    const resumed = await connect(`${base}/v1/content/${tenant.contract.slug}/stream?q=${tenant.collection.slug}`, { 'last-event-id': String(Math.min(...ids) - 1) });
+    closers.push(resumed.close);
+    expect((await upTo(resumed, 'rss_after')).map((e) => [e.event, e.data])).toEqual(shown.map((e) => [e.event, e.data]));
+
+    // The console: every expired card, unpublished too, with when and why.
+    const told = await upTo(queue, 'rss_after');
+    const removes = told.filter((e) => e.event === 'remove').map((e) => JSON.parse(e.data)).sort((a, b) => a.id.localeCompare(b.id));
+    expect(removes).toEqual(['rss_p2', 'rss_p3', 'rss_p4', 'rss_u1'].map((id) => ({ id, removedAt: expect.any(String), removedReason: 'expired' })));
+    expect(told.map((e) => JSON.parse(e.data).id).filter((id) => ['rss_p0', 'rss_p1', 'rss_u0'].includes(id))).toEqual([]);
+
+    // Another contract's streams, open all along, get nothing of it (its own later item only), and it keeps its copies.
+    expect((await upTo(otherWall, 'rss_other_after')).map((e) => [e.event, JSON.parse(e.data).id])).toEqual([['item', 'rss_other_after']]);
+    expect((await upTo(otherQueue, 'rss_other_after')).map((e) => [e.event, JSON.parse(e.data).id])).toEqual([['item', 'rss_other_after']]);
+    const theirs = await db.selectFrom('items').select('id').where('collectionId', '=', other.collection.id).orderBy('id').execute();
+    expect(theirs.map((row) => row.id)).toEqual(['rss_other_after', 'rss_p2', 'rss_p3', 'rss_p4']);
+
+    // Kept for the streams without content; no webhook event (docs/api.md#retention).
+    const kept = await db.selectFrom('erasedItems').select(['itemId', 'state', 'reason', 'contractId']).orderBy('itemId').execute();
+    expect(kept).toEqual([
+      { itemId: 'rss_p2', state: 'published', reason: 'expired', contractId: tenant.contract.id },
+      { itemId: 'rss_p3', state: 'published', reason: 'expired', contractId: tenant.contract.id },
+      { itemId: 'rss_p4', state: 'published', reason: 'expired', contractId: tenant.contract.id },
+      { itemId: 'rss_u1', state: 'unpublished', reason: 'expired', contractId: tenant.contract.id },
+    ]);
+    expect(await db.selectFrom('webhookOutbox').select('type').execute()).toEqual([]);
   });
 });

@@ -6,8 +6,9 @@
  *   `matches` the applied filters is only added to `fresh` (announced, not shown: the list does
  *   not move under the moderator);
  * - `remove`: removed at the source (docs/api.md#removed-at-the-source): the card turns `removed`
- *   and loses its actions, the item stays; erased (`removedReason: "erased"`, docs/api.md#erasure):
- *   the item left the queue, and its card goes;
+ *   and loses its actions, the item stays; erased (`removedReason: "erased"`, docs/api.md#erasure)
+ *   or deleted by retention (`"expired"`, docs/api.md#retention): the item left the queue, and its
+ *   card goes;
  * - `reload`: the counts are read again (as after every event).
  * A closed stream (token expired, server gone) is opened again after `REOPEN_MS`, once the counts'
  * request has renewed the token.
@@ -44,8 +45,8 @@ export function useQueueStream(options: { base: string; q: string; read: Pick<Re
         void loadCounts();
       });
       source.addEventListener('remove', (event) => {
-        const { id, removedAt, removedReason } = JSON.parse((event as MessageEvent<string>).data) as Pick<Item, 'id' | 'removedAt'> & { removedReason?: Item['removedReason'] | 'erased' };
-        if (removedReason === 'erased') {
+        const { id, removedAt, removedReason } = JSON.parse((event as MessageEvent<string>).data) as Pick<Item, 'id' | 'removedAt'> & { removedReason?: Item['removedReason'] | 'erased' | 'expired' };
+        if (removedReason === 'erased' || removedReason === 'expired') {
           setItems((before) => before?.filter((i) => i.id !== id));
           setFresh((before) => (before.has(id) ? new Set([...before].filter((fresh) => fresh !== id)) : before));
         } else setItems((before) => before?.map((i) => (i.id === id ? { ...i, state: 'removed' as const, removedAt, removedReason } : i)));
