@@ -17,6 +17,7 @@ import { build, buildItem, buildTenant, expectError, seedItems } from '../helper
 import { setupRecords } from './records.ts';
 import { ownsEntries } from '../../src/services/table.ts';
 import { connect, type Event } from './sse.ts';
+import { removeItems } from '../../src/store/removals.ts';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -195,9 +196,12 @@ describe('retention and the open streams', () => {
     // The other contract keeps only 3 too, but holds 3: nothing of it expires.
     expect((await call('PATCH', `/collection/collections/${other.collection.id}`, { retention: { maxItems: 3 } }, other.token)).statusCode).toBe(200);
     const hours = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
-    // Newest first: p0, p1, u0 are the 3 kept; p2, u1, p3, p4 expire (u1 unpublished).
+    // Newest first: p0, p1, u0 are the 3 kept; p2, u1, p3, p4, r0 expire (u1 unpublished, r0 removed at the source).
     await seedItems(db, tenant, [buildItem({ id: 'rss_p0', date: hours(1) }), buildItem({ id: 'rss_p1', date: hours(2) }), buildItem({ id: 'rss_p2', date: hours(4) }), buildItem({ id: 'rss_p3', date: hours(6) }), buildItem({ id: 'rss_p4', date: hours(7) })]);
     await seedItems(db, tenant, [buildItem({ id: 'rss_u0', date: hours(3) }), buildItem({ id: 'rss_u1', date: hours(5) })], 'unpublished');
+    // Published, then removed at the source before the streams opened (they told of it then): it expires too.
+    await seedItems(db, tenant, [buildItem({ id: 'rss_r0', date: hours(8) })]);
+    expect(await removeItems(db, { service: 'rss', ids: ['rss_r0'] }, { reason: 'deleted' }, ownsEntries)).toHaveLength(1);
     // The same ids in the other contract, older still: its collection is under its bound.
     await seedItems(db, other, ['rss_p2', 'rss_p3', 'rss_p4'].map((id) => buildItem({ id, date: hours(30) })));
     const hook = await call('POST', '/collection/webhooks', { name: 'Removals', contractId: tenant.contract.id, url: 'http://127.0.0.1:9/removed', events: ['item.removed', 'item.unpublished'] });
@@ -216,7 +220,7 @@ describe('retention and the open streams', () => {
     // The job runs on another connection (as in another process): the streams learn it from the database alone. Two items per transaction.
     const elsewhere = openDb(ctx.config.databaseUrl);
     closers.push(() => elsewhere.destroy());
-    expect(await expireItemsOnce(elsewhere, ownsEntries, Date.now(), { batchSize: 2, perRun: 1000 })).toEqual({ deleted: 4, more: false });
+    expect(await expireItemsOnce(elsewhere, ownsEntries, Date.now(), { batchSize: 2, perRun: 1000 })).toEqual({ deleted: 5, more: false });
     // A later item in each collection marks the end of what the run sent.
     await seedItems(db, tenant, [buildItem({ id: 'rss_after' })]);
     await seedItems(db, other, [buildItem({ id: 'rss_other_after' })]);
@@ -228,7 +232,7 @@ describe('retention and the open streams', () => {
     expect(shown.at(-1)!.event).toBe('item');
     // Each event's id is the version of its batch: a wall resuming from before the run gets them again.
     const ids = shown.slice(0, -1).map((e) => Number(e.id));
-    expect(new Set(ids).size).toBe(2);
+    expect(new Set(ids).size).toBe(3);
     const resumed = await connect(`${base}/v1/content/${tenant.contract.slug}/stream?q=${tenant.collection.slug}`, { 'last-event-id': String(Math.min(...ids) - 1) });
     closers.push(resumed.close);
     expect((await upTo(resumed, 'rss_after')).map((e) => [e.event, e.data])).toEqual(shown.map((e) => [e.event, e.data]));
@@ -236,7 +240,7 @@ describe('retention and the open streams', () => {
     // The console: every expired card, unpublished too, with when and why.
     const told = await upTo(queue, 'rss_after');
     const removes = told.filter((e) => e.event === 'remove').map((e) => JSON.parse(e.data)).sort((a, b) => a.id.localeCompare(b.id));
-    expect(removes).toEqual(['rss_p2', 'rss_p3', 'rss_p4', 'rss_u1'].map((id) => ({ id, removedAt: expect.any(String), removedReason: 'expired' })));
+    expect(removes).toEqual(['rss_p2', 'rss_p3', 'rss_p4', 'rss_r0', 'rss_u1'].map((id) => ({ id, removedAt: expect.any(String), removedReason: 'expired' })));
     expect(told.map((e) => JSON.parse(e.data).id).filter((id) => ['rss_p0', 'rss_p1', 'rss_u0'].includes(id))).toEqual([]);
 
     // Another contract's streams, open all along, get nothing of it (its own later item only), and it keeps its copies.
@@ -251,6 +255,7 @@ describe('retention and the open streams', () => {
       { itemId: 'rss_p2', state: 'published', reason: 'expired', contractId: tenant.contract.id },
       { itemId: 'rss_p3', state: 'published', reason: 'expired', contractId: tenant.contract.id },
       { itemId: 'rss_p4', state: 'published', reason: 'expired', contractId: tenant.contract.id },
+      { itemId: 'rss_r0', state: 'removed', reason: 'expired', contractId: tenant.contract.id },
       { itemId: 'rss_u1', state: 'unpublished', reason: 'expired', contractId: tenant.contract.id },
     ]);
     expect(await db.selectFrom('webhookOutbox').select('type').execute()).toEqual([]);
