@@ -303,7 +303,7 @@ describe('Jetstream listener', () => {
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().arrayBuffers)), 10);
     const listener = listen();
     try {
-      const [first, second] = await until('a second connection after the refused frame', () => (fake.hostileConnections.length >= 2 ? fake.hostileConnections : undefined), 20_000);
+      const [first, second] = await until('a second connection after the refused frame', () => (fake.hostileConnections.length >= 2 ? fake.hostileConnections : undefined), 10_000);
       await until('the first connection closed', () => (first!.closed ? true : undefined), 10_000);
       expect(listener.status().lastError).toMatch(new RegExp(`message over ${JETSTREAM_BOUNDS.maxMessageBytes} bytes refused`));
       // Taken: the frame header and what the socket buffers held, not the 100 MiB announced.
@@ -318,7 +318,7 @@ describe('Jetstream listener', () => {
 
     // The server mends its ways: the listener goes on, connects and stores.
     fake.hostile = null;
-    await until('the connection', () => (listener.status().connected ? true : undefined), 20_000);
+    await until('the connection', () => (listener.status().connected ? true : undefined), 10_000);
     const post = fake.post('did:plc:a', 'news after the refused frame');
     await until('the post stored', async () => ((await storedByInput(ctx)).get(input!)?.includes(itemId(post)) ? true : undefined), 10_000);
   });
@@ -330,13 +330,13 @@ describe('Jetstream listener', () => {
     fake.hostile = 'silent';
     const listener = listen({ handshakeTimeoutMs: 300 });
     // Well under undici's 300 s headers timeout, the only bound before: the first attempt given up, and a second one made.
-    const [first] = await until('a second attempt after the first was given up', () => (fake.hostileConnections.length >= 2 ? fake.hostileConnections : undefined), 20_000);
+    const [first] = await until('a second attempt after the first was given up', () => (fake.hostileConnections.length >= 2 ? fake.hostileConnections : undefined), 10_000);
     await until('the first connection closed by the client', () => (first!.closed ? true : undefined), 10_000);
     expect(listener.status().lastError).toMatch(/opening handshake did not finish within 300 ms/);
     expect(listener.status().connected).toBe(false);
 
     fake.hostile = null;
-    await until('the connection', () => (listener.status().connected ? true : undefined), 20_000);
+    await until('the connection', () => (listener.status().connected ? true : undefined), 10_000);
     const post = fake.post('did:plc:a', 'news after the silent server');
     await until('the post stored', async () => ((await storedByInput(ctx)).get(input!)?.includes(itemId(post)) ? true : undefined), 10_000);
   });

@@ -241,7 +241,7 @@ describe('Twitch chat listener', () => {
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().arrayBuffers)), 10);
     const listener = listen();
     try {
-      const [first, second] = await until('a second connection after the refused frame', () => (fake.hostileConnections.length >= 2 ? fake.hostileConnections : undefined), 20_000);
+      const [first, second] = await until('a second connection after the refused frame', () => (fake.hostileConnections.length >= 2 ? fake.hostileConnections : undefined), 10_000);
       await until('the first connection closed', () => (first!.closed ? true : undefined), 10_000);
       expect(listener.status().lastError).toMatch(new RegExp(`message over ${CHAT_BOUNDS.maxMessageBytes} bytes refused`));
       // Taken: the frame header and what the socket buffers held, not the 100 MiB announced.
@@ -256,7 +256,7 @@ describe('Twitch chat listener', () => {
 
     // The server mends its ways: the listener goes on, joins and stores.
     fake.hostile = null;
-    await until('the channel joined', joinedBy(fake, ['ronni']), 20_000);
+    await until('the channel joined', joinedBy(fake, ['ronni']), 10_000);
     fake.say('ronni', 'a_viewer', 'after the refused frame');
     await until('the message stored', async () => ((await storedByInput(ctx)).get(input!)?.length === 1 ? true : undefined), 10_000);
   });
@@ -268,13 +268,13 @@ describe('Twitch chat listener', () => {
     fake.hostile = 'silent';
     const listener = listen({ handshakeTimeoutMs: 300 });
     // Well under undici's 300 s headers timeout, the only bound before: the first attempt given up, and a second one made.
-    const [first] = await until('a second attempt after the first was given up', () => (fake.hostileConnections.length >= 2 ? fake.hostileConnections : undefined), 20_000);
+    const [first] = await until('a second attempt after the first was given up', () => (fake.hostileConnections.length >= 2 ? fake.hostileConnections : undefined), 10_000);
     await until('the first connection closed by the client', () => (first!.closed ? true : undefined), 10_000);
     expect(listener.status().lastError).toMatch(/opening handshake did not finish within 300 ms/);
     expect(listener.status().connected).toBe(false);
 
     fake.hostile = null;
-    await until('the channel joined', joinedBy(fake, ['ronni']), 20_000);
+    await until('the channel joined', joinedBy(fake, ['ronni']), 10_000);
     fake.say('ronni', 'a_viewer', 'after the silent server');
     await until('the message stored', async () => ((await storedByInput(ctx)).get(input!)?.length === 1 ? true : undefined), 10_000);
   });
