@@ -1,7 +1,7 @@
 /**
- * The stream listeners' outbound WebSocket (docs/services.md#outbound-requests, "WebSockets"):
- * undici's `WebSocket` (the WHATWG one; Node's global is the same code) through the collector's
- * guarded agent, with the two bounds a server could otherwise push to undici's defaults:
+ * The stream listeners' outbound WebSocket (docs/services.md#outbound-requests):
+ * undici's `WebSocket` (the WHATWG one, from the `undici` package) through the collector's guarded
+ * agent, with the two bounds a server could otherwise push to undici's defaults:
  *
  * - **Message size**: undici refuses a message (a frame's announced payload, the fragments of a
  *   message together, or a `permessage-deflate` message once inflated) over the agent's
