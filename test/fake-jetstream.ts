@@ -9,10 +9,15 @@
  *   part + `.test`, `displayName` = `Name <part>`), counted in `profileLookups`; 503 while
  *   `failProfiles`.
  * - `GET /xrpc/com.atproto.identity.resolveHandle?handle=…`: the DIDs of `handles`.
+ *
+ * While `hostile` is set, a WebSocket upgrade is answered by a hostile server instead
+ * (test/hostile-websocket.ts: `silent` never answers it, `oversized` sends a 100 MiB frame),
+ * recorded in `hostileConnections`.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { type HostileConnection, type Hostility, serveHostile } from './hostile-websocket.ts';
 
 export interface JetstreamEvent {
   did: string;
@@ -44,6 +49,10 @@ export interface FakeJetstream {
   failProfiles: boolean;
   /** Handle → DID answered by resolveHandle. */
   handles: Map<string, string>;
+  /** While set, upgrades go to a hostile server (test/hostile-websocket.ts), not to the Jetstream. */
+  hostile: Hostility | null;
+  /** Every connection the hostile server took, in order. */
+  hostileConnections: HostileConnection[];
   /** Open connections now. */
   open(): number;
   /** Publishes a post of `did` (its `time_us` later than any before); answers the event. */
@@ -75,7 +84,12 @@ export async function startFakeJetstream(): Promise<FakeJetstream> {
     }
     res.writeHead(404).end();
   });
-  const wss = new WebSocketServer({ server, path: '/subscribe' });
+  const wss = new WebSocketServer({ noServer: true });
+  server.on('upgrade', (req, socket, head) => {
+    if (new URL(req.url ?? '/', 'http://x').pathname !== '/subscribe') return void socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    if (fake.hostile) return void fake.hostileConnections.push(serveHostile(fake.hostile, req, socket));
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  });
   const clients = new Set<WebSocket>();
   let lastUs = 0;
   let seq = 0;
@@ -99,6 +113,8 @@ export async function startFakeJetstream(): Promise<FakeJetstream> {
     profileLookups: 0,
     failProfiles: false,
     handles: new Map(),
+    hostile: null,
+    hostileConnections: [],
     open: () => clients.size,
     publish(event) {
       lastUs = Math.max(lastUs + 1, Date.now() * 1000);
@@ -131,6 +147,7 @@ export async function startFakeJetstream(): Promise<FakeJetstream> {
     drop() {
       for (const socket of clients) socket.terminate();
       clients.clear();
+      for (const connection of fake.hostileConnections) connection.destroy();
     },
     async close() {
       fake.drop();

@@ -3,11 +3,15 @@
  * 127.0.0.1 port, for tests: it records every line each client sends (`connections`), answers
  * `CAP REQ` with `CAP * ACK` and `NICK` with the `001` welcome, and lets a test send lines to the
  * clients that joined a channel (`say`, `send`), PING them, ask them to `RECONNECT`, or cut them.
+ * While `hostile` is set, a WebSocket upgrade is answered by a hostile server instead
+ * (test/hostile-websocket.ts: `silent` never answers it, `oversized` sends a 100 MiB frame),
+ * recorded in `hostileConnections`.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { type HostileConnection, type Hostility, serveHostile } from './hostile-websocket.ts';
 
 export interface FakeConnection {
   socket: WebSocket;
@@ -35,6 +39,10 @@ export interface FakeTwitchChat {
   drop(): void;
   /** Called with each connection once it has logged in (after the `001` welcome), e.g. to send it a `RECONNECT`. */
   onLogin: ((connection: FakeConnection) => void) | null;
+  /** While set, upgrades go to a hostile server (test/hostile-websocket.ts), not to the chat. */
+  hostile: Hostility | null;
+  /** Every connection the hostile server took, in order. */
+  hostileConnections: HostileConnection[];
   close(): Promise<void>;
 }
 
@@ -44,7 +52,11 @@ export const fixtureLine = (file: string) => readFileSync(new URL(`./fixtures/tw
 /** Starts the fake on a free 127.0.0.1 port. */
 export async function startFakeTwitchChat(): Promise<FakeTwitchChat> {
   const server: Server = createServer((_req, res) => res.writeHead(404).end());
-  const wss = new WebSocketServer({ server });
+  const wss = new WebSocketServer({ noServer: true });
+  server.on('upgrade', (req, socket, head) => {
+    if (fake.hostile) return void fake.hostileConnections.push(serveHostile(fake.hostile, req, socket));
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  });
   let counter = 0;
   const fake: FakeTwitchChat = {
     url: '',
@@ -64,8 +76,11 @@ export async function startFakeTwitchChat(): Promise<FakeTwitchChat> {
       for (const c of fake.open()) c.socket.terminate();
     },
     onLogin: null,
+    hostile: null,
+    hostileConnections: [],
     async close() {
       for (const c of fake.connections) c.socket.terminate();
+      for (const c of fake.hostileConnections) c.destroy();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

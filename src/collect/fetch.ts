@@ -189,9 +189,18 @@ export function createFetcher(options: FetcherOptions): SourceFetch & { open: Op
  * for streams (docs/services.md#push-and-streams). A refused connection fails with a
  * {@link FetchError} of kind `blocked` (wrapped by undici); `timeoutMs` bounds the connect.
  * `onBlocked` hears of each refusal (undici's WebSocket reports a failed handshake without its
- * cause).
+ * cause). `webSocket.maxPayloadSize` (bytes) is undici's bound on a WebSocket message received
+ * through the agent (its docs/api/Client.md, `webSocket`; default 128 MiB): a stream listener sets
+ * its service's (`services/kit/stream/websocket.ts`, docs/services.md#outbound-requests).
  */
-export function createGuardedAgent(options: { allowPrivate: boolean; isAllowed?: (address: string) => boolean; timeoutMs?: number; onBlocked?: (error: FetchError) => void; connectionsPerOrigin?: number }): Agent {
+export function createGuardedAgent(options: {
+  allowPrivate: boolean;
+  isAllowed?: (address: string) => boolean;
+  timeoutMs?: number;
+  onBlocked?: (error: FetchError) => void;
+  connectionsPerOrigin?: number;
+  webSocket?: { maxPayloadSize: number };
+}): Agent {
   const allowPrivate = options.allowPrivate;
   const isAllowed = options.isAllowed ?? isAllowedAddress;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -219,6 +228,7 @@ export function createGuardedAgent(options: { allowPrivate: boolean; isAllowed?:
   const agent = new Agent({
     // Politeness (COLLECT_HOST_CONCURRENCY): at most this many connections per origin, one request on each.
     ...(options.connectionsPerOrigin !== undefined ? { connections: options.connectionsPerOrigin, pipelining: 1 } : {}),
+    ...(options.webSocket && { webSocket: { maxPayloadSize: options.webSocket.maxPayloadSize } }),
     connect(connectOptions, callback) {
       const host = connectOptions.hostname;
       if (!allowPrivate && net.isIP(host) !== 0 && !isAllowed(host)) {

@@ -8,11 +8,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamDeps } from '../../src/collect/streams.ts';
 import { startTwitchChat, type TwitchChat, TWITCH_CHAT } from '../../src/services/twitch/stream/chat.ts';
-import { backoffMs } from '../../src/services/twitch/stream/socket.ts';
+import { backoffMs, CHAT_BOUNDS } from '../../src/services/twitch/stream/socket.ts';
 import { createCollection } from '../../src/store/collections.ts';
 import { build, buildTenant, type TestContext } from '../helper.ts';
 import { until } from '../processes.ts';
 import { type FakeTwitchChat, fixtureLine, startFakeTwitchChat } from '../fake-twitch-chat.ts';
+import { OVERSIZED_BYTES } from '../hostile-websocket.ts';
 
 let fake: FakeTwitchChat | undefined;
 const listeners: TwitchChat[] = [];
@@ -37,8 +38,8 @@ async function setup(env: Record<string, string> = { ALLOW_PRIVATE_FETCH: 'true'
     const body = res.json() as { _id: string }[] | { _id: string };
     return (Array.isArray(body) ? body : [body]).map((i) => i._id);
   };
-  const listen = () => {
-    const listener = startTwitchChat(streamDeps({ db: ctx.db, config: ctx.config, log: ctx.app.log }), { leaseMs: 600, graceMs: 500 });
+  const listen = (options: { handshakeTimeoutMs?: number } = {}) => {
+    const listener = startTwitchChat(streamDeps({ db: ctx.db, config: ctx.config, log: ctx.app.log }), { leaseMs: 600, graceMs: 500, ...options });
     listeners.push(listener);
     return listener;
   };
@@ -227,5 +228,54 @@ describe('Twitch chat listener', () => {
     expect(listener.status().lastError).toMatch(/public address|blocked|not allowed/i);
     expect(listener.status().connected).toBe(false);
     expect(fake.connections.filter((c) => c.lines.length)).toEqual([]);
+  });
+
+  it('a chat server sending one frame over the bound (100 MiB announced) is cut at its header, recorded, reconnected with the back-off, and never buffered', async () => {
+    const { ctx, fake, create, listen } = await setup();
+    const acme = await buildTenant(ctx.db);
+    const [input] = await create(acme, ['ronni']);
+    fake.hostile = 'oversized';
+    // The process's buffers (undici's frame buffer among them), sampled while the server sends.
+    const before = process.memoryUsage().arrayBuffers;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().arrayBuffers)), 10);
+    const listener = listen();
+    try {
+      const [first, second] = await until('a second connection after the refused frame', () => (fake.hostileConnections.length >= 2 ? fake.hostileConnections : undefined), 10_000);
+      await until('the first connection closed', () => (first!.closed ? true : undefined), 10_000);
+      expect(listener.status().lastError).toMatch(new RegExp(`message over ${CHAT_BOUNDS.maxMessageBytes} bytes refused`));
+      // Taken: the frame header and what the socket buffers held, not the 100 MiB announced.
+      expect(first!.bytesSent).toBeLessThan(16 * 1024 * 1024);
+      expect(first!.bytesSent).toBeLessThan(OVERSIZED_BYTES);
+      // A lower bound only (load can only make the gap longer): the back-off after a first failure is 1 s.
+      expect(second!.openedAt - first!.closedAt!).toBeGreaterThanOrEqual(backoffMs(0) - 50);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(peak - before).toBeLessThan(32 * 1024 * 1024);
+
+    // The server mends its ways: the listener goes on, joins and stores.
+    fake.hostile = null;
+    await until('the channel joined', joinedBy(fake, ['ronni']), 10_000);
+    fake.say('ronni', 'a_viewer', 'after the refused frame');
+    await until('the message stored', async () => ((await storedByInput(ctx)).get(input!)?.length === 1 ? true : undefined), 10_000);
+  });
+
+  it('a chat server that accepts the connection and never answers the handshake is given up after the handshake bound, not after 300 s', async () => {
+    const { ctx, fake, create, listen } = await setup();
+    const acme = await buildTenant(ctx.db);
+    const [input] = await create(acme, ['ronni']);
+    fake.hostile = 'silent';
+    const listener = listen({ handshakeTimeoutMs: 300 });
+    // Well under undici's 300 s headers timeout, the only bound before: the first attempt given up, and a second one made.
+    const [first] = await until('a second attempt after the first was given up', () => (fake.hostileConnections.length >= 2 ? fake.hostileConnections : undefined), 10_000);
+    await until('the first connection closed by the client', () => (first!.closed ? true : undefined), 10_000);
+    expect(listener.status().lastError).toMatch(/opening handshake did not finish within 300 ms/);
+    expect(listener.status().connected).toBe(false);
+
+    fake.hostile = null;
+    await until('the channel joined', joinedBy(fake, ['ronni']), 10_000);
+    fake.say('ronni', 'a_viewer', 'after the silent server');
+    await until('the message stored', async () => ((await storedByInput(ctx)).get(input!)?.length === 1 ? true : undefined), 10_000);
   });
 });

@@ -1,10 +1,19 @@
 /**
  * The Jetstream listener's connection (docs/services.md#bluesky-jetstream): one WebSocket through
- * the collector's guarded agent (`createGuardedAgent`, docs/services.md#outbound-requests), whose
- * JSON text frames are handed over as events, and the back-off between two connections.
+ * the collector's guarded agent (`createGuardedAgent`, docs/services.md#outbound-requests), bounded
+ * in message size and handshake time (`JETSTREAM_BOUNDS`), whose JSON text frames are handed over
+ * as events, and the back-off between two connections.
  */
-import { type Agent, WebSocket } from 'undici';
+import type { Agent } from 'undici';
 import { obj, type Json } from '../../kit/normalize.ts';
+import { openBoundedWebSocket, type WebSocketBounds } from '../../kit/stream/websocket.ts';
+
+/**
+ * What a Jetstream server may make the listener hold or wait for: a message of at most 1 MiB (an
+ * event is one small JSON object: a post record is limited to 3 000 bytes of text, its commit and
+ * embed references to a few KiB more; lexicon app.bsky.feed.post), a handshake of at most 10 s.
+ */
+export const JETSTREAM_BOUNDS: WebSocketBounds = { maxMessageBytes: 1024 * 1024, handshakeTimeoutMs: 10_000 };
 
 /** Waits before the 1st, 2nd, … reconnection after a drop, ms; the last repeats (1 s up to 30 s). */
 export const BACKOFF_MS: readonly number[] = [1000, 2000, 5000, 10_000, 30_000];
@@ -31,40 +40,23 @@ export interface JetstreamSocket {
 }
 
 /**
- * Opens a WebSocket to `href` (`resumeUrl`) through `agent`. Throws what undici's `WebSocket`
- * throws synchronously (a URL that is not ws: or wss:).
+ * Opens a WebSocket to `href` (`resumeUrl`) through `agent` (made with
+ * `webSocketAgentOptions(JETSTREAM_BOUNDS)`), bounded by `bounds` (`kit/stream/websocket.ts`):
+ * a message over its size or a handshake past its time fails the connection (`onDrop` with an
+ * error). Throws what undici's `WebSocket` throws synchronously (a URL that is not ws: or wss:).
  */
-export function openJetstreamSocket(href: string, agent: Agent, handlers: JetstreamSocketHandlers): JetstreamSocket {
-  let done = false;
-  const ws = new WebSocket(href, { dispatcher: agent });
-  const drop = (failure: { error: unknown } | null) => {
-    if (done) return;
-    done = true;
-    handlers.onDrop(failure);
-  };
-  ws.addEventListener('open', () => {
-    if (!done) handlers.onOpen();
-  });
-  ws.addEventListener('message', (message) => {
-    if (done || typeof message.data !== 'string') return;
-    let event: Json;
-    try {
-      event = obj(JSON.parse(message.data));
-    } catch {
-      return;
-    }
-    handlers.onEvent(event);
-  });
-  ws.addEventListener('error', (event) => drop({ error: (event as unknown as { error?: unknown }).error }));
-  ws.addEventListener('close', () => drop(null));
-  return {
-    close() {
-      done = true;
+export function openJetstreamSocket(href: string, agent: Agent, handlers: JetstreamSocketHandlers, bounds: WebSocketBounds = JETSTREAM_BOUNDS): JetstreamSocket {
+  return openBoundedWebSocket(href, agent, bounds, {
+    onOpen: () => handlers.onOpen(),
+    onText(data) {
+      let event: Json;
       try {
-        ws.close();
+        event = obj(JSON.parse(data));
       } catch {
-        // Already closed.
+        return;
       }
+      handlers.onEvent(event);
     },
-  };
+    onDrop: (failure) => handlers.onDrop(failure),
+  });
 }

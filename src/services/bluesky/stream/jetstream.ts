@@ -29,7 +29,8 @@
  *   and `poll` again when it stops, loses the lease, stays disconnected longer than 15 s, or an
  *   input leaves the matcher (deactivated, changed, deleted).
  * - **Bounds**: the connection goes through the collector's private-address guard
- *   (`createGuardedAgent`, ALLOW_PRIVATE_FETCH); reconnects back off from 1 s to 30 s; more than
+ *   (`createGuardedAgent`, ALLOW_PRIVATE_FETCH); a message over 1 MiB or a handshake past 10 s
+ *   fails it (`JETSTREAM_BOUNDS`); reconnects back off from 1 s to 30 s; more than
  *   20 000 events waiting → the connection is dropped and resumed from the cursor.
  *
  * Its units, each testable alone: the connection and its back-off (`jetstream-socket.ts`), the
@@ -52,7 +53,8 @@ import { type AuthorCache, authorCache } from './jetstream-authors.ts';
 import { sortBatch, storeBatch } from './jetstream-batch.ts';
 import { advancedCursor, resumeUrl } from './jetstream-cursor.ts';
 import { type JetstreamInputs, jetstreamInputs } from './jetstream-inputs.ts';
-import { backoffMs, type JetstreamSocket, openJetstreamSocket } from './jetstream-socket.ts';
+import { webSocketAgentOptions, type WebSocketBounds } from '../../kit/stream/websocket.ts';
+import { backoffMs, JETSTREAM_BOUNDS, type JetstreamSocket, openJetstreamSocket } from './jetstream-socket.ts';
 
 export { REWIND_US } from './jetstream-cursor.ts';
 
@@ -70,6 +72,8 @@ export interface JetstreamOptions extends StreamDeps {
   log: FastifyBaseLogger;
   /** ms between two reads of the inputs (default 3000). */
   refreshMs?: number;
+  /** Longest wait for the WebSocket's opening handshake, ms (default `JETSTREAM_BOUNDS`'s 10 000). */
+  handshakeTimeoutMs?: number;
 }
 
 /** What the listener says of itself (tests, logs). */
@@ -110,6 +114,7 @@ class Listener {
   private readonly leaseMs: number;
   private readonly refreshMs: number;
   private readonly agent: Agent;
+  private readonly bounds: WebSocketBounds;
   private readonly fetcher: ReturnType<CollectorTools['createFetcher']>;
   private readonly inputs: JetstreamInputs;
   private readonly authors: AuthorCache;
@@ -144,7 +149,8 @@ class Listener {
     this.ingestPushed = tools.ingestPushed;
     this.leaseMs = config.jetstreamLease * 1000;
     this.refreshMs = options.refreshMs ?? 3000;
-    this.agent = tools.createGuardedAgent({ allowPrivate: config.allowPrivateFetch, onBlocked: (error) => (this.refused = error) });
+    this.bounds = { ...JETSTREAM_BOUNDS, handshakeTimeoutMs: options.handshakeTimeoutMs ?? JETSTREAM_BOUNDS.handshakeTimeoutMs };
+    this.agent = tools.createGuardedAgent({ allowPrivate: config.allowPrivateFetch, onBlocked: (error) => (this.refused = error), ...webSocketAgentOptions(this.bounds) });
     this.fetcher = tools.createFetcher({ allowPrivate: config.allowPrivateFetch, timeoutMs: 5000 });
     const context = (): CollectContext => ({ fetch: this.fetcher, services: config.services, now: Date.now() });
     this.inputs = jetstreamInputs(
@@ -277,7 +283,7 @@ class Listener {
         if (failure) this.fail(`connection failed: ${describe(this.refused ?? failure.error)}`);
         dropped();
       },
-    });
+    }, this.bounds);
   }
 
   private disconnect() {

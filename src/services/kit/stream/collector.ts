@@ -34,8 +34,8 @@ export interface StreamCredentials {
 export interface CollectorTools {
   /** `collect/fetch.ts` createFetcher: guarded requests, and `open`, a long-lived guarded GET (Server-Sent Events). */
   createFetcher(options: { allowPrivate: boolean; timeoutMs?: number }): SourceFetch & { open: OpenStream; close(): Promise<void> };
-  /** `collect/fetch.ts` createGuardedAgent: the guarded dispatcher of a WebSocket; `onBlocked` hears of each refused address. */
-  createGuardedAgent(options: { allowPrivate: boolean; onBlocked?: (error: FetchError) => void }): Agent;
+  /** `collect/fetch.ts` createGuardedAgent: the guarded dispatcher of a WebSocket; `onBlocked` hears of each refused address; `webSocket` bounds a message's size (`kit/stream/websocket.ts` webSocketAgentOptions). */
+  createGuardedAgent(options: { allowPrivate: boolean; onBlocked?: (error: FetchError) => void; webSocket?: { maxPayloadSize: number } }): Agent;
   /** The process's credential resolver of the database (`collect/credentials.ts` credentialResolver). */
   credentials: StreamCredentials;
   /** `collect/ingest.ts` ingestPushed: pushed items of an input through its filters, de-duplication, rejections and events; resolves to how many were stored. */

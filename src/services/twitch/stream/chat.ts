@@ -25,7 +25,8 @@
  *   and `poll` again when it stops, loses the lease, stays disconnected longer than the grace
  *   (default 15 s), or an input leaves (deactivated, changed, deleted). Their polls read nothing.
  * - **Bounds**: the connection goes through the collector's private-address guard
- *   (`createGuardedAgent`, ALLOW_PRIVATE_FETCH); more than 20 000 messages waiting → the
+ *   (`createGuardedAgent`, ALLOW_PRIVATE_FETCH); a WebSocket message over 64 KiB or a handshake
+ *   past 10 s fails it (`CHAT_BOUNDS`); more than 20 000 messages waiting → the
  *   connection is dropped and opened again.
  */
 import { randomBytes } from 'node:crypto';
@@ -44,7 +45,8 @@ import { channelOfMessage, chatItem, chatRemoval } from '../connector.ts';
 import type { IrcMessage } from '../irc.ts';
 import { channelOf } from '../row.ts';
 import { RecentMessages } from './recent.ts';
-import { backoffMs, type ChatSocket, openChatSocket } from './socket.ts';
+import { webSocketAgentOptions } from '../../kit/stream/websocket.ts';
+import { backoffMs, CHAT_BOUNDS, type ChatSocket, openChatSocket } from './socket.ts';
 
 /** The stream's name in the `streams` table. */
 export const TWITCH_CHAT = 'twitch-chat';
@@ -61,6 +63,8 @@ export interface TwitchChatOptions {
   graceMs?: number;
   /** A connection silent this long is dropped, ms (default 360 000: Twitch PINGs about every 5 minutes). */
   idleMs?: number;
+  /** Longest wait for the WebSocket's opening handshake, ms (default `CHAT_BOUNDS`' 10 000). */
+  handshakeTimeoutMs?: number;
 }
 
 /** What the listener says of itself (tests, logs). */
@@ -92,7 +96,12 @@ export function startTwitchChat(deps: StreamDeps, options: TwitchChatOptions = {
     const state: TwitchChatStatus = { holder, connected: false, connections: 0, channels: [], lastError: null };
     return { status: () => ({ ...state }), tick: async () => {}, stop: async () => {} };
   }
-  const listener = new Listener(deps, url, holder, { leaseMs: options.leaseMs ?? 6000, graceMs: options.graceMs ?? 15_000, idleMs: options.idleMs ?? 360_000 });
+  const listener = new Listener(deps, url, holder, {
+    leaseMs: options.leaseMs ?? 6000,
+    graceMs: options.graceMs ?? 15_000,
+    idleMs: options.idleMs ?? 360_000,
+    handshakeTimeoutMs: options.handshakeTimeoutMs ?? CHAT_BOUNDS.handshakeTimeoutMs,
+  });
   const ticker = deps.tools.startTicker(() => listener.tick(), Math.max(100, Math.floor(listener.settings.leaseMs / 3)), deps.log);
   let stopped: Promise<void> | undefined;
   return {
@@ -136,7 +145,7 @@ class Listener {
     this.url = url;
     this.settings = settings;
     this.state = { holder, connected: false, connections: 0, channels: [], lastError: null };
-    this.agent = deps.tools.createGuardedAgent({ allowPrivate: deps.config.allowPrivateFetch, onBlocked: (error) => (this.refused = error) });
+    this.agent = deps.tools.createGuardedAgent({ allowPrivate: deps.config.allowPrivateFetch, onBlocked: (error) => (this.refused = error), ...webSocketAgentOptions(CHAT_BOUNDS) });
   }
 
   private get log(): FastifyBaseLogger | undefined {
@@ -256,7 +265,7 @@ class Listener {
             dropped(reconnect);
           },
         },
-        { idleMs: this.settings.idleMs },
+        { idleMs: this.settings.idleMs, bounds: { ...CHAT_BOUNDS, handshakeTimeoutMs: this.settings.handshakeTimeoutMs } },
       );
     } catch (error) {
       this.fail(`could not connect: ${describe(error)}`);

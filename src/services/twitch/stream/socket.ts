@@ -8,11 +8,20 @@
  * server's request to reconnect) to its owner, drops the connection on a `NOTICE *` (a refused
  * login: "Login authentication failed"), and joins and parts channels at most
  * `JOIN_LIMIT` per `JOIN_WINDOW_MS` (Twitch's rate limit of JOINs per user: 20 per 10 s), in
- * lines within the 512 characters of an IRC message (RFC 1459 §2.3).
+ * lines within the 512 characters of an IRC message (RFC 1459 §2.3). A message over
+ * `CHAT_BOUNDS`' size or a handshake past its time fails the connection (`kit/stream/websocket.ts`).
  */
 import { randomInt } from 'node:crypto';
-import { type Agent, WebSocket } from 'undici';
+import type { Agent } from 'undici';
+import { openBoundedWebSocket, type WebSocketBounds } from '../../kit/stream/websocket.ts';
 import { type IrcMessage, parseIrcLine } from '../irc.ts';
+
+/**
+ * What a chat server may make the listener hold or wait for: a WebSocket message of at most
+ * 64 KiB (Twitch may send several IRC messages in one, each at most 8 703 bytes with its tags,
+ * IRCv3 message-tags: 8 191 for the tags and RFC 1459's 512), a handshake of at most 10 s.
+ */
+export const CHAT_BOUNDS: WebSocketBounds = { maxMessageBytes: 64 * 1024, handshakeTimeoutMs: 10_000 };
 
 /** JOINs per window at most, and the window (ms): Twitch's limit for a user (dev.twitch.tv/docs/chat/#rate-limits). */
 export const JOIN_LIMIT = 20;
@@ -69,36 +78,37 @@ export interface ChatSocket {
 }
 
 /**
- * Opens the chat connection to `href` through `agent`; `idleMs`: a connection silent this long
- * (Twitch PINGs about every 5 minutes) is dropped; `joinLimit` JOINs per `joinWindowMs` (ms) at
- * most (Twitch's, by default). Throws what undici's `WebSocket` throws
- * synchronously (a URL that is not ws: or wss:).
+ * Opens the chat connection to `href` through `agent` (made with `webSocketAgentOptions(bounds)`);
+ * `idleMs`: a connection silent this long (Twitch PINGs about every 5 minutes) is dropped;
+ * `joinLimit` JOINs per `joinWindowMs` (ms) at most (Twitch's, by default); `bounds`: a message
+ * over its size or a handshake past its time fails the connection (default {@link CHAT_BOUNDS}).
+ * Throws what undici's `WebSocket` throws synchronously (a URL that is not ws: or wss:).
  */
 export function openChatSocket(
   href: string,
   agent: Agent,
   handlers: ChatSocketHandlers,
-  { idleMs = 360_000, joinLimit = JOIN_LIMIT, joinWindowMs = JOIN_WINDOW_MS }: { idleMs?: number; joinLimit?: number; joinWindowMs?: number } = {},
+  {
+    idleMs = 360_000,
+    joinLimit = JOIN_LIMIT,
+    joinWindowMs = JOIN_WINDOW_MS,
+    bounds = CHAT_BOUNDS,
+  }: { idleMs?: number; joinLimit?: number; joinWindowMs?: number; bounds?: WebSocketBounds } = {},
 ): ChatSocket {
   let done = false;
   let open = false;
-  const ws = new WebSocket(href, { dispatcher: agent });
   const waiting: string[] = [];
   let sentAt: number[] = [];
   let pacer: ReturnType<typeof setTimeout> | undefined;
   let idle: ReturnType<typeof setTimeout> | undefined;
   const send = (line: string) => {
-    if (!done && ws.readyState === WebSocket.OPEN) ws.send(`${line}\r\n`);
+    if (!done) ws.send(`${line}\r\n`);
   };
   const finish = () => {
     done = true;
     clearTimeout(pacer);
     clearTimeout(idle);
-    try {
-      ws.close();
-    } catch {
-      // Already closed.
-    }
+    ws.close();
   };
   const drop = (failure: { error: unknown } | null, reconnect = false) => {
     if (done) return;
@@ -123,30 +133,31 @@ export function openChatSocket(
     }
     if (waiting.length) pacer = setTimeout(pace, Math.max(50, sentAt[0]! + joinWindowMs - now));
   };
-  ws.addEventListener('open', () => {
-    if (done) return;
-    open = true;
-    send('CAP REQ :twitch.tv/tags twitch.tv/commands');
-    send(`NICK justinfan${randomInt(10_000, 100_000_000)}`);
-    awake();
-    handlers.onOpen();
-    pace();
-  });
-  ws.addEventListener('message', (event) => {
-    if (done || typeof event.data !== 'string') return;
-    awake();
-    for (const line of event.data.split(/\r?\n/).slice(0, 1000)) {
-      const message = parseIrcLine(line);
-      if (!message) continue;
-      if (message.command === 'PING') send(`PONG :${message.params[0] ?? 'tmi.twitch.tv'}`);
-      else if (message.command === 'RECONNECT') return drop(null, true);
-      else if (message.command === 'NOTICE' && message.params[0] === '*') return drop({ error: new Error(`the chat server refused the login: ${message.params.at(-1)}`) });
-      else handlers.onMessage(message);
+  const ws = openBoundedWebSocket(href, agent, bounds, {
+    onOpen() {
       if (done) return;
-    }
+      open = true;
+      send('CAP REQ :twitch.tv/tags twitch.tv/commands');
+      send(`NICK justinfan${randomInt(10_000, 100_000_000)}`);
+      awake();
+      handlers.onOpen();
+      pace();
+    },
+    onText(data) {
+      if (done) return;
+      awake();
+      for (const line of data.split(/\r?\n/).slice(0, 1000)) {
+        const message = parseIrcLine(line);
+        if (!message) continue;
+        if (message.command === 'PING') send(`PONG :${message.params[0] ?? 'tmi.twitch.tv'}`);
+        else if (message.command === 'RECONNECT') return drop(null, true);
+        else if (message.command === 'NOTICE' && message.params[0] === '*') return drop({ error: new Error(`the chat server refused the login: ${message.params.at(-1)}`) });
+        else handlers.onMessage(message);
+        if (done) return;
+      }
+    },
+    onDrop: (failure) => drop(failure),
   });
-  ws.addEventListener('error', (event) => drop({ error: (event as unknown as { error?: unknown }).error }));
-  ws.addEventListener('close', () => drop(null));
   return {
     join(channels) {
       const fresh = channels.filter((c) => !waiting.includes(c));
