@@ -196,6 +196,27 @@ describe.skipIf(browserMissing)('console: undo, history, confirmation', () => {
     await moderateElsewhere('rss_2', 'published');
   });
 
+  it('z pressed the moment the Undo notice appears undoes: the key does not wait for the effects of that render', { timeout: 60_000 }, async () => {
+    const page = await consolePage(browser);
+    await signIn(page, sluice, screen());
+    await card(page, 'Story 03').waitFor();
+    // In the page: when the notice's Undo button is put in the document, press z at once, in the
+    // microtask after that render (before its effects, which run after the paint).
+    await page.evaluate(() => {
+      const observer = new MutationObserver(() => {
+        const offered = [...document.querySelectorAll('[role="status"] button')].some((button) => button.textContent?.trim() === 'Undo');
+        if (!offered) return;
+        observer.disconnect();
+        document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'z', bubbles: true }));
+      });
+      observer.observe(document.body, { childList: true, subtree: true });
+    });
+    await card(page, 'Story 03').getByRole('button', { name: 'Unpublish Story 03', exact: true }).click();
+    await notice(page).getByText('Undone: “Story 03” is as before.').waitFor();
+    await expect.poll(published).toContain('Story 03');
+    await page.context().close();
+  });
+
   it('at 375 px the dialog and the notice fit the screen and are accessible', { timeout: 60_000 }, async () => {
     const page = await consolePage(browser, PHONE);
     await signIn(page, sluice, screen());

@@ -5,7 +5,7 @@
  * moderator (roles.ts); `z` only while the Undo notice offers Undo; `/` focuses the text filter,
  * unfolding the filters first on a narrow screen.
  */
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import type { Item } from '../../resources.ts';
 import type { useUndo } from '../moderation-undo.ts';
 import type { State } from './changes.ts';
@@ -39,9 +39,14 @@ export function useShortcuts(options: {
   openFilters: () => void;
   dialog: { current: HTMLDialogElement | null };
 }) {
-  const { latest, currentRef, focusCard, moderate, toggle, moderator, undo, search, openFilters, dialog } = options;
+  // The listener reads the options of the last render, not of the render that added it: an
+  // effect that re-added it runs after the paint, so a key pressed as soon as the Undo notice
+  // shows would otherwise meet the listener of the render before, which knew no Undo.
+  const now = useRef(options);
+  now.current = options;
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
+      const { latest, currentRef, focusCard, moderate, toggle, moderator, undo, search, openFilters, dialog } = now.current;
       if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
       const target = event.target as HTMLElement | null;
       if (target?.closest('input, textarea, select, [contenteditable="true"], dialog[open]')) return;
@@ -87,5 +92,5 @@ export function useShortcuts(options: {
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [focusCard, moderate, toggle, moderator, undo.open, undo.undo]);
+  }, []);
 }
