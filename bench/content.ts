@@ -41,9 +41,11 @@
  * Cost growth (issue 31 point 6): a second database holds a tenth of the items in a tenth of the
  * collections, each as large as at the full size (every read then does the same work and only
  * the database's size differs: `<BENCH_DB>.small`, or on PostgreSQL the schema `bench_small`),
- * served by a second child; each read of READS runs there right before the same read at the full
- * size, and each read's server p99 (exact: the run's `reply.elapsedTime`s) at the full size over the
- * same at a tenth is printed, with the goals of docs/operations.md#reads-at-scale.
+ * served by a second child; each read of READS runs there, then at the full size over as many
+ * collections (so that what the process keeps per collection is as large too), then at the full
+ * size over all of them; each read's server p99 (exact: the run's `reply.elapsedTime`s) at the full
+ * size over the same at a tenth is printed (and beside it the full size over all its collections
+ * against the tenth), with the goals of docs/operations.md#reads-at-scale.
  * Environment: BENCH_ITEMS (default 1000000; the smaller size a tenth), BENCH_DURATION seconds per run (default 8),
  * BENCH_RUNS=<names,…> measures only those runs (and the baseline). BENCH_DB=<path> keeps the SQLite database there. A database filled by an earlier run (a kept
  * SQLite file, or the PostgreSQL database) is reused, migrated to the code's schema first, so a
@@ -501,6 +503,12 @@ async function main() {
     console.log(`a default content page: ${pageBytes} bytes; kept and sent to a client that accepts gzip: ${gzipBytes} bytes`);
     const runs = runsOf(big, pageBytes);
     const smallRuns = runsOf(small, pageBytes);
+    // The full size read over as many collections as the smaller size has: the per-collection
+    // state a process keeps (heads, pages, items' JSON) is then as large at both sizes, and only
+    // the database's size differs between the two figures the growth compares.
+    const sameCollections = small.collections.length;
+    const tenthRuns = runsOf({ ...big, collections: big.collections.slice(0, sameCollections) }, pageBytes);
+    const tenthResults: Record<string, Figures> = {};
     const results: Record<string, Figures & { ratio?: { requestsPerSecond: number; p50: number; p99: number } }> = {};
     const smallResults: Record<string, Figures> = {};
     // The smaller size's server warmed up as the other is by the baselines (JIT, page cache), its figures dropped.
@@ -514,6 +522,8 @@ async function main() {
       if (READS.includes(name)) {
         const figures = (smallResults[name] = await measure(smallServer.port, smallRuns[name]!, smallServer.child));
         console.log(`${`${name}@${small.items}`.padEnd(26)} ${String(figures.requestsPerSecond).padStart(7)} req/s  p50 ${String(figures.p50Ms).padStart(3)} ms  p99 ${String(figures.p99Ms).padStart(3)} ms  server p99 ${serverP99Both(figures)}`);
+        const tenth = (tenthResults[name] = await measure(port, tenthRuns[name]!, child));
+        console.log(`${`${name}@${big.items}/${sameCollections}`.padEnd(26)} ${String(tenth.requestsPerSecond).padStart(7)} req/s  p50 ${String(tenth.p50Ms).padStart(3)} ms  p99 ${String(tenth.p99Ms).padStart(3)} ms  server p99 ${serverP99Both(tenth)}`);
       }
       const figures = await measure(port, path, child);
       const base = results.baseline ?? figures;
@@ -559,14 +569,20 @@ async function main() {
     console.log(`server peak memory ${peakMemoryMB} MB (at the end: rss ${mb(memory.rss)} MB, V8 heap ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} MB, external ${mb(memory.external)} MB)`);
     const load = loadavg().map((l) => +l.toFixed(2));
     console.log(`load average ${load.join(' ')} (after the runs)`);
-    // Cost growth (issue 31 point 6): each read's server p99 (exact) at the full size over the same at a tenth.
-    const growth: Record<string, { smallMs: number; bigMs: number; ratio: number }> = {};
+    // Cost growth (issue 31 point 6): each read's server p99 (exact) at the full size over the same
+    // at a tenth, both over as many collections (`tenthResults`); the full size over all its
+    // collections beside it (`overAll`: the per-collection state ten times as large too).
+    const growth: Record<string, { smallMs: number; bigMs: number; ratio: number; overAll?: number }> = {};
     for (const name of READS) {
       const a = smallResults[name]?.serverP99Ms;
-      const b = results[name]?.serverP99Ms;
+      const b = tenthResults[name]?.serverP99Ms;
       if (a === undefined || b === undefined) continue;
-      growth[name] = { smallMs: +a.toFixed(3), bigMs: +b.toFixed(3), ratio: +(b / a).toFixed(2) };
-      console.log(`server p99 of ${name.padEnd(18)} at ${big.items} items over the same at ${small.items}: ${growth[name].ratio} (${b.toFixed(2)} ms against ${a.toFixed(2)} ms)`);
+      const all = results[name]?.serverP99Ms;
+      growth[name] = { smallMs: +a.toFixed(3), bigMs: +b.toFixed(3), ratio: +(b / a).toFixed(2), ...(all !== undefined ? { overAll: +(all / a).toFixed(2) } : {}) };
+      console.log(
+        `server p99 of ${name.padEnd(18)} at ${big.items} items over the same at ${small.items} (${sameCollections} collections each): ${growth[name].ratio} (${b.toFixed(2)} ms against ${a.toFixed(2)} ms)` +
+          (all !== undefined ? `; over all ${big.collections.length} collections: ${growth[name].overAll}` : ''),
+      );
     }
     // The goals of issues 19 and 31 (docs/operations.md#reads-at-scale).
     // The one-parameter variants (content_deep and content_built, which show the paths the head and the pages by items do not serve, have no goal).
@@ -589,7 +605,7 @@ async function main() {
       memoryAtMost250MB: peakMemoryMB <= 250,
     };
     for (const running of children) running.send('stop');
-    console.log(JSON.stringify({ items: ITEMS, smallItems: small.items, collections: COLLECTIONS, durationSeconds: DURATION, connections: 10, loadAverage: load, results, smallResults, growth, peakMemoryMB, goals }));
+    console.log(JSON.stringify({ items: ITEMS, smallItems: small.items, collections: COLLECTIONS, durationSeconds: DURATION, connections: 10, loadAverage: load, results, smallResults, tenthResults, growth, peakMemoryMB, goals }));
   } finally {
     for (const running of children) running.kill();
     rmSync(dir, { recursive: true, force: true });

@@ -3,9 +3,11 @@
  * content API), kept per process:
  *
  * - the collections public reads found, with their `version`, trusted for `VERSION_CHECK_MS`
- *   and forgotten at once after a moderation through this process. Changes by other processes
- *   (the collector, other servers) are thus seen within a second, inside the `CONTENT_MAX_AGE`
- *   delay readers are allowed, and a cached page costs no database read;
+ *   and forgotten at once after a moderation through this process. A read that finds the version
+ *   due takes the one known while it is read again (for another `VERSION_CHECK_MS` at most), so no
+ *   public read waits on it. Changes by other processes (the collector, other servers) are thus
+ *   seen within two seconds, inside the `CONTENT_MAX_AGE` delay readers are allowed, and a cached
+ *   page costs no database read;
  * - the serialized pages (cache.ts), keyed on route, collection and validated query, reused
  *   while the collection's version is unchanged;
  * - the public pages by their items (`itemsPage`): the items' keys (collection, id, `seq`) and the
@@ -50,8 +52,8 @@ const ITEM_CACHE_UNITS = 4 * 1024 * 1024;
 const VERSION_CHECK_MS = 1000;
 /** Collections remembered at most; the memory is cleared when full. */
 const MAX_KNOWN = 10_000;
-/** Upper bound of the heads kept (their items; HEAD_SIZE each at most), least recently used evicted first. */
-const HEAD_CACHE_ITEMS = 100_000;
+/** Collections whose heads are kept at most (HEAD_SIZE items each); the heads are all forgotten when full, as `found` is. */
+const MAX_HEADS = 500;
 
 /** A collection of a public read: its id, its contract's, type and version (bumped by every new item and moderation). */
 export interface ReadCollection {
@@ -151,11 +153,42 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
   const items = new LRUCache<string, Serialized>({ maxSize: ITEM_CACHE_UNITS, sizeCalculation: (entry, key) => entry.json.length + (entry.moderator?.length ?? 0) + key.length });
   const pins = new Map<string, { version: number; pinned: Promise<boolean> }>();
   // A head entry: the version it is for, and its load once a second read of that version asked for it.
-  const heads = new LRUCache<string, { version: number; head?: Promise<HeadRow[]>; size: number }>({ maxSize: HEAD_CACHE_ITEMS, sizeCalculation: (entry) => entry.size });
-  const looking = new Map<string, ReturnType<typeof findActiveCollectionBySlugs>>();
+  const heads = new Map<string, { version: number; head?: Promise<HeadRow[]> }>();
+  const looking = new Map<string, Promise<ReadCollection | undefined>>();
   const foundKey = (contractSlug: string, q: string) => `${contractSlug}\n${q}`;
+  // The query's text for the page key, made once per request: `fresh` and `page` both need it.
+  const queryTexts = new WeakMap<ReadQuery, string>();
   /** The cache key of a page: route, collection and the validated query (unknown parameters dropped). */
-  const pageKey = (route: CachedRoute, collectionId: string, query: ReadQuery) => `${route} ${collectionId} ${JSON.stringify(query)}`;
+  const pageKey = (route: CachedRoute, collectionId: string, query: ReadQuery) => {
+    let text = queryTexts.get(query);
+    if (text === undefined) queryTexts.set(query, (text = JSON.stringify(query)));
+    return `${route} ${collectionId} ${text}`;
+  };
+
+  /**
+   * Reads the active collection `q` of the contract and remembers it as found at `now`; concurrent
+   * lookups of a collection share one. A lookup that `forget` overtook (a moderation through this
+   * process) remembers nothing: it may have read the version before the moderation.
+   */
+  function lookUp(contractSlug: string, q: string, key: string, now: number): Promise<ReadCollection | undefined> {
+    const pending = looking.get(key);
+    if (pending) return pending;
+    const started: Promise<ReadCollection | undefined> = findActiveCollectionBySlugs(db, contractSlug, q)
+      .then((active) => {
+        if (looking.get(key) !== started) return active && { id: active.id, contractId: active.contractId, version: active.version, type: active.type };
+        if (!active) {
+          found.delete(key);
+          return undefined;
+        }
+        if (found.size >= MAX_KNOWN) found.clear();
+        const collection = { id: active.id, contractId: active.contractId, version: active.version, type: active.type };
+        found.set(key, { at: now, collection });
+        return collection;
+      })
+      .finally(() => looking.get(key) === started && looking.delete(key));
+    looking.set(key, started);
+    return started;
+  }
 
   function known(contractSlug: string, q: string, now: number): ReadCollection | undefined {
     const entry = found.get(foundKey(contractSlug, q));
@@ -170,22 +203,18 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
 
     async collection(contractSlug, q) {
       const now = Date.now();
-      const recent = known(contractSlug, q, now);
-      if (recent) return recent;
-      // Concurrent reads of a collection whose version is due share one lookup.
       const key = foundKey(contractSlug, q);
-      let lookup = looking.get(key);
-      if (!lookup) {
-        const started = findActiveCollectionBySlugs(db, contractSlug, q).finally(() => looking.get(key) === started && looking.delete(key));
-        looking.set(key, (lookup = started));
+      const entry = found.get(key);
+      if (entry && now - entry.at < VERSION_CHECK_MS) return entry.collection;
+      const lookup = lookUp(contractSlug, q, key, now);
+      // Due, not long ago: answered with the version known while it is read again (no read waits
+      // on the lookup; a change by another process is seen within twice VERSION_CHECK_MS).
+      if (entry && now - entry.at < 2 * VERSION_CHECK_MS) {
+        lookup.catch(() => undefined);
+        return entry.collection;
       }
       const active = await lookup;
-      if (active) {
-        if (found.size >= MAX_KNOWN) found.clear();
-        const collection = { id: active.id, contractId: active.contractId, version: active.version, type: active.type };
-        found.set(foundKey(contractSlug, q), { at: now, collection });
-        return collection;
-      }
+      if (active) return active;
       const { collection } = await publicTarget(db, contractSlug, q);
       return { id: collection.id, contractId: collection.contractId, version: Number(collection.version), type: collection.type };
     },
@@ -216,17 +245,15 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
       if (!headServes(query, page)) return undefined;
       const entry = heads.get(collection.id);
       if (!entry || entry.version !== collection.version) {
-        heads.set(collection.id, { version: collection.version, size: 1 });
+        if (heads.size >= MAX_HEADS) heads.clear();
+        heads.set(collection.id, { version: collection.version });
         return undefined;
       }
       if (!entry.head) {
         const head = load(HEAD_SIZE);
         entry.head = head;
-        // Kept at its size once read; a failed load is forgotten (the next read asks again).
-        head.then(
-          (rows) => heads.peek(collection.id) === entry && heads.set(collection.id, { ...entry, size: rows.length + 1 }),
-          () => heads.peek(collection.id) === entry && heads.delete(collection.id),
-        );
+        // A failed load is forgotten: the next read asks again.
+        head.catch(() => heads.get(collection.id) === entry && heads.delete(collection.id));
       }
       const rows = await entry.head;
       return pageFromHead(rows, rows.length < HEAD_SIZE, query, page);
