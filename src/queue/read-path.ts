@@ -99,7 +99,7 @@ export interface ReadPath {
    * `version`, or undefined when the head cannot answer it (the caller reads the page with SQL):
    * a read the head does not serve (`headServes`), the first uncached read of a version (no head
    * built yet), or a page that reaches past the head. `load(limit)` reads the head
-   * (store/items/read-sql.ts `listHeadRows`); concurrent reads share one load. Only for a
+   * (store/items/read-sql.ts `listHeadKeys`); concurrent reads share one load. Only for a
    * collection without pinned items (`hasPins`): a head holds no pins.
    */
   fromHead(collection: ReadCollection, query: ItemQuery, page: Page, load: (limit: number) => Promise<HeadRow[]>): Promise<ItemKey[] | undefined>;
