@@ -11,7 +11,7 @@ import type { ContentItem } from '../../src/item.ts';
 import { destination, distanceMeters } from '../../src/lib/geo.ts';
 import { createReadPath } from '../../src/queue/read-path.ts';
 import { findItems } from '../../src/store/items/find.ts';
-import { compileCount, compilePage, compilePinned, type ItemQuery, listHeadKeys, listItemKeys, type Page } from '../../src/store/items/read-sql.ts';
+import { compileCount, compileHead, compilePage, compilePinned, type ItemQuery, listHeadKeys, listItemKeys, type Page } from '../../src/store/items/read-sql.ts';
 import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { testPostgresUrl } from '../helper.ts';
@@ -543,6 +543,24 @@ describe('query plans', () => {
     const c = compilePage(db, query, { count: 20, offset: 0, sort: 'time', order: 'desc', ...page }, 'keys', ['rss_pinned1', 'rss_pinned2']);
     const { rows } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${c.sql}`, [...c.parameters]));
     expect(itemSteps(rows.map((r) => r.detail))).toEqual([expect.stringMatching(new RegExp(`^SEARCH items USING COVERING INDEX ${index.source} `))]);
+  });
+
+  it('reads a collection\'s head from one read index alone (SQLite: items_read_state_time), in its order: no table read, no sort', async () => {
+    const { db, tenant } = await setup();
+    const c = compileHead(db, tenant.contract.id, tenant.collection.id, 200);
+    if (testPostgresUrl) {
+      const plan = await db.connection().execute(async (conn) => {
+        await conn.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
+        const { rows } = await conn.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`EXPLAIN ${c.sql}`, [...c.parameters]));
+        await conn.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
+        return rows.map((r) => r['QUERY PLAN']);
+      });
+      expect(plan.some((line) => /Index Only Scan Backward using items_read_(state_)?time on items/.test(line)), plan.join(' | ')).toBe(true);
+      expect(plan.filter((line) => /Sort|Seq Scan on items/.test(line)), plan.join(' | ')).toEqual([]);
+      return;
+    }
+    const { rows } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${c.sql}`, [...c.parameters]));
+    expect(itemSteps(rows.map((r) => r.detail))).toEqual([expect.stringMatching(/^SEARCH items USING COVERING INDEX items_read_state_time \(collection_id=\? AND state=\?\)$/)]);
   });
 
   it('reads the pinned items through their own small index, whatever the read\'s filters', async () => {

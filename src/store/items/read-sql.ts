@@ -212,11 +212,19 @@ export type HeadRow = ItemKey & { dateMs: number; language: string | null; servi
  * 2026-11-29-read-indexes, 2026-12-01-read-seq). What queue/head.ts answers pages from.
  */
 export async function listHeadKeys(db: Db, contractId: string, collectionId: string, limit: number): Promise<HeadRow[]> {
+  // PostgreSQL's bigint `date_ms` arrives as text.
+  return (await db.executeQuery(headSql(db, contractId, collectionId, limit))).rows.map((row) => ({ ...row, dateMs: Number(row.dateMs) }));
+}
+
+function headSql(db: Db, contractId: string, collectionId: string, limit: number): CompiledQuery<HeadRow> {
   const p = new ReadSql(isPostgres(db));
   const where = `collection_id = ${p.bind(collectionId)} and ${ofContractSql((value) => p.bind(value), contractId, collectionId)} and state = 'published'`;
-  const query: CompiledQuery<HeadRow> = CompiledQuery.raw(`select collection_id, id, seq, state, date_ms, language, service, type from items where ${where} order by date_ms desc, id desc limit ${p.bind(limit)}`, p.parameters);
-  // PostgreSQL's bigint `date_ms` arrives as text.
-  return (await db.executeQuery(query)).rows.map((row) => ({ ...row, dateMs: Number(row.dateMs) }));
+  return CompiledQuery.raw(`select collection_id, id, seq, state, date_ms, language, service, type from items where ${where} order by date_ms desc, id desc limit ${p.bind(limit)}`, p.parameters);
+}
+
+/** The SQL of a head's read (`listHeadKeys`), for `EXPLAIN QUERY PLAN`. */
+export function compileHead(db: Db, contractId: string, collectionId: string, limit: number): CompiledQuery {
+  return headSql(db, contractId, collectionId, limit);
 }
 
 /**
