@@ -3,11 +3,9 @@
  * content API), kept per process:
  *
  * - the collections public reads found, with their `version`, trusted for `VERSION_CHECK_MS`
- *   and forgotten at once after a moderation through this process. A read that finds the version
- *   due takes the one known while it is read again (for another `VERSION_CHECK_MS` at most), so no
- *   public read waits on it. Changes by other processes (the collector, other servers) are thus
- *   seen within two seconds, inside the `CONTENT_MAX_AGE` delay readers are allowed, and a cached
- *   page costs no database read;
+ *   and forgotten at once after a moderation through this process. Changes by other processes
+ *   (the collector, other servers) are thus seen within a second, inside the `CONTENT_MAX_AGE`
+ *   delay readers are allowed, and a cached page costs no database read;
  * - the serialized pages (cache.ts), keyed on route, collection and validated query, reused
  *   while the collection's version is unchanged;
  * - the public pages by their items (`itemsPage`): the items' keys (collection, id, `seq`) and the
@@ -206,14 +204,8 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
       const key = foundKey(contractSlug, q);
       const entry = found.get(key);
       if (entry && now - entry.at < VERSION_CHECK_MS) return entry.collection;
-      const lookup = lookUp(contractSlug, q, key, now);
-      // Due, not long ago: answered with the version known while it is read again (no read waits
-      // on the lookup; a change by another process is seen within twice VERSION_CHECK_MS).
-      if (entry && now - entry.at < 2 * VERSION_CHECK_MS) {
-        lookup.catch(() => undefined);
-        return entry.collection;
-      }
-      const active = await lookup;
+      // Due: concurrent reads of the collection share one lookup.
+      const active = await lookUp(contractSlug, q, key, now);
       if (active) return active;
       const { collection } = await publicTarget(db, contractSlug, q);
       return { id: collection.id, contractId: collection.contractId, version: Number(collection.version), type: collection.type };
