@@ -5,18 +5,8 @@
  * stream sends it as the `remove` event's `removedReason` (queue/stream.ts). varchar(16), not
  * null, default `erased`. Frozen: a later change is a new migration. Idempotent.
  */
-import { type Kysely, sql } from 'kysely';
-import { isPostgres } from './support.ts';
-
-/** Whether the table has the column (PostgreSQL: information_schema of the current schema). */
-async function hasColumn(db: Kysely<any>, table: string, column: string): Promise<boolean> {
-  if (isPostgres(db)) {
-    const { rows } = await sql`select 1 from information_schema.columns where table_schema = current_schema() and table_name = ${table} and column_name = ${column}`.execute(db);
-    return rows.length > 0;
-  }
-  const tables = await db.introspection.getTables();
-  return tables.some((t) => t.name === table && t.columns.some((c) => c.name === column));
-}
+import type { Kysely } from 'kysely';
+import { hasColumn } from './support.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   if (!(await hasColumn(db, 'erased_items', 'reason'))) await db.schema.alterTable('erased_items').addColumn('reason', 'varchar(16)', (c) => c.notNull().defaultTo('erased')).execute();

@@ -27,3 +27,17 @@ export async function currentSchema(db: Kysely<any>): Promise<string | undefined
 export function newId(now = Date.now()): string {
   return Math.floor(now / 1000).toString(16).padStart(8, '0') + randomBytes(8).toString('hex');
 }
+
+/**
+ * Whether `table` has `column`: on PostgreSQL in the current schema (information_schema), on
+ * SQLite by Kysely's introspection. What idempotent migrations test before adding or dropping a
+ * column (src/store/migrate.test.ts runs every migration twice).
+ */
+export async function hasColumn(db: Kysely<any>, table: string, column: string): Promise<boolean> {
+  if (isPostgres(db)) {
+    const { rows } = await sql`select 1 from information_schema.columns where table_schema = current_schema() and table_name = ${table} and column_name = ${column}`.execute(db);
+    return rows.length > 0;
+  }
+  const tables = await db.introspection.getTables();
+  return tables.some((t) => t.name === table && t.columns.some((c) => c.name === column));
+}
