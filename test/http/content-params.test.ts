@@ -12,6 +12,7 @@ import { destination, distanceMeters } from '../../src/lib/geo.ts';
 import { createReadPath } from '../../src/queue/read-path.ts';
 import { findItems } from '../../src/store/items/find.ts';
 import { compileCount, compileHead, compilePage, compilePinned, type ItemQuery, listHeadKeys, listItemKeys, type Page } from '../../src/store/items/read-sql.ts';
+import type { Db } from '../../src/store/db.ts';
 import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { testPostgresUrl } from '../helper.ts';
@@ -434,6 +435,19 @@ describe('caching', () => {
   });
 });
 
+/**
+ * PostgreSQL's plan of `c`, its lines. PostgreSQL scans a table this small whatever its indexes;
+ * with sequential scans priced out, the plan shows whether an index can serve the query at all.
+ */
+async function postgresPlan(db: Db, c: CompiledQuery): Promise<string[]> {
+  return db.connection().execute(async (conn) => {
+    await conn.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
+    const { rows } = await conn.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`EXPLAIN ${c.sql}`, [...c.parameters]));
+    await conn.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
+    return rows.map((r) => r['QUERY PLAN']);
+  });
+}
+
 describe('query plans', () => {
   // The tenant's term of every read (store/items/rows.ts `ofContract`): one primary-key lookup of
   // the collection, evaluated once, whatever the read walks.
@@ -468,14 +482,7 @@ describe('query plans', () => {
         }
         for (const c of compiled) {
           if (testPostgresUrl) {
-            // PostgreSQL scans a table this small whatever its indexes; with sequential scans
-            // priced out, the plan shows whether an index can serve the query at all.
-            const plan = await db.connection().execute(async (conn) => {
-              await conn.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
-              const { rows } = await conn.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`EXPLAIN ${c.sql}`, [...c.parameters]));
-              await conn.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
-              return rows.map((r) => r['QUERY PLAN']);
-            });
+            const plan = await postgresPlan(db, c);
             expect(plan.some((line) => /Index (Only )?Scan .* on items|Bitmap Index Scan on items/.test(line)), plan.join(' | ')).toBe(true);
             expect(plan.filter((line) => /Seq Scan on items/.test(line)), plan.join(' | ')).toEqual([]);
           } else {
@@ -549,12 +556,7 @@ describe('query plans', () => {
     const { db, tenant } = await setup();
     const c = compileHead(db, tenant.contract.id, tenant.collection.id, 200);
     if (testPostgresUrl) {
-      const plan = await db.connection().execute(async (conn) => {
-        await conn.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
-        const { rows } = await conn.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`EXPLAIN ${c.sql}`, [...c.parameters]));
-        await conn.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
-        return rows.map((r) => r['QUERY PLAN']);
-      });
+      const plan = await postgresPlan(db, c);
       expect(plan.some((line) => /Index Only Scan Backward using items_read_(state_)?time on items/.test(line)), plan.join(' | ')).toBe(true);
       expect(plan.filter((line) => /Sort|Seq Scan on items/.test(line)), plan.join(' | ')).toEqual([]);
       return;
@@ -570,12 +572,7 @@ describe('query plans', () => {
       for (const read of ['keys', 'documents'] as const) {
         const c = compilePinned(db, { contractId: tenant.contract.id, collectionId: tenant.collection.id, sinceMs: now - 86_400_000, untilMs: now, ...filter }, read);
         if (testPostgresUrl) {
-          const plan = await db.connection().execute(async (conn) => {
-            await conn.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
-            const { rows } = await conn.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`EXPLAIN ${c.sql}`, [...c.parameters]));
-            await conn.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
-            return rows.map((r) => r['QUERY PLAN']);
-          });
+          const plan = await postgresPlan(db, c);
           expect(plan.filter((line) => /Seq Scan on items/.test(line)), plan.join(' | ')).toEqual([]);
         } else {
           const { rows } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${c.sql}`, [...c.parameters]));
