@@ -13,7 +13,7 @@ import { createCollection } from '../../src/store/collections.ts';
 import { build, buildTenant, type TestContext } from '../helper.ts';
 import { until } from '../processes.ts';
 import { type FakeTwitchChat, fixtureLine, startFakeTwitchChat } from '../fake-twitch-chat.ts';
-import { OVERSIZED_BYTES } from '../hostile-websocket.ts';
+import { expectOversizedRefused } from '../oversized-frame.ts';
 
 let fake: FakeTwitchChat | undefined;
 const listeners: TwitchChat[] = [];
@@ -235,24 +235,7 @@ describe('Twitch chat listener', () => {
     const acme = await buildTenant(ctx.db);
     const [input] = await create(acme, ['ronni']);
     fake.hostile = 'oversized';
-    // The process's buffers (undici's frame buffer among them), sampled while the server sends.
-    const before = process.memoryUsage().arrayBuffers;
-    let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().arrayBuffers)), 10);
-    const listener = listen();
-    try {
-      const [first, second] = await until('a second connection after the refused frame', () => (fake.hostileConnections.length >= 2 ? fake.hostileConnections : undefined), 10_000);
-      await until('the first connection closed', () => (first!.closed ? true : undefined), 10_000);
-      expect(listener.status().lastError).toMatch(new RegExp(`message over ${CHAT_BOUNDS.maxMessageBytes} bytes refused`));
-      // Taken: the frame header and what the socket buffers held, not the 100 MiB announced.
-      expect(first!.bytesSent).toBeLessThan(16 * 1024 * 1024);
-      expect(first!.bytesSent).toBeLessThan(OVERSIZED_BYTES);
-      // A lower bound only (load can only make the gap longer): the back-off after a first failure is 1 s.
-      expect(second!.openedAt - first!.closedAt!).toBeGreaterThanOrEqual(backoffMs(0) - 50);
-    } finally {
-      clearInterval(sampler);
-    }
-    expect(peak - before).toBeLessThan(32 * 1024 * 1024);
+    const listener = await expectOversizedRefused(fake, listen, CHAT_BOUNDS.maxMessageBytes, backoffMs(0));
 
     // The server mends its ways: the listener goes on, joins and stores.
     fake.hostile = null;
