@@ -173,14 +173,13 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
     if (pending) return pending;
     const started: Promise<ReadCollection | undefined> = findActiveCollectionBySlugs(db, contractSlug, q)
       .then((active) => {
-        if (looking.get(key) !== started) return active && { id: active.id, contractId: active.contractId, version: active.version, type: active.type };
-        if (!active) {
-          found.delete(key);
-          return undefined;
+        const collection = active && { id: active.id, contractId: active.contractId, version: active.version, type: active.type };
+        if (looking.get(key) !== started) return collection;
+        if (!collection) found.delete(key);
+        else {
+          if (found.size >= MAX_KNOWN) found.clear();
+          found.set(key, { at: now, collection });
         }
-        if (found.size >= MAX_KNOWN) found.clear();
-        const collection = { id: active.id, contractId: active.contractId, version: active.version, type: active.type };
-        found.set(key, { at: now, collection });
         return collection;
       })
       .finally(() => looking.get(key) === started && looking.delete(key));
