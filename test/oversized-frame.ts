@@ -1,6 +1,6 @@
 /**
- * What a bounded stream listener does with a server that sends one frame over its bound
- * (test/hostile-websocket.ts `oversized`), checked the same way for Jetstream and Twitch chat
+ * What a bounded stream listener does with a server that sends one frame over its bound, or never
+ * answers the handshake (test/hostile-websocket.ts), checked the same way for Jetstream and Twitch chat
  * (test/http/jetstream.test.ts, test/http/twitch-chat.test.ts). Apart from hostile-websocket.ts,
  * which the fake servers import outside vitest too (bench/freshness-jetstream.ts).
  */
@@ -39,4 +39,18 @@ export async function expectOversizedRefused<L extends { status(): { lastError: 
   }
   expect(peak - before).toBeLessThan(32 * 1024 * 1024);
   return listener;
+}
+
+/**
+ * Checks what a bounded listener does with a server that accepts the connection and never
+ * answers the opening handshake (test/hostile-websocket.ts `silent`), the listener started with a
+ * handshake bound of 300 ms: the first attempt is given up and closed by the client, a second one
+ * follows, well under undici's 300 s headers timeout (the only bound before), and `lastError`
+ * names the bound.
+ */
+export async function expectSilentGivenUp(fake: { hostileConnections: HostileConnection[] }, listener: { status(): { lastError: string | null; connected: boolean } }): Promise<void> {
+  const [first] = await until('a second attempt after the first was given up', () => (fake.hostileConnections.length >= 2 ? fake.hostileConnections : undefined), 10_000);
+  await until('the first connection closed by the client', () => (first!.closed ? true : undefined), 10_000);
+  expect(listener.status().lastError).toMatch(/opening handshake did not finish within 300 ms/);
+  expect(listener.status().connected).toBe(false);
 }
