@@ -20,7 +20,7 @@ import { type DeliveryWorker, startDelivery } from '../../src/collect/deliver.ts
 import { ERASED_KEEP_MS, pruneErasedItems } from '../../src/store/erasures.ts';
 import { until } from '../processes.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
-import { connect } from './sse.ts';
+import { collectionStreams, connect } from './sse.ts';
 
 const closers: (() => Promise<void>)[] = [];
 
@@ -146,12 +146,8 @@ describe('POST /collection/erasures', () => {
     to.secrets.set('/removed', hook.json().secret);
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-    const streams = (owner: typeof tenant) => {
-      const q = `q=${owner.collection.slug}`;
-      return Promise.all([connect(`${base}/v1/content/${owner.contract.slug}/stream?${q}`), connect(`${base}/v1/queue/${owner.contract.slug}/stream?${q}&access_token=${encodeURIComponent(owner.token)}`)]);
-    };
-    const [wall, queue] = await streams(tenant);
-    const [otherWall, otherQueue] = await streams(other);
+    const { wall, queue } = await collectionStreams(base, tenant);
+    const { wall: otherWall, queue: otherQueue } = await collectionStreams(base, other);
     for (const stream of [wall, queue, otherWall, otherQueue]) closers.push(stream.close);
 
     const erase = await app.inject({ method: 'POST', url: '/collection/erasures', headers: { authorization: `Bearer ${tenant.token}` }, payload: { contractId: tenant.contract.id, service: 'rss', author: { name: 'Mallory' } } });

@@ -16,7 +16,7 @@ import { DAY_MS, expireItems, expireItemsOnce } from '../../src/store/retention.
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { setupRecords } from './records.ts';
 import { ownsEntries } from '../../src/services/table.ts';
-import { connect, type Event } from './sse.ts';
+import { collectionStreams, connect, type Event } from './sse.ts';
 import { removeItems } from '../../src/store/removals.ts';
 
 const closers: (() => Promise<void>)[] = [];
@@ -209,12 +209,8 @@ describe('retention and the open streams', () => {
 
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-    const streams = (owner: typeof tenant) => {
-      const q = `q=${owner.collection.slug}`;
-      return Promise.all([connect(`${base}/v1/content/${owner.contract.slug}/stream?${q}`), connect(`${base}/v1/queue/${owner.contract.slug}/stream?${q}&access_token=${encodeURIComponent(owner.token)}`)]);
-    };
-    const [wall, queue] = await streams(tenant);
-    const [otherWall, otherQueue] = await streams(other);
+    const { wall, queue } = await collectionStreams(base, tenant);
+    const { wall: otherWall, queue: otherQueue } = await collectionStreams(base, other);
     for (const stream of [wall, queue, otherWall, otherQueue]) closers.push(stream.close);
 
     // The job runs on another connection (as in another process): the streams learn it from the database alone. Two items per transaction.

@@ -56,3 +56,14 @@ export async function connect(url: string, headers: Record<string, string> = {})
   return { res, events, until, close, ended, comments: () => comments };
 }
 
+
+/**
+ * The two streams a tenant's collection has open on the server at `base` (`http://host:port`): the
+ * public content stream (`wall`, what a wall listens to) and the moderators' queue stream
+ * (`queue`, with `owner.token`). Both are closed by the caller.
+ */
+export async function collectionStreams(base: string, owner: { contract: { slug: string }; collection: { slug: string }; token: string }) {
+  const q = `q=${owner.collection.slug}`;
+  const [wall, queue] = await Promise.all([connect(`${base}/v1/content/${owner.contract.slug}/stream?${q}`), connect(`${base}/v1/queue/${owner.contract.slug}/stream?${q}&access_token=${encodeURIComponent(owner.token)}`)]);
+  return { wall, queue };
+}
