@@ -13,6 +13,7 @@ import { createReadPath } from '../../src/queue/read-path.ts';
 import { findItems } from '../../src/store/items/find.ts';
 import { compileCount, compileHead, compilePage, compilePinned, type ItemQuery, listHeadKeys, listItemKeys, type Page } from '../../src/store/items/read-sql.ts';
 import type { Db } from '../../src/store/db.ts';
+import { bumpVersion } from '../../src/store/items/changes.ts';
 import { storeItems } from '../../src/store/items/write.ts';
 import { build, buildItem, buildTenant, expectError, seedItems } from '../helper.ts';
 import { testPostgresUrl } from '../helper.ts';
@@ -421,6 +422,21 @@ describe('caching', () => {
     expect(titles).toEqual(['After']);
     const again = await get('content', `until=${s - 1}`);
     expect(again.headers.etag).not.toBe(first.headers.etag);
+  });
+
+  it('forgets a collection at a moderation here even while its version is being read: the lookup under way stores nothing', async () => {
+    const { db, config, tenant } = await setup();
+    const reads = createReadPath(db, config);
+    const first = await reads.collection(tenant.contract.slug, tenant.collection.slug);
+    reads.forget(tenant.contract.slug, tenant.collection.slug);
+    // A read starts a lookup; a moderation here forgets the collection and bumps its version while that lookup is under way.
+    const during = reads.collection(tenant.contract.slug, tenant.collection.slug);
+    reads.forget(tenant.contract.slug, tenant.collection.slug);
+    await db.transaction().execute((trx) => bumpVersion(trx, tenant.contract.id, tenant.collection.id));
+    // (On SQLite the lookup read the version before the bump; on PostgreSQL, another connection, it may have read either.)
+    expect((await during).version).toBeGreaterThanOrEqual(first.version);
+    // The next read, at once, reads the version again: not the one the overtaken lookup found.
+    expect((await reads.collection(tenant.contract.slug, tenant.collection.slug)).version).toBeGreaterThan(first.version);
   });
 
   it('caches JSON and JSONP of the same query apart', async () => {
