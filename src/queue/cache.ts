@@ -33,6 +33,11 @@ export interface PageCache {
   fresh(key: string, version: number, now?: number): RenderedPage | undefined;
   /** The page for `key` at `version`, built by `build` on a miss (concurrent misses share one build). */
   get(key: string, version: number, build: () => Promise<RenderedPage>, now?: number): Promise<RenderedPage>;
+  /**
+   * A page for `key` at `version` that a read found without building it (read-path.ts
+   * `fromMemory`): kept as a built one would be, counted as a hit. Returns the page to send.
+   */
+  offer(key: string, version: number, page: RenderedPage, now?: number): RenderedPage;
   readonly size: number;
 }
 
@@ -47,14 +52,22 @@ export const SEEN_KEYS = 4096;
 export function createPageCache(options: { maxBytes: number; ttlMs: number; counted?: boolean }): PageCache {
   const entries = new Map<string, Entry>();
   const building = new Map<string, Promise<RenderedPage>>();
-  const seen = new Set<string>();
+  // The keys missed once, each with its slot in `order`, the ring of the last SEEN_KEYS such misses
+  // (oldest forgotten first, in constant time: a Set's oldest entry is found by a walk past every
+  // entry deleted since it last grew).
+  const seen = new Map<string, number>();
+  const order: (string | undefined)[] = new Array(SEEN_KEYS);
+  let next = 0;
   let bytes = 0;
 
   /** Whether a page built for `key` is kept: true when `key` was missed before (and not forgotten since). */
   function admit(key: string): boolean {
     if (entries.has(key) || seen.delete(key)) return true;
-    seen.add(key);
-    if (seen.size > SEEN_KEYS) seen.delete(seen.values().next().value!);
+    const oldest = order[next];
+    if (oldest !== undefined && seen.get(oldest) === next) seen.delete(oldest);
+    order[next] = key;
+    seen.set(key, next);
+    next = (next + 1) % SEEN_KEYS;
     return false;
   }
 
@@ -74,6 +87,18 @@ export function createPageCache(options: { maxBytes: number; ttlMs: number; coun
       if (bytes <= options.maxBytes) break;
       drop(oldest);
     }
+  }
+
+  /** `built` for `key` at `version`, kept when admitted; the page to send (with its gzip form when kept). */
+  function keep(key: string, version: number, built: RenderedPage, now: number): RenderedPage {
+    if (built.transient || !admit(key)) return built;
+    // A page kept is sent many times: compressed once, here (respond.ts `withGzip`). A page
+    // rebuilt the same (its entity tag unchanged: the default window moved past no item)
+    // keeps the gzip form it had, compressed once rather than once per CONTENT_MAX_AGE.
+    const before = entries.get(key)?.page;
+    const page = before?.gzip && before.etag === built.etag ? { ...built, gzip: before.gzip } : withGzip(built);
+    put(key, { page, version, expiresAt: now + options.ttlMs, touchedAt: now, size: page.body.length + (page.gzip?.body.length ?? 0) + key.length * 2 + 400 });
+    return page;
   }
 
   return {
@@ -102,19 +127,14 @@ export function createPageCache(options: { maxBytes: number; ttlMs: number; coun
       const pending = building.get(flightKey);
       if (pending) return pending;
       const promise = build()
-        .then((built) => {
-          if (built.transient || !admit(key)) return built;
-          // A page kept is sent many times: compressed once, here (respond.ts `withGzip`). A page
-          // rebuilt the same (its entity tag unchanged: the default window moved past no item)
-          // keeps the gzip form it had, compressed once rather than once per CONTENT_MAX_AGE.
-          const before = entries.get(key)?.page;
-          const page = before?.gzip && before.etag === built.etag ? { ...built, gzip: before.gzip } : withGzip(built);
-          put(key, { page, version, expiresAt: now + options.ttlMs, touchedAt: now, size: page.body.length + (page.gzip?.body.length ?? 0) + key.length * 2 + 400 });
-          return page;
-        })
+        .then((built) => keep(key, version, built, now))
         .finally(() => building.delete(flightKey));
       building.set(flightKey, promise);
       return promise;
+    },
+    offer(key, version, page, now = Date.now()) {
+      if (options.counted) countPageCache(true);
+      return options.ttlMs > 0 ? keep(key, version, page, now) : page;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { random } from '../../bench/random.ts';
 import type { HeadRow, ItemQuery, Page } from '../store/items/read-sql.ts';
-import { HEAD_SIZE, headServes, pageFromHead } from './head.ts';
+import { HEAD_SIZE, headOf, headServes, pageFromHead } from './head.ts';
 
 const MIN = 60_000;
 const NOW = 1_800_000_000_000;
@@ -58,6 +58,7 @@ describe('pageFromHead', () => {
   const rnd = random(7);
   const all = collection(500, rnd);
   const head = all.slice(0, HEAD_SIZE);
+  const compiled = headOf(head, false);
 
   it.each([
     ['newest page', base, page],
@@ -69,7 +70,7 @@ describe('pageFromHead', () => {
     ['offset', base, { ...page, offset: 40, count: 7 }],
     ['oldest first over a window inside the head', { ...base, sinceMs: head[50]!.dateMs }, { ...page, order: 'asc' as const }],
   ])('%s: the page the SQL read answers', (_name, query, paging) => {
-    const keys = pageFromHead(head, false, query, paging);
+    const keys = pageFromHead(compiled, query, paging);
     expect(keys).toBeDefined();
     expect(keys!.map((key) => key.id)).toEqual(reference(all, query, paging));
     expect(Object.keys(keys![0] ?? { collectionId: 1, id: 1, seq: 1, state: 1 }).sort()).toEqual(['collectionId', 'id', 'seq', 'state']);
@@ -80,7 +81,7 @@ describe('pageFromHead', () => {
     ['until older than every item of the head', { ...base, untilMs: head.at(-1)!.dateMs - 1, sinceMs: 0 }, page],
     ['a filter the head holds too few of', { ...base, sinceMs: 0, languages: ['fr'], types: ['image'], services: ['mastodon'] }, { ...page, count: 100 }],
   ])('%s: undefined (read with SQL)', (_name, query, paging) => {
-    expect(pageFromHead(head, false, query, paging)).toBeUndefined();
+    expect(pageFromHead(compiled, query, paging)).toBeUndefined();
   });
 
   it('answers everything from the head of a collection it holds whole (`complete`)', () => {
@@ -88,7 +89,7 @@ describe('pageFromHead', () => {
     for (const order of ['asc', 'desc'] as const) {
       const query = { ...base, sinceMs: 0, untilMs: NOW };
       const paging = { ...page, order, count: 50, offset: 100 };
-      expect(pageFromHead(small, true, query, paging)!.map((key) => key.id)).toEqual(reference(small, query, paging));
+      expect(pageFromHead(headOf(small, true), query, paging)!.map((key) => key.id)).toEqual(reference(small, query, paging));
     }
   });
 
@@ -108,7 +109,7 @@ describe('pageFromHead', () => {
         ...(draw() < 0.2 ? { types: ['link', 'image'].slice(0, 1 + Math.floor(draw() * 2)) } : {}),
       };
       const paging: Page = { ...page, count: 1 + Math.floor(draw() * 40), offset: Math.floor(draw() * 60), order: pick(['asc', 'desc'] as const) };
-      const keys = pageFromHead(head, false, query, paging);
+      const keys = pageFromHead(compiled, query, paging);
       if (!keys) continue;
       answered++;
       expect(keys.map((key) => key.id), JSON.stringify({ query, paging })).toEqual(reference(all, query, paging));

@@ -26,7 +26,8 @@
  *   Built at the second uncached read of a version, so that a collection whose version changes
  *   faster than it is read (a live collection read rarely) never pays for a head it does not use.
  *
- * The hot path, a known collection with a fresh page, is answered without awaiting anything.
+ * The hot path, a known collection with a fresh page, is answered without awaiting anything; a
+ * URL read before is answered from its page before the request is validated (`freshAt`).
  */
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
@@ -38,7 +39,7 @@ import { parseModeration } from '../store/item-moderation.ts';
 import type { HeadRow, ItemQuery, Page } from '../store/items/read-sql.ts';
 import { type Audience, type ItemDocument, type ItemKey, rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
 import { createPageCache } from './cache.ts';
-import { HEAD_SIZE, headServes, pageFromHead } from './head.ts';
+import { HEAD_SIZE, type Head, headOf, headServes, pageFromHead, pageIndexes, pageRef } from './head.ts';
 import type { ReadQuery } from './params.ts';
 import type { RenderedPage } from './respond.ts';
 
@@ -50,6 +51,9 @@ const ITEM_CACHE_UNITS = 4 * 1024 * 1024;
 const VERSION_CHECK_MS = 1000;
 /** Collections remembered at most; the memory is cleared when full. */
 const MAX_KNOWN = 10_000;
+/** URLs remembered at most by `freshAt` (the memory is cleared when full, as `found` is), and their longest length (characters). */
+const MAX_URLS = 10_000;
+const MAX_URL_LENGTH = 1024;
 /** Collections whose heads are kept at most (HEAD_SIZE items each); the heads are all forgotten when full, as `found` is. */
 const MAX_HEADS = 500;
 
@@ -66,10 +70,29 @@ export interface ReadCollection {
 export type CachedRoute = 'content' | 'count';
 
 export interface ReadPath {
-  /** The cached page of a recently found collection while fresh, else undefined (no database read). */
-  fresh(route: CachedRoute, contractSlug: string, query: ReadQuery, now?: number): RenderedPage | undefined;
+  /**
+   * The cached page of a recently found collection while fresh, else undefined (no database read).
+   * `url`, the request's path and query as sent: a hit is remembered under it, for `freshAt`.
+   */
+  fresh(route: CachedRoute, contractSlug: string, query: ReadQuery, url?: string, now?: number): RenderedPage | undefined;
+  /**
+   * The page `fresh` answered a request of the same `url` with, while that collection is known and
+   * the page fresh (as `fresh` checks them), else undefined: the same URL asks the same validated
+   * query, so the page is found by the URL before the request is validated (routes.ts).
+   */
+  freshAt(url: string, now?: number): RenderedPage | undefined;
   /** The active collection `q` of the contract: at most one indexed read; throws 401 or 404 (http/public.ts). */
   collection(contractSlug: string, q: string): Promise<ReadCollection>;
+  /** The collection `q` of the contract as found within the last second, else undefined (no database read). */
+  known(contractSlug: string, q: string): ReadCollection | undefined;
+  /**
+   * The content page of `query` (`selection` and `page` as its route reads it) answered from memory
+   * alone, without awaiting anything: the collection had no pins at its version (`hasPins`), its
+   * head is loaded (`fromHead`), the head holds the page, and a page of those items is kept
+   * (`itemsPage`, the same `variant`). That page is offered to the page cache under `query` as a
+   * built one would be (cache.ts `offer`). Else undefined: the read goes the way of `page`.
+   */
+  fromMemory(collection: ReadCollection, query: ReadQuery, selection: ItemQuery, page: Page, variant: string): RenderedPage | undefined;
   /** The page of `route` for the collection and query, built by `build` on a miss. */
   page(route: CachedRoute, collection: ReadCollection, query: ReadQuery, build: () => Promise<RenderedPage>): Promise<RenderedPage>;
   /** Forgets the collection `q` of the contract, after a moderation changed it. */
@@ -81,12 +104,12 @@ export interface ReadPath {
    */
   itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>, audience?: Audience): Promise<string>;
   /**
-   * The public page of the published items of `keys`, rendered by `render` from their JSON array
+   * The public page of the published items of `keys` (of collection `collectionId`), rendered by `render` from their JSON array
    * (`itemsJson`; respond.ts `renderJson`), shared by every read of the same items at the same
    * `seq` and the same `variant` (what else `render` puts in the body: the JSONP callback). A page
    * that lost an item moderated while it was built is sent but not kept.
    */
-  itemsPage(keys: ItemKey[], variant: string, load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>, render: (json: string) => RenderedPage): Promise<RenderedPage>;
+  itemsPage(collectionId: string, keys: ItemKey[], variant: string, load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>, render: (json: string) => RenderedPage): Promise<RenderedPage>;
   /**
    * Whether the collection has pinned items at its `version`: `load` (store/items/read-sql.ts
    * `hasPinnedItems`) once per collection and version, concurrent asks sharing it.
@@ -133,6 +156,9 @@ function serialize(row: ItemDocument, media: ((url: string) => string) | undefin
 /** The key of an item's serialized JSON: collection, `seq` and id (a published item's `seq` is renewed by every change). */
 const keyOf = (item: ItemKey) => `${item.collectionId} ${item.seq} ${item.id}`;
 
+/** The key of a page by its items (`itemsPage`): the variant (the JSONP callback), the collection and its items' `pageRef`s in order. */
+const itemsKey = (collectionId: string, refs: readonly string[], variant: string) => `${variant}\n${collectionId}\n${refs.join('\n')}`;
+
 /** The entry's JSON for `audience`: an unedited item's moderator JSON is the public one with `edited: false`, as `rowToModeratorItem` adds it last. */
 function jsonFor(entry: Serialized, audience: Audience): string {
   if (audience === 'public') return entry.json;
@@ -145,13 +171,16 @@ function jsonFor(entry: Serialized, audience: Audience): string {
  */
 export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, media?: (url: string) => string): ReadPath {
   const found = new Map<string, { at: number; collection: ReadCollection }>();
+  // The URLs of pages `fresh` found: the collection's key in `found`, its id then, and the page's key.
+  const urls = new Map<string, { foundKey: string; collectionId: string; pageKey: string }>();
   const pages = createPageCache({ maxBytes: PAGE_CACHE_BYTES, ttlMs: config.contentMaxAge * 1000, counted: true });
   // Pages by their items: their bytes follow from the keys, so the version they are kept at is 0.
   const byItems = createPageCache({ maxBytes: PAGE_CACHE_BYTES, ttlMs: config.contentMaxAge * 1000 });
   const items = new LRUCache<string, Serialized>({ maxSize: ITEM_CACHE_UNITS, sizeCalculation: (entry, key) => entry.json.length + (entry.moderator?.length ?? 0) + key.length });
-  const pins = new Map<string, { version: number; pinned: Promise<boolean> }>();
-  // A head entry: the version it is for, and its load once a second read of that version asked for it.
-  const heads = new Map<string, { version: number; head?: Promise<HeadRow[]> }>();
+  // A pins entry: the version it is for, the probe, and its answer once known.
+  const pins = new Map<string, { version: number; pinned: Promise<boolean>; known?: boolean }>();
+  // A head entry: the version it is for, its load once a second read of that version asked for it, and the head once loaded.
+  const heads = new Map<string, { version: number; head?: Promise<Head>; loaded?: Head }>();
   const looking = new Map<string, Promise<ReadCollection | undefined>>();
   const foundKey = (contractSlug: string, q: string) => `${contractSlug}\n${q}`;
   // The query's text for the page key, made once per request: `fresh` and `page` both need it.
@@ -193,9 +222,24 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
   }
 
   return {
-    fresh(route, contractSlug, query, now = Date.now()) {
+    fresh(route, contractSlug, query, url, now = Date.now()) {
       const collection = known(contractSlug, query.q, now);
-      return collection && pages.fresh(pageKey(route, collection.id, query), collection.version, now);
+      if (!collection) return undefined;
+      const key = pageKey(route, collection.id, query);
+      const page = pages.fresh(key, collection.version, now);
+      if (page && url !== undefined && url.length <= MAX_URL_LENGTH && !urls.has(url)) {
+        if (urls.size >= MAX_URLS) urls.clear();
+        urls.set(url, { foundKey: foundKey(contractSlug, query.q), collectionId: collection.id, pageKey: key });
+      }
+      return page;
+    },
+
+    freshAt(url, now = Date.now()) {
+      const at = urls.get(url);
+      const entry = at && found.get(at.foundKey);
+      // The collection found again since may be another of the same slug (deleted and made anew).
+      if (!entry || now - entry.at >= VERSION_CHECK_MS || entry.collection.id !== at.collectionId) return undefined;
+      return pages.fresh(at.pageKey, entry.collection.version, now);
     },
 
     async collection(contractSlug, q) {
@@ -210,8 +254,23 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
       return { id: collection.id, contractId: collection.contractId, version: Number(collection.version), type: collection.type };
     },
 
+    known(contractSlug, q) {
+      return known(contractSlug, q, Date.now());
+    },
+
     page(route, collection, query, build) {
       return pages.get(pageKey(route, collection.id, query), collection.version, build);
+    },
+
+    fromMemory(collection, query, selection, page, variant) {
+      if (!headServes(selection, page)) return undefined;
+      const pinned = pins.get(collection.id);
+      const entry = heads.get(collection.id);
+      if (pinned?.known !== false || pinned.version !== collection.version || !entry?.loaded || entry.version !== collection.version) return undefined;
+      const head = entry.loaded;
+      const indexes = pageIndexes(head, selection, page);
+      const found = indexes && byItems.fresh(itemsKey(collection.id, indexes.map((index) => head.refs[index]!), variant), 0);
+      return found && pages.offer(pageKey('content', collection.id, query), collection.version, found);
     },
 
     forget(contractSlug, q) {
@@ -225,10 +284,13 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
       if (entry && entry.version === collection.version) return entry.pinned;
       if (pins.size >= MAX_KNOWN) pins.clear();
       const pinned = load();
-      const stored = { version: collection.version, pinned };
+      const stored: { version: number; pinned: Promise<boolean>; known?: boolean } = { version: collection.version, pinned };
       pins.set(collection.id, stored);
       // A failed probe is not kept: the next read asks again.
-      pinned.catch(() => pins.get(collection.id) === stored && pins.delete(collection.id));
+      pinned.then(
+        (answer) => (stored.known = answer),
+        () => pins.get(collection.id) === stored && pins.delete(collection.id),
+      );
       return pinned;
     },
 
@@ -241,22 +303,20 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
         return undefined;
       }
       if (!entry.head) {
-        const head = load(HEAD_SIZE);
+        const head = load(HEAD_SIZE).then((rows) => (entry.loaded = headOf(rows, rows.length < HEAD_SIZE)));
         entry.head = head;
         // A failed load is forgotten: the next read asks again.
         head.catch(() => heads.get(collection.id) === entry && heads.delete(collection.id));
       }
-      const rows = await entry.head;
-      return pageFromHead(rows, rows.length < HEAD_SIZE, query, page);
+      return pageFromHead(await entry.head, query, page);
     },
 
     async itemsJson(keys, load, audience = 'public') {
       return (await serializeItems(keys, load, audience)).json;
     },
 
-    itemsPage(keys, variant, load, render) {
-      const key = `${variant}\n${keys.map(keyOf).join('\n')}`;
-      return byItems.get(key, 0, async () => {
+    itemsPage(collectionId, keys, variant, load, render) {
+      return byItems.get(itemsKey(collectionId, keys.map(pageRef), variant), 0, async () => {
         const { json, complete } = await serializeItems(keys, load, 'public');
         const page = render(json);
         return complete ? page : { ...page, transient: true };

@@ -22,7 +22,8 @@
  * Public content and count pages are served from an in-process cache keyed on the collection's
  * version (read-path.ts), so the hot path is one indexed read plus a cached string.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { Static } from 'typebox';
 import type { Config } from '../config.ts';
 import { conflictError, notFoundError, validationError, VALIDATION_CODES } from '../errors.ts';
 import { authenticate, requireContractAccess } from '../http/authenticate.ts';
@@ -42,7 +43,7 @@ import { findItem, findItems } from '../store/items/find.ts';
 import { setItemsState } from '../store/items/moderate.ts';
 import { countItems, hasPinnedItems, type ItemQuery, listHeadKeys, listItemKeys, type Page } from '../store/items/read-sql.ts';
 import { type ItemKey, rowToItem, rowToModeratorItem } from '../store/items/rows.ts';
-import { checkModeration, itemQuery, moderationTarget } from './params.ts';
+import { checkModeration, ContentQuery, itemQuery, moderationTarget } from './params.ts';
 import { createReadPath, type ReadCollection } from './read-path.ts';
 import { render, renderJson, respond, respondJson, sendPublic } from './respond.ts';
 import { schemas } from './schema.ts';
@@ -197,21 +198,50 @@ export function queueRoutes(
     return fromHead ?? listItemKeys(db, selection, page, pinned ? 'first' : 'unpinned');
   }
 
-  app.get('/v1/content/:contract', { schema: schemas.content }, async (request, reply) => {
+  /**
+   * What a content read of `query` selects in `collection`: its items (`selection`, the published
+   * ones), its `page` in its order (`paging` without the sort: a search orders by relevance unless
+   * `sort` is given), and the parsed `search` (search.ts). Throws 400 for a malformed search.
+   */
+  function contentRead(collection: ReadCollection, query: Static<typeof ContentQuery>) {
+    const search = query.search ? searchParameter('search', query.search) : undefined;
+    const selection = { ...itemQuery(collection.contractId, collection.id, query), state: 'published' } as const;
+    const paging = { count: query.count ?? 20, offset: query.offset ?? 0, order: query.order ?? 'desc' } as const;
+    return { search, selection, paging, page: { ...paging, sort: query.sort ?? defaultSort(collection.type) } };
+  }
+
+  /**
+   * The hottest path: a URL whose page was fresh before is answered from it (read-path.ts
+   * `freshAt`) before its query is validated, which the same URL passed then. The hooks before
+   * this one (rate limits, request ids) have run; the rest of the request's life is as usual.
+   */
+  const readAgain: onRequestHookHandler = (request, reply, done) => {
+    const hit = reads.freshAt(request.url);
+    if (hit) sendPublic(request, reply, hit);
+    else done();
+  };
+
+  // Not an async function: the pages answered from memory are sent before it returns, and Fastify
+  // then waits for nothing (a returned reply is awaited until its response has ended).
+  app.get('/v1/content/:contract', { schema: schemas.content, onRequest: readAgain }, (request, reply) => {
     const { query } = request;
     // The hot path: a known collection and a fresh page are answered without awaiting anything.
-    const hit = reads.fresh('content', request.params.contract, query);
-    if (hit) return sendPublic(request, reply, hit);
-    const collection = await reads.collection(request.params.contract, query.q);
-    // `search`: the full-text search (search.ts), most relevant first unless `sort` is given; checked before any page is built.
-    const search = query.search ? searchParameter('search', query.search) : undefined;
-    const page = await reads.page('content', collection, query, async () => {
-      const selection = { ...itemQuery(collection.contractId, collection.id, query), state: 'published' } as const;
-      const paging = { count: query.count ?? 20, offset: query.offset ?? 0, order: query.order ?? 'desc' } as const;
-      const keys = search ? await searchItemKeys(db, selection, searchPage(paging, query.sort), search) : await pageKeys(collection, selection, { ...paging, sort: query.sort ?? defaultSort(collection.type) });
-      return reads.itemsPage(keys, query.callback ?? '', (ids) => findItems(db, collection.contractId, collection.id, ids), (json) => renderJson(json, query.callback, config.contentMaxAge));
-    });
-    return sendPublic(request, reply, page);
+    const hit = reads.fresh('content', request.params.contract, query, request.url);
+    if (hit) return void sendPublic(request, reply, hit);
+    const known = reads.known(request.params.contract, query.q);
+    const read = known && contentRead(known, query);
+    // Most uncached reads of a wall: the page among the collection's newest items, those items rendered before.
+    const remembered = read && !read.search ? reads.fromMemory(known, query, read.selection, read.page, query.callback ?? '') : undefined;
+    if (remembered) return void sendPublic(request, reply, remembered);
+    return (async () => {
+      const collection = known ?? (await reads.collection(request.params.contract, query.q));
+      const { search, selection, page, paging } = read ?? contentRead(collection, query);
+      const built = await reads.page('content', collection, query, async () => {
+        const keys = search ? await searchItemKeys(db, selection, searchPage(paging, query.sort), search) : await pageKeys(collection, selection, page);
+        return reads.itemsPage(collection.id, keys, query.callback ?? '', (ids) => findItems(db, collection.contractId, collection.id, ids), (json) => renderJson(json, query.callback, config.contentMaxAge));
+      });
+      return sendPublic(request, reply, built);
+    })();
   });
 
   app.get('/v1/content/:contract/stream', { schema: schemas.stream }, async (request, reply) => {

@@ -9,7 +9,9 @@ import { CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/item.ts';
 import { destination, distanceMeters } from '../../src/lib/geo.ts';
+import { gunzipSync } from 'node:zlib';
 import { createReadPath } from '../../src/queue/read-path.ts';
+import { render } from '../../src/queue/respond.ts';
 import { findItems } from '../../src/store/items/find.ts';
 import { compileCount, compileHead, compilePage, compilePinned, type ItemQuery, listHeadKeys, listItemKeys, type Page } from '../../src/store/items/read-sql.ts';
 import type { Db } from '../../src/store/db.ts';
@@ -437,6 +439,62 @@ describe('caching', () => {
     expect((await during).version).toBeGreaterThanOrEqual(first.version);
     // The next read, at once, reads the version again: not the one the overtaken lookup found.
     expect((await reads.collection(tenant.contract.slug, tenant.collection.slug)).version).toBeGreaterThan(first.version);
+  });
+
+  it('answers a URL read again from the page found for it, at its collection\'s version: never past a moderation here, a version re-read or an over-long URL', async () => {
+    const { db, config, tenant } = await setup();
+    await seedItems(db, tenant, [buildItem({ id: 'rss_one' })]);
+    const reads = createReadPath(db, config);
+    const slug = tenant.contract.slug;
+    const query = { q: tenant.collection.slug };
+    const url = `/v1/content/${slug}?q=${query.q}`;
+    const collection = await reads.collection(slug, query.q);
+    const build = async () => render([{ id: 'rss_one' }], undefined, config.contentMaxAge);
+    // Kept from its second miss on (cache.ts); a hit then remembers its URL.
+    await reads.page('content', collection, query, build);
+    const kept = await reads.page('content', collection, query, build);
+    expect(reads.freshAt(url)).toBeUndefined();
+    const now = Date.now();
+    expect(reads.fresh('content', slug, query, url, now)).toBe(kept);
+    expect(reads.freshAt(url, now)).toBe(kept);
+    expect(reads.freshAt(`${url}&count=20`, now)).toBeUndefined();
+    // The collection's version is trusted for a second, as by `fresh`.
+    expect(reads.freshAt(url, now + 1000)).toBeUndefined();
+    reads.forget(slug, query.q);
+    expect(reads.freshAt(url, now)).toBeUndefined();
+    const long = `${url}&callback=${'c'.repeat(1024)}`;
+    const again = await reads.collection(slug, query.q);
+    await reads.page('content', again, { ...query, callback: 'c'.repeat(1024) }, build);
+    await reads.page('content', again, { ...query, callback: 'c'.repeat(1024) }, build);
+    expect(reads.fresh('content', slug, { ...query, callback: 'c'.repeat(1024) }, long)).toBeDefined();
+    expect(reads.freshAt(long)).toBeUndefined();
+  });
+
+  it('answers a URL read again with its conditional and compressed forms, shows a moderation at once, and counts it against the address\'s limit', async () => {
+    const { app, db } = await build({ RATE_LIMIT_PUBLIC: '12', RATE_LIMIT_WINDOW: '3600' });
+    const tenant = await buildTenant(db);
+    // A page over 1 KiB, which is kept with its gzip form (respond.ts).
+    await seedItems(db, tenant, [buildItem({ id: 'rss_a', text: 'words '.repeat(300), date: new Date(Date.now() - 2 * MIN).toISOString() }), buildItem({ id: 'rss_b', date: new Date(Date.now() - MIN).toISOString() })]);
+    const url = `/v1/content/${tenant.contract.slug}?q=${tenant.collection.slug}`;
+    const read = (headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers });
+    // The second miss keeps the page, the third read finds it and remembers the URL: the fourth is answered by it.
+    const first = await read();
+    for (let i = 0; i < 3; i++) {
+      const res = await read();
+      expect(res.body).toBe(first.body);
+      expect(res.headers).toMatchObject({ etag: first.headers.etag, 'cache-control': first.headers['cache-control'], 'access-control-allow-origin': '*', vary: 'accept-encoding' });
+    }
+    expect((await read({ 'if-none-match': first.headers.etag as string })).statusCode).toBe(304);
+    const gzip = await read({ 'accept-encoding': 'gzip' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzip.rawPayload).toString()).toBe(first.body);
+    const off = await app.inject({ method: 'PATCH', url: `/v1/queue/${tenant.contract.slug}?q=${tenant.collection.slug}&id=rss_b&access_token=${tenant.token}`, payload: { state: 'unpublished' } });
+    expect(off.statusCode).toBe(200);
+    expect(ids(await read())).toEqual(['rss_a']);
+    // Seven reads of the address so far (the moderation bears a token: another limit); five more
+    // answered by the page found for the URL, and the next is refused.
+    for (let i = 0; i < 5; i++) expect((await read()).headers.ratelimit).toMatch(new RegExp(`^"address";r=${4 - i};t=\\d+$`));
+    expectError(await read(), 429, { name: 'RateLimitError', code: 4291 });
   });
 
   it('caches JSON and JSONP of the same query apart', async () => {
