@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/item.ts';
 import { destination, distanceMeters } from '../../src/lib/geo.ts';
 import { gunzipSync } from 'node:zlib';
-import { createReadPath } from '../../src/queue/read-path.ts';
-import { render } from '../../src/queue/respond.ts';
+import { createReadPath, type ReadCollection } from '../../src/queue/read-path.ts';
+import { render, renderJson } from '../../src/queue/respond.ts';
 import { findItems } from '../../src/store/items/find.ts';
 import { compileCount, compileHead, compilePage, compilePinned, type ItemQuery, listHeadKeys, listItemKeys, type Page } from '../../src/store/items/read-sql.ts';
 import type { Db } from '../../src/store/db.ts';
@@ -468,6 +468,49 @@ describe('caching', () => {
     await reads.page('content', again, { ...query, callback: 'c'.repeat(1024) }, build);
     expect(reads.fresh('content', slug, { ...query, callback: 'c'.repeat(1024) }, long)).toBeDefined();
     expect(reads.freshAt(long)).toBeUndefined();
+  });
+
+  it('answers a page from memory only at the version its head and pins were read at, and only once that page of items is kept', async () => {
+    const { db, config, tenant } = await setup();
+    const now = Date.now();
+    await seedItems(db, tenant, Array.from({ length: 30 }, (_, n) => buildItem({ id: `rss_${String(n).padStart(2, '0')}`, date: new Date(now - (n + 1) * MIN).toISOString() })));
+    const reads = createReadPath(db, config);
+    const slug = tenant.contract.slug;
+    const query = { q: tenant.collection.slug };
+    const selection: ItemQuery = { contractId: tenant.contract.id, collectionId: tenant.collection.id, state: 'published', sinceMs: now - DAY, untilMs: now };
+    const page: Page = { count: 3, offset: 0, sort: 'time', order: 'desc' };
+    const loadHead = (limit: number) => listHeadKeys(db, tenant.contract.id, tenant.collection.id, limit);
+    const load = (ids: string[]) => findItems(db, tenant.contract.id, tenant.collection.id, ids);
+    const render = (json: string) => renderJson(json, undefined, config.contentMaxAge);
+    /** One uncached read as the route makes it: pins, head, then the page of its items. */
+    const read = async (collection: ReadCollection, pinned = false) => {
+      await reads.hasPins(collection, async () => pinned);
+      const keys = (await reads.fromHead(collection, selection, page, loadHead)) ?? (await listItemKeys(db, selection, page, 'unpinned'));
+      return reads.itemsPage(collection.id, keys, '', load, render);
+    };
+    const collection = await reads.collection(slug, query.q);
+    expect(reads.fromMemory(collection, query, selection, page, '')).toBeUndefined();
+    await read(collection);
+    // The head is built at the second read of the version, and the items' page kept at its second build.
+    const kept = await read(collection);
+    const remembered = reads.fromMemory(collection, query, selection, page, '');
+    expect(remembered?.body).toEqual(kept.body);
+    expect(JSON.parse(remembered!.body.toString()).map((item: ContentItem) => item.id)).toEqual(['rss_00', 'rss_01', 'rss_02']);
+    // Another query whose page the head holds but whose items' page was never built: not from memory.
+    expect(reads.fromMemory(collection, query, selection, { ...page, offset: 3 }, '')).toBeUndefined();
+    expect(reads.fromMemory(collection, query, selection, page, 'cb')).toBeUndefined();
+    // Past the head, or not in time order: never.
+    expect(reads.fromMemory(collection, query, selection, { ...page, sort: 'kudos' }, '')).toBeUndefined();
+    // A new version (a moderation, a new item): its head is not read yet.
+    await db.transaction().execute((trx) => bumpVersion(trx, tenant.contract.id, tenant.collection.id));
+    reads.forget(slug, query.q);
+    const next = await reads.collection(slug, query.q);
+    expect(next.version).toBeGreaterThan(collection.version);
+    expect(reads.fromMemory(next, query, selection, page, '')).toBeUndefined();
+    // Pins at that version: never from memory, however often read.
+    await read(next, true);
+    await read(next, true);
+    expect(reads.fromMemory(next, query, selection, page, '')).toBeUndefined();
   });
 
   it('answers a URL read again with its conditional and compressed forms, shows a moderation at once, and counts it against the address\'s limit', async () => {
