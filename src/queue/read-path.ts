@@ -53,7 +53,7 @@ const VERSION_CHECK_MS = 1000;
 const MAX_KNOWN = 10_000;
 /** URLs remembered at most by `freshAt` (the memory is cleared when full, as `found` is), and their longest length (characters). */
 const MAX_URLS = 10_000;
-const MAX_URL_LENGTH = 1024;
+const MAX_URL_LENGTH = 512;
 /** Collections whose heads are kept at most (HEAD_SIZE items each); the heads are all forgotten when full, as `found` is. */
 const MAX_HEADS = 500;
 
@@ -227,7 +227,8 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
       if (!collection) return undefined;
       const key = pageKey(route, collection.id, query);
       const page = pages.fresh(key, collection.version, now);
-      if (page && url !== undefined && url.length <= MAX_URL_LENGTH && !urls.has(url)) {
+      // Remembered anew when it named another page (its collection made anew under the same slug).
+      if (page && url !== undefined && url.length <= MAX_URL_LENGTH && urls.get(url)?.pageKey !== key) {
         if (urls.size >= MAX_URLS) urls.clear();
         urls.set(url, { foundKey: foundKey(contractSlug, query.q), collectionId: collection.id, pageKey: key });
       }

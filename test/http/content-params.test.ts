@@ -462,12 +462,48 @@ describe('caching', () => {
     expect(reads.freshAt(url, now + 1000)).toBeUndefined();
     reads.forget(slug, query.q);
     expect(reads.freshAt(url, now)).toBeUndefined();
-    const long = `${url}&callback=${'c'.repeat(1024)}`;
+    const long = `${url}&callback=${'c'.repeat(512)}`;
     const again = await reads.collection(slug, query.q);
-    await reads.page('content', again, { ...query, callback: 'c'.repeat(1024) }, build);
-    await reads.page('content', again, { ...query, callback: 'c'.repeat(1024) }, build);
-    expect(reads.fresh('content', slug, { ...query, callback: 'c'.repeat(1024) }, long)).toBeDefined();
+    await reads.page('content', again, { ...query, callback: 'c'.repeat(512) }, build);
+    await reads.page('content', again, { ...query, callback: 'c'.repeat(512) }, build);
+    expect(reads.fresh('content', slug, { ...query, callback: 'c'.repeat(512) }, long)).toBeDefined();
     expect(reads.freshAt(long)).toBeUndefined();
+  });
+
+  it('never answers a URL with the page of a collection deleted and made anew under the same slug, even at the same version', async () => {
+    const { app, db, config, tenant } = await setup();
+    const call = (method: 'POST' | 'DELETE', url: string, payload?: object) => app.inject({ method, url: `${url}?access_token=${encodeURIComponent(tenant.token)}`, ...(payload ? { payload } : {}) });
+    const make = async () => (await call('POST', '/collection/collections', { name: 'Later', contractId: tenant.contract.id, type: 'realtime' })).json() as { _id: string; slug: string };
+    const first = await make();
+    const reads = createReadPath(db, config);
+    const slug = tenant.contract.slug;
+    const query = { q: first.slug };
+    const url = `/v1/content/${slug}?q=${first.slug}`;
+    const before = await reads.collection(slug, query.q);
+    const build = async () => render([{ id: 'rss_of_the_first' }], undefined, config.contentMaxAge);
+    await reads.page('content', before, query, build);
+    await reads.page('content', before, query, build);
+    expect(reads.fresh('content', slug, query, url)).toBeDefined();
+    expect((await call('DELETE', `/collection/collections/${first._id}`)).statusCode).toBe(204);
+    const second = await make();
+    expect(second.slug).toBe(first.slug);
+    // The new collection brought to the version the page was kept at.
+    for (let i = 0; i < 10; i++) {
+      const { version } = await reads.collection(slug, query.q);
+      if (version >= before.version) break;
+      await db.transaction().execute((trx) => bumpVersion(trx, tenant.contract.id, second._id));
+      reads.forget(slug, query.q);
+    }
+    reads.forget(slug, query.q);
+    const after = await reads.collection(slug, query.q);
+    expect(after).toMatchObject({ id: second._id, version: before.version });
+    expect(reads.freshAt(url)).toBeUndefined();
+    // The new collection's page, once found by its URL, is the one the URL answers.
+    const rebuild = async () => render([{ id: 'rss_of_the_second' }], undefined, config.contentMaxAge);
+    await reads.page('content', after, query, rebuild);
+    const kept = await reads.page('content', after, query, rebuild);
+    expect(reads.fresh('content', slug, query, url)).toBe(kept);
+    expect(reads.freshAt(url)).toBe(kept);
   });
 
   it('answers a page from memory only at the version its head and pins were read at, and only once that page of items is kept', async () => {
