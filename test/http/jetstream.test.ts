@@ -12,7 +12,7 @@ import { build, buildTenant, type TestContext } from '../helper.ts';
 import { until } from '../processes.ts';
 import { type FakeJetstream, startFakeJetstream } from '../fake-jetstream.ts';
 import { expectOversizedRefused, expectSilentGivenUp } from '../oversized-frame.ts';
-import { backoffMs, JETSTREAM_BOUNDS } from '../../src/services/bluesky/stream/jetstream-socket.ts';
+import { JETSTREAM_BOUNDS } from '../../src/services/bluesky/stream/jetstream-socket.ts';
 
 let fake: FakeJetstream | undefined;
 const listeners: JetstreamListener[] = [];
@@ -297,7 +297,7 @@ describe('Jetstream listener', () => {
     const acme = await buildTenant(ctx.db);
     const [input] = await create(acme, [{ type: 'keyword', input: 'news' }]);
     fake.hostile = 'oversized';
-    const listener = await expectOversizedRefused(fake, listen, JETSTREAM_BOUNDS.maxMessageBytes, backoffMs(0));
+    const listener = await expectOversizedRefused(fake, listen, JETSTREAM_BOUNDS.maxMessageBytes);
 
     // The server mends its ways: the listener goes on, connects and stores.
     fake.hostile = null;

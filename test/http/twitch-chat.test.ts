@@ -8,7 +8,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamDeps } from '../../src/collect/streams.ts';
 import { startTwitchChat, type TwitchChat, TWITCH_CHAT } from '../../src/services/twitch/stream/chat.ts';
-import { backoffMs, CHAT_BOUNDS } from '../../src/services/twitch/stream/socket.ts';
+import { backoffMs } from '../../src/services/kit/stream/websocket.ts';
+import { CHAT_BOUNDS } from '../../src/services/twitch/stream/socket.ts';
 import { createCollection } from '../../src/store/collections.ts';
 import { build, buildTenant, type TestContext } from '../helper.ts';
 import { until } from '../processes.ts';
@@ -235,7 +236,7 @@ describe('Twitch chat listener', () => {
     const acme = await buildTenant(ctx.db);
     const [input] = await create(acme, ['ronni']);
     fake.hostile = 'oversized';
-    const listener = await expectOversizedRefused(fake, listen, CHAT_BOUNDS.maxMessageBytes, backoffMs(0));
+    const listener = await expectOversizedRefused(fake, listen, CHAT_BOUNDS.maxMessageBytes);
 
     // The server mends its ways: the listener goes on, joins and stores.
     fake.hostile = null;

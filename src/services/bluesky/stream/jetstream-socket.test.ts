@@ -1,28 +1,14 @@
 /**
  * The Jetstream connection (`jetstream-socket.ts`) against a real WebSocket server on 127.0.0.1:
  * JSON text frames handed over as objects (others skipped), a close said once, nothing after
- * `close()`, and the guard refusing a private address; the back-off, table-driven.
+ * `close()`, and the guard refusing a private address.
  */
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { createGuardedAgent, type FetchError } from '../../../collect/fetch.ts';
 import type { Json } from '../../kit/normalize.ts';
-import { backoffMs, openJetstreamSocket } from './jetstream-socket.ts';
-
-describe('backoffMs', () => {
-  it.each([
-    [0, 1000],
-    [1, 2000],
-    [2, 5000],
-    [3, 10_000],
-    [4, 30_000],
-    [50, 30_000],
-    [-1, 1000],
-  ])('after %i failures: %i ms', (failures, ms) => {
-    expect(backoffMs(failures)).toBe(ms);
-  });
-});
+import { openJetstreamSocket } from './jetstream-socket.ts';
 
 /** What the handlers heard, in order. */
 type Heard = ['open'] | ['event', Json] | ['drop', 'error' | 'close'];

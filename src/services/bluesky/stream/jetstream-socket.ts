@@ -15,14 +15,6 @@ import { openBoundedWebSocket, type WebSocketBounds } from '../../kit/stream/web
  */
 export const JETSTREAM_BOUNDS: WebSocketBounds = { maxMessageBytes: 1024 * 1024, handshakeTimeoutMs: 10_000 };
 
-/** Waits before the 1st, 2nd, … reconnection after a drop, ms; the last repeats (1 s up to 30 s). */
-export const BACKOFF_MS: readonly number[] = [1000, 2000, 5000, 10_000, 30_000];
-
-/** How long to wait before reconnecting after `failures` drops in a row (0: the first), ms. */
-export function backoffMs(failures: number): number {
-  return BACKOFF_MS[Math.max(0, Math.min(failures, BACKOFF_MS.length - 1))]!;
-}
-
 /** What a connection tells its owner; nothing after `close()` or after `onDrop`. */
 export interface JetstreamSocketHandlers {
   /** The connection is open. */

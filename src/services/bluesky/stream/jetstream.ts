@@ -54,7 +54,8 @@ import { sortBatch, storeBatch } from './jetstream-batch.ts';
 import { advancedCursor, resumeUrl } from './jetstream-cursor.ts';
 import { type JetstreamInputs, jetstreamInputs } from './jetstream-inputs.ts';
 import { webSocketAgentOptions, type WebSocketBounds } from '../../kit/stream/websocket.ts';
-import { backoffMs, JETSTREAM_BOUNDS, type JetstreamSocket, openJetstreamSocket } from './jetstream-socket.ts';
+import { backoffMs, LASTING_MS } from '../../kit/stream/websocket.ts';
+import { JETSTREAM_BOUNDS, type JetstreamSocket, openJetstreamSocket } from './jetstream-socket.ts';
 
 export { REWIND_US } from './jetstream-cursor.ts';
 
@@ -129,8 +130,11 @@ class Listener {
   private generation = 0;
   private holding = false;
   private savedCursor: string | null = null;
+  /** Drops in a row, since the last connection that lasted (`LASTING_MS`). */
   private failures = 0;
   private retryAt = 0;
+  /** When the open connection opened (ms), null while none is. */
+  private openedAt: number | null = null;
   private disconnectedAt = Date.now();
   private readonly queue: { generation: number; event: Json }[] = [];
   private pumping: Promise<void> | undefined;
@@ -257,7 +261,10 @@ class Listener {
     this.refused = undefined;
     const dropped = () => {
       if (mine !== this.generation) return;
+      // A connection that lasted starts the back-off again; one dropped soon after it opened waits longer than the last.
+      const lasted = this.openedAt !== null && Date.now() - this.openedAt > LASTING_MS;
       this.disconnect();
+      this.failures = lasted ? 0 : this.failures;
       this.retryAt = Date.now() + backoffMs(this.failures);
       this.failures += 1;
     };
@@ -266,7 +273,7 @@ class Listener {
         if (mine !== this.generation) return;
         this.state.connected = true;
         this.state.connections += 1;
-        this.failures = 0;
+        this.openedAt = Date.now();
         void this.setMode(this.unstreamed(), 'stream');
       },
       onEvent: (event) => {
@@ -293,6 +300,7 @@ class Listener {
     this.socket = undefined;
     if (this.state.connected) this.disconnectedAt = Date.now();
     this.state.connected = false;
+    this.openedAt = null;
   }
 
   /** Sorts, stores and checkpoints the queued events, in order (see the module). */

@@ -46,7 +46,8 @@ import type { IrcMessage } from '../irc.ts';
 import { channelOf } from '../row.ts';
 import { RecentMessages } from './recent.ts';
 import { webSocketAgentOptions } from '../../kit/stream/websocket.ts';
-import { backoffMs, CHAT_BOUNDS, type ChatSocket, openChatSocket } from './socket.ts';
+import { backoffMs, LASTING_MS } from '../../kit/stream/websocket.ts';
+import { CHAT_BOUNDS, type ChatSocket, openChatSocket } from './socket.ts';
 
 /** The stream's name in the `streams` table. */
 export const TWITCH_CHAT = 'twitch-chat';
@@ -227,7 +228,7 @@ class Listener {
     this.refused = undefined;
     this.state.channels = [];
     const dropped = (reconnect: boolean) => {
-      const lasted = this.openedAt !== null && Date.now() - this.openedAt > 30_000;
+      const lasted = this.openedAt !== null && Date.now() - this.openedAt > LASTING_MS;
       this.disconnect();
       this.failures = lasted ? 0 : this.failures + 1;
       // A server's RECONNECT is answered at once after a connection that lasted, or the first

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { type FakeTwitchChat, startFakeTwitchChat } from '../../../../test/fake-twitch-chat.ts';
 import { until } from '../../../../test/processes.ts';
-import { backoffMs, openChatSocket } from './socket.ts';
+import { openChatSocket } from './socket.ts';
 
 let fake: FakeTwitchChat | undefined;
 const agent = new Agent();
@@ -57,11 +57,4 @@ describe('openChatSocket', () => {
     expect(String((dropped as { error: Error }).error.message)).toMatch(/refused the login: Login authentication failed/);
   });
 
-  it.each([
-    [0, 1000],
-    [1, 2000],
-    [4, 30_000],
-    [99, 30_000],
-    [-1, 1000],
-  ])('back-off after %i failures: %i ms', (failures, ms) => expect(backoffMs(failures)).toBe(ms));
 });

@@ -27,9 +27,6 @@ export const CHAT_BOUNDS: WebSocketBounds = { maxMessageBytes: 64 * 1024, handsh
 export const JOIN_LIMIT = 20;
 export const JOIN_WINDOW_MS = 10_000;
 
-/** Waits before the 1st, 2nd, … reconnection after a drop, ms; the last repeats (1 s up to 30 s). */
-export const BACKOFF_MS: readonly number[] = [1000, 2000, 5000, 10_000, 30_000];
-
 /** The longest line sent, CR LF excluded: an IRC message is at most 512 characters with it (RFC 1459 §2.3). */
 export const MAX_SENT_LINE = 510;
 
@@ -50,11 +47,6 @@ export function channelLines(command: string, channels: readonly string[]): stri
   }
   if (line) lines.push(line);
   return lines;
-}
-
-/** How long to wait before reconnecting after `failures` drops in a row (0: the first), ms. */
-export function backoffMs(failures: number): number {
-  return BACKOFF_MS[Math.max(0, Math.min(failures, BACKOFF_MS.length - 1))]!;
 }
 
 /** What a connection tells its owner; nothing after `close()` or after `onDrop`. */
