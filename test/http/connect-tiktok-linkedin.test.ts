@@ -35,6 +35,8 @@ const fake = {
   videos: (_body: { cursor?: number }): FakeResponse => ({ body: fixture('tiktok/video_list_p2.json') }),
   /** What LinkedIn's posts finder answers. */
   posts: (): FakeResponse => ({ body: fixture('linkedin/posts_by_author_p1.json') }),
+  /** What LinkedIn's Images API answers. */
+  images: (): FakeResponse => ({ body: fixture('linkedin/images_batch_get.json') }),
 };
 
 /** The client the token request names: TikTok's body `client_key`, LinkedIn's `client_id`. */
@@ -86,7 +88,7 @@ function respond(seen: FakeRequest): FakeResponse {
     return fake.videos(JSON.parse(seen.body || '{}'));
   }
   if (path === '/rest/posts') return fake.posts();
-  if (path === '/rest/images') return { body: fixture('linkedin/images_batch_get.json') };
+  if (path === '/rest/images') return fake.images();
   return { status: 404, body: {} };
 }
 
@@ -94,6 +96,7 @@ beforeEach(() => {
   fake.expiresIn = 86_400;
   fake.videos = () => ({ body: fixture('tiktok/video_list_p2.json') });
   fake.posts = () => ({ body: fixture('linkedin/posts_by_author_p1.json') });
+  fake.images = () => ({ body: fixture('linkedin/images_batch_get.json') });
 });
 
 function env(): Record<string, string> {
@@ -227,6 +230,29 @@ describe('LinkedIn: connect, poll an organization, an expired token', () => {
       await poll();
       const status = (await ctx.app.inject({ method: 'GET', url: `/collection/inputs/${id}`, headers: bearer(tenant) })).json().status;
       expect(status.lastError).toBe('HTTP 401: Invalid access token (serviceErrorCode 65600)');
+    } finally {
+      await collector.stop();
+    }
+  });
+
+  it('stores the posts without their pictures when the Images API refuses (403), and fails the poll, to retry it, when it is down (503)', async () => {
+    const ctx = await build(env());
+    const tenant = await buildTenant(ctx.db);
+    expect((await connect(ctx, tenant, 'linkedin')).done.statusCode).toBe(200);
+    const id = await addInput(ctx, tenant, 'linkedin', 'organization', '2414183');
+    const { poll, collector } = pollNow(ctx);
+    const status = async () => (await ctx.app.inject({ method: 'GET', url: `/collection/inputs/${id}`, headers: bearer(tenant) })).json().status;
+    try {
+      fake.images = () => ({ status: 503, body: { message: 'Service Unavailable' } });
+      await poll();
+      expect(await queueIds(ctx, tenant)).toEqual([]);
+      expect((await status()).lastError).toMatch(/^HTTP 503/);
+      fake.images = () => ({ status: 403, body: fixture('linkedin/error_403_access_denied.json') });
+      await poll();
+      expect(await queueIds(ctx, tenant)).toHaveLength(4);
+      const items = (await ctx.app.inject(`/v1/queue/${tenant.contract.slug}?q=${tenant.collection.slug}&since=0&count=100&access_token=${tenant.token}`)).json() as { media?: { type: string }[] | null }[];
+      expect(items.flatMap((item) => item.media ?? []).filter((m) => m.type === 'image')).toEqual([]);
+      expect((await status()).lastError).toBeNull();
     } finally {
       await collector.stop();
     }

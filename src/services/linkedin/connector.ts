@@ -18,6 +18,9 @@
  * member does not administer the organization, or the app lacks the product) are permanent, as are
  * 404 and other 4xx; 429 is transient, retried after `Retry-After` when sent, else at the next
  * midnight UTC, when LinkedIn's daily limits reset (learn.microsoft.com/linkedin/shared/api-guide/concepts/rate-limits).
+ * The Images API's answers are the posts' pictures only: a permanent failure there (an image the
+ * member may not read, one deleted since) leaves those pictures out and stores the posts; a
+ * transient one fails the poll as any other, which is retried.
  */
 import { SourceError, type Connector } from '../connector.ts';
 import type { ContentItem, Media } from '../../item.ts';
@@ -182,8 +185,11 @@ export const linkedin: Connector = {
     // MAX_PAGES × COUNT posts of at most MAX_MULTI_IMAGES + 2 images each, so the loop is bounded.
     for (let at = 0; at < urns.length; at += IMAGE_BATCH) {
       const ids = urns.slice(at, at + IMAGE_BATCH).map(encodeURIComponent).join(',');
-      const res = await getJson(ctx, `${settings.apiUrl}/images?ids=List(${ids})`, headers, linkedinDetail, options);
-      for (const [urn, image] of Object.entries(obj(obj(res.body).results))) {
+      const res = await getJson(ctx, `${settings.apiUrl}/images?ids=List(${ids})`, headers, linkedinDetail, options).catch((error: unknown) => {
+        if (error instanceof SourceError && error.permanent) return undefined;
+        throw error;
+      });
+      for (const [urn, image] of Object.entries(obj(obj(res?.body).results))) {
         const url = str(obj(image).downloadUrl);
         if (url) images.set(urn, url);
       }
