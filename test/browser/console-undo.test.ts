@@ -217,6 +217,44 @@ describe.skipIf(browserMissing)('console: undo, history, confirmation', () => {
     await page.context().close();
   });
 
+  it('u pressed as soon as the list read again after an undo lands acts on the current card: the key does not wait for that render\'s effects', { timeout: 60_000 }, async () => {
+    const page = await consolePage(browser);
+    await signIn(page, sluice, screen());
+    await card(page, 'Story 01').waitFor();
+    await page.keyboard.press('j');
+    await page.keyboard.press('u');
+    await notice(page).getByText('Unpublished “Story 01”.').waitFor();
+    // In the page: when the undo's read of the queue has its answer, press u in the next task,
+    // after the new list is set and rendered but before that render's effects (after the paint).
+    await page.evaluate(() => {
+      const original = window.fetch;
+      window.fetch = async (...args: Parameters<typeof fetch>) => {
+        const response = await original(...args);
+        const url = new URL(String(args[0] instanceof Request ? args[0].url : args[0]), location.href);
+        if (/^\/v1\/queue\/[^/]+$/.test(url.pathname) && (!args[1]?.method || args[1].method === 'GET')) {
+          window.fetch = original;
+          const text = response.text.bind(response);
+          response.text = async () => {
+            const body = await text();
+            setTimeout(() => {
+              // The notice says "Undone" now (set before the list is read again); u replaces it.
+              (window as { uPressed?: boolean }).uPressed = true;
+              document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'u', bubbles: true }));
+            }, 0);
+            return body;
+          };
+        }
+        return response;
+      };
+    });
+    await page.keyboard.press('z');
+    await page.waitForFunction(() => (window as { uPressed?: boolean }).uPressed === true);
+    await notice(page).getByText('Unpublished “Story 01”.').waitFor();
+    await expect.poll(published).not.toContain('Story 01');
+    await moderateElsewhere('rss_1', 'published');
+    await page.context().close();
+  });
+
   it('at 375 px the dialog and the notice fit the screen and are accessible', { timeout: 60_000 }, async () => {
     const page = await consolePage(browser, PHONE);
     await signIn(page, sluice, screen());

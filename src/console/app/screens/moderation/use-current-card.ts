@@ -2,7 +2,10 @@
  * The current card of the Moderation screen (../moderation.ts), the one `j`/`k`, `p`/`u`/`x` act
  * on (a tap or focus makes a card current too): its index in the list (-1: none), also in
  * `currentRef`, because keys pressed in quick succession (j then u) must see the card j chose
- * before a re-render. `reset()`: none current (a new first page). `focusCard(index)` makes a card current, focuses and scrolls it into view.
+ * before a re-render. `firstPage(page, keepId)`: a new first page was read; the card of `keepId`
+ * is current in it (after an undo), else none. It is called in the same step as the page is set, so
+ * a key pressed before the page's effects run acts on that card. `focusCard(index)` makes a card
+ * current, focuses and scrolls it into view.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Item } from '../../resources.ts';
@@ -15,7 +18,7 @@ export function useCurrentCard(list: { current: HTMLOListElement | null }) {
     currentRef.current = index;
     setCurrentState(index);
   }, []);
-  const reset = useCallback(() => setCurrent(-1), [setCurrent]);
+  const firstPage = useCallback((page: Item[], keepId: string | undefined) => setCurrent(keepId === undefined ? -1 : page.findIndex((item) => item.id === keepId)), [setCurrent]);
   const focusCard = useCallback(
     (index: number) => {
       const card = list.current?.querySelectorAll<HTMLElement>('.moderation__card')[index];
@@ -26,29 +29,21 @@ export function useCurrentCard(list: { current: HTMLOListElement | null }) {
     },
     [setCurrent],
   );
-  return { current, currentRef, setCurrent, reset, focusCard };
+  return { current, currentRef, setCurrent, firstPage, focusCard };
 }
 
 /**
  * A card chosen by item id before the list that holds it is rendered (after a re-read): `focus(id)`
- * (after a split or a pin) focuses it once shown; `keep(id)` (after an undo) makes it current
- * without moving the focus. An id no longer in the list is forgotten.
+ * (after a split or a pin) focuses it once shown. An id no longer in the list is forgotten.
  */
 export function useCardOnceShown(items: Item[] | undefined, card: ReturnType<typeof useCurrentCard>) {
-  const { setCurrent, focusCard } = card;
-  const [keepId, keep] = useState<string | undefined>(undefined);
+  const { focusCard } = card;
   const [focusId, focus] = useState<string | undefined>(undefined);
-  useEffect(() => {
-    if (keepId === undefined) return;
-    const index = (items ?? []).findIndex((item) => item.id === keepId);
-    if (index >= 0) setCurrent(index);
-    keep(undefined);
-  }, [keepId, items, setCurrent]);
   useEffect(() => {
     if (!focusId) return;
     const index = (items ?? []).findIndex((item) => item.id === focusId);
     if (index >= 0) focusCard(index);
     focus(undefined);
   }, [focusId, items, focusCard]);
-  return { keep, focus };
+  return { focus };
 }

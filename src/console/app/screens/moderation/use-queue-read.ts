@@ -1,8 +1,9 @@
 /**
  * The queue read of the Moderation screen (../moderation.ts): `GET /v1/queue/{contract}?q=<slug>
  * &since=0&count=PAGE&offset=…` with the applied filters (docs/api.md, "Queue and content API"),
- * read again whenever they change; `load(offset)` reads the first page (replacing the list and
- * forgetting the `fresh` items the stream announced) or the next one (appended). `more`: the last
+ * read again whenever they change; `load(offset, keepId)` reads the first page (replacing the list
+ * and forgetting the `fresh` items the stream announced; the card of `keepId` stays current) or the
+ * next one (appended). `more`: the last
  * page was full. `started` turns true once the first page is shown and stays: the counts and the
  * stream wait for it, so the cards come first. An error is kept in `error` (the list is then
  * empty); nothing is thrown. `latest` holds the newest items and filters for handlers that outlive
@@ -13,8 +14,11 @@ import { api } from '../../api.ts';
 import type { Item } from '../../resources.ts';
 import { type Filters, filterQuery, PAGE } from './query.ts';
 
-/** `onFirstPage` (stable) runs when a first page has been read (the current card is reset). */
-export function useQueueRead(base: string, q: string, applied: Filters, onFirstPage: () => void) {
+/**
+ * `onFirstPage` (stable) runs in the step that sets a first page read, with the page and the id
+ * of the card to keep current (none: no card is current).
+ */
+export function useQueueRead(base: string, q: string, applied: Filters, onFirstPage: (page: Item[], keepId: string | undefined) => void) {
   const [items, setItems] = useState<Item[] | undefined>(undefined);
   const [more, setMore] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
@@ -23,7 +27,7 @@ export function useQueueRead(base: string, q: string, applied: Filters, onFirstP
   latest.current = { items, applied };
 
   const load = useCallback(
-    async (offset = 0) => {
+    async (offset = 0, keepId?: string) => {
       setError(undefined);
       try {
         const page = await api.get<Item[]>(base, { q, since: 0, count: PAGE, offset, ...filterQuery(applied) });
@@ -31,7 +35,7 @@ export function useQueueRead(base: string, q: string, applied: Filters, onFirstP
         setMore(page.length === PAGE);
         if (!offset) {
           setFresh(new Set());
-          onFirstPage();
+          onFirstPage(page, keepId);
         }
       } catch (caught) {
         setError(caught);
