@@ -15,7 +15,7 @@ import { until } from './processes.ts';
  * closed at the frame's header (less than 16 MiB of the 100 MiB announced taken), `lastError` names
  * the bound (`maxMessageBytes`), a second connection follows after at least the first back-off,
  * and a third after at least the second: a connection refused as soon as it opened does not
- * start the back-off again (websocket.ts `LASTING_MS`; lower bounds only, load can only make the
+ * start the back-off again (websocket.ts `dropsInARow`; lower bounds only, load can only make the
  * gaps longer); the process's buffers grow by less than 32 MiB meanwhile. Returns the listener,
  * still running.
  */

@@ -54,7 +54,7 @@ import { sortBatch, storeBatch } from './jetstream-batch.ts';
 import { advancedCursor, resumeUrl } from './jetstream-cursor.ts';
 import { type JetstreamInputs, jetstreamInputs } from './jetstream-inputs.ts';
 import { webSocketAgentOptions, type WebSocketBounds } from '../../kit/stream/websocket.ts';
-import { backoffMs, LASTING_MS } from '../../kit/stream/websocket.ts';
+import { backoffMs, dropsInARow } from '../../kit/stream/websocket.ts';
 import { JETSTREAM_BOUNDS, type JetstreamSocket, openJetstreamSocket } from './jetstream-socket.ts';
 
 export { REWIND_US } from './jetstream-cursor.ts';
@@ -130,7 +130,7 @@ class Listener {
   private generation = 0;
   private holding = false;
   private savedCursor: string | null = null;
-  /** Drops in a row, since the last connection that lasted (`LASTING_MS`). */
+  /** Drops in a row, since the last connection that lasted (`dropsInARow`). */
   private failures = 0;
   private retryAt = 0;
   /** When the open connection opened (ms), null while none is. */
@@ -261,12 +261,10 @@ class Listener {
     this.refused = undefined;
     const dropped = () => {
       if (mine !== this.generation) return;
-      // A connection that lasted starts the back-off again; one dropped soon after it opened waits longer than the last.
-      const lasted = this.openedAt !== null && Date.now() - this.openedAt > LASTING_MS;
+      // Counted before `disconnect` forgets when the connection opened.
+      this.failures = dropsInARow(this.failures, this.openedAt, Date.now());
       this.disconnect();
-      this.failures = lasted ? 0 : this.failures;
-      this.retryAt = Date.now() + backoffMs(this.failures);
-      this.failures += 1;
+      this.retryAt = Date.now() + backoffMs(this.failures - 1);
     };
     this.socket = openJetstreamSocket(resumeUrl(this.url, this.savedCursor), this.agent, {
       onOpen: () => {

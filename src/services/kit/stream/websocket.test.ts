@@ -1,6 +1,6 @@
-/** The stream listeners' reconnection back-off (websocket.ts `backoffMs`), table-driven. */
+/** The stream listeners' reconnection back-off (websocket.ts `backoffMs`, `dropsInARow`), table-driven. */
 import { describe, expect, it } from 'vitest';
-import { backoffMs } from './websocket.ts';
+import { backoffMs, dropsInARow } from './websocket.ts';
 
 describe('backoffMs', () => {
   it.each([
@@ -13,5 +13,17 @@ describe('backoffMs', () => {
     [-1, 1000],
   ])('after %i failures: %i ms', (failures, ms) => {
     expect(backoffMs(failures)).toBe(ms);
+  });
+});
+
+describe('dropsInARow', () => {
+  const now = 1_000_000;
+  it.each([
+    ['a connection that never opened', 2, null, 3],
+    ['one dropped as soon as it opened', 2, now, 3],
+    ['one open 30 s exactly', 2, now - 30_000, 3],
+    ['one that lasted past 30 s', 4, now - 30_001, 0],
+  ])('%s: %i before, %i after', (_name, failures, openedAt, after) => {
+    expect(dropsInARow(failures, openedAt, now)).toBe(after);
   });
 });

@@ -23,17 +23,22 @@ import { type Agent, WebSocket } from 'undici';
 /** Waits before the 1st, 2nd, … reconnection after a drop, ms; the last repeats (1 s up to 30 s). */
 export const BACKOFF_MS: readonly number[] = [1000, 2000, 5000, 10_000, 30_000];
 
-/**
- * How long a connection must have been open to count as lasting, ms: a drop after it starts the
- * back-off again from its first wait; a drop before it waits longer than the drop before. So a
- * server that accepts the connection and then fails it (an oversized frame, a close at once) is
- * retried ever more slowly, not every second.
- */
-export const LASTING_MS = 30_000;
+/** How long a connection must have been open to count as lasting (`dropsInARow`), ms. */
+const LASTING_MS = 30_000;
 
 /** How long to wait before reconnecting after `failures` drops in a row (0: the first), ms. */
 export function backoffMs(failures: number): number {
   return BACKOFF_MS[Math.max(0, Math.min(failures, BACKOFF_MS.length - 1))]!;
+}
+
+/**
+ * The drops in a row once a connection dropped at `now` (ms), `failures` before it: 0 when that
+ * connection had lasted (open since `openedAt` for more than 30 s), else one more; the listener
+ * then waits `backoffMs(count - 1)`. So a server that accepts each connection and then fails it
+ * (an oversized frame, a close at once) is retried ever more slowly, not every second.
+ */
+export function dropsInARow(failures: number, openedAt: number | null, now: number): number {
+  return openedAt !== null && now - openedAt > LASTING_MS ? 0 : failures + 1;
 }
 
 /** What one service's server may make a listener hold or wait for. */

@@ -46,7 +46,7 @@ import type { IrcMessage } from '../irc.ts';
 import { channelOf } from '../row.ts';
 import { RecentMessages } from './recent.ts';
 import { webSocketAgentOptions } from '../../kit/stream/websocket.ts';
-import { backoffMs, LASTING_MS } from '../../kit/stream/websocket.ts';
+import { backoffMs, dropsInARow } from '../../kit/stream/websocket.ts';
 import { CHAT_BOUNDS, type ChatSocket, openChatSocket } from './socket.ts';
 
 /** The stream's name in the `streams` table. */
@@ -228,9 +228,9 @@ class Listener {
     this.refused = undefined;
     this.state.channels = [];
     const dropped = (reconnect: boolean) => {
-      const lasted = this.openedAt !== null && Date.now() - this.openedAt > LASTING_MS;
+      // Counted before `disconnect` forgets when the connection opened.
+      this.failures = dropsInARow(this.failures, this.openedAt, Date.now());
       this.disconnect();
-      this.failures = lasted ? 0 : this.failures + 1;
       // A server's RECONNECT is answered at once after a connection that lasted, or the first
       // time; asked again by connections that did not last, it waits the back-off as a drop does,
       // so a server repeating it cannot make the listener reconnect in a loop.
