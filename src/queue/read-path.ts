@@ -104,10 +104,10 @@ export interface ReadPath {
    */
   itemsJson(keys: ItemKey[], load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>, audience?: Audience): Promise<string>;
   /**
-   * The public page of the published items of `keys` (of collection `collectionId`), rendered by `render` from their JSON array
-   * (`itemsJson`; respond.ts `renderJson`), shared by every read of the same items at the same
-   * `seq` and the same `variant` (what else `render` puts in the body: the JSONP callback). A page
-   * that lost an item moderated while it was built is sent but not kept.
+   * The public page of the published items of `keys` (of collection `collectionId`), rendered by
+   * `render` from their JSON array (`itemsJson`; respond.ts `renderJson`), shared by every read of
+   * the same items at the same `seq` and the same `variant` (what else `render` puts in the body:
+   * the JSONP callback). A page that lost an item moderated while it was built is sent but not kept.
    */
   itemsPage(collectionId: string, keys: ItemKey[], variant: string, load: (ids: string[]) => Promise<(ItemKey & ItemDocument)[]>, render: (json: string) => RenderedPage): Promise<RenderedPage>;
   /**
@@ -216,38 +216,40 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
     return started;
   }
 
-  function known(contractSlug: string, q: string, now: number): ReadCollection | undefined {
-    const entry = found.get(foundKey(contractSlug, q));
+  /** The collection found under `key` (`foundKey`) while its version is trusted, else undefined. */
+  function known(key: string, now: number): ReadCollection | undefined {
+    const entry = found.get(key);
     return entry && now - entry.at < VERSION_CHECK_MS ? entry.collection : undefined;
   }
 
   return {
     fresh(route, contractSlug, query, url, now = Date.now()) {
-      const collection = known(contractSlug, query.q, now);
+      const at = foundKey(contractSlug, query.q);
+      const collection = known(at, now);
       if (!collection) return undefined;
       const key = pageKey(route, collection.id, query);
       const page = pages.fresh(key, collection.version, now);
       // Remembered anew when it named another page (its collection made anew under the same slug).
       if (page && url !== undefined && url.length <= MAX_URL_LENGTH && urls.get(url)?.pageKey !== key) {
         if (urls.size >= MAX_URLS) urls.clear();
-        urls.set(url, { foundKey: foundKey(contractSlug, query.q), collectionId: collection.id, pageKey: key });
+        urls.set(url, { foundKey: at, collectionId: collection.id, pageKey: key });
       }
       return page;
     },
 
     freshAt(url, now = Date.now()) {
       const at = urls.get(url);
-      const entry = at && found.get(at.foundKey);
+      const collection = at && known(at.foundKey, now);
       // The collection found again since may be another of the same slug (deleted and made anew).
-      if (!entry || now - entry.at >= VERSION_CHECK_MS || entry.collection.id !== at.collectionId) return undefined;
-      return pages.fresh(at.pageKey, entry.collection.version, now);
+      if (!collection || collection.id !== at.collectionId) return undefined;
+      return pages.fresh(at.pageKey, collection.version, now);
     },
 
     async collection(contractSlug, q) {
       const now = Date.now();
       const key = foundKey(contractSlug, q);
-      const entry = found.get(key);
-      if (entry && now - entry.at < VERSION_CHECK_MS) return entry.collection;
+      const trusted = known(key, now);
+      if (trusted) return trusted;
       // Due: concurrent reads of the collection share one lookup.
       const active = await lookUp(contractSlug, q, key, now);
       if (active) return active;
@@ -256,7 +258,7 @@ export function createReadPath(db: Db, config: Pick<Config, 'contentMaxAge'>, me
     },
 
     known(contractSlug, q) {
-      return known(contractSlug, q, Date.now());
+      return known(foundKey(contractSlug, q), Date.now());
     },
 
     page(route, collection, query, build) {

@@ -3,10 +3,9 @@
  * &since=0&count=PAGE&offset=…` with the applied filters (docs/api.md, "Queue and content API"),
  * read again whenever they change; `load(offset, keepId)` reads the first page (replacing the list
  * and forgetting the `fresh` items the stream announced; the card of `keepId` stays current) or the
- * next one (appended). `more`: the last
- * page was full. `started` turns true once the first page is shown and stays: the counts and the
- * stream wait for it, so the cards come first. An error is kept in `error` (the list is then
- * empty); nothing is thrown. `latest` holds the newest items and filters for handlers that outlive
+ * next one (appended). `more`: the last page was full. `started` turns true once the first page
+ * is shown and stays: the counts and the stream wait for it, so the cards come first. An error is
+ * kept in `error` (the list is then empty); nothing is thrown. `latest` holds the newest items and filters for handlers that outlive
  * a render (the stream, the keyboard).
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
