@@ -535,7 +535,7 @@ describe('caching', () => {
     // Another query whose page the head holds but whose items' page was never built: not from memory.
     expect(reads.fromMemory(collection, query, selection, { ...page, offset: 3 }, '')).toBeUndefined();
     expect(reads.fromMemory(collection, query, selection, page, 'cb')).toBeUndefined();
-    // Past the head, or not in time order: never.
+    // Not in time order (a head holds the time order only): never.
     expect(reads.fromMemory(collection, query, selection, { ...page, sort: 'kudos' }, '')).toBeUndefined();
     // A new version (a moderation, a new item): its head is not read yet.
     await db.transaction().execute((trx) => bumpVersion(trx, tenant.contract.id, tenant.collection.id));
